@@ -1,0 +1,74 @@
+// THE contract of the modified GEMM: bit-plane operands, tally terms, and the popcount-GEMM that
+// every kernel set (ref, wasm, later webgpu) implements. Read this file first.
+//
+// Why bit planes: every tally of SPEC §2 is a sum over fields of products of per-field counts
+// (c1 ∈ {0,1,2} for CCC, {0,1} for DUO, and the presence mask m in sparse mode). Writing each count
+// as a sum of 0/1 planes (CCC: c1 = H + L; DUO: c1 = D) turns every tally into a sum of
+// popcount(planeA AND planeB) over packed words — one binary GEMM whose multiply-add is
+// AND + popcount. The metric-specific part is only which plane pairs ("terms") are summed.
+
+/**
+ * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
+ * Bit b of word w of a plane is field `32 w + b` (fields local to this field slab).
+ * Bits past the last field are zero, so they add nothing to any popcount.
+ * `wordsPerPlane` is a multiple of WORDS_PER_PLANE_ALIGN so kernels can read whole 128-bit lanes.
+ * `words` may live in a SharedArrayBuffer so that kernel worker threads read it without copies.
+ */
+export interface PlaneMatrix {
+  readonly numVectors: number;
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+  readonly words: Uint32Array;
+}
+
+/** Plane lengths are padded to a multiple of this many 32-bit words (128 bits). */
+export const WORDS_PER_PLANE_ALIGN = 4;
+
+/** One term of a 2-way tally: popcount(a-row plane `aPlane` AND b-row plane `bPlane`). */
+export type TallyTerm = readonly [aPlane: number, bPlane: number];
+
+/** A tally is the sum of its terms over all words: out[r][c] = Σ_terms Σ_w popc(A[r][pa][w] & B[c][pb][w]). */
+export type TermGroup = readonly TallyTerm[];
+
+/** One popcount-GEMM call: rows [aFirst, aFirst + aCount) of `a` against rows [bFirst, bFirst + bCount) of `b`. */
+export interface PopcountGemmRequest {
+  readonly a: PlaneMatrix;
+  readonly aFirst: number;
+  readonly aCount: number;
+  readonly b: PlaneMatrix;
+  readonly bFirst: number;
+  readonly bCount: number;
+  /** One output matrix per group; a kernel may fuse groups that share operands. */
+  readonly termGroups: readonly TermGroup[];
+  /**
+   * Only entries with r < c are needed (a diagonal block of a symmetric product, `a === b`,
+   * `aFirst === bFirst`). Kernels may skip work below the diagonal; those entries are then unspecified.
+   */
+  readonly strictUpper: boolean;
+}
+
+/**
+ * Outputs of a request: one Uint32Array of aCount × bCount per term group, row-major
+ * (`out[g][r * bCount + c]`). Counts are exact; callers guarantee they fit in 32 bits (core/limits).
+ */
+export type PopcountGemmResult = Uint32Array[];
+
+/** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
+export interface PopcountGemm {
+  /** Name of the kernel set, e.g. `ref` or `wasm-simd`. */
+  readonly name: string;
+  /** Number of threads the kernel set computes with. */
+  readonly numThreads: number;
+  run(request: PopcountGemmRequest): Promise<PopcountGemmResult>;
+  /** Frees worker threads; the object is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** Which kernel set: the plain reference or the optimized CPU kernels. */
+export type CpuBackendName = 'ref' | 'cpu';
+
+export interface PopcountGemmOptions {
+  readonly backend: CpuBackendName;
+  /** Worker threads for the optimized kernels (default: the machine's cores). Ignored by `ref`. */
+  readonly numThreads?: number;
+}

@@ -1,0 +1,28 @@
+// The communicator interface every rank talks through: in-process (worker threads) or MPI.
+// Rank logic is written only against this interface (issue 2 §4): no rank code may know which one runs it.
+
+/** Typed arrays that travel between ranks. */
+export type MessageArray = Uint8Array | Uint32Array | Float64Array;
+
+export interface Communicator {
+  /** This process's rank in the communicator, 0 ≤ rank < size. */
+  readonly rank: number;
+  readonly size: number;
+
+  /** Starts sending `data` to `dest` with `tag`; resolves once `data` may be reused. */
+  send(dest: number, tag: number, data: MessageArray): Promise<void>;
+  /** Receives the message from `source` with `tag` into a new array of the same kind as `like`. */
+  recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T>;
+
+  /** Element-wise sum over all ranks; every rank gets the result. Float64 values must be integers < 2^53 for exactness. */
+  allReduceSum<T extends Uint32Array | Float64Array>(data: T): Promise<T>;
+  /** Broadcast from `root`; every rank returns the root's array. */
+  broadcast<T extends MessageArray>(root: number, data: T): Promise<T>;
+  barrier(): Promise<void>;
+
+  /** Sub-communicator of the ranks with the same `color`, ordered by `key` (MPI_Comm_split semantics). */
+  split(color: number, key: number): Promise<Communicator>;
+
+  /** Ends the whole job with this message (all ranks stop; nothing hangs). */
+  abort(message: string): never;
+}

@@ -1,0 +1,67 @@
+// What one run computes (JobSpec) and what it reports (RunResult): the boundary between the CLI and the engine.
+import type { MetricSpec } from '../core/types.js';
+
+/** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
+export type ProblemSource =
+  | { readonly kind: 'random' }
+  | { readonly kind: 'analytic' }
+  | { readonly kind: 'file'; readonly path: string };
+
+/** The process grid of SPEC §6 and the slice of phases/stages to compute. */
+export interface DecompositionSpec {
+  readonly numProcVector: number;
+  readonly numProcField: number;
+  readonly numProcRepl: number;
+  readonly numPhase: number;
+  readonly phaseMin: number;
+  /** Inclusive. */
+  readonly phaseMax: number;
+  readonly numStage: number;
+  readonly stageMin: number;
+  /** Inclusive. */
+  readonly stageMax: number;
+}
+
+/** Threshold of SPEC §7: one value for every entry, or per-entry forms. */
+export interface ThresholdSpec {
+  /** Keep entries with float32(value) > this. `null`: keep everything (no thresholding). */
+  readonly value: number | null;
+}
+
+export interface JobSpec {
+  readonly metricSpec: MetricSpec;
+  readonly numVector: number;
+  readonly numField: number;
+  readonly source: ProblemSource;
+  readonly decomposition: DecompositionSpec;
+  readonly threshold: ThresholdSpec;
+  /** Write per-rank binary files `<stub>_<rank>.bin` (SPEC §7); null: no output. */
+  readonly outputStub: string | null;
+  /** Overwrite existing output files. */
+  readonly force: boolean;
+  /** Output values as float32 (the checksum always uses doubles). */
+  readonly singlePrecisionOutput: boolean;
+  readonly backend: 'ref' | 'cpu';
+  /** Kernel threads for the whole process (split among in-process ranks). */
+  readonly numThreads: number;
+  /** Check every value of an analytic problem against its independently computed expectation. */
+  readonly verify: boolean;
+}
+
+export interface RunResult {
+  /** CoMet format `hi-mid-lo` (SPEC §5). */
+  readonly checksum: string;
+  /** Table entries that passed the threshold (all entries without one). */
+  readonly entries: number;
+  /** Of those, the ones whose value is 0. */
+  readonly zeros: number;
+  /** Unique pairs/triples × fields (CoMet's comparisons). */
+  readonly comparisons: number;
+  readonly seconds: number;
+  readonly comparisonsPerSecond: number;
+  readonly backend: string;
+  readonly numRanks: number;
+  /** Number of values checked by `--verify` (0 when not asked). */
+  readonly verifiedValues: number;
+  readonly outputFiles: readonly string[];
+}
