@@ -1,0 +1,67 @@
+// The synthetic problems of SPEC §4: each field's code depends only on global indices, so every
+// decomposition sees the same data.
+import { randomize, RANDOMIZE_MAX } from './randomize.js';
+
+const RANDOMIZE_MAX_F32 = Math.fround(RANDOMIZE_MAX);
+
+/** The `random` problem's 2-bit code of field `f` of vector `v`. */
+export function randomProblemCode(v: number, f: number, numField: number): number {
+  const idx = randomize(randomize(f + numField * v));
+  // float32 quotient, then the product in double, as CoMet does.
+  const q = Math.fround(Math.fround(idx) / RANDOMIZE_MAX_F32);
+  return Math.floor((4 - 1e-5) * q);
+}
+
+/** One perfect-shuffle step; `key` 0 or 1 picks which half goes to even positions. */
+function shuffle(key: number, i: number, n: number): number {
+  const h = Math.floor((n + 1 - key) / 2);
+  return i < h ? 2 * i + key : 2 * (i - h) + 1 - key;
+}
+
+/** `perm(key, i, n)`: three shuffles, shuffle s keyed by bit s of `key`. */
+export function analyticPermutation(key: number, i: number, n: number): number {
+  let r = shuffle(key & 1, i, n);
+  r = shuffle((key >> 1) & 1, r, n);
+  return shuffle((key >> 2) & 1, r, n);
+}
+
+/** Number of field groups of the analytic problem: vectors are constant on each group. */
+export const ANALYTIC_NUM_GROUP = 8;
+
+/**
+ * The `analytic` problem: field f belongs to group `perm(0,f,nf) div ceil(nf/8)`, and vector v holds
+ * one code per group, so every tally is a sum of at most 8 group terms (see `fieldsPerGroup`).
+ */
+export class AnalyticProblem {
+  private readonly groupSizeMax: number;
+  private readonly valueMax: number;
+
+  constructor(readonly numVector: number, readonly numField: number) {
+    this.groupSizeMax = Math.ceil(numField / ANALYTIC_NUM_GROUP);
+    this.valueMax = Math.min(1 + numVector, Math.floor((2 ** 53 - 1) / numField));
+  }
+
+  /** Group of global field `f`. */
+  groupOf(f: number): number {
+    return Math.floor(analyticPermutation(0, f, this.numField) / this.groupSizeMax);
+  }
+
+  /** Code of vector `v` on every field of group `g`. */
+  groupCode(g: number, v: number): number {
+    const pv = analyticPermutation(g, v, this.numVector);
+    const value = 1 + Math.floor((pv * this.valueMax) / (1 + this.numVector));
+    return (value - 1) & 3;
+  }
+
+  /** Code of field `f` of vector `v`. */
+  code(v: number, f: number): number {
+    return this.groupCode(this.groupOf(f), v);
+  }
+
+  /** How many fields each group has (counted directly, O(nf) once). */
+  fieldsPerGroup(): number[] {
+    const sizes = new Array<number>(ANALYTIC_NUM_GROUP).fill(0);
+    for (let f = 0; f < this.numField; f++) sizes[this.groupOf(f)]++;
+    return sizes;
+  }
+}
