@@ -1,0 +1,35 @@
+// The generic worker script: builds the rank's communicator, runs the entry module's export, reports back.
+import { parentPort, workerData } from 'node:worker_threads';
+import { InProcessCommunicator } from './inProcessCommunicator.js';
+import { MeshTransport } from './meshTransport.js';
+import type { RankEntry, RankWorkerData, WorkerReport } from './messages.js';
+
+const launcherPort = parentPort;
+if (launcherPort === null) throw new Error('rankWorker.js must run as a worker thread');
+const report = (message: WorkerReport): void => launcherPort.postMessage(message);
+
+const data = workerData as RankWorkerData;
+const transport = new MeshTransport(data.rank, data.ports);
+const worldRanks = Array.from({ length: data.numRanks }, (_, rank) => rank);
+const comm = new InProcessCommunicator(
+  { transport, reportAbort: (message) => report({ kind: 'abort', message }) },
+  'world',
+  worldRanks,
+  data.rank,
+);
+
+try {
+  const entry = await loadEntry(data.entryModuleUrl, data.entryExportName);
+  const result = await entry(comm, data.payload, (done, total) => report({ kind: 'progress', done, total }));
+  report({ kind: 'result', result });
+} catch (error) {
+  const described = error instanceof Error ? error : new Error(String(error));
+  report({ kind: 'error', name: described.name, message: described.message, stack: described.stack });
+}
+
+async function loadEntry(moduleUrl: string, exportName: string): Promise<RankEntry> {
+  const module = (await import(moduleUrl)) as Record<string, unknown>;
+  const entry = module[exportName];
+  if (typeof entry !== 'function') throw new Error(`${moduleUrl} has no function export '${exportName}'`);
+  return entry as RankEntry;
+}

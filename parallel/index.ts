@@ -1,0 +1,54 @@
+// Public API of the parallel layer: the process grid, pure decomposition plans, and the communicators.
+export type { Communicator, MessageArray } from './communicator.js';
+export { evenSplit, rangeLength, type IndexRange } from './evenSplit.js';
+export {
+  coordsOf,
+  fieldSlabRange,
+  numFieldLocal,
+  numRanks,
+  numVectorLocal,
+  rankOf,
+  validateGrid,
+  vectorBlockRange,
+  type GridCoords,
+  type ProcessGrid,
+} from './grid.js';
+export { maxNumPhase, validateDecomposition, type DecomposedProblem, type Decomposition } from './decomposition.js';
+export {
+  blockCirculantPlan,
+  numBlockDiagonals,
+  rowComputesDiagonal,
+  type BlockCirculantPlanInput,
+  type BlockCirculantStep,
+} from './blockCirculantPlan.js';
+export {
+  numSlabUnits,
+  sectionAxisPart3,
+  sectionNumPart3,
+  slabBlockUnits,
+  slabPhaseUnits,
+  slabPlan,
+  slabSectionRange,
+  slabUnitForStage,
+  type SlabAxis,
+  type SlabBlockUnit,
+  type SlabPart,
+  type SlabPhaseInput,
+  type SlabPlanInput,
+  type SlabUnit,
+} from './slabPlan.js';
+export {
+  blockExchangePlan,
+  type BlockExchange,
+  type BlockTransfer,
+  type BlocksNeeded,
+} from './blockExchangePlan.js';
+export { CollectiveCommunicator } from './collectiveCommunicator.js';
+export { LocalCommunicator } from './localCommunicator.js';
+export {
+  launchInProcessRanks,
+  RankError,
+  type LaunchInProcessOptions,
+  type ProgressReporter,
+  type RankEntry,
+} from './inProcess/index.js';
