@@ -9,5 +9,15 @@ export const RANDOMIZE_MAX = 714025;
  * it equals CoMet's value while 4096·i < 2^64 (i < 2^52), which holds for every index we form.
  */
 export function randomize(i: number): number {
-  return (4096 * (i % RANDOMIZE_MAX) + 150889) % RANDOMIZE_MAX;
+  return (4096 * modMax(i) + 150889) % RANDOMIZE_MAX;
+}
+
+/**
+ * `i mod 714025` for integers below 2^53 without a floating-point `%` (which V8 runs as a slow fmod
+ * once `i` leaves the int32 range): the quotient's rounding can be off by one, which the fix-up corrects.
+ */
+function modMax(i: number): number {
+  if (i < 2147483648) return i % RANDOMIZE_MAX;
+  const r = i - Math.floor(i / RANDOMIZE_MAX) * RANDOMIZE_MAX;
+  return r < 0 ? r + RANDOMIZE_MAX : r >= RANDOMIZE_MAX ? r - RANDOMIZE_MAX : r;
 }

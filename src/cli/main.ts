@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// The `snptally` command: parses the command line, runs a subcommand, turns every failure into one line.
+import { Command, CommanderError } from 'commander';
+import { UserError } from '../core/errors.js';
+import { addDumpCommand } from './dumpCommand.js';
+import { packageVersion } from './packageVersion.js';
+import { addRunCommand } from './runCommand.js';
+import { exitQuietlyOnClosedPipe } from './stdout.js';
+
+/** Exit status of a problem with the user's input or options (also commander's usage errors). */
+const EXIT_USER_ERROR = 1;
+/** Exit status of anything else: a bug or an environment failure. */
+const EXIT_INTERNAL_ERROR = 2;
+
+function buildProgram(): Command {
+  const program = new Command('snptally')
+    .description('exact 2-way and 3-way CCC and DUO metrics between SNP vectors, CoMet-compatible')
+    .version(packageVersion(), '--version', 'print the version')
+    .helpOption('-h, --help', 'print help')
+    // Settings made before .command() are inherited by the subcommands.
+    .exitOverride()
+    .configureOutput({
+      outputError: (message, write) => write(`snptally: ${message.replace(/^error: /, '').trim()}\n`),
+    });
+  addRunCommand(program);
+  addDumpCommand(program);
+  return program;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  exitQuietlyOnClosedPipe();
+  try {
+    await buildProgram().parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed its message (or the help/version text) already.
+      return error.exitCode === 0 ? 0 : EXIT_USER_ERROR;
+    }
+    if (error instanceof UserError) {
+      process.stderr.write(`snptally: ${error.message}\n`);
+      return EXIT_USER_ERROR;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`snptally: internal error: ${oneLine(message)}\n`);
+    if (process.env.SNPTALLY_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return EXIT_INTERNAL_ERROR;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,82 @@
+// `snptally run`: validate the options into a JobSpec, run it with a progress display, print the result.
+import { availableParallelism } from 'node:os';
+import { Command, Option } from 'commander';
+import { loadRunJob } from './engineApi.js';
+import { createProgressDisplay } from './progressBar.js';
+import { buildRunJson, formatRunSummary } from './runReport.js';
+import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, type RunOptionText } from './runOptions.js';
+
+/** Adds the `run` command to `program`. */
+export function addRunCommand(program: Command): void {
+  program.command('run')
+    .summary('compute all metrics of a problem and print their CoMet checksum')
+    .description(
+      'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum\n' +
+      `(no options: a random 2-way CCC problem of ${DEFAULT_NUM_VECTOR} vectors × ${DEFAULT_NUM_FIELD} fields)`)
+    .addOption(new Option('--metric <name>', 'similarity metric').choices(['ccc', 'duo']).default('ccc'))
+    .addOption(new Option('--way <n>', 'pairs (2) or triples (3)').choices(['2', '3']).default('2'))
+    .addOption(new Option('--problem <kind>', 'synthetic problem of SPEC §4 (default: random)')
+      .choices(['random', 'analytic']).conflicts('input'))
+    .option('--input <file>', 'CoMet packed vector file (needs --vectors and --fields)')
+    .option('--vectors <n>', `number of vectors (default ${DEFAULT_NUM_VECTOR} for synthetic problems)`)
+    .option('--fields <n>', `number of fields per vector (default ${DEFAULT_NUM_FIELD} for synthetic problems)`)
+    .option('--sparse', 'treat code 10 as missing', false)
+    .option('--threshold <t>',
+      'keep entries with float32 value > t (negative: keep all); per-entry forms: ' +
+      'tLL,tLH,tHH,tLLHH (2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)')
+    .option('--ccc-param <p>', 'the p of the metric formula (default 2/3)')
+    .option('--ccc-multiplier <m>', 'CCC multiplier (default 4.5)')
+    .option('--duo-multiplier <m>', 'DUO multiplier (default 4)')
+    .option('--single-precision', 'write output values as float32 (the checksum still uses doubles)', false)
+    .option('--npv <n>', 'vector blocks (ranks along vectors)', '1')
+    .option('--npf <n>', 'field slabs (ranks along fields)', '1')
+    .option('--npr <n>', 'replicas sharing a vector block', '1')
+    .option('--ranks <n>', 'total ranks; must equal npv·npf·npr (default: that product)')
+    .option('--phases <n>', 'number of phases the run is cut into', '1')
+    .option('--phase-min <n>', 'first phase to compute (0-based)')
+    .option('--phase-max <n>', 'last phase to compute (default: phases − 1)')
+    .option('--stages <n>', 'number of stages (3-way only)', '1')
+    .option('--stage-min <n>', 'first stage to compute (0-based)')
+    .option('--stage-max <n>', 'last stage to compute (default: stages − 1)')
+    .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref']).default('cpu'))
+    .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
+    .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
+    .option('--force', 'overwrite existing output files of the same stub', false)
+    .option('--verify', 'check every value of an analytic problem against its expectation', false)
+    .option('--json', 'print one JSON object with the result and the job instead of text', false)
+    .action(async (_options: unknown, command: Command) => {
+      await runAction(readRunOptionText(command.opts()));
+    });
+}
+
+async function runAction(options: RunOptionText): Promise<void> {
+  const plan = buildRunPlan(options, availableParallelism());
+  const { spec } = plan;
+  // The engine checks the input file, the output stub and the decomposition before any work starts.
+  const runJob = await loadRunJob();
+  const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
+  const result = await runJob(spec, { onProgress: progress.onProgress }).finally(() => progress.stop());
+  process.stdout.write(plan.json
+    ? `${JSON.stringify(buildRunJson(spec, result, plan.threshold))}\n`
+    : formatRunSummary(spec, result, plan.threshold));
+}
+
+/** Picks the typed option values out of commander's untyped record. */
+function readRunOptionText(values: Record<string, unknown>): RunOptionText {
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const flag = (name: string): boolean => values[name] === true;
+  return {
+    metric: text('metric'), way: text('way'), problem: text('problem'), input: text('input'),
+    vectors: text('vectors'), fields: text('fields'), sparse: flag('sparse'), threshold: text('threshold'),
+    cccParam: text('cccParam'), cccMultiplier: text('cccMultiplier'), duoMultiplier: text('duoMultiplier'),
+    singlePrecision: flag('singlePrecision'),
+    npv: text('npv'), npf: text('npf'), npr: text('npr'), ranks: text('ranks'),
+    phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
+    stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'),
+    backend: text('backend'), threads: text('threads'), output: text('output'),
+    force: flag('force'), verify: flag('verify'), json: flag('json'),
+  };
+}

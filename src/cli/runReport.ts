@@ -1,0 +1,59 @@
+// What `snptally run` prints: CoMet-style summary lines for people, or one JSON object for programs.
+import type { JobSpec, RunResult } from './engineApi.js';
+import { describeThreshold, type ThresholdChoice } from './thresholdOption.js';
+
+/**
+ * The human summary. The first line has CoMet's shape (`metrics checksum <hi-mid-lo> ...`) so that
+ * scripts comparing checksums with CoMet can grep both the same way.
+ */
+export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: ThresholdChoice): string {
+  const { metricSpec, decomposition: d } = spec;
+  const lines = [
+    `metrics checksum ${result.checksum} compute time ${result.seconds.toFixed(6)}`,
+    `entries ${result.entries} zeros ${result.zeros} comparisons ${result.comparisons} ` +
+      `rate ${formatRate(result.comparisonsPerSecond)} comparisons/s`,
+    `${metricSpec.metric} ${metricSpec.numWay}-way${metricSpec.sparse ? ' sparse' : ''} ` +
+      `vectors ${spec.numVector} fields ${spec.numField} problem ${describeSource(spec)} ` +
+      `threshold ${describeThreshold(threshold)}`,
+    `backend ${result.backend} threads ${spec.numThreads} ranks ${result.numRanks} ` +
+      `(npv ${d.numProcVector} npf ${d.numProcField} npr ${d.numProcRepl}) ` +
+      `phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase} stages ${d.stageMin}-${d.stageMax} of ${d.numStage}`,
+  ];
+  if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
+  if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The `--json` object: every RunResult field, then the job that produced it (metric, way, sizes,
+ * problem, threshold, decomposition, precision, threads).
+ */
+export function buildRunJson(spec: JobSpec, result: RunResult, threshold: ThresholdChoice): Record<string, unknown> {
+  const { metricSpec } = spec;
+  return {
+    ...result,
+    metric: metricSpec.metric,
+    numWay: metricSpec.numWay,
+    sparse: metricSpec.sparse,
+    cccParam: metricSpec.param,
+    multiplier: metricSpec.multiplier,
+    numVector: spec.numVector,
+    numField: spec.numField,
+    problem: spec.source.kind,
+    inputPath: spec.source.kind === 'file' ? spec.source.path : null,
+    threshold: threshold.kind === 'none' ? null : threshold,
+    decomposition: spec.decomposition,
+    singlePrecisionOutput: spec.singlePrecisionOutput,
+    numThreads: spec.numThreads,
+    outputStub: spec.outputStub,
+  };
+}
+
+function describeSource(spec: JobSpec): string {
+  return spec.source.kind === 'file' ? `file ${spec.source.path}` : spec.source.kind;
+}
+
+/** Rates span many orders of magnitude: three significant digits in exponent form, like CoMet's %e. */
+function formatRate(rate: number): string {
+  return Number.isFinite(rate) ? rate.toExponential(3) : String(rate);
+}

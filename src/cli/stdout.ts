@@ -1,0 +1,18 @@
+// Writing large output to stdout with back-pressure, ending quietly when the reader goes away.
+
+/** Writes `text` and waits for the stream to drain when its buffer is full. */
+export async function writeStdout(text: string): Promise<void> {
+  if (process.stdout.write(text)) return;
+  await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
+}
+
+/**
+ * Makes a closed pipe (`snptally dump … | head`) end the process with status 0 instead of an
+ * EPIPE error: the reader has all it wanted.
+ */
+export function exitQuietlyOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}

@@ -1,0 +1,86 @@
+// Loading the own vector block and exchanging blocks with the ranks that read them.
+import { readPackedVectorSlab } from '../io/index.js';
+import type { Communicator } from '../../parallel/index.js';
+import type { JobSpec } from './jobSpec.js';
+import type { RankLayout } from './rankPlans.js';
+import type { PlaneLayout } from './tallyLayout.js';
+import { partialSums, planesFromCodes, planesFromPacked, syntheticCodes, type SlabShape, type VectorBlock } from './vectorBlock.js';
+import { allocatePlaneMatrix } from '../../mgemm/index.js';
+
+/** Builds the rank's own block: planes of its field slab, sums reduced over all field slabs. */
+export async function loadOwnBlock(
+  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, fieldComm: Communicator,
+): Promise<VectorBlock> {
+  const blockIdx = layout.coords.vectorIdx;
+  const shape = slabShape(layout, blockIdx);
+  const planes = job.source.kind === 'file'
+    ? planesFromPacked(planeLayout, shape, readPackedVectorSlab(
+      job.source.path, job.numField, shape.vectorFirst, shape.numVectorReal, shape.fieldFirst, shape.numFieldLocal))
+    : planesFromCodes(planeLayout, shape, syntheticCodes(job.source.kind, job.numVector, job.numField));
+  const partial = partialSums(planeLayout, planes);
+  const n = planes.numVectors;
+  const both = new Float64Array(2 * n);
+  both.set(partial.sums, 0);
+  both.set(partial.counts, n);
+  const reduced = fieldComm.size === 1 ? both : await fieldComm.allReduceSum(both);
+  const sums = reduced.slice(0, n);
+  const counts = planeLayout.maskPlane === null ? new Float64Array(n).fill(job.numField) : reduced.slice(n);
+  return { blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal, planes, sums, counts };
+}
+
+function slabShape(layout: RankLayout, blockIdx: number): SlabShape {
+  const vectors = layout.blockRanges[blockIdx];
+  return {
+    numVectorLocal: layout.numVectorLocal,
+    vectorFirst: vectors.begin,
+    numVectorReal: vectors.end - vectors.begin,
+    fieldFirst: layout.fieldRange.begin,
+    numFieldLocal: layout.fieldRange.end - layout.fieldRange.begin,
+  };
+}
+
+const TAG_PLANES = 0;
+const TAG_SUMS = 1;
+
+/**
+ * Sends the own block to every rank that reads it and starts receiving the blocks this rank reads.
+ * Returns a lookup that resolves when a block has arrived (sends and receives proceed meanwhile).
+ */
+export function startBlockExchange(
+  comm: Communicator, layout: RankLayout, own: VectorBlock,
+): (blockIdx: number) => Promise<VectorBlock> {
+  const sums = new Float64Array(2 * own.planes.numVectors);
+  sums.set(own.sums, 0);
+  sums.set(own.counts, own.planes.numVectors);
+  for (const { peerRank } of layout.exchange.sends) {
+    void comm.send(peerRank, TAG_PLANES, own.planes.words);
+    void comm.send(peerRank, TAG_SUMS, sums);
+  }
+  const arriving = new Map<number, Promise<VectorBlock>>();
+  for (const { block: blockIdx, peerRank: source } of layout.exchange.receives) {
+    const like = allocatePlaneMatrix(own.planes.numVectors, own.planes.numPlanes, layout.fieldRange.end - layout.fieldRange.begin);
+    arriving.set(blockIdx, (async () => {
+      const words = await comm.recv(source, TAG_PLANES, like.words);
+      const both = await comm.recv(source, TAG_SUMS, sums);
+      const shape = slabShape(layout, blockIdx);
+      const n = own.planes.numVectors;
+      return {
+        blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal,
+        planes: { ...like, words: toShared(words) }, sums: both.slice(0, n), counts: both.slice(n),
+      };
+    })());
+  }
+  return (blockIdx) => {
+    const block = arriving.get(blockIdx);
+    if (block === undefined) throw new Error(`block ${blockIdx} was not planned to be received`);
+    return block;
+  };
+}
+
+/** Kernel worker threads read planes without copies only from shared memory. */
+function toShared(words: Uint32Array): Uint32Array {
+  if (words.buffer instanceof SharedArrayBuffer) return words;
+  const shared = new Uint32Array(new SharedArrayBuffer(words.byteLength));
+  shared.set(words);
+  return shared;
+}

@@ -1,0 +1,3 @@
+// Entry point of src/engine (level 4): running jobs.
+export { runJob, checkJob, type RunHooks } from './runJob.js';
+export type { JobSpec, RunResult, DecompositionSpec, ProblemSource, ThresholdSpec } from './jobSpec.js';

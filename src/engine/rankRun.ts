@@ -1,0 +1,102 @@
+// The logic of one rank, written only against the Communicator interface: load the own block,
+// reduce its sums over field slabs, exchange blocks, run the 2-way or 3-way pipeline, reduce the checksum.
+import { CHECKSUM_LIMBS } from '../core/checksum.js';
+import { createPopcountGemm } from '../../mgemm/index.js';
+import type { Communicator } from '../../parallel/index.js';
+import { AnalyticVerifier } from './analyticVerifier.js';
+import { EntrySink } from './entrySink.js';
+import type { JobSpec } from './jobSpec.js';
+import { formulaConstants, type MetricContext } from './metricContext.js';
+import { runPairSteps, type PipelineEnv } from './pipeline2.js';
+import { runTripleUnits } from './pipeline3.js';
+import { loadOwnBlock, startBlockExchange } from './blockExchange.js';
+import { rankLayout, type RankLayout } from './rankPlans.js';
+import { openRankOutput } from './rankOutput.js';
+import { planeLayout } from './tallyLayout.js';
+
+const PROGRESS_INTERVAL_MS = 200;
+
+/** What a rank reports back; checksum fields are already summed over all ranks. */
+export interface RankOutcome {
+  readonly rank: number;
+  readonly checksumLimbs: number[];
+  readonly entries: number;
+  readonly zeros: number;
+  readonly verifiedValues: number;
+  /** Unique pairs/triples × fields, summed over all ranks. */
+  readonly comparisons: number;
+  readonly outputFile: string | null;
+}
+
+/** Runs one rank of `job`. `reportProgress(done, total)` counts comparisons. */
+export async function runRank(
+  comm: Communicator, job: JobSpec, reportProgress: (done: number, total: number) => void,
+): Promise<RankOutcome> {
+  const layout: RankLayout = rankLayout(job, comm.rank);
+  const { coords } = layout;
+  // Ranks sharing a vector block and replica, ordered by field slab.
+  const fieldComm = await comm.split(coords.vectorIdx + job.decomposition.numProcVector * coords.replIdx, coords.fieldIdx);
+  const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
+  const own = await loadOwnBlock(job, layout, planes, fieldComm);
+  const getBlock = startBlockExchange(comm, layout, own);
+
+  const isFinalizer = coords.fieldIdx === 0;
+  const output = openRankOutput(job, comm.rank, comm.size, isFinalizer);
+  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold.value, output?.writer ?? null);
+  const constants = formulaConstants(job.metricSpec);
+  const verifier = job.verify && job.source.kind === 'analytic'
+    ? new AnalyticVerifier(job.metricSpec, constants, job.numVector, job.numField) : null;
+  const ctx: MetricContext = {
+    spec: job.metricSpec, constants, layout: planes, numVector: job.numVector, numField: job.numField, sink, verifier,
+  };
+  const numThreads = Math.max(1, Math.floor(job.numThreads / comm.size));
+  const gemm = await createPopcountGemm({ backend: job.backend, numThreads });
+  const total = layout.totalComparisons;
+  let done = 0;
+  let lastReport = 0;
+  const env: PipelineEnv = {
+    ctx, gemm, fieldComm, getBlock,
+    onWork: (n) => {
+      done += n;
+      // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
+      const now = performance.now();
+      if (now - lastReport >= PROGRESS_INTERVAL_MS || done === total) {
+        lastReport = now;
+        reportProgress(done, total);
+      }
+    },
+  };
+  let numTuples = 0;
+  try {
+    if (job.metricSpec.numWay === 2) {
+      numTuples = await runPairSteps(env, own, layout.pairSteps);
+    } else {
+      for (const units of layout.tripleUnitsByStage) numTuples += await runTripleUnits(env, own, units);
+    }
+    sink.flush();
+  } catch (e) {
+    output?.discard();
+    throw e;
+  } finally {
+    await gemm.close();
+  }
+
+  // Exact reduction of the checksum and counts over all ranks.
+  sink.checksum.normalize();
+  const reduced = await comm.allReduceSum(Float64Array.from([
+    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
+  ]));
+  output?.finish();
+  // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
+  await comm.barrier();
+  output?.commit();
+  return {
+    rank: comm.rank,
+    checksumLimbs: Array.from(reduced.subarray(0, CHECKSUM_LIMBS)),
+    entries: reduced[CHECKSUM_LIMBS],
+    zeros: reduced[CHECKSUM_LIMBS + 1],
+    verifiedValues: reduced[CHECKSUM_LIMBS + 2],
+    comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
+    outputFile: output?.path ?? null,
+  };
+}

@@ -1,0 +1,87 @@
+// A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
+import { randomProblemCode, AnalyticProblem } from '../core/syntheticProblems.js';
+import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
+import type { PlaneLayout } from './tallyLayout.js';
+
+/** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
+export interface VectorBlock {
+  readonly blockIdx: number;
+  readonly vectorFirst: number;
+  readonly numVectorReal: number;
+  readonly planes: PlaneMatrix;
+  /** Σ c1 over the vector's present fields, over ALL fields (reduced across field slabs). */
+  readonly sums: Float64Array;
+  /** Present fields of each vector over all fields (nf in dense mode). */
+  readonly counts: Float64Array;
+}
+
+/** Code of global field `f` of global vector `v`. */
+export type CodeOf = (v: number, f: number) => number;
+
+/** The code function of a synthetic problem. */
+export function syntheticCodes(kind: 'random' | 'analytic', numVector: number, numField: number): CodeOf {
+  if (kind === 'random') return (v, f) => randomProblemCode(v, f, numField);
+  const problem = new AnalyticProblem(numVector, numField);
+  return (v, f) => problem.code(v, f);
+}
+
+/** Field slab of a block: global fields `[fieldFirst, fieldFirst + numFieldLocal)`. */
+export interface SlabShape {
+  readonly numVectorLocal: number;
+  readonly vectorFirst: number;
+  readonly numVectorReal: number;
+  readonly fieldFirst: number;
+  readonly numFieldLocal: number;
+}
+
+/** Planes of a slab whose codes come from a function of global indices. */
+export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, codeOf: CodeOf): PlaneMatrix {
+  const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
+  const wpp = planes.wordsPerPlane;
+  const words = planes.words;
+  for (let r = 0; r < shape.numVectorReal; r++) {
+    const base = r * layout.numPlanes * wpp;
+    for (let f = 0; f < shape.numFieldLocal; f++) {
+      const bits = layout.bitsOfCode[codeOf(shape.vectorFirst + r, shape.fieldFirst + f)];
+      const w = f >>> 5;
+      const bit = 1 << (f & 31);
+      for (let p = 0; bits >> p; p++) if ((bits >> p) & 1) words[base + p * wpp + w] |= bit;
+    }
+  }
+  return planes;
+}
+
+/** Planes of a slab from packed bytes (4 fields per byte, LSB first; `bytesPerVector` per real vector). */
+export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {
+  const bytesPerVector = Math.ceil(shape.numFieldLocal / 4);
+  return planesFromCodes(layout, shape, (v, f) => {
+    const r = v - shape.vectorFirst;
+    const fl = f - shape.fieldFirst;
+    return (packed[r * bytesPerVector + (fl >> 2)] >> ((fl & 3) * 2)) & 3;
+  });
+}
+
+/** Partial sums of a slab: Σ c1 and present-field counts per vector row (pads give 0). */
+export function partialSums(layout: PlaneLayout, planes: PlaneMatrix): { sums: Float64Array; counts: Float64Array } {
+  const n = planes.numVectors;
+  const wpp = planes.wordsPerPlane;
+  const sums = new Float64Array(n);
+  const counts = new Float64Array(n);
+  for (let r = 0; r < n; r++) {
+    const base = r * planes.numPlanes * wpp;
+    for (const p of layout.countPlanes) sums[r] += popcountRange(planes.words, base + p * wpp, wpp);
+    if (layout.maskPlane !== null) counts[r] = popcountRange(planes.words, base + layout.maskPlane * wpp, wpp);
+  }
+  return { sums, counts };
+}
+
+function popcountRange(words: Uint32Array, first: number, count: number): number {
+  let total = 0;
+  for (let w = first; w < first + count; w++) {
+    let x = words[w];
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return total;
+}

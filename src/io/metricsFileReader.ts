@@ -1,0 +1,92 @@
+// Reads the records of a per-rank metrics file (SPEC §7) back, chunk by chunk, for `dump` and tests.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { UserError } from '../core/errors.js';
+import type { NumWay } from '../core/types.js';
+import { metricsRecordBytes } from './metricsFile.js';
+import { systemErrorText } from './systemErrorText.js';
+
+/** A run of consecutive records: record r has coordinates `coords[r·numWay …]` and value `values[r]`. */
+export interface MetricsRecordChunk {
+  readonly coords: Uint32Array;
+  readonly values: Float32Array;
+  readonly numRecords: number;
+}
+
+/** One record: `numWay` coordinates (2·G + E each) and its float32 value. */
+export interface MetricsRecord {
+  readonly coords: readonly number[];
+  readonly value: number;
+}
+
+const DEFAULT_RECORDS_PER_CHUNK = 1 << 16;
+
+/**
+ * Number of records in a metrics file.
+ * @throws UserError when the file cannot be read or its size is not a whole number of numWay-way records.
+ */
+export function countMetricsRecords(path: string, numWay: NumWay): number {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (error) {
+    throw new UserError(`cannot read metrics file ${path}: ${systemErrorText(error)}`);
+  }
+  const recordBytes = metricsRecordBytes(numWay);
+  if (size % recordBytes !== 0) {
+    throw new UserError(
+      `metrics file ${path} has ${size} bytes, not a whole number of ${numWay}-way records ` +
+      `(${recordBytes} bytes each); is --way right?`);
+  }
+  return size / recordBytes;
+}
+
+/** Yields the file's records in order, in chunks of at most `recordsPerChunk` (fresh arrays each time). */
+export function* readMetricsFileChunks(
+  path: string, numWay: NumWay, recordsPerChunk: number = DEFAULT_RECORDS_PER_CHUNK,
+): Generator<MetricsRecordChunk> {
+  const numRecords = countMetricsRecords(path, numWay);
+  const recordBytes = metricsRecordBytes(numWay);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw new UserError(`cannot read metrics file ${path}: ${systemErrorText(error)}`);
+  }
+  try {
+    for (let first = 0; first < numRecords; first += recordsPerChunk) {
+      const count = Math.min(recordsPerChunk, numRecords - first);
+      const bytes = new Uint8Array(count * recordBytes);
+      let done = 0;
+      while (done < bytes.length) {
+        const got = readSync(fd, bytes, done, bytes.length - done, first * recordBytes + done);
+        if (got === 0) throw new UserError(`metrics file ${path} shrank while it was being read`);
+        done += got;
+      }
+      yield decodeRecords(bytes, numWay, count);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Yields the file's records one by one (convenient; use the chunk reader for large files). */
+export function* readMetricsFileRecords(path: string, numWay: NumWay): Generator<MetricsRecord> {
+  for (const chunk of readMetricsFileChunks(path, numWay)) {
+    for (let r = 0; r < chunk.numRecords; r++) {
+      yield { coords: Array.from(chunk.coords.subarray(r * numWay, (r + 1) * numWay)), value: chunk.values[r] };
+    }
+  }
+}
+
+function decodeRecords(bytes: Uint8Array, numWay: NumWay, numRecords: number): MetricsRecordChunk {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const coords = new Uint32Array(numRecords * numWay);
+  const values = new Float32Array(numRecords);
+  const recordBytes = metricsRecordBytes(numWay);
+  for (let r = 0; r < numRecords; r++) {
+    const offset = r * recordBytes;
+    for (let w = 0; w < numWay; w++) coords[r * numWay + w] = view.getUint32(offset + 4 * w, true);
+    values[r] = view.getFloat32(offset + 4 * numWay, true);
+  }
+  return { coords, values, numRecords };
+}

@@ -1,0 +1,170 @@
+// Buffered writer of one per-rank metrics file: writes under a temporary name, then renames into place.
+//
+// Why a temporary name: a run that fails or is interrupted must never leave a file that looks finished,
+// because the next run refuses to overwrite finished files and `dump` would read a truncated result.
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { UserError } from '../core/errors.js';
+import type { NumWay } from '../core/types.js';
+import { metricsRecordBytes } from './metricsFile.js';
+import { systemErrorText } from './systemErrorText.js';
+
+/** Default size of the write buffer: large enough that writeSync calls are rare, small next to the tallies. */
+export const DEFAULT_WRITE_BUFFER_BYTES = 1 << 20;
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+type WriterState = 'open' | 'finished' | 'committed' | 'discarded';
+
+/** Options of {@link MetricsFileWriter.create}. */
+export interface MetricsFileWriterOptions {
+  /** Size of the write buffer in bytes (rounded down to whole records; at least one record). */
+  readonly bufferBytes?: number;
+}
+
+/**
+ * Writes the records of one rank. Life cycle: `create` → `append`… → `finish` (flushed and closed, still
+ * under the temporary name) → `commit` (renamed to `finalPath`). `discard` removes the temporary file at
+ * any point before `commit`; call it when the run fails.
+ */
+export class MetricsFileWriter {
+  /** Records appended so far. */
+  numRecordsWritten = 0;
+  private state: WriterState = 'open';
+  private fd: number | null;
+  private readonly bufferBytes: Uint8Array;
+  private readonly bufferWords: Uint32Array;
+  private readonly bufferValues: Float32Array;
+  private readonly bufferView: DataView;
+  private readonly capacityRecords: number;
+  private bufferedRecords = 0;
+
+  private constructor(
+    /** Where `commit` puts the file. */
+    readonly finalPath: string,
+    /** Where the file is written until `commit`: same directory, so the rename is atomic. */
+    readonly temporaryPath: string,
+    readonly numWay: NumWay,
+    fd: number,
+    bufferBytes: number,
+  ) {
+    this.fd = fd;
+    const recordBytes = metricsRecordBytes(numWay);
+    this.capacityRecords = Math.max(1, Math.floor(bufferBytes / recordBytes));
+    const buffer = new ArrayBuffer(this.capacityRecords * recordBytes);
+    this.bufferBytes = new Uint8Array(buffer);
+    this.bufferWords = new Uint32Array(buffer);
+    this.bufferValues = new Float32Array(buffer);
+    this.bufferView = new DataView(buffer);
+  }
+
+  /**
+   * Opens a new temporary file next to `finalPath`.
+   * @throws UserError when the file cannot be created (missing directory, permissions).
+   */
+  static create(finalPath: string, numWay: NumWay, options: MetricsFileWriterOptions = {}): MetricsFileWriter {
+    const temporaryPath = `${finalPath}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    let fd: number;
+    try {
+      fd = openSync(temporaryPath, 'wx');
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? `directory ${dirname(finalPath)} does not exist` : systemErrorText(error);
+      throw new UserError(`cannot create output file ${finalPath}: ${reason}`);
+    }
+    return new MetricsFileWriter(
+      finalPath, temporaryPath, numWay, fd, options.bufferBytes ?? DEFAULT_WRITE_BUFFER_BYTES);
+  }
+
+  /**
+   * Appends `numRecords` records: record r has coordinates `coords[r·numWay … r·numWay + numWay − 1]`
+   * (each 2·G + E) and value `values[r]`.
+   */
+  append(coords: Uint32Array, values: Float32Array, numRecords: number): void {
+    this.expectState('open', 'append');
+    const numWay = this.numWay;
+    if (!Number.isSafeInteger(numRecords) || numRecords < 0 ||
+        coords.length < numRecords * numWay || values.length < numRecords) {
+      throw new RangeError(`append of ${numRecords} records: ${coords.length} coords, ${values.length} values`);
+    }
+    const stride = numWay + 1;
+    let record = 0;
+    while (record < numRecords) {
+      const count = Math.min(numRecords - record, this.capacityRecords - this.bufferedRecords);
+      let word = this.bufferedRecords * stride;
+      if (LITTLE_ENDIAN_HOST) {
+        // Typed-array stores are little-endian here, which is the file's byte order: no DataView needed.
+        for (let r = record; r < record + count; r++, word += stride) {
+          for (let w = 0; w < numWay; w++) this.bufferWords[word + w] = coords[r * numWay + w];
+          this.bufferValues[word + numWay] = values[r];
+        }
+      } else {
+        for (let r = record; r < record + count; r++, word += stride) {
+          for (let w = 0; w < numWay; w++) this.bufferView.setUint32(4 * (word + w), coords[r * numWay + w], true);
+          this.bufferView.setFloat32(4 * (word + numWay), values[r], true);
+        }
+      }
+      this.bufferedRecords += count;
+      record += count;
+      if (this.bufferedRecords === this.capacityRecords) this.flush();
+    }
+    this.numRecordsWritten += numRecords;
+  }
+
+  /** Flushes and closes the file; it keeps its temporary name until `commit`. */
+  finish(): void {
+    this.expectState('open', 'finish');
+    this.flush();
+    this.closeFile();
+    this.state = 'finished';
+  }
+
+  /** Renames the finished file to `finalPath` (replacing any file there). */
+  commit(): void {
+    this.expectState('finished', 'commit');
+    try {
+      renameSync(this.temporaryPath, this.finalPath);
+    } catch (error) {
+      throw new UserError(`cannot rename ${this.temporaryPath} to ${this.finalPath}: ${systemErrorText(error)}`);
+    }
+    this.state = 'committed';
+  }
+
+  /** Closes and removes the temporary file. Safe to call more than once; does nothing after `commit`. */
+  discard(): void {
+    if (this.state === 'committed' || this.state === 'discarded') return;
+    try {
+      this.closeFile();
+    } finally {
+      rmSync(this.temporaryPath, { force: true });
+      this.state = 'discarded';
+    }
+  }
+
+  private flush(): void {
+    const fd = this.fd;
+    if (fd === null || this.bufferedRecords === 0) return;
+    const length = this.bufferedRecords * metricsRecordBytes(this.numWay);
+    try {
+      let done = 0;
+      while (done < length) done += writeSync(fd, this.bufferBytes, done, length - done);
+    } catch (error) {
+      throw new UserError(`cannot write output file ${this.temporaryPath}: ${systemErrorText(error)}`);
+    }
+    this.bufferedRecords = 0;
+  }
+
+  private closeFile(): void {
+    if (this.fd === null) return;
+    const fd = this.fd;
+    this.fd = null;
+    closeSync(fd);
+  }
+
+  private expectState(expected: WriterState, operation: string): void {
+    if (this.state !== expected) {
+      throw new Error(`MetricsFileWriter.${operation}() on a writer that is ${this.state}, not ${expected}`);
+    }
+  }
+}

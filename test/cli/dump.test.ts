@@ -1,0 +1,48 @@
+// `snptally dump`: TSV of records written by the io writer, for 2-way and 3-way files.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MetricsFileWriter, encodeMetricCoord, metricsFilePath } from '../../src/io/index.js';
+import { runCli } from './cliHarness.js';
+
+const workDir = mkdtempSync(join(tmpdir(), 'snptally-dump-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+function writeMetrics(path: string, numWay: 2 | 3, records: ReadonlyArray<readonly [number[], number[], number]>): void {
+  const writer = MetricsFileWriter.create(path, numWay);
+  for (const [vectors, bits, value] of records) {
+    const coords = new Uint32Array(vectors.map((vectorIdx, w) => encodeMetricCoord(vectorIdx, bits[w])));
+    writer.append(coords, new Float32Array([value]), 1);
+  }
+  writer.finish();
+  writer.commit();
+}
+
+describe('snptally dump', () => {
+  it('prints 2-way records of several files in order as i j entry value', () => {
+    const stub = join(workDir, 'two');
+    writeMetrics(metricsFilePath(stub, 0, 2), 2, [[[0, 1], [0, 1], 0.1], [[2, 47], [1, 1], 1.5]]);
+    writeMetrics(metricsFilePath(stub, 1, 2), 2, [[[5, 3], [1, 0], 0]]);
+    const outcome = runCli(['dump', metricsFilePath(stub, 0, 2), metricsFilePath(stub, 1, 2)]);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.status).toBe(0);
+    expect(outcome.stdout).toBe('0\t1\t01\t0.1\n2\t47\t11\t1.5\n5\t3\t10\t0\n');
+  });
+
+  it('prints 3-way records with a header when asked', () => {
+    const path = join(workDir, 'three_0.bin');
+    writeMetrics(path, 3, [[[7, 2, 2147483647], [1, 1, 0], 0.333333343267]]);
+    const outcome = runCli(['dump', '--way', '3', '--header', path]);
+    expect(outcome.status).toBe(0);
+    expect(outcome.stdout).toBe('i\tj\tk\tentry\tvalue\n7\t2\t2147483647\t110\t0.33333334\n');
+  });
+
+  it('refuses a file that is not a whole number of records of the given way', () => {
+    const path = join(workDir, 'ragged_0.bin');
+    writeFileSync(path, new Uint8Array(16));
+    const outcome = runCli(['dump', path]);
+    expect(outcome.status).toBe(1);
+    expect(outcome.stderr).toMatch(/^snptally: metrics file .*ragged_0\.bin has 16 bytes.*--way/);
+  });
+});

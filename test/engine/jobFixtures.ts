@@ -1,0 +1,54 @@
+// Builders of JobSpecs for engine tests.
+import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../../src/core/types.js';
+import type { DecompositionSpec, JobSpec, ProblemSource } from '../../src/engine/index.js';
+
+export interface JobOptions {
+  metric?: MetricKind;
+  numWay?: NumWay;
+  sparse?: boolean;
+  numVector: number;
+  numField: number;
+  source?: ProblemSource;
+  decomposition?: Partial<DecompositionSpec>;
+  threshold?: number | null;
+  backend?: 'ref' | 'cpu';
+  numThreads?: number;
+  verify?: boolean;
+  outputStub?: string | null;
+  force?: boolean;
+}
+
+export function makeJob(o: JobOptions): JobSpec {
+  const metric = o.metric ?? 'ccc';
+  const d = o.decomposition ?? {};
+  const numPhase = d.numPhase ?? 1;
+  const numStage = d.numStage ?? 1;
+  return {
+    metricSpec: { metric, numWay: o.numWay ?? 2, sparse: o.sparse ?? false, param: DEFAULT_PARAM, multiplier: defaultMultiplier(metric) },
+    numVector: o.numVector,
+    numField: o.numField,
+    source: o.source ?? { kind: 'random' },
+    decomposition: {
+      numProcVector: d.numProcVector ?? 1, numProcField: d.numProcField ?? 1, numProcRepl: d.numProcRepl ?? 1,
+      numPhase, phaseMin: d.phaseMin ?? 0, phaseMax: d.phaseMax ?? numPhase - 1,
+      numStage, stageMin: d.stageMin ?? 0, stageMax: d.stageMax ?? numStage - 1,
+    },
+    threshold: { value: o.threshold ?? null },
+    outputStub: o.outputStub ?? null,
+    force: o.force ?? false,
+    singlePrecisionOutput: false,
+    backend: o.backend ?? 'cpu',
+    numThreads: o.numThreads ?? 1,
+    verify: o.verify ?? false,
+  };
+}
+
+/** The reference checksums of SPEC §5. */
+export const SPEC_CASES: readonly { name: string; job: Omit<JobOptions, 'decomposition'>; checksum: string }[] = [
+  { name: 'CCC 2-way, nv 4, nf 2, analytic', job: { numVector: 4, numField: 2, source: { kind: 'analytic' } }, checksum: '0-245201878478-801640733671948288' },
+  { name: 'CCC 3-way, nv 4, nf 2, analytic', job: { numWay: 3, numVector: 4, numField: 2, source: { kind: 'analytic' } }, checksum: '0-20352394550-918734323983581184' },
+  { name: 'CCC 2-way, nv 48, nf 100, random', job: { numVector: 48, numField: 100 }, checksum: '0-34600668891914-795881718560018816' },
+  { name: 'CCC 2-way sparse, nv 48, nf 100, random', job: { sparse: true, numVector: 48, numField: 100 }, checksum: '0-33543338342814-112679650647204196' },
+  { name: 'CCC 3-way, nv 36, nf 100, random', job: { numWay: 3, numVector: 36, numField: 100 }, checksum: '0-144962007142596-694338058451516346' },
+  { name: 'DUO 2-way sparse, nv 48, nf 100, random', job: { metric: 'duo', sparse: true, numVector: 48, numField: 100 }, checksum: '0-25544782430596-363343116734123798' },
+];

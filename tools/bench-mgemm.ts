@@ -1,0 +1,84 @@
+// Benchmark of the CPU popcount-GEMM on the dense CCC 2-way case: prints comparisons per second.
+// Usage: node dist/tools/bench-mgemm.js [--vectors 2048] [--fields 8192] [--threads 1,2] [--reps 5] [--backend cpu]
+
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { allocatePlaneMatrix, createPopcountGemm, type CpuBackendName, type PopcountGemmRequest } from '../mgemm/index.js';
+
+/** Dense CCC 2-way: planes H and L per vector, all four products summed into one table entry. */
+const CCC_DENSE_TERMS = [
+  [0, 0],
+  [0, 1],
+  [1, 0],
+  [1, 1],
+] as const;
+
+function parseOptions(): { numVectors: number; numField: number; threadCounts: number[]; reps: number; backend: CpuBackendName } {
+  const { values } = parseArgs({
+    options: {
+      vectors: { type: 'string', default: '2048' },
+      fields: { type: 'string', default: '8192' },
+      threads: { type: 'string', default: '1,2' },
+      reps: { type: 'string', default: '5' },
+      backend: { type: 'string', default: 'cpu' },
+    },
+  });
+  const backend = values.backend === 'ref' ? 'ref' : 'cpu';
+  return {
+    numVectors: Number(values.vectors),
+    numField: Number(values.fields),
+    threadCounts: values.threads.split(',').map(Number),
+    reps: Number(values.reps),
+    backend,
+  };
+}
+
+/** Random 2-bit codes as H/L planes; bits past numField stay zero as the contract requires. */
+function randomCccPlanes(numVectors: number, numField: number) {
+  const matrix = allocatePlaneMatrix(numVectors, 2, numField);
+  const { words, wordsPerPlane } = matrix;
+  const fullWords = Math.floor(numField / 32);
+  const tailMask = numField % 32 === 0 ? 0 : (2 ** (numField % 32) - 1) >>> 0;
+  for (let plane = 0; plane < numVectors * 2; plane++) {
+    for (let w = 0; w < fullWords; w++) words[plane * wordsPerPlane + w] = (Math.random() * 2 ** 32) >>> 0;
+    if (tailMask !== 0) words[plane * wordsPerPlane + fullWords] = ((Math.random() * 2 ** 32) >>> 0) & tailMask;
+  }
+  return matrix;
+}
+
+async function main(): Promise<void> {
+  const { numVectors, numField, threadCounts, reps, backend } = parseOptions();
+  const matrix = randomCccPlanes(numVectors, numField);
+  console.log(`popcount-GEMM, CCC dense 2-way (4 terms), ${numVectors} vectors × ${numField} fields, best of ${reps}`);
+  for (const numThreads of threadCounts) {
+    const gemm = await createPopcountGemm({ backend, numThreads });
+    for (const strictUpper of [true, false]) {
+      const request: PopcountGemmRequest = {
+        a: matrix,
+        aFirst: 0,
+        aCount: numVectors,
+        b: matrix,
+        bFirst: 0,
+        bCount: numVectors,
+        termGroups: [CCC_DENSE_TERMS],
+        strictUpper,
+      };
+      const numPairs = strictUpper ? (numVectors * (numVectors - 1)) / 2 : numVectors * numVectors;
+      await gemm.run(request); // warm-up: wasm tier-up, worker start, memory growth
+      let bestSeconds = Infinity;
+      for (let rep = 0; rep < reps; rep++) {
+        const start = performance.now();
+        await gemm.run(request);
+        bestSeconds = Math.min(bestSeconds, (performance.now() - start) / 1000);
+      }
+      const comparisonsPerSecond = (numPairs * numField) / bestSeconds;
+      console.log(
+        `${gemm.name.padEnd(14)} threads=${numThreads} ${strictUpper ? 'strictUpper' : 'full       '} ` +
+          `${(bestSeconds * 1000).toFixed(1).padStart(8)} ms  ${(comparisonsPerSecond / 1e9).toFixed(1).padStart(6)} G comparisons/s`,
+      );
+    }
+    await gemm.close();
+  }
+}
+
+await main();
