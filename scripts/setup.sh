@@ -79,6 +79,9 @@ if ! has_node; then
 fi
 log "using Node.js $(node --version), npm $(npm --version 2>/dev/null)"
 
+# Vulkan CPU driver (WebGPU tests without a GPU), Open MPI, PLINK 1.9: system packages, as root.
+bash scripts/install-system-packages.sh
+
 readonly STAMP=node_modules/.snptally-setup-digest
 digest=$(dependencies_digest)
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$digest" ]; then
