@@ -15,10 +15,85 @@ export const CHECKSUM_LIMBS = 8;
 const ENTRIES_PER_NORMALIZE = 1024;
 const TWO_56 = 2 ** 56;
 
+const WEIGHT_OFFSET_LOW = 956158765;
+const WEIGHT_OFFSET_HIGH = 842467637;
+
 /** The checksum's random weight of a table entry: `uid` from sorted coordinates and entry bits. */
 export function checksumWeight(uid: number): number {
   // rv = (randomize(uid + 956158765) + 714025·randomize(uid + 842467637)) mod 2^60; the sum is < 2^40.
-  return randomize(uid + 956158765) + RANDOMIZE_MAX * randomize(uid + 842467637);
+  return randomize(uid + WEIGHT_OFFSET_LOW) + RANDOMIZE_MAX * randomize(uid + WEIGHT_OFFSET_HIGH);
+}
+
+/**
+ * Writes the weights of the `numEntries` entries of one tuple, whose uids are `baseUid + e` (e < 2^way,
+ * the entry bits in sorted-coordinate order), to `out[at + perm(e)]`, where `perm` maps sorted entry bits
+ * to the caller's entry order. Why: randomize(x + e) = (randomize(x) + 4096·e) mod M, so two randomizes
+ * serve all entries of a tuple instead of two per entry.
+ */
+function tupleEntryWeightsInto(baseUid: number, out: Float64Array, at: number, perm: readonly number[]): void {
+  let low = randomize(baseUid + WEIGHT_OFFSET_LOW);
+  let high = randomize(baseUid + WEIGHT_OFFSET_HIGH);
+  for (let e = 0; e < perm.length; e++) {
+    out[at + perm[e]] = low + RANDOMIZE_MAX * high;
+    low += 4096;
+    if (low >= RANDOMIZE_MAX) low -= RANDOMIZE_MAX;
+    high += 4096;
+    if (high >= RANDOMIZE_MAX) high -= RANDOMIZE_MAX;
+  }
+}
+
+/** Identity order of the 4 entries (bits of the higher coordinate first) and the swapped order. */
+const PAIR_SAME = [0, 1, 2, 3];
+const PAIR_SWAPPED = [0, 2, 1, 3];
+
+/**
+ * Weights of the pairs (i, j) for j = jFirst … jFirst + numCols − 1 (j ≠ i): out[4c + 2a + b] is the weight
+ * of entry bits (a of i, b of j) of the c-th pair, i.e. checksumWeight(entryUid2(nv, i, a, j, b)).
+ */
+export function pairRowWeights(numVector: number, i: number, jFirst: number, numCols: number, out: Float64Array): void {
+  for (let c = 0; c < numCols; c++) {
+    const j = jFirst + c;
+    if (i > j) tupleEntryWeightsInto((i * numVector + j) * 4, out, 4 * c, PAIR_SAME);
+    else tupleEntryWeightsInto((j * numVector + i) * 4, out, 4 * c, PAIR_SWAPPED);
+  }
+}
+
+/** For each order of (i, j, k) by size, where sorted entry bit e lands in the caller's (a, b, c) order. */
+const TRIPLE_PERMS = new Map<string, readonly number[]>();
+function triplePerm(rankI: number, rankJ: number, rankK: number): readonly number[] {
+  const key = `${rankI}${rankJ}${rankK}`;
+  let perm = TRIPLE_PERMS.get(key);
+  if (perm === undefined) {
+    // Sorted position s (0 = largest coordinate) holds bit (2 − s) of e; the caller's bit of i is bit 2.
+    const ranks = [rankI, rankJ, rankK];
+    perm = Array.from({ length: 8 }, (_, e) => {
+      let callerIdx = 0;
+      for (let t = 0; t < 3; t++) callerIdx |= ((e >> (2 - ranks[t])) & 1) << (2 - t);
+      return callerIdx;
+    });
+    TRIPLE_PERMS.set(key, perm);
+  }
+  return perm;
+}
+
+/**
+ * Weights of the triples (i, j, k) for k = kFirst … kFirst + numK − 1 (i, j, k distinct): out[8t + 4a + 2b + c]
+ * is the weight of entry bits (a of i, b of j, c of k) of the t-th triple.
+ */
+export function tripleRowWeights(
+  numVector: number, i: number, j: number, kFirst: number, numK: number, out: Float64Array,
+): void {
+  for (let t = 0; t < numK; t++) {
+    const k = kFirst + t;
+    // Rank of each coordinate among the three, 0 = largest.
+    const rankI = (j > i ? 1 : 0) + (k > i ? 1 : 0);
+    const rankJ = (i > j ? 1 : 0) + (k > j ? 1 : 0);
+    const rankK = (i > k ? 1 : 0) + (j > k ? 1 : 0);
+    const c0 = rankI === 0 ? i : rankJ === 0 ? j : k;
+    const c2 = rankI === 2 ? i : rankJ === 2 ? j : k;
+    const c1 = i + j + k - c0 - c2;
+    tupleEntryWeightsInto(((c0 * numVector + c1) * numVector + c2) * 8, out, 8 * t, triplePerm(rankI, rankJ, rankK));
+  }
 }
 
 /**
@@ -42,6 +117,12 @@ export function entryUid3(
   return ((c0 * numVector + c1) * numVector + c2) * 8 + b0 * 4 + b1 * 2 + b2;
 }
 
+function checkValueRange(value: number): void {
+  if (!(value >= 0 && value < 16)) {
+    throw new UserError(`checksum needs metric values in [0, 16); got ${value} (check --ccc-param/--*-multiplier)`);
+  }
+}
+
 /** Exact accumulator of S = Σ rv·iv, plus entry and zero counts. */
 export class ChecksumAccumulator {
   /** Limbs of S, little-endian, 20 bits each once normalized. */
@@ -57,9 +138,7 @@ export class ChecksumAccumulator {
       this.zeros++;
       return;
     }
-    if (!(value >= 0 && value < 16)) {
-      throw new UserError(`checksum needs metric values in [0, 16); got ${value} (check --ccc-param/--*-multiplier)`);
-    }
+    checkValueRange(value);
     const iv = Math.floor(value * TWO_56); // = floor((value/16)·2^60), exact: scaling by a power of 2
     const rv = checksumWeight(uid);
     const r1 = Math.floor(rv / LIMB);
@@ -74,6 +153,57 @@ export class ChecksumAccumulator {
     l[2] += r0 * i2 + r1 * i1;
     l[3] += r1 * i2;
     if (++this.sinceNormalize === ENTRIES_PER_NORMALIZE) this.normalize();
+  }
+
+  /**
+   * Adds entries [0, count) of `values` with weights `weights` (from pairRowWeights / tripleRowWeights),
+   * skipping those whose float32 value is not > `threshold` (null keeps all). The same sum as `add` per
+   * entry; one tight loop over local limbs, because this is the engine's hot path.
+   */
+  addEntries(values: Float64Array, weights: Float64Array, count: number, threshold: number | null): void {
+    let l0 = 0, l1 = 0, l2 = 0, l3 = 0;
+    let entries = 0, zeros = 0, sinceFlush = 0;
+    for (let e = 0; e < count; e++) {
+      const value = values[e];
+      if (threshold !== null && !(Math.fround(value) > threshold)) continue;
+      entries++;
+      if (value === 0) {
+        zeros++;
+        continue;
+      }
+      if (!(value >= 0 && value < 16)) checkValueRange(value);
+      const rv = weights[e];
+      const iv = Math.floor(value * TWO_56);
+      const r1 = Math.floor(rv * (1 / LIMB));
+      const r0 = rv - r1 * LIMB;
+      const i2 = Math.floor(iv * (1 / (LIMB * LIMB)));
+      const rest = iv - i2 * (LIMB * LIMB);
+      const i1 = Math.floor(rest * (1 / LIMB));
+      const i0 = rest - i1 * LIMB;
+      l0 += r0 * i0;
+      l1 += r0 * i1 + r1 * i0;
+      l2 += r0 * i2 + r1 * i1;
+      l3 += r1 * i2;
+      // Each term is < 2^41: 2^11 of them stay below 2^53 (exact) before they go to the normalized limbs.
+      if (++sinceFlush === ENTRIES_PER_NORMALIZE) {
+        this.addColumns(l0, l1, l2, l3);
+        l0 = l1 = l2 = l3 = 0;
+        sinceFlush = 0;
+      }
+    }
+    this.addColumns(l0, l1, l2, l3);
+    this.entries += entries;
+    this.zeros += zeros;
+  }
+
+  /** Adds four partial columns (each < 2^53) and normalizes. */
+  private addColumns(l0: number, l1: number, l2: number, l3: number): void {
+    const l = this.limbs;
+    l[0] += l0;
+    l[1] += l1;
+    l[2] += l2;
+    l[3] += l3;
+    this.normalize();
   }
 
   /** Carries so every limb is < 2^20 (the top limb keeps any excess). */

@@ -9,7 +9,7 @@ export const RANDOMIZE_MAX = 714025;
  * it equals CoMet's value while 4096·i < 2^64 (i < 2^52), which holds for every index we form.
  */
 export function randomize(i: number): number {
-  return (4096 * modMax(i) + 150889) % RANDOMIZE_MAX;
+  return modMax(4096 * modMax(i) + 150889);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import { partialSums, planesFromCodes, planesFromPacked, syntheticCodes, type SlabShape, type VectorBlock } from './vectorBlock.js';
+import { partialSums, planesFromCodes, planesFromPacked, syntheticRowCodes, type SlabShape, type VectorBlock } from './vectorBlock.js';
 import { allocatePlaneMatrix } from '../../mgemm/index.js';
 
 /** Builds the rank's own block: planes of its field slab, sums reduced over all field slabs. */
@@ -16,7 +16,7 @@ export async function loadOwnBlock(
   const planes = job.source.kind === 'file'
     ? planesFromPacked(planeLayout, shape, readPackedVectorSlab(
       job.source.path, job.numField, shape.vectorFirst, shape.numVectorReal, shape.fieldFirst, shape.numFieldLocal))
-    : planesFromCodes(planeLayout, shape, syntheticCodes(job.source.kind, job.numVector, job.numField));
+    : planesFromCodes(planeLayout, shape, syntheticRowCodes(job.source.kind, job.numVector, job.numField));
   const partial = partialSums(planeLayout, planes);
   const n = planes.numVectors;
   const both = new Float64Array(2 * n);

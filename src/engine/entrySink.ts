@@ -1,5 +1,5 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
-import { ChecksumAccumulator, entryUid2, entryUid3 } from '../core/checksum.js';
+import { ChecksumAccumulator, pairRowWeights, tripleRowWeights } from '../core/checksum.js';
 
 /** Receives output records (SPEC §7): `numWay` coordinates `2·G + E` then a float32 value per record. */
 export interface RecordWriter {
@@ -8,12 +8,18 @@ export interface RecordWriter {
 
 const RECORDS_PER_FLUSH = 1 << 16;
 
-/** Thresholds entries, adds them to the checksum and buffers their output records. */
+/**
+ * Thresholds entries, adds them to the checksum and buffers their output records. Entries arrive a row
+ * at a time (one vector i, or a pair i, j, against a run of consecutive vectors) so that the checksum's
+ * weights and sums run as tight loops.
+ */
 export class EntrySink {
   readonly checksum = new ChecksumAccumulator();
   private readonly coords: Uint32Array;
   private readonly values = new Float32Array(RECORDS_PER_FLUSH);
   private numBuffered = 0;
+  /** Checksum weights of the current row, grown as needed. */
+  private weights = new Float64Array(0);
 
   constructor(
     private readonly numVector: number,
@@ -25,27 +31,50 @@ export class EntrySink {
     this.coords = new Uint32Array(RECORDS_PER_FLUSH * numWay);
   }
 
-  /** One 2-way entry: global vectors i, j with entry bits a, b. */
-  add2(i: number, a: number, j: number, b: number, value: number): void {
-    if (this.threshold !== null && !(Math.fround(value) > this.threshold)) return;
-    this.checksum.add(entryUid2(this.numVector, i, a, j, b), value);
+  /**
+   * The pairs (i, j) for j = jFirst … jFirst + numCols − 1: `values[4c + 2a + b]` is the value of entry
+   * bits (a of i, b of j) of the c-th pair.
+   */
+  addPairRow(i: number, jFirst: number, numCols: number, values: Float64Array): void {
+    const count = 4 * numCols;
+    const weights = this.weightsFor(count);
+    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
+    this.checksum.addEntries(values, weights, count, this.threshold);
     if (this.writer === null) return;
-    const n = this.numBuffered;
-    this.coords[2 * n] = 2 * i + a;
-    this.coords[2 * n + 1] = 2 * j + b;
-    this.push(value);
+    for (let e = 0; e < count; e++) {
+      const value = values[e];
+      if (this.threshold !== null && !(Math.fround(value) > this.threshold)) continue;
+      const n = this.numBuffered;
+      this.coords[2 * n] = 2 * i + (e >> 1 & 1);
+      this.coords[2 * n + 1] = 2 * (jFirst + (e >> 2)) + (e & 1);
+      this.push(value);
+    }
   }
 
-  /** One 3-way entry. */
-  add3(i: number, a: number, j: number, b: number, k: number, c: number, value: number): void {
-    if (this.threshold !== null && !(Math.fround(value) > this.threshold)) return;
-    this.checksum.add(entryUid3(this.numVector, i, a, j, b, k, c), value);
+  /**
+   * The triples (i, j, k) for k = kFirst … kFirst + numK − 1: `values[8t + 4a + 2b + c]` is the value of
+   * entry bits (a of i, b of j, c of k) of the t-th triple.
+   */
+  addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void {
+    const count = 8 * numK;
+    const weights = this.weightsFor(count);
+    tripleRowWeights(this.numVector, i, j, kFirst, numK, weights);
+    this.checksum.addEntries(values, weights, count, this.threshold);
     if (this.writer === null) return;
-    const n = this.numBuffered;
-    this.coords[3 * n] = 2 * i + a;
-    this.coords[3 * n + 1] = 2 * j + b;
-    this.coords[3 * n + 2] = 2 * k + c;
-    this.push(value);
+    for (let e = 0; e < count; e++) {
+      const value = values[e];
+      if (this.threshold !== null && !(Math.fround(value) > this.threshold)) continue;
+      const n = this.numBuffered;
+      this.coords[3 * n] = 2 * i + (e >> 2 & 1);
+      this.coords[3 * n + 1] = 2 * j + (e >> 1 & 1);
+      this.coords[3 * n + 2] = 2 * (kFirst + (e >> 3)) + (e & 1);
+      this.push(value);
+    }
+  }
+
+  private weightsFor(count: number): Float64Array {
+    if (this.weights.length < count) this.weights = new Float64Array(Math.max(count, 2 * this.weights.length));
+    return this.weights;
   }
 
   private push(value: number): void {

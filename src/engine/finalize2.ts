@@ -32,6 +32,8 @@ export function finalizePairs(ctx: MetricContext, block: PairBlock, tallies: rea
   const recipCrc = (1 / C) * (1 / nf);
   const rsum = (1 / (C * C)) * (1 / nf);
   let numPairs = 0;
+  // Values of one row, 4 per pair (entry bits a, b at 2a + b), handed to the sink a row at a time.
+  const rowValues = new Float64Array(4 * Math.max(0, colsReal));
   for (let r = 0; r < rowsReal; r++) {
     const li = block.rowFirst + r;
     const i = rows.vectorFirst + li;
@@ -70,17 +72,21 @@ export function finalizePairs(ctx: MetricContext, block: PairBlock, tallies: rea
         v10 = combine2(k, rsum * r10, fi1, fj0);
         v11 = combine2(k, rsum * r11, fi1, fj1);
       }
-      ctx.sink.add2(i, 0, j, 0, v00);
-      ctx.sink.add2(i, 0, j, 1, v01);
-      ctx.sink.add2(i, 1, j, 0, v10);
-      ctx.sink.add2(i, 1, j, 1, v11);
+      const at = 4 * (c - c0);
+      rowValues[at] = v00;
+      rowValues[at + 1] = v01;
+      rowValues[at + 2] = v10;
+      rowValues[at + 3] = v11;
       if (ctx.verifier !== null) {
         ctx.verifier.check2(i, 0, j, 0, v00);
         ctx.verifier.check2(i, 0, j, 1, v01);
         ctx.verifier.check2(i, 1, j, 0, v10);
         ctx.verifier.check2(i, 1, j, 1, v11);
       }
-      numPairs++;
+    }
+    if (colsReal > c0) {
+      ctx.sink.addPairRow(i, cols.vectorFirst + block.colFirst + c0, colsReal - c0, rowValues);
+      numPairs += colsReal - c0;
     }
   }
   return numPairs;

@@ -67,6 +67,8 @@ export function finalizeTriples(
   const numIReal = Math.min(slice.numI, iBlock.numVectorReal - slice.iFirst);
   const numKReal = Math.min(slice.numK, kBlock.numVectorReal - slice.kFirst);
   let numTriples = 0;
+  // Values of one row of triples, 8 per triple (entry bits a, b, c at 4a + 2b + c).
+  const rowValues = new Float64Array(8 * Math.max(0, numKReal));
   for (let ri = 0; ri < numIReal; ri++) {
     const li = slice.iFirst + ri;
     const i = iBlock.vectorFirst + li;
@@ -105,10 +107,13 @@ export function finalizeTriples(
         const value = sparse
           ? sparseValue3(k, r[e], si[a], sj[b], sk[c], ci, cj, ck, cijk)
           : combine3(k, rsum * r[e], recipCrc * si[a], recipCrc * sj[b], recipCrc * sk[c]);
-        ctx.sink.add3(i, a, j, b, kk, c, value);
+        rowValues[8 * rk + e] = value;
         if (ctx.verifier !== null) ctx.verifier.check3(i, a, j, b, kk, c, value);
       }
-      numTriples++;
+    }
+    if (numKReal > 0) {
+      ctx.sink.addTripleRow(i, j, kBlock.vectorFirst + slice.kFirst, numKReal, rowValues);
+      numTriples += numKReal;
     }
   }
   return numTriples;

@@ -2,7 +2,8 @@
 // against a column block, reduced over field slabs, then finalized by field rank 0.
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import { finalizePairs } from './finalize2.js';
+import { finalizePairs, type PairBlock } from './finalize2.js';
+import { runOneAhead } from './lookahead.js';
 import type { MetricContext } from './metricContext.js';
 import { termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
@@ -38,35 +39,52 @@ export function pairsOfStep(rows: VectorBlock, cols: VectorBlock, step: PairStep
   return step.isDiagonalBlock ? (n * (n - 1)) / 2 : n * cols.numVectorReal;
 }
 
-/** Runs the rank's 2-way steps; returns the number of pairs finalized here. */
-export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<number> {
-  const groups = termGroups2(env.ctx.layout);
-  const isFinalizer = env.fieldComm.rank === 0;
-  let numPairs = 0;
+/** One GEMM call of a step: a panel of the rank's rows against the step's columns. */
+interface PairPanel {
+  readonly block: PairBlock;
+}
+
+/** The panels of the rank's steps, in order; column blocks are awaited as the steps come up. */
+async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], numGroups: number): AsyncGenerator<PairPanel> {
   for (const step of steps) {
     const cols = step.isDiagonalBlock ? own : await env.getBlock(step.colBlock);
     const numRows = own.numVectorReal;
-    const rowsPerCall = Math.max(1, Math.floor(TALLY_BYTES_PER_CALL / (4 * groups.length * Math.max(1, cols.numVectorReal))));
+    const rowsPerCall = Math.max(1, Math.floor(TALLY_BYTES_PER_CALL / (4 * numGroups * Math.max(1, cols.numVectorReal))));
     for (let rowFirst = 0; rowFirst < numRows; rowFirst += rowsPerCall) {
       const rowCount = Math.min(rowsPerCall, numRows - rowFirst);
       // On the diagonal block only columns right of the panel's first row hold unique pairs.
       const colFirst = step.isDiagonalBlock ? rowFirst : 0;
       const colCount = cols.numVectorReal - colFirst;
       if (colCount <= 0) continue;
-      const partial = await env.gemm.run({
-        a: own.planes, aFirst: rowFirst, aCount: rowCount,
-        b: cols.planes, bFirst: colFirst, bCount: colCount,
-        termGroups: groups, strictUpper: step.isDiagonalBlock,
-      });
-      const tallies = await reduceOverFields(env.fieldComm, partial);
-      const block = {
-        rows: own, rowFirst, numRows: rowCount, cols, colFirst, numCols: colCount, strictUpper: step.isDiagonalBlock,
+      yield {
+        block: { rows: own, rowFirst, numRows: rowCount, cols, colFirst, numCols: colCount, strictUpper: step.isDiagonalBlock },
       };
-      const done = isFinalizer ? finalizePairs(env.ctx, block, tallies) : pairsInPanel(block);
-      if (isFinalizer) numPairs += done;
-      env.onWork(done * env.ctx.numField);
     }
   }
+}
+
+/**
+ * Runs the rank's 2-way steps; returns the number of pairs finalized here. The GEMM of the next panel is
+ * started before the current one is finalized, so kernel threads compute while this thread finalizes.
+ */
+export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<number> {
+  const groups = termGroups2(env.ctx.layout);
+  const isFinalizer = env.fieldComm.rank === 0;
+  const startGemm = (panel: PairPanel): Promise<Uint32Array[]> => {
+    const b = panel.block;
+    return env.gemm.run({
+      a: b.rows.planes, aFirst: b.rowFirst, aCount: b.numRows,
+      b: b.cols.planes, bFirst: b.colFirst, bCount: b.numCols,
+      termGroups: groups, strictUpper: b.strictUpper,
+    });
+  };
+  let numPairs = 0;
+  await runOneAhead(pairPanels(env, own, steps, groups.length), startGemm, async (panel, partial) => {
+    const tallies = await reduceOverFields(env.fieldComm, partial);
+    const done = isFinalizer ? finalizePairs(env.ctx, panel.block, tallies) : pairsInPanel(panel.block);
+    if (isFinalizer) numPairs += done;
+    env.onWork(done * env.ctx.numField);
+  });
   return numPairs;
 }
 

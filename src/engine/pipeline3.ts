@@ -2,6 +2,7 @@
 // range, one mGEMM3 call — (i AND j) plane products against k's planes — then finalize.
 import { pairProductPlanes, type PopcountGemm } from '../../mgemm/index.js';
 import { finalizeTriples, type DensePairCounts, type PairCounts } from './finalize3.js';
+import { runOneAhead } from './lookahead.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import { tally3Plan, termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
@@ -44,12 +45,19 @@ export function forEachTripleSlice(
   }
 }
 
-/** Runs the units; returns the number of triples finalized here. */
-export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): Promise<number> {
-  const plan = tally3Plan(env.ctx.layout);
+/** One mGEMM3 call: a j-slice of a unit, with the unit's blocks and (dense) pair counts. */
+interface TripleSliceJob {
+  readonly jb: VectorBlock;
+  readonly kb: VectorBlock;
+  readonly jLocal: number;
+  readonly iRange: Range;
+  readonly kRange: Range;
+  readonly pairCounts: DensePairCounts | null;
+}
+
+/** The j-slices of the units, in order; blocks and pair counts are fetched as the units come up. */
+async function* tripleSliceJobs(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): AsyncGenerator<TripleSliceJob> {
   const dense = env.ctx.layout.maskPlane === null;
-  const isFinalizer = env.fieldComm.rank === 0;
-  let numTriples = 0;
   for (const unit of units) {
     const jb = unit.part === 1 ? own : await env.getBlock(unit.jBlock);
     const kb = unit.part === 3 ? await env.getBlock(unit.kBlock) : jb;
@@ -57,21 +65,37 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
     forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (j, i, k) => slices.push([j, i, k]));
     if (slices.length === 0) continue;
     const pairCounts = dense ? await densePairCounts(env, own, jb, kb) : null;
-    for (const [jLocal, iRange, kRange] of slices) {
-      const numI = iRange.end - iRange.first;
-      const numK = kRange.end - kRange.first;
-      const products = pairProductPlanes(own.planes, iRange.first, numI, jb.planes, jLocal, plan.planePairs);
-      const partial = await env.gemm.run({
-        a: products, aFirst: 0, aCount: numI, b: kb.planes, bFirst: kRange.first, bCount: numK,
-        termGroups: plan.termGroups, strictUpper: false,
-      });
-      const tallies = await reduceOverFields(env.fieldComm, partial);
-      const slice = { iBlock: own, iFirst: iRange.first, numI, jBlock: jb, jLocal, kBlock: kb, kFirst: kRange.first, numK };
-      const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, pairCounts) : numI * numK;
-      if (isFinalizer) numTriples += done;
-      env.onWork(done * env.ctx.numField);
-    }
+    for (const [jLocal, iRange, kRange] of slices) yield { jb, kb, jLocal, iRange, kRange, pairCounts };
   }
+}
+
+/**
+ * Runs the units; returns the number of triples finalized here. The GEMM of the next slice is started
+ * before the current one is finalized (see lookahead.ts).
+ */
+export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): Promise<number> {
+  const plan = tally3Plan(env.ctx.layout);
+  const isFinalizer = env.fieldComm.rank === 0;
+  let numTriples = 0;
+  const startGemm = (job: TripleSliceJob): Promise<Uint32Array[]> => {
+    const numI = job.iRange.end - job.iRange.first;
+    const products = pairProductPlanes(own.planes, job.iRange.first, numI, job.jb.planes, job.jLocal, plan.planePairs);
+    return env.gemm.run({
+      a: products, aFirst: 0, aCount: numI, b: job.kb.planes, bFirst: job.kRange.first, bCount: job.kRange.end - job.kRange.first,
+      termGroups: plan.termGroups, strictUpper: false,
+    });
+  };
+  await runOneAhead(tripleSliceJobs(env, own, units), startGemm, async (job, partial) => {
+    const numI = job.iRange.end - job.iRange.first;
+    const numK = job.kRange.end - job.kRange.first;
+    const tallies = await reduceOverFields(env.fieldComm, partial);
+    const slice = {
+      iBlock: own, iFirst: job.iRange.first, numI, jBlock: job.jb, jLocal: job.jLocal, kBlock: job.kb, kFirst: job.kRange.first, numK,
+    };
+    const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, job.pairCounts) : numI * numK;
+    if (isFinalizer) numTriples += done;
+    env.onWork(done * env.ctx.numField);
+  });
   return numTriples;
 }
 

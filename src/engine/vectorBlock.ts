@@ -1,5 +1,5 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
-import { randomProblemCode, AnalyticProblem } from '../core/syntheticProblems.js';
+import { AnalyticProblem, fillRandomProblemRow } from '../core/syntheticProblems.js';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import type { PlaneLayout } from './tallyLayout.js';
 
@@ -15,14 +15,19 @@ export interface VectorBlock {
   readonly counts: Float64Array;
 }
 
-/** Code of global field `f` of global vector `v`. */
-export type CodeOf = (v: number, f: number) => number;
+/**
+ * Fills `out` with the codes of global fields `[fieldFirst, fieldFirst + out.length)` of global vector `v`.
+ * Row-wise so that sources can generate or unpack a whole row at once.
+ */
+export type RowCodes = (v: number, fieldFirst: number, out: Uint8Array) => void;
 
-/** The code function of a synthetic problem. */
-export function syntheticCodes(kind: 'random' | 'analytic', numVector: number, numField: number): CodeOf {
-  if (kind === 'random') return (v, f) => randomProblemCode(v, f, numField);
+/** The row codes of a synthetic problem. */
+export function syntheticRowCodes(kind: 'random' | 'analytic', numVector: number, numField: number): RowCodes {
+  if (kind === 'random') return (v, fieldFirst, out) => fillRandomProblemRow(v, fieldFirst, numField, out);
   const problem = new AnalyticProblem(numVector, numField);
-  return (v, f) => problem.code(v, f);
+  return (v, fieldFirst, out) => {
+    for (let f = 0; f < out.length; f++) out[f] = problem.code(v, fieldFirst + f);
+  };
 }
 
 /** Field slab of a block: global fields `[fieldFirst, fieldFirst + numFieldLocal)`. */
@@ -34,18 +39,26 @@ export interface SlabShape {
   readonly numFieldLocal: number;
 }
 
-/** Planes of a slab whose codes come from a function of global indices. */
-export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, codeOf: CodeOf): PlaneMatrix {
+/** Planes of a slab whose codes come row by row from `rowCodes`. */
+export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes: RowCodes): PlaneMatrix {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
   const wpp = planes.wordsPerPlane;
   const words = planes.words;
+  const codes = new Uint8Array(shape.numFieldLocal);
+  const numPlanes = layout.numPlanes;
+  const bitsOfCode = Uint8Array.from(layout.bitsOfCode);
   for (let r = 0; r < shape.numVectorReal; r++) {
-    const base = r * layout.numPlanes * wpp;
-    for (let f = 0; f < shape.numFieldLocal; f++) {
-      const bits = layout.bitsOfCode[codeOf(shape.vectorFirst + r, shape.fieldFirst + f)];
-      const w = f >>> 5;
-      const bit = 1 << (f & 31);
-      for (let p = 0; bits >> p; p++) if ((bits >> p) & 1) words[base + p * wpp + w] |= bit;
+    rowCodes(shape.vectorFirst + r, shape.fieldFirst, codes);
+    const base = r * numPlanes * wpp;
+    for (let p = 0; p < numPlanes; p++) {
+      const planeBase = base + p * wpp;
+      // 32 fields at a time into one word of plane p.
+      for (let w = 0, f0 = 0; f0 < codes.length; w++, f0 += 32) {
+        const fEnd = Math.min(f0 + 32, codes.length);
+        let word = 0;
+        for (let f = f0; f < fEnd; f++) word |= ((bitsOfCode[codes[f]] >> p) & 1) << (f - f0);
+        words[planeBase + w] = word;
+      }
     }
   }
   return planes;
@@ -54,10 +67,9 @@ export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, codeOf: C
 /** Planes of a slab from packed bytes (4 fields per byte, LSB first; `bytesPerVector` per real vector). */
 export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {
   const bytesPerVector = Math.ceil(shape.numFieldLocal / 4);
-  return planesFromCodes(layout, shape, (v, f) => {
-    const r = v - shape.vectorFirst;
-    const fl = f - shape.fieldFirst;
-    return (packed[r * bytesPerVector + (fl >> 2)] >> ((fl & 3) * 2)) & 3;
+  return planesFromCodes(layout, shape, (v, _fieldFirst, out) => {
+    const rowByte = (v - shape.vectorFirst) * bytesPerVector;
+    for (let f = 0; f < out.length; f++) out[f] = (packed[rowByte + (f >> 2)] >> ((f & 3) * 2)) & 3;
   });
 }
 
