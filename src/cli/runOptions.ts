@@ -5,7 +5,8 @@ import type { JobSpec } from './engineApi.js';
 import {
   parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger,
 } from './numberOptions.js';
-import { parseThresholdOption, type ThresholdChoice } from './thresholdOption.js';
+import type { Threshold } from '../core/thresholds.js';
+import { parseThresholdOption } from './thresholdOption.js';
 
 /** Size of the default synthetic problem: a few seconds on two cores, big enough to show the rate. */
 export const DEFAULT_NUM_VECTOR = 2048;
@@ -51,7 +52,7 @@ export interface RunOptionText {
 /** A validated run: the engine's job plus what only the CLI needs. */
 export interface RunPlan {
   readonly spec: JobSpec;
-  readonly threshold: ThresholdChoice;
+  readonly threshold: Threshold;
   readonly json: boolean;
 }
 
@@ -90,7 +91,7 @@ export function buildRunPlan(options: RunOptionText, defaultNumThreads: number):
     numField,
     source,
     decomposition,
-    threshold: thresholdSpecOf(threshold),
+    threshold,
     outputStub: options.output === undefined ? null : nonEmpty('--output', options.output),
     force: options.force === true,
     singlePrecisionOutput: options.singlePrecision === true,
@@ -155,20 +156,6 @@ function multiplierOf(options: RunOptionText, metric: MetricKind): number {
   }
   const text = metric === 'ccc' ? options.cccMultiplier : options.duoMultiplier;
   return text === undefined ? defaultMultiplier(metric) : parseNonNegativeNumber(`--${metric}-multiplier`, text);
-}
-
-/**
- * The engine's threshold. The per-entry forms need a JobSpec extension the engine does not have yet, so
- * they are refused here rather than silently run as something else.
- */
-function thresholdSpecOf(choice: ThresholdChoice): JobSpec['threshold'] {
-  switch (choice.kind) {
-    case 'none': return { value: null };
-    case 'single': return { value: choice.value };
-    case 'multi2':
-    case 'multi3':
-      throw new UserError('per-entry --threshold values are parsed but not yet supported by the engine; give one value');
-  }
 }
 
 function parseChoice<T extends string>(option: string, text: string, choices: readonly T[]): T {

@@ -1,12 +1,12 @@
 // What `snptally run` prints: CoMet-style summary lines for people, or one JSON object for programs.
 import type { JobSpec, RunResult } from './engineApi.js';
-import { describeThreshold, type ThresholdChoice } from './thresholdOption.js';
+import { describeThreshold, type Threshold } from '../core/thresholds.js';
 
 /**
  * The human summary. The first line has CoMet's shape (`metrics checksum <hi-mid-lo> ...`) so that
  * scripts comparing checksums with CoMet can grep both the same way.
  */
-export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: ThresholdChoice): string {
+export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Threshold): string {
   const { metricSpec, decomposition: d } = spec;
   const lines = [
     `metrics checksum ${result.checksum} compute time ${result.seconds.toFixed(6)}`,
@@ -28,7 +28,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
  * The `--json` object: every RunResult field, then the job that produced it (metric, way, sizes,
  * problem, threshold, decomposition, precision, threads).
  */
-export function buildRunJson(spec: JobSpec, result: RunResult, threshold: ThresholdChoice): Record<string, unknown> {
+export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Threshold): Record<string, unknown> {
   const { metricSpec } = spec;
   return {
     ...result,

@@ -157,15 +157,15 @@ export class ChecksumAccumulator {
 
   /**
    * Adds entries [0, count) of `values` with weights `weights` (from pairRowWeights / tripleRowWeights),
-   * skipping those whose float32 value is not > `threshold` (null keeps all). The same sum as `add` per
+   * skipping those with `keep[e]` = 0 (see core/thresholds). The same sum as `add` per
    * entry; one tight loop over local limbs, because this is the engine's hot path.
    */
-  addEntries(values: Float64Array, weights: Float64Array, count: number, threshold: number | null): void {
+  addEntries(values: Float64Array, weights: Float64Array, count: number, keep: Uint8Array): void {
     let l0 = 0, l1 = 0, l2 = 0, l3 = 0;
     let entries = 0, zeros = 0, sinceFlush = 0;
     for (let e = 0; e < count; e++) {
+      if (keep[e] === 0) continue;
       const value = values[e];
-      if (threshold !== null && !(Math.fround(value) > threshold)) continue;
       entries++;
       if (value === 0) {
         zeros++;

@@ -1,5 +1,6 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
 import { ChecksumAccumulator, pairRowWeights, tripleRowWeights } from '../core/checksum.js';
+import { markPassingEntries, type Threshold } from '../core/thresholds.js';
 
 /** Receives output records (SPEC §7): `numWay` coordinates `2·G + E` then a float32 value per record. */
 export interface RecordWriter {
@@ -20,12 +21,13 @@ export class EntrySink {
   private numBuffered = 0;
   /** Checksum weights of the current row, grown as needed. */
   private weights = new Float64Array(0);
+  /** Which entries of the current row pass the threshold. */
+  private keep = new Uint8Array(0);
 
   constructor(
     private readonly numVector: number,
     private readonly numWay: 2 | 3,
-    /** Keep entries with float32(value) > threshold; null keeps all. */
-    private readonly threshold: number | null,
+    private readonly threshold: Threshold,
     private readonly writer: RecordWriter | null,
   ) {
     this.coords = new Uint32Array(RECORDS_PER_FLUSH * numWay);
@@ -37,13 +39,14 @@ export class EntrySink {
    */
   addPairRow(i: number, jFirst: number, numCols: number, values: Float64Array): void {
     const count = 4 * numCols;
-    const weights = this.weightsFor(count);
+    const { weights, keep } = this.scratchFor(count);
     pairRowWeights(this.numVector, i, jFirst, numCols, weights);
-    this.checksum.addEntries(values, weights, count, this.threshold);
+    markPassingEntries(this.threshold, values, count, keep);
+    this.checksum.addEntries(values, weights, count, keep);
     if (this.writer === null) return;
     for (let e = 0; e < count; e++) {
+      if (keep[e] === 0) continue;
       const value = values[e];
-      if (this.threshold !== null && !(Math.fround(value) > this.threshold)) continue;
       const n = this.numBuffered;
       this.coords[2 * n] = 2 * i + (e >> 1 & 1);
       this.coords[2 * n + 1] = 2 * (jFirst + (e >> 2)) + (e & 1);
@@ -57,13 +60,14 @@ export class EntrySink {
    */
   addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void {
     const count = 8 * numK;
-    const weights = this.weightsFor(count);
+    const { weights, keep } = this.scratchFor(count);
     tripleRowWeights(this.numVector, i, j, kFirst, numK, weights);
-    this.checksum.addEntries(values, weights, count, this.threshold);
+    markPassingEntries(this.threshold, values, count, keep);
+    this.checksum.addEntries(values, weights, count, keep);
     if (this.writer === null) return;
     for (let e = 0; e < count; e++) {
+      if (keep[e] === 0) continue;
       const value = values[e];
-      if (this.threshold !== null && !(Math.fround(value) > this.threshold)) continue;
       const n = this.numBuffered;
       this.coords[3 * n] = 2 * i + (e >> 2 & 1);
       this.coords[3 * n + 1] = 2 * j + (e >> 1 & 1);
@@ -72,9 +76,13 @@ export class EntrySink {
     }
   }
 
-  private weightsFor(count: number): Float64Array {
-    if (this.weights.length < count) this.weights = new Float64Array(Math.max(count, 2 * this.weights.length));
-    return this.weights;
+  private scratchFor(count: number): { weights: Float64Array; keep: Uint8Array } {
+    if (this.weights.length < count) {
+      const size = Math.max(count, 2 * this.weights.length);
+      this.weights = new Float64Array(size);
+      this.keep = new Uint8Array(size);
+    }
+    return { weights: this.weights, keep: this.keep };
   }
 
   private push(value: number): void {

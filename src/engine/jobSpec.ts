@@ -1,4 +1,5 @@
 // What one run computes (JobSpec) and what it reports (RunResult): the boundary between the CLI and the engine.
+import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec } from '../core/types.js';
 
 /** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
@@ -22,11 +23,8 @@ export interface DecompositionSpec {
   readonly stageMax: number;
 }
 
-/** Threshold of SPEC §7: one value for every entry, or per-entry forms. */
-export interface ThresholdSpec {
-  /** Keep entries with float32(value) > this. `null`: keep everything (no thresholding). */
-  readonly value: number | null;
-}
+/** Threshold of SPEC §7: none, one value for every entry, or CoMet's per-entry forms (core/thresholds). */
+export type ThresholdSpec = Threshold;
 
 export interface JobSpec {
   readonly metricSpec: MetricSpec;

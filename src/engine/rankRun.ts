@@ -42,7 +42,7 @@ export async function runRank(
 
   const isFinalizer = coords.fieldIdx === 0;
   const output = openRankOutput(job, comm.rank, comm.size, isFinalizer);
-  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold.value, output?.writer ?? null);
+  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null);
   const constants = formulaConstants(job.metricSpec);
   const verifier = job.verify && job.source.kind === 'analytic'
     ? new AnalyticVerifier(job.metricSpec, constants, job.numVector, job.numField) : null;

@@ -16,7 +16,7 @@ describe('buildRunPlan', () => {
       numProcVector: 1, numProcField: 1, numProcRepl: 1,
       numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
     });
-    expect(spec.threshold).toEqual({ value: null });
+    expect(spec.threshold).toEqual({ kind: 'none' });
     expect(spec.outputStub).toBeNull();
     expect(spec).toMatchObject({ force: false, singlePrecisionOutput: false, backend: 'cpu', numThreads: 3, verify: false });
   });
@@ -35,15 +35,15 @@ describe('buildRunPlan', () => {
       numProcVector: 3, numProcField: 2, numProcRepl: 2,
       numPhase: 4, phaseMin: 1, phaseMax: 3, numStage: 5, stageMin: 0, stageMax: 3,
     });
-    expect(spec.threshold).toEqual({ value: 0.25 });
+    expect(spec.threshold).toEqual({ kind: 'single', value: 0.25 });
     expect(spec).toMatchObject({
       outputStub: 'out/run', force: true, singlePrecisionOutput: true, backend: 'ref', numThreads: 8,
     });
   });
 
   it('treats a negative threshold as no threshold, like CoMet', () => {
-    expect(buildRunPlan({ threshold: '-1' }, 1).spec.threshold).toEqual({ value: null });
-    expect(buildRunPlan({ threshold: '0' }, 1).spec.threshold).toEqual({ value: 0 });
+    expect(buildRunPlan({ threshold: '-1' }, 1).spec.threshold).toEqual({ kind: 'none' });
+    expect(buildRunPlan({ threshold: '0' }, 1).spec.threshold).toEqual({ kind: 'single', value: 0 });
   });
 
   it('accepts --verify with the analytic problem', () => {

@@ -1,4 +1,5 @@
 // Builders of JobSpecs for engine tests.
+import { singleThreshold, type Threshold } from '../../src/core/thresholds.js';
 import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../../src/core/types.js';
 import type { DecompositionSpec, JobSpec, ProblemSource } from '../../src/engine/index.js';
 
@@ -11,6 +12,8 @@ export interface JobOptions {
   source?: ProblemSource;
   decomposition?: Partial<DecompositionSpec>;
   threshold?: number | null;
+  /** A full threshold (e.g. per-entry); overrides `threshold`. */
+  thresholdSpec?: Threshold;
   backend?: 'ref' | 'cpu';
   numThreads?: number;
   verify?: boolean;
@@ -33,7 +36,7 @@ export function makeJob(o: JobOptions): JobSpec {
       numPhase, phaseMin: d.phaseMin ?? 0, phaseMax: d.phaseMax ?? numPhase - 1,
       numStage, stageMin: d.stageMin ?? 0, stageMax: d.stageMax ?? numStage - 1,
     },
-    threshold: { value: o.threshold ?? null },
+    threshold: o.thresholdSpec ?? singleThreshold(o.threshold ?? null),
     outputStub: o.outputStub ?? null,
     force: o.force ?? false,
     singlePrecisionOutput: false,

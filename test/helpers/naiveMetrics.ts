@@ -21,7 +21,12 @@ export interface NaiveResult {
 /** All unique pair/triple values computed field by field, with the checksum over all entries. */
 export function naiveMetrics(
   spec: MetricSpec, numVector: number, numField: number, code: CodeSource,
-  options: { keepValues?: boolean; threshold?: number | null } = {},
+  options: {
+    keepValues?: boolean;
+    threshold?: number | null;
+    /** Per-entry rule over a whole tuple's values (entry bits in order); overrides `threshold`. */
+    tupleKeep?: (values: readonly number[]) => boolean[];
+  } = {},
 ): NaiveResult {
   const k: FormulaConstants = {
     countedBits: countedBitsPerField(spec.metric), multiplier: spec.multiplier, param: spec.param,
@@ -37,11 +42,17 @@ export function naiveMetrics(
   const counts = codes.map((row) => row.reduce((s, x) => s + (isMissing(x, spec.sparse) ? 0 : 1), 0));
   const acc = new ChecksumAccumulator();
   const values = new Map<string, number>();
-  const keep = (key: string, uid: number, value: number): void => {
+  /** Thresholds one tuple: `entries[e]` = [key, uid, value] with entry bits e. */
+  const keepTuple = (entries: Array<[string, number, number]>): void => {
     const t = options.threshold ?? null;
-    if (t !== null && !(Math.fround(value) > t)) return;
-    acc.add(uid, value);
-    if (options.keepValues) values.set(key, value);
+    const passes = options.tupleKeep !== undefined
+      ? options.tupleKeep(entries.map((entry) => entry[2]))
+      : entries.map(([, , value]) => t === null || Math.fround(value) > t);
+    entries.forEach(([key, uid, value], e) => {
+      if (!passes[e]) return;
+      acc.add(uid, value);
+      if (options.keepValues) values.set(key, value);
+    });
   };
   if (spec.numWay === 2) {
     for (let i = 0; i < numVector; i++) for (let j = i + 1; j < numVector; j++) {
@@ -52,14 +63,16 @@ export function naiveMetrics(
         }
       }
       const cij = r[0][0] + r[0][1] + r[1][0] + r[1][1];
+      const tuple: Array<[string, number, number]> = [];
       for (const a of [0, 1] as const) for (const b of [0, 1] as const) {
         const sia = a ? sums[i] : C * counts[i] - sums[i];
         const sjb = b ? sums[j] : C * counts[j] - sums[j];
         const value = spec.sparse
           ? sparseValue2(k, r[a][b], sia, sjb, counts[i], counts[j], cij)
           : denseValue2(k, r[a][b], sia, sjb, numField);
-        keep(`${i},${j},${a}${b}`, entryUid2(numVector, i, a, j, b), value);
+        tuple.push([`${i},${j},${a}${b}`, entryUid2(numVector, i, a, j, b), value]);
       }
+      keepTuple(tuple);
     }
   } else {
     for (let i = 0; i < numVector; i++) for (let j = i + 1; j < numVector; j++) for (let l = j + 1; l < numVector; l++) {
@@ -72,14 +85,16 @@ export function naiveMetrics(
         }
       }
       const cijk = r.reduce((s, x) => s + x, 0);
+      const tuple: Array<[string, number, number]> = [];
       for (let e = 0; e < 8; e++) {
         const a = (e >> 2) as 0 | 1, b = ((e >> 1) & 1) as 0 | 1, c = (e & 1) as 0 | 1;
         const s = (v: number, bit: number): number => (bit ? sums[v] : C * counts[v] - sums[v]);
         const value = spec.sparse
           ? sparseValue3(k, r[e], s(i, a), s(j, b), s(l, c), counts[i], counts[j], counts[l], cijk)
           : denseValue3(k, r[e], s(i, a), s(j, b), s(l, c), numField);
-        keep(`${i},${j},${l},${a}${b}${c}`, entryUid3(numVector, i, a, j, b, l, c), value);
+        tuple.push([`${i},${j},${l},${a}${b}${c}`, entryUid3(numVector, i, a, j, b, l, c), value]);
       }
+      keepTuple(tuple);
     }
   }
   return { checksum: formatChecksum(acc.sum()), entries: acc.entries, zeros: acc.zeros, values };
