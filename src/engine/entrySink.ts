@@ -41,17 +41,10 @@ export class EntrySink {
     const count = 4 * numCols;
     const { weights, keep } = this.scratchFor(count);
     pairRowWeights(this.numVector, i, jFirst, numCols, weights);
-    markPassingEntries(this.threshold, values, count, keep);
-    this.checksum.addEntries(values, weights, count, keep);
-    if (this.writer === null) return;
-    for (let e = 0; e < count; e++) {
-      if (keep[e] === 0) continue;
-      const value = values[e];
-      const n = this.numBuffered;
-      this.coords[2 * n] = 2 * i + (e >> 1 & 1);
-      this.coords[2 * n + 1] = 2 * (jFirst + (e >> 2)) + (e & 1);
-      this.push(value);
-    }
+    this.addRow(values, weights, keep, count, (e, coords, at) => {
+      coords[at] = 2 * i + ((e >> 1) & 1);
+      coords[at + 1] = 2 * (jFirst + (e >> 2)) + (e & 1);
+    });
   }
 
   /**
@@ -62,17 +55,25 @@ export class EntrySink {
     const count = 8 * numK;
     const { weights, keep } = this.scratchFor(count);
     tripleRowWeights(this.numVector, i, j, kFirst, numK, weights);
+    this.addRow(values, weights, keep, count, (e, coords, at) => {
+      coords[at] = 2 * i + ((e >> 2) & 1);
+      coords[at + 1] = 2 * j + ((e >> 1) & 1);
+      coords[at + 2] = 2 * (kFirst + (e >> 3)) + (e & 1);
+    });
+  }
+
+  /** Threshold, checksum and records of one row's entries; `coordsOf` writes entry e's coordinates. */
+  private addRow(
+    values: Float64Array, weights: Float64Array, keep: Uint8Array, count: number,
+    coordsOf: (e: number, coords: Uint32Array, at: number) => void,
+  ): void {
     markPassingEntries(this.threshold, values, count, keep);
     this.checksum.addEntries(values, weights, count, keep);
     if (this.writer === null) return;
     for (let e = 0; e < count; e++) {
       if (keep[e] === 0) continue;
-      const value = values[e];
-      const n = this.numBuffered;
-      this.coords[3 * n] = 2 * i + (e >> 2 & 1);
-      this.coords[3 * n + 1] = 2 * j + (e >> 1 & 1);
-      this.coords[3 * n + 2] = 2 * (kFirst + (e >> 3)) + (e & 1);
-      this.push(value);
+      coordsOf(e, this.coords, this.numWay * this.numBuffered);
+      this.push(values[e]);
     }
   }
 
