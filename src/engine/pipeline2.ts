@@ -3,6 +3,7 @@
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { finalizePairs } from './finalize2.js';
+import { finalizeR2Pairs, termGroupsR2 } from './finalizeR2.js';
 import type { MetricContext } from './metricContext.js';
 import { termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
@@ -40,7 +41,8 @@ export function pairsOfStep(rows: VectorBlock, cols: VectorBlock, step: PairStep
 
 /** Runs the rank's 2-way steps; returns the number of pairs finalized here. */
 export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<number> {
-  const groups = termGroups2(env.ctx.layout);
+  const isR2 = env.ctx.spec.metric === 'r2';
+  const groups = isR2 ? termGroupsR2(env.ctx.spec.sparse) : termGroups2(env.ctx.layout);
   const isFinalizer = env.fieldComm.rank === 0;
   let numPairs = 0;
   for (const step of steps) {
@@ -62,7 +64,7 @@ export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: re
       const block = {
         rows: own, rowFirst, numRows: rowCount, cols, colFirst, numCols: colCount, strictUpper: step.isDiagonalBlock,
       };
-      const done = isFinalizer ? finalizePairs(env.ctx, block, tallies) : pairsInPanel(block);
+      const done = isFinalizer ? (isR2 ? finalizeR2Pairs : finalizePairs)(env.ctx, block, tallies) : pairsInPanel(block);
       if (isFinalizer) numPairs += done;
       env.onWork(done * env.ctx.numField);
     }
