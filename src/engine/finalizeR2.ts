@@ -2,8 +2,11 @@
 // per pair, the squared Pearson correlation of allele-1 dosages over the samples present in both SNPs.
 //
 // Sums over the samples f present in both SNPs (m_i = m_j = 1), with g = c1 ∈ {0,1,2} = HOM + NONZERO:
-//   n = Σ m_i m_j,  Sx = Σ g_i m_j,  Sxx = Σ g_i² m_j = 3 Σ HOM_i m_j + Σ NONZERO_i m_j,  Sxy = Σ g_i g_j,
-// (Sy, Syy likewise). Then, exactly as PLINK 1.9's --r2 (plink_ld.c, ld_block_thread) computes it:
+//   n = Σ m_i m_j,  Sx = Σ g_i m_j,  Sxx = Σ g_i² m_j = 3 Σ HOM_i m_j + Σ NONZERO_i m_j  (Sy, Syy likewise),
+//   Sxy = Σ g_i g_j = 2 Σ (NONZERO_i NONZERO_j + HOM_i HOM_j) − Σ HET_i HET_j
+// (3 plane products instead of the 4 of (HOM + NONZERO)(HOM + NONZERO); check: 1·1 = 2 − 1, 1·2 = 2,
+// 2·2 = 2 + 2; 3 is the least, since [[1,2],[2,4]] is no sum of 2 weighted 0/1 outer products).
+// Then, exactly as PLINK 1.9's --r2 (plink_ld.c, ld_block_thread) computes it:
 //   cov = n·Sxy − Sx·Sy,  vx = n·Sxx − Sx²,  vy = n·Syy − Sy²,  r² = (cov·cov) / (vx·vy).
 // Every tally is < 2^26, so cov, vx and vy are exact integers in doubles (< 2^52) and r² is the same
 // double PLINK computes. A SNP without variance over the common samples (vx·vy = 0, hence cov = 0) gives
@@ -16,18 +19,19 @@ import { R2_PLANE } from './tallyLayout.js';
 /** The entry bits of r²'s single table entry per pair: (1, 1), allele-1 dosage against allele-1 dosage. */
 export const R2_ENTRY_BIT = 1;
 
-const { hom: H, nonzero: L, present: M } = R2_PLANE;
-const PRODUCT_GG: TermGroup = [[H, H], [H, L], [L, H], [L, L]];
+const { hom: H, nonzero: L, het: E, present: M } = R2_PLANE;
 
 /**
- * Term groups of r². Sparse: [Σ g_i g_j, Σ HOM_i m_j, Σ NONZERO_i m_j, Σ m_i HOM_j, Σ m_i NONZERO_j,
- * Σ m_i m_j] (9 plane products, as many as sparse CCC). Dense (every field present, so n, Sx and Sy are
- * known): [Σ g_i g_j, Σ HOM_i m_j, Σ m_i HOM_j], the last two being per-vector counts that give Sxx, Syy.
+ * Term groups of r²: [Σ NONZERO NONZERO + Σ HOM HOM, Σ HET HET] (Sxy = 2·first − second), then sparse:
+ * [Σ HOM_i m_j, Σ NONZERO_i m_j, Σ m_i HOM_j, Σ m_i NONZERO_j, Σ m_i m_j] (8 plane products, one fewer than
+ * sparse CCC); dense (every field present, so n, Sx and Sy are known): [Σ HOM_i m_j, Σ m_i HOM_j], the
+ * per-vector counts that give Sxx and Syy.
  */
 export function termGroupsR2(sparse: boolean): TermGroup[] {
+  const product: TermGroup[] = [[[L, L], [H, H]], [[E, E]]];
   return sparse
-    ? [PRODUCT_GG, [[H, M]], [[L, M]], [[M, H]], [[M, L]], [[M, M]]]
-    : [PRODUCT_GG, [[H, M]], [[M, H]]];
+    ? [...product, [[H, M]], [[L, M]], [[M, H]], [[M, L]], [[M, M]]]
+    : [...product, [[H, M]], [[M, H]]];
 }
 
 /** r² of two SNPs from their exact integer sums over the common samples (NaN when one has no variance). */
@@ -47,14 +51,15 @@ export function finalizeR2Pairs(ctx: MetricContext, block: PairBlock, tallies: r
   const sparse = ctx.spec.sparse;
   const rowsReal = Math.min(block.numRows, rows.numVectorReal - block.rowFirst);
   const colsReal = Math.min(block.numCols, cols.numVectorReal - block.colFirst);
-  const gg = tallies[0];
-  // Groups 1–5 (sparse): HOM_i m_j, NONZERO_i m_j, m_i HOM_j, m_i NONZERO_j, m_i m_j; 1–2 (dense): HOM_i m_j, m_i HOM_j.
-  const homRow = tallies[1];
-  const homCol = tallies[sparse ? 3 : 2];
+  const nonzeroHom = tallies[0];
+  const het = tallies[1];
+  // Groups 2–6 (sparse): HOM_i m_j, NONZERO_i m_j, m_i HOM_j, m_i NONZERO_j, m_i m_j; 2–3 (dense): HOM_i m_j, m_i HOM_j.
+  const homRow = tallies[2];
+  const homCol = tallies[sparse ? 4 : 3];
   // Read only in sparse mode.
-  const nonzeroRow = sparse ? tallies[2] : homRow;
-  const nonzeroCol = sparse ? tallies[4] : homCol;
-  const common = sparse ? tallies[5] : homRow;
+  const nonzeroRow = sparse ? tallies[3] : homRow;
+  const nonzeroCol = sparse ? tallies[5] : homCol;
+  const common = sparse ? tallies[6] : homRow;
   const nf = ctx.numField;
   const sink = ctx.sink;
   let numPairs = 0;
@@ -81,7 +86,7 @@ export function finalizeR2Pairs(ctx: MetricContext, block: PairBlock, tallies: r
         sxx = sx + 2 * homRow[t];
         syy = sy + 2 * homCol[t];
       }
-      sink.add2(i, R2_ENTRY_BIT, cols.vectorFirst + lj, R2_ENTRY_BIT, r2FromSums(n, sx, sy, sxx, syy, gg[t]));
+      sink.add2(i, R2_ENTRY_BIT, cols.vectorFirst + lj, R2_ENTRY_BIT, r2FromSums(n, sx, sy, sxx, syy, 2 * nonzeroHom[t] - het[t]));
       numPairs++;
     }
   }

@@ -36,8 +36,11 @@ export function planeLayout(metric: MetricKind, sparse: boolean): PlaneLayout {
     : { numPlanes: 1, countPlanes: [0], maskPlane: null, bitsOfCode: table((b1, b0) => [b1 | b0]) };
 }
 
-/** Planes of the r² layout: g = HOM + NONZERO (HOM ⇒ NONZERO, so g² = 3·HOM + NONZERO), PRESENT = m. */
-export const R2_PLANE = { hom: 0, nonzero: 1, present: 2 } as const;
+/**
+ * Planes of the r² layout: HOM (g = 2), NONZERO (g ≥ 1), HET (g = 1), PRESENT (m). g = HOM + NONZERO and,
+ * as HOM ⇒ NONZERO, g² = 3·HOM + NONZERO.
+ */
+export const R2_PLANE = { hom: 0, nonzero: 1, het: 2, present: 3 } as const;
 
 /**
  * r²'s planes (R2_PLANE), in both modes: the allele-1 dosage g = c1 of CCC. Sparse: `10` is missing
@@ -45,8 +48,8 @@ export const R2_PLANE = { hom: 0, nonzero: 1, present: 2 } as const;
  */
 function r2PlaneLayout(table: (f: (b1: number, b0: number, missing: boolean) => number[]) => number[]): PlaneLayout {
   return {
-    numPlanes: 3, countPlanes: [R2_PLANE.hom, R2_PLANE.nonzero], maskPlane: R2_PLANE.present,
-    bitsOfCode: table((b1, b0, m) => (m ? [0, 0, 0] : [b1 & b0, b1 | b0, 1])),
+    numPlanes: 4, countPlanes: [R2_PLANE.hom, R2_PLANE.nonzero], maskPlane: R2_PLANE.present,
+    bitsOfCode: table((b1, b0, m) => (m ? [0, 0, 0, 0] : [b1 & b0, b1 | b0, b1 ^ b0, 1])),
   };
 }
 
