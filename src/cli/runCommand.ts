@@ -13,7 +13,7 @@ export function addRunCommand(program: Command): void {
     .description(
       'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum\n' +
       `(no options: a random 2-way CCC problem of ${DEFAULT_NUM_VECTOR} vectors × ${DEFAULT_NUM_FIELD} fields)`)
-    .addOption(new Option('--metric <name>', 'similarity metric').choices(['ccc', 'duo']).default('ccc'))
+    .addOption(new Option('--metric <name>', 'similarity metric (r2: LD r², 2-way)').choices(['ccc', 'duo', 'r2']).default('ccc'))
     .addOption(new Option('--way <n>', 'pairs (2) or triples (3)').choices(['2', '3']).default('2'))
     .addOption(new Option('--problem <kind>', 'synthetic problem of SPEC §4 (default: random)')
       .choices(['random', 'analytic']).conflicts('input'))

@@ -62,7 +62,7 @@ export interface RunPlan {
  * @throws UserError with a one-line message for the first invalid option.
  */
 export function buildRunPlan(options: RunOptionText, defaultNumThreads: number): RunPlan {
-  const metric = parseChoice('--metric', options.metric ?? 'ccc', ['ccc', 'duo'] as const);
+  const metric = parseChoice('--metric', options.metric ?? 'ccc', ['ccc', 'duo', 'r2'] as const);
   const numWay: NumWay = parseChoice('--way', options.way ?? '2', ['2', '3'] as const) === '2' ? 2 : 3;
   const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref'] as const);
   const source = problemSource(options);
@@ -84,7 +84,7 @@ export function buildRunPlan(options: RunOptionText, defaultNumThreads: number):
       metric,
       numWay,
       sparse: options.sparse === true,
-      param: options.cccParam === undefined ? DEFAULT_PARAM : parseNonNegativeNumber('--ccc-param', options.cccParam),
+      param: paramOf(options, metric),
       multiplier: multiplierOf(options, metric),
     },
     numVector,
@@ -147,7 +147,17 @@ function sliceOf(name: string, count: number, minText: string | undefined, maxTe
   return [min, max];
 }
 
+/** The p of SPEC §3; r² has none, so `--ccc-param` is refused there rather than ignored. */
+function paramOf(options: RunOptionText, metric: MetricKind): number {
+  if (options.cccParam === undefined) return DEFAULT_PARAM;
+  if (metric === 'r2') throw new UserError('--ccc-param applies to --metric ccc and duo, not r2');
+  return parseNonNegativeNumber('--ccc-param', options.cccParam);
+}
+
 function multiplierOf(options: RunOptionText, metric: MetricKind): number {
+  if (metric === 'r2' && (options.cccMultiplier !== undefined || options.duoMultiplier !== undefined)) {
+    throw new UserError('--metric r2 has no multiplier (--ccc-multiplier and --duo-multiplier do not apply)');
+  }
   if (metric === 'ccc' && options.duoMultiplier !== undefined) {
     throw new UserError('--duo-multiplier applies to --metric duo only (use --ccc-multiplier)');
   }

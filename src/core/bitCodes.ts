@@ -11,17 +11,17 @@ export function isMissing(code: number, sparse: boolean): boolean {
 
 /**
  * c1(x): the 1-bits a metric counts in a field (0 for a missing field in sparse mode).
- * CCC counts both bits; DUO only the low one. Without sparse mode `10` counts like `01` (SPEC §1).
+ * CCC (and r², whose allele-1 dosage this is) counts both bits; DUO only the low one. Without sparse mode `10` counts like `01` (SPEC §1).
  */
 export function countOnes(code: number, metric: MetricKind, sparse: boolean): number {
   if (isMissing(code, sparse)) return 0;
   const c = code === CODE_MISSING ? 0b01 : code;
-  return metric === 'ccc' ? (c & 1) + (c >> 1) : c & 1;
+  return metric === 'duo' ? c & 1 : (c & 1) + (c >> 1);
 }
 
 /** c_a(x) for an entry bit a: c1 when a = 1, C − c1 when a = 0 (0 for a missing field). */
 export function countBits(code: number, bit: 0 | 1, metric: MetricKind, sparse: boolean): number {
   if (isMissing(code, sparse)) return 0;
   const ones = countOnes(code, metric, sparse);
-  return bit === 1 ? ones : (metric === 'ccc' ? 2 : 1) - ones;
+  return bit === 1 ? ones : (metric === 'duo' ? 1 : 2) - ones;
 }

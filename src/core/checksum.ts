@@ -131,9 +131,13 @@ export class ChecksumAccumulator {
   zeros = 0;
   private sinceNormalize = 0;
 
-  /** Adds one entry that passed the threshold. */
+  /**
+   * Adds one entry that passed the threshold. NaN is an undefined value (r² of a pair where a SNP has no
+   * variance over the common samples): an entry that adds 0 to S and is not a zero.
+   */
   add(uid: number, value: number): void {
     this.entries++;
+    if (Number.isNaN(value)) return;
     if (value === 0) {
       this.zeros++;
       return;
@@ -171,6 +175,8 @@ export class ChecksumAccumulator {
         zeros++;
         continue;
       }
+      // NaN (an undefined r²) is an entry that adds 0, as in `add`.
+      if (value !== value) continue;
       if (!(value >= 0 && value < 16)) checkValueRange(value);
       const rv = weights[e];
       const iv = Math.floor(value * TWO_56);

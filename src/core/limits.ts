@@ -5,9 +5,9 @@ import type { MetricKind, NumWay } from './types.js';
 /** CoMet-compatible bound: the largest possible tally must stay below 2^26. */
 export const TALLY_LIMIT = 2 ** 26;
 
-/** Largest value a single table entry can take: C^way · nf for CCC, nf for DUO. */
+/** Largest value a single tally can take: C^way · nf for CCC and r² (Σ g_i g_j ≤ 4·nf), nf for DUO. */
 export function maxTally(metric: MetricKind, numWay: NumWay, numField: number): number {
-  return metric === 'ccc' ? (numWay === 2 ? 4 : 8) * numField : numField;
+  return metric === 'duo' ? numField : (numWay === 2 ? 4 : 8) * numField;
 }
 
 /** Throws a one-line UserError when `numField` would let a tally reach 2^26. */

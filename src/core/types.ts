@@ -1,7 +1,10 @@
 // Core value types shared by every layer: metrics, ways, problem sizes.
 
-/** Which similarity metric: Custom Correlation Coefficient or DUO. */
-export type MetricKind = 'ccc' | 'duo';
+/**
+ * Which metric: Custom Correlation Coefficient, DUO, or LD r² (squared Pearson correlation of allele-1
+ * dosages g = c1 ∈ {0,1,2} over the samples present in both SNPs; 2-way only).
+ */
+export type MetricKind = 'ccc' | 'duo' | 'r2';
 
 /** 2-way (pairs) or 3-way (triples). */
 export type NumWay = 2 | 3;
@@ -24,13 +27,14 @@ export interface ProblemSize {
   readonly numField: number;
 }
 
-/** Bits counted per field: CCC counts both bits (C = 2), DUO only the low one (C = 1). */
+/** Bits counted per field: CCC (and r², whose dosage is CCC's c1) count both bits (C = 2), DUO only the low one (C = 1). */
 export function countedBitsPerField(metric: MetricKind): 1 | 2 {
-  return metric === 'ccc' ? 2 : 1;
+  return metric === 'duo' ? 1 : 2;
 }
 
-/** SPEC §3 defaults. */
+/** SPEC §3 defaults (r² has no multiplier: 1, unused). */
 export function defaultMultiplier(metric: MetricKind): number {
+  if (metric === 'r2') return 1;
   return metric === 'ccc' ? 9 / 2 : 4;
 }
 export const DEFAULT_PARAM = 2 / 3;

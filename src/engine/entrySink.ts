@@ -48,6 +48,21 @@ export class EntrySink {
   }
 
   /**
+   * One entry (bits a of i, b of j) of each pair (i, j) for j = jFirst … jFirst + numCols − 1, for metrics
+   * with a single table entry per pair (r²): `values[c]` is the c-th pair's value.
+   */
+  addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
+    const { weights, keep } = this.scratchFor(4 * numCols);
+    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
+    // Keep the weight of entry (a, b) of each pair, in place: index c ≤ 4c + 2a + b.
+    for (let c = 0; c < numCols; c++) weights[c] = weights[4 * c + 2 * a + b];
+    this.addRow(values, weights, keep, numCols, (e, coords, at) => {
+      coords[at] = 2 * i + a;
+      coords[at + 1] = 2 * (jFirst + e) + b;
+    });
+  }
+
+  /**
    * The triples (i, j, k) for k = kFirst … kFirst + numK − 1: `values[8t + 4a + 2b + c]` is the value of
    * entry bits (a of i, b of j, c of k) of the t-th triple.
    */

@@ -3,6 +3,7 @@
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { finalizePairs, type PairBlock } from './finalize2.js';
+import { finalizeR2Pairs, termGroupsR2 } from './finalizeR2.js';
 import { runOneAhead } from './lookahead.js';
 import type { MetricContext } from './metricContext.js';
 import { termGroups2 } from './tallyLayout.js';
@@ -68,7 +69,9 @@ async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly P
  * started before the current one is finalized, so kernel threads compute while this thread finalizes.
  */
 export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<number> {
-  const groups = termGroups2(env.ctx.layout);
+  const isR2 = env.ctx.spec.metric === 'r2';
+  const groups = isR2 ? termGroupsR2(env.ctx.spec.sparse) : termGroups2(env.ctx.layout);
+  const finalize = isR2 ? finalizeR2Pairs : finalizePairs;
   const isFinalizer = env.fieldComm.rank === 0;
   const startGemm = (panel: PairPanel): Promise<Uint32Array[]> => {
     const b = panel.block;
@@ -81,7 +84,7 @@ export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: re
   let numPairs = 0;
   await runOneAhead(pairPanels(env, own, steps, groups.length), startGemm, async (panel, partial) => {
     const tallies = await reduceOverFields(env.fieldComm, partial);
-    const done = isFinalizer ? finalizePairs(env.ctx, panel.block, tallies) : pairsInPanel(panel.block);
+    const done = isFinalizer ? finalize(env.ctx, panel.block, tallies) : pairsInPanel(panel.block);
     if (isFinalizer) numPairs += done;
     env.onWork(done * env.ctx.numField);
   });

@@ -20,6 +20,12 @@ export function checkJob(job: JobSpec): void {
   validateDecomposition({ numWay: m.numWay, numVector, numField }, job.decomposition);
   checkTallyLimits(m.metric, m.numWay, numField);
   checkVectorLimit(numVector);
+  if (m.metric === 'r2' && m.numWay !== 2) {
+    throw new UserError('--metric r2 is 2-way only: LD r² is defined for pairs of SNPs (drop --way 3)');
+  }
+  if (m.metric === 'r2' && job.verify) {
+    throw new UserError('--verify knows the analytic values of ccc and duo only, not of --metric r2');
+  }
   if (job.verify && job.source.kind !== 'analytic') {
     throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
   }

@@ -10,7 +10,7 @@ export interface PlaneLayout {
   readonly numPlanes: number;
   /** Planes whose sum is c1. */
   readonly countPlanes: readonly number[];
-  /** The presence plane in sparse mode, else null (every field present). */
+  /** The presence plane in sparse mode (and always for r²), else null (every field present). */
   readonly maskPlane: number | null;
   /** Plane bits (bit p = plane p) of each 2-bit code. */
   readonly bitsOfCode: readonly number[];
@@ -23,6 +23,7 @@ export function planeLayout(metric: MetricKind, sparse: boolean): PlaneLayout {
       const missing = sparse && code === CODE_MISSING;
       return f(code >> 1, code & 1, missing).reduce((bits, bit, p) => bits | (bit << p), 0);
     });
+  if (metric === 'r2') return r2PlaneLayout(table);
   if (metric === 'ccc') {
     // Dense: H = b1, L = b0 (so `10` counts 1 like `01`). Sparse: a present field has b1 ⇒ b0.
     return sparse
@@ -33,6 +34,23 @@ export function planeLayout(metric: MetricKind, sparse: boolean): PlaneLayout {
   return sparse
     ? { numPlanes: 2, countPlanes: [0], maskPlane: 1, bitsOfCode: table((_b1, b0, m) => (m ? [0, 0] : [b0, 1])) }
     : { numPlanes: 1, countPlanes: [0], maskPlane: null, bitsOfCode: table((b1, b0) => [b1 | b0]) };
+}
+
+/**
+ * Planes of the r² layout: HOM (g = 2), NONZERO (g ≥ 1), HET (g = 1), PRESENT (m). g = HOM + NONZERO and,
+ * as HOM ⇒ NONZERO, g² = 3·HOM + NONZERO.
+ */
+export const R2_PLANE = { hom: 0, nonzero: 1, het: 2, present: 3 } as const;
+
+/**
+ * r²'s planes (R2_PLANE), in both modes: the allele-1 dosage g = c1 of CCC. Sparse: `10` is missing
+ * (all planes 0, as CCC sparse). Dense: `10` is a het (g = 1, as CCC dense) and every field is present.
+ */
+function r2PlaneLayout(table: (f: (b1: number, b0: number, missing: boolean) => number[]) => number[]): PlaneLayout {
+  return {
+    numPlanes: 4, countPlanes: [R2_PLANE.hom, R2_PLANE.nonzero], maskPlane: R2_PLANE.present,
+    bitsOfCode: table((b1, b0, m) => (m ? [0, 0, 0, 0] : [b1 & b0, b1 | b0, b1 ^ b0, 1])),
+  };
 }
 
 /** Factor kinds of a tally product: the counted bits c1 or the presence mask m. */

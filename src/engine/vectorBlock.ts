@@ -64,13 +64,42 @@ export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes:
   return planes;
 }
 
-/** Planes of a slab from packed bytes (4 fields per byte, LSB first; `bytesPerVector` per real vector). */
+/**
+ * Planes of a slab from packed bytes (4 fields per byte, LSB first; `bytesPerVector` per real vector):
+ * the same planes as `planesFromCodes`, built a byte at a time from a table of each byte's 4 plane bits,
+ * 32 fields (8 bytes) per plane word. Fields past the slab's last one are cleared in every plane.
+ */
 export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {
-  const bytesPerVector = Math.ceil(shape.numFieldLocal / 4);
-  return planesFromCodes(layout, shape, (v, _fieldFirst, out) => {
-    const rowByte = (v - shape.vectorFirst) * bytesPerVector;
-    for (let f = 0; f < out.length; f++) out[f] = (packed[rowByte + (f >> 2)] >> ((f & 3) * 2)) & 3;
-  });
+  const numField = shape.numFieldLocal;
+  const bytesPerVector = Math.ceil(numField / 4);
+  const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, numField);
+  const { wordsPerPlane: wpp, words, numPlanes } = planes;
+  // nibbleOf[p·256 + byte]: bit k is plane p's bit of the byte's field k.
+  const nibbleOf = new Uint8Array(numPlanes * 256);
+  for (let byte = 0; byte < 256; byte++) {
+    for (let k = 0; k < 4; k++) {
+      const bits = layout.bitsOfCode[(byte >> (2 * k)) & 3];
+      for (let p = 0; p < numPlanes; p++) nibbleOf[p * 256 + byte] |= ((bits >> p) & 1) << k;
+    }
+  }
+  const numWordsUsed = Math.ceil(numField / 32);
+  const tailFields = numField % 32;
+  const tailMask = tailFields === 0 ? 0xffffffff : (1 << tailFields) - 1;
+  for (let r = 0; r < shape.numVectorReal; r++) {
+    const src = r * bytesPerVector;
+    const base = r * numPlanes * wpp;
+    for (let w = 0; w < numWordsUsed; w++) {
+      const byteEnd = Math.min(8 * w + 8, bytesPerVector);
+      const mask = w === numWordsUsed - 1 ? tailMask : 0xffffffff;
+      for (let p = 0; p < numPlanes; p++) {
+        const table = p * 256;
+        let word = 0;
+        for (let b = 8 * w; b < byteEnd; b++) word |= nibbleOf[table + packed[src + b]] << (4 * (b - 8 * w));
+        words[base + p * wpp + w] = word & mask;
+      }
+    }
+  }
+  return planes;
 }
 
 /** Partial sums of a slab: Σ c1 and present-field counts per vector row (pads give 0). */

@@ -1,0 +1,18 @@
+// tools/bench-r2 runs end to end on a tiny fileset and reports consistent figures (a smoke test, not a timing).
+import { spawnSync } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BENCH = resolve(dirname(fileURLToPath(import.meta.url)), '../../tools/bench-r2.js');
+
+describe('bench-r2', () => {
+  it('times snptally and both PLINK runs on the same data and prints their ratios as JSON', () => {
+    const r = spawnSync(process.execPath, [BENCH, '--snps', '40', '--samples', '150', '--threads', '1', '--json'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as Record<string, number>;
+    expect(result).toMatchObject({ snps: 40, samples: 150, threads: 1, pairs: 780 });
+    for (const key of ['snptallySeconds', 'plinkSquareSeconds', 'plinkTriangleSeconds']) expect(result[key], key).toBeGreaterThan(0);
+    expect(result.speedupOverPlinkSquare).toBeCloseTo(result.plinkSquareSeconds / result.snptallySeconds, 1);
+  });
+});

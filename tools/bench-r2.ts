@@ -1,0 +1,95 @@
+// LD r² benchmark: `snptally run --metric r2` against `plink1.9 --r2` on the same .bed, same thread count,
+// in one run; prints wall times and the ratios.
+//
+//   node dist/tools/bench-r2.js [--snps 5000] [--samples 10000] [--threads 2] [--missing 0.05] [--json]
+//
+// Data: `plink1.9 --dummy <samples> <snps> <missing>` (.bed/.bim/.fam), converted once to CoMet's packed file
+// for snptally (interim, until the .bed reader lands; its time is printed apart and not counted).
+// What is timed, end to end as processes (start, read, compute, write every pair's value in binary):
+//   snptally  run --metric r2 --sparse --output …  (one record per unique pair: 2 uint32 + float32)
+//   PLINK     --r2 square bin4     the command the issue names; PLINK computes the full n×n matrix, so
+//                                  every pair twice (ld_report_matrix gives each row the interval [0, n))
+//   PLINK     --r2 triangle bin4   each unique pair once (rows get [0, i]): the like-for-like all-pairs run
+// Binary float output (bin4) on both sides so that neither is timed formatting text: square's text matrix
+// is 25 M decimal numbers at 5000 SNPs, and `inter-chr --ld-window-r2 0` prints 12.5 M text lines.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { convertBedToPacked } from './bedToPackedInterim.js';
+
+interface BenchOptions { numSnp: number; numSample: number; numThreads: number; missingRate: number; json: boolean }
+
+function parseOptions(argv: readonly string[]): BenchOptions {
+  const value = (name: string, fallback: number): number => {
+    const at = argv.indexOf(name);
+    if (at < 0) return fallback;
+    const x = Number(argv[at + 1]);
+    if (!Number.isFinite(x) || x < 0) throw new Error(`${name} needs a non-negative number`);
+    return x;
+  };
+  return {
+    numSnp: value('--snps', 5000), numSample: value('--samples', 10000), numThreads: value('--threads', 2),
+    missingRate: value('--missing', 0.05), json: argv.includes('--json'),
+  };
+}
+
+const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
+
+/** Wall seconds of a command that must succeed; its stdout. */
+function timed(command: string, args: readonly string[]): { seconds: number; stdout: string } {
+  const start = performance.now();
+  const r = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const seconds = (performance.now() - start) / 1000;
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout.slice(-2000)}`);
+  return { seconds, stdout: r.stdout };
+}
+
+function main(): void {
+  const o = parseOptions(process.argv.slice(2));
+  const dir = mkdtempSync(join(tmpdir(), 'snptally-bench-r2-'));
+  const loadBefore = loadavg()[0];
+  try {
+    const prefix = join(dir, 'data');
+    execFileSync('plink1.9', ['--dummy', String(o.numSample), String(o.numSnp), String(o.missingRate), '--seed', '1',
+      '--make-bed', '--out', prefix], { stdio: 'ignore' });
+    const convertStart = performance.now();
+    const packed = `${prefix}.packed`;
+    const { numVector, numField } = convertBedToPacked(prefix, packed);
+    const convertSeconds = (performance.now() - convertStart) / 1000;
+
+    const threads = String(o.numThreads);
+    const snptally = timed(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', packed,
+      '--vectors', String(numVector), '--fields', String(numField), '--threads', threads,
+      '--output', join(dir, 'snptally'), '--json']);
+    const report = JSON.parse(snptally.stdout) as { seconds: number; entries: number };
+    const plinkArgs = (shape: string): string[] =>
+      ['--bfile', prefix, '--r2', shape, 'bin4', '--threads', threads, '--allow-no-sex', '--out', join(dir, `plink-${shape}`)];
+    const square = timed('plink1.9', plinkArgs('square'));
+    const triangle = timed('plink1.9', plinkArgs('triangle'));
+    const result = {
+      snps: numVector, samples: numField, threads: o.numThreads, missingRate: o.missingRate, pairs: report.entries,
+      snptallySeconds: +snptally.seconds.toFixed(3), snptallyComputeSeconds: +report.seconds.toFixed(3),
+      plinkSquareSeconds: +square.seconds.toFixed(3), plinkTriangleSeconds: +triangle.seconds.toFixed(3),
+      speedupOverPlinkSquare: +(square.seconds / snptally.seconds).toFixed(2),
+      speedupOverPlinkTriangle: +(triangle.seconds / snptally.seconds).toFixed(2),
+      interimBedConversionSeconds: +convertSeconds.toFixed(3),
+      loadAverageBefore: +loadBefore.toFixed(2), loadAverageAfter: +loadavg()[0].toFixed(2),
+    };
+    if (o.json) {
+      console.log(JSON.stringify(result));
+      return;
+    }
+    console.log(`r² of ${result.pairs} pairs: ${numVector} SNPs × ${numField} samples, ${o.missingRate} missing, ${o.numThreads} threads`);
+    console.log(`snptally run --metric r2 --sparse   ${result.snptallySeconds} s (engine ${result.snptallyComputeSeconds} s)`);
+    console.log(`plink1.9 --r2 square bin4           ${result.plinkSquareSeconds} s   snptally ${result.speedupOverPlinkSquare}× faster`);
+    console.log(`plink1.9 --r2 triangle bin4         ${result.plinkTriangleSeconds} s   snptally ${result.speedupOverPlinkTriangle}× faster`);
+    console.log(`(interim .bed → packed conversion ${result.interimBedConversionSeconds} s, not counted; ` +
+      `1-min load average ${result.loadAverageBefore} before, ${result.loadAverageAfter} after)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
