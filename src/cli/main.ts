@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { UserError } from '../core/errors.js';
 import { addDumpCommand } from './dumpCommand.js';
 import { packageVersion } from './packageVersion.js';
+import { addPrepareCommand } from './prepareCommand.js';
 import { addRunCommand } from './runCommand.js';
 import { exitQuietlyOnClosedPipe } from './stdout.js';
 
@@ -24,6 +25,7 @@ function buildProgram(): Command {
     });
   addRunCommand(program);
   addDumpCommand(program);
+  addPrepareCommand(program);
   return program;
 }
 
