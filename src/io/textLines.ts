@@ -49,7 +49,8 @@ export async function* readTextLines(path: string): AsyncGenerator<NumberedLine>
     stream = file.pipe(gunzip);
   }
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  // readline does not forward errors of its input: end it so the loop below stops, then report.
+  // Depending on when it happens, a stream error either ends readline's iteration or is thrown by it:
+  // both end the loop, and the error is reported once below.
   stream.on('error', () => lines.close());
   let lineNumber = 0;
   try {
@@ -58,6 +59,9 @@ export async function* readTextLines(path: string): AsyncGenerator<NumberedLine>
       yield { text: line.endsWith('\r') ? line.slice(0, -1) : line, lineNumber };
       if (failure !== null) break;
     }
+  } catch (error) {
+    if (!(error instanceof Error) || error instanceof UserError) throw error;
+    remember(error);
   } finally {
     lines.close();
     file.destroy();
