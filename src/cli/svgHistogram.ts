@@ -11,8 +11,8 @@ export interface HistogramPanel {
 }
 
 const WIDTH = 360;
-const HEIGHT = 200;
-const MARGIN = { left: 48, right: 10, top: 24, bottom: 32 };
+const HEIGHT = 214;
+const MARGIN = { left: 48, right: 10, top: 24, bottom: 46 };
 
 /** Escapes text for HTML and SVG content and attributes. */
 export function escapeXml(text: string): string {
@@ -47,7 +47,8 @@ export function renderHistogramSvg(panel: HistogramPanel): string {
     `<line x1="${MARGIN.left}" y1="${MARGIN.top}" x2="${MARGIN.left}" y2="${axisY}" stroke="#333"/>` +
     `<text x="${MARGIN.left - 4}" y="${axisY}" text-anchor="end">0</text>` +
     `<text x="${MARGIN.left - 4}" y="${MARGIN.top + 8}" text-anchor="end">${panel.maxCount}</text>` +
-    `${xLabels}</svg>`;
+    `${xLabels}<text x="${MARGIN.left + plotWidth / 2}" y="${axisY + 31}" text-anchor="middle" fill="#555">value</text>` +
+    `<text transform="translate(14 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle" fill="#555">count</text></svg>`;
 }
 
 function formatTick(value: number): string {
