@@ -91,6 +91,26 @@ describe('PLINK and VCF inputs', () => {
   });
 });
 
+describe('bad VCF sites through the CLI', () => {
+  it('skips a multi-allelic site with --on-bad-site skip (one stderr line) and gives the checksum without it', () => {
+    const lines = readFileSync(`${prefix}.vcf`, 'utf8').split('\n');
+    const firstData = lines.findIndex((line) => /^[^#]/.test(line));
+    const multi = lines[firstData].split('\t');
+    multi[2] = 'multi';
+    multi[4] = `${multi[4]},T`;
+    const withMulti = [...lines.slice(0, firstData + 1), multi.join('\t'), ...lines.slice(firstData + 1)];
+    const path = join(workDir, 'multi.vcf');
+    writeFileSync(path, withMulti.join('\n'));
+    const refused = runCli(['run', '--input', path, '--sparse']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`^snptally: .*multi\\.vcf line ${firstData + 2}: multi-allelic site .*--on-bad-site skip`));
+    const skipped = runCli(['run', '--input', path, '--sparse', '--on-bad-site', 'skip', '--json']);
+    expect(skipped.status).toBe(0);
+    expect(skipped.stderr).toBe(`snptally: skipped ${path} line ${firstData + 2}: multi-allelic site (ALT ${multi[4]}); only biallelic sites are read\n`);
+    expect(JSON.parse(skipped.stdout).checksum).toBe(checksumOf(['--input', `${prefix}.vcf`, '--sparse']));
+  });
+});
+
 describe('bad real-data files through the CLI', () => {
   function spoiledCopy(name: string): string {
     const copy = join(workDir, name);
