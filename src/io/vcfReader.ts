@@ -69,15 +69,16 @@ async function* vcfRows(
   const packed = new Uint8Array(packedBytesPerVector(numSample));
   for await (const { text, lineNumber } of lines) {
     if (text === '') continue;
-    const columns = text.split('\t');
-    if (columns.length !== FIXED_COLUMNS + numSample) {
+    const numColumns = countColumns(text);
+    if (numColumns !== FIXED_COLUMNS + numSample) {
       throw new UserError(
-        `${path} line ${lineNumber}: ${columns.length - FIXED_COLUMNS} sample columns, but the header names ${numSample} samples`);
+        `${path} line ${lineNumber}: ${numColumns - FIXED_COLUMNS} sample columns, but the header names ${numSample} samples`);
     }
     let row: GenotypeRow;
     try {
-      const snp = parseSite(columns);
-      const numMissing = packCalls(columns, numSample, packed);
+      const fixed = fixedColumns(text);
+      const snp = parseSite(fixed.columns);
+      const numMissing = packCalls(text, fixed.samplesStart, fixed.columns[FIXED_COLUMNS - 1], numSample, packed);
       row = { snp, packed, numMissing };
     } catch (error) {
       if (!(error instanceof BadSiteError)) throw error;
@@ -92,6 +93,25 @@ async function* vcfRows(
   }
 }
 
+/** Tab-separated columns of a line (counted with indexOf: lines of many samples are long). */
+function countColumns(text: string): number {
+  let count = 1;
+  for (let tab = text.indexOf('\t'); tab >= 0; tab = text.indexOf('\t', tab + 1)) count++;
+  return count;
+}
+
+/** The 9 fixed columns and where the first sample column starts (the line has all of them). */
+function fixedColumns(text: string): { columns: string[]; samplesStart: number } {
+  const columns: string[] = [];
+  let start = 0;
+  for (let c = 0; c < FIXED_COLUMNS; c++) {
+    const tab = text.indexOf('\t', start);
+    columns.push(text.slice(start, tab));
+    start = tab + 1;
+  }
+  return { columns, samplesStart: start };
+}
+
 function parseSite(columns: readonly string[]): SnpInfo {
   const [chrom, posText, id, ref, alt] = columns;
   if (chrom === '') throw new BadSiteError('empty CHROM');
@@ -103,21 +123,54 @@ function parseSite(columns: readonly string[]): SnpInfo {
   return { chrom, pos, id: id === '.' || id === '' ? `${chrom}:${pos}:${ref}:${alt}` : id, allele1: alt, allele2: ref };
 }
 
-/** Packs the GT calls of one line into `packed`; returns the number of missing calls. */
-function packCalls(columns: readonly string[], numSample: number, packed: Uint8Array): number {
-  const format = columns[FIXED_COLUMNS - 1].split(':');
-  const gtIndex = format.indexOf('GT');
-  if (gtIndex < 0) throw new BadSiteError(`no GT in FORMAT "${columns[FIXED_COLUMNS - 1]}"`);
+const CHAR_0 = 48;
+const CHAR_1 = 49;
+const CHAR_DOT = 46;
+const CHAR_SLASH = 47;
+const CHAR_BAR = 124;
+const CHAR_COLON = 58;
+
+/**
+ * Packs the GT calls of one line (sample columns from `samplesStart`) into `packed`; returns the number
+ * of missing calls. The common shape — GT first in FORMAT, one-character alleles such as `0/1`, `1|1`,
+ * `./.` — is decoded from character codes; anything else goes through {@link callCode}.
+ */
+function packCalls(text: string, samplesStart: number, format: string, numSample: number, packed: Uint8Array): number {
+  const formatKeys = format.split(':');
+  const gtIndex = formatKeys.indexOf('GT');
+  if (gtIndex < 0) throw new BadSiteError(`no GT in FORMAT "${format}"`);
   packed.fill(0);
   let numMissing = 0;
+  let start = samplesStart;
   for (let s = 0; s < numSample; s++) {
-    const sampleText = columns[FIXED_COLUMNS + s];
-    const gt = gtIndex === 0 ? sampleText.split(':', 1)[0] : sampleText.split(':')[gtIndex] ?? '.';
-    const code = callCode(gt, s);
+    const tab = text.indexOf('\t', start);
+    const end = tab < 0 ? text.length : tab;
+    let code = -1;
+    if (gtIndex === 0 && end - start >= 3 && (end - start === 3 || text.charCodeAt(start + 3) === CHAR_COLON)) {
+      const separator = text.charCodeAt(start + 1);
+      if (separator === CHAR_SLASH || separator === CHAR_BAR) {
+        code = diploidCode(text.charCodeAt(start), text.charCodeAt(start + 2));
+      }
+    }
+    if (code < 0) {
+      const sampleText = text.slice(start, end);
+      code = callCode(gtIndex === 0 ? sampleText.split(':', 1)[0] : sampleText.split(':')[gtIndex] ?? '.', s);
+    }
     if (code === CODE_MISSING) numMissing++;
     packed[s >>> 2] |= code << ((s & 3) * 2);
+    start = end + 1;
   }
   return numMissing;
+}
+
+/** Code of a diploid call from its two allele characters; −1 when either is not 0, 1 or `.`. */
+function diploidCode(first: number, second: number): number {
+  if (first === CHAR_DOT || second === CHAR_DOT) {
+    return (first === CHAR_DOT || first === CHAR_0 || first === CHAR_1) &&
+      (second === CHAR_DOT || second === CHAR_0 || second === CHAR_1) ? CODE_MISSING : -1;
+  }
+  if ((first !== CHAR_0 && first !== CHAR_1) || (second !== CHAR_0 && second !== CHAR_1)) return -1;
+  return CODE_BY_ALLELE1_COPIES[(first - CHAR_0) + (second - CHAR_0)];
 }
 
 /** The SPEC code of one GT value of a biallelic site. */

@@ -55,6 +55,18 @@ describe('VCF reader', () => {
     expect(rows.codes).toEqual(dosages.map((row) => row.map(specCode)));
   });
 
+  it('decodes half-missing calls, GT after other FORMAT keys, and calls with extra fields alike', async () => {
+    const header = ['#CHROM', 'POS', 'ID', 'REF', 'ALT', 'QUAL', 'FILTER', 'INFO', 'FORMAT', 'a', 'b', 'c', 'd', 'e'].join('\t');
+    const content = [
+      header,
+      ['1', '1', '.', 'C', 'T', '.', '.', '.', 'DP:GT', '7:0/1', '7:./1', '7:1|1', '7:.', '7:0|0'].join('\t'),
+      ['1', '2', 'x', 'C', 'T', '.', '.', '.', 'GT:DP', '1/.:5', '0|1:5', '.:5', '1/1', '0/0:3'].join('\t'),
+    ].join('\n');
+    const { rows } = await readVcf('forms.vcf', content);
+    expect(rows.ids).toEqual(['1:1:C:T', 'x']);
+    expect(rows.codes).toEqual([[0b01, 0b10, 0b11, 0b10, 0b00], [0b10, 0b01, 0b10, 0b11, 0b00]]);
+  });
+
   it('reads gzip and BGZF (many gzip members) to the same rows as plain text', async () => {
     const plain = (await readVcf('same.vcf', text)).rows;
     const bgzf = bgzfBytes(text, 300);
