@@ -52,6 +52,7 @@ beforeAll(() => {
   cli(['run', '--input', join(workDir, 'plain.packed'), '--sparse', '--output', join(workDir, 'plain'), '--npv', '2']);
   cli(['run', '--input', join(workDir, 'shuffled.packed'), '--sparse', '--output', join(workDir, 'shuffled'), '--npv', '3']);
   cli(['run', '--input', prefix, '--sparse', '--way', '3', '--output', join(workDir, 'three'), '--npv', '2']);
+  cli(['run', '--input', join(workDir, 'shuffled.packed'), '--sparse', '--way', '3', '--output', join(workDir, 'three-shuffled')]);
 });
 
 const filesOf = (stub: string, numRanks: number): string[] =>
@@ -64,8 +65,10 @@ describe('dump with SNP names', () => {
     expect(parseNamedDump(cli(['dump', ...filesOf('shuffled', 3)]), 2)).toEqual(expected);
   });
 
-  it('takes the way and names of a 3-way run converted on the fly from its run-info file', () => {
-    expect(parseNamedDump(cli(['dump', ...filesOf('three', 2)]), 3)).toEqual(naiveLines(3));
+  it('takes the way and names of 3-way runs (converted on the fly, or shuffled) from their run-info files', () => {
+    const expected = naiveLines(3);
+    expect(parseNamedDump(cli(['dump', ...filesOf('three', 2)]), 3)).toEqual(expected);
+    expect(parseNamedDump(cli(['dump', ...filesOf('three-shuffled', 1)]), 3)).toEqual(expected);
   });
 
   it('prints vector indices without names when given no sidecar and none is found', () => {
