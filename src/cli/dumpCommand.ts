@@ -1,8 +1,10 @@
-// `snptally dump`: prints the records of per-rank metrics files as tab-separated text.
+// `snptally dump`: prints the records of per-rank metrics files as tab-separated text, with SNP IDs when known.
 import { Command, Option } from 'commander';
 import type { NumWay } from '../core/types.js';
-import { coordEntryBit, coordVectorIndex, readMetricsFileChunks } from '../io/index.js';
-import { formatFloat32 } from './formatFloat32.js';
+import { readMetricsFileChunks } from '../io/index.js';
+import { formatNamedRecord, recordHeader } from './recordFormat.js';
+import { findRunInfoFor } from './runInfoFile.js';
+import { SnpNaming } from './snpNaming.js';
 import { writeStdout } from './stdout.js';
 
 /** Adds the `dump` command to `program`. */
@@ -11,31 +13,36 @@ export function addDumpCommand(program: Command): void {
     .summary('print metrics files as tab-separated text')
     .description(
       'print metrics files as TSV: i j [k] entry value (global vector indices, entry bits in\n' +
-      'coordinate order such as 01 or 110, the float32 value)')
+      'coordinate order such as 01 or 110, the float32 value). With a sidecar (--sidecar, or found\n' +
+      'through <stub>.run.json beside the files) indices are SNP indices in input order, sorted, and\n' +
+      'SNP IDs follow them: i j [k] snp_i snp_j [snp_k] entry value')
     .argument('<files...>', 'metrics files written by run --output')
-    .addOption(new Option('--way <n>', 'records of the files are 2-way or 3-way').choices(['2', '3']).default('2'))
+    .addOption(new Option('--way <n>', 'records are 2-way or 3-way (default: from <stub>.run.json, else 2)').choices(['2', '3']))
+    .option('--sidecar <file>', 'sidecar of the prepared input (default: from <stub>.run.json)')
     .option('--header', 'print a first line naming the columns', false)
     .action(async (files: string[], _options: unknown, command: Command) => {
       const options = command.opts();
-      await dumpFiles(files, options.way === '3' ? 3 : 2, options.header === true);
+      const naming = SnpNaming.forMetricsFiles(files, options.sidecar as string | undefined);
+      await dumpFiles(files, wayOf(files, options.way as string | undefined), options.header === true, naming);
     });
 }
 
+/** `--way` when given, else the run-info file's way, else 2. */
+export function wayOf(files: readonly string[], wayText: string | undefined): NumWay {
+  if (wayText !== undefined) return wayText === '3' ? 3 : 2;
+  return (files.length === 0 ? null : findRunInfoFor(files[0]))?.numWay ?? 2;
+}
+
 /** Writes every record of `files`, in order, one line each. */
-export async function dumpFiles(files: readonly string[], numWay: NumWay, header: boolean): Promise<void> {
-  if (header) await writeStdout(`${numWay === 2 ? 'i\tj' : 'i\tj\tk'}\tentry\tvalue\n`);
+export async function dumpFiles(
+  files: readonly string[], numWay: NumWay, header: boolean, naming: SnpNaming = SnpNaming.load(null),
+): Promise<void> {
+  if (header) await writeStdout(recordHeader(numWay, naming.hasNames));
   for (const file of files) {
     for (const chunk of readMetricsFileChunks(file, numWay)) {
       const lines: string[] = [];
       for (let r = 0; r < chunk.numRecords; r++) {
-        let indices = '';
-        let entry = '';
-        for (let w = 0; w < numWay; w++) {
-          const coord = chunk.coords[r * numWay + w];
-          indices += `${coordVectorIndex(coord)}\t`;
-          entry += coordEntryBit(coord);
-        }
-        lines.push(`${indices}${entry}\t${formatFloat32(chunk.values[r])}\n`);
+        lines.push(formatNamedRecord(naming.namedRecord(chunk.coords, r, numWay, chunk.values[r]), naming));
       }
       await writeStdout(lines.join(''));
     }

@@ -4,6 +4,10 @@ import { Command, CommanderError } from 'commander';
 import { UserError } from '../core/errors.js';
 import { addDumpCommand } from './dumpCommand.js';
 import { packageVersion } from './packageVersion.js';
+import { addMergeCommand } from './mergeCommand.js';
+import { addPrepareCommand } from './prepareCommand.js';
+import { addReportCommand } from './reportCommand.js';
+import { addTopCommand } from './topCommand.js';
 import { addRunCommand } from './runCommand.js';
 import { exitQuietlyOnClosedPipe } from './stdout.js';
 
@@ -24,6 +28,10 @@ function buildProgram(): Command {
     });
   addRunCommand(program);
   addDumpCommand(program);
+  addPrepareCommand(program);
+  addTopCommand(program);
+  addMergeCommand(program);
+  addReportCommand(program);
   return program;
 }
 

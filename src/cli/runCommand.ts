@@ -1,7 +1,11 @@
 // `snptally run`: validate the options into a JobSpec, run it with a progress display, print the result.
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
-import { loadRunJob } from './engineApi.js';
+import { writeJsonFileAtomically } from '../io/index.js';
+import { loadRunJob, type JobSpec, type RunResult } from './engineApi.js';
+import { parseBadSitePolicy } from './genotypePreparation.js';
+import { writeRunInfo } from './runInfoFile.js';
+import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
 import { buildRunJson, formatRunSummary } from './runReport.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, type RunOptionText } from './runOptions.js';
@@ -17,7 +21,10 @@ export function addRunCommand(program: Command): void {
     .addOption(new Option('--way <n>', 'pairs (2) or triples (3)').choices(['2', '3']).default('2'))
     .addOption(new Option('--problem <kind>', 'synthetic problem of SPEC §4 (default: random)')
       .choices(['random', 'analytic']).conflicts('input'))
-    .option('--input <file>', 'CoMet packed vector file (needs --vectors and --fields)')
+    .option('--input <file>',
+      'prepared file (see prepare), PLINK fileset (x or x.bed), VCF, or raw packed file (needs --vectors and --fields)')
+    .addOption(new Option('--on-bad-site <policy>', 'bad VCF sites of --input: skip them or stop')
+      .choices(['skip', 'error']).default('error'))
     .option('--vectors <n>', `number of vectors (default ${DEFAULT_NUM_VECTOR} for synthetic problems)`)
     .option('--fields <n>', `number of fields per vector (default ${DEFAULT_NUM_FIELD} for synthetic problems)`)
     .option('--sparse', 'treat code 10 as missing', false)
@@ -50,15 +57,59 @@ export function addRunCommand(program: Command): void {
 }
 
 async function runAction(options: RunOptionText): Promise<void> {
-  const plan = buildRunPlan(options, availableParallelism());
+  // Options are checked once before the input is read (a bad option must not wait for a conversion),
+  // then again with the sizes the input records.
+  if (options.input === undefined) {
+    await runPlanned(options, null);
+    return;
+  }
+  buildRunPlan({ ...options, vectors: undefined, fields: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
+  const input = await resolveRunInput(options.input, parseBadSitePolicy(options.onBadSite));
+  try {
+    checkMissingCallsAllowed(input, options.sparse === true);
+    await runPlanned({ ...options, input: input.packedPath }, input);
+  } finally {
+    input.dispose();
+  }
+}
+
+async function runPlanned(options: RunOptionText, input: RunInput | null): Promise<void> {
+  const plan = buildRunPlan(options, availableParallelism(), input?.size ?? null);
   const { spec } = plan;
   // The engine checks the input file, the output stub and the decomposition before any work starts.
   const runJob = await loadRunJob();
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
   const result = await runJob(spec, { onProgress: progress.onProgress }).finally(() => progress.stop());
-  process.stdout.write(plan.json
-    ? `${JSON.stringify(buildRunJson(spec, result, plan.threshold))}\n`
-    : formatRunSummary(spec, result, plan.threshold));
+  const runJson = buildRunJson(spec, result, plan.threshold);
+  if (input !== null) runJson.inputPath = input.givenPath;
+  if (spec.outputStub !== null) writeRunInfoOf(spec.outputStub, spec, result, runJson, input);
+  // People see the input they named, not the temporary file a PLINK/VCF input was converted into.
+  const shownSpec: JobSpec = input === null ? spec : { ...spec, source: { kind: 'file', path: input.givenPath } };
+  process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
+}
+
+/**
+ * Writes `<stub>.run.json`. A PLINK/VCF input's sidecar lives in a temporary directory, so it is kept
+ * beside the outputs as `<stub>.input.json` (the run-info file points at it).
+ */
+function writeRunInfoOf(
+  stub: string, spec: JobSpec, result: RunResult, runJson: Record<string, unknown>, input: RunInput | null,
+): void {
+  let sidecar = input?.sidecarPath ?? null;
+  if (input !== null && input.sidecar !== null && sidecar === null) {
+    sidecar = `${stub}.input.json`;
+    writeJsonFileAtomically(sidecar, input.sidecar);
+  }
+  writeRunInfo(stub, {
+    metric: spec.metricSpec.metric,
+    numWay: spec.metricSpec.numWay,
+    numVector: spec.numVector,
+    numField: spec.numField,
+    outputFiles: result.outputFiles,
+    sidecar,
+    input: input === null ? null : { kind: input.kind, path: input.givenPath },
+    run: runJson,
+  });
 }
 
 /** Picks the typed option values out of commander's untyped record. */
@@ -77,6 +128,6 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'),
     backend: text('backend'), threads: text('threads'), output: text('output'),
-    force: flag('force'), verify: flag('verify'), json: flag('json'),
+    force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
   };
 }

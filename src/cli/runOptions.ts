@@ -1,6 +1,6 @@
 // Turns the text of `snptally run`'s options into a validated JobSpec (pure: no I/O, no engine).
 import { UserError } from '../core/errors.js';
-import { DEFAULT_PARAM, defaultMultiplier, type MetricKind, type NumWay } from '../core/types.js';
+import { DEFAULT_PARAM, defaultMultiplier, type MetricKind, type NumWay, type ProblemSize } from '../core/types.js';
 import type { JobSpec } from './engineApi.js';
 import {
   parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger,
@@ -47,6 +47,7 @@ export interface RunOptionText {
   readonly force?: boolean;
   readonly verify?: boolean;
   readonly json?: boolean;
+  readonly onBadSite?: string;
 }
 
 /** A validated run: the engine's job plus what only the CLI needs. */
@@ -59,17 +60,20 @@ export interface RunPlan {
 /**
  * Validates every option and builds the job.
  * @param defaultNumThreads kernel threads when `--threads` is absent (the machine's cores).
+ * @param inputSize sizes recorded with the `--input` file (a prepared file's sidecar), if any.
  * @throws UserError with a one-line message for the first invalid option.
  */
-export function buildRunPlan(options: RunOptionText, defaultNumThreads: number): RunPlan {
+export function buildRunPlan(
+  options: RunOptionText, defaultNumThreads: number, inputSize: ProblemSize | null = null,
+): RunPlan {
   const metric = parseChoice('--metric', options.metric ?? 'ccc', ['ccc', 'duo', 'r2'] as const);
   const numWay: NumWay = parseChoice('--way', options.way ?? '2', ['2', '3'] as const) === '2' ? 2 : 3;
   const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref'] as const);
-  const source = problemSource(options);
+  const source = problemSource(options, inputSize !== null);
 
-  const numVector = options.vectors === undefined ? DEFAULT_NUM_VECTOR : parsePositiveInteger('--vectors', options.vectors);
+  const numVector = sizeOption('--vectors', options.vectors, inputSize?.numVector, DEFAULT_NUM_VECTOR);
   if (numVector > MAX_NUM_VECTOR) throw new UserError(`--vectors must be at most ${MAX_NUM_VECTOR}, got ${numVector}`);
-  const numField = options.fields === undefined ? DEFAULT_NUM_FIELD : parsePositiveInteger('--fields', options.fields);
+  const numField = sizeOption('--fields', options.fields, inputSize?.numField, DEFAULT_NUM_FIELD);
 
   const decomposition = decompositionOf(options, numWay);
   const threshold = parseThresholdOption(options.threshold, numWay);
@@ -102,11 +106,22 @@ export function buildRunPlan(options: RunOptionText, defaultNumThreads: number):
   return { spec, threshold, json: options.json === true };
 }
 
-function problemSource(options: RunOptionText): JobSpec['source'] {
+/** A size option; when the input file records the size, a given option must agree with it. */
+function sizeOption(option: string, text: string | undefined, recorded: number | undefined, fallback: number): number {
+  const given = text === undefined ? undefined : parsePositiveInteger(option, text);
+  if (recorded !== undefined && given !== undefined && given !== recorded) {
+    throw new UserError(`${option} ${given} does not match the input, which has ${recorded}`);
+  }
+  return recorded ?? given ?? fallback;
+}
+
+function problemSource(options: RunOptionText, inputHasSizes: boolean): JobSpec['source'] {
   if (options.input !== undefined) {
     if (options.problem !== undefined) throw new UserError('use either --problem or --input, not both');
-    if (options.vectors === undefined || options.fields === undefined) {
-      throw new UserError('--input needs --vectors and --fields: the packed file does not record its sizes');
+    if (!inputHasSizes && (options.vectors === undefined || options.fields === undefined)) {
+      throw new UserError(
+        '--input needs --vectors and --fields: a raw packed file does not record its sizes ' +
+        '(prepared files, PLINK filesets and VCFs do)');
     }
     return { kind: 'file', path: nonEmpty('--input', options.input) };
   }

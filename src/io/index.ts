@@ -1,4 +1,4 @@
-// Entry point of src/io (level 2): readers and writers of the packed vector input and per-rank metric files.
+// Entry point of src/io (level 2): genotype readers (PLINK, VCF), prepared packed files, per-rank metrics files.
 export {
   checkPackedVectorFile,
   packFieldValues,
@@ -23,3 +23,22 @@ export {
   readMetricsFileRecords,
 } from './metricsFileReader.js';
 export type { MetricsRecord, MetricsRecordChunk } from './metricsFileReader.js';
+export { CODE_BY_ALLELE1_COPIES, CODE_MISSING, bedByteToPacked, convertBedRecord, countMissingCodes } from './genotypeCodes.js';
+export type {
+  BadSite, BadSitePolicy, GenotypeReadOptions, GenotypeRow, GenotypeSource, SnpInfo,
+} from './genotypeSource.js';
+export { openPlinkFileset, plinkPathsOf } from './plinkFileset.js';
+export type { PlinkPaths } from './plinkFileset.js';
+export { looksLikeVcf, openVcf } from './vcfReader.js';
+export { isGzipFile, readTextLines } from './textLines.js';
+export type { NumberedLine } from './textLines.js';
+export { seededVectorOrder } from './vectorPermutation.js';
+export {
+  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, checkPreparedFile, readSidecar, sha256OfFile, sidecarPathOf,
+  writeJsonFileAtomically,
+} from './preparedSidecar.js';
+export type { PreparedSidecar, SidecarSnps } from './preparedSidecar.js';
+export { prepareGenotypes } from './prepareGenotypes.js';
+export type { PrepareOptions } from './prepareGenotypes.js';
+export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
+export { systemErrorText } from './systemErrorText.js';

@@ -1,0 +1,78 @@
+// What `run --input X` reads: a prepared file (sizes from its sidecar), a raw packed file, or a PLINK
+// fileset / VCF prepared on the fly into a temporary packed file.
+//
+// Why a temporary prepared file rather than reading .bed/VCF inside the ranks: ranks read their slabs by
+// offset arithmetic from one packed layout (src/io/packedVectorFile.ts); a VCF is text and cannot be
+// addressed that way, and one streaming conversion (disk speed) is small next to the O(n²·m) run. So
+// every input reaches the engine as the same packed file and the engine stays format-agnostic.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../core/errors.js';
+import type { ProblemSize } from '../core/types.js';
+import {
+  checkPreparedFile, genotypeInputKind, readSidecar, sidecarPathOf, type BadSitePolicy, type PreparedSidecar,
+} from '../io/index.js';
+import { prepareGenotypeFile } from './genotypePreparation.js';
+
+/** The input of a run, resolved to the packed file the engine reads. */
+export interface RunInput {
+  readonly kind: 'prepared' | 'packed' | 'bed' | 'vcf';
+  /** The path the user gave. */
+  readonly givenPath: string;
+  /** The packed file the engine reads (a temporary one for bed/vcf). */
+  readonly packedPath: string;
+  /** Sizes from the sidecar; null for a raw packed file (then --vectors/--fields give them). */
+  readonly size: ProblemSize | null;
+  readonly sidecar: PreparedSidecar | null;
+  /** The sidecar file when it outlives the run (prepared inputs); null otherwise. */
+  readonly sidecarPath: string | null;
+  /** Removes temporary files. */
+  dispose(): void;
+}
+
+/**
+ * Resolves `--input`. A prepared file is recognised by its sidecar `<file>.json` and checked against it
+ * (size and SHA-256); a .bed, fileset prefix or VCF is converted into a temporary directory (under
+ * $TMPDIR) that `dispose` removes.
+ */
+export async function resolveRunInput(givenPath: string, onBadSite: BadSitePolicy): Promise<RunInput> {
+  const sidecarPath = sidecarPathOf(givenPath);
+  if (existsSync(sidecarPath)) {
+    const sidecar = readSidecar(sidecarPath);
+    checkPreparedFile(givenPath, sidecar);
+    return {
+      kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath, dispose: () => {},
+    };
+  }
+  const kind = genotypeInputKind(givenPath);
+  if (kind === null) {
+    return { kind: 'packed', givenPath, packedPath: givenPath, size: null, sidecar: null, sidecarPath: null, dispose: () => {} };
+  }
+  const directory = mkdtempSync(join(tmpdir(), 'snptally-input-'));
+  const dispose = (): void => rmSync(directory, { recursive: true, force: true });
+  try {
+    const packedPath = join(directory, 'input.packed');
+    const sidecar = await prepareGenotypeFile(givenPath, packedPath, { onBadSite, permuteSeed: null });
+    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, dispose };
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+}
+
+/**
+ * Refuses a dense run over data with missing calls: without --sparse the code 10 counts like a het call
+ * (SPEC §1), which would silently miscount.
+ */
+export function checkMissingCallsAllowed(input: RunInput, sparse: boolean): void {
+  if (input.sidecar !== null && input.sidecar.numMissingCalls > 0 && !sparse) {
+    throw new UserError(
+      `${input.givenPath} has ${input.sidecar.numMissingCalls} missing calls: add --sparse so that they are skipped ` +
+      '(without it code 10 counts like a heterozygous call)');
+  }
+}
+
+function sizeOf(sidecar: PreparedSidecar): ProblemSize {
+  return { numVector: sidecar.numVector, numField: sidecar.numField };
+}

@@ -1,0 +1,43 @@
+// `snptally top`: the strongest pairs or triples of a run, sorted by value, filtered, with SNP IDs.
+import { Command, Option } from 'commander';
+import { UserError } from '../core/errors.js';
+import { wayOf } from './dumpCommand.js';
+import { parseFiniteNumber, parseNonNegativeInteger } from './numberOptions.js';
+import { formatNamedRecord, recordHeader } from './recordFormat.js';
+import { SnpNaming } from './snpNaming.js';
+import { writeStdout } from './stdout.js';
+import { selectTopRecords } from './topRecords.js';
+
+/** Adds the `top` command to `program`. */
+export function addTopCommand(program: Command): void {
+  program.command('top')
+    .summary('print the k largest records of metrics files, sorted, with SNP IDs')
+    .description(
+      'print the k records of largest value (ties: by SNP indices), as dump prints them, optionally\n' +
+      'only values in [--min, --max] and one table entry; SNP IDs come from the sidecar')
+    .argument('<files...>', 'metrics files written by run --output (or merge)')
+    .option('-k, --count <n>', 'number of records; 0 prints all that pass the filters (sorted)', '20')
+    .option('--min <value>', 'keep values ≥ this')
+    .option('--max <value>', 'keep values ≤ this')
+    .option('--entry <bits>', 'keep only this table entry, e.g. 11 (bits in SNP order)')
+    .addOption(new Option('--way <n>', 'records are 2-way or 3-way (default: from <stub>.run.json, else 2)').choices(['2', '3']))
+    .option('--sidecar <file>', 'sidecar of the prepared input (default: from <stub>.run.json)')
+    .option('--no-header', 'omit the line naming the columns')
+    .action(async (files: string[], _options: unknown, command: Command) => {
+      const options = command.opts();
+      const numWay = wayOf(files, options.way as string | undefined);
+      const entry = typeof options.entry === 'string' ? options.entry : null;
+      if (entry !== null && !new RegExp(`^[01]{${numWay}}$`).test(entry)) {
+        throw new UserError(`--entry must be ${numWay} bits of 0 and 1, got "${entry}"`);
+      }
+      const naming = SnpNaming.forMetricsFiles(files, options.sidecar as string | undefined);
+      const records = selectTopRecords(files, numWay, naming, {
+        count: parseNonNegativeInteger('--count', String(options.count)),
+        minValue: typeof options.min === 'string' ? parseFiniteNumber('--min', options.min) : null,
+        maxValue: typeof options.max === 'string' ? parseFiniteNumber('--max', options.max) : null,
+        entry,
+      });
+      if (options.header !== false) await writeStdout(recordHeader(numWay, naming.hasNames));
+      await writeStdout(records.map((record) => formatNamedRecord(record, naming)).join(''));
+    });
+}

@@ -1,0 +1,43 @@
+// SPEC §1 field codes of a SNP vector and their conversion from PLINK .bed codes and VCF allele counts.
+import { packedBytesPerVector } from './packedVectorFile.js';
+
+/** Field code of a call with `copies` (0, 1 or 2) of allele 1: `00`, `01`, `11` (SPEC §1). */
+export const CODE_BY_ALLELE1_COPIES: readonly number[] = [0b00, 0b01, 0b11];
+/** Field code of a missing call (SPEC §1; means missing in sparse mode). */
+export const CODE_MISSING = 0b10;
+
+/**
+ * Converts one .bed byte (4 calls, LSB first) to SPEC codes. PLINK codes are `00` hom A1, `01` missing,
+ * `10` het, `11` hom A2; SPEC codes are `11`, `10`, `01`, `00` for the same calls, i.e. every 2-bit code
+ * x becomes 3 − x, which is the bitwise NOT of the byte.
+ */
+export function bedByteToPacked(bedByte: number): number {
+  return ~bedByte & 0xff;
+}
+
+/** Number of `10` (missing) codes in each possible packed byte. */
+const MISSING_CODES_IN_BYTE: Uint8Array = (() => {
+  const table = new Uint8Array(256);
+  for (let byte = 0; byte < 256; byte++) {
+    for (let shift = 0; shift < 8; shift += 2) if (((byte >>> shift) & 3) === CODE_MISSING) table[byte]++;
+  }
+  return table;
+})();
+
+/** Number of missing codes in a packed vector (pad bits must be zero, as they are in packed files). */
+export function countMissingCodes(packedVector: Uint8Array): number {
+  let count = 0;
+  for (let b = 0; b < packedVector.length; b++) count += MISSING_CODES_IN_BYTE[packedVector[b]];
+  return count;
+}
+
+/**
+ * Converts one SNP's .bed record (ceil(numSample/4) bytes) into `out` in place of SPEC codes, with the
+ * bits past the last sample cleared (PLINK pads with `00`, which would otherwise read as hom A1).
+ */
+export function convertBedRecord(bedRecord: Uint8Array, numSample: number, out: Uint8Array): void {
+  const numBytes = packedBytesPerVector(numSample);
+  for (let b = 0; b < numBytes; b++) out[b] = bedByteToPacked(bedRecord[b]);
+  const samplesInLastByte = numSample - 4 * (numBytes - 1);
+  out[numBytes - 1] &= (1 << (2 * samplesInLastByte)) - 1;
+}

@@ -1,0 +1,52 @@
+// What every genotype reader (PLINK .bed, VCF) produces: sample IDs, then SNP rows of SPEC-coded packed bytes.
+//
+// Readers know nothing of ranks or the engine: they yield plain packed vectors (ceil(numSample/4) bytes,
+// SPEC §1 codes, allele 1 counted, pad bits zero) in file order; `prepare` writes them to a packed file.
+
+/** One SNP's description, as the input file gives it. */
+export interface SnpInfo {
+  readonly id: string;
+  readonly chrom: string;
+  readonly pos: number;
+  /** The allele whose copies the codes count (PLINK A1; VCF ALT). */
+  readonly allele1: string;
+  /** The other allele (PLINK A2; VCF REF). */
+  readonly allele2: string;
+}
+
+/** One SNP and its calls. `packed` is only valid until the next row is requested. */
+export interface GenotypeRow {
+  readonly snp: SnpInfo;
+  readonly packed: Uint8Array;
+  readonly numMissing: number;
+}
+
+/** A site that a reader refused, with where it is. */
+export interface BadSite {
+  readonly path: string;
+  /** 1-based line of a text file. */
+  readonly line: number;
+  readonly reason: string;
+}
+
+/** What to do with a bad site: skip it (after reporting it) or stop with an error. */
+export type BadSitePolicy = 'skip' | 'error';
+
+/** Options every reader takes. */
+export interface GenotypeReadOptions {
+  readonly onBadSite: BadSitePolicy;
+  /** Called for each skipped site (policy `skip`). */
+  readonly reportSkipped?: (site: BadSite) => void;
+}
+
+/** An opened genotype input: its samples are known before the rows are read. */
+export interface GenotypeSource {
+  readonly kind: 'bed' | 'vcf';
+  /** The main file (the .bed or the VCF). */
+  readonly path: string;
+  readonly sampleIds: readonly string[];
+  /** Number of SNPs when the file says so before reading (PLINK); null for VCF. */
+  readonly numSnpKnown: number | null;
+  /** The rows in file order; a source can be iterated once. */
+  rows(): AsyncGenerator<GenotypeRow>;
+}

@@ -1,0 +1,151 @@
+// PLINK 1 binary filesets (.bed/.bim/.fam, SNP-major): checks and streams SNP rows as SPEC-coded vectors.
+//
+// .bed: magic 6c 1b 01, then one record of ceil(numSample/4) bytes per SNP (.bim order), samples (.fam
+// order) 4 per byte from the least significant bits. Codes are converted by genotypeCodes.ts.
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { UserError } from '../core/errors.js';
+import { convertBedRecord, countMissingCodes } from './genotypeCodes.js';
+import type { GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
+import { packedBytesPerVector } from './packedVectorFile.js';
+import { systemErrorText } from './systemErrorText.js';
+import { readTextLines } from './textLines.js';
+
+/** The three files of a fileset. */
+export interface PlinkPaths {
+  readonly bed: string;
+  readonly bim: string;
+  readonly fam: string;
+}
+
+const BED_MAGIC = [0x6c, 0x1b, 0x01] as const;
+const BED_HEADER_BYTES = 3;
+/** SNP records read per .bed read call (bounded memory whatever the file size). */
+const READ_CHUNK_BYTES = 4 << 20;
+
+/** The fileset of `prefixOrBed` (`data/x` or `data/x.bed`), or null when there is no such .bed file. */
+export function plinkPathsOf(prefixOrBed: string): PlinkPaths | null {
+  const prefix = prefixOrBed.endsWith('.bed') ? prefixOrBed.slice(0, -4) : prefixOrBed;
+  const bed = `${prefix}.bed`;
+  if (!prefixOrBed.endsWith('.bed') && !existsSync(bed)) return null;
+  return { bed, bim: `${prefix}.bim`, fam: `${prefix}.fam` };
+}
+
+/**
+ * Opens a fileset: reads the .fam and .bim, checks the .bed magic and that its size is exactly
+ * 3 + numSnp · ceil(numSample/4) bytes.
+ * @throws UserError naming the file and line or byte of the first problem.
+ */
+export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSource> {
+  const sampleIds = await readFam(paths.fam);
+  const snps = await readBim(paths.bim);
+  checkBed(paths, sampleIds.length, snps.length);
+  return {
+    kind: 'bed',
+    path: paths.bed,
+    sampleIds,
+    numSnpKnown: snps.length,
+    rows: () => bedRows(paths.bed, snps, sampleIds.length),
+  };
+}
+
+async function readFam(path: string): Promise<string[]> {
+  requireFile(path, '.fam');
+  const ids: string[] = [];
+  for await (const { text, lineNumber } of readTextLines(path)) {
+    if (text.trim() === '') continue;
+    const columns = text.trim().split(/\s+/);
+    if (columns.length < 6) {
+      throw new UserError(`${path} line ${lineNumber}: expected 6 columns (FID IID father mother sex phenotype), found ${columns.length}`);
+    }
+    ids.push(`${columns[0]}_${columns[1]}`);
+  }
+  if (ids.length === 0) throw new UserError(`${path}: no samples`);
+  return ids;
+}
+
+async function readBim(path: string): Promise<SnpInfo[]> {
+  requireFile(path, '.bim');
+  const snps: SnpInfo[] = [];
+  for await (const { text, lineNumber } of readTextLines(path)) {
+    if (text.trim() === '') continue;
+    const columns = text.trim().split(/\s+/);
+    if (columns.length !== 6) {
+      throw new UserError(`${path} line ${lineNumber}: expected 6 columns (chrom id cM position A1 A2), found ${columns.length}`);
+    }
+    const pos = Number(columns[3]);
+    if (!Number.isSafeInteger(pos)) throw new UserError(`${path} line ${lineNumber}: position "${columns[3]}" is not an integer`);
+    snps.push({ chrom: columns[0], id: columns[1], pos, allele1: columns[4], allele2: columns[5] });
+  }
+  if (snps.length === 0) throw new UserError(`${path}: no SNPs`);
+  return snps;
+}
+
+function checkBed(paths: PlinkPaths, numSample: number, numSnp: number): void {
+  requireFile(paths.bed, '.bed');
+  const size = statSync(paths.bed).size;
+  const head = new Uint8Array(BED_HEADER_BYTES);
+  const fd = openSync(paths.bed, 'r');
+  try {
+    readSync(fd, head, 0, BED_HEADER_BYTES, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (size < BED_HEADER_BYTES || BED_MAGIC.some((byte, i) => head[i] !== byte)) {
+    const found = Array.from(head.subarray(0, Math.min(size, BED_HEADER_BYTES)), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    throw new UserError(
+      `${paths.bed} byte 0: not a SNP-major PLINK 1 .bed file (magic 6c 1b 01 expected, found ${found || 'nothing'})`);
+  }
+  const bytesPerSnp = packedBytesPerVector(numSample);
+  const expected = BED_HEADER_BYTES + numSnp * bytesPerSnp;
+  if (size === expected) return;
+  const recordsInBed = (size - BED_HEADER_BYTES) / bytesPerSnp;
+  const counts = `${numSnp} SNPs in ${paths.bim} × ${bytesPerSnp} bytes for ${numSample} samples in ${paths.fam}`;
+  if (size < expected) {
+    const firstIncomplete = Math.floor(recordsInBed);
+    throw new UserError(
+      `${paths.bed} is truncated or does not match its .bim/.fam: ${size} bytes, expected ${expected} (${counts}); ` +
+      `SNP record ${firstIncomplete + 1} (.bim line order) ${Number.isInteger(recordsInBed) ? 'is missing' : 'is incomplete'}`);
+  }
+  throw new UserError(
+    `${paths.bed} does not match its .bim/.fam: ${size} bytes, expected ${expected} (${counts}); ` +
+    `it holds ${Number.isInteger(recordsInBed) ? recordsInBed : recordsInBed.toFixed(2)} SNP records`);
+}
+
+async function* bedRows(bedPath: string, snps: readonly SnpInfo[], numSample: number): AsyncGenerator<GenotypeRow> {
+  const bytesPerSnp = packedBytesPerVector(numSample);
+  const snpsPerRead = Math.max(1, Math.floor(READ_CHUNK_BYTES / bytesPerSnp));
+  const chunk = new Uint8Array(Math.min(snpsPerRead, snps.length) * bytesPerSnp);
+  const packed = new Uint8Array(bytesPerSnp);
+  const fd = openSync(bedPath, 'r');
+  try {
+    for (let first = 0; first < snps.length; first += snpsPerRead) {
+      const count = Math.min(snpsPerRead, snps.length - first);
+      const position = BED_HEADER_BYTES + first * bytesPerSnp;
+      readFully(fd, bedPath, chunk, count * bytesPerSnp, position);
+      for (let s = 0; s < count; s++) {
+        convertBedRecord(chunk.subarray(s * bytesPerSnp, (s + 1) * bytesPerSnp), numSample, packed);
+        yield { snp: snps[first + s], packed, numMissing: countMissingCodes(packed) };
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readFully(fd: number, path: string, buffer: Uint8Array, length: number, position: number): void {
+  let done = 0;
+  while (done < length) {
+    const got = readSync(fd, buffer, done, length - done, position + done);
+    if (got === 0) throw new UserError(`${path} ends at byte ${position + done}: the file shrank while it was read`);
+    done += got;
+  }
+}
+
+function requireFile(path: string, what: string): void {
+  try {
+    if (!statSync(path).isFile()) throw new UserError(`${what} file ${path} is not a regular file`);
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(`cannot read ${what} file ${path}: ${systemErrorText(error)}`);
+  }
+}

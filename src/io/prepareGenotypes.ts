@@ -1,0 +1,183 @@
+// `prepare`: streams a genotype source into a packed vector file (SPEC §1) and its JSON sidecar.
+//
+// Memory stays bounded by one write buffer and the per-SNP names, whatever the number of samples × SNPs:
+// rows are appended as they are read; a permuted file is then copied vector by vector in the new order
+// with positioned reads (the source order is only known, for a VCF, once the file has been read).
+import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { UserError } from '../core/errors.js';
+import type { BadSite, GenotypeSource } from './genotypeSource.js';
+import { packedBytesPerVector } from './packedVectorFile.js';
+import {
+  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, writeJsonFileAtomically, type PreparedSidecar,
+} from './preparedSidecar.js';
+import { systemErrorText } from './systemErrorText.js';
+import { seededVectorOrder } from './vectorPermutation.js';
+
+/** Options of {@link prepareGenotypes}. */
+export interface PrepareOptions {
+  /** Shuffle vector order with this seed (see vectorPermutation.ts); null keeps source order. */
+  readonly permuteSeed: number | null;
+  /** Sites skipped by the reader so far are recorded in the sidecar; the caller collects them. */
+  readonly skippedSites?: () => { count: number; first: readonly BadSite[] };
+}
+
+const WRITE_BUFFER_BYTES = 4 << 20;
+
+/**
+ * Writes `packedPath` and `<packedPath>.json` from `source`; both appear only when complete (temporary
+ * names, then renames). Returns the sidecar.
+ * @throws UserError for read errors of the source, an empty source, or files that cannot be written.
+ */
+export async function prepareGenotypes(
+  source: GenotypeSource, packedPath: string, options: PrepareOptions,
+): Promise<PreparedSidecar> {
+  const numField = source.sampleIds.length;
+  const bytesPerVector = packedBytesPerVector(numField);
+  const temporary = temporaryPathOf(packedPath);
+  const id: string[] = [];
+  const chrom: string[] = [];
+  const pos: number[] = [];
+  const allele1: string[] = [];
+  const allele2: string[] = [];
+  let numMissingCalls = 0;
+  const writer = new BufferedFileWriter(temporary, packedPath);
+  try {
+    for await (const row of source.rows()) {
+      writer.write(row.packed.subarray(0, bytesPerVector));
+      id.push(row.snp.id);
+      chrom.push(row.snp.chrom);
+      pos.push(row.snp.pos);
+      allele1.push(row.snp.allele1);
+      allele2.push(row.snp.allele2);
+      numMissingCalls += row.numMissing;
+    }
+    writer.close();
+    const numVector = id.length;
+    if (numVector === 0) throw new UserError(`${source.path}: no SNPs to prepare`);
+
+    let vectorOrder: PreparedSidecar['vectorOrder'] = null;
+    let packedSha256 = writer.sha256();
+    if (options.permuteSeed !== null) {
+      const order = seededVectorOrder(numVector, options.permuteSeed);
+      packedSha256 = copyInOrder(temporary, packedPath, order, bytesPerVector);
+      vectorOrder = { seed: options.permuteSeed, snpOfVector: Array.from(order) };
+    } else {
+      renameInto(temporary, packedPath);
+    }
+    const sidecar: PreparedSidecar = {
+      format: SIDECAR_FORMAT,
+      version: SIDECAR_VERSION,
+      source: { kind: source.kind, path: source.path },
+      numVector,
+      numField,
+      packedBytes: numVector * bytesPerVector,
+      packedSha256,
+      numMissingCalls,
+      coding: FIELD_CODING,
+      sampleIds: source.sampleIds,
+      snps: { id, chrom, pos, allele1, allele2 },
+      vectorOrder,
+      skippedSites: options.skippedSites?.() ?? { count: 0, first: [] },
+    };
+    writeJsonFileAtomically(sidecarPathOf(packedPath), sidecar);
+    return sidecar;
+  } finally {
+    writer.closeQuietly();
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** Copies the vectors of `fromPath` into `toPath` in `order` (positioned reads); returns the SHA-256. */
+function copyInOrder(fromPath: string, toPath: string, order: Uint32Array, bytesPerVector: number): string {
+  const permutedTemporary = temporaryPathOf(toPath);
+  const writer = new BufferedFileWriter(permutedTemporary, toPath);
+  const fd = openSync(fromPath, 'r');
+  const vector = new Uint8Array(bytesPerVector);
+  try {
+    for (const snpIdx of order) {
+      let done = 0;
+      while (done < bytesPerVector) {
+        const got = readSync(fd, vector, done, bytesPerVector - done, snpIdx * bytesPerVector + done);
+        if (got === 0) throw new UserError(`${fromPath} shrank while it was being permuted`);
+        done += got;
+      }
+      writer.write(vector);
+    }
+    writer.close();
+    renameInto(permutedTemporary, toPath);
+    return writer.sha256();
+  } finally {
+    closeSync(fd);
+    writer.closeQuietly();
+    rmSync(permutedTemporary, { force: true });
+  }
+}
+
+/** Sequential buffered writes that also hash what they write. */
+class BufferedFileWriter {
+  private fd: number | null;
+  private readonly buffer = new Uint8Array(WRITE_BUFFER_BYTES);
+  private used = 0;
+  private readonly hash = createHash('sha256');
+
+  constructor(path: string, private readonly finalPath: string) {
+    try {
+      this.fd = openSync(path, 'wx');
+    } catch (error) {
+      throw new UserError(`cannot create ${finalPath}: ${systemErrorText(error)}`);
+    }
+  }
+
+  write(bytes: Uint8Array): void {
+    this.hash.update(bytes);
+    if (this.used + bytes.length > this.buffer.length) this.flush();
+    if (bytes.length > this.buffer.length) {
+      this.writeAll(bytes);
+      return;
+    }
+    this.buffer.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
+  close(): void {
+    this.flush();
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  closeQuietly(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  sha256(): string {
+    return this.hash.digest('hex');
+  }
+
+  private flush(): void {
+    this.writeAll(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private writeAll(bytes: Uint8Array): void {
+    if (this.fd === null) throw new Error('write after close');
+    try {
+      for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
+    } catch (error) {
+      throw new UserError(`cannot write ${this.finalPath}: ${systemErrorText(error)}`);
+    }
+  }
+}
+
+function temporaryPathOf(path: string): string {
+  return `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+}
+
+function renameInto(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    throw new UserError(`cannot write ${to}: ${systemErrorText(error)}`);
+  }
+}

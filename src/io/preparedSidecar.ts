@@ -1,0 +1,162 @@
+// The JSON sidecar of a prepared packed file: sizes, SNP and sample names, vector order, data checksum.
+//
+// Why JSON rather than msgpack: the sidecar is read once per command and is small next to the packed
+// data (tens of bytes per SNP against numSample/4), and JSON lets people and other tools (jq, Python, R)
+// read the SNP names and the permutation without a library.
+import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { UserError } from '../core/errors.js';
+import type { BadSite } from './genotypeSource.js';
+import { packedBytesPerVector } from './packedVectorFile.js';
+import { systemErrorText } from './systemErrorText.js';
+
+export const SIDECAR_FORMAT = 'snptally-prepared';
+export const SIDECAR_VERSION = 1;
+
+/** SNP columns in source-file order (index = SNP index). */
+export interface SidecarSnps {
+  readonly id: readonly string[];
+  readonly chrom: readonly string[];
+  readonly pos: readonly number[];
+  readonly allele1: readonly string[];
+  readonly allele2: readonly string[];
+}
+
+/** Everything a prepared packed file does not record itself. */
+export interface PreparedSidecar {
+  readonly format: typeof SIDECAR_FORMAT;
+  readonly version: typeof SIDECAR_VERSION;
+  readonly source: { readonly kind: 'bed' | 'vcf'; readonly path: string };
+  /** Vectors (SNPs) in the packed file. */
+  readonly numVector: number;
+  /** Fields (samples) per vector. */
+  readonly numField: number;
+  readonly packedBytes: number;
+  /** SHA-256 (hex) of the packed file's bytes. */
+  readonly packedSha256: string;
+  /** Calls coded `10` (missing) in the whole file: runs over data with missing calls need --sparse. */
+  readonly numMissingCalls: number;
+  /** How fields are coded (SPEC §1), for readers of the sidecar. */
+  readonly coding: string;
+  readonly sampleIds: readonly string[];
+  readonly snps: SidecarSnps;
+  /** Packed vector p holds SNP `snpOfVector[p]`; null when vectors are in source order. */
+  readonly vectorOrder: { readonly seed: number; readonly snpOfVector: readonly number[] } | null;
+  /** Sites skipped by --on-bad-site skip: their count and the first few. */
+  readonly skippedSites: { readonly count: number; readonly first: readonly BadSite[] };
+}
+
+export const FIELD_CODING =
+  'SPEC §1: 2 bits per sample, 4 per byte from the least significant bits; copies of allele1: 00 none, 01 one, 11 two; 10 missing';
+
+/** The sidecar of a packed file: `<packed path>.json`. */
+export function sidecarPathOf(packedPath: string): string {
+  return `${packedPath}.json`;
+}
+
+/** Writes JSON under a temporary name in the same directory, then renames it into place. */
+export function writeJsonFileAtomically(path: string, value: unknown): void {
+  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(value)}\n`);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new UserError(`cannot write ${path}: ${systemErrorText(error)}`);
+  }
+}
+
+/**
+ * Reads and checks a sidecar: format tag, version, and that sizes and columns agree with each other.
+ * @throws UserError naming the file and the first inconsistency.
+ */
+export function readSidecar(path: string): PreparedSidecar {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `not valid JSON (${error.message})` : systemErrorText(error);
+    throw new UserError(`cannot read sidecar ${path}: ${reason}`);
+  }
+  const fail = (what: string): never => { throw new UserError(`sidecar ${path}: ${what}`); };
+  if (typeof parsed !== 'object' || parsed === null) return fail('not a JSON object');
+  const record = parsed as Record<string, unknown>;
+  if (record.format !== SIDECAR_FORMAT) fail(`format is not "${SIDECAR_FORMAT}"`);
+  if (record.version !== SIDECAR_VERSION) fail(`version ${String(record.version)} is not ${SIDECAR_VERSION}`);
+  const sidecar = parsed as PreparedSidecar;
+  for (const name of ['numVector', 'numField', 'packedBytes', 'numMissingCalls'] as const) {
+    if (!Number.isSafeInteger(sidecar[name]) || sidecar[name] < 0) fail(`${name} is not a non-negative integer`);
+  }
+  if (sidecar.packedBytes !== sidecar.numVector * packedBytesPerVector(sidecar.numField)) {
+    fail(`packedBytes ${sidecar.packedBytes} does not match ${sidecar.numVector} vectors of ${sidecar.numField} fields`);
+  }
+  if (!Array.isArray(sidecar.sampleIds) || sidecar.sampleIds.length !== sidecar.numField) fail('sampleIds does not have numField entries');
+  const snps = sidecar.snps as SidecarSnps | undefined;
+  if (typeof snps !== 'object' || snps === null) return fail('no snps');
+  const numSnp = Array.isArray(snps.id) ? snps.id.length : -1;
+  for (const column of ['id', 'chrom', 'pos', 'allele1', 'allele2'] as const) {
+    if (!Array.isArray(snps[column]) || snps[column].length !== numSnp) fail(`snps.${column} is not a column of ${numSnp} values`);
+  }
+  if (numSnp !== sidecar.numVector) fail(`${numSnp} SNPs but numVector is ${sidecar.numVector}`);
+  const order = sidecar.vectorOrder;
+  if (order !== null) {
+    if (typeof order !== 'object' || !Array.isArray(order.snpOfVector) || order.snpOfVector.length !== numSnp) {
+      fail('vectorOrder.snpOfVector is not a permutation of the SNPs');
+    }
+    const seen = new Uint8Array(numSnp);
+    for (const snpIdx of order.snpOfVector) {
+      if (!Number.isInteger(snpIdx) || snpIdx < 0 || snpIdx >= numSnp || seen[snpIdx] === 1) {
+        fail('vectorOrder.snpOfVector is not a permutation of the SNPs');
+      }
+      seen[snpIdx] = 1;
+    }
+  }
+  return sidecar;
+}
+
+/** SHA-256 (hex) of a file, read in chunks. */
+export function sha256OfFile(path: string): string {
+  const hash = createHash('sha256');
+  const chunk = new Uint8Array(4 << 20);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw new UserError(`cannot read ${path}: ${systemErrorText(error)}`);
+  }
+  try {
+    for (let position = 0; ;) {
+      const got = readSync(fd, chunk, 0, chunk.length, position);
+      if (got === 0) break;
+      hash.update(chunk.subarray(0, got));
+      position += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Checks that a packed file is the one its sidecar describes: size, then SHA-256 of its bytes.
+ * @throws UserError naming the file and what differs.
+ */
+export function checkPreparedFile(packedPath: string, sidecar: PreparedSidecar): void {
+  let size: number;
+  try {
+    size = statSync(packedPath).size;
+  } catch (error) {
+    throw new UserError(`cannot read input file ${packedPath}: ${systemErrorText(error)}`);
+  }
+  if (size !== sidecar.packedBytes) {
+    throw new UserError(
+      `input file ${packedPath} has ${size} bytes but its sidecar says ${sidecar.packedBytes} ` +
+      `(${sidecar.numVector} vectors × ${sidecar.numField} fields): the files do not belong together`);
+  }
+  const digest = sha256OfFile(packedPath);
+  if (digest !== sidecar.packedSha256) {
+    throw new UserError(
+      `input file ${packedPath} does not match the SHA-256 in its sidecar (${digest.slice(0, 12)}… vs ` +
+      `${sidecar.packedSha256.slice(0, 12)}…): it changed after prepare`);
+  }
+}
