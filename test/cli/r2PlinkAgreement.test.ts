@@ -3,13 +3,12 @@
 // checksum of PLINK's doubles equals snptally's. Data: plink1.9 --dummy (with and without missing calls)
 // and a fileset of linked SNPs with undefined (nan) pairs.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChecksumAccumulator, entryUid2, formatChecksum } from '../../src/core/checksum.js';
 import { readMetricsFileRecords } from '../../src/io/index.js';
-import { convertBedToPacked } from '../../tools/bedToPackedInterim.js';
 import { ldProblemCodes } from '../helpers/ldProblem.js';
 import { readSquareBinary, readSquareText, writePlinkFileset } from '../helpers/plinkFileset.js';
 import { runCli } from './cliHarness.js';
@@ -25,7 +24,8 @@ function plink(args: readonly string[]): void {
 interface PlinkR2 {
   numVector: number;
   numField: number;
-  packedPath: string;
+  /** The fileset prefix snptally reads (its own .bed reader). */
+  prefix: string;
   text: string[][];
   doubles: Float64Array;
 }
@@ -34,10 +34,11 @@ interface PlinkR2 {
 function plinkSquare(prefix: string): PlinkR2 {
   plink(['--bfile', prefix, '--r2', 'square', '--out', `${prefix}-text`]);
   plink(['--bfile', prefix, '--r2', 'square', 'bin', '--out', `${prefix}-bin`]);
-  const packedPath = `${prefix}.packed`;
-  const { numVector, numField } = convertBedToPacked(prefix, packedPath);
+  const lines = (path: string): number => readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '').length;
+  const numVector = lines(`${prefix}.bim`);
+  const numField = lines(`${prefix}.fam`);
   return {
-    numVector, numField, packedPath,
+    numVector, numField, prefix,
     text: readSquareText(`${prefix}-text.ld`, numVector),
     doubles: readSquareBinary(`${prefix}-bin.ld.bin`, numVector),
   };
@@ -45,10 +46,12 @@ function plinkSquare(prefix: string): PlinkR2 {
 
 let runIdx = 0;
 /** snptally's r² of every pair (i < j) as written (float32), and its checksum. */
-function snptallyR2(p: PlinkR2, sparse: boolean): { checksum: string; values: Map<number, number> } {
+function snptallyR2(
+  p: PlinkR2, sparse: boolean, input: readonly string[] = ['--input', p.prefix],
+): { checksum: string; values: Map<number, number> } {
   const stub = join(dir, `run${runIdx++}`);
-  const outcome = runCli(['run', '--metric', 'r2', ...(sparse ? ['--sparse'] : []), '--input', p.packedPath,
-    '--vectors', String(p.numVector), '--fields', String(p.numField), '--npv', '2', '--threads', '2', '--output', stub, '--json']);
+  const outcome = runCli(['run', '--metric', 'r2', ...(sparse ? ['--sparse'] : []), ...input,
+    '--npv', '2', '--threads', '2', '--output', stub, '--json']);
   expect(outcome.status, outcome.stderr).toBe(0);
   const report = JSON.parse(outcome.stdout) as { checksum: string; entries: number; outputFiles: string[] };
   expect(report.entries).toBe((p.numVector * (p.numVector - 1)) / 2);
@@ -100,8 +103,18 @@ describe('r2 agrees with plink1.9 --r2 square', () => {
     const p = plinkSquare(prefix);
     const sparse = comparePairs(p, snptallyR2(p, true));
     expect(sparse.mismatches).toBe(0);
-    // The comparison can fail: counting missing calls as hets (dense mode) disagrees on nearly every pair.
-    const dense = comparePairs(p, snptallyR2(p, false));
+    // Without --sparse the fileset's missing calls would count as hets: the run refuses.
+    const refused = runCli(['run', '--metric', 'r2', '--input', prefix, '--json']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/missing calls: add --sparse/);
+    // The comparison can fail: the same data as a bare packed file (no sidecar, so nothing stops a dense
+    // run) counts missing calls as hets and disagrees on nearly every pair.
+    const packed = join(dir, 'dummy-missing.packed');
+    expect(runCli(['prepare', prefix, '--out', packed]).status).toBe(0);
+    const bare = join(dir, 'dummy-missing.bare');
+    copyFileSync(packed, bare);
+    const dense = comparePairs(p, snptallyR2(p, false,
+      ['--input', bare, '--vectors', String(p.numVector), '--fields', String(p.numField)]));
     expect(dense.mismatches).toBeGreaterThan(0.9 * (p.numVector * (p.numVector - 1)) / 2);
   });
 
