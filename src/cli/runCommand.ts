@@ -1,6 +1,8 @@
 // `snptally run`: validate the options into a JobSpec, run it with a progress display, print the result.
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
+import { detectMpiLaunch } from '../../parallel/index.js';
+import { UserError } from '../core/errors.js';
 import { loadRunJob } from './engineApi.js';
 import { createProgressDisplay } from './progressBar.js';
 import { buildRunJson, formatRunSummary } from './runReport.js';
@@ -50,15 +52,35 @@ export function addRunCommand(program: Command): void {
 }
 
 async function runAction(options: RunOptionText): Promise<void> {
+  const debugFailRank = readDebugFailRank();
+  const launch = detectMpiLaunch();
+  if (launch !== null) {
+    // Started by mpirun/srun: this process is one rank (loaded only then, with MPI).
+    const { runUnderMpi } = await import('./mpiRun.js');
+    await runUnderMpi(options, launch, debugFailRank);
+    return;
+  }
   const plan = buildRunPlan(options, availableParallelism());
   const { spec } = plan;
   // The engine checks the input file, the output stub and the decomposition before any work starts.
   const runJob = await loadRunJob();
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
-  const result = await runJob(spec, { onProgress: progress.onProgress }).finally(() => progress.stop());
+  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank })
+    .finally(() => progress.stop());
   process.stdout.write(plan.json
     ? `${JSON.stringify(buildRunJson(spec, result, plan.threshold))}\n`
     : formatRunSummary(spec, result, plan.threshold));
+}
+
+/**
+ * SNPTALLY_DEBUG_FAIL_RANK=N makes rank N fail on purpose once it has started (output opened, exchanges
+ * begun), to test that a failing rank ends the whole run cleanly. Read here and nowhere else.
+ */
+function readDebugFailRank(): number | undefined {
+  const text = process.env.SNPTALLY_DEBUG_FAIL_RANK;
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d+$/.test(text)) throw new UserError(`SNPTALLY_DEBUG_FAIL_RANK must be a rank number, got "${text}"`);
+  return Number(text);
 }
 
 /** Picks the typed option values out of commander's untyped record. */
