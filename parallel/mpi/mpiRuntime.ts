@@ -14,8 +14,8 @@ export interface MpiRuntime {
   /** Rank among the processes of this node (e.g. to pick one GPU per rank) and their number. */
   readonly localRank: number;
   readonly localSize: number;
-  /** MPI_Finalize; every rank calls it after its last communication. */
-  finalize(): void;
+  /** Waits for sends still in flight, then MPI_Finalize; every rank calls it after its last communication. */
+  finalize(): Promise<void>;
   /** Prints `line` once (from this rank) and ends every rank of the job with `errorCode`. */
   abortJob(line: string, errorCode: number): never;
 }
@@ -46,8 +46,8 @@ export function startMpi(launch: MpiLaunch): MpiRuntime {
     world,
     localRank,
     localSize,
-    finalize: () => {
-      if (poller.numPending > 0) throw new Error(`MPI_Finalize with ${poller.numPending} operations pending`);
+    finalize: async () => {
+      await poller.settle();
       binding.finalize();
     },
     abortJob: (line, errorCode) => abortJob(binding, line, errorCode),

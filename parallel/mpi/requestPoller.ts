@@ -56,6 +56,22 @@ export class RequestPoller {
     });
   }
 
+  /**
+   * Resolves once every request has completed (sends not awaited by their callers, e.g. the block
+   * exchange's, may still be in flight when a rank finishes). A receive that was never matched is a bug.
+   */
+  async settle(): Promise<void> {
+    if (this.receives.size > 0) throw new Error(`${this.numPending} MPI receives were never matched`);
+    await Promise.all([...this.waiters.keys()].map((id) => new Promise<void>((resolve, reject) => {
+      const waiter = this.waiters.get(id);
+      if (waiter === undefined) return resolve();
+      this.waiters.set(id, {
+        resolve: () => { waiter.resolve(); resolve(); },
+        reject: (error) => { waiter.reject(error); reject(error); },
+      });
+    })));
+  }
+
   /** Requests and receives still pending (0 before MPI_Finalize). */
   get numPending(): number {
     let count = this.waiters.size;

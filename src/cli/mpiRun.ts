@@ -24,7 +24,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, deb
     plan = buildRunPlan(options, Math.max(1, Math.floor(availableParallelism() / runtime.localSize)));
     checkWorldSize(plan, options, world.size);
   } catch (error) {
-    runtime.finalize();
+    await runtime.finalize();
     throw error;
   }
   const engine = await import('../engine/index.js');
@@ -36,7 +36,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, deb
   } catch (error) {
     progress.stop();
     if (error instanceof engine.JobRejectedError) {
-      runtime.finalize();
+      await runtime.finalize();
       throw error;
     }
     return abortOnError(runtime, world.rank, error);
@@ -47,7 +47,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, deb
       ? `${JSON.stringify(buildRunJson(plan.spec, result, plan.threshold))}\n`
       : formatRunSummary(plan.spec, result, plan.threshold));
   }
-  runtime.finalize();
+  await runtime.finalize();
 }
 
 /** `--ranks` defaults to the number of processes; the grid must have exactly that many ranks. */
