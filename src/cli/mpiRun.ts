@@ -18,6 +18,10 @@ const EXIT_INTERNAL_ERROR = 2;
 export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, debugFailRank: number | undefined): Promise<void> {
   const runtime = startMpi(launch);
   const { world } = runtime;
+  // A failure outside the awaited chain (e.g. of a send nobody awaits) also ends the job with its message.
+  const abortOnStray = (error: unknown): void => abortOnError(runtime, world.rank, error);
+  process.on('unhandledRejection', abortOnStray);
+  process.on('uncaughtException', abortOnStray);
   let plan: RunPlan;
   try {
     // Default threads: this node's cores shared among the ranks placed on it.
