@@ -5,7 +5,7 @@
 // under mpirun then stops with that reason. With mpicc present, a failing compile fails the build.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,12 @@ const sourceDir = path.join(repoRoot, 'parallel/mpi');
 const outDir = path.join(repoRoot, 'build/mpi');
 const addonPath = path.join(outDir, 'snptally_mpi.node');
 const unavailablePath = path.join(outDir, 'UNAVAILABLE');
+
+const inputs = ['binding.gyp', 'src/mpiBinding.cc'].map((name) => path.join(sourceDir, name));
+if (existsSync(addonPath) && inputs.every((input) => statSync(input).mtimeMs <= statSync(addonPath).mtimeMs)) {
+  console.log(`build:mpi: ${path.relative(repoRoot, addonPath)} is up to date`);
+  process.exit(0);
+}
 
 mkdirSync(outDir, { recursive: true });
 rmSync(addonPath, { force: true });
