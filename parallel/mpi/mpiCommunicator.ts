@@ -34,12 +34,18 @@ export class MpiCommunicator implements Communicator {
     this.size = context.binding.commSize(handle);
   }
 
+  /**
+   * Resolves as soon as MPI holds a private copy of `data` (as the in-process send does), not when the
+   * transfer completes: a large message completes only once its receive is posted, so awaiting that
+   * would deadlock ranks that send to each other before receiving. The transfer goes on in the poll loop;
+   * should it fail, the rejection is unhandled and ends the job (the CLI aborts on it).
+   */
   async send(dest: number, tag: number, data: MessageArray): Promise<void> {
     checkPeerRank('send', dest, this.size);
     this.checkTag('send', tag);
-    // A private copy (never a view of shared memory), so the caller may reuse `data` at once.
+    // A private copy (never a view of shared memory), kept alive by the binding until the send completes.
     const copy = data.slice();
-    await this.context.poller.wait(this.context.binding.isend(this.handle, dest, tag, copy));
+    void this.context.poller.wait(this.context.binding.isend(this.handle, dest, tag, copy));
   }
 
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
