@@ -79,11 +79,7 @@ export abstract class CollectiveCommunicator implements Communicator {
       }
       for (let idx = 0; idx < total.length; idx++) total[idx] += values[idx];
     }
-    if (data instanceof Uint32Array) {
-      for (const value of total) {
-        if (value > UINT32_MAX) throw new Error(`allReduceSum: Uint32 sum ${value} exceeds 2^32 − 1`);
-      }
-    }
+    if (data instanceof Uint32Array) checkUint32Sums(total);
     const result = copyArray(data);
     result.set(total);
     await this.sendToOthers(tag, result);
@@ -117,8 +113,7 @@ export abstract class CollectiveCommunicator implements Communicator {
   }
 
   async split(color: number, key: number): Promise<Communicator> {
-    if (!Number.isSafeInteger(color) || color < 0) throw new Error(`split: color must be an integer ≥ 0 (got ${color})`);
-    if (!Number.isSafeInteger(key)) throw new Error(`split: key must be an integer (got ${key})`);
+    checkSplitArguments(color, key);
     const splitId = `${this.splitCount++}:${color}`;
     const colorKeys = await this.allGatherPair(color, key);
     const members: number[] = [];
@@ -165,13 +160,30 @@ export abstract class CollectiveCommunicator implements Communicator {
   }
 
   private checkPeer(operation: string, peer: number): void {
-    if (!Number.isInteger(peer) || peer < 0 || peer >= this.size) {
-      throw new Error(`${operation}: rank ${peer} is outside 0..${this.size - 1}`);
-    }
+    checkPeerRank(operation, peer, this.size);
   }
 }
 
-function checkUserTag(operation: string, tag: number): void {
+/** Argument checks shared with communicators that implement the collectives natively (MPI). */
+export function checkPeerRank(operation: string, peer: number, size: number): void {
+  if (!Number.isInteger(peer) || peer < 0 || peer >= size) {
+    throw new Error(`${operation}: rank ${peer} is outside 0..${size - 1}`);
+  }
+}
+
+export function checkSplitArguments(color: number, key: number): void {
+  if (!Number.isSafeInteger(color) || color < 0) throw new Error(`split: color must be an integer ≥ 0 (got ${color})`);
+  if (!Number.isSafeInteger(key)) throw new Error(`split: key must be an integer (got ${key})`);
+}
+
+/** The largest element of a Uint32 all-reduce result must fit: the same message on every communicator. */
+export function checkUint32Sums(total: Float64Array): void {
+  for (const value of total) {
+    if (value > UINT32_MAX) throw new Error(`allReduceSum: Uint32 sum ${value} exceeds 2^32 − 1`);
+  }
+}
+
+export function checkUserTag(operation: string, tag: number): void {
   if (!Number.isSafeInteger(tag) || tag < 0) throw new Error(`${operation}: tag must be an integer ≥ 0 (got ${tag})`);
 }
 

@@ -52,3 +52,5 @@ export {
   type ProgressReporter,
   type RankEntry,
 } from './inProcess/index.js';
+export { broadcastObject, gatherObjects } from './objectMessages.js';
+export { detectMpiLaunch, startMpi, MpiCommunicator, type MpiLaunch, type MpiRuntime } from './mpi/index.js';

@@ -2,7 +2,8 @@
 # Installs the Debian packages snptally's tests and peers need, when they are missing:
 #   - a Vulkan CPU driver (lavapipe from bookworm-backports; bookworm's own Mesa is too old for Dawn),
 #     so the WebGPU kernels run and are tested on machines without a GPU;
-#   - Open MPI (runtime and headers), for the MPI binding and multi-process runs;
+#   - Open MPI (runtime and headers), for the MPI binding and multi-process runs, and the tools
+#     node-gyp builds that binding with (g++, make, python3);
 #   - PLINK 1.9, the peer that the r² tests and benchmarks compare against.
 # Idempotent; needs root and apt-get. Called by scripts/setup.sh; safe to run by hand.
 set -euo pipefail
@@ -20,7 +21,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 missing=()
-for pkg in libvulkan1 openmpi-bin libopenmpi-dev plink1.9; do
+for pkg in libvulkan1 openmpi-bin libopenmpi-dev g++ make python3 plink1.9; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 

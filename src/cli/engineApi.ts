@@ -10,7 +10,7 @@ export type { JobSpec, RunResult };
 export type ProgressListener = (done: number, total: number) => void;
 
 /** The engine's entry point. */
-export type RunJob = (spec: JobSpec, hooks?: { onProgress?: ProgressListener }) => Promise<RunResult>;
+export type RunJob = (spec: JobSpec, hooks?: { onProgress?: ProgressListener; debugFailRank?: number }) => Promise<RunResult>;
 
 /** Loads the engine and returns its `runJob`. */
 export async function loadRunJob(): Promise<RunJob> {

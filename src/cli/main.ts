@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `snptally` command: parses the command line, runs a subcommand, turns every failure into one line.
 import { Command, CommanderError } from 'commander';
+import { detectMpiLaunch } from '../../parallel/index.js';
 import { UserError } from '../core/errors.js';
 import { addDumpCommand } from './dumpCommand.js';
 import { packageVersion } from './packageVersion.js';
@@ -16,6 +17,12 @@ const EXIT_USER_ERROR = 1;
 /** Exit status of anything else: a bug or an environment failure. */
 const EXIT_INTERNAL_ERROR = 2;
 
+/**
+ * Under mpirun every process parses the same command line and meets the same option errors: only world
+ * rank 0 reports them. (A rank's own failure during a run is reported by that rank: see mpiRun.)
+ */
+const reportsUserErrors = (detectMpiLaunch()?.worldRank ?? 0) === 0;
+
 function buildProgram(): Command {
   const program = new Command('snptally')
     .description('exact 2-way and 3-way CCC and DUO metrics between SNP vectors, CoMet-compatible')
@@ -24,7 +31,9 @@ function buildProgram(): Command {
     // Settings made before .command() are inherited by the subcommands.
     .exitOverride()
     .configureOutput({
-      outputError: (message, write) => write(`snptally: ${message.replace(/^error: /, '').trim()}\n`),
+      outputError: (message, write) => {
+        if (reportsUserErrors) write(`snptally: ${message.replace(/^error: /, '').trim()}\n`);
+      },
     });
   addRunCommand(program);
   addDumpCommand(program);
@@ -46,7 +55,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : EXIT_USER_ERROR;
     }
     if (error instanceof UserError) {
-      process.stderr.write(`snptally: ${error.message}\n`);
+      if (reportsUserErrors) process.stderr.write(`snptally: ${error.message}\n`);
       return EXIT_USER_ERROR;
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,8 @@
 // `snptally run`: validate the options into a JobSpec, run it with a progress display, print the result.
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
+import { detectMpiLaunch, type MpiLaunch } from '../../parallel/index.js';
+import { UserError } from '../core/errors.js';
 import { writeJsonFileAtomically } from '../io/index.js';
 import { loadRunJob, type JobSpec, type RunResult } from './engineApi.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
@@ -57,35 +59,56 @@ export function addRunCommand(program: Command): void {
 }
 
 async function runAction(options: RunOptionText): Promise<void> {
+  const debugFailRank = readDebugFailRank();
+  const launch = detectMpiLaunch();
   // Options are checked once before the input is read (a bad option must not wait for a conversion),
   // then again with the sizes the input records.
   if (options.input === undefined) {
-    await runPlanned(options, null);
+    await runPlanned(options, null, launch, debugFailRank);
     return;
   }
   buildRunPlan({ ...options, vectors: undefined, fields: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
-  const input = await resolveRunInput(options.input, parseBadSitePolicy(options.onBadSite));
+  const input = await resolveRunInput(options.input, parseBadSitePolicy(options.onBadSite), { allowConversion: launch === null });
   try {
     checkMissingCallsAllowed(input, options.sparse === true);
-    await runPlanned({ ...options, input: input.packedPath }, input);
+    await runPlanned({ ...options, input: input.packedPath }, input, launch, debugFailRank);
   } finally {
     input.dispose();
   }
 }
 
-async function runPlanned(options: RunOptionText, input: RunInput | null): Promise<void> {
+async function runPlanned(
+  options: RunOptionText, input: RunInput | null, launch: MpiLaunch | null, debugFailRank: number | undefined,
+): Promise<void> {
+  if (launch !== null) {
+    // Started by mpirun/srun: this process is one rank (loaded only then, with MPI).
+    const { runUnderMpi } = await import('./mpiRun.js');
+    await runUnderMpi(options, launch, {
+      debugFailRank,
+      inputSize: input?.size ?? null,
+      onRootResult: (spec, result, runJson) => describeInputRun(spec, result, runJson, input),
+    });
+    return;
+  }
   const plan = buildRunPlan(options, availableParallelism(), input?.size ?? null);
   const { spec } = plan;
   // The engine checks the input file, the output stub and the decomposition before any work starts.
   const runJob = await loadRunJob();
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
-  const result = await runJob(spec, { onProgress: progress.onProgress }).finally(() => progress.stop());
+  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank }).finally(() => progress.stop());
   const runJson = buildRunJson(spec, result, plan.threshold);
+  const shownSpec = describeInputRun(spec, result, runJson, input);
+  process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
+}
+
+/**
+ * After a run: names the input the user gave in `runJson`, writes `<stub>.run.json` with outputs, and returns
+ * the spec to show (people see the input they named, not the temporary file a PLINK/VCF input became).
+ */
+function describeInputRun(spec: JobSpec, result: RunResult, runJson: Record<string, unknown>, input: RunInput | null): JobSpec {
   if (input !== null) runJson.inputPath = input.givenPath;
   if (spec.outputStub !== null) writeRunInfoOf(spec.outputStub, spec, result, runJson, input);
-  // People see the input they named, not the temporary file a PLINK/VCF input was converted into.
-  const shownSpec: JobSpec = input === null ? spec : { ...spec, source: { kind: 'file', path: input.givenPath } };
-  process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
+  return input === null ? spec : { ...spec, source: { kind: 'file', path: input.givenPath } };
 }
 
 /**
@@ -110,6 +133,17 @@ function writeRunInfoOf(
     input: input === null ? null : { kind: input.kind, path: input.givenPath },
     run: runJson,
   });
+}
+
+/**
+ * SNPTALLY_DEBUG_FAIL_RANK=N makes rank N fail on purpose once it has started (output opened, exchanges
+ * begun), to test that a failing rank ends the whole run cleanly. Read here and nowhere else.
+ */
+function readDebugFailRank(): number | undefined {
+  const text = process.env.SNPTALLY_DEBUG_FAIL_RANK;
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d+$/.test(text)) throw new UserError(`SNPTALLY_DEBUG_FAIL_RANK must be a rank number, got "${text}"`);
+  return Number(text);
 }
 
 /** Picks the typed option values out of commander's untyped record. */

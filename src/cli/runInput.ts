@@ -36,7 +36,9 @@ export interface RunInput {
  * (size and SHA-256); a .bed, fileset prefix or VCF is converted into a temporary directory (under
  * $TMPDIR) that `dispose` removes.
  */
-export async function resolveRunInput(givenPath: string, onBadSite: BadSitePolicy): Promise<RunInput> {
+export async function resolveRunInput(
+  givenPath: string, onBadSite: BadSitePolicy, options: { allowConversion: boolean } = { allowConversion: true },
+): Promise<RunInput> {
   const sidecarPath = sidecarPathOf(givenPath);
   if (existsSync(sidecarPath)) {
     const sidecar = readSidecar(sidecarPath);
@@ -48,6 +50,12 @@ export async function resolveRunInput(givenPath: string, onBadSite: BadSitePolic
   const kind = genotypeInputKind(givenPath);
   if (kind === null) {
     return { kind: 'packed', givenPath, packedPath: givenPath, size: null, sidecar: null, sidecarPath: null, dispose: () => {} };
+  }
+  if (!options.allowConversion) {
+    // Under MPI every rank would convert the file on its own: prepare it once instead.
+    throw new UserError(
+      `${givenPath}: a ${kind === 'bed' ? 'PLINK fileset' : 'VCF'} is not read directly under an MPI launcher; ` +
+      `run \`snptally prepare ${givenPath} --out FILE\` once and give --input FILE`);
   }
   const directory = mkdtempSync(join(tmpdir(), 'snptally-input-'));
   const dispose = (): void => rmSync(directory, { recursive: true, force: true });

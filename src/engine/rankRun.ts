@@ -28,9 +28,17 @@ export interface RankOutcome {
   readonly outputFile: string | null;
 }
 
+/** How a rank runs besides its job. */
+export interface RankOptions {
+  /** Kernel threads of this rank (default: the job's threads split among the ranks of `comm`, all in this process). */
+  readonly numThreads?: number;
+  /** Fail on purpose after the rank has started (opened its output, begun its exchanges): tests of failure handling. */
+  readonly induceFailure?: boolean;
+}
+
 /** Runs one rank of `job`. `reportProgress(done, total)` counts comparisons. */
 export async function runRank(
-  comm: Communicator, job: JobSpec, reportProgress: (done: number, total: number) => void,
+  comm: Communicator, job: JobSpec, reportProgress: (done: number, total: number) => void, options: RankOptions = {},
 ): Promise<RankOutcome> {
   const layout: RankLayout = rankLayout(job, comm.rank);
   const { coords } = layout;
@@ -49,7 +57,7 @@ export async function runRank(
   const ctx: MetricContext = {
     spec: job.metricSpec, constants, layout: planes, numVector: job.numVector, numField: job.numField, sink, verifier,
   };
-  const numThreads = Math.max(1, Math.floor(job.numThreads / comm.size));
+  const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
   const gemm = await createPopcountGemm({ backend: job.backend, numThreads });
   const total = layout.totalComparisons;
   let done = 0;
@@ -68,6 +76,7 @@ export async function runRank(
   };
   let numTuples = 0;
   try {
+    if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
     if (job.metricSpec.numWay === 2) {
       numTuples = await runPairSteps(env, own, layout.pairSteps);
     } else {

@@ -1,17 +1,20 @@
 // Runs a whole job on this machine: checks it, runs its ranks (in this thread or as worker threads),
 // and combines their reports into a RunResult.
 import { rmSync } from 'node:fs';
-import { ChecksumAccumulator, formatChecksum } from '../core/checksum.js';
 import { UserError } from '../core/errors.js';
 import { checkTallyLimits, checkVectorLimit } from '../core/limits.js';
 import { checkPackedVectorFile, findExistingOutputs } from '../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
 import type { JobSpec, RunResult } from './jobSpec.js';
+import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
+import { combineRankOutcomes } from './runResult.js';
 
 export interface RunHooks {
   /** Comparisons done so far and in total, summed over ranks. */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Debugging failure handling: this rank fails on purpose once started (the CLI's SNPTALLY_DEBUG_FAIL_RANK). */
+  readonly debugFailRank?: number;
 }
 
 /** Checks a job before any rank starts; every problem is a one-line UserError. */
@@ -43,36 +46,29 @@ export async function runJob(job: JobSpec, hooks: RunHooks = {}): Promise<RunRes
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   const staleOutputs = job.outputStub !== null ? findExistingOutputs(job.outputStub) : [];
+  const failRank = hooks.debugFailRank ?? null;
   const start = performance.now();
   let outcomes: RankOutcome[];
   if (numRanks === 1) {
-    outcomes = [await runRank(new LocalCommunicator(), job, (done, total) => hooks.onProgress?.(done, total))];
+    outcomes = [await runRank(new LocalCommunicator(), job, (done, total) => hooks.onProgress?.(done, total), {
+      induceFailure: failRank === 0,
+    })];
   } else {
+    const payload: RankPayload = { job, failRank };
     outcomes = (await launchInProcessRanks({
       numRanks,
       entryModuleUrl: new URL('./rankEntry.js', import.meta.url).href,
       entryExportName: 'rankEntry',
-      payload: job,
+      payload,
       onProgress: hooks.onProgress,
     })) as RankOutcome[];
   }
-  const seconds = (performance.now() - start) / 1000;
-  const outputFiles = outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null);
-  // --force: files of an earlier run that this run did not rewrite (e.g. it had more ranks) go only now.
+  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000);
+  removeStaleOutputs(staleOutputs, result.outputFiles);
+  return result;
+}
+
+/** --force: files of an earlier run that this run did not rewrite (e.g. it had more ranks) go only now. */
+export function removeStaleOutputs(staleOutputs: readonly string[], outputFiles: readonly string[]): void {
   for (const stale of staleOutputs) if (!outputFiles.includes(stale)) rmSync(stale, { force: true });
-  const first = outcomes[0];
-  const total = new ChecksumAccumulator();
-  total.merge(Float64Array.from(first.checksumLimbs), first.entries, first.zeros);
-  return {
-    checksum: formatChecksum(total.sum()),
-    entries: first.entries,
-    zeros: first.zeros,
-    comparisons: first.comparisons,
-    seconds,
-    comparisonsPerSecond: seconds > 0 ? first.comparisons / seconds : 0,
-    backend: job.backend,
-    numRanks,
-    verifiedValues: first.verifiedValues,
-    outputFiles,
-  };
 }

@@ -1,0 +1,5 @@
+// Public face of the MPI communicator: launch detection, starting MPI, the communicator itself.
+export { detectMpiLaunch, type MpiLaunch } from './launchEnv.js';
+export { startMpi, type MpiRuntime } from './mpiRuntime.js';
+export { MpiCommunicator } from './mpiCommunicator.js';
+export { loadMpiBinding, type MpiBinding, type MpiBindingLoad } from './mpiBinding.js';

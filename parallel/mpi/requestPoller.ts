@@ -1,0 +1,147 @@
+// Completes MPI requests and matches pending receives by polling from Node's event loop (never blocking it).
+//
+// Why polling and not a helper thread: MPI is initialized MPI_THREAD_FUNNELED (only the main thread may
+// call it), and Open MPI advances non-blocking transfers only inside MPI calls, so the main thread's
+// MPI_Test/MPI_Improbe calls are also what moves large messages along. A helper thread blocked in
+// MPI_Wait would need MPI_THREAD_MULTIPLE and its slower locking paths.
+import type { MessageArray } from '../communicator.js';
+import type { CommHandle, MpiBinding, RequestId } from './mpiBinding.js';
+
+/** Polls back to back while requests keep completing, then every millisecond (ranks may share cores). */
+const BUSY_POLLS_BEFORE_BACKOFF = 32;
+const BACKOFF_MS = 1;
+
+interface PendingReceive {
+  readonly comm: CommHandle;
+  readonly source: number;
+  readonly tag: number;
+  /** Allocates the receive buffer once the message size is known (throws if the size does not fit). */
+  readonly allocate: (byteLength: number) => MessageArray;
+  readonly resolve: (data: MessageArray) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface Waiter {
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** One per process: owns the poll loop over every pending request and receive. */
+export class RequestPoller {
+  private readonly waiters = new Map<RequestId, Waiter>();
+  /** Receives not yet matched, FIFO per (comm, source, tag): MPI matches in posting order. */
+  private readonly receives = new Map<string, PendingReceive[]>();
+  private scheduled = false;
+  private idlePolls = 0;
+
+  constructor(private readonly binding: MpiBinding) {}
+
+  /** Resolves when request `id` completes. */
+  wait(id: RequestId): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiters.set(id, { resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Receives the next message from (source, tag) of `comm` into an array made by `allocate`. */
+  receive(comm: CommHandle, source: number, tag: number, allocate: (byteLength: number) => MessageArray): Promise<MessageArray> {
+    return new Promise((resolve, reject) => {
+      const key = `${comm}|${source}|${tag}`;
+      const entry: PendingReceive = { comm, source, tag, allocate, resolve, reject };
+      const queue = this.receives.get(key);
+      if (queue === undefined) this.receives.set(key, [entry]);
+      else queue.push(entry);
+      this.schedule();
+    });
+  }
+
+  /**
+   * Resolves once every request has completed (sends not awaited by their callers, e.g. the block
+   * exchange's, may still be in flight when a rank finishes). A receive that was never matched is a bug.
+   */
+  async settle(): Promise<void> {
+    if (this.receives.size > 0) throw new Error(`${this.numPending} MPI receives were never matched`);
+    await Promise.all([...this.waiters.keys()].map((id) => new Promise<void>((resolve, reject) => {
+      const waiter = this.waiters.get(id);
+      if (waiter === undefined) return resolve();
+      this.waiters.set(id, {
+        resolve: () => { waiter.resolve(); resolve(); },
+        reject: (error) => { waiter.reject(error); reject(error); },
+      });
+    })));
+  }
+
+  /** Requests and receives still pending (0 before MPI_Finalize). */
+  get numPending(): number {
+    let count = this.waiters.size;
+    for (const queue of this.receives.values()) count += queue.length;
+    return count;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.numPending === 0) return;
+    this.scheduled = true;
+    const poll = (): void => {
+      this.scheduled = false;
+      this.poll();
+    };
+    if (this.idlePolls < BUSY_POLLS_BEFORE_BACKOFF) setImmediate(poll);
+    else setTimeout(poll, BACKOFF_MS);
+  }
+
+  private poll(): void {
+    let progressed = false;
+    try {
+      progressed = this.matchReceives();
+      for (const id of this.binding.testRequests()) {
+        const waiter = this.waiters.get(id);
+        if (waiter === undefined) continue;
+        this.waiters.delete(id);
+        waiter.resolve();
+        progressed = true;
+      }
+    } catch (error) {
+      this.failAll(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.idlePolls = progressed ? 0 : this.idlePolls + 1;
+    this.schedule();
+  }
+
+  /** Probes for the oldest receive of each key; a matched message is received with MPI_Imrecv. */
+  private matchReceives(): boolean {
+    let progressed = false;
+    for (const [key, queue] of this.receives) {
+      while (queue.length > 0) {
+        const head = queue[0];
+        const matched = this.binding.improbe(head.comm, head.source, head.tag);
+        if (matched === null) break;
+        queue.shift();
+        progressed = true;
+        let data: MessageArray;
+        try {
+          data = head.allocate(matched.byteLength);
+        } catch (error) {
+          // The message is matched to this rank already: receive its bytes so MPI stays consistent.
+          const bytes = new Uint8Array(matched.byteLength);
+          const id = this.binding.imrecv(matched.messageId, bytes);
+          this.waiters.set(id, { resolve: () => head.reject(error as Error), reject: head.reject });
+          continue;
+        }
+        const id = this.binding.imrecv(matched.messageId, data);
+        this.waiters.set(id, { resolve: () => head.resolve(data), reject: head.reject });
+      }
+      if (queue.length === 0) this.receives.delete(key);
+    }
+    return progressed;
+  }
+
+  /** An MPI error is fatal to the job: every waiting operation fails with it. */
+  private failAll(error: Error): void {
+    for (const waiter of this.waiters.values()) waiter.reject(error);
+    this.waiters.clear();
+    for (const queue of this.receives.values()) for (const entry of queue) entry.reject(error);
+    this.receives.clear();
+  }
+}

@@ -1,0 +1,89 @@
+// `snptally run` under mpirun/srun: one rank per process over MPI; world rank 0 alone prints; a failing rank aborts the job.
+import { availableParallelism } from 'node:os';
+import { UserError } from '../core/errors.js';
+import type { ProblemSize } from '../core/types.js';
+import type { JobSpec, RunResult } from './engineApi.js';
+import { startMpi, type MpiLaunch, type MpiRuntime } from '../../parallel/index.js';
+import { createProgressDisplay } from './progressBar.js';
+import { buildRunJson, formatRunSummary } from './runReport.js';
+import { buildRunPlan, type RunOptionText, type RunPlan } from './runOptions.js';
+
+/** Exit status of a rank's own failure: 1 for a problem with the input, 2 for anything else (as in main). */
+const EXIT_USER_ERROR = 1;
+const EXIT_INTERNAL_ERROR = 2;
+
+/**
+ * Runs the job as this process's rank. Problems every rank sees alike (options, the job check, the
+ * world size) end all ranks normally, with a UserError that only world rank 0 prints (see main).
+ * Any other failure on a rank prints `snptally: rank N: …` once, from that rank, and MPI_Abort ends the job.
+ */
+/** What the `run` command hands to an MPI run beyond its options. */
+export interface MpiRunExtras {
+  readonly debugFailRank: number | undefined;
+  /** Sizes recorded with the input (a prepared file's sidecar), if any. */
+  readonly inputSize: ProblemSize | null;
+  /** Called on world rank 0 with the result before it is printed (writes the run-info file); returns the spec to show. */
+  readonly onRootResult: (spec: JobSpec, result: RunResult, runJson: Record<string, unknown>) => JobSpec;
+}
+
+export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, extras: MpiRunExtras): Promise<void> {
+  const { debugFailRank } = extras;
+  const runtime = startMpi(launch);
+  const { world } = runtime;
+  // A failure outside the awaited chain (e.g. of a send nobody awaits) also ends the job with its message.
+  const abortOnStray = (error: unknown): void => abortOnError(runtime, world.rank, error);
+  process.on('unhandledRejection', abortOnStray);
+  process.on('uncaughtException', abortOnStray);
+  let plan: RunPlan;
+  try {
+    // Default threads: this node's cores shared among the ranks placed on it.
+    plan = buildRunPlan(options, Math.max(1, Math.floor(availableParallelism() / runtime.localSize)), extras.inputSize);
+    checkWorldSize(plan, options, world.size);
+  } catch (error) {
+    await runtime.finalize();
+    throw error;
+  }
+  const engine = await import('../engine/index.js');
+  const isRoot = world.rank === 0;
+  const progress = createProgressDisplay(isRoot && process.stderr.isTTY === true && !plan.json);
+  let result;
+  try {
+    result = await engine.runJobAsRank(plan.spec, world, { onProgress: progress.onProgress, debugFailRank });
+  } catch (error) {
+    progress.stop();
+    if (error instanceof engine.JobRejectedError) {
+      await runtime.finalize();
+      throw error;
+    }
+    return abortOnError(runtime, world.rank, error);
+  }
+  progress.stop();
+  if (result !== null) {
+    const runJson = buildRunJson(plan.spec, result, plan.threshold);
+    const shownSpec = extras.onRootResult(plan.spec, result, runJson);
+    process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
+  }
+  await runtime.finalize();
+}
+
+/** `--ranks` defaults to the number of processes; the grid must have exactly that many ranks. */
+function checkWorldSize(plan: RunPlan, options: RunOptionText, worldSize: number): void {
+  const d = plan.spec.decomposition;
+  const gridRanks = d.numProcVector * d.numProcField * d.numProcRepl;
+  if (options.ranks !== undefined && Number(options.ranks) !== worldSize) {
+    throw new UserError(`--ranks ${options.ranks} does not match the ${worldSize} processes started by the MPI launcher`);
+  }
+  if (gridRanks !== worldSize) {
+    throw new UserError(
+      `the MPI launcher started ${worldSize} processes but --npv ${d.numProcVector} × --npf ${d.numProcField} × ` +
+      `--npr ${d.numProcRepl} = ${gridRanks} ranks; give a grid of ${worldSize} ranks (e.g. --npv ${worldSize})`);
+  }
+}
+
+function abortOnError(runtime: MpiRuntime, rank: number, error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+  if (error instanceof UserError) return runtime.abortJob(`snptally: rank ${rank}: ${oneLine}`, EXIT_USER_ERROR);
+  if (process.env.SNPTALLY_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return runtime.abortJob(`snptally: internal error: rank ${rank}: ${oneLine}`, EXIT_INTERNAL_ERROR);
+}

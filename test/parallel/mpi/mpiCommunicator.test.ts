@@ -1,0 +1,55 @@
+// The MPI communicator against the Communicator contract: the same probe, in-process and under mpirun, same reports.
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { launchInProcessRanks } from '../../../parallel/index.js';
+import type { ProbeReport } from './fixtures/communicatorProbe.js';
+import { mpiUnavailableReason, runUnderMpirun } from './mpiHarness.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const PROBE_ENTRY = new URL('./fixtures/communicatorProbe.js', import.meta.url).href;
+const PROBE_MAIN = resolve(here, 'fixtures/probeUnderMpi.js');
+const NUM_RANKS = 3;
+
+const unavailable = mpiUnavailableReason();
+if (unavailable !== null && process.env.CI !== 'true') console.warn(`MPI communicator tests skipped: ${unavailable}`);
+
+describe.skipIf(unavailable !== null && process.env.CI !== 'true')('MpiCommunicator', () => {
+  it('is available (required under CI=true)', () => {
+    expect(unavailable).toBeNull();
+  });
+
+  it('reports what the contract says, on 3 ranks, exactly as the in-process communicator does', async () => {
+    const mpi = runUnderMpirun(NUM_RANKS, [PROBE_MAIN]);
+    expect(mpi.stderr).toBe('');
+    expect(mpi.status).toBe(0);
+    const mpiReports = mpi.stdout.trim().split('\n').map((line) => JSON.parse(line) as ProbeReport & { localRank: number; localSize: number })
+      .sort((x, y) => x.rank - y.rank);
+    expect(mpiReports.map((r) => r.rank)).toEqual([0, 1, 2]);
+    // One node: node-local ranks are the world ranks.
+    expect(mpiReports.map((r) => [r.localRank, r.localSize])).toEqual([[0, 3], [1, 3], [2, 3]]);
+
+    const inProcess = (await launchInProcessRanks({
+      numRanks: NUM_RANKS, entryModuleUrl: PROBE_ENTRY, entryExportName: 'communicatorProbe', payload: false,
+    })) as ProbeReport[];
+    expect(mpiReports.map(({ localRank: _l, localSize: _s, ...report }) => ({ ...report, overflowError: 'not checked' })))
+      .toEqual(inProcess);
+
+    for (const report of mpiReports) {
+      const prev = (report.rank + NUM_RANKS - 1) % NUM_RANKS;
+      expect(report.received).toEqual([[prev, 1], [prev, 2, 3], [prev + 0.5], [1 << 17, prev, prev]]);
+      expect(report.floatSum).toEqual([1 + 2 + 3, 3 * 2 ** 51, -(0 + 1 + 2)]);
+      expect(report.uintSum).toEqual([0xffff_fffe, 1, 0 + 1 + 2]);
+      expect(report.overflowError).toBe(`allReduceSum: Uint32 sum ${3 * 0x8000_0000} exceeds 2^32 − 1`);
+      expect(report.broadcast).toEqual([7, 8, 9, 10, 11]);
+      // color rank % 2, key −rank: {2, 0} in that order, and {1}.
+      const expectedSplit = { 0: { rank: 1, size: 2, sumOfWorldRanks: 2 }, 1: { rank: 0, size: 1, sumOfWorldRanks: 1 }, 2: { rank: 0, size: 2, sumOfWorldRanks: 2 } }[report.rank];
+      expect(report.split).toEqual(expectedSplit);
+      expect(report.object.from).toBe('root 2');
+      expect(report.object.gathered).toEqual(report.rank === 0 ? ['rank 0 of 3', 'rank 1 of 3', 'rank 2 of 3'] : null);
+      expect(report.argumentErrors).toEqual([
+        'send: rank 3 is outside 0..2', 'recv: tag must be an integer ≥ 0 (got -1)', 'split: color must be an integer ≥ 0 (got -1)',
+      ]);
+    }
+  });
+});

@@ -1,0 +1,148 @@
+// Weak- and strong-scaling series of 2-way CCC under mpirun (one rank per process, npv = processes),
+// printed as a table with parallel efficiency.
+//
+//   node dist/tools/scaling-mpi.js [--procs 1,2,4] [--backend cpu] [--weak-vectors 2048] [--strong-vectors 4096]
+//     [--fields 16384] [--threads N] [--repeats 1] [--mpirun-args "..."] [--json]
+//
+// Weak scaling keeps the work per rank fixed: p ranks get nv = weak-vectors · √p (pairs grow as nv²), and
+// efficiency = (rate_p / p) / rate_1 with rate = comparisons per second. Strong scaling keeps the problem
+// fixed (strong-vectors): efficiency = rate_p / (p · rate_1), i.e. T_1 / (p · T_p). Times are the run's
+// own "compute time" (rank 0, from the job check to the gathered result; not process start-up), the best
+// of --repeats. Every run of one series must print the same checksum as the others for its problem size,
+// so the strong series is also a correctness check.
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
+
+interface ScalingOptions {
+  readonly procs: number[];
+  readonly backend: string;
+  readonly weakVectors: number;
+  readonly strongVectors: number;
+  readonly numField: number;
+  readonly threads: string | null;
+  readonly repeats: number;
+  readonly mpirunArgs: string[];
+  readonly json: boolean;
+}
+
+interface RunPoint {
+  readonly series: 'weak' | 'strong';
+  readonly procs: number;
+  readonly numVector: number;
+  readonly numField: number;
+  readonly seconds: number;
+  readonly wallSeconds: number;
+  readonly comparisonsPerSecond: number;
+  readonly checksum: string;
+  efficiency: number;
+}
+
+function parseOptions(argv: readonly string[]): ScalingOptions {
+  const value = (name: string): string | undefined => {
+    const idx = argv.indexOf(name);
+    return idx >= 0 ? argv[idx + 1] : undefined;
+  };
+  const positive = (name: string, fallback: number): number => {
+    const text = value(name);
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${text}"`);
+    return n;
+  };
+  const procs = (value('--procs') ?? '1,2').split(',').map((text) => {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--procs must list positive integers, got "${text}"`);
+    return n;
+  });
+  return {
+    procs,
+    backend: value('--backend') ?? 'cpu',
+    weakVectors: positive('--weak-vectors', 2048),
+    strongVectors: positive('--strong-vectors', 4096),
+    numField: positive('--fields', 16384),
+    threads: value('--threads') ?? null,
+    repeats: positive('--repeats', 1),
+    mpirunArgs: (value('--mpirun-args') ?? '').split(/\s+/).filter((arg) => arg.length > 0),
+    json: argv.includes('--json'),
+  };
+}
+
+/** Flags every run needs here: root may run mpirun only when told; more ranks than cores need oversubscription. */
+function defaultMpirunArgs(procs: number): string[] {
+  const args: string[] = [];
+  if (process.getuid?.() === 0) args.push('--allow-run-as-root');
+  if (procs > availableParallelism()) args.push('--oversubscribe');
+  return args;
+}
+
+function runOnce(options: ScalingOptions, procs: number, numVector: number): Omit<RunPoint, 'series' | 'efficiency'> {
+  const runArgs = [
+    CLI_MAIN, 'run', '--vectors', String(numVector), '--fields', String(options.numField),
+    '--npv', String(procs), '--backend', options.backend, '--json',
+    ...(options.threads === null ? [] : ['--threads', options.threads]),
+  ];
+  const start = performance.now();
+  const child = spawnSync('mpirun', [...defaultMpirunArgs(procs), ...options.mpirunArgs, '-np', String(procs), process.execPath, ...runArgs], {
+    encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20,
+  });
+  const wallSeconds = (performance.now() - start) / 1000;
+  if (child.error !== undefined) throw new Error(`cannot run mpirun: ${child.error.message}`);
+  if (child.status !== 0) throw new Error(`mpirun -np ${procs} failed (status ${child.status}):\n${child.stderr}`);
+  const report = JSON.parse(child.stdout.trim()) as { seconds: number; comparisonsPerSecond: number; checksum: string };
+  return { procs, numVector, numField: options.numField, seconds: report.seconds, wallSeconds, comparisonsPerSecond: report.comparisonsPerSecond, checksum: report.checksum };
+}
+
+/** The best (fastest) of `repeats` runs; all of them must agree on the checksum. */
+function measure(options: ScalingOptions, series: RunPoint['series'], procs: number, numVector: number): RunPoint {
+  let best: Omit<RunPoint, 'series' | 'efficiency'> | null = null;
+  for (let repeat = 0; repeat < options.repeats; repeat++) {
+    const point = runOnce(options, procs, numVector);
+    if (best !== null && point.checksum !== best.checksum) throw new Error(`checksum changed between repeats at -np ${procs}`);
+    if (best === null || point.seconds < best.seconds) best = point;
+  }
+  if (best === null) throw new Error('no run');
+  return { ...best, series, efficiency: Number.NaN };
+}
+
+/** Vector count of the weak series: work per rank ∝ nv² / p stays that of one rank. */
+function weakVectorCount(base: number, procs: number): number {
+  return Math.round(base * Math.sqrt(procs));
+}
+
+function formatTable(title: string, points: readonly RunPoint[]): string {
+  const header = ['procs', 'vectors', 'fields', 'seconds', 'wall s', 'comparisons/s', 'per proc', 'efficiency', 'checksum'];
+  const rows = points.map((p) => [
+    String(p.procs), String(p.numVector), String(p.numField), p.seconds.toFixed(3), p.wallSeconds.toFixed(1),
+    p.comparisonsPerSecond.toExponential(3), (p.comparisonsPerSecond / p.procs).toExponential(3),
+    `${(100 * p.efficiency).toFixed(1)}%`, p.checksum,
+  ]);
+  const widths = header.map((h, col) => Math.max(h.length, ...rows.map((row) => row[col].length)));
+  const line = (cells: string[]): string => cells.map((cell, col) => cell.padStart(widths[col])).join('  ');
+  return [title, line(header), ...rows.map(line)].join('\n');
+}
+
+function main(): void {
+  const options = parseOptions(process.argv.slice(2));
+  const weak = options.procs.map((procs) => measure(options, 'weak', procs, weakVectorCount(options.weakVectors, procs)));
+  const strong = options.procs.map((procs) => measure(options, 'strong', procs, options.strongVectors));
+  // Rates relative to the first entry of the series (normally one process).
+  const weakBase = weak[0].comparisonsPerSecond / weak[0].procs;
+  for (const p of weak) p.efficiency = p.comparisonsPerSecond / p.procs / weakBase;
+  const strongBase = strong[0].comparisonsPerSecond / strong[0].procs;
+  for (const p of strong) p.efficiency = p.comparisonsPerSecond / p.procs / strongBase;
+  if (new Set(strong.map((p) => p.checksum)).size !== 1) throw new Error('strong scaling: checksums differ between process counts');
+
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ backend: options.backend, weak, strong })}\n`);
+    return;
+  }
+  const what = `2-way CCC, backend ${options.backend}${options.threads === null ? '' : `, ${options.threads} threads per rank`}`;
+  process.stdout.write(`${formatTable(`weak scaling (${what}; vectors = ${options.weakVectors} · √procs)`, weak)}\n\n`);
+  process.stdout.write(`${formatTable(`strong scaling (${what}; ${options.strongVectors} vectors)`, strong)}\n`);
+}
+
+main();
