@@ -1,5 +1,7 @@
 // CPU benchmark: snptally comparisons per second for 2-way and 3-way CCC, dense and sparse, on 1 and
 // 2 threads, end to end (one rank, no output), with PLINK 1.9's --r2 on the same data in the same run.
+// PLINK runs `--r2 triangle bin4`: every unique pair once, binary output, as snptally counts them
+// (`square` would compute each pair twice).
 //
 //   node dist/tools/bench-cpu.js [--quick] [--json]
 //
@@ -71,7 +73,7 @@ function job(c: BenchCase, path: string, numThreads: number): JobSpec {
 function plinkSeconds(prefix: string, numThreads: number): number | null {
   if (spawnSync('plink1.9', ['--version']).status !== 0) return null;
   const start = performance.now();
-  execFileSync('plink1.9', ['--bfile', prefix, '--r2', 'square', 'bin', '--threads', String(numThreads),
+  execFileSync('plink1.9', ['--bfile', prefix, '--r2', 'triangle', 'bin4', '--threads', String(numThreads),
     '--allow-no-sex', '--out', `${prefix}-ld-${numThreads}`], { stdio: 'ignore' });
   return (performance.now() - start) / 1000;
 }

@@ -1,10 +1,14 @@
-// The wasm kernel set against the reference kernel: random shapes, block edges, threads, strictUpper.
+// The optimized CPU kernel set (wasm and native AVX-512 microkernels) against the reference kernel: random
+// shapes, block edges, threads, strictUpper.
 
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PopcountGemm, PopcountGemmRequest, TermGroup } from '../../mgemm/index.js';
 import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
 import { KC_WORDS, MC_ROWS, NC_COLS_MAX } from '../../mgemm/kernels/wasm/blockSizes.js';
+import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../../mgemm/kernels/native/nativePopcount.js';
 import { createPopcountGemmWasm, WASM_KERNEL_SET_NAME } from '../../mgemm/kernels/wasm/popcountGemmWasm.js';
+import type { CpuMicrokernel } from '../../mgemm/kernels/wasm/workerProtocol.js';
 import { CCC_DENSE_TERMS, neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 const NUM_PLANES = 3;
@@ -68,13 +72,25 @@ const EDGE_SHAPES: (RequestShape & { readonly name: string })[] = [
   { name: 'inputs not in shared memory', aCount: 37, bCount: 41, numField: 500, termGroups: [CCC_DENSE_TERMS], strictUpper: false, shared: false },
 ];
 
-const THREAD_SETTINGS = [
-  { numThreads: 1, minWordOpsPerThread: undefined },
-  { numThreads: 2, minWordOpsPerThread: undefined },
-  { numThreads: 2, minWordOpsPerThread: 0 },
+/**
+ * The native AVX-512 microkernel is tested wherever the CPU has AVX512_VPOPCNTDQ: there it must have been
+ * built (a missing build is a failure, not a skip). Elsewhere only the wasm microkernel exists.
+ */
+const cpuHasVpopcntdq = process.arch === 'x64' && existsSync('/proc/cpuinfo') && /\bavx512_vpopcntdq\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+const nativeStatus = loadNativePopcountKernel();
+if (cpuHasVpopcntdq && !nativeStatus.available) throw new Error(`the CPU has AVX512_VPOPCNTDQ but ${nativeStatus.reason}`);
+const MICROKERNELS: { microkernel: CpuMicrokernel; name: string }[] = [
+  { microkernel: 'wasm', name: WASM_KERNEL_SET_NAME },
+  ...(nativeStatus.available ? [{ microkernel: 'native' as const, name: NATIVE_KERNEL_NAME }] : []),
 ];
 
-describe.each(THREAD_SETTINGS)('wasm kernels, $numThreads thread(s), minWordOpsPerThread $minWordOpsPerThread', (settings) => {
+const THREAD_SETTINGS = MICROKERNELS.flatMap(({ microkernel, name }) => [
+  { microkernel, name, numThreads: 1, minWordOpsPerThread: undefined },
+  { microkernel, name, numThreads: 2, minWordOpsPerThread: undefined },
+  { microkernel, name, numThreads: 2, minWordOpsPerThread: 0 },
+]);
+
+describe.each(THREAD_SETTINGS)('$name kernels, $numThreads thread(s), minWordOpsPerThread $minWordOpsPerThread', (settings) => {
   const ref = new PopcountGemmRef();
   let gemm: PopcountGemm;
   beforeAll(async () => {
@@ -90,7 +106,7 @@ describe.each(THREAD_SETTINGS)('wasm kernels, $numThreads thread(s), minWordOpsP
   }
 
   it('reports its name and threads', () => {
-    expect(gemm.name).toBe(WASM_KERNEL_SET_NAME);
+    expect(gemm.name).toBe(settings.name);
     expect(gemm.numThreads).toBe(settings.numThreads);
   });
 
@@ -122,9 +138,9 @@ describe.each(THREAD_SETTINGS)('wasm kernels, $numThreads thread(s), minWordOpsP
   });
 });
 
-describe('wasm kernels after close()', () => {
+describe.each(MICROKERNELS)('$name kernels after close()', ({ microkernel }) => {
   it.each([1, 2])('reject run() with %i thread(s)', async (numThreads) => {
-    const gemm = await createPopcountGemmWasm({ numThreads });
+    const gemm = await createPopcountGemmWasm({ numThreads, microkernel });
     await gemm.close();
     await expect(gemm.run(shapedRequest({ aCount: 2, bCount: 2, numField: 8, termGroups: [[[0, 0]]], strictUpper: false }))).rejects.toThrow();
   });

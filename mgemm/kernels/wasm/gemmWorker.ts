@@ -1,8 +1,7 @@
-// Entry of a kernel worker thread: one wasm instance, computing the GemmTasks the pool posts.
+// Entry of a kernel worker thread: one microkernel (its own wasm instance, or the native addon), computing the GemmTasks the pool posts.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { runGemmTask } from './blockedLoops.js';
-import { PopcountGemmWasmInstance } from './wasmModule.js';
+import { createTaskRunner, type GemmTaskRunner } from './popcountGemmWasm.js';
 import type { GemmWorkerData, TaskMessage, WorkerReply } from './workerProtocol.js';
 
 function errorMessage(error: unknown): string {
@@ -13,16 +12,17 @@ async function serveTasks(): Promise<void> {
   const port = parentPort;
   if (port === null) throw new Error('gemmWorker.js must run as a worker thread');
   const reply = (message: WorkerReply): void => port.postMessage(message);
-  let instance: PopcountGemmWasmInstance;
+  let runTask: GemmTaskRunner;
   try {
-    instance = await PopcountGemmWasmInstance.create((workerData as GemmWorkerData).module);
+    const data = workerData as GemmWorkerData;
+    runTask = await createTaskRunner(data.microkernel, data.module);
   } catch (error) {
     reply({ kind: 'startFailed', message: errorMessage(error) });
     return;
   }
   port.on('message', ({ taskId, task }: TaskMessage) => {
     try {
-      runGemmTask(instance, task);
+      runTask(task);
       reply({ kind: 'done', taskId });
     } catch (error) {
       reply({ kind: 'failed', taskId, message: errorMessage(error) });

@@ -2,7 +2,6 @@
 
 import { Worker } from 'node:worker_threads';
 import type { GemmTask } from './gemmTask.js';
-import type { WasmModule } from './webAssemblyApi.js';
 import type { GemmWorkerData, TaskMessage, WorkerReply } from './workerProtocol.js';
 
 /** The compiled worker entry, next to this file in dist/. */
@@ -68,9 +67,8 @@ export class GemmWorkerPool {
     }
   }
 
-  /** Starts `numThreads` workers and waits until each has its wasm instance. */
-  static async create(numThreads: number, module: WasmModule): Promise<GemmWorkerPool> {
-    const workerData: GemmWorkerData = { module };
+  /** Starts `numThreads` workers and waits until each has its microkernel ready. */
+  static async create(numThreads: number, workerData: GemmWorkerData): Promise<GemmWorkerPool> {
     const workers = Array.from({ length: numThreads }, () => new Worker(GEMM_WORKER_URL, { workerData }));
     try {
       await Promise.all(workers.map(waitUntilReady));

@@ -3,9 +3,13 @@
 import type { GemmTask } from './gemmTask.js';
 import type { WasmModule } from './webAssemblyApi.js';
 
-/** `workerData` of a kernel worker: the compiled module, so workers skip reading and compiling it. */
+/** The microkernel families of the CPU kernel set. */
+export type CpuMicrokernel = 'wasm' | 'native';
+
+/** `workerData` of a kernel worker: its microkernel, and for wasm the compiled module (workers skip compiling it). */
 export interface GemmWorkerData {
-  readonly module: WasmModule;
+  readonly microkernel: CpuMicrokernel;
+  readonly module: WasmModule | null;
 }
 
 /** Pool → worker: compute one task (its inputs and outputs are in shared memory). */

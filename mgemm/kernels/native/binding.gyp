@@ -1,0 +1,13 @@
+# node-gyp build of the native AVX-512 popcount-GEMM kernel (mgemm/kernels/native).
+{
+  "targets": [
+    {
+      "target_name": "snptally_popcount",
+      "sources": ["src/popcountAvx512.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags_cc!": ["-fno-exceptions", "-O2"],
+      "cflags_cc": ["-fexceptions", "-std=c++17", "-O3", "-Wno-maybe-uninitialized"]
+    }
+  ]
+}
