@@ -38,7 +38,7 @@ export function addRunCommand(program: Command): void {
     .option('--stages <n>', 'number of stages (3-way only)', '1')
     .option('--stage-min <n>', 'first stage to compute (0-based)')
     .option('--stage-max <n>', 'last stage to compute (default: stages − 1)')
-    .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref']).default('cpu'))
+    .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
     .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
     .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
     .option('--force', 'overwrite existing output files of the same stub', false)
@@ -56,6 +56,7 @@ async function runAction(options: RunOptionText): Promise<void> {
   const runJob = await loadRunJob();
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
   const result = await runJob(spec, { onProgress: progress.onProgress }).finally(() => progress.stop());
+  if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
   process.stdout.write(plan.json
     ? `${JSON.stringify(buildRunJson(spec, result, plan.threshold))}\n`
     : formatRunSummary(spec, result, plan.threshold));

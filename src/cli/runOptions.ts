@@ -63,7 +63,7 @@ export interface RunPlan {
 export function buildRunPlan(options: RunOptionText, defaultNumThreads: number): RunPlan {
   const metric = parseChoice('--metric', options.metric ?? 'ccc', ['ccc', 'duo'] as const);
   const numWay: NumWay = parseChoice('--way', options.way ?? '2', ['2', '3'] as const) === '2' ? 2 : 3;
-  const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref'] as const);
+  const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref', 'webgpu', 'auto'] as const);
   const source = problemSource(options);
 
   const numVector = options.vectors === undefined ? DEFAULT_NUM_VECTOR : parsePositiveInteger('--vectors', options.vectors);

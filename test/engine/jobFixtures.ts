@@ -11,7 +11,7 @@ export interface JobOptions {
   source?: ProblemSource;
   decomposition?: Partial<DecompositionSpec>;
   threshold?: number | null;
-  backend?: 'ref' | 'cpu';
+  backend?: JobSpec['backend'];
   numThreads?: number;
   verify?: boolean;
   outputStub?: string | null;
