@@ -7,3 +7,4 @@ export { checkPopcountGemmRequest } from './requestChecks.js';
 export {
   createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_BITWISE_KERNEL_SET_NAME, type WebgpuPopcountGemmOptions,
 } from './kernels/webgpu/popcountGemmWebgpu.js';
+export type { GpuCapabilities } from './kernels/webgpu/gpuAdapter.js';

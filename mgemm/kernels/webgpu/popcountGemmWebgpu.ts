@@ -5,7 +5,7 @@
 import { UserError } from '../../../src/core/errors.js';
 import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
-import { describeAdapter, openGpuDevice, requestGpuAdapter } from './gpuAdapter.js';
+import { describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
@@ -73,9 +73,9 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.resident = new ResidentPlanes(runner, this.maxBindingBytes, options.residentBytes ?? DEFAULT_RESIDENT_BYTES);
   }
 
-  /** The adapter this kernel set runs on. */
-  get deviceDescription(): string {
-    return this.runner.capabilities.description;
+  /** The adapter this kernel set runs on and the limits it tiles from. */
+  get capabilities(): GpuCapabilities {
+    return this.runner.capabilities;
   }
 
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
