@@ -3,7 +3,7 @@
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
-//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384] [--reps 3] [--no-torch] [--no-checks] [--out FILE]
+//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--no-torch] [--no-checks] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
 // mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
@@ -22,6 +22,7 @@ const { values: opts } = parseArgs({
     nv3: { type: 'string', default: '4096' }, nf3: { type: 'string', default: '16384' },
     'e2e-nv2': { type: 'string', default: '4096' }, 'e2e-nf2': { type: 'string', default: '32768' },
     'e2e-nv3': { type: 'string', default: '192' }, 'e2e-nf3': { type: 'string', default: '16384' },
+    'e2e-npv': { type: 'string', default: '1' },
     reps: { type: 'string', default: '3' },
     'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
     out: { type: 'string' },
@@ -138,14 +139,17 @@ async function checks(): Promise<boolean> {
 }
 
 async function endToEnd(): Promise<void> {
-  const cases: [NumWay, boolean, number, number][] = [
-    [2, false, num('e2e-nv2'), num('e2e-nf2')], [2, true, num('e2e-nv2'), num('e2e-nf2')],
-    [3, false, num('e2e-nv3'), num('e2e-nf3')], [3, true, num('e2e-nv3'), num('e2e-nf3')],
+  // npv > 1: in-process ranks, each with its own device on the same GPU, finalize on several cores.
+  const npvMany = num('e2e-npv');
+  const cases: [NumWay, boolean, number, number, number][] = [
+    [2, false, num('e2e-nv2'), num('e2e-nf2'), 1], [2, true, num('e2e-nv2'), num('e2e-nf2'), 1],
+    [3, false, num('e2e-nv3'), num('e2e-nf3'), 1], [3, true, num('e2e-nv3'), num('e2e-nf3'), 1],
+    ...(npvMany > 1 ? [[2, false, num('e2e-nv2'), num('e2e-nf2'), npvMany] as [NumWay, boolean, number, number, number]] : []),
   ];
-  for (const [numWay, sparse, numVector, numField] of cases) {
-    const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu' }));
-    rows.push({ what: `${numWay}-way ${sparse ? 'sparse' : 'dense'} end to end`, shape: `nv ${numVector} nf ${numField}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
-    log(`e2e ${numWay}-way ${sparse ? 'sparse' : 'dense'} nv ${numVector} nf ${numField}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);
+  for (const [numWay, sparse, numVector, numField, npv] of cases) {
+    const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv }));
+    rows.push({ what: `${numWay}-way ${sparse ? 'sparse' : 'dense'} end to end`, shape: `nv ${numVector} nf ${numField} npv ${npv}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
+    log(`e2e ${numWay}-way ${sparse ? 'sparse' : 'dense'} nv ${numVector} nf ${numField} npv ${npv}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);
   }
 }
 
@@ -177,8 +181,8 @@ async function main(): Promise<void> {
   } finally {
     await gemm.close();
   }
-  await endToEnd();
   if (!opts['no-torch']) torch();
+  await endToEnd();
   const torchRows = rows.filter((r) => r.what.startsWith('torch'));
   if (torchRows.length === 2) {
     for (const r of rows.filter((x) => x.what.endsWith('kernel') || x.what.endsWith('end to end'))) {
