@@ -5,6 +5,7 @@ export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry
 export { allocatePlaneMatrix, pairProductPlanes, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
 export { checkPopcountGemmRequest } from './requestChecks.js';
 export {
-  createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_BITWISE_KERNEL_SET_NAME, type WebgpuPopcountGemmOptions,
+  createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX, type WebgpuPopcountGemmOptions,
 } from './kernels/webgpu/popcountGemmWebgpu.js';
 export type { GpuCapabilities } from './kernels/webgpu/gpuAdapter.js';
+export type { KernelFamily } from './kernels/webgpu/kernelChoice.js';

@@ -3,7 +3,7 @@
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
-//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--no-torch] [--no-checks] [--out FILE]
+//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise] [--no-torch] [--no-checks] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
 // mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../src/core/types.js';
 import { runJob, type JobSpec } from '../src/engine/index.js';
-import { allocatePlaneMatrix, createPopcountGemmWebgpu, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup } from '../mgemm/index.js';
+import { allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup } from '../mgemm/index.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -24,6 +24,7 @@ const { values: opts } = parseArgs({
     'e2e-nv3': { type: 'string', default: '192' }, 'e2e-nf3': { type: 'string', default: '16384' },
     'e2e-npv': { type: 'string', default: '1' },
     reps: { type: 'string', default: '3' },
+    kernels: { type: 'string', default: 'auto,bitwise' },
     'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -71,21 +72,23 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
   for (const sparse of [false, true]) {
     const planes = randomPlanes(nv2, sparse ? 3 : 2, nf2, 7);
     const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: sparse ? SPARSE2 : [CCC_TERMS], strictUpper: true };
-    const seconds = median(await gemm.timeKernels(request, reps));
+    const timing = await gemm.timeKernels(request, reps);
+    const seconds = median(timing.seconds);
     const comparisons = ((nv2 * (nv2 - 1)) / 2) * nf2;
-    rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate: comparisons / seconds, note: 'strict upper triangle, no read-back' });
-    log(`kernel 2-way ${sparse ? 'sparse' : 'dense'}: ${seconds.toFixed(3)} s, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
+    rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate: comparisons / seconds, note: `${timing.family}; strict upper triangle, no read-back` });
+    log(`kernel 2-way ${sparse ? 'sparse' : 'dense'} (${timing.family}): ${seconds.toFixed(3)} s, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
   }
   const nv3 = num('nv3'); const nf3 = num('nf3');
   for (const sparse of [false, true]) {
     const products = randomPlanes(nv3, sparse ? 9 : 4, nf3, 11);
     const k = randomPlanes(nv3, sparse ? 3 : 2, nf3, 13);
     const request = { a: products, aFirst: 0, aCount: nv3, b: k, bFirst: 0, bCount: nv3, termGroups: sparse ? sparse3Groups() : DENSE3, strictUpper: false };
-    const seconds = median(await gemm.timeKernels(request, Math.max(5, reps)));
+    const timing = await gemm.timeKernels(request, Math.max(5, reps));
+    const seconds = median(timing.seconds);
     const comparisons = nv3 * nv3 * nf3;
     const fullSeconds = ((nv3 * (nv3 - 1) * (nv3 - 2)) / 6) * nf3 / (comparisons / seconds);
-    rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv3} nf ${nf3}`, seconds, rate: comparisons / seconds, note: `one j: ${nv3}×${nv3} triples; whole problem ≈ ${fullSeconds.toFixed(1)} s` });
-    log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} (one j): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
+    rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv3} nf ${nf3}`, seconds, rate: comparisons / seconds, note: `${timing.family}; one j: ${nv3}×${nv3} triples; whole problem ≈ ${fullSeconds.toFixed(1)} s` });
+    log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} (${timing.family}, one j): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
   }
 }
 
@@ -171,15 +174,19 @@ function torch(): void {
 
 async function main(): Promise<void> {
   process.env.XDG_RUNTIME_DIR ??= '/tmp';
-  const gemm = await createPopcountGemmWebgpu();
-  report.adapter = gemm.capabilities;
-  log(`adapter: ${gemm.capabilities.description} subgroup-matrix ${gemm.capabilities.hasSubgroupMatrix}`);
   let ok = true;
-  try {
-    if (!opts['no-checks']) ok = await checks();
-    await kernelOnly(gemm);
-  } finally {
-    await gemm.close();
+  if (!opts['no-checks']) ok = await checks();
+  // Each kernel family once (auto = what the engine uses: tensor cores where the adapter has them).
+  const families = [...new Set(opts.kernels.split(','))] as (KernelFamily | 'auto')[];
+  for (const kernel of families) {
+    const gemm = await createPopcountGemmWebgpu({ kernel });
+    report.adapter = gemm.capabilities;
+    log(`adapter: ${gemm.capabilities.description} subgroup-matrix ${gemm.capabilities.hasSubgroupMatrix}; kernels ${kernel} (${gemm.name})`);
+    try {
+      if (kernel === 'auto' || kernel === 'bitwise' || gemm.capabilities.hasSubgroupMatrix || kernel === 'dot4') await kernelOnly(gemm);
+    } finally {
+      await gemm.close();
+    }
   }
   if (!opts['no-torch']) torch();
   await endToEnd();

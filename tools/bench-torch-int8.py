@@ -11,10 +11,10 @@ def bench(m: int, n: int, k: int, reps: int = 10) -> dict:
     # Genotype-like operands (0, 1, 2); B column-major, the layout cuBLASLt's int8 path wants.
     a = torch.randint(0, 3, (m, k), dtype=torch.int8, device="cuda")
     b = torch.randint(0, 3, (n, k), dtype=torch.int8, device="cuda").t()
-    # Exactness check on a corner against an int64 product.
+    # Exactness check on a corner against an int64 product on the CPU (CUDA has no int64 matmul).
     c = torch._int_mm(a, b)
-    ref = a[:64].to(torch.int64) @ b[:, :64].to(torch.int64)
-    exact = bool(torch.equal(c[:64, :64].to(torch.int64), ref))
+    ref = a[:64].cpu().to(torch.int64) @ b[:, :64].cpu().to(torch.int64)
+    exact = bool(torch.equal(c[:64, :64].cpu().to(torch.int64), ref))
     for _ in range(3):
         torch._int_mm(a, b)
     times = []

@@ -5,6 +5,8 @@ export interface WebgpuGate {
   readonly available: boolean;
   /** The adapter, or why there is none. */
   readonly description: string;
+  /** The adapter has u8 subgroup matrices (tensor cores). */
+  readonly hasSubgroupMatrix: boolean;
 }
 
 /** Probes once; throws under CI=true when there is no adapter, so CI cannot silently skip GPU tests. */

@@ -60,10 +60,15 @@ function randomShapes(seed: number, count: number): Shape[] {
   }));
 }
 
+/** Every kernel family that runs on any adapter; tensor cores (subgroup-matrix) share the dot4 path but need the feature. */
 const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPopcountGemmOptions }[] = [
-  { name: 'device limits', options: {} },
+  { name: 'bitwise, device limits', options: { kernel: 'bitwise' } },
   // 4 KiB bindings: operands of a few rows per chunk and outputs of a few sub-blocks per request.
-  { name: '4 KiB bindings', options: { maxBindingBytes: 4096 } },
+  { name: 'bitwise, 4 KiB bindings', options: { kernel: 'bitwise', maxBindingBytes: 4096 } },
+  { name: 'u8 dot4, device limits', options: { kernel: 'dot4' } },
+  // 256 KiB: 128-row u8 sub-blocks; groups whose tiles do not fit fall back to bitwise.
+  { name: 'u8 dot4, 256 KiB bindings', options: { kernel: 'dot4', maxBindingBytes: 256 << 10 } },
+  ...(gate.hasSubgroupMatrix ? [{ name: 'u8 subgroup-matrix (tensor cores)', options: { kernel: 'subgroup-matrix' as const } }] : []),
 ];
 
 describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`, () => {
@@ -110,11 +115,17 @@ describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`
       expect((await gemm.run({ ...request, aCount: 0 }))[0].length).toBe(0);
     });
 
+    it('cuts large requests into several sub-blocks', async () => {
+      await expectSameAsRef(requestOf(GROUP_SETS[0], { aCount: 300, bCount: 290, numField: 1000, strictUpper: false, seed: 7 }));
+      await expectSameAsRef(requestOf(GROUP_SETS[2], { aCount: 270, bCount: 270, numField: 999, strictUpper: true, seed: 8 }));
+    });
+
     it('times kernels without reading back', async () => {
       const request = requestOf(GROUP_SETS[0], { aCount: 64, bCount: 64, numField: 256, strictUpper: false, seed: 6 });
-      const seconds = await gemm.timeKernels(request, 2);
-      expect(seconds).toHaveLength(2);
-      for (const s of seconds) expect(s).toBeGreaterThan(0);
+      const timing = await gemm.timeKernels(request, 2);
+      expect(timing.seconds).toHaveLength(2);
+      expect(timing.family).toBe(options.kernel ?? 'bitwise');
+      for (const s of timing.seconds) expect(s).toBeGreaterThan(0);
     });
   });
 });

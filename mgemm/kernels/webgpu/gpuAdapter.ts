@@ -12,6 +12,7 @@ export interface GpuCapabilities {
   readonly maxComputeInvocationsPerWorkgroup: number;
   readonly maxComputeWorkgroupsPerDimension: number;
   readonly minStorageBufferOffsetAlignment: number;
+  /** The adapter multiplies u8 subgroup matrices (16×16×32 → u32) with 32-wide subgroups: tensor cores. */
   readonly hasSubgroupMatrix: boolean;
 }
 
@@ -52,7 +53,7 @@ export function describeAdapter(adapter: GPUAdapter): string {
 /** Opens a device with the adapter's largest buffer, binding and workgroup-memory limits. */
 export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
   const l = adapter.limits;
-  const hasSubgroupMatrix = adapter.features.has(SUBGROUP_MATRIX_FEATURE) && adapter.features.has('subgroups');
+  const hasSubgroupMatrix = adapterHasSubgroupMatrix(adapter);
   const requiredFeatures: GPUFeatureName[] = hasSubgroupMatrix ? ['subgroups', SUBGROUP_MATRIX_FEATURE as GPUFeatureName] : [];
   const device = await adapter.requestDevice({
     requiredFeatures,
@@ -76,4 +77,26 @@ export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
     hasSubgroupMatrix,
   };
   return { device, capabilities };
+}
+
+/** The adapter lists the subgroup-matrix feature with the u8 configuration the tensor-core kernel uses. */
+export function adapterHasSubgroupMatrix(adapter: GPUAdapter): boolean {
+  return adapter.features.has(SUBGROUP_MATRIX_FEATURE) && adapter.features.has('subgroups') && hasU8Config(adapter);
+}
+
+/** A subgroup-matrix configuration as Dawn reports it in `adapter.info.subgroupMatrixConfigs`. */
+interface SubgroupMatrixConfig {
+  readonly componentType: string;
+  readonly resultComponentType: string;
+  readonly M: number;
+  readonly N: number;
+  readonly K: number;
+}
+
+/** True when the adapter multiplies u8×u8→u32 16×16×32 matrices with subgroups of exactly 32 (the kernel's layout). */
+function hasU8Config(adapter: GPUAdapter): boolean {
+  const info = adapter.info as GPUAdapterInfo & { subgroupMatrixConfigs?: readonly SubgroupMatrixConfig[] };
+  if (info.subgroupMinSize !== 32 || info.subgroupMaxSize !== 32) return false;
+  return (info.subgroupMatrixConfigs ?? []).some((c) =>
+    c.componentType === 'u8' && c.resultComponentType === 'u32' && c.M === 16 && c.N === 16 && c.K === 32);
 }

@@ -1,18 +1,23 @@
-// Kernel set `webgpu-bitwise`: the popcount-GEMM on a WebGPU device (any adapter, lavapipe included).
-// Operands stay resident on the GPU; a request is cut into sub-blocks that respect the binding and
-// dispatch limits, each computed by the bitwise tally program and read back into the result.
+// The popcount-GEMM on a WebGPU device (any adapter, lavapipe included). Operands stay resident on the
+// GPU; a request is cut into sub-blocks that respect the binding and dispatch limits; each sub-block is
+// computed by the bitwise tally program, or — where the adapter has u8 subgroup matrices (tensor cores)
+// — by expanding each factored term group into u8 count operands and one integer GEMM per group.
 
 import { UserError } from '../../../src/core/errors.js';
 import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
-import { describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
+import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
+import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
+import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
+import { createU8GemmProgram, U8_GEMM_TILE, type U8GemmProgram } from './u8GemmProgram.js';
 import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
+import type { WgslProgram } from './wgslProgram.js';
 
-/** Name of this kernel set: WebGPU, AND + countOneBits over u32 words. */
-export const WEBGPU_BITWISE_KERNEL_SET_NAME = 'webgpu-bitwise';
+/** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
+export const WEBGPU_KERNEL_SET_PREFIX = 'webgpu-';
 
 export interface WebgpuPopcountGemmOptions {
   /**
@@ -22,11 +27,15 @@ export interface WebgpuPopcountGemmOptions {
   readonly maxBindingBytes?: number;
   /** GPU bytes of resident operands before the least recently used are freed (default 4 GiB). */
   readonly residentBytes?: number;
+  /** Kernel family (default `auto`: tensor cores when the adapter has them, see kernelChoice.ts). */
+  readonly kernel?: KernelFamily | 'auto';
 }
 
 /** Output bytes of one dispatch: bounds the read-back buffer (and host copy) of one sub-block. */
 const OUTPUT_BYTES_PER_DISPATCH = 256 << 20;
 const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
+/** Bytes of one expanded u8 operand (rows × 32·wordsPerPlane): bounds the rows of a u8 sub-block. */
+const EXPANDED_BYTES = 512 << 20;
 
 /** A sub-block of a request: rows [rowFirst, +numRows) of A's chunk against columns [colFirst, +numCols) of B's chunk. */
 interface SubBlock {
@@ -49,28 +58,46 @@ export async function createPopcountGemmWebgpu(options: WebgpuPopcountGemmOption
   return new PopcountGemmWebgpu(new WebgpuRunner(opened), options);
 }
 
-/** True when a WebGPU adapter exists (for `--backend auto`), with its description. */
-export async function probeWebgpu(): Promise<{ available: boolean; description: string }> {
+/** Whether a WebGPU adapter exists (for `--backend auto`), its description, and whether it has tensor cores. */
+export async function probeWebgpu(): Promise<{ available: boolean; description: string; hasSubgroupMatrix: boolean }> {
   const adapter = await requestGpuAdapter();
-  return adapter === null ? { available: false, description: 'no WebGPU adapter' } : { available: true, description: describeAdapter(adapter) };
+  return adapter === null
+    ? { available: false, description: 'no WebGPU adapter', hasSubgroupMatrix: false }
+    : { available: true, description: describeAdapter(adapter), hasSubgroupMatrix: adapterHasSubgroupMatrix(adapter) };
 }
 
+/** How a request is computed: the kernel family, its programs and the sub-blocks. */
+interface RequestPlan {
+  readonly family: KernelFamily;
+  readonly blocks: readonly SubBlock[];
+  readonly output: GPUBuffer;
+  /** Output words of one sub-block per group, and the row stride of each group's output. */
+  readonly shapeOf: (block: SubBlock) => { readonly groupWords: number; readonly rowStride: number };
+  readonly dispatchesOf: (block: SubBlock) => Dispatch[];
+}
+
+const padToTile = (n: number): number => Math.ceil(n / U8_GEMM_TILE) * U8_GEMM_TILE;
+
 export class PopcountGemmWebgpu implements PopcountGemm {
-  readonly name = WEBGPU_BITWISE_KERNEL_SET_NAME;
+  readonly name: string;
   /** The GPU is driven from the calling thread. */
   readonly numThreads = 1;
   private readonly maxBindingBytes: number;
   private readonly resident: ResidentPlanes;
-  private readonly programs = new Map<string, Tally2Program>();
-  private output: GPUBuffer | null = null;
-  /** Requests run one after another: they share the output buffer. */
+  private readonly kernel: KernelFamily | 'auto';
+  private readonly programs = new Map<string, WgslProgram>();
+  private readonly scratch = new Map<string, GPUBuffer>();
+  /** Requests run one after another: they share the output and scratch buffers. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(private readonly runner: WebgpuRunner, options: WebgpuPopcountGemmOptions) {
-    const deviceMax = runner.capabilities.maxStorageBufferBindingSize;
-    this.maxBindingBytes = Math.min(deviceMax, options.maxBindingBytes ?? deviceMax);
+    const caps = runner.capabilities;
+    this.maxBindingBytes = Math.min(caps.maxStorageBufferBindingSize, options.maxBindingBytes ?? caps.maxStorageBufferBindingSize);
     this.resident = new ResidentPlanes(runner, this.maxBindingBytes, options.residentBytes ?? DEFAULT_RESIDENT_BYTES);
+    this.kernel = options.kernel ?? 'auto';
+    const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
+    this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
   }
 
   /** The adapter this kernel set runs on and the limits it tiles from. */
@@ -86,13 +113,13 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /**
    * Kernel-only timing: runs the request's dispatches `repetitions` times (one submit each, no read-back)
-   * and returns the seconds of each repetition. Operands are uploaded before the first.
+   * and returns the seconds of each repetition and the kernel family. Operands are uploaded before the first.
    */
-  async timeKernels(request: PopcountGemmRequest, repetitions: number): Promise<number[]> {
+  async timeKernels(request: PopcountGemmRequest, repetitions: number): Promise<{ seconds: number[]; family: KernelFamily }> {
     checkPopcountGemmRequest(request);
-    const plan = this.plan(request);
-    if (plan === null) return [];
-    const dispatches = plan.blocks.map((block) => this.dispatchOf(plan.program, block, request, plan.output));
+    const plan = await this.plan(request);
+    if (plan === null) return { seconds: [], family: 'bitwise' };
+    const dispatches = plan.blocks.flatMap((block) => plan.dispatchesOf(block));
     await this.runner.runDispatches(dispatches);
     const seconds: number[] = [];
     for (let rep = 0; rep < repetitions; rep++) {
@@ -100,7 +127,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       await this.runner.runDispatches(dispatches);
       seconds.push((performance.now() - start) / 1000);
     }
-    return seconds;
+    return { seconds, family: plan.family };
   }
 
   async close(): Promise<void> {
@@ -108,35 +135,140 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.closed = true;
     await this.queue;
     this.resident.clear();
-    this.output?.destroy();
+    for (const b of this.scratch.values()) b.destroy();
     this.runner.destroy();
   }
 
   private async runNow(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
     if (this.closed) throw new Error(`${this.name}: run() after close()`);
     checkPopcountGemmRequest(request);
-    const numGroups = request.termGroups.length;
     const outputs = request.termGroups.map(() => new Uint32Array(request.aCount * request.bCount));
-    const plan = this.plan(request);
+    const plan = await this.plan(request);
     if (plan === null) return outputs;
     for (const block of plan.blocks) {
-      const numWords = numGroups * block.numRows * block.numCols;
-      const words = await this.runner.runAndReadBack(this.dispatchOf(plan.program, block, request, plan.output), plan.output, numWords * 4);
-      scatter(words, block, request, outputs);
+      const shape = plan.shapeOf(block);
+      const words = await this.runner.runAndReadBack(plan.dispatchesOf(block), plan.output, shape.groupWords * outputs.length * 4);
+      scatter(words, block, request, outputs, shape);
     }
     return outputs;
   }
 
-  /** The program and sub-blocks of a request, or null when there is nothing to compute (all outputs zero). */
-  private plan(request: PopcountGemmRequest): { program: Tally2Program; blocks: SubBlock[]; output: GPUBuffer } | null {
+  /** The plan of a request, or null when there is nothing to compute (all outputs zero). */
+  private async plan(request: PopcountGemmRequest): Promise<RequestPlan | null> {
     const { termGroups } = request;
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
-    const program = this.programFor(termGroups, request.a, request.b);
+    let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
+    const kBytes = request.a.wordsPerPlane * 32;
+    const expandRows = Math.floor(Math.min(EXPANDED_BYTES, this.maxBindingBytes) / kBytes / U8_GEMM_TILE) * U8_GEMM_TILE;
+    // The u8 kernels work in 128 × 128 tiles: when 128 expanded rows or one tile of every group's output
+    // do not fit a binding, the bitwise kernel (no expansion, no padding) takes the request.
+    const tileOutBytes = termGroups.length * U8_GEMM_TILE * U8_GEMM_TILE * 4;
+    if (family !== 'bitwise' && (expandRows < U8_GEMM_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH))) family = 'bitwise';
+    return family === 'bitwise' ? this.planBitwise(request) : this.planU8(request, family, expandRows);
+  }
+
+  private async planBitwise(request: PopcountGemmRequest): Promise<RequestPlan> {
+    const { termGroups, a, b } = request;
+    const program = this.tally2Program(termGroups, a, b);
+    await this.runner.pipelineFor(program);
+    const numGroups = termGroups.length;
+    const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
+    const blocks = this.subBlocks(request, {
+      maxRows: maxGroups * program.tileRows, maxCols: maxGroups * program.tileCols, rowUnit: 1,
+      outWords: (rows, cols) => numGroups * rows * cols,
+    });
+    const maxWords = Math.max(0, ...blocks.map((blk) => numGroups * blk.numRows * blk.numCols));
+    const output = this.scratchBuffer('output', maxWords * 4);
+    return {
+      family: 'bitwise', blocks, output,
+      shapeOf: (blk) => ({ groupWords: blk.numRows * blk.numCols, rowStride: blk.numCols }),
+      dispatchesOf: (blk) => [{
+        program,
+        storage: [blk.aChunk.buffer, blk.bChunk.buffer, output],
+        uniforms: {
+          aRowFirst: blk.rowFirst - blk.aChunk.firstRow, aCount: blk.numRows,
+          bRowFirst: blk.colFirst - blk.bChunk.firstRow, bCount: blk.numCols,
+          vec4PerPlane: a.wordsPerPlane / 4, skipBelowDiagonal: request.strictUpper ? 1 : 0,
+          diagonalOffset: blk.rowFirst - blk.colFirst,
+        },
+        workgroups: [Math.ceil(blk.numCols / program.tileCols), Math.ceil(blk.numRows / program.tileRows)],
+      }],
+    };
+  }
+
+  /**
+   * Per sub-block and group g: expand A's rows and B's columns into u8 counts (Σ of the group's
+   * planes), then one u8 GEMM into group g's padded output. Padded rows and columns are zero.
+   */
+  private async planU8(request: PopcountGemmRequest, family: 'subgroup-matrix' | 'dot4', expandRows: number): Promise<RequestPlan> {
+    const { termGroups, a, b } = request;
+    const numGroups = termGroups.length;
+    const gemm = this.u8GemmProgram(family);
+    await this.runner.pipelineFor(gemm);
+    const factors = termGroups.map((g) => {
+      const f = factorGroup(g);
+      if (f === null) throw new Error('u8 kernels need factored term groups');
+      return { f, expandA: this.expandProgram(a.numPlanes, f.aPlanes), expandB: this.expandProgram(b.numPlanes, f.bPlanes) };
+    });
+    for (const { expandA, expandB } of factors) {
+      await this.runner.pipelineFor(expandA);
+      await this.runner.pipelineFor(expandB);
+    }
+    const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
+    const blocks = this.subBlocks(request, {
+      maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
+      rowUnit: U8_GEMM_TILE, outWords: (rows, cols) => numGroups * padToTile(rows) * padToTile(cols),
+    });
+    const maxRows = Math.max(0, ...blocks.map((blk) => padToTile(blk.numRows)));
+    const maxCols = Math.max(0, ...blocks.map((blk) => padToTile(blk.numCols)));
+    const kBytes = a.wordsPerPlane * 32;
+    const expandedA = this.scratchBuffer('expandedA', maxRows * kBytes);
+    const expandedB = this.scratchBuffer('expandedB', maxCols * kBytes);
+    const maxWords = Math.max(0, ...blocks.map((blk) => numGroups * padToTile(blk.numRows) * padToTile(blk.numCols)));
+    const output = this.scratchBuffer('output', maxWords * 4);
+    const expand = (program: WgslProgram, chunk: PlaneChunk, first: number, count: number, target: GPUBuffer): Dispatch => {
+      const numRowsPad = padToTile(count);
+      const numWorkgroups = Math.ceil((numRowsPad * a.wordsPerPlane * 8) / EXPAND_WORKGROUP);
+      const x = Math.min(numWorkgroups, maxGroups);
+      return {
+        program, storage: [chunk.buffer, target],
+        uniforms: { rowFirst: first - chunk.firstRow, numRows: count, numRowsPad, wordsPerPlane: a.wordsPerPlane, numWorkgroupsX: x },
+        workgroups: [x, Math.ceil(numWorkgroups / x)],
+      };
+    };
+    return {
+      family, blocks, output,
+      shapeOf: (blk) => ({ groupWords: padToTile(blk.numRows) * padToTile(blk.numCols), rowStride: padToTile(blk.numCols) }),
+      dispatchesOf: (blk) => factors.flatMap(({ expandA, expandB }, g) => [
+        expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, expandedA),
+        expand(expandB, blk.bChunk, blk.colFirst, blk.numCols, expandedB),
+        {
+          program: gemm,
+          storage: [expandedA, expandedB, output],
+          uniforms: {
+            kBytes, outStride: padToTile(blk.numCols), outOffset: g * padToTile(blk.numRows) * padToTile(blk.numCols),
+            skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst,
+          },
+          workgroups: [padToTile(blk.numCols) / gemm.tileCols, padToTile(blk.numRows) / gemm.tileRows],
+        },
+      ]),
+    };
+  }
+
+  /**
+   * Cuts the request along A's and B's resident chunks, then into sub-blocks of at most maxRows ×
+   * maxCols whose outputs fit one binding and the per-dispatch read-back bound. Sub-blocks wholly
+   * below the diagonal of a strictUpper request are left out.
+   */
+  private subBlocks(request: PopcountGemmRequest, limits: {
+    readonly maxRows: number; readonly maxCols: number; readonly rowUnit: number; readonly outWords: (rows: number, cols: number) => number;
+  }): SubBlock[] {
     const pinned = [request.a, request.b];
     const aChunks = this.resident.chunksOf(request.a, pinned);
     const bChunks = this.resident.chunksOf(request.b, pinned);
-    const maxOutWords = Math.floor(Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH) / (4 * termGroups.length));
-    const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
+    const maxOutWords = Math.floor(Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH) / 4);
+    const unit = limits.rowUnit;
+    const roundDown = (n: number, total: number): number => (n >= total ? total : Math.max(unit, Math.floor(n / unit) * unit));
     const blocks: SubBlock[] = [];
     for (const aChunk of aChunks) {
       const rowLo = Math.max(request.aFirst, aChunk.firstRow);
@@ -146,10 +278,12 @@ export class PopcountGemmWebgpu implements PopcountGemm {
         const colLo = Math.max(request.bFirst, bChunk.firstRow);
         const colHi = Math.min(request.bFirst + request.bCount, bChunk.firstRow + bChunk.numRows);
         if (colHi <= colLo) continue;
-        const colsPer = Math.min(colHi - colLo, maxOutWords, maxGroups * program.tileCols);
+        const colsFit = Math.floor(maxOutWords / limits.outWords(unit, 1));
+        const colsPer = roundDown(Math.min(limits.maxCols, colsFit), colHi - colLo);
         for (let colFirst = colLo; colFirst < colHi; colFirst += colsPer) {
           const numCols = Math.min(colsPer, colHi - colFirst);
-          const rowsPer = Math.min(rowHi - rowLo, Math.floor(maxOutWords / numCols), maxGroups * program.tileRows);
+          const rowsFit = Math.floor(maxOutWords / limits.outWords(unit, numCols)) * unit;
+          const rowsPer = roundDown(Math.min(limits.maxRows, rowsFit), rowHi - rowLo);
           for (let rowFirst = rowLo; rowFirst < rowHi; rowFirst += rowsPer) {
             const numRows = Math.min(rowsPer, rowHi - rowFirst);
             // Under strictUpper only r < c is needed: a sub-block whose every row is ≥ every column has nothing.
@@ -159,60 +293,59 @@ export class PopcountGemmWebgpu implements PopcountGemm {
         }
       }
     }
-    const maxBlockWords = Math.max(0, ...blocks.map((b) => b.numRows * b.numCols * termGroups.length));
-    return { program, blocks, output: this.outputBuffer(maxBlockWords * 4) };
+    return blocks;
   }
 
-  private dispatchOf(program: Tally2Program, block: SubBlock, request: PopcountGemmRequest, output: GPUBuffer): Dispatch {
-    const { strictUpper, a: { wordsPerPlane } } = request;
-    return {
-      program,
-      storage: [block.aChunk.buffer, block.bChunk.buffer, output],
-      uniforms: {
-        aRowFirst: block.rowFirst - block.aChunk.firstRow, aCount: block.numRows,
-        bRowFirst: block.colFirst - block.bChunk.firstRow, bCount: block.numCols,
-        vec4PerPlane: wordsPerPlane / 4,
-        skipBelowDiagonal: strictUpper ? 1 : 0,
-        diagonalOffset: block.rowFirst - block.colFirst,
-      },
-      workgroups: [Math.ceil(block.numCols / program.tileCols), Math.ceil(block.numRows / program.tileRows)],
-    };
-  }
-
-  private programFor(termGroups: readonly TermGroup[], a: PlaneMatrix, b: PlaneMatrix): Tally2Program {
-    const key = `${a.numPlanes}/${b.numPlanes}/${JSON.stringify(termGroups)}`;
-    let program = this.programs.get(key);
+  private cachedProgram<P extends WgslProgram>(key: string, make: () => P): P {
+    let program = this.programs.get(key) as P | undefined;
     if (program === undefined) {
-      const geometry = chooseTally2Geometry(termGroups.length, a.numPlanes, b.numPlanes, this.runner.capabilities);
-      program = createTally2Program({ termGroups, numPlanesA: a.numPlanes, numPlanesB: b.numPlanes, geometry });
+      program = make();
       this.programs.set(key, program);
     }
     return program;
   }
 
-  /** The shared output buffer, grown to at least `numBytes`. */
-  private outputBuffer(numBytes: number): GPUBuffer {
-    if (this.output === null || this.output.size < numBytes) {
-      this.output?.destroy();
-      this.output = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
-    }
-    return this.output;
+  private tally2Program(termGroups: readonly TermGroup[], a: PlaneMatrix, b: PlaneMatrix): Tally2Program {
+    return this.cachedProgram(`tally2/${a.numPlanes}/${b.numPlanes}/${JSON.stringify(termGroups)}`, () => {
+      const geometry = chooseTally2Geometry(termGroups.length, a.numPlanes, b.numPlanes, this.runner.capabilities);
+      return createTally2Program({ termGroups, numPlanesA: a.numPlanes, numPlanesB: b.numPlanes, geometry });
+    });
+  }
+
+  private u8GemmProgram(family: 'subgroup-matrix' | 'dot4'): U8GemmProgram {
+    return this.cachedProgram(`u8gemm/${family}`, () => createU8GemmProgram(family));
+  }
+
+  private expandProgram(numPlanes: number, planes: readonly number[]): WgslProgram {
+    return this.cachedProgram(`expand/${numPlanes}/${planes.join('.')}`, () => createExpandProgram(numPlanes, planes));
+  }
+
+  /** A named scratch buffer of at least `numBytes`, grown (and replaced) when too small. */
+  private scratchBuffer(name: string, numBytes: number): GPUBuffer {
+    const existing = this.scratch.get(name);
+    if (existing !== undefined && existing.size >= numBytes) return existing;
+    existing?.destroy();
+    const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
+    this.scratch.set(name, buffer);
+    return buffer;
   }
 }
 
-/** Copies a sub-block's outputs (group-major, numRows × numCols each) into the request's outputs. */
-function scatter(words: Uint32Array, block: SubBlock, request: PopcountGemmRequest, outputs: Uint32Array[]): void {
-  const blockWords = block.numRows * block.numCols;
+/** Copies a sub-block's outputs (group after group, `groupWords` apart, rows `rowStride` apart) into the request's outputs. */
+function scatter(
+  words: Uint32Array, block: SubBlock, request: PopcountGemmRequest, outputs: Uint32Array[],
+  shape: { readonly groupWords: number; readonly rowStride: number },
+): void {
   const rowOffset = block.rowFirst - request.aFirst;
   const colOffset = block.colFirst - request.bFirst;
   outputs.forEach((out, g) => {
-    const src = words.subarray(g * blockWords, (g + 1) * blockWords);
-    if (block.numCols === request.bCount) {
-      out.set(src, rowOffset * request.bCount);
+    const src = words.subarray(g * shape.groupWords, (g + 1) * shape.groupWords);
+    if (block.numCols === request.bCount && shape.rowStride === block.numCols) {
+      out.set(src.subarray(0, block.numRows * block.numCols), rowOffset * request.bCount);
       return;
     }
     for (let r = 0; r < block.numRows; r++) {
-      out.set(src.subarray(r * block.numCols, (r + 1) * block.numCols), (rowOffset + r) * request.bCount + colOffset);
+      out.set(src.subarray(r * shape.rowStride, r * shape.rowStride + block.numCols), (rowOffset + r) * request.bCount + colOffset);
     }
   });
 }

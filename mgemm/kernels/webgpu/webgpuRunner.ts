@@ -95,14 +95,15 @@ export class WebgpuRunner {
   }
 
   /**
-   * Runs one dispatch, then copies the first `numBytes` of `output` back to the host. The copy is a
+   * Runs dispatches (in order, one pass), then copies the first `numBytes` of `output` back to the host. The copy is a
    * plain ArrayBuffer the caller owns.
    */
-  async runAndReadBack(dispatch: Dispatch, output: GPUBuffer, numBytes: number): Promise<Uint32Array> {
+  async runAndReadBack(dispatches: readonly Dispatch[], output: GPUBuffer, numBytes: number): Promise<Uint32Array> {
     const staging = this.device.createBuffer({ size: alignTo4(numBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
     const encoder = this.device.createCommandEncoder();
     const pass = encoder.beginComputePass();
-    const uniformBuffer = await this.encodeDispatch(pass, dispatch);
+    const uniformBuffers: GPUBuffer[] = [];
+    for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
     pass.end();
     encoder.copyBufferToBuffer(output, 0, staging, 0, alignTo4(numBytes));
     this.device.queue.submit([encoder.finish()]);
@@ -113,7 +114,7 @@ export class WebgpuRunner {
     } finally {
       if (staging.mapState === 'mapped') staging.unmap();
       staging.destroy();
-      uniformBuffer.destroy();
+      for (const b of uniformBuffers) b.destroy();
     }
   }
 

@@ -30,6 +30,10 @@ export interface WgslProgram {
   readonly declarations: string;
   /** Body of `main`, which sees `wg` (workgroup_id), `lid` (local_invocation_id), `li` (local_invocation_index) and `u`. */
   readonly mainBody: string;
+  /** Extra parameters of `main`, e.g. `@builtin(subgroup_id) sg: u32`. */
+  readonly extraBuiltins?: string;
+  /** Lines after the `enable` directives, e.g. `diagnostic(...)`. */
+  readonly directives?: readonly string[];
 }
 
 /** Bytes of the uniform buffer: 4 per field, rounded up to 16 (uniform structs are 16-byte aligned). */
@@ -41,6 +45,7 @@ export function uniformBytes(program: WgslProgram): number {
 export function emitShader(program: WgslProgram): string {
   const lines: string[] = [];
   for (const extension of program.extensions) lines.push(`enable ${extension};`);
+  lines.push(...(program.directives ?? []));
   program.storage.forEach((b, idx) => {
     lines.push(`@group(0) @binding(${idx}) var<storage, ${b.access}> ${b.name}: array<${b.elementType}>;`);
   });
@@ -51,7 +56,7 @@ export function emitShader(program: WgslProgram): string {
   const [x, y] = program.workgroupSize;
   lines.push(
     `@compute @workgroup_size(${x}, ${y})`,
-    `fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {`,
+    `fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32${program.extraBuiltins === undefined ? '' : `, ${program.extraBuiltins}`}) {`,
     program.mainBody,
     `}`,
   );
