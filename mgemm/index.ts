@@ -9,3 +9,4 @@ export {
 } from './kernels/webgpu/popcountGemmWebgpu.js';
 export type { GpuCapabilities } from './kernels/webgpu/gpuAdapter.js';
 export type { KernelFamily } from './kernels/webgpu/kernelChoice.js';
+export type { U8GemmStaging } from './kernels/webgpu/u8GemmProgram.js';

@@ -3,7 +3,8 @@
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
-//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise] [--no-torch] [--no-checks] [--out FILE]
+//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise]
+//        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--no-torch] [--no-checks] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
 // mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
@@ -14,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../src/core/types.js';
 import { runJob, type JobSpec } from '../src/engine/index.js';
-import { allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup } from '../mgemm/index.js';
+import { allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging } from '../mgemm/index.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -25,7 +26,10 @@ const { values: opts } = parseArgs({
     'e2e-npv': { type: 'string', default: '1' },
     reps: { type: 'string', default: '3' },
     kernels: { type: 'string', default: 'auto,bitwise' },
+    /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad pairs: 32/0,64/16,... */
+    stagings: { type: 'string', default: '' },
     'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
+    'no-e2e': { type: 'boolean', default: false },
     out: { type: 'string' },
   },
 });
@@ -101,6 +105,40 @@ function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVecto
     threshold: { value: o.threshold ?? null }, outputStub: null, force: false, singlePrecisionOutput: false,
     backend: o.backend, numThreads: availableParallelism(), verify: false,
   };
+}
+
+/** Kernel-only 2-way dense (and 3-way dense) with each tensor-core staging variant. */
+async function stagingSweep(): Promise<void> {
+  const variants: U8GemmStaging[] = opts.stagings.split(',').filter((v) => v !== '').map((v) => {
+    const [kStepBytes, rowPadBytes] = v.split('/').map(Number);
+    return { kStepBytes, rowPadBytes };
+  });
+  const nv2 = num('nv2'); const nf2 = num('nf2');
+  const planes = randomPlanes(nv2, 2, nf2, 7);
+  for (const u8Staging of variants) {
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'subgroup-matrix', u8Staging });
+    try {
+      // Exactness first: a ragged sparse 3-way-shaped request against the bitwise kernel.
+      const products = randomPlanes(333, 9, 4100, 3);
+      const kPlanes = randomPlanes(301, 3, 4100, 5);
+      const check = { a: products, aFirst: 1, aCount: 330, b: kPlanes, bFirst: 2, bCount: 299, termGroups: sparse3Groups(), strictUpper: false };
+      const bitwise = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+      const want = await bitwise.run(check);
+      await bitwise.close();
+      const got = await gemm.run(check);
+      const exact = want.every((w, g) => w.every((x, idx) => x === got[g][idx]));
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}: exact ${exact}`);
+      const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: [CCC_TERMS], strictUpper: true };
+      const seconds = median((await gemm.timeKernels(request, reps)).seconds);
+      const rate = (((nv2 * (nv2 - 1)) / 2) * nf2) / seconds;
+      rows.push({ what: `2-way dense kernel, staging k${u8Staging.kStepBytes}+${u8Staging.rowPadBytes}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
+    } catch (e) {
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}: failed: ${(e as Error).message.slice(0, 300)}`);
+    } finally {
+      await gemm.close();
+    }
+  }
 }
 
 /** SPEC §5 checksums and webgpu = cpu on ragged random problems and decompositions. */
@@ -188,8 +226,9 @@ async function main(): Promise<void> {
       await gemm.close();
     }
   }
+  await stagingSweep();
   if (!opts['no-torch']) torch();
-  await endToEnd();
+  if (!opts['no-e2e']) await endToEnd();
   const torchRows = rows.filter((r) => r.what.startsWith('torch'));
   if (torchRows.length === 2) {
     for (const r of rows.filter((x) => x.what.endsWith('kernel') || x.what.endsWith('end to end'))) {

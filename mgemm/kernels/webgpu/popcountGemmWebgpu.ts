@@ -12,7 +12,7 @@ import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoi
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
-import { createU8GemmProgram, U8_GEMM_TILE, type U8GemmProgram } from './u8GemmProgram.js';
+import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -29,6 +29,8 @@ export interface WebgpuPopcountGemmOptions {
   readonly residentBytes?: number;
   /** Kernel family (default `auto`: tensor cores when the adapter has them, see kernelChoice.ts). */
   readonly kernel?: KernelFamily | 'auto';
+  /** Workgroup-memory staging of the tensor-core kernel (default DEFAULT_U8_STAGING); benchmarks sweep it. */
+  readonly u8Staging?: U8GemmStaging;
 }
 
 /** Output bytes of one dispatch: bounds the read-back buffer (and host copy) of one sub-block. */
@@ -85,6 +87,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly maxBindingBytes: number;
   private readonly resident: ResidentPlanes;
   private readonly kernel: KernelFamily | 'auto';
+  private readonly u8Staging: U8GemmStaging;
   private readonly programs = new Map<string, WgslProgram>();
   private readonly scratch = new Map<string, GPUBuffer>();
   /** Requests run one after another: they share the output and scratch buffers. */
@@ -96,6 +99,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.maxBindingBytes = Math.min(caps.maxStorageBufferBindingSize, options.maxBindingBytes ?? caps.maxStorageBufferBindingSize);
     this.resident = new ResidentPlanes(runner, this.maxBindingBytes, options.residentBytes ?? DEFAULT_RESIDENT_BYTES);
     this.kernel = options.kernel ?? 'auto';
+    this.u8Staging = options.u8Staging ?? DEFAULT_U8_STAGING;
     const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
   }
@@ -313,7 +317,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   }
 
   private u8GemmProgram(family: 'subgroup-matrix' | 'dot4'): U8GemmProgram {
-    return this.cachedProgram(`u8gemm/${family}`, () => createU8GemmProgram(family));
+    return this.cachedProgram(`u8gemm/${family}`, () => createU8GemmProgram(family, this.u8Staging));
   }
 
   private expandProgram(numPlanes: number, planes: readonly number[]): WgslProgram {

@@ -3,7 +3,7 @@
 //
 // - `subgroup-matrix`: the tensor-core kernel (Dawn's chromium_experimental_subgroup_matrix, u8×u8→u32,
 //   16×16×32). A 128×128 workgroup tile, 4 subgroups of 32 threads each own 64×64 (4×4 result
-//   matrices); every K step of 32 bytes is staged through workgroup memory with vec4 loads.
+//   matrices); every K step (U8GemmStaging) is staged through workgroup memory with vec4 loads.
 //   Needs subgroup size 32 (4 subgroups = 128 invocations).
 // - `dot4`: portable dot4U8Packed (4 multiply-adds per instruction), one output per thread; the same
 //   operands and outputs, so the expansion and scatter paths are tested on any adapter (lavapipe).
@@ -27,14 +27,27 @@ export interface U8GemmProgram extends WgslProgram {
   readonly tileCols: number;
 }
 
-export function createU8GemmProgram(kind: U8GemmKind): U8GemmProgram {
-  return kind === 'subgroup-matrix' ? subgroupMatrixProgram() : dot4Program();
+/** Staging of the tensor-core kernel: bytes of K per workgroup-memory step, and padding of each staged row. */
+export interface U8GemmStaging {
+  /** 32, 64 or 128 (kBytes is a multiple of 128). */
+  readonly kStepBytes: number;
+  /** Extra bytes per staged row (a multiple of 16) to spread rows over memory banks. */
+  readonly rowPadBytes: number;
 }
 
-function subgroupMatrixProgram(): U8GemmProgram {
+/** Default staging: 32-byte K steps, unpadded rows (8 KiB of workgroup memory); see README for the sweep. */
+export const DEFAULT_U8_STAGING: U8GemmStaging = { kStepBytes: 32, rowPadBytes: 0 };
+
+export function createU8GemmProgram(kind: U8GemmKind, staging: U8GemmStaging = DEFAULT_U8_STAGING): U8GemmProgram {
+  return kind === 'subgroup-matrix' ? subgroupMatrixProgram(staging) : dot4Program();
+}
+
+function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   const WT = U8_GEMM_TILE;
-  const KS = 32;
+  const KS = staging.kStepBytes;
+  const RS = KS + staging.rowPadBytes;
   const KW = KS / 4;
+  const RW = RS / 4;
   const V = KW / 4;
   const T = 4;
   const lines: string[] = [];
@@ -46,21 +59,22 @@ function subgroupMatrixProgram(): U8GemmProgram {
   lines.push(`    for (var t = li; t < ${WT * V}u; t += 128u) {`);
   lines.push(`      let r = t / ${V}u;`, `      let w = t % ${V}u;`);
   lines.push(`      let a = A[((row0 + r) * u.kBytes + k) / 16u + w];`, `      let b = B[((col0 + r) * u.kBytes + k) / 16u + w];`);
-  lines.push(`      let o = r * ${KW}u + w * 4u;`);
+  lines.push(`      let o = r * ${RW}u + w * 4u;`);
   lines.push(`      As[o] = a.x; As[o + 1u] = a.y; As[o + 2u] = a.z; As[o + 3u] = a.w;`);
   lines.push(`      Bs[o] = b.x; Bs[o + 1u] = b.y; Bs[o + 2u] = b.z; Bs[o + 3u] = b.w;`);
   lines.push(`    }`, `    workgroupBarrier();`);
-  for (let i = 0; i < T; i++) lines.push(`    let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>>(&As, (sr + ${16 * i}u) * ${KS}u, false, ${KS}u);`);
-  for (let j = 0; j < T; j++) lines.push(`    let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>>(&Bs, (sc + ${16 * j}u) * ${KS}u, true, ${KS}u);`);
-  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`    c${i}_${j} = subgroupMatrixMultiplyAccumulate(a${i}, b${j}, c${i}_${j});`);
-  lines.push(`    workgroupBarrier();`, `  }`);
+  lines.push(`    for (var kk = 0u; kk < ${KS}u; kk += 32u) {`);
+  for (let i = 0; i < T; i++) lines.push(`      let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>>(&As, (sr + ${16 * i}u) * ${RS}u + kk, false, ${RS}u);`);
+  for (let j = 0; j < T; j++) lines.push(`      let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>>(&Bs, (sc + ${16 * j}u) * ${RS}u + kk, true, ${RS}u);`);
+  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`      c${i}_${j} = subgroupMatrixMultiplyAccumulate(a${i}, b${j}, c${i}_${j});`);
+  lines.push(`    }`, `    workgroupBarrier();`, `  }`);
   for (let i = 0; i < T; i++) {
     for (let j = 0; j < T; j++) {
       lines.push(`  subgroupMatrixStore(&out, u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u, c${i}_${j}, false, u.outStride);`);
     }
   }
   return {
-    cacheKey: 'u8gemm:subgroup-matrix:128x128x32',
+    cacheKey: `u8gemm:subgroup-matrix:128x128:k${KS}:row${RS}`,
     workgroupSize: [128, 1],
     storage: [
       { name: 'A', access: 'read', elementType: 'vec4<u32>' },
@@ -71,7 +85,7 @@ function subgroupMatrixProgram(): U8GemmProgram {
     extensions: ['chromium_experimental_subgroup_matrix'],
     directives: ['diagnostic(off, chromium_experimental.subgroup_matrix_uniformity);'],
     extraBuiltins: '@builtin(subgroup_id) sg: u32',
-    declarations: `var<workgroup> As: array<u32, ${WT * KW}>;\nvar<workgroup> Bs: array<u32, ${WT * KW}>;`,
+    declarations: `var<workgroup> As: array<u32, ${WT * RW}>;\nvar<workgroup> Bs: array<u32, ${WT * RW}>;`,
     mainBody: lines.join('\n'),
     tileRows: WT,
     tileCols: WT,
