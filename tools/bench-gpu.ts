@@ -4,7 +4,7 @@
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
 //        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise]
-//        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--no-torch] [--no-checks] [--out FILE]
+//        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
 // mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
