@@ -33,6 +33,8 @@ export interface U8GemmStaging {
   readonly kStepBytes: number;
   /** Extra bytes per staged row (a multiple of 16) to spread rows over memory banks. */
   readonly rowPadBytes: number;
+  /** Load the next K step into registers while the tensor cores work on the current one. */
+  readonly prefetch?: boolean;
 }
 
 /** Default staging: 32-byte K steps, unpadded rows (8 KiB of workgroup memory); see README for the sweep. */
@@ -55,26 +57,56 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   lines.push(`  if (u.skipBelowDiagonal != 0u && i32(row0) + u.diagonalOffset >= i32(col0 + ${WT - 1}u)) { return; }`);
   lines.push(`  let sr = (sg / 2u) * ${WT / 2}u;`, `  let sc = (sg % 2u) * ${WT / 2}u;`);
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`  var c${i}_${j} = subgroup_matrix_result<u32, 16, 16>();`);
-  lines.push(`  for (var k = 0u; k < u.kBytes; k += ${KS}u) {`);
-  lines.push(`    for (var t = li; t < ${WT * V}u; t += 128u) {`);
-  lines.push(`      let r = t / ${V}u;`, `      let w = t % ${V}u;`);
-  lines.push(`      let a = A[((row0 + r) * u.kBytes + k) / 16u + w];`, `      let b = B[((col0 + r) * u.kBytes + k) / 16u + w];`);
-  lines.push(`      let o = r * ${RW}u + w * 4u;`);
-  lines.push(`      As[o] = a.x; As[o + 1u] = a.y; As[o + 2u] = a.z; As[o + 3u] = a.w;`);
-  lines.push(`      Bs[o] = b.x; Bs[o + 1u] = b.y; Bs[o + 2u] = b.z; Bs[o + 3u] = b.w;`);
-  lines.push(`    }`, `    workgroupBarrier();`);
-  lines.push(`    for (var kk = 0u; kk < ${KS}u; kk += 32u) {`);
-  for (let i = 0; i < T; i++) lines.push(`      let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>>(&As, (sr + ${16 * i}u) * ${RS}u + kk, false, ${RS}u);`);
-  for (let j = 0; j < T; j++) lines.push(`      let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>>(&Bs, (sc + ${16 * j}u) * ${RS}u + kk, true, ${RS}u);`);
-  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`      c${i}_${j} = subgroupMatrixMultiplyAccumulate(a${i}, b${j}, c${i}_${j});`);
-  lines.push(`    }`, `    workgroupBarrier();`, `  }`);
+  const mma = (indent: string): void => {
+    lines.push(`${indent}for (var kk = 0u; kk < ${KS}u; kk += 32u) {`);
+    for (let i = 0; i < T; i++) lines.push(`${indent}  let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>>(&As, (sr + ${16 * i}u) * ${RS}u + kk, false, ${RS}u);`);
+    for (let j = 0; j < T; j++) lines.push(`${indent}  let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>>(&Bs, (sc + ${16 * j}u) * ${RS}u + kk, true, ${RS}u);`);
+    for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`${indent}  c${i}_${j} = subgroupMatrixMultiplyAccumulate(a${i}, b${j}, c${i}_${j});`);
+    lines.push(`${indent}}`);
+  };
+  if (staging.prefetch === true) {
+    // Each of the 128 threads stages V vec4 of A and of B per step: item m is t = li + 128·m.
+    const items = Array.from({ length: V }, (_, m) => m);
+    for (const m of items) {
+      lines.push(`  let r${m} = (li + ${128 * m}u) / ${V}u;`, `  let w${m} = (li + ${128 * m}u) % ${V}u;`, `  let o${m} = r${m} * ${RW}u + w${m} * 4u;`);
+      lines.push(`  var pa${m} = A[((row0 + r${m}) * u.kBytes) / 16u + w${m}];`, `  var pb${m} = B[((col0 + r${m}) * u.kBytes) / 16u + w${m}];`);
+    }
+    const store = (indent: string): void => {
+      for (const m of items) {
+        lines.push(`${indent}As[o${m}] = pa${m}.x; As[o${m} + 1u] = pa${m}.y; As[o${m} + 2u] = pa${m}.z; As[o${m} + 3u] = pa${m}.w;`);
+        lines.push(`${indent}Bs[o${m}] = pb${m}.x; Bs[o${m} + 1u] = pb${m}.y; Bs[o${m} + 2u] = pb${m}.z; Bs[o${m} + 3u] = pb${m}.w;`);
+      }
+    };
+    store('  ');
+    lines.push(`  workgroupBarrier();`);
+    lines.push(`  for (var k = 0u; k < u.kBytes; k += ${KS}u) {`, `    let next = k + ${KS}u;`, `    if (next < u.kBytes) {`);
+    for (const m of items) {
+      lines.push(`      pa${m} = A[((row0 + r${m}) * u.kBytes + next) / 16u + w${m}];`, `      pb${m} = B[((col0 + r${m}) * u.kBytes + next) / 16u + w${m}];`);
+    }
+    lines.push(`    }`);
+    mma('    ');
+    lines.push(`    workgroupBarrier();`, `    if (next < u.kBytes) {`);
+    store('      ');
+    lines.push(`    }`, `    workgroupBarrier();`, `  }`);
+  } else {
+    lines.push(`  for (var k = 0u; k < u.kBytes; k += ${KS}u) {`);
+    lines.push(`    for (var t = li; t < ${WT * V}u; t += 128u) {`);
+    lines.push(`      let r = t / ${V}u;`, `      let w = t % ${V}u;`);
+    lines.push(`      let a = A[((row0 + r) * u.kBytes + k) / 16u + w];`, `      let b = B[((col0 + r) * u.kBytes + k) / 16u + w];`);
+    lines.push(`      let o = r * ${RW}u + w * 4u;`);
+    lines.push(`      As[o] = a.x; As[o + 1u] = a.y; As[o + 2u] = a.z; As[o + 3u] = a.w;`);
+    lines.push(`      Bs[o] = b.x; Bs[o + 1u] = b.y; Bs[o + 2u] = b.z; Bs[o + 3u] = b.w;`);
+    lines.push(`    }`, `    workgroupBarrier();`);
+    mma('    ');
+    lines.push(`    workgroupBarrier();`, `  }`);
+  }
   for (let i = 0; i < T; i++) {
     for (let j = 0; j < T; j++) {
       lines.push(`  subgroupMatrixStore(&out, u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u, c${i}_${j}, false, u.outStride);`);
     }
   }
   return {
-    cacheKey: `u8gemm:subgroup-matrix:128x128:k${KS}:row${RS}`,
+    cacheKey: `u8gemm:subgroup-matrix:128x128:k${KS}:row${RS}${staging.prefetch === true ? ':prefetch' : ''}`,
     workgroupSize: [128, 1],
     storage: [
       { name: 'A', access: 'read', elementType: 'vec4<u32>' },
