@@ -26,7 +26,7 @@ const { values: opts } = parseArgs({
     'e2e-npv': { type: 'string', default: '1' },
     reps: { type: 'string', default: '3' },
     kernels: { type: 'string', default: 'auto,bitwise' },
-    /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad[/p for prefetch]: 32/0,64/16/p,... */
+    /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad[/p (prefetch) or -[/256 (tile columns)]]: 32/0,64/16/p/256 */
     stagings: { type: 'string', default: '' },
     'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
     'no-e2e': { type: 'boolean', default: false },
@@ -110,8 +110,8 @@ function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVecto
 /** Kernel-only 2-way dense (and 3-way dense) with each tensor-core staging variant. */
 async function stagingSweep(): Promise<void> {
   const variants: U8GemmStaging[] = opts.stagings.split(',').filter((v) => v !== '').map((v) => {
-    const [kStep, rowPad, prefetch] = v.split('/');
-    return { kStepBytes: Number(kStep), rowPadBytes: Number(rowPad), prefetch: prefetch === 'p' };
+    const [kStep, rowPad, prefetch, tileCols] = v.split('/');
+    return { kStepBytes: Number(kStep), rowPadBytes: Number(rowPad), prefetch: prefetch === 'p', tileCols: tileCols === '256' ? 256 : 128 };
   });
   const nv2 = num('nv2'); const nf2 = num('nf2');
   const planes = randomPlanes(nv2, 2, nf2, 7);
@@ -127,14 +127,14 @@ async function stagingSweep(): Promise<void> {
       await bitwise.close();
       const got = await gemm.run(check);
       const exact = want.every((w, g) => w.every((x, idx) => x === got[g][idx]));
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}: exact ${exact}`);
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: exact ${exact}`);
       const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: [CCC_TERMS], strictUpper: true };
       const seconds = median((await gemm.timeKernels(request, reps)).seconds);
       const rate = (((nv2 * (nv2 - 1)) / 2) * nf2) / seconds;
-      rows.push({ what: `2-way dense kernel, staging k${u8Staging.kStepBytes}+${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
+      rows.push({ what: `2-way dense kernel, staging k${u8Staging.kStepBytes}+${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
     } catch (e) {
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}: failed: ${(e as Error).message.slice(0, 300)}`);
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: failed: ${(e as Error).message.slice(0, 300)}`);
     } finally {
       await gemm.close();
     }

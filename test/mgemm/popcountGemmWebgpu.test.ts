@@ -66,8 +66,8 @@ const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPop
   // 4 KiB bindings: operands of a few rows per chunk and outputs of a few sub-blocks per request.
   { name: 'bitwise, 4 KiB bindings', options: { kernel: 'bitwise', maxBindingBytes: 4096 } },
   { name: 'u8 dot4, device limits', options: { kernel: 'dot4' } },
-  // 256 KiB: 128-row u8 sub-blocks; groups whose tiles do not fit fall back to bitwise.
-  { name: 'u8 dot4, 256 KiB bindings', options: { kernel: 'dot4', maxBindingBytes: 256 << 10 } },
+  // 512 KiB: u8 sub-blocks of a few hundred rows; groups whose 128 × 256 tiles do not fit fall back to bitwise.
+  { name: 'u8 dot4, 512 KiB bindings', options: { kernel: 'dot4', maxBindingBytes: 512 << 10 } },
   ...(gate.hasSubgroupMatrix ? [{ name: 'u8 subgroup-matrix (tensor cores)', options: { kernel: 'subgroup-matrix' as const } }] : []),
 ];
 

@@ -12,7 +12,7 @@ import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoi
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
-import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
+import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -78,7 +78,8 @@ interface RequestPlan {
   readonly dispatchesOf: (block: SubBlock) => Dispatch[];
 }
 
-const padToTile = (n: number): number => Math.ceil(n / U8_GEMM_TILE) * U8_GEMM_TILE;
+const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
+const padCols = (n: number): number => Math.ceil(n / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
 
 export class PopcountGemmWebgpu implements PopcountGemm {
   readonly name: string;
@@ -163,11 +164,12 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
     let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
     const kBytes = request.a.wordsPerPlane * 32;
-    const expandRows = Math.floor(Math.min(EXPANDED_BYTES, this.maxBindingBytes) / kBytes / U8_GEMM_TILE) * U8_GEMM_TILE;
-    // The u8 kernels work in 128 × 128 tiles: when 128 expanded rows or one tile of every group's output
-    // do not fit a binding, the bitwise kernel (no expansion, no padding) takes the request.
-    const tileOutBytes = termGroups.length * U8_GEMM_TILE * U8_GEMM_TILE * 4;
-    if (family !== 'bitwise' && (expandRows < U8_GEMM_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH))) family = 'bitwise';
+    const expandRows = Math.floor(Math.min(EXPANDED_BYTES, this.maxBindingBytes) / kBytes / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
+    // The u8 kernels work on rows padded to 128 and columns padded to 256: when 256 expanded rows or one
+    // padded tile of every group's output do not fit a binding, the bitwise kernel (no expansion, no
+    // padding) takes the request.
+    const tileOutBytes = termGroups.length * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE * 4;
+    if (family !== 'bitwise' && (expandRows < U8_GEMM_COL_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH))) family = 'bitwise';
     return family === 'bitwise' ? this.planBitwise(request) : this.planU8(request, family, expandRows);
   }
 
@@ -178,7 +180,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const numGroups = termGroups.length;
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = this.subBlocks(request, {
-      maxRows: maxGroups * program.tileRows, maxCols: maxGroups * program.tileCols, rowUnit: 1,
+      maxRows: maxGroups * program.tileRows, maxCols: maxGroups * program.tileCols, rowUnit: 1, colUnit: 1,
       outWords: (rows, cols) => numGroups * rows * cols,
     });
     const maxWords = Math.max(0, ...blocks.map((blk) => numGroups * blk.numRows * blk.numCols));
@@ -221,17 +223,16 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = this.subBlocks(request, {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
-      rowUnit: U8_GEMM_TILE, outWords: (rows, cols) => numGroups * padToTile(rows) * padToTile(cols),
+      rowUnit: U8_GEMM_ROW_TILE, colUnit: U8_GEMM_COL_TILE, outWords: (rows, cols) => numGroups * padRows(rows) * padCols(cols),
     });
-    const maxRows = Math.max(0, ...blocks.map((blk) => padToTile(blk.numRows)));
-    const maxCols = Math.max(0, ...blocks.map((blk) => padToTile(blk.numCols)));
+    const maxRows = Math.max(0, ...blocks.map((blk) => padRows(blk.numRows)));
+    const maxCols = Math.max(0, ...blocks.map((blk) => padCols(blk.numCols)));
     const kBytes = a.wordsPerPlane * 32;
     const expandedA = this.scratchBuffer('expandedA', maxRows * kBytes);
     const expandedB = this.scratchBuffer('expandedB', maxCols * kBytes);
-    const maxWords = Math.max(0, ...blocks.map((blk) => numGroups * padToTile(blk.numRows) * padToTile(blk.numCols)));
+    const maxWords = Math.max(0, ...blocks.map((blk) => numGroups * padRows(blk.numRows) * padCols(blk.numCols)));
     const output = this.scratchBuffer('output', maxWords * 4);
-    const expand = (program: WgslProgram, chunk: PlaneChunk, first: number, count: number, target: GPUBuffer): Dispatch => {
-      const numRowsPad = padToTile(count);
+    const expand = (program: WgslProgram, chunk: PlaneChunk, first: number, count: number, numRowsPad: number, target: GPUBuffer): Dispatch => {
       const numWorkgroups = Math.ceil((numRowsPad * a.wordsPerPlane * 8) / EXPAND_WORKGROUP);
       const x = Math.min(numWorkgroups, maxGroups);
       return {
@@ -242,18 +243,18 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     };
     return {
       family, blocks, output,
-      shapeOf: (blk) => ({ groupWords: padToTile(blk.numRows) * padToTile(blk.numCols), rowStride: padToTile(blk.numCols) }),
+      shapeOf: (blk) => ({ groupWords: padRows(blk.numRows) * padCols(blk.numCols), rowStride: padCols(blk.numCols) }),
       dispatchesOf: (blk) => factors.flatMap(({ expandA, expandB }, g) => [
-        expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, expandedA),
-        expand(expandB, blk.bChunk, blk.colFirst, blk.numCols, expandedB),
+        expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), expandedA),
+        expand(expandB, blk.bChunk, blk.colFirst, blk.numCols, padCols(blk.numCols), expandedB),
         {
           program: gemm,
           storage: [expandedA, expandedB, output],
           uniforms: {
-            kBytes, outStride: padToTile(blk.numCols), outOffset: g * padToTile(blk.numRows) * padToTile(blk.numCols),
+            kBytes, outStride: padCols(blk.numCols), outOffset: g * padRows(blk.numRows) * padCols(blk.numCols),
             skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst,
           },
-          workgroups: [padToTile(blk.numCols) / gemm.tileCols, padToTile(blk.numRows) / gemm.tileRows],
+          workgroups: [padCols(blk.numCols) / gemm.tileCols, padRows(blk.numRows) / gemm.tileRows],
         },
       ]),
     };
@@ -265,14 +266,17 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * below the diagonal of a strictUpper request are left out.
    */
   private subBlocks(request: PopcountGemmRequest, limits: {
-    readonly maxRows: number; readonly maxCols: number; readonly rowUnit: number; readonly outWords: (rows: number, cols: number) => number;
+    readonly maxRows: number; readonly maxCols: number;
+    /** Sub-block rows and columns are multiples of these (except the last). */
+    readonly rowUnit: number; readonly colUnit: number;
+    readonly outWords: (rows: number, cols: number) => number;
   }): SubBlock[] {
     const pinned = [request.a, request.b];
     const aChunks = this.resident.chunksOf(request.a, pinned);
     const bChunks = this.resident.chunksOf(request.b, pinned);
     const maxOutWords = Math.floor(Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH) / 4);
-    const unit = limits.rowUnit;
-    const roundDown = (n: number, total: number): number => (n >= total ? total : Math.max(unit, Math.floor(n / unit) * unit));
+    const { rowUnit, colUnit } = limits;
+    const roundDown = (n: number, total: number, unit: number): number => (n >= total ? total : Math.max(unit, Math.floor(n / unit) * unit));
     const blocks: SubBlock[] = [];
     for (const aChunk of aChunks) {
       const rowLo = Math.max(request.aFirst, aChunk.firstRow);
@@ -282,12 +286,13 @@ export class PopcountGemmWebgpu implements PopcountGemm {
         const colLo = Math.max(request.bFirst, bChunk.firstRow);
         const colHi = Math.min(request.bFirst + request.bCount, bChunk.firstRow + bChunk.numRows);
         if (colHi <= colLo) continue;
-        const colsFit = Math.floor(maxOutWords / limits.outWords(unit, 1));
-        const colsPer = roundDown(Math.min(limits.maxCols, colsFit), colHi - colLo);
+        // Columns such that one rowUnit-high block fits (outWords(rowUnit, colUnit) / colUnit words per column).
+        const colsFit = Math.floor((maxOutWords * colUnit) / limits.outWords(rowUnit, colUnit));
+        const colsPer = roundDown(Math.min(limits.maxCols, colsFit), colHi - colLo, colUnit);
         for (let colFirst = colLo; colFirst < colHi; colFirst += colsPer) {
           const numCols = Math.min(colsPer, colHi - colFirst);
-          const rowsFit = Math.floor(maxOutWords / limits.outWords(unit, numCols)) * unit;
-          const rowsPer = roundDown(Math.min(limits.maxRows, rowsFit), rowHi - rowLo);
+          const rowsFit = Math.floor(maxOutWords / limits.outWords(rowUnit, numCols)) * rowUnit;
+          const rowsPer = roundDown(Math.min(limits.maxRows, rowsFit), rowHi - rowLo, rowUnit);
           for (let rowFirst = rowLo; rowFirst < rowHi; rowFirst += rowsPer) {
             const numRows = Math.min(rowsPer, rowHi - rowFirst);
             // Under strictUpper only r < c is needed: a sub-block whose every row is ≥ every column has nothing.

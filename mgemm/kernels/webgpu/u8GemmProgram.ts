@@ -1,18 +1,19 @@
 // Program factories of the integer-GEMM kernels: out[r][c] = Σ_k A[r][k] · B[c][k] over u8 operands
-// (expandProgram.ts), u32 results, for row and column counts padded to U8_GEMM_TILE.
+// (expandProgram.ts), u32 results, rows padded to U8_GEMM_ROW_TILE and columns to U8_GEMM_COL_TILE.
 //
 // - `subgroup-matrix`: the tensor-core kernel (Dawn's chromium_experimental_subgroup_matrix, u8×u8→u32,
-//   16×16×32). A 128×128 workgroup tile, 4 subgroups of 32 threads each own 64×64 (4×4 result
-//   matrices); every K step (U8GemmStaging) is staged through workgroup memory with vec4 loads.
-//   Needs subgroup size 32 (4 subgroups = 128 invocations).
+//   16×16×32). A 128×128 (or 128×256) workgroup tile, subgroups of 32 threads each own 64×64 (4×4
+//   result matrices); every K step (U8GemmStaging) is staged through workgroup memory with vec4 loads,
+//   optionally prefetched into registers during the multiply-adds. Needs subgroup size 32.
 // - `dot4`: portable dot4U8Packed (4 multiply-adds per instruction), one output per thread; the same
 //   operands and outputs, so the expansion and scatter paths are tested on any adapter (lavapipe).
 // Both skip tiles wholly below the diagonal when asked (strictUpper requests).
 
 import type { WgslProgram } from './wgslProgram.js';
 
-/** Rows and columns of operands and outputs are padded to a multiple of this. */
-export const U8_GEMM_TILE = 128;
+/** Rows of operands and outputs are padded to a multiple of this, columns to a multiple of U8_GEMM_COL_TILE. */
+export const U8_GEMM_ROW_TILE = 128;
+export const U8_GEMM_COL_TILE = 256;
 
 export type U8GemmKind = 'subgroup-matrix' | 'dot4';
 
@@ -35,17 +36,23 @@ export interface U8GemmStaging {
   readonly rowPadBytes: number;
   /** Load the next K step into registers while the tensor cores work on the current one. */
   readonly prefetch?: boolean;
+  /** Output columns of a workgroup: 128 (4 subgroups) or 256 (8 subgroups, A staged once for twice the columns). */
+  readonly tileCols?: 128 | 256;
 }
 
-/** Default staging: 32-byte K steps, unpadded rows (8 KiB of workgroup memory); see README for the sweep. */
-export const DEFAULT_U8_STAGING: U8GemmStaging = { kStepBytes: 32, rowPadBytes: 0 };
+/** Default staging: 32-byte K steps, unpadded rows (8 KiB of workgroup memory), register prefetch; see docs/gpu-notes.md for the sweep. */
+export const DEFAULT_U8_STAGING: U8GemmStaging = { kStepBytes: 32, rowPadBytes: 0, prefetch: true, tileCols: 128 };
 
 export function createU8GemmProgram(kind: U8GemmKind, staging: U8GemmStaging = DEFAULT_U8_STAGING): U8GemmProgram {
   return kind === 'subgroup-matrix' ? subgroupMatrixProgram(staging) : dot4Program();
 }
 
 function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
-  const WT = U8_GEMM_TILE;
+  const WT = U8_GEMM_ROW_TILE;
+  const WTN = staging.tileCols ?? 128;
+  /** Subgroups per row of the workgroup tile (each owns 64 × 64) and threads of the workgroup. */
+  const SGC = WTN / 64;
+  const NT = 32 * 2 * SGC;
   const KS = staging.kStepBytes;
   const RS = KS + staging.rowPadBytes;
   const KW = KS / 4;
@@ -53,9 +60,9 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   const V = KW / 4;
   const T = 4;
   const lines: string[] = [];
-  lines.push(`  let row0 = wg.y * ${WT}u;`, `  let col0 = wg.x * ${WT}u;`);
-  lines.push(`  if (u.skipBelowDiagonal != 0u && i32(row0) + u.diagonalOffset >= i32(col0 + ${WT - 1}u)) { return; }`);
-  lines.push(`  let sr = (sg / 2u) * ${WT / 2}u;`, `  let sc = (sg % 2u) * ${WT / 2}u;`);
+  lines.push(`  let row0 = wg.y * ${WT}u;`, `  let col0 = wg.x * ${WTN}u;`);
+  lines.push(`  if (u.skipBelowDiagonal != 0u && i32(row0) + u.diagonalOffset >= i32(col0 + ${WTN - 1}u)) { return; }`);
+  lines.push(`  let sr = (sg / ${SGC}u) * 64u;`, `  let sc = (sg % ${SGC}u) * 64u;`);
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`  var c${i}_${j} = subgroup_matrix_result<u32, 16, 16>();`);
   const mma = (indent: string): void => {
     lines.push(`${indent}for (var kk = 0u; kk < ${KS}u; kk += 32u) {`);
@@ -65,23 +72,29 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
     lines.push(`${indent}}`);
   };
   if (staging.prefetch === true) {
-    // Each of the 128 threads stages V vec4 of A and of B per step: item m is t = li + 128·m.
-    const items = Array.from({ length: V }, (_, m) => m);
-    for (const m of items) {
-      lines.push(`  let r${m} = (li + ${128 * m}u) / ${V}u;`, `  let w${m} = (li + ${128 * m}u) % ${V}u;`, `  let o${m} = r${m} * ${RW}u + w${m} * 4u;`);
-      lines.push(`  var pa${m} = A[((row0 + r${m}) * u.kBytes) / 16u + w${m}];`, `  var pb${m} = B[((col0 + r${m}) * u.kBytes) / 16u + w${m}];`);
+    // The NT threads stage WT·V vec4 of A and WTN·V of B per step: item m of a side is t = li + NT·m.
+    const sides = [
+      { s: 'a', arr: 'A', tile: 'As', first: 'row0', items: Array.from({ length: (WT * V) / NT }, (_, m) => m) },
+      { s: 'b', arr: 'B', tile: 'Bs', first: 'col0', items: Array.from({ length: (WTN * V) / NT }, (_, m) => m) },
+    ];
+    for (const { s: x, arr, first, items } of sides) {
+      for (const m of items) {
+        lines.push(`  let r${x}${m} = (li + ${NT * m}u) / ${V}u;`, `  let w${x}${m} = (li + ${NT * m}u) % ${V}u;`, `  let o${x}${m} = r${x}${m} * ${RW}u + w${x}${m} * 4u;`);
+        lines.push(`  var p${x}${m} = ${arr}[((${first} + r${x}${m}) * u.kBytes) / 16u + w${x}${m}];`);
+      }
     }
     const store = (indent: string): void => {
-      for (const m of items) {
-        lines.push(`${indent}As[o${m}] = pa${m}.x; As[o${m} + 1u] = pa${m}.y; As[o${m} + 2u] = pa${m}.z; As[o${m} + 3u] = pa${m}.w;`);
-        lines.push(`${indent}Bs[o${m}] = pb${m}.x; Bs[o${m} + 1u] = pb${m}.y; Bs[o${m} + 2u] = pb${m}.z; Bs[o${m} + 3u] = pb${m}.w;`);
+      for (const { s: x, tile, items } of sides) {
+        for (const m of items) {
+          lines.push(`${indent}${tile}[o${x}${m}] = p${x}${m}.x; ${tile}[o${x}${m} + 1u] = p${x}${m}.y; ${tile}[o${x}${m} + 2u] = p${x}${m}.z; ${tile}[o${x}${m} + 3u] = p${x}${m}.w;`);
+        }
       }
     };
     store('  ');
     lines.push(`  workgroupBarrier();`);
     lines.push(`  for (var k = 0u; k < u.kBytes; k += ${KS}u) {`, `    let next = k + ${KS}u;`, `    if (next < u.kBytes) {`);
-    for (const m of items) {
-      lines.push(`      pa${m} = A[((row0 + r${m}) * u.kBytes + next) / 16u + w${m}];`, `      pb${m} = B[((col0 + r${m}) * u.kBytes + next) / 16u + w${m}];`);
+    for (const { s: x, arr, first, items } of sides) {
+      for (const m of items) lines.push(`      p${x}${m} = ${arr}[((${first} + r${x}${m}) * u.kBytes + next) / 16u + w${x}${m}];`);
     }
     lines.push(`    }`);
     mma('    ');
@@ -90,13 +103,15 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
     lines.push(`    }`, `    workgroupBarrier();`, `  }`);
   } else {
     lines.push(`  for (var k = 0u; k < u.kBytes; k += ${KS}u) {`);
-    lines.push(`    for (var t = li; t < ${WT * V}u; t += 128u) {`);
-    lines.push(`      let r = t / ${V}u;`, `      let w = t % ${V}u;`);
-    lines.push(`      let a = A[((row0 + r) * u.kBytes + k) / 16u + w];`, `      let b = B[((col0 + r) * u.kBytes + k) / 16u + w];`);
-    lines.push(`      let o = r * ${RW}u + w * 4u;`);
-    lines.push(`      As[o] = a.x; As[o + 1u] = a.y; As[o + 2u] = a.z; As[o + 3u] = a.w;`);
-    lines.push(`      Bs[o] = b.x; Bs[o + 1u] = b.y; Bs[o + 2u] = b.z; Bs[o + 3u] = b.w;`);
-    lines.push(`    }`, `    workgroupBarrier();`);
+    for (const [arr, tile, first, rows] of [['A', 'As', 'row0', WT], ['B', 'Bs', 'col0', WTN]] as const) {
+      lines.push(`    for (var t = li; t < ${rows * V}u; t += ${NT}u) {`);
+      lines.push(`      let r = t / ${V}u;`, `      let w = t % ${V}u;`);
+      lines.push(`      let v = ${arr}[((${first} + r) * u.kBytes + k) / 16u + w];`);
+      lines.push(`      let o = r * ${RW}u + w * 4u;`);
+      lines.push(`      ${tile}[o] = v.x; ${tile}[o + 1u] = v.y; ${tile}[o + 2u] = v.z; ${tile}[o + 3u] = v.w;`);
+      lines.push(`    }`);
+    }
+    lines.push(`    workgroupBarrier();`);
     mma('    ');
     lines.push(`    workgroupBarrier();`, `  }`);
   }
@@ -106,8 +121,8 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
     }
   }
   return {
-    cacheKey: `u8gemm:subgroup-matrix:128x128:k${KS}:row${RS}${staging.prefetch === true ? ':prefetch' : ''}`,
-    workgroupSize: [128, 1],
+    cacheKey: `u8gemm:subgroup-matrix:${WT}x${WTN}:k${KS}:row${RS}${staging.prefetch === true ? ':prefetch' : ''}`,
+    workgroupSize: [NT, 1],
     storage: [
       { name: 'A', access: 'read', elementType: 'vec4<u32>' },
       { name: 'B', access: 'read', elementType: 'vec4<u32>' },
@@ -117,10 +132,10 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
     extensions: ['chromium_experimental_subgroup_matrix'],
     directives: ['diagnostic(off, chromium_experimental.subgroup_matrix_uniformity);'],
     extraBuiltins: '@builtin(subgroup_id) sg: u32',
-    declarations: `var<workgroup> As: array<u32, ${WT * RW}>;\nvar<workgroup> Bs: array<u32, ${WT * RW}>;`,
+    declarations: `var<workgroup> As: array<u32, ${WT * RW}>;\nvar<workgroup> Bs: array<u32, ${WTN * RW}>;`,
     mainBody: lines.join('\n'),
     tileRows: WT,
-    tileCols: WT,
+    tileCols: WTN,
   };
 }
 
