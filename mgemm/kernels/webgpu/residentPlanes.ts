@@ -17,6 +17,12 @@ interface Entry {
   readonly numBytes: number;
 }
 
+/**
+ * Matrices kept at most: the engine reuses a handful (own block, column blocks), while 3-way pair
+ * products are new on every call and must not pile up (the map also keeps their host words alive).
+ */
+const MAX_RESIDENT_MATRICES = 8;
+
 export class ResidentPlanes {
   private readonly entries = new Map<PlaneMatrix, Entry>();
   private residentBytes = 0;
@@ -57,7 +63,7 @@ export class ResidentPlanes {
 
   private evictFor(numBytes: number, pinned: readonly PlaneMatrix[]): void {
     for (const [matrix, entry] of this.entries) {
-      if (this.residentBytes + numBytes <= this.budgetBytes) return;
+      if (this.residentBytes + numBytes <= this.budgetBytes && this.entries.size < MAX_RESIDENT_MATRICES) return;
       if (pinned.includes(matrix)) continue;
       for (const chunk of entry.chunks) chunk.buffer.destroy();
       this.entries.delete(matrix);
