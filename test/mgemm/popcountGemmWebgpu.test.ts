@@ -1,5 +1,5 @@
-// The WebGPU bitwise kernel set against the reference kernel: random shapes, ragged fields, tile edges,
-// every term-group shape the metrics use (dense, sparse, 3-way sparse), strictUpper, chunked operands.
+// The WebGPU kernel families (bitwise, u8 dot4, tensor cores where present) against the reference kernel:
+// random shapes, ragged fields, tile edges, every term-group shape the metrics use, strictUpper, chunking.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPopcountGemmWebgpu, type PopcountGemmRequest, type PopcountGemmWebgpu, type TermGroup, type WebgpuPopcountGemmOptions } from '../../mgemm/index.js';

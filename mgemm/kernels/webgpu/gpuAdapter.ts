@@ -1,5 +1,5 @@
-/// <reference types="@webgpu/types" />
 // Finding a WebGPU adapter through Dawn (the `webgpu` package) and opening a device with the limits we tile from.
+/// <reference types="@webgpu/types" />
 
 import { SUBGROUP_MATRIX_FEATURE } from './gpuConstants.js';
 
