@@ -13,6 +13,7 @@
  * Bits past the last field are zero, so they add nothing to any popcount.
  * `wordsPerPlane` is a multiple of WORDS_PER_PLANE_ALIGN so kernels can read whole 128-bit lanes.
  * `words` may live in a SharedArrayBuffer so that kernel worker threads read it without copies.
+ * A matrix is not changed after it is first passed to a kernel set (GPU kernel sets keep copies).
  */
 export interface PlaneMatrix {
   readonly numVectors: number;
@@ -67,8 +68,11 @@ export interface PopcountGemm {
 /** Which kernel set: the plain reference or the optimized CPU kernels. */
 export type CpuBackendName = 'ref' | 'cpu';
 
+/** Every kernel set: the CPU ones and the GPU kernels through WebGPU. */
+export type BackendName = CpuBackendName | 'webgpu';
+
 export interface PopcountGemmOptions {
-  readonly backend: CpuBackendName;
+  readonly backend: BackendName;
   /** Worker threads for the optimized kernels (default: the machine's cores). Ignored by `ref`. */
   readonly numThreads?: number;
 }

@@ -1,6 +1,12 @@
 // Entry of the mgemm module: the popcount-GEMM contract, the kernel registry and plane-matrix helpers.
 
 export * from './contract.js';
-export { CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
+export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
 export { allocatePlaneMatrix, pairProductPlanes, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
 export { checkPopcountGemmRequest } from './requestChecks.js';
+export {
+  createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX, type WebgpuPopcountGemmOptions,
+} from './kernels/webgpu/popcountGemmWebgpu.js';
+export type { GpuCapabilities } from './kernels/webgpu/gpuAdapter.js';
+export type { KernelFamily } from './kernels/webgpu/kernelChoice.js';
+export type { U8GemmStaging } from './kernels/webgpu/u8GemmProgram.js';

@@ -47,7 +47,7 @@ export function addRunCommand(program: Command): void {
     .option('--stages <n>', 'number of stages (3-way only)', '1')
     .option('--stage-min <n>', 'first stage to compute (0-based)')
     .option('--stage-max <n>', 'last stage to compute (default: stages − 1)')
-    .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref']).default('cpu'))
+    .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
     .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
     .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
     .option('--force', 'overwrite existing output files of the same stub', false)
@@ -96,6 +96,7 @@ async function runPlanned(
   const runJob = await loadRunJob();
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
   const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank }).finally(() => progress.stop());
+  if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
   const runJson = buildRunJson(spec, result, plan.threshold);
   const shownSpec = describeInputRun(spec, result, runJson, input);
   process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));

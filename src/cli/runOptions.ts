@@ -68,7 +68,7 @@ export function buildRunPlan(
 ): RunPlan {
   const metric = parseChoice('--metric', options.metric ?? 'ccc', ['ccc', 'duo', 'r2'] as const);
   const numWay: NumWay = parseChoice('--way', options.way ?? '2', ['2', '3'] as const) === '2' ? 2 : 3;
-  const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref'] as const);
+  const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref', 'webgpu', 'auto'] as const);
   const source = problemSource(options, inputSize !== null);
 
   const numVector = sizeOption('--vectors', options.vectors, inputSize?.numVector, DEFAULT_NUM_VECTOR);

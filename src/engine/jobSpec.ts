@@ -39,7 +39,8 @@ export interface JobSpec {
   readonly force: boolean;
   /** Output values as float32 (the checksum always uses doubles). */
   readonly singlePrecisionOutput: boolean;
-  readonly backend: 'ref' | 'cpu';
+  /** Kernel set; `auto` is webgpu when an adapter exists, else cpu (runJob resolves it before ranks start). */
+  readonly backend: 'ref' | 'cpu' | 'webgpu' | 'auto';
   /** Kernel threads for the whole process (split among in-process ranks). */
   readonly numThreads: number;
   /** Check every value of an analytic problem against its independently computed expectation. */
@@ -57,7 +58,10 @@ export interface RunResult {
   readonly comparisons: number;
   readonly seconds: number;
   readonly comparisonsPerSecond: number;
+  /** The kernel set that ran (`auto` resolved). */
   readonly backend: string;
+  /** Why `--backend auto` chose its kernel set (null for any other backend). */
+  readonly backendNote: string | null;
   readonly numRanks: number;
   /** Number of values checked by `--verify` (0 when not asked). */
   readonly verifiedValues: number;

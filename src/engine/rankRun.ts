@@ -58,6 +58,7 @@ export async function runRank(
     spec: job.metricSpec, constants, layout: planes, numVector: job.numVector, numField: job.numField, sink, verifier,
   };
   const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
+  if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
   const gemm = await createPopcountGemm({ backend: job.backend, numThreads });
   const total = layout.totalComparisons;
   let done = 0;

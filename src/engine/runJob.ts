@@ -5,6 +5,7 @@ import { UserError } from '../core/errors.js';
 import { checkTallyLimits, checkVectorLimit } from '../core/limits.js';
 import { checkPackedVectorFile, findExistingOutputs } from '../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
+import { resolveBackend } from './backendChoice.js';
 import type { JobSpec, RunResult } from './jobSpec.js';
 import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
@@ -41,8 +42,10 @@ export function checkJob(job: JobSpec): void {
   }
 }
 
-export async function runJob(job: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
-  checkJob(job);
+export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
+  checkJob(requestedJob);
+  const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
+  const job: JobSpec = { ...requestedJob, backend };
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   const staleOutputs = job.outputStub !== null ? findExistingOutputs(job.outputStub) : [];
@@ -63,7 +66,7 @@ export async function runJob(job: JobSpec, hooks: RunHooks = {}): Promise<RunRes
       onProgress: hooks.onProgress,
     })) as RankOutcome[];
   }
-  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000);
+  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000, backendNote);
   removeStaleOutputs(staleOutputs, result.outputFiles);
   return result;
 }

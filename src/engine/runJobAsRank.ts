@@ -4,6 +4,7 @@ import { findExistingOutputs } from '../io/index.js';
 import { broadcastObject, gatherObjects, type Communicator } from '../../parallel/index.js';
 import type { JobSpec, RunResult } from './jobSpec.js';
 import { runRank, type RankOutcome } from './rankRun.js';
+import { resolveBackend } from './backendChoice.js';
 import { combineRankOutcomes } from './runResult.js';
 import { checkJob, removeStaleOutputs, type RunHooks } from './runJob.js';
 
@@ -37,7 +38,10 @@ export interface RankRunHooks extends RunHooks {
  * every rank; any other throw is this rank's own failure and the caller must abort the job.
  * `hooks.onProgress` reports this rank's own share of the work.
  */
-export async function runJobAsRank(job: JobSpec, world: Communicator, hooks: RankRunHooks = {}): Promise<RunResult | null> {
+export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, hooks: RankRunHooks = {}): Promise<RunResult | null> {
+  // Each rank resolves `--backend auto` for its own process (its own adapter).
+  const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
+  const job: JobSpec = { ...requestedJob, backend };
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   if (world.size !== numRanks) {
@@ -53,7 +57,7 @@ export async function runJobAsRank(job: JobSpec, world: Communicator, hooks: Ran
   });
   const outcomes = await gatherObjects<RankOutcome>(world, 0, TAG_RANK_OUTCOME, outcome);
   if (outcomes === null) return null;
-  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000);
+  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000, backendNote);
   removeStaleOutputs(verdict.staleOutputs, result.outputFiles);
   return result;
 }

@@ -4,7 +4,9 @@ import type { JobSpec, RunResult } from './jobSpec.js';
 import type { RankOutcome } from './rankRun.js';
 
 /** `outcomes` in rank order; checksum fields are already reduced over ranks, so rank 0's suffice. */
-export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome[], seconds: number): RunResult {
+export function combineRankOutcomes(
+  job: JobSpec, outcomes: readonly RankOutcome[], seconds: number, backendNote: string | null,
+): RunResult {
   const first = outcomes[0];
   const total = new ChecksumAccumulator();
   total.merge(Float64Array.from(first.checksumLimbs), first.entries, first.zeros);
@@ -16,6 +18,7 @@ export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome
     seconds,
     comparisonsPerSecond: seconds > 0 ? first.comparisons / seconds : 0,
     backend: job.backend,
+    backendNote,
     numRanks: outcomes.length,
     verifiedValues: first.verifiedValues,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),

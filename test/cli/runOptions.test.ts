@@ -41,6 +41,11 @@ describe('buildRunPlan', () => {
     });
   });
 
+  it('accepts the GPU backends webgpu and auto', () => {
+    expect(buildRunPlan({ backend: 'webgpu' }, 1).spec.backend).toBe('webgpu');
+    expect(buildRunPlan({ backend: 'auto' }, 1).spec.backend).toBe('auto');
+  });
+
   it('treats a negative threshold as no threshold, like CoMet', () => {
     expect(buildRunPlan({ threshold: '-1' }, 1).spec.threshold).toEqual({ kind: 'none' });
     expect(buildRunPlan({ threshold: '0' }, 1).spec.threshold).toEqual({ kind: 'single', value: 0 });

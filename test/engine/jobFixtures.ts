@@ -14,7 +14,7 @@ export interface JobOptions {
   threshold?: number | null;
   /** A full threshold (e.g. per-entry); overrides `threshold`. */
   thresholdSpec?: Threshold;
-  backend?: 'ref' | 'cpu';
+  backend?: JobSpec['backend'];
   numThreads?: number;
   verify?: boolean;
   outputStub?: string | null;

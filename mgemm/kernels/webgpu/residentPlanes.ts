@@ -1,0 +1,80 @@
+// GPU copies of PlaneMatrix operands, kept resident between calls and cut into row chunks that fit one
+// storage binding. Operands are identified by object: the engine never changes a matrix after its first
+// use, so a matrix is uploaded once and reused by every later request (LRU-evicted past a byte budget).
+
+import type { PlaneMatrix } from '../../contract.js';
+import type { WebgpuRunner } from './webgpuRunner.js';
+
+/** Rows [firstRow, firstRow + numRows) of a matrix, in their own buffer (row 0 of the buffer is firstRow). */
+export interface PlaneChunk {
+  readonly firstRow: number;
+  readonly numRows: number;
+  readonly buffer: GPUBuffer;
+}
+
+interface Entry {
+  readonly chunks: readonly PlaneChunk[];
+  readonly numBytes: number;
+}
+
+/**
+ * Matrices kept at most: the engine reuses a handful (own block, column blocks), while 3-way pair
+ * products are new on every call and must not pile up (the map also keeps their host words alive).
+ */
+const MAX_RESIDENT_MATRICES = 8;
+
+export class ResidentPlanes {
+  private readonly entries = new Map<PlaneMatrix, Entry>();
+  private residentBytes = 0;
+
+  /**
+   * @param maxChunkBytes bytes of one chunk (at most the device's storage binding size)
+   * @param budgetBytes resident bytes beyond which the least recently used matrices are freed
+   */
+  constructor(private readonly runner: WebgpuRunner, private readonly maxChunkBytes: number, private readonly budgetBytes: number) {}
+
+  /** The chunks of `matrix`, uploading it on first use. Matrices in `pinned` are never evicted by this call. */
+  chunksOf(matrix: PlaneMatrix, pinned: readonly PlaneMatrix[]): readonly PlaneChunk[] {
+    const found = this.entries.get(matrix);
+    if (found !== undefined) {
+      // Re-insert: Map order is the LRU order.
+      this.entries.delete(matrix);
+      this.entries.set(matrix, found);
+      return found.chunks;
+    }
+    const rowWords = matrix.numPlanes * matrix.wordsPerPlane;
+    const rowsPerChunk = Math.floor(this.maxChunkBytes / (rowWords * 4));
+    if (rowsPerChunk < 1) {
+      throw new RangeError(`one vector's planes (${rowWords * 4} bytes) exceed the GPU's storage binding size (${this.maxChunkBytes} bytes)`);
+    }
+    const numBytes = matrix.numVectors * rowWords * 4;
+    this.evictFor(numBytes, pinned);
+    const chunks: PlaneChunk[] = [];
+    for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
+      const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
+      const buffer = this.runner.createStorageBuffer(Math.max(16, numRows * rowWords * 4), { readBack: false });
+      this.runner.upload(buffer, matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords));
+      chunks.push({ firstRow, numRows, buffer });
+    }
+    this.entries.set(matrix, { chunks, numBytes });
+    this.residentBytes += numBytes;
+    return chunks;
+  }
+
+  private evictFor(numBytes: number, pinned: readonly PlaneMatrix[]): void {
+    for (const [matrix, entry] of this.entries) {
+      if (this.residentBytes + numBytes <= this.budgetBytes && this.entries.size < MAX_RESIDENT_MATRICES) return;
+      if (pinned.includes(matrix)) continue;
+      for (const chunk of entry.chunks) chunk.buffer.destroy();
+      this.entries.delete(matrix);
+      this.residentBytes -= entry.numBytes;
+    }
+  }
+
+  /** Frees every resident buffer. */
+  clear(): void {
+    for (const entry of this.entries.values()) for (const chunk of entry.chunks) chunk.buffer.destroy();
+    this.entries.clear();
+    this.residentBytes = 0;
+  }
+}

@@ -1,0 +1,138 @@
+// The one owner of a WebGPU device: pipeline cache, buffer creation, uniform packing, submission and
+// read-back. Programs are plain data (wgslProgram.ts); nothing else touches the device.
+
+import { BUFFER_USAGE, MAP_MODE_READ } from './gpuConstants.js';
+import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
+import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
+
+/** One dispatch: a program, its storage buffers in binding order, its uniform values and its grid. */
+export interface Dispatch {
+  readonly program: WgslProgram;
+  readonly storage: readonly GPUBuffer[];
+  readonly uniforms: Readonly<Record<string, number>>;
+  readonly workgroups: readonly [x: number, y: number];
+}
+
+/** Words copied out of shared memory per upload call (64 MiB). */
+const UPLOAD_PIECE_WORDS = 16 << 20;
+
+export class WebgpuRunner {
+  readonly device: GPUDevice;
+  readonly capabilities: GpuCapabilities;
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  private readonly errors: string[] = [];
+  private lostReason: string | null = null;
+
+  constructor(opened: OpenedGpu) {
+    this.device = opened.device;
+    this.capabilities = opened.capabilities;
+    this.device.onuncapturederror = (event: GPUUncapturedErrorEvent) => { this.errors.push(event.error.message); };
+    void this.device.lost.then((info) => { this.lostReason = info.message || info.reason; });
+  }
+
+  /** The compiled pipeline of a program, built once per cache key; WGSL errors throw with their messages. */
+  async pipelineFor(program: WgslProgram): Promise<GPUComputePipeline> {
+    const cached = this.pipelines.get(program.cacheKey);
+    if (cached !== undefined) return cached;
+    const code = emitShader(program);
+    const module = this.device.createShaderModule({ code });
+    const info = await module.getCompilationInfo();
+    const errors = info.messages.filter((m) => m.type === 'error');
+    if (errors.length > 0) {
+      throw new Error(`WGSL of ${program.cacheKey} does not compile: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
+    }
+    const pipeline = await this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    this.pipelines.set(program.cacheKey, pipeline);
+    return pipeline;
+  }
+
+  /** A storage buffer readable by kernels, writable from the host (and copyable out when `readBack`). */
+  createStorageBuffer(numBytes: number, options: { readonly readBack: boolean }): GPUBuffer {
+    const usage = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | (options.readBack ? BUFFER_USAGE.COPY_SRC : 0);
+    return this.device.createBuffer({ size: alignTo4(numBytes), usage });
+  }
+
+  /** Copies `words` into `buffer` at byte 0 (through the queue; ordered before later submits). */
+  upload(buffer: GPUBuffer, words: Uint32Array): void {
+    // Dawn copies host memory on the call, so the words may change afterwards. It takes no
+    // SharedArrayBuffer views: those go through a plain copy, a bounded piece at a time.
+    if (!(words.buffer instanceof SharedArrayBuffer)) {
+      if (words.length > 0) this.device.queue.writeBuffer(buffer, 0, words);
+      return;
+    }
+    for (let first = 0; first < words.length; first += UPLOAD_PIECE_WORDS) {
+      const piece = words.slice(first, Math.min(words.length, first + UPLOAD_PIECE_WORDS));
+      this.device.queue.writeBuffer(buffer, first * 4, new Uint32Array(piece));
+    }
+  }
+
+  /** Records one dispatch into `pass`; its uniform buffer is returned so the caller can destroy it after the submit. */
+  async encodeDispatch(pass: GPUComputePassEncoder, dispatch: Dispatch): Promise<GPUBuffer> {
+    const pipeline = await this.pipelineFor(dispatch.program);
+    const uniformData = packUniforms(dispatch.program, dispatch.uniforms);
+    const uniformBuffer = this.device.createBuffer({ size: uniformData.byteLength, usage: BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST });
+    this.device.queue.writeBuffer(uniformBuffer, 0, uniformData);
+    const entries: GPUBindGroupEntry[] = dispatch.storage.map((buffer, idx) => ({ binding: idx, resource: { buffer } }));
+    entries.push({ binding: dispatch.storage.length, resource: { buffer: uniformBuffer } });
+    const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, bindGroup);
+    pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
+    return uniformBuffer;
+  }
+
+  /** Runs dispatches in one compute pass and submit, waits for the GPU, then throws any device error. */
+  async runDispatches(dispatches: readonly Dispatch[]): Promise<void> {
+    const encoder = this.device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    const uniformBuffers: GPUBuffer[] = [];
+    for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
+    pass.end();
+    this.device.queue.submit([encoder.finish()]);
+    await this.device.queue.onSubmittedWorkDone();
+    for (const b of uniformBuffers) b.destroy();
+    this.throwIfFailed();
+  }
+
+  /**
+   * Runs dispatches (in order, one pass), then copies the first `numBytes` of `output` back to the host. The copy is a
+   * plain ArrayBuffer the caller owns.
+   */
+  async runAndReadBack(dispatches: readonly Dispatch[], output: GPUBuffer, numBytes: number): Promise<Uint32Array> {
+    const staging = this.device.createBuffer({ size: alignTo4(numBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
+    const encoder = this.device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    const uniformBuffers: GPUBuffer[] = [];
+    for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
+    pass.end();
+    encoder.copyBufferToBuffer(output, 0, staging, 0, alignTo4(numBytes));
+    this.device.queue.submit([encoder.finish()]);
+    try {
+      await staging.mapAsync(MAP_MODE_READ, 0, alignTo4(numBytes));
+      this.throwIfFailed();
+      return new Uint32Array(staging.getMappedRange(0, alignTo4(numBytes)).slice(0));
+    } finally {
+      if (staging.mapState === 'mapped') staging.unmap();
+      staging.destroy();
+      for (const b of uniformBuffers) b.destroy();
+    }
+  }
+
+  /** Throws the first validation / out-of-memory error or device loss seen since the last check. */
+  throwIfFailed(): void {
+    if (this.lostReason !== null) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+    if (this.errors.length > 0) {
+      const message = this.errors.splice(0).join('; ');
+      throw new Error(`WebGPU error: ${message}`);
+    }
+  }
+
+  destroy(): void {
+    this.pipelines.clear();
+    this.device.destroy();
+  }
+}
+
+function alignTo4(numBytes: number): number {
+  return Math.max(4, Math.ceil(numBytes / 4) * 4);
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Packs a self-contained snptally for a GPU host without Node or a Vulkan loader (e.g. an HPC compute
+# node): the built dist/, the runtime node_modules (webgpu with only its linux-x64 binary), package.json,
+# the Node binary (xz), and the Vulkan loader / GL dispatch .debs (unpacked there by gpu-run.sh).
+#   bash scripts/gpu-bundle.sh DEST        (after npm run build; needs apt-get for the .debs)
+# On the GPU host:  cd DEST && bash gpu-run.sh node dist/tools/bench-gpu.js ...
+set -euo pipefail
+dest=${1:?usage: gpu-bundle.sh DEST}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$dest/node_modules" "$dest/debs" "$dest/tools" "$dest/build"
+rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm"
+cp -r "$root/dist" "$dest/dist"
+cp -r "$root/build/wasm" "$dest/build/wasm"
+cp "$root/package.json" "$dest/"
+cp "$root/tools/bench-torch-int8.py" "$dest/tools/"
+cp "$root/scripts/gpu-run.sh" "$dest/"
+# Runtime packages: what dist/ imports (webgpu, commander, cli-progress) and their dependencies.
+for pkg in commander cli-progress string-width strip-ansi ansi-regex emoji-regex is-fullwidth-code-point msgpackr; do
+  cp -r "$root/node_modules/$pkg" "$dest/node_modules/"
+done
+mkdir -p "$dest/node_modules/webgpu/dist"
+cp "$root/node_modules/webgpu/"{index.js,package.json} "$dest/node_modules/webgpu/"
+cp -r "$root/node_modules/webgpu/dist/linux-x64" "$dest/node_modules/webgpu/dist/"
+[ -f "$dest/node.xz" ] || xz -T0 -c "$(command -v node)" > "$dest/node.xz"
+if ! ls "$dest/debs/"libvulkan1_*.deb >/dev/null 2>&1; then
+  lists=$(mktemp -d); mkdir -p "$lists/partial"
+  o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$lists")
+  apt-get "${o[@]}" update >/dev/null
+  (cd "$dest/debs" && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+fi
+du -sh "$dest"

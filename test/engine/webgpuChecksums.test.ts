@@ -1,0 +1,44 @@
+// End to end on the WebGPU backend: every SPEC §5 checksum, decomposed runs, thresholds, sparse and
+// 3-way problems with ragged sizes, each equal to the CPU backend's checksum; `--backend auto`.
+import { describe, expect, it } from 'vitest';
+import { runJob } from '../../src/engine/index.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
+import { makeJob, SPEC_CASES, type JobOptions } from './jobFixtures.js';
+
+const gate = await webgpuGate();
+
+/** Jobs whose webgpu checksum must equal the cpu one: ragged sizes, thresholds, decompositions. */
+const CPU_COMPARISONS: readonly { readonly name: string; readonly job: JobOptions }[] = [
+  { name: 'CCC 2-way sparse nv 70 nf 333, threshold 0.4', job: { sparse: true, numVector: 70, numField: 333, threshold: 0.4 } },
+  { name: 'DUO 2-way dense nv 67 nf 65, npv 3 npf 2, 2 phases', job: { metric: 'duo', numVector: 67, numField: 65, decomposition: { numProcVector: 3, numProcField: 2, numPhase: 2 } } },
+  { name: 'CCC 2-way dense nv 90 nf 129, npv 2 npr 2, threshold 0', job: { numVector: 90, numField: 129, threshold: 0, decomposition: { numProcVector: 2, numProcRepl: 2 } } },
+  { name: 'CCC 3-way sparse nv 22 nf 77, npv 2, 2 stages', job: { numWay: 3, sparse: true, numVector: 22, numField: 77, decomposition: { numProcVector: 2, numStage: 2 } } },
+  { name: 'CCC 3-way dense nv 26 nf 150, npf 2, threshold 0.8', job: { numWay: 3, numVector: 26, numField: 150, threshold: 0.8, decomposition: { numProcField: 2 } } },
+  { name: 'DUO 3-way sparse nv 19 nf 45', job: { metric: 'duo', numWay: 3, sparse: true, numVector: 19, numField: 45 } },
+];
+
+describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.description}`, () => {
+  for (const c of SPEC_CASES) {
+    it(`SPEC §5: ${c.name}`, async () => {
+      const result = await runJob(makeJob({ ...c.job, backend: 'webgpu' }));
+      expect(result.checksum).toBe(c.checksum);
+      expect(result.backend).toBe('webgpu');
+    });
+  }
+
+  for (const c of CPU_COMPARISONS) {
+    it(`equals cpu: ${c.name}`, async () => {
+      const cpu = await runJob(makeJob({ ...c.job, backend: 'cpu' }));
+      const gpu = await runJob(makeJob({ ...c.job, backend: 'webgpu' }));
+      expect({ checksum: gpu.checksum, entries: gpu.entries, zeros: gpu.zeros }).toEqual({ checksum: cpu.checksum, entries: cpu.entries, zeros: cpu.zeros });
+    });
+  }
+
+  it('--backend auto picks webgpu when an adapter exists and says so', async () => {
+    const c = SPEC_CASES[2];
+    const result = await runJob(makeJob({ ...c.job, backend: 'auto' }));
+    expect(result.backend).toBe('webgpu');
+    expect(result.backendNote).toMatch(/^--backend auto: using webgpu on /);
+    expect(result.checksum).toBe(c.checksum);
+  });
+});

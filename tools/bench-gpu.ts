@@ -1,0 +1,246 @@
+// GPU benchmark: correctness checksums (webgpu = SPEC = cpu), then comparisons per second of 2-way and
+// 3-way CCC, dense and sparse, kernel-only and end to end, and torch._int_mm int8 GEMM throughput on
+// equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
+//
+//   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
+//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise]
+//        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
+//
+// Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
+// mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
+// Comparisons are unique pairs (triples) × fields, as CoMet counts them; torch counts M·N·K multiply-adds.
+import { singleThreshold } from '../src/core/thresholds.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../src/core/types.js';
+import { runJob, type JobSpec } from '../src/engine/index.js';
+import { allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging } from '../mgemm/index.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    nv2: { type: 'string', default: '32768' }, nf2: { type: 'string', default: '65536' },
+    nv3: { type: 'string', default: '4096' }, nf3: { type: 'string', default: '16384' },
+    'e2e-nv2': { type: 'string', default: '4096' }, 'e2e-nf2': { type: 'string', default: '32768' },
+    'e2e-nv3': { type: 'string', default: '192' }, 'e2e-nf3': { type: 'string', default: '16384' },
+    'e2e-npv': { type: 'string', default: '1' },
+    reps: { type: 'string', default: '3' },
+    kernels: { type: 'string', default: 'auto,bitwise' },
+    /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad[/p (prefetch) or -[/256 (tile columns)]]: 32/0,64/16/p/256 */
+    stagings: { type: 'string', default: '' },
+    'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
+    'no-e2e': { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+const num = (name: keyof typeof opts): number => Number(opts[name]);
+const reps = num('reps');
+
+interface Row { readonly what: string; readonly shape: string; readonly seconds: number; readonly rate: number; readonly note: string }
+const rows: Row[] = [];
+const report: Record<string, unknown> = { rows };
+const log = (line: string): void => { process.stdout.write(`${line}\n`); };
+
+/** Term groups and plane counts the engine uses (see src/engine/tallyLayout.ts), written out here. */
+const CCC_TERMS = [[0, 0], [0, 1], [1, 0], [1, 1]] as const;
+const SPARSE2: TermGroup[] = [CCC_TERMS, [[0, 2], [1, 2]], [[2, 0], [2, 1]], [[2, 2]]];
+/** 3-way A planes are (i plane, j plane) pairs; dense: 4 pairs of H/L; sparse: 9 pairs of H/L/M. */
+const DENSE3: TermGroup[] = [[0, 1, 2, 3].flatMap((p) => [[p, 0], [p, 1]] as const)];
+function sparse3Groups(): TermGroup[] {
+  const pairIdx = (p: number, q: number): number => p * 3 + q;
+  const planes = (isCount: number): number[] => (isCount ? [0, 1] : [2]);
+  return [7, 6, 5, 4, 3, 2, 1, 0].map((t) => planes(t & 4).flatMap((p) => planes(t & 2).flatMap((q) => planes(t & 1).map((r) => [pairIdx(p, q), r] as const))));
+}
+
+/** Random plane words (xorshift), bits past the last field cleared as the contract requires. */
+function randomPlanes(numVectors: number, numPlanes: number, numField: number, seed: number): PlaneMatrix {
+  const m = allocatePlaneMatrix(numVectors, numPlanes, numField);
+  let s = seed >>> 0 || 1;
+  const w = m.words;
+  for (let t = 0; t < w.length; t++) { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; w[t] = s >>> 0; }
+  const wpp = m.wordsPerPlane;
+  for (let plane = 0; plane < numVectors * numPlanes; plane++) {
+    for (let k = 0; k < wpp; k++) {
+      const first = k * 32;
+      const keep = numField - first;
+      if (keep < 32) w[plane * wpp + k] = keep <= 0 ? 0 : w[plane * wpp + k] & ((2 ** keep - 1) >>> 0);
+    }
+  }
+  return m;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
+  const nv2 = num('nv2'); const nf2 = num('nf2');
+  for (const sparse of [false, true]) {
+    const planes = randomPlanes(nv2, sparse ? 3 : 2, nf2, 7);
+    const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: sparse ? SPARSE2 : [CCC_TERMS], strictUpper: true };
+    const timing = await gemm.timeKernels(request, reps);
+    const seconds = median(timing.seconds);
+    const comparisons = ((nv2 * (nv2 - 1)) / 2) * nf2;
+    rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate: comparisons / seconds, note: `${timing.family}; strict upper triangle, no read-back` });
+    log(`kernel 2-way ${sparse ? 'sparse' : 'dense'} (${timing.family}): ${seconds.toFixed(3)} s, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
+  }
+  const nv3 = num('nv3'); const nf3 = num('nf3');
+  for (const sparse of [false, true]) {
+    const products = randomPlanes(nv3, sparse ? 9 : 4, nf3, 11);
+    const k = randomPlanes(nv3, sparse ? 3 : 2, nf3, 13);
+    const request = { a: products, aFirst: 0, aCount: nv3, b: k, bFirst: 0, bCount: nv3, termGroups: sparse ? sparse3Groups() : DENSE3, strictUpper: false };
+    const timing = await gemm.timeKernels(request, Math.max(5, reps));
+    const seconds = median(timing.seconds);
+    const comparisons = nv3 * nv3 * nf3;
+    const fullSeconds = ((nv3 * (nv3 - 1) * (nv3 - 2)) / 6) * nf3 / (comparisons / seconds);
+    rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv3} nf ${nf3}`, seconds, rate: comparisons / seconds, note: `${timing.family}; one j: ${nv3}×${nv3} triples; whole problem ≈ ${fullSeconds.toFixed(1)} s` });
+    log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} (${timing.family}, one j): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
+  }
+}
+
+function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVector: number; numField: number; backend: JobSpec['backend']; threshold?: number | null; source?: JobSpec['source']; npv?: number; npf?: number }): JobSpec {
+  const metric = o.metric ?? 'ccc';
+  return {
+    metricSpec: { metric, numWay: o.numWay, sparse: o.sparse, param: DEFAULT_PARAM, multiplier: defaultMultiplier(metric) },
+    numVector: o.numVector, numField: o.numField, source: o.source ?? { kind: 'random' },
+    decomposition: { numProcVector: o.npv ?? 1, numProcField: o.npf ?? 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0 },
+    threshold: singleThreshold(o.threshold ?? null), outputStub: null, force: false, singlePrecisionOutput: false,
+    backend: o.backend, numThreads: availableParallelism(), verify: false,
+  };
+}
+
+/** Kernel-only 2-way dense (and 3-way dense) with each tensor-core staging variant. */
+async function stagingSweep(): Promise<void> {
+  const variants: U8GemmStaging[] = opts.stagings.split(',').filter((v) => v !== '').map((v) => {
+    const [kStep, rowPad, prefetch, tileCols] = v.split('/');
+    return { kStepBytes: Number(kStep), rowPadBytes: Number(rowPad), prefetch: prefetch === 'p', tileCols: tileCols === '256' ? 256 : 128 };
+  });
+  const nv2 = num('nv2'); const nf2 = num('nf2');
+  const planes = randomPlanes(nv2, 2, nf2, 7);
+  for (const u8Staging of variants) {
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'subgroup-matrix', u8Staging });
+    try {
+      // Exactness first: a ragged sparse 3-way-shaped request against the bitwise kernel.
+      const products = randomPlanes(333, 9, 4100, 3);
+      const kPlanes = randomPlanes(301, 3, 4100, 5);
+      const check = { a: products, aFirst: 1, aCount: 330, b: kPlanes, bFirst: 2, bCount: 299, termGroups: sparse3Groups(), strictUpper: false };
+      const bitwise = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+      const want = await bitwise.run(check);
+      await bitwise.close();
+      const got = await gemm.run(check);
+      const exact = want.every((w, g) => w.every((x, idx) => x === got[g][idx]));
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: exact ${exact}`);
+      const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: [CCC_TERMS], strictUpper: true };
+      const seconds = median((await gemm.timeKernels(request, reps)).seconds);
+      const rate = (((nv2 * (nv2 - 1)) / 2) * nf2) / seconds;
+      rows.push({ what: `2-way dense kernel, staging k${u8Staging.kStepBytes}+${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
+    } catch (e) {
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: failed: ${(e as Error).message.slice(0, 300)}`);
+    } finally {
+      await gemm.close();
+    }
+  }
+}
+
+/** SPEC §5 checksums and webgpu = cpu on ragged random problems and decompositions. */
+async function checks(): Promise<boolean> {
+  const spec: [string, Parameters<typeof job>[0], string][] = [
+    ['CCC 2-way nv 4 nf 2 analytic', { numWay: 2, sparse: false, numVector: 4, numField: 2, backend: 'webgpu', source: { kind: 'analytic' } }, '0-245201878478-801640733671948288'],
+    ['CCC 3-way nv 4 nf 2 analytic', { numWay: 3, sparse: false, numVector: 4, numField: 2, backend: 'webgpu', source: { kind: 'analytic' } }, '0-20352394550-918734323983581184'],
+    ['CCC 2-way nv 48 nf 100', { numWay: 2, sparse: false, numVector: 48, numField: 100, backend: 'webgpu' }, '0-34600668891914-795881718560018816'],
+    ['CCC 2-way sparse nv 48 nf 100', { numWay: 2, sparse: true, numVector: 48, numField: 100, backend: 'webgpu' }, '0-33543338342814-112679650647204196'],
+    ['CCC 3-way nv 36 nf 100', { numWay: 3, sparse: false, numVector: 36, numField: 100, backend: 'webgpu' }, '0-144962007142596-694338058451516346'],
+    ['DUO 2-way sparse nv 48 nf 100', { metric: 'duo', numWay: 2, sparse: true, numVector: 48, numField: 100, backend: 'webgpu' }, '0-25544782430596-363343116734123798'],
+  ];
+  let ok = true;
+  const checkRows: unknown[] = [];
+  for (const [name, o, want] of spec) {
+    const r = await runJob(job(o));
+    const pass = r.checksum === want;
+    ok &&= pass;
+    checkRows.push({ name, checksum: r.checksum, expected: want, pass });
+    log(`check ${pass ? 'OK  ' : 'FAIL'} SPEC ${name}: ${r.checksum}`);
+  }
+  const vsCpu: [string, Omit<Parameters<typeof job>[0], 'backend'>][] = [
+    ['CCC 2-way dense nv 3001 nf 4099', { numWay: 2, sparse: false, numVector: 3001, numField: 4099 }],
+    ['CCC 2-way sparse nv 2500 nf 3333 threshold 0.5', { numWay: 2, sparse: true, numVector: 2500, numField: 3333, threshold: 0.5 }],
+    ['DUO 2-way sparse nv 1999 nf 1025 npv 3 npf 2', { metric: 'duo', numWay: 2, sparse: true, numVector: 1999, numField: 1025, npv: 3, npf: 2 }],
+    ['CCC 3-way dense nv 150 nf 2049', { numWay: 3, sparse: false, numVector: 150, numField: 2049 }],
+    ['CCC 3-way sparse nv 121 nf 999 npv 2', { numWay: 3, sparse: true, numVector: 121, numField: 999, npv: 2 }],
+  ];
+  for (const [name, o] of vsCpu) {
+    const cpu = await runJob(job({ ...o, backend: 'cpu' }));
+    const gpu = await runJob(job({ ...o, backend: 'webgpu' }));
+    const pass = cpu.checksum === gpu.checksum && cpu.entries === gpu.entries;
+    ok &&= pass;
+    checkRows.push({ name, webgpu: gpu.checksum, cpu: cpu.checksum, entries: gpu.entries, pass, webgpuSeconds: gpu.seconds, cpuSeconds: cpu.seconds });
+    log(`check ${pass ? 'OK  ' : 'FAIL'} webgpu = cpu ${name}: ${gpu.checksum} (${gpu.seconds.toFixed(2)} s vs cpu ${cpu.seconds.toFixed(2)} s)`);
+  }
+  report.checks = checkRows;
+  return ok;
+}
+
+async function endToEnd(): Promise<void> {
+  // npv > 1: in-process ranks, each with its own device on the same GPU, finalize on several cores.
+  const npvMany = num('e2e-npv');
+  const cases: [NumWay, boolean, number, number, number][] = [
+    [2, false, num('e2e-nv2'), num('e2e-nf2'), 1], [2, true, num('e2e-nv2'), num('e2e-nf2'), 1],
+    [3, false, num('e2e-nv3'), num('e2e-nf3'), 1], [3, true, num('e2e-nv3'), num('e2e-nf3'), 1],
+    ...(npvMany > 1 ? [[2, false, num('e2e-nv2'), num('e2e-nf2'), npvMany] as [NumWay, boolean, number, number, number]] : []),
+  ];
+  for (const [numWay, sparse, numVector, numField, npv] of cases) {
+    const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv }));
+    rows.push({ what: `${numWay}-way ${sparse ? 'sparse' : 'dense'} end to end`, shape: `nv ${numVector} nf ${numField} npv ${npv}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
+    log(`e2e ${numWay}-way ${sparse ? 'sparse' : 'dense'} nv ${numVector} nf ${numField} npv ${npv}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);
+  }
+}
+
+function torch(): void {
+  const shapes = [`${Math.min(num('nv2'), 16384)},${Math.min(num('nv2'), 16384)},${num('nf2')}`, `${num('nv3')},${num('nv3')},${num('nf3')}`];
+  const script = new URL('../../tools/bench-torch-int8.py', import.meta.url).pathname;
+  const run = spawnSync('python3', [script, ...shapes], { encoding: 'utf8' });
+  if (run.status !== 0) {
+    log(`torch: not run (${(run.stderr || String(run.error)).trim().split('\n').pop()})`);
+    return;
+  }
+  const out = JSON.parse(run.stdout) as { device: string; results: { m: number; n: number; k: number; seconds: number; macsPerSecond: number; exact: boolean }[] };
+  report.torch = out;
+  out.results.forEach((t, idx) => {
+    rows.push({ what: `torch._int_mm int8 (${idx === 0 ? '2-way' : '3-way'} shape)`, shape: `${t.m}×${t.n}×${t.k}`, seconds: t.seconds, rate: t.macsPerSecond, note: `${out.device}, exact ${t.exact}` });
+    log(`torch._int_mm ${t.m}x${t.n}x${t.k}: ${(t.seconds * 1e3).toFixed(2)} ms, ${t.macsPerSecond.toExponential(3)} MAC/s (${(2 * t.macsPerSecond / 1e12).toFixed(0)} TOPS)`);
+  });
+}
+
+async function main(): Promise<void> {
+  process.env.XDG_RUNTIME_DIR ??= '/tmp';
+  let ok = true;
+  if (!opts['no-checks']) ok = await checks();
+  // Each kernel family once (auto = what the engine uses: tensor cores where the adapter has them).
+  const families = [...new Set(opts.kernels.split(','))] as (KernelFamily | 'auto')[];
+  for (const kernel of families) {
+    const gemm = await createPopcountGemmWebgpu({ kernel });
+    report.adapter = gemm.capabilities;
+    log(`adapter: ${gemm.capabilities.description} subgroup-matrix ${gemm.capabilities.hasSubgroupMatrix}; kernels ${kernel} (${gemm.name})`);
+    try {
+      if (kernel === 'auto' || kernel === 'bitwise' || gemm.capabilities.hasSubgroupMatrix || kernel === 'dot4') await kernelOnly(gemm);
+    } finally {
+      await gemm.close();
+    }
+  }
+  await stagingSweep();
+  if (!opts['no-torch']) torch();
+  if (!opts['no-e2e']) await endToEnd();
+  const torchRows = rows.filter((r) => r.what.startsWith('torch'));
+  if (torchRows.length === 2) {
+    for (const r of rows.filter((x) => x.what.endsWith('kernel') || x.what.endsWith('end to end'))) {
+      const t = r.what.startsWith('2-way') ? torchRows[0] : torchRows[1];
+      (r as { note: string }).note += `; ${(r.rate / t.rate).toFixed(3)} × torch int8 MAC/s`;
+    }
+  }
+  log('\n| what | shape | seconds | comparisons/s (torch: MAC/s) | note |\n|---|---|---|---|---|');
+  for (const r of rows) log(`| ${r.what} | ${r.shape} | ${r.seconds.toFixed(4)} | ${r.rate.toExponential(3)} | ${r.note} |`);
+  if (opts.out !== undefined) writeFileSync(opts.out, JSON.stringify(report, null, 2));
+  if (!ok) { log('CHECKS FAILED'); process.exitCode = 1; }
+}
+
+await main();
