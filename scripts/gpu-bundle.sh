@@ -8,9 +8,11 @@ set -euo pipefail
 dest=${1:?usage: gpu-bundle.sh DEST}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dest/node_modules" "$dest/debs" "$dest/tools" "$dest/build"
-rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm"
+rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm" "$dest/build/native"
 cp -r "$root/dist" "$dest/dist"
 cp -r "$root/build/wasm" "$dest/build/wasm"
+# The native AVX-512 CPU kernel, when it was built (the host CPU decides at run time whether it is used).
+[ -d "$root/build/native" ] && cp -r "$root/build/native" "$dest/build/native"
 cp "$root/package.json" "$dest/"
 cp "$root/tools/bench-torch-int8.py" "$dest/tools/"
 cp "$root/scripts/gpu-run.sh" "$dest/"
