@@ -15,6 +15,8 @@ const CPU_COMPARISONS: readonly { readonly name: string; readonly job: JobOption
   { name: 'CCC 3-way sparse nv 22 nf 77, npv 2, 2 stages', job: { numWay: 3, sparse: true, numVector: 22, numField: 77, decomposition: { numProcVector: 2, numStage: 2 } } },
   { name: 'CCC 3-way dense nv 26 nf 150, npf 2, threshold 0.8', job: { numWay: 3, numVector: 26, numField: 150, threshold: 0.8, decomposition: { numProcField: 2 } } },
   { name: 'DUO 3-way sparse nv 19 nf 45', job: { metric: 'duo', numWay: 3, sparse: true, numVector: 19, numField: 45 } },
+  { name: 'r2 sparse nv 41 nf 200, npv 2', job: { metric: 'r2', sparse: true, numVector: 41, numField: 200, decomposition: { numProcVector: 2 } } },
+  { name: 'r2 dense nv 33 nf 97', job: { metric: 'r2', numVector: 33, numField: 97 } },
 ];
 
 describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.description}`, () => {
