@@ -52,13 +52,13 @@ export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<u
     let numFinished = 0;
     let settled = false;
 
-    const settle = (outcome: () => void): void => {
+    const settle = (outcome: () => void, stop: (worker: Worker) => Promise<unknown>): void => {
       if (settled) return;
       settled = true;
-      // Terminate before settling: callers may rely on no rank thread being left.
-      void Promise.allSettled(workers.map((worker) => worker.terminate())).then(outcome);
+      // Stop every worker before settling: callers may rely on no rank thread being left.
+      void Promise.allSettled(workers.map(stop)).then(outcome);
     };
-    const fail = (error: Error): void => settle(() => reject(error));
+    const fail = (error: Error): void => settle(() => reject(error), (worker) => worker.terminate());
 
     const onReport = (rank: number, report: WorkerReport): void => {
       if (settled) return;
@@ -73,7 +73,7 @@ export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<u
           if (finished[rank]) return;
           finished[rank] = true;
           results[rank] = report.result;
-          if (++numFinished === numRanks) settle(() => resolve(results));
+          if (++numFinished === numRanks) settle(() => resolve(results), exitOrTerminate);
           return;
         }
         case 'error': {
@@ -113,6 +113,23 @@ export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<u
       // E.g. a payload that cannot be cloned: stop the workers already started.
       fail(error instanceof Error ? error : new Error(String(error)));
     }
+  });
+}
+
+/**
+ * After a success each worker ends by itself (it closes its ports once it has reported). Waiting for that
+ * rather than terminating matters for ranks holding native resources: terminating a thread while a
+ * WebGPU (Dawn) device of its is still being torn down crashed the process. A thread still running after
+ * EXIT_GRACE_MS is terminated.
+ */
+const EXIT_GRACE_MS = 5000;
+function exitOrTerminate(worker: Worker): Promise<unknown> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => void worker.terminate().then(resolve, resolve), EXIT_GRACE_MS);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
   });
 }
 

@@ -38,6 +38,11 @@ export class MeshTransport {
     port.postMessage(message, [copy.buffer as ArrayBuffer]);
   }
 
+  /** Closes this rank's ends of the mesh (after its last exchange), so nothing keeps its thread alive. */
+  close(): void {
+    for (const port of this.ports) port?.close();
+  }
+
   /** The next message from world rank `sourceWorldRank` in `contextId` with `tag`. */
   take(sourceWorldRank: number, contextId: string, tag: number): Promise<MessageArray> {
     return this.mailbox.take(mailboxKey(contextId, sourceWorldRank, tag));

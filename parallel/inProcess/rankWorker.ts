@@ -22,6 +22,9 @@ try {
   const entry = await loadEntry(data.entryModuleUrl, data.entryExportName);
   const result = await entry(comm, data.payload, (done, total) => report({ kind: 'progress', done, total }));
   report({ kind: 'result', result });
+  // The run's last collective is behind us: let the thread end by itself (see launchInProcessRanks).
+  transport.close();
+  launcherPort.close();
 } catch (error) {
   const described = error instanceof Error ? error : new Error(String(error));
   report({ kind: 'error', name: described.name, message: described.message, stack: described.stack });
