@@ -1,5 +1,6 @@
 // Reads the records of a per-rank metrics file (SPEC §7) back, chunk by chunk, for `dump` and tests.
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { openForReading } from './openForReading.js';
+import { closeSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
 import { metricsRecordBytes } from './metricsFile.js';
@@ -46,12 +47,7 @@ export function* readMetricsFileChunks(
 ): Generator<MetricsRecordChunk> {
   const numRecords = countMetricsRecords(path, numWay);
   const recordBytes = metricsRecordBytes(numWay);
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    throw new UserError(`cannot read metrics file ${path}: ${systemErrorText(error)}`);
-  }
+  const fd = openForReading(path, 'metrics file');
   try {
     for (let first = 0; first < numRecords; first += recordsPerChunk) {
       const count = Math.min(recordsPerChunk, numRecords - first);

@@ -2,7 +2,8 @@
 //
 // Layout: each vector is ceil(numField/4) bytes, fields packed 4 per byte starting at the least significant
 // bits (field f of a vector is bits 2(f mod 4)..2(f mod 4)+1 of byte floor(f/4)), vectors one after another.
-import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { openForReading } from './openForReading.js';
+import { closeSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { systemErrorText } from './systemErrorText.js';
 
@@ -64,7 +65,7 @@ export function readPackedVectorSlab(
   const spanBytes = ((fieldFirst + fieldCount - 1) >>> 2) + 1 - spanFirstByte;
   const repack = slabRowRepacker(fieldFirst, fieldCount, spanBytes);
 
-  const fd = openForReading(path);
+  const fd = openForReading(path, 'input file');
   try {
     // Why two strategies: a thin field slab (many field ranks) touches a small part of each vector, so one
     // read per vector moves far fewer bytes; a wide slab is cheaper as a few large reads that also carry
@@ -163,14 +164,6 @@ function fileSize(path: string): number {
     return stats.size;
   } catch (error) {
     if (error instanceof UserError) throw error;
-    throw new UserError(`cannot read input file ${path}: ${systemErrorText(error)}`);
-  }
-}
-
-function openForReading(path: string): number {
-  try {
-    return openSync(path, 'r');
-  } catch (error) {
     throw new UserError(`cannot read input file ${path}: ${systemErrorText(error)}`);
   }
 }

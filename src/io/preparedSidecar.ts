@@ -3,7 +3,8 @@
 // Why JSON rather than msgpack: the sidecar is read once per command and is small next to the packed
 // data (tens of bytes per SNP against numSample/4), and JSON lets people and other tools (jq, Python, R)
 // read the SNP names and the permutation without a library.
-import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { openForReading } from './openForReading.js';
+import { closeSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite } from './genotypeSource.js';
@@ -118,12 +119,7 @@ export function readSidecar(path: string): PreparedSidecar {
 export function sha256OfFile(path: string): string {
   const hash = createHash('sha256');
   const chunk = new Uint8Array(4 << 20);
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    throw new UserError(`cannot read ${path}: ${systemErrorText(error)}`);
-  }
+  const fd = openForReading(path);
   try {
     for (let position = 0; ;) {
       const got = readSync(fd, chunk, 0, chunk.length, position);

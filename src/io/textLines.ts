@@ -2,7 +2,8 @@
 //
 // BGZF (bgzip) is a series of concatenated gzip members; Node's gunzip decodes every member, not just the
 // first, so one createGunzip() reads plain gzip and BGZF alike (tested with hand-made BGZF blocks).
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { openForReading } from './openForReading.js';
+import { closeSync, createReadStream, readSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -17,12 +18,7 @@ export interface NumberedLine {
 
 /** True when the file starts with the gzip magic bytes 1f 8b. */
 export function isGzipFile(path: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    throw new UserError(`cannot read ${path}: ${systemErrorText(error)}`);
-  }
+  const fd = openForReading(path);
   try {
     const head = new Uint8Array(2);
     const got = readSync(fd, head, 0, 2, 0);

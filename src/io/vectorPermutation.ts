@@ -4,7 +4,7 @@
 // owning those blocks would write most of the output; a random order spreads it (CoMet paper's advice).
 
 /** mulberry32: a small, well-mixed 32-bit generator; deterministic for a seed on every platform. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

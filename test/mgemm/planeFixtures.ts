@@ -1,18 +1,10 @@
 // Test fixtures for mgemm: seeded random bit planes built from per-field bits, and a naive tally oracle.
 
 import { planeWordsFor, type PlaneMatrix, type PopcountGemmRequest } from '../../mgemm/index.js';
+import { mulberry32 } from '../../src/io/vectorPermutation.js';
 
-/** Small deterministic PRNG (mulberry32) so failures reproduce. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+/** Small deterministic PRNG (mulberry32, the one `prepare --permute` uses) so failures reproduce. */
+export const seededRandom: (seed: number) => () => number = mulberry32;
 
 /** Per-field bits of each vector and plane: bits[vector][plane][field] ∈ {0, 1}. */
 export type FieldBits = number[][][];
