@@ -23,8 +23,9 @@ const PARAMETER_ROWS: ReadonlyArray<readonly [string, string]> = [
 ];
 const RESULT_ROWS: ReadonlyArray<readonly [string, string]> = [
   ['checksum', 'checksum (SPEC §5)'], ['entries', 'entries written'], ['zeros', 'of them zero'],
-  ['comparisons', 'comparisons (tuples × fields)'], ['seconds', 'compute time (s)'],
-  ['comparisonsPerSecond', 'throughput (comparisons/s)'],
+  ['comparisons', 'comparisons (tuples × fields)'], ['seconds', 'run time (s)'],
+  ['comparisonsPerSecond', 'throughput (comparisons/s)'], ['inputSeconds', 'input load or generation (s)'],
+  ['computeSeconds', 'compute (s)'], ['computeComparisonsPerSecond', 'compute throughput (comparisons/s)'],
 ];
 
 /** The whole HTML document. */
@@ -107,8 +108,8 @@ function formatValue(key: string, value: unknown): string {
     return 'value' in threshold ? String(threshold.value) : JSON.stringify(value);
   }
   if (typeof value === 'number') {
-    if (key === 'comparisonsPerSecond') return value.toExponential(3);
-    if (key === 'seconds') return value.toFixed(3);
+    if (key === 'comparisonsPerSecond' || key === 'computeComparisonsPerSecond') return value.toExponential(3);
+    if (key === 'seconds' || key === 'inputSeconds' || key === 'computeSeconds') return value.toFixed(3);
     if (key === 'cccParam') return value.toPrecision(6);
     return String(value);
   }

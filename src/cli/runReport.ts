@@ -12,6 +12,8 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
     `metrics checksum ${result.checksum} compute time ${result.seconds.toFixed(6)}`,
     `entries ${result.entries} zeros ${result.zeros} comparisons ${result.comparisons} ` +
       `rate ${formatRate(result.comparisonsPerSecond)} comparisons/s`,
+    `input ${result.inputSeconds.toFixed(3)} s compute ${result.computeSeconds.toFixed(3)} s ` +
+      `(${formatRate(result.computeComparisonsPerSecond)} comparisons/s)`,
     `${metricSpec.metric} ${metricSpec.numWay}-way${metricSpec.sparse ? ' sparse' : ''} ` +
       `vectors ${spec.numVector} fields ${spec.numField} problem ${describeSource(spec)} ` +
       `threshold ${describeThreshold(threshold)}`,

@@ -56,8 +56,17 @@ export interface RunResult {
   readonly zeros: number;
   /** Unique pairs/triples × fields (CoMet's comparisons). */
   readonly comparisons: number;
+  /** Wall-clock seconds of the whole run (ranks started, input loaded or generated, computed, written). */
   readonly seconds: number;
   readonly comparisonsPerSecond: number;
+  /**
+   * Seconds of the slowest rank to load or generate its input, and to compute from loaded input to reduced
+   * results (uploads, exchanges, GEMMs, finalize, threshold, checksum, output); `computeComparisonsPerSecond`
+   * divides by the latter: the rate a benchmark of the engine itself compares.
+   */
+  readonly inputSeconds: number;
+  readonly computeSeconds: number;
+  readonly computeComparisonsPerSecond: number;
   /** The kernel set that ran (`auto` resolved). */
   readonly backend: string;
   /** Why `--backend auto` chose its kernel set (null for any other backend). */

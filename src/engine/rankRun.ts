@@ -26,6 +26,10 @@ export interface RankOutcome {
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   readonly outputFile: string | null;
+  /** Slowest rank's seconds to load or generate its own vector block (input, not compute). */
+  readonly inputSeconds: number;
+  /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
+  readonly computeSeconds: number;
 }
 
 /** How a rank runs besides its job. */
@@ -45,7 +49,9 @@ export async function runRank(
   // Ranks sharing a vector block and replica, ordered by field slab.
   const fieldComm = await comm.split(coords.vectorIdx + job.decomposition.numProcVector * coords.replIdx, coords.fieldIdx);
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
+  const inputStart = performance.now();
   const own = await loadOwnBlock(job, layout, planes, fieldComm);
+  const computeStart = performance.now();
   const getBlock = startBlockExchange(comm, layout, own);
 
   const isFinalizer = coords.fieldIdx === 0;
@@ -97,6 +103,7 @@ export async function runRank(
     ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
   ]));
   output?.finish();
+  const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
   // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
   await comm.barrier();
   output?.commit();
@@ -108,5 +115,19 @@ export async function runRank(
     verifiedValues: reduced[CHECKSUM_LIMBS + 2],
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
     outputFile: output?.path ?? null,
+    inputSeconds: phaseSeconds[0],
+    computeSeconds: phaseSeconds[1],
   };
+}
+
+/** Per phase, the largest of every rank's seconds (the communicator only sums: each rank fills its own slots). */
+async function slowestRankSeconds(comm: Communicator, seconds: readonly number[]): Promise<number[]> {
+  const all = new Float64Array(comm.size * seconds.length);
+  all.set(seconds, comm.rank * seconds.length);
+  const summed = await comm.allReduceSum(all);
+  return seconds.map((_, phase) => {
+    let slowest = 0;
+    for (let r = 0; r < comm.size; r++) slowest = Math.max(slowest, summed[r * seconds.length + phase]);
+    return slowest;
+  });
 }

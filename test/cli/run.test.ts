@@ -56,9 +56,14 @@ describe('snptally run output formats', () => {
   it('puts every RunResult field and the job into the JSON object', () => {
     const report = runJson(['--problem', 'analytic', '--vectors', '4', '--fields', '2', '--verify']);
     for (const field of ['checksum', 'entries', 'zeros', 'comparisons', 'seconds', 'comparisonsPerSecond',
-      'backend', 'numRanks', 'verifiedValues', 'outputFiles']) {
+      'inputSeconds', 'computeSeconds', 'computeComparisonsPerSecond', 'backend', 'numRanks', 'verifiedValues', 'outputFiles']) {
       expect(report, field).toHaveProperty(field);
     }
+    // The phases are parts of the run: each positive, together no longer than the whole.
+    const { seconds, inputSeconds, computeSeconds } = report as { seconds: number; inputSeconds: number; computeSeconds: number };
+    expect(inputSeconds).toBeGreaterThan(0);
+    expect(computeSeconds).toBeGreaterThan(0);
+    expect(inputSeconds + computeSeconds).toBeLessThanOrEqual(seconds);
     expect(report).toMatchObject({
       metric: 'ccc', numWay: 2, numVector: 4, numField: 2, problem: 'analytic', entries: 24, numRanks: 1,
     });
