@@ -21,6 +21,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
       `(npv ${d.numProcVector} npf ${d.numProcField} npr ${d.numProcRepl}) ` +
       `phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase} stages ${d.stageMin}-${d.stageMax} of ${d.numStage}`,
   ];
+  if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
   if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}`);
   return `${lines.join('\n')}\n`;
@@ -47,6 +48,7 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
     decomposition: spec.decomposition,
     singlePrecisionOutput: spec.singlePrecisionOutput,
     numThreads: spec.numThreads,
+    finalize: spec.finalize,
     outputStub: spec.outputStub,
   };
 }

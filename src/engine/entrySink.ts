@@ -18,6 +18,8 @@ export class EntrySink {
   readonly checksum = new ChecksumAccumulator();
   private readonly coords: Uint32Array;
   private readonly values = new Float32Array(RECORDS_PER_FLUSH);
+  /** The values' bits, for records whose float32 was rounded elsewhere (device finalize). */
+  private readonly valueBits = new Uint32Array(this.values.buffer);
   private numBuffered = 0;
   /** Checksum weights of the current row, grown as needed. */
   private weights = new Float64Array(0);
@@ -27,10 +29,15 @@ export class EntrySink {
   constructor(
     private readonly numVector: number,
     private readonly numWay: 2 | 3,
-    private readonly threshold: Threshold,
+    readonly threshold: Threshold,
     private readonly writer: RecordWriter | null,
   ) {
     this.coords = new Uint32Array(RECORDS_PER_FLUSH * numWay);
+  }
+
+  /** Whether passing entries become output records. */
+  get writesRecords(): boolean {
+    return this.writer !== null;
   }
 
   /**
@@ -75,6 +82,19 @@ export class EntrySink {
       coords[at + 1] = 2 * j + ((e >> 1) & 1);
       coords[at + 2] = 2 * (kFirst + (e >> 3)) + (e & 1);
     });
+  }
+
+  /**
+   * One output record of a pair entry whose threshold and checksum were handled elsewhere (device finalize):
+   * coordinates `2·G + E`, the value's float32 bits. Callers add records in the order the rows would give.
+   */
+  addPairRecord(coord0: number, coord1: number, valueBits: number): void {
+    if (this.writer === null) return;
+    const at = 2 * this.numBuffered;
+    this.coords[at] = coord0;
+    this.coords[at + 1] = coord1;
+    this.valueBits[this.numBuffered++] = valueBits;
+    if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
   }
 
   /** Threshold, checksum and records of one row's entries; `coordsOf` writes entry e's coordinates. */

@@ -23,6 +23,8 @@ export interface RankOutcome {
   readonly entries: number;
   readonly zeros: number;
   readonly verifiedValues: number;
+  /** Pairs whose values, threshold and checksum were computed on the GPU, summed over all ranks. */
+  readonly deviceFinalizedPairs: number;
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   readonly outputFile: string | null;
@@ -70,7 +72,7 @@ export async function runRank(
   let done = 0;
   let lastReport = 0;
   const env: PipelineEnv = {
-    ctx, gemm, fieldComm, getBlock,
+    ctx, gemm, fieldComm, getBlock, finalizePlacement: job.finalize,
     onWork: (n) => {
       done += n;
       // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
@@ -82,10 +84,13 @@ export async function runRank(
     },
   };
   let numTuples = 0;
+  let numDevicePairs = 0;
   try {
     if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
     if (job.metricSpec.numWay === 2) {
-      numTuples = await runPairSteps(env, own, layout.pairSteps);
+      const pairs = await runPairSteps(env, own, layout.pairSteps);
+      numTuples = pairs.numPairs;
+      numDevicePairs = pairs.numDevicePairs;
     } else {
       for (const units of layout.tripleUnitsByStage) numTuples += await runTripleUnits(env, own, units);
     }
@@ -100,7 +105,7 @@ export async function runRank(
   // Exact reduction of the checksum and counts over all ranks.
   sink.checksum.normalize();
   const reduced = await comm.allReduceSum(Float64Array.from([
-    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
+    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples, numDevicePairs,
   ]));
   output?.finish();
   const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
@@ -114,6 +119,7 @@ export async function runRank(
     zeros: reduced[CHECKSUM_LIMBS + 1],
     verifiedValues: reduced[CHECKSUM_LIMBS + 2],
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
+    deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
     outputFile: output?.path ?? null,
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],

@@ -24,6 +24,7 @@ export function combineRankOutcomes(
     backendNote,
     numRanks: outcomes.length,
     verifiedValues: first.verifiedValues,
+    deviceFinalizedPairs: first.deviceFinalizedPairs,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
   };
 }

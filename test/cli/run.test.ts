@@ -56,7 +56,8 @@ describe('snptally run output formats', () => {
   it('puts every RunResult field and the job into the JSON object', () => {
     const report = runJson(['--problem', 'analytic', '--vectors', '4', '--fields', '2', '--verify']);
     for (const field of ['checksum', 'entries', 'zeros', 'comparisons', 'seconds', 'comparisonsPerSecond',
-      'inputSeconds', 'computeSeconds', 'computeComparisonsPerSecond', 'backend', 'numRanks', 'verifiedValues', 'outputFiles']) {
+      'inputSeconds', 'computeSeconds', 'computeComparisonsPerSecond', 'backend', 'numRanks', 'verifiedValues',
+      'deviceFinalizedPairs', 'outputFiles']) {
       expect(report, field).toHaveProperty(field);
     }
     // The phases are parts of the run: each positive, together no longer than the whole.

@@ -5,10 +5,13 @@
 
 import { UserError } from '../../../src/core/errors.js';
 import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
+import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
+import { createFinalize2Program, FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS, type Finalize2Program } from './finalize2Program.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
+import { finalizeDispatch, finalizeTiles, sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
@@ -38,6 +41,9 @@ const OUTPUT_BYTES_PER_DISPATCH = 256 << 20;
 const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
 /** Bytes of one expanded u8 operand (rows × 32·wordsPerPlane): bounds the rows of a u8 sub-block. */
 const EXPANDED_BYTES = 512 << 20;
+
+/** Records room of the first finalize request; grown to what a request needed when it overflows. */
+const INITIAL_RECORD_CAPACITY = 1 << 16;
 
 /** A sub-block of a request: rows [rowFirst, +numRows) of A's chunk against columns [colFirst, +numCols) of B's chunk. */
 interface SubBlock {
@@ -91,6 +97,10 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly u8Staging: U8GemmStaging;
   private readonly programs = new Map<string, WgslProgram>();
   private readonly scratch = new Map<string, GPUBuffer>();
+  /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
+  private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
+  private readonly vectorWordBuffers: GPUBuffer[] = [];
+  private recordCapacity = INITIAL_RECORD_CAPACITY;
   /** Requests run one after another: they share the output and scratch buffers. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -141,7 +151,65 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     await this.queue;
     this.resident.clear();
     for (const b of this.scratch.values()) b.destroy();
+    for (const b of this.vectorWordBuffers) b.destroy();
     this.runner.destroy();
+  }
+
+  /** 2-way finalize on the device (mgemm/pairFinalize.ts); queued behind earlier requests like `run`. */
+  finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
+    const result = this.queue.then(() => this.finalizePairsNow(request));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * One submit: per sub-block the GEMM's dispatches, then the finalize dispatch on the output it left; then the
+   * status and partials come back, and the records when there are any. Records that overflowed their buffer
+   * make the request run again with room for all of them.
+   */
+  private async finalizePairsNow(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
+    if (this.closed) throw new Error(`${this.name}: finalizePairs() after close()`);
+    checkPopcountGemmRequest(request.gemm);
+    const plan = await this.plan(request.gemm);
+    if (plan === null) return { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
+    const program = this.finalize2Program(request.formula.sparse);
+    await this.runner.pipelineFor(program);
+    const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
+    const numTiles = tiles.reduce((sum, n) => sum + n, 0);
+    // Records and partials are finalize's own buffers: bounded by the device's binding limit, not the tiling option.
+    const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
+    const recordCapacity = request.records ? Math.min(this.recordCapacity, maxRecords) : 0;
+    const buffers = {
+      tallies: plan.output,
+      rowVectors: this.vectorWordsBuffer(request.rowVectors),
+      colVectors: this.vectorWordsBuffer(request.colVectors),
+      partials: this.scratchBuffer('partials', numTiles * FINALIZE2_PARTIAL_WORDS * 4),
+      status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
+      records: this.scratchBuffer('records', recordCapacity * 8),
+    };
+    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
+    let partialFirst = 0;
+    const dispatches = plan.blocks.flatMap((blk, k) => {
+      const finalize = finalizeDispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, {
+        partialFirst, recordCapacity, maxWorkgroupsPerDimension: this.runner.capabilities.maxComputeWorkgroupsPerDimension,
+      });
+      partialFirst += tiles[k];
+      return [...plan.dispatchesOf(blk), finalize];
+    });
+    const [status, partials] = await this.runner.runAndReadBackMany(dispatches, [
+      { buffer: buffers.status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
+      { buffer: buffers.partials, numBytes: numTiles * FINALIZE2_PARTIAL_WORDS * 4 },
+    ]);
+    if (status[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
+    const numRecords = request.records ? status[0] : 0;
+    if (numRecords > recordCapacity) {
+      if (numRecords > maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
+      this.recordCapacity = numRecords;
+      return this.finalizePairsNow(request);
+    }
+    const [recordWords] = numRecords === 0 ? [new Uint32Array(0)]
+      : await this.runner.runAndReadBackMany([], [{ buffer: buffers.records, numBytes: numRecords * 8 }]);
+    return { kind: 'done', ...sumPartials(partials, numTiles), records: sortedRecords(recordWords, numRecords) };
   }
 
   private async runNow(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
@@ -319,6 +387,22 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       const geometry = chooseTally2Geometry(termGroups.length, a.numPlanes, b.numPlanes, this.runner.capabilities);
       return createTally2Program({ termGroups, numPlanesA: a.numPlanes, numPlanesB: b.numPlanes, geometry });
     });
+  }
+
+  private finalize2Program(sparse: boolean): Finalize2Program {
+    return this.cachedProgram(`finalize2/${sparse ? 'sparse' : 'dense'}`, () => createFinalize2Program({ sparse }));
+  }
+
+  /** The device copy of per-vector finalize words, uploaded on first use. */
+  private vectorWordsBuffer(words: Uint32Array): GPUBuffer {
+    let buffer = this.vectorWords.get(words);
+    if (buffer === undefined) {
+      buffer = this.runner.createStorageBuffer(Math.max(16, words.byteLength), { readBack: false });
+      this.runner.upload(buffer, words);
+      this.vectorWords.set(words, buffer);
+      this.vectorWordBuffers.push(buffer);
+    }
+    return buffer;
   }
 
   private u8GemmProgram(family: 'subgroup-matrix' | 'dot4'): U8GemmProgram {
