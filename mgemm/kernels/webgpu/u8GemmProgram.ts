@@ -66,8 +66,8 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`  var c${i}_${j} = subgroup_matrix_result<u32, 16, 16>();`);
   const mma = (indent: string): void => {
     lines.push(`${indent}for (var kk = 0u; kk < ${KS}u; kk += 32u) {`);
-    for (let i = 0; i < T; i++) lines.push(`${indent}  let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>, row_major>(&As, (sr + ${16 * i}u) * ${RS}u + kk, ${RS}u);`);
-    for (let j = 0; j < T; j++) lines.push(`${indent}  let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>, col_major>(&Bs, (sc + ${16 * j}u) * ${RS}u + kk, ${RS}u);`);
+    for (let i = 0; i < T; i++) lines.push(`${indent}  let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>>(&As, (sr + ${16 * i}u) * ${RS}u + kk, false, ${RS}u);`);
+    for (let j = 0; j < T; j++) lines.push(`${indent}  let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>>(&Bs, (sc + ${16 * j}u) * ${RS}u + kk, true, ${RS}u);`);
     for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`${indent}  c${i}_${j} = subgroupMatrixMultiplyAccumulate(a${i}, b${j}, c${i}_${j});`);
     lines.push(`${indent}}`);
   };
@@ -117,7 +117,7 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   }
   for (let i = 0; i < T; i++) {
     for (let j = 0; j < T; j++) {
-      lines.push(`  subgroupMatrixStore<row_major>(&out, u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u, c${i}_${j}, u.outStride);`);
+      lines.push(`  subgroupMatrixStore(&out, u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u, c${i}_${j}, false, u.outStride);`);
     }
   }
   return {
