@@ -8,7 +8,8 @@
 //        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
-// mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
+// mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back;
+// 2-way also with device finalize (GEMM, values, exact checksum partials, their read-back), as one request.
 // Comparisons are unique pairs (triples) × fields, as CoMet counts them; torch counts M·N·K multiply-adds.
 // End to end runs 2-way cases with each --e2e-finalize placement (auto: values, thresholds and checksum on
 // the GPU; host: tallies read back and finalized on the CPU), 3-way with auto only (it finalizes on the host).
@@ -19,7 +20,14 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../src/core/types.js';
 import { runJob, type JobSpec } from '../src/engine/index.js';
-import { allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging } from '../mgemm/index.js';
+import {
+  allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmRequest,
+  type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging,
+} from '../mgemm/index.js';
+import { denseFactors2 } from '../src/core/formulas.js';
+import { pairVectorWords } from '../src/engine/deviceFinalize2.js';
+import { planeLayout } from '../src/engine/tallyLayout.js';
+import { partialSums } from '../src/engine/vectorBlock.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -74,6 +82,49 @@ function randomPlanes(numVectors: number, numPlanes: number, numField: number, s
   return m;
 }
 
+/**
+ * Seconds of `finalizePairs` on a whole 2-way request (its GEMM, then values, checksum partial sums and the small
+ * read-back), per repetition; every repetition must give the same exact sum. Sparse planes are nested first (H ⊆ L ⊆ M)
+ * so the tallies are those of real data.
+ */
+async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: PopcountGemmRequest, sparse: boolean, numField: number): Promise<number[]> {
+  // A new matrix: the kernel set keeps its copy of the one it has seen (contract.ts).
+  const planes: PlaneMatrix = { ...kernelRequest.a, words: kernelRequest.a.words.slice() };
+  const request: PopcountGemmRequest = { ...kernelRequest, a: planes, b: planes };
+  if (sparse) {
+    const wpp = planes.wordsPerPlane;
+    for (let v = 0; v < planes.numVectors; v++) {
+      const at = v * 3 * wpp;
+      for (let w = 0; w < wpp; w++) {
+        // Sparse CCC planes (tallyLayout.ts): H ⊆ L ⊆ M.
+        const mask = planes.words[at + 2 * wpp + w];
+        planes.words[at + wpp + w] &= mask;
+        planes.words[at + w] &= planes.words[at + wpp + w];
+      }
+    }
+  }
+  const k = { countedBits: 2, multiplier: defaultMultiplier('ccc'), param: DEFAULT_PARAM };
+  const { recipC, rsum } = denseFactors2(k, numField);
+  const { sums, counts } = partialSums(planeLayout('ccc', sparse), planes);
+  const vectorWords = pairVectorWords(k, numField, sparse, planes.numVectors, request.aCount, sums, counts);
+  const finalizeRequest: PairFinalizeRequest = {
+    gemm: request, formula: { sparse, countedBits: 2, multiplier: k.multiplier, param: k.param, numField, rsum, recipC },
+    rowVectors: vectorWords, colVectors: vectorWords, rowVectorFirst: 0, colVectorFirst: 0, numVector: request.aCount,
+    threshold: { kind: 'none' }, records: false,
+  };
+  const seconds: number[] = [];
+  let firstSum: bigint | null = null;
+  for (let rep = 0; rep <= reps; rep++) {
+    const start = performance.now();
+    const result = await gemm.finalizePairs(finalizeRequest);
+    if (rep > 0) seconds.push((performance.now() - start) / 1000);
+    if (result.kind !== 'done') throw new Error(`device finalize declined the benchmark request: ${result.reason}`);
+    if (firstSum !== null && result.checksumSum !== firstSum) throw new Error('device finalize gave different sums on the same request');
+    firstSum = result.checksumSum;
+  }
+  return seconds;
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
@@ -86,6 +137,9 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     const comparisons = ((nv2 * (nv2 - 1)) / 2) * nf2;
     rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate: comparisons / seconds, note: `${timing.family}; strict upper triangle, no read-back` });
     log(`kernel 2-way ${sparse ? 'sparse' : 'dense'} (${timing.family}): ${seconds.toFixed(3)} s, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
+    const withFinalize = median(await timeDeviceFinalize(gemm, request, sparse, nf2));
+    rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} kernel + device finalize`, shape: `nv ${nv2} nf ${nf2}`, seconds: withFinalize, rate: comparisons / withFinalize, note: `${timing.family}; values, checksum partials, no threshold; finalize ≈ ${(withFinalize - seconds).toFixed(3)} s` });
+    log(`kernel + device finalize 2-way ${sparse ? 'sparse' : 'dense'}: ${withFinalize.toFixed(3)} s, ${(comparisons / withFinalize).toExponential(3)} comparisons/s`);
   }
   const nv3 = num('nv3'); const nf3 = num('nf3');
   for (const sparse of [false, true]) {

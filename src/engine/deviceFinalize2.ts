@@ -1,7 +1,7 @@
 // 2-way finalize on the device: when a run may use it, what the engine hands the kernel set (per-vector
 // factors computed with the CPU path's own double operations, the threshold as float32 bits), and how the
 // small results go into the rank's checksum and records in the CPU path's order.
-import { denseFactors2 } from '../core/formulas.js';
+import { denseFactors2, type FormulaConstants } from '../core/formulas.js';
 import type { Threshold } from '../core/thresholds.js';
 import {
   PAIR_VECTOR_WORDS, pairFormulaOnDevice, type PairFinalizeRequest, type PairFinalizeResult, type PairFormula,
@@ -114,30 +114,37 @@ export class DevicePairFinalizer {
     }
   }
 
-  /**
-   * Per-vector words of mgemm/pairFinalize.ts, once per block: s1, count, and for dense formulas
-   * g_a = 1 − p·f_a with f_a = ((1/C)·(1/m))·s_a — the operations of finalize2.ts and combine2.
-   */
+  /** Per-vector words of a block, computed once per block. */
   private vectorWordsOf(block: VectorBlock): Uint32Array {
     let words = this.vectorWords.get(block);
     if (words !== undefined) return words;
-    words = new Uint32Array(block.planes.numVectors * PAIR_VECTOR_WORDS);
-    const k = this.ctx.constants;
-    const C = k.countedBits;
-    const nf = this.ctx.numField;
-    const { recipCrc } = denseFactors2(k, nf);
-    const doubles = new Float64Array(words.buffer);
-    for (let l = 0; l < block.numVectorReal; l++) {
-      const s1 = block.sums[l];
-      const at = l * PAIR_VECTOR_WORDS;
-      words[at] = s1;
-      words[at + 1] = this.formula.sparse ? block.counts[l] : nf;
-      if (!this.formula.sparse) {
-        doubles[at / 2 + 1] = 1 - k.param * (recipCrc * (C * nf - s1));
-        doubles[at / 2 + 2] = 1 - k.param * (recipCrc * s1);
-      }
-    }
+    words = pairVectorWords(this.ctx.constants, this.ctx.numField, this.formula.sparse, block.planes.numVectors, block.numVectorReal, block.sums, block.counts);
     this.vectorWords.set(block, words);
     return words;
   }
+}
+
+/**
+ * Per-vector words of mgemm/pairFinalize.ts for `numVectors` rows (the first `numReal` real): s1, count, and for
+ * dense formulas g_a = 1 − p·f_a with f_a = ((1/C)·(1/m))·s_a — the operations of finalize2.ts and combine2.
+ */
+export function pairVectorWords(
+  k: FormulaConstants, numField: number, sparse: boolean, numVectors: number, numReal: number,
+  sums: ArrayLike<number>, counts: ArrayLike<number>,
+): Uint32Array {
+  const words = new Uint32Array(numVectors * PAIR_VECTOR_WORDS);
+  const C = k.countedBits;
+  const { recipCrc } = denseFactors2(k, numField);
+  const doubles = new Float64Array(words.buffer);
+  for (let l = 0; l < numReal; l++) {
+    const s1 = sums[l];
+    const at = l * PAIR_VECTOR_WORDS;
+    words[at] = s1;
+    words[at + 1] = sparse ? counts[l] : numField;
+    if (!sparse) {
+      doubles[at / 2 + 1] = 1 - k.param * (recipCrc * (C * numField - s1));
+      doubles[at / 2 + 2] = 1 - k.param * (recipCrc * s1);
+    }
+  }
+  return words;
 }
