@@ -47,6 +47,15 @@ export interface JobSpec {
   readonly verify: boolean;
 }
 
+/** Where one rank's kernels ran: the CPU, or a GPU and its place among its host's GPUs. */
+export interface RankDevice {
+  readonly rank: number;
+  readonly description: string;
+  /** Index among the host's GPUs and their number; null on the CPU or when unknown. */
+  readonly gpuIndex: number | null;
+  readonly gpuCount: number | null;
+}
+
 export interface RunResult {
   /** CoMet format `hi-mid-lo` (SPEC §5). */
   readonly checksum: string;
@@ -66,4 +75,6 @@ export interface RunResult {
   /** Number of values checked by `--verify` (0 when not asked). */
   readonly verifiedValues: number;
   readonly outputFiles: readonly string[];
+  /** One entry per rank, in rank order. */
+  readonly rankDevices: readonly RankDevice[];
 }

@@ -22,5 +22,6 @@ export function combineRankOutcomes(
     numRanks: outcomes.length,
     verifiedValues: first.verifiedValues,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
+    rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device })),
   };
 }
