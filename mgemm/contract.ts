@@ -57,11 +57,23 @@ export interface PopcountGemmRequest {
 export type PopcountGemmResult = Uint32Array[];
 
 /** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
+/** Where a kernel set computes, for run reports: the CPU, or one GPU and its place among the host's GPUs. */
+export interface ComputeDevice {
+  readonly description: string;
+  /** Index among the host's GPUs, and their number; null on the CPU or when unknown. */
+  readonly gpuIndex: number | null;
+  readonly gpuCount: number | null;
+}
+
+/** The device of every CPU kernel set. */
+export const CPU_DEVICE: ComputeDevice = { description: 'cpu', gpuIndex: null, gpuCount: null };
+
 export interface PopcountGemm {
   /** Name of the kernel set, e.g. `ref` or `wasm-simd`. */
   readonly name: string;
   /** Number of threads the kernel set computes with. */
   readonly numThreads: number;
+  readonly device: ComputeDevice;
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult>;
   /**
    * Present on kernel sets that finalize 2-way requests where their tallies lie (see pairFinalize.ts): the
@@ -82,4 +94,6 @@ export interface PopcountGemmOptions {
   readonly backend: BackendName;
   /** Worker threads for the optimized kernels (default: the machine's cores). Ignored by `ref`. */
   readonly numThreads?: number;
+  /** `webgpu`: which of the host's GPUs, as slot modulo their number (the node-local rank); default the first. */
+  readonly gpuSlot?: number;
 }

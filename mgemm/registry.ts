@@ -19,6 +19,6 @@ export async function createPopcountGemm(options: PopcountGemmOptions): Promise<
     case 'cpu':
       return createPopcountGemmWasm({ numThreads: options.numThreads });
     case 'webgpu':
-      return createPopcountGemmWebgpu();
+      return createPopcountGemmWebgpu({ gpuSlot: options.gpuSlot });
   }
 }

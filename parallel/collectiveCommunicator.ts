@@ -61,28 +61,29 @@ export abstract class CollectiveCommunicator implements Communicator {
     return expectKind(await this.receiveMessage(source, tag), like, `recv from ${source} tag ${tag}`);
   }
 
+  /**
+   * Rank 0 sums and sends every rank the outcome: the Float64 totals, or — when the sum is invalid (a
+   * Uint32 sum overflows, lengths differ) — the error message as UTF-8 bytes, so that every rank throws
+   * the same error instead of the others waiting for a result that never comes.
+   */
   async allReduceSum<T extends Uint32Array | Float64Array>(data: T): Promise<T> {
     const tag = this.nextCollectiveTag();
+    let outcome: Float64Array | Uint8Array;
     if (this.rank !== 0) {
       const result = this.receiveMessage(0, tag);
       await this.sendMessage(0, tag, data);
-      return expectKind(await result, data, 'allReduceSum result');
+      const received = await result;
+      if (received instanceof Uint32Array) throw new Error('allReduceSum result: got a Uint32Array, expected a Float64Array or a message');
+      outcome = received;
+    } else {
+      const parts = await this.receiveFromOthers(tag);
+      outcome = sumInRankOrder(data, parts);
+      await this.sendToOthers(tag, outcome);
     }
-    const parts = await this.receiveFromOthers(tag);
-    // Summing in a Float64Array in rank order is exact for Uint32 inputs (size·2^32 < 2^53) and for
-    // integer-valued doubles below 2^53; the order is fixed, so non-integer sums are reproducible too.
-    const total = Float64Array.from(data);
-    for (const part of parts) {
-      const values = expectKind(part, data, 'allReduceSum contribution');
-      if (values.length !== total.length) {
-        throw new Error(`allReduceSum: length ${values.length} differs from root's ${total.length}`);
-      }
-      for (let idx = 0; idx < total.length; idx++) total[idx] += values[idx];
-    }
-    if (data instanceof Uint32Array) checkUint32Sums(total);
+    if (outcome instanceof Uint8Array) throw new Error(new TextDecoder().decode(outcome));
+    if (outcome.length !== data.length) throw new Error(`allReduceSum: result length ${outcome.length} differs from ${data.length}`);
     const result = copyArray(data);
-    result.set(total);
-    await this.sendToOthers(tag, result);
+    result.set(outcome);
     return result;
   }
 
@@ -161,6 +162,29 @@ export abstract class CollectiveCommunicator implements Communicator {
 
   private checkPeer(operation: string, peer: number): void {
     checkPeerRank(operation, peer, this.size);
+  }
+}
+
+/**
+ * Root's side of allReduceSum: the element-wise totals of `own` (rank 0's data) and `parts` (ranks
+ * 1..size−1), or the UTF-8 message of why there are none. Summing in a Float64Array in rank order is
+ * exact for Uint32 inputs (size·2^32 < 2^53) and for integer-valued doubles below 2^53; the order is
+ * fixed, so non-integer sums are reproducible too.
+ */
+function sumInRankOrder(own: Uint32Array | Float64Array, parts: readonly MessageArray[]): Float64Array | Uint8Array {
+  try {
+    const total = Float64Array.from(own);
+    for (const part of parts) {
+      const values = expectKind(part, own, 'allReduceSum contribution');
+      if (values.length !== total.length) {
+        throw new Error(`allReduceSum: length ${values.length} differs from root's ${total.length}`);
+      }
+      for (let idx = 0; idx < total.length; idx++) total[idx] += values[idx];
+    }
+    if (own instanceof Uint32Array) checkUint32Sums(total);
+    return total;
+  } catch (error) {
+    return new TextEncoder().encode(error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Packs a self-contained snptally for a GPU host without Node or a Vulkan loader (e.g. an HPC compute
 # node): the built dist/, the runtime node_modules (webgpu with only its linux-x64 binary), package.json,
-# the Node binary (xz), and the Vulkan loader / GL dispatch .debs (unpacked there by gpu-run.sh).
+# the Node binary (xz), the Vulkan loader / GL dispatch .debs (unpacked there by gpu-run.sh), and the
+# native parts that were built: CPU kernel, MPI binding (build/mpi), the Vulkan layer that numbers GPUs
+# (build/vulkan, one GPU per rank). MPI runs use the host's Open MPI (libmpi.so.40 and mpirun of Open
+# MPI 4.x, as HPC hosts and the GPU image here have); it is not packed.
 #   bash scripts/gpu-bundle.sh DEST        (after npm run build; needs apt-get for the .debs)
 # On the GPU host:  cd DEST && bash gpu-run.sh node dist/tools/bench-gpu.js ...
 set -euo pipefail
 dest=${1:?usage: gpu-bundle.sh DEST}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dest/node_modules" "$dest/debs" "$dest/tools" "$dest/build"
-rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm" "$dest/build/native"
+rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm" "$dest/build/native" "$dest/build/mpi" "$dest/build/vulkan"
 cp -r "$root/dist" "$dest/dist"
 cp -r "$root/build/wasm" "$dest/build/wasm"
 # The native AVX-512 CPU kernel, when it was built (the host CPU decides at run time whether it is used).
 [ -d "$root/build/native" ] && cp -r "$root/build/native" "$dest/build/native"
+# The MPI binding (its .node only: it links the host's libmpi.so.40) and the GPU-numbering layer.
+if [ -f "$root/build/mpi/snptally_mpi.node" ]; then mkdir -p "$dest/build/mpi" && cp "$root/build/mpi/snptally_mpi.node" "$dest/build/mpi/"; fi
+[ -d "$root/build/vulkan" ] && cp -r "$root/build/vulkan" "$dest/build/vulkan"
 cp "$root/package.json" "$dest/"
 cp "$root/tools/bench-torch-int8.py" "$dest/tools/"
 cp "$root/scripts/gpu-run.sh" "$dest/"

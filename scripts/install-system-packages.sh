@@ -4,6 +4,8 @@
 #     so the WebGPU kernels run and are tested on machines without a GPU;
 #   - Open MPI (runtime and headers), for the MPI binding and multi-process runs, and the tools
 #     node-gyp builds that binding with (g++, make, python3);
+#   - the Vulkan headers (libvulkan-dev) and a C compiler, for the layer that numbers identical GPUs
+#     (one GPU per rank);
 #   - PLINK 1.9, the peer that the r² tests and benchmarks compare against.
 # Idempotent; needs root and apt-get. Called by scripts/setup.sh; safe to run by hand.
 set -euo pipefail
@@ -11,7 +13,7 @@ set -euo pipefail
 log() { printf 'system-packages: %s\n' "$*" >&2; }
 
 if ! command -v apt-get >/dev/null 2>&1; then
-  log "no apt-get: install a Vulkan driver (lavapipe), Open MPI and plink1.9 with your system's tools"
+  log "no apt-get: install a Vulkan driver (lavapipe), the Vulkan headers, Open MPI and plink1.9 with your system's tools"
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -21,7 +23,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 missing=()
-for pkg in libvulkan1 openmpi-bin libopenmpi-dev g++ make python3 plink1.9; do
+for pkg in libvulkan1 libvulkan-dev gcc openmpi-bin libopenmpi-dev g++ make python3 plink1.9; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 

@@ -2,7 +2,11 @@
 // printed as a table with parallel efficiency.
 //
 //   node dist/tools/scaling-mpi.js [--procs 1,2,4] [--backend cpu] [--weak-vectors 2048] [--strong-vectors 4096]
-//     [--fields 16384] [--threads N] [--repeats 1] [--mpirun-args "..."] [--json]
+//     [--fields 16384] [--threads N] [--repeats 1] [--series weak,strong] [--mpirun-args "..."] [--json]
+//
+// With --backend webgpu each rank takes the GPU of its node-local rank (one rank per GPU when procs ≤
+// GPUs); the table's `gpus` column lists the GPU index of each rank as the run reported it, and a
+// series fails when ranks that could each have their own GPU share one.
 //
 // Weak scaling keeps the work per rank fixed: p ranks get nv = weak-vectors · √p (pairs grow as nv²), and
 // efficiency = (rate_p / p) / rate_1 with rate = comparisons per second. Strong scaling keeps the problem
@@ -26,6 +30,7 @@ interface ScalingOptions {
   readonly threads: string | null;
   readonly repeats: number;
   readonly mpirunArgs: string[];
+  readonly series: readonly RunPoint['series'][];
   readonly json: boolean;
 }
 
@@ -38,7 +43,17 @@ interface RunPoint {
   readonly wallSeconds: number;
   readonly comparisonsPerSecond: number;
   readonly checksum: string;
+  /** GPU index of each rank (null: CPU or unknown), from the run's rankDevices. */
+  readonly gpus: readonly (number | null)[];
   efficiency: number;
+}
+
+/** The part of `snptally run --json` read here. */
+interface RunReport {
+  readonly seconds: number;
+  readonly comparisonsPerSecond: number;
+  readonly checksum: string;
+  readonly rankDevices: readonly { readonly gpuIndex: number | null; readonly gpuCount: number | null }[];
 }
 
 function parseOptions(argv: readonly string[]): ScalingOptions {
@@ -67,6 +82,10 @@ function parseOptions(argv: readonly string[]): ScalingOptions {
     threads: value('--threads') ?? null,
     repeats: positive('--repeats', 1),
     mpirunArgs: (value('--mpirun-args') ?? '').split(/\s+/).filter((arg) => arg.length > 0),
+    series: (value('--series') ?? 'weak,strong').split(',').map((name) => {
+      if (name !== 'weak' && name !== 'strong') throw new Error(`--series must list weak and/or strong, got "${name}"`);
+      return name;
+    }),
     json: argv.includes('--json'),
   };
 }
@@ -92,8 +111,24 @@ function runOnce(options: ScalingOptions, procs: number, numVector: number): Omi
   const wallSeconds = (performance.now() - start) / 1000;
   if (child.error !== undefined) throw new Error(`cannot run mpirun: ${child.error.message}`);
   if (child.status !== 0) throw new Error(`mpirun -np ${procs} failed (status ${child.status}):\n${child.stderr}`);
-  const report = JSON.parse(child.stdout.trim()) as { seconds: number; comparisonsPerSecond: number; checksum: string };
-  return { procs, numVector, numField: options.numField, seconds: report.seconds, wallSeconds, comparisonsPerSecond: report.comparisonsPerSecond, checksum: report.checksum };
+  // The report is the last line that is a JSON object: Dawn writes shader-compiler warnings to stdout
+  // itself (native code, e.g. deprecated subgroup-matrix builtins on NVIDIA), around the report.
+  const reportLine = child.stdout.split('\n').filter((line) => line.startsWith('{')).at(-1);
+  if (reportLine === undefined) throw new Error(`mpirun -np ${procs}: no JSON report on stdout:\n${child.stdout.slice(-2000)}`);
+  const report = JSON.parse(reportLine) as RunReport;
+  checkOneGpuPerRank(procs, report.rankDevices);
+  return {
+    procs, numVector, numField: options.numField, seconds: report.seconds, wallSeconds,
+    comparisonsPerSecond: report.comparisonsPerSecond, checksum: report.checksum, gpus: report.rankDevices.map((d) => d.gpuIndex),
+  };
+}
+
+/** Ranks that could each have their own GPU (procs ≤ GPUs) must not share one. */
+function checkOneGpuPerRank(procs: number, devices: RunReport['rankDevices']): void {
+  const numGpus = devices[0]?.gpuCount ?? null;
+  if (numGpus === null || procs > numGpus) return;
+  const used = new Set(devices.map((d) => d.gpuIndex));
+  if (used.size !== procs) throw new Error(`-np ${procs} on ${numGpus} GPUs: ranks share a GPU (${devices.map((d) => d.gpuIndex).join(',')})`);
 }
 
 /** The best (fastest) of `repeats` runs; all of them must agree on the checksum. */
@@ -114,9 +149,11 @@ function weakVectorCount(base: number, procs: number): number {
 }
 
 function formatTable(title: string, points: readonly RunPoint[]): string {
-  const header = ['procs', 'vectors', 'fields', 'seconds', 'wall s', 'comparisons/s', 'per proc', 'efficiency', 'checksum'];
+  const header = ['procs', 'gpus', 'vectors', 'fields', 'seconds', 'wall s', 'comparisons/s', 'per proc', 'efficiency', 'checksum'];
   const rows = points.map((p) => [
-    String(p.procs), String(p.numVector), String(p.numField), p.seconds.toFixed(3), p.wallSeconds.toFixed(1),
+    String(p.procs),
+    p.gpus.every((g) => g === null) ? '-' : p.gpus.map((g) => (g === null ? '?' : String(g))).join(','),
+    String(p.numVector), String(p.numField), p.seconds.toFixed(3), p.wallSeconds.toFixed(1),
     p.comparisonsPerSecond.toExponential(3), (p.comparisonsPerSecond / p.procs).toExponential(3),
     `${(100 * p.efficiency).toFixed(1)}%`, p.checksum,
   ]);
@@ -127,22 +164,26 @@ function formatTable(title: string, points: readonly RunPoint[]): string {
 
 function main(): void {
   const options = parseOptions(process.argv.slice(2));
-  const weak = options.procs.map((procs) => measure(options, 'weak', procs, weakVectorCount(options.weakVectors, procs)));
-  const strong = options.procs.map((procs) => measure(options, 'strong', procs, options.strongVectors));
-  // Rates relative to the first entry of the series (normally one process).
-  const weakBase = weak[0].comparisonsPerSecond / weak[0].procs;
-  for (const p of weak) p.efficiency = p.comparisonsPerSecond / p.procs / weakBase;
-  const strongBase = strong[0].comparisonsPerSecond / strong[0].procs;
-  for (const p of strong) p.efficiency = p.comparisonsPerSecond / p.procs / strongBase;
-  if (new Set(strong.map((p) => p.checksum)).size !== 1) throw new Error('strong scaling: checksums differ between process counts');
-
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify({ backend: options.backend, weak, strong })}\n`);
-    return;
-  }
   const what = `2-way CCC, backend ${options.backend}${options.threads === null ? '' : `, ${options.threads} threads per rank`}`;
-  process.stdout.write(`${formatTable(`weak scaling (${what}; vectors = ${options.weakVectors} · √procs)`, weak)}\n\n`);
-  process.stdout.write(`${formatTable(`strong scaling (${what}; ${options.strongVectors} vectors)`, strong)}\n`);
+  const tables: string[] = [];
+  const result: Record<string, unknown> = { backend: options.backend };
+  if (options.series.includes('weak')) {
+    const weak = options.procs.map((procs) => measure(options, 'weak', procs, weakVectorCount(options.weakVectors, procs)));
+    // Rates relative to the first entry of the series (normally one process).
+    const weakBase = weak[0].comparisonsPerSecond / weak[0].procs;
+    for (const p of weak) p.efficiency = p.comparisonsPerSecond / p.procs / weakBase;
+    result.weak = weak;
+    tables.push(formatTable(`weak scaling (${what}; vectors = ${options.weakVectors} · √procs)`, weak));
+  }
+  if (options.series.includes('strong')) {
+    const strong = options.procs.map((procs) => measure(options, 'strong', procs, options.strongVectors));
+    const strongBase = strong[0].comparisonsPerSecond / strong[0].procs;
+    for (const p of strong) p.efficiency = p.comparisonsPerSecond / p.procs / strongBase;
+    if (new Set(strong.map((p) => p.checksum)).size !== 1) throw new Error('strong scaling: checksums differ between process counts');
+    result.strong = strong;
+    tables.push(formatTable(`strong scaling (${what}; ${options.strongVectors} vectors)`, strong));
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${tables.join('\n\n')}\n`);
 }
 
 main();

@@ -48,7 +48,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
   const progress = createProgressDisplay(isRoot && process.stderr.isTTY === true && !plan.json);
   let result;
   try {
-    result = await engine.runJobAsRank(plan.spec, world, { onProgress: progress.onProgress, debugFailRank });
+    result = await engine.runJobAsRank(plan.spec, world, { onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank });
   } catch (error) {
     progress.stop();
     if (error instanceof engine.JobRejectedError) {

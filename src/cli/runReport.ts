@@ -1,5 +1,5 @@
 // What `snptally run` prints: CoMet-style summary lines for people, or one JSON object for programs.
-import type { JobSpec, RunResult } from './engineApi.js';
+import type { JobSpec, RankDevice, RunResult } from './engineApi.js';
 import { describeThreshold, type Threshold } from '../core/thresholds.js';
 
 /**
@@ -22,6 +22,8 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
       `phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase} stages ${d.stageMin}-${d.stageMax} of ${d.numStage}`,
   ];
   if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
+  const devices = describeRankDevices(result.rankDevices);
+  if (devices !== null) lines.push(devices);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
   if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}`);
   return `${lines.join('\n')}\n`;
@@ -51,6 +53,19 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
     finalize: spec.finalize,
     outputStub: spec.outputStub,
   };
+}
+
+/**
+ * Which GPU each rank used, e.g. `gpus rank 0 gpu 0 of 2, rank 1 gpu 1 of 2: nvidia nvidia-h200 (…)`;
+ * null when every rank ran on the CPU. The adapter is named once when all ranks share the model.
+ */
+export function describeRankDevices(devices: readonly RankDevice[]): string | null {
+  const gpus = devices.filter((d) => d.description !== 'cpu');
+  if (gpus.length === 0) return null;
+  const place = (d: RankDevice): string => (d.gpuIndex === null ? 'gpu ?' : `gpu ${d.gpuIndex} of ${d.gpuCount}`);
+  const names = new Set(gpus.map((d) => d.description));
+  if (names.size === 1) return `gpus ${gpus.map((d) => `rank ${d.rank} ${place(d)}`).join(', ')}: ${gpus[0].description}`;
+  return `gpus ${gpus.map((d) => `rank ${d.rank} ${place(d)} ${d.description}`).join(', ')}`;
 }
 
 function describeSource(spec: JobSpec): string {

@@ -55,6 +55,15 @@ export interface JobSpec {
   readonly verify: boolean;
 }
 
+/** Where one rank's kernels ran: the CPU, or a GPU and its place among its host's GPUs. */
+export interface RankDevice {
+  readonly rank: number;
+  readonly description: string;
+  /** Index among the host's GPUs and their number; null on the CPU or when unknown. */
+  readonly gpuIndex: number | null;
+  readonly gpuCount: number | null;
+}
+
 export interface RunResult {
   /** CoMet format `hi-mid-lo` (SPEC §5). */
   readonly checksum: string;
@@ -85,4 +94,6 @@ export interface RunResult {
   /** Pairs finalized on the GPU (`finalize` auto with webgpu, 2-way ccc/duo); 0 when finalized on the host. */
   readonly deviceFinalizedPairs: number;
   readonly outputFiles: readonly string[];
+  /** One entry per rank, in rank order. */
+  readonly rankDevices: readonly RankDevice[];
 }

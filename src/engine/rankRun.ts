@@ -1,7 +1,7 @@
 // The logic of one rank, written only against the Communicator interface: load the own block,
 // reduce its sums over field slabs, exchange blocks, run the 2-way or 3-way pipeline, reduce the checksum.
 import { CHECKSUM_LIMBS } from '../core/checksum.js';
-import { createPopcountGemm } from '../../mgemm/index.js';
+import { createPopcountGemm, type ComputeDevice } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { AnalyticVerifier } from './analyticVerifier.js';
 import { EntrySink } from './entrySink.js';
@@ -32,6 +32,8 @@ export interface RankOutcome {
   readonly inputSeconds: number;
   /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
   readonly computeSeconds: number;
+  /** Where this rank's kernels ran. */
+  readonly device: ComputeDevice;
 }
 
 /** How a rank runs besides its job. */
@@ -40,6 +42,11 @@ export interface RankOptions {
   readonly numThreads?: number;
   /** Fail on purpose after the rank has started (opened its output, begun its exchanges): tests of failure handling. */
   readonly induceFailure?: boolean;
+  /**
+   * Which of this host's GPUs the rank takes (`webgpu`), as slot modulo their number: the node-local
+   * rank under MPI. Default: the rank in `comm` (in-process ranks all run on this host).
+   */
+  readonly gpuSlot?: number;
 }
 
 /** Runs one rank of `job`. `reportProgress(done, total)` counts comparisons. */
@@ -67,7 +74,8 @@ export async function runRank(
   };
   const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
   if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
-  const gemm = await createPopcountGemm({ backend: job.backend, numThreads });
+  const gemm = await createPopcountGemm({ backend: job.backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank });
+  const device = gemm.device;
   const total = layout.totalComparisons;
   let done = 0;
   let lastReport = 0;
@@ -123,6 +131,7 @@ export async function runRank(
     outputFile: output?.path ?? null,
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
+    device,
   };
 }
 

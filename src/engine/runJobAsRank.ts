@@ -29,6 +29,8 @@ const TAG_RANK_OUTCOME = 7;
 export interface RankRunHooks extends RunHooks {
   /** Kernel threads of this process (default: the job's `numThreads`, all of them: one rank per process). */
   readonly numThreads?: number;
+  /** This process's rank among those on its host (MPI's node-local rank): picks its GPU (default: the world rank). */
+  readonly localRank?: number;
 }
 
 /**
@@ -54,6 +56,7 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
   const outcome = await runRank(world, job, (done, total) => hooks.onProgress?.(done, total), {
     numThreads: hooks.numThreads ?? job.numThreads,
     induceFailure: hooks.debugFailRank === world.rank,
+    gpuSlot: hooks.localRank ?? world.rank,
   });
   const outcomes = await gatherObjects<RankOutcome>(world, 0, TAG_RANK_OUTCOME, outcome);
   if (outcomes === null) return null;

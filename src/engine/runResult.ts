@@ -26,5 +26,6 @@ export function combineRankOutcomes(
     verifiedValues: first.verifiedValues,
     deviceFinalizedPairs: first.deviceFinalizedPairs,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
+    rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device })),
   };
 }

@@ -1,9 +1,12 @@
-// `snptally run --backend webgpu|auto` through the CLI: SPEC checksum, and auto's one-line note on stderr.
+// `snptally run --backend webgpu|auto` through the CLI: SPEC checksum, auto's one-line note on stderr, and
+// which GPU each rank used.
 import { describe, expect, it } from 'vitest';
-import { webgpuGate } from '../helpers/webgpuGate.js';
+import type { RankDevice } from '../../src/engine/index.js';
+import { gpuIndexLayerGate, webgpuGate } from '../helpers/webgpuGate.js';
 import { runCli } from './cliHarness.js';
 
 const gate = await webgpuGate();
+const layer = gpuIndexLayerGate();
 
 describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
   it('--backend webgpu prints the SPEC §5 checksum and names the backend', () => {
@@ -19,5 +22,30 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     expect(outcome.stderr).toMatch(/snptally: --backend auto: using webgpu on /);
     const result = JSON.parse(outcome.stdout) as { checksum: string; backend: string };
     expect(result).toMatchObject({ checksum: '0-34600668891914-795881718560018816', backend: 'webgpu' });
+  });
+
+  it.skipIf(!layer.built)(`numbers the GPUs and gives in-process ranks theirs in turn (${layer.reason})`, () => {
+    const json = runCli(['run', '--backend', 'webgpu', '--npv', '3', '--vectors', '48', '--fields', '100', '--json']);
+    expect(json.status, json.stderr).toBe(0);
+    const result = JSON.parse(json.stdout) as { checksum: string; rankDevices: RankDevice[] };
+    expect(result.checksum).toBe('0-34600668891914-795881718560018816');
+    const numGpus = result.rankDevices[0].gpuCount ?? 0;
+    expect(numGpus).toBeGreaterThanOrEqual(1);
+    expect(result.rankDevices).toEqual([0, 1, 2].map((rank) => ({
+      rank, description: result.rankDevices[0].description, gpuIndex: rank % numGpus, gpuCount: numGpus,
+    })));
+    expect(result.rankDevices[0].description).not.toMatch(/gpu-\d+-of-\d+/);
+
+    const text = runCli(['run', '--backend', 'webgpu', '--npv', '2', '--vectors', '48', '--fields', '100']);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`\ngpus rank 0 gpu 0 of ${numGpus}, rank 1 gpu ${1 % numGpus} of ${numGpus}: \\S`));
+  });
+
+  it('prints no gpus line for the CPU', () => {
+    const outcome = runCli(['run', '--backend', 'cpu', '--npv', '2', '--vectors', '48', '--fields', '100', '--json']);
+    expect(outcome.status, outcome.stderr).toBe(0);
+    const result = JSON.parse(outcome.stdout) as { rankDevices: RankDevice[] };
+    expect(result.rankDevices).toEqual([0, 1].map((rank) => ({ rank, description: 'cpu', gpuIndex: null, gpuCount: null })));
+    expect(runCli(['run', '--vectors', '48', '--fields', '100']).stdout).not.toMatch(/\ngpus /);
   });
 });

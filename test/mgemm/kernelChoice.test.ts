@@ -5,7 +5,7 @@ import { chooseKernelFamily, factorGroup } from '../../mgemm/kernels/webgpu/kern
 import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/tallyLayout.js';
 
 const caps = (hasSubgroupMatrix: boolean): GpuCapabilities => ({
-  description: 'test adapter', maxStorageBufferBindingSize: 1 << 27, maxBufferSize: 2 ** 32, maxComputeWorkgroupStorageSize: 32768,
+  description: 'test adapter', position: null, maxStorageBufferBindingSize: 1 << 27, maxBufferSize: 2 ** 32, maxComputeWorkgroupStorageSize: 32768,
   maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535, minStorageBufferOffsetAlignment: 256, hasSubgroupMatrix,
 });
 

@@ -162,9 +162,9 @@ function allCases(): Case[] {
 describe.skipIf(!gate.available)(`WGSL soft double on ${gate.description}`, () => {
   let runner: WebgpuRunner;
   beforeAll(async () => {
-    const adapter = await requestGpuAdapter();
-    if (adapter === null) throw new Error('no adapter');
-    runner = new WebgpuRunner(await openGpuDevice(adapter));
+    const choice = await requestGpuAdapter();
+    if (choice === null) throw new Error('no adapter');
+    runner = new WebgpuRunner(await openGpuDevice(choice.adapter));
   });
   afterAll(() => runner.destroy());
 

@@ -30,6 +30,15 @@ describe('launchInProcessRanks', () => {
     expect(results[0].fractions[0]).toBeCloseTo(total((r) => 0.1 * (r + 1)), 12);
   });
 
+  it('gives every rank the error of an invalid allReduceSum (Uint32 overflow, lengths) instead of hanging', { timeout: 20_000 }, async () => {
+    const results = await launch(3, 'overflowingAllReduce');
+    expect(results).toEqual([0, 1, 2].map(() => ({
+      overflow: `allReduceSum: Uint32 sum ${3 * 0x8000_0000} exceeds 2^32 − 1`,
+      lengths: "allReduceSum: length 3 differs from root's 2",
+      after: [0 + 1 + 2],
+    })));
+  });
+
   it('splits with MPI_Comm_split semantics', async () => {
     const results = (await launch(6, 'splitHalves')) as Array<{ subRank: number; subSize: number; members: number[]; rootRank: number; pairs: number[] }>;
     expect(results.map((r) => r.subSize)).toEqual([3, 3, 3, 3, 3, 3]);

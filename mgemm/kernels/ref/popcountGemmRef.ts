@@ -1,6 +1,6 @@
 // The reference popcount-GEMM: a plain triple loop, never optimized, the oracle of every other kernel set.
 
-import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
+import { CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemmRequest, type PopcountGemmResult, type TermGroup } from '../../contract.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
 
 /** Number of set bits of a 32-bit word (SWAR). */
@@ -38,6 +38,7 @@ function referenceTally(request: PopcountGemmRequest, group: TermGroup): Uint32A
 export class PopcountGemmRef implements PopcountGemm {
   readonly name = 'ref';
   readonly numThreads = 1;
+  readonly device = CPU_DEVICE;
 
   async run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
     checkPopcountGemmRequest(request);

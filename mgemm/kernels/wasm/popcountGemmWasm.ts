@@ -3,7 +3,7 @@
 // native AVX-512 kernel (`avx512-vpopcntq_4x4`, x86-64 with AVX512_VPOPCNTDQ, about 5× faster).
 
 import { availableParallelism } from 'node:os';
-import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult } from '../../contract.js';
+import { CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemmRequest, type PopcountGemmResult } from '../../contract.js';
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import { MICROKERNEL_MR } from './blockSizes.js';
@@ -75,6 +75,7 @@ function allocateOutputs(request: PopcountGemmRequest, shared: boolean): Uint32A
 /** One thread: the calling one (e.g. a rank that is itself a worker thread). */
 class InlinePopcountGemm implements PopcountGemm {
   readonly numThreads = 1;
+  readonly device = CPU_DEVICE;
   private runTask: GemmTaskRunner | undefined;
 
   constructor(readonly name: string, runTask: GemmTaskRunner) {
@@ -97,6 +98,8 @@ class InlinePopcountGemm implements PopcountGemm {
 
 /** Several threads: row panels of each request go to a pool of workers; outputs are shared memory. */
 class PooledPopcountGemm implements PopcountGemm {
+  readonly device = CPU_DEVICE;
+
   constructor(
     readonly name: string,
     private readonly pool: GemmWorkerPool,

@@ -1,11 +1,18 @@
-// Finding a WebGPU adapter through Dawn (the `webgpu` package) and opening a device with the limits we tile from.
+// Finding a WebGPU adapter through Dawn (the `webgpu` package) — one GPU per rank when a host has several
+// (gpuSelection.ts) — and opening a device with the limits we tile from.
 /// <reference types="@webgpu/types" />
 
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import { SUBGROUP_MATRIX_FEATURE } from './gpuConstants.js';
+import { parseGpuPosition, selectAdapter, stripGpuPosition, withGpuIndexLayer, type AdapterSource, type GpuPosition } from './gpuSelection.js';
 
 /** What a kernel set needs to know about its device: limits it tiles from and optional features. */
 export interface GpuCapabilities {
   readonly description: string;
+  /** Which of the host's GPUs this is; null when unknown (the layer that numbers GPUs was not built). */
+  readonly position: GpuPosition | null;
   readonly maxStorageBufferBindingSize: number;
   readonly maxBufferSize: number;
   readonly maxComputeWorkgroupStorageSize: number;
@@ -21,37 +28,75 @@ export interface OpenedGpu {
   readonly capabilities: GpuCapabilities;
 }
 
-let gpuInstance: GPU | undefined;
+/** `allow_unsafe_apis` exposes experimental features such as subgroup matrices. */
+const BASE_FLAGS = ['enable-dawn-features=allow_unsafe_apis'];
+const HIGH_PERFORMANCE: GPURequestAdapterOptions = { powerPreference: 'high-performance' };
+/** dist/mgemm/kernels/webgpu/ → the repository's build/vulkan/ (tools/build-vulkan-layer.mjs). */
+const LAYER_DIR = fileURLToPath(new URL('../../../../build/vulkan/', import.meta.url));
+const LAYER_MANIFEST = `${LAYER_DIR}VkLayer_snptally_gpu_index.json`;
+
+/** Dawn instances of this thread by flags (the default one, and one per selected GPU); kept alive with their adapters. */
+const gpuInstances = new Map<string, GPU>();
 
 /**
- * One Dawn instance per thread; `allow_unsafe_apis` exposes experimental features such as subgroup
- * matrices. The native module loads on first use, so CPU-only runs never load it.
+ * Enables the GPU-numbering layer for this process, before its first Vulkan instance. Only the main
+ * thread can: a worker's process.env is a copy, while the Vulkan loader reads the process environment.
+ * The main thread always probes the adapter before rank threads start (backendChoice.ts), so they see it.
  */
-async function gpu(): Promise<GPU> {
-  if (gpuInstance === undefined) {
+function enableGpuIndexLayer(): void {
+  if (!isMainThread || !existsSync(LAYER_MANIFEST)) return;
+  Object.assign(process.env, withGpuIndexLayer(process.env, LAYER_DIR.replace(/\/$/, '')));
+}
+
+/** The Dawn instance of this thread for `flags`; the native module loads on first use, so CPU-only runs never load it. */
+async function gpu(flags: readonly string[]): Promise<GPU> {
+  const key = flags.join('\n');
+  let instance = gpuInstances.get(key);
+  if (instance === undefined) {
+    if (gpuInstances.size === 0) enableGpuIndexLayer();
     const { create } = await import('webgpu');
-    gpuInstance = create(['enable-dawn-features=allow_unsafe_apis']);
+    instance = create([...flags]);
+    gpuInstances.set(key, instance);
   }
-  return gpuInstance;
+  return instance;
 }
 
-/** The high-performance adapter, or null when there is none (no Vulkan driver, no GPU). */
-export async function requestGpuAdapter(): Promise<GPUAdapter | null> {
-  try {
-    return await (await gpu()).requestAdapter({ powerPreference: 'high-performance' });
-  } catch {
-    return null;
-  }
+const dawnAdapters: AdapterSource<GPUAdapter> = {
+  first: async () => {
+    try {
+      return await (await gpu(BASE_FLAGS)).requestAdapter(HIGH_PERFORMANCE);
+    } catch {
+      return null;
+    }
+  },
+  matching: async (adapterFlag) => (await gpu([...BASE_FLAGS, adapterFlag])).requestAdapter(HIGH_PERFORMANCE),
+  deviceName: (adapter) => adapter.info.device,
+};
+
+export interface GpuAdapterChoice {
+  readonly adapter: GPUAdapter;
+  readonly position: GpuPosition | null;
 }
 
-/** One line naming the adapter, e.g. `nvidia hopper (NVIDIA H100 80GB HBM3)`. */
+/**
+ * The high-performance adapter of GPU slot `gpuSlot` (node-local rank; see chooseGpuIndex), or the
+ * first adapter without a slot; null when there is none (no Vulkan driver, no GPU).
+ * @throws UserError when the host lists the slot's GPU but it cannot be had.
+ */
+export function requestGpuAdapter(gpuSlot?: number): Promise<GpuAdapterChoice | null> {
+  return selectAdapter(dawnAdapters, gpuSlot);
+}
+
+/** One line naming the adapter, e.g. `nvidia hopper nvidia-h100-80gb-hbm3 (NVIDIA: 580.159.04)`, without the layer's GPU number. */
 export function describeAdapter(adapter: GPUAdapter): string {
   const info = adapter.info;
-  return `${info.vendor} ${info.architecture} (${info.description || info.device})`;
+  const name = [info.vendor, info.architecture, stripGpuPosition(info.device)].filter((part) => part.length > 0).join(' ');
+  return info.description.length > 0 ? `${name} (${info.description})` : name;
 }
 
 /** Opens a device with the adapter's largest buffer, binding and workgroup-memory limits. */
 export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
+  const position = parseGpuPosition(adapter.info.device);
   const l = adapter.limits;
   const hasSubgroupMatrix = adapterHasSubgroupMatrix(adapter);
   const requiredFeatures: GPUFeatureName[] = hasSubgroupMatrix ? ['subgroups', SUBGROUP_MATRIX_FEATURE as GPUFeatureName] : [];
@@ -68,6 +113,7 @@ export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
   });
   const capabilities: GpuCapabilities = {
     description: describeAdapter(adapter),
+    position,
     maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize,
     maxBufferSize: device.limits.maxBufferSize,
     maxComputeWorkgroupStorageSize: device.limits.maxComputeWorkgroupStorageSize,

@@ -4,7 +4,7 @@
 // — by expanding each factored term group into u8 count operands and one integer GEMM per group.
 
 import { UserError } from '../../../src/core/errors.js';
-import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
+import type { ComputeDevice, PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
 import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
@@ -34,6 +34,8 @@ export interface WebgpuPopcountGemmOptions {
   readonly kernel?: KernelFamily | 'auto';
   /** Workgroup-memory staging of the tensor-core kernel (default DEFAULT_U8_STAGING); benchmarks sweep it. */
   readonly u8Staging?: U8GemmStaging;
+  /** Which of the host's GPUs: slot modulo their number (the node-local rank; default: the first GPU). */
+  readonly gpuSlot?: number;
 }
 
 /** Output bytes of one dispatch: bounds the read-back buffer (and host copy) of one sub-block. */
@@ -58,20 +60,20 @@ interface SubBlock {
 
 /** Opens the adapter's device; a missing adapter is a UserError naming what is needed. */
 export async function createPopcountGemmWebgpu(options: WebgpuPopcountGemmOptions = {}): Promise<PopcountGemmWebgpu> {
-  const adapter = await requestGpuAdapter();
-  if (adapter === null) {
+  const choice = await requestGpuAdapter(options.gpuSlot);
+  if (choice === null) {
     throw new UserError('--backend webgpu: no WebGPU adapter found (a GPU with a Vulkan driver, or the Vulkan CPU driver lavapipe, is needed)');
   }
-  const opened = await openGpuDevice(adapter);
+  const opened = await openGpuDevice(choice.adapter);
   return new PopcountGemmWebgpu(new WebgpuRunner(opened), options);
 }
 
 /** Whether a WebGPU adapter exists (for `--backend auto`), its description, and whether it has tensor cores. */
 export async function probeWebgpu(): Promise<{ available: boolean; description: string; hasSubgroupMatrix: boolean }> {
-  const adapter = await requestGpuAdapter();
-  return adapter === null
+  const choice = await requestGpuAdapter();
+  return choice === null
     ? { available: false, description: 'no WebGPU adapter', hasSubgroupMatrix: false }
-    : { available: true, description: describeAdapter(adapter), hasSubgroupMatrix: adapterHasSubgroupMatrix(adapter) };
+    : { available: true, description: describeAdapter(choice.adapter), hasSubgroupMatrix: adapterHasSubgroupMatrix(choice.adapter) };
 }
 
 /** How a request is computed: the kernel family, its programs and the sub-blocks. */
@@ -118,6 +120,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /** The adapter this kernel set runs on and the limits it tiles from. */
   get capabilities(): GpuCapabilities {
     return this.runner.capabilities;
+  }
+
+  get device(): ComputeDevice {
+    const { description, position } = this.runner.capabilities;
+    return { description, gpuIndex: position?.index ?? null, gpuCount: position?.count ?? null };
   }
 
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {

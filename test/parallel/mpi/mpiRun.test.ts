@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RankDevice } from '../../../src/engine/index.js';
+import { gpuIndexLayerGate, webgpuGate } from '../../helpers/webgpuGate.js';
 import { CLI_MAIN, mpiUnavailableReason, runCliDirect, runUnderMpirun } from './mpiHarness.js';
 
 /** SPEC §5 reference checksums of the problems used here. */
@@ -38,6 +40,8 @@ const CASES: readonly RunCase[] = [
 ];
 
 const unavailable = mpiUnavailableReason();
+const gpu = await webgpuGate();
+const layer = gpuIndexLayerGate();
 if (unavailable !== null && process.env.CI !== 'true') console.warn(`MPI run tests skipped: ${unavailable}`);
 
 const workDir = mkdtempSync(join(tmpdir(), 'snptally-mpi-'));
@@ -114,6 +118,19 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('snptally run
     expect(mpi.stdout).toBe('');
     const left = readdirSync(workDir).filter((name) => name.startsWith('failed_'));
     expect(left.filter((name) => name.endsWith('.bin'))).toEqual([]);
+  });
+
+  it.skipIf(!gpu.available || !layer.built)(`--backend webgpu: each process takes the GPU of its node-local rank (${gpu.description})`, () => {
+    const mpi = mpiRun(3, [...RANDOM2, '--backend', 'webgpu', '--npv', '3', '--json']);
+    // Dawn warns on lavapipe about reduced limits; nothing else may appear.
+    expect(mpi.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('Warning: '))).toEqual([]);
+    expect(mpi.status).toBe(0);
+    const report = parseOneReport(mpi.stdout) as RunJson & { rankDevices: RankDevice[] };
+    expect(report.checksum).toBe(SPEC.ccc2Random);
+    const numGpus = report.rankDevices[0].gpuCount ?? 0;
+    expect(numGpus).toBeGreaterThanOrEqual(1);
+    // One node: node-local ranks are the world ranks.
+    expect(report.rankDevices.map((d) => [d.rank, d.gpuIndex, d.gpuCount])).toEqual([0, 1, 2].map((rank) => [rank, rank % numGpus, numGpus]));
   });
 
   it('a grid that does not match the number of processes is refused once, before any work', () => {
