@@ -118,6 +118,7 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
     const start = performance.now();
     const result = await gemm.finalizePairs(finalizeRequest);
     if (rep > 0) seconds.push((performance.now() - start) / 1000);
+    else log(`first device-finalize call (compiles its programs): ${((performance.now() - start) / 1000).toFixed(3)} s`);
     if (result.kind !== 'done') throw new Error(`device finalize declined the benchmark request: ${result.reason}`);
     if (firstSum !== null && result.checksumSum !== firstSum) throw new Error('device finalize gave different sums on the same request');
     firstSum = result.checksumSum;
