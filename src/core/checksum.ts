@@ -223,6 +223,22 @@ export class ChecksumAccumulator {
     this.sinceNormalize = 0;
   }
 
+  /**
+   * Adds an exact partial sum S' = Σ rv·iv computed elsewhere (e.g. on a GPU) over `entries` passing entries,
+   * `zeros` of them equal to 0.
+   */
+  addSum(sum: bigint, entries: number, zeros: number): void {
+    if (sum < 0n) throw new RangeError(`checksum partial sums are non-negative; got ${sum}`);
+    const limbs = new Float64Array(CHECKSUM_LIMBS);
+    let rest = sum;
+    for (let t = 0; t < CHECKSUM_LIMBS - 1; t++) {
+      limbs[t] = Number(rest & BigInt(LIMB - 1));
+      rest >>= BigInt(LIMB_BITS);
+    }
+    limbs[CHECKSUM_LIMBS - 1] = Number(rest);
+    this.merge(limbs, entries, zeros);
+  }
+
   /** Adds another accumulator's state (e.g. a rank's, after a reduction). */
   merge(limbs: Float64Array, entries: number, zeros: number): void {
     this.normalize();

@@ -18,6 +18,8 @@ export class EntrySink {
   readonly checksum = new ChecksumAccumulator();
   private readonly coords: Uint32Array;
   private readonly values = new Float32Array(RECORDS_PER_FLUSH);
+  /** The same memory as `values`: device results arrive as float32 bits. */
+  private readonly valueBits = new Uint32Array(this.values.buffer);
   private numBuffered = 0;
   /** Checksum weights of the current row, grown as needed. */
   private weights = new Float64Array(0);
@@ -27,10 +29,16 @@ export class EntrySink {
   constructor(
     private readonly numVector: number,
     private readonly numWay: 2 | 3,
-    private readonly threshold: Threshold,
+    /** Which entries pass (device finalize applies the same rule where the values are computed). */
+    readonly threshold: Threshold,
     private readonly writer: RecordWriter | null,
   ) {
     this.coords = new Uint32Array(RECORDS_PER_FLUSH * numWay);
+  }
+
+  /** Whether passing entries become output records. */
+  get writesRecords(): boolean {
+    return this.writer !== null;
   }
 
   /**
@@ -75,6 +83,33 @@ export class EntrySink {
       coords[at + 1] = 2 * j + ((e >> 1) & 1);
       coords[at + 2] = 2 * (kFirst + (e >> 3)) + (e & 1);
     });
+  }
+
+  /**
+   * Entries of triples finalized elsewhere (on a GPU): their exact checksum sum and counts, and the passing
+   * records of the triples (iFirst + r, j, kFirst + c), r < numI, c < numK, as `words[2n]` = float32 bits of
+   * the value and `words[2n + 1]` = key `(r·numK + c)·8 + 4a + 2b + c'`, sorted by key — the order in which
+   * addTripleRow would have written them.
+   */
+  addFinalizedTriples(
+    sum: bigint, entries: number, zeros: number,
+    records: { readonly count: number; readonly words: Uint32Array }, iFirst: number, j: number, kFirst: number, numK: number,
+  ): void {
+    this.checksum.addSum(sum, entries, zeros);
+    if (this.writer === null) return;
+    const { words } = records;
+    for (let n = 0; n < records.count; n++) {
+      const key = words[2 * n + 1];
+      const e = key & 7;
+      const triple = key >>> 3;
+      const r = Math.floor(triple / numK);
+      const at = 3 * this.numBuffered;
+      this.coords[at] = 2 * (iFirst + r) + (e >> 2);
+      this.coords[at + 1] = 2 * j + ((e >> 1) & 1);
+      this.coords[at + 2] = 2 * (kFirst + triple - r * numK) + (e & 1);
+      this.valueBits[this.numBuffered++] = words[2 * n];
+      if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+    }
   }
 
   /** Threshold, checksum and records of one row's entries; `coordsOf` writes entry e's coordinates. */

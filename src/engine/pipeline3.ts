@@ -1,7 +1,8 @@
 // The 3-way pipeline of one rank: for each block unit of its slab and each j of the unit's stage
 // range, one mGEMM3 call — (i AND j) plane products against k's planes — then finalize.
-import { pairProductPlanes, type PopcountGemm } from '../../mgemm/index.js';
-import { finalizeTriples, type DensePairCounts, type PairCounts } from './finalize3.js';
+import { pairProductPlanes, type PopcountGemm, type PopcountGemmRequest, type TripleFinalizeResult } from '../../mgemm/index.js';
+import { tripleDeviceFinalizeFor } from './deviceFinalize3.js';
+import { finalizeTriples, type DensePairCounts, type PairCounts, type TripleSlice } from './finalize3.js';
 import { runOneAhead } from './lookahead.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import { tally3Plan, termGroups2 } from './tallyLayout.js';
@@ -77,22 +78,31 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   const plan = tally3Plan(env.ctx.layout);
   const isFinalizer = env.fieldComm.rank === 0;
   let numTriples = 0;
-  const startGemm = (job: TripleSliceJob): Promise<Uint32Array[]> => {
+  const gemmRequest = (job: TripleSliceJob): PopcountGemmRequest => {
     const numI = job.iRange.end - job.iRange.first;
     const products = pairProductPlanes(own.planes, job.iRange.first, numI, job.jb.planes, job.jLocal, plan.planePairs);
-    return env.gemm.run({
+    return {
       a: products, aFirst: 0, aCount: numI, b: job.kb.planes, bFirst: job.kRange.first, bCount: job.kRange.end - job.kRange.first,
       termGroups: plan.termGroups, strictUpper: false,
-    });
-  };
-  await runOneAhead(tripleSliceJobs(env, own, units), startGemm, async (job, partial) => {
-    const numI = job.iRange.end - job.iRange.first;
-    const numK = job.kRange.end - job.kRange.first;
-    const tallies = await reduceOverFields(env.fieldComm, partial);
-    const slice = {
-      iBlock: own, iFirst: job.iRange.first, numI, jBlock: job.jb, jLocal: job.jLocal, kBlock: job.kb, kFirst: job.kRange.first, numK,
     };
-    const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, job.pairCounts) : numI * numK;
+  };
+  const startGemm = (job: TripleSliceJob): Promise<Uint32Array[]> => env.gemm.run(gemmRequest(job));
+  const sliceOf = (job: TripleSliceJob): TripleSlice => ({
+    iBlock: own, iFirst: job.iRange.first, numI: job.iRange.end - job.iRange.first, jBlock: job.jb, jLocal: job.jLocal,
+    kBlock: job.kb, kFirst: job.kRange.first, numK: job.kRange.end - job.kRange.first,
+  });
+  // Where the kernel set offers it, tallies stay on the device and are finalized there (deviceFinalize3.ts).
+  const device = tripleDeviceFinalizeFor(env.ctx, env.gemm, env.fieldComm.size);
+  const start = (job: TripleSliceJob): Promise<Uint32Array[] | TripleFinalizeResult> =>
+    device?.start(gemmRequest(job), sliceOf(job), job.pairCounts) ?? startGemm(job);
+  await runOneAhead(tripleSliceJobs(env, own, units), start, async (job, started) => {
+    const slice = sliceOf(job);
+    // A slice the device hands back ('needsHost') is computed again with read-back and finalized here.
+    let done = Array.isArray(started) ? null : device?.apply(slice, started) ?? null;
+    if (done === null) {
+      const tallies = await reduceOverFields(env.fieldComm, Array.isArray(started) ? started : await startGemm(job));
+      done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, job.pairCounts) : slice.numI * slice.numK;
+    }
     if (isFinalizer) numTriples += done;
     env.onWork(done * env.ctx.numField);
   });

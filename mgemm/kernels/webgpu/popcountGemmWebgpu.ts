@@ -6,6 +6,7 @@
 import { UserError } from '../../../src/core/errors.js';
 import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
+import type { TripleFinalizeRequest, TripleFinalizer, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
@@ -13,6 +14,7 @@ import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
+import { TripleFinalizeWebgpu } from './tripleFinalizeWebgpu.js';
 import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -40,7 +42,7 @@ const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
 const EXPANDED_BYTES = 512 << 20;
 
 /** A sub-block of a request: rows [rowFirst, +numRows) of A's chunk against columns [colFirst, +numCols) of B's chunk. */
-interface SubBlock {
+export interface SubBlock {
   readonly aChunk: PlaneChunk;
   readonly bChunk: PlaneChunk;
   /** Row indices of the operand matrices (not of the request). */
@@ -69,7 +71,7 @@ export async function probeWebgpu(): Promise<{ available: boolean; description: 
 }
 
 /** How a request is computed: the kernel family, its programs and the sub-blocks. */
-interface RequestPlan {
+export interface RequestPlan {
   readonly family: KernelFamily;
   readonly blocks: readonly SubBlock[];
   readonly output: GPUBuffer;
@@ -81,7 +83,7 @@ interface RequestPlan {
 const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
 const padCols = (n: number): number => Math.ceil(n / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
 
-export class PopcountGemmWebgpu implements PopcountGemm {
+export class PopcountGemmWebgpu implements PopcountGemm, TripleFinalizer {
   readonly name: string;
   /** The GPU is driven from the calling thread. */
   readonly numThreads = 1;
@@ -91,6 +93,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly u8Staging: U8GemmStaging;
   private readonly programs = new Map<string, WgslProgram>();
   private readonly scratch = new Map<string, GPUBuffer>();
+  private readonly tripleFinalize: TripleFinalizeWebgpu;
   /** Requests run one after another: they share the output and scratch buffers. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -103,6 +106,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.u8Staging = options.u8Staging ?? DEFAULT_U8_STAGING;
     const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
+    this.tripleFinalize = new TripleFinalizeWebgpu(runner, this.maxBindingBytes);
   }
 
   /** The adapter this kernel set runs on and the limits it tiles from. */
@@ -112,6 +116,17 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
     const result = this.queue.then(() => this.runNow(request));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Computes a 3-way request's tallies and finalizes them on the device (mgemm/tripleFinalize.ts); tallies stay there. */
+  finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+    const result = this.queue.then(async () => {
+      if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
+      checkPopcountGemmRequest(request.gemm);
+      return this.tripleFinalize.run(request, await this.plan(request.gemm));
+    });
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -140,6 +155,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.closed = true;
     await this.queue;
     this.resident.clear();
+    this.tripleFinalize.destroy();
     for (const b of this.scratch.values()) b.destroy();
     this.runner.destroy();
   }

@@ -13,6 +13,12 @@ export interface Dispatch {
   readonly workgroups: readonly [x: number, y: number];
 }
 
+/** The first `numBytes` of a buffer to copy back to the host. */
+export interface BufferRead {
+  readonly buffer: GPUBuffer;
+  readonly numBytes: number;
+}
+
 /** Words copied out of shared memory per upload call (64 MiB). */
 const UPLOAD_PIECE_WORDS = 16 << 20;
 
@@ -99,18 +105,37 @@ export class WebgpuRunner {
    * plain ArrayBuffer the caller owns.
    */
   async runAndReadBack(dispatches: readonly Dispatch[], output: GPUBuffer, numBytes: number): Promise<Uint32Array> {
-    const staging = this.device.createBuffer({ size: alignTo4(numBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
+    const [words] = await this.runAndReadBackMany(dispatches, [{ buffer: output, numBytes }]);
+    return words;
+  }
+
+  /**
+   * Runs dispatches (in order, one pass; none is fine), then copies the first `numBytes` of each buffer back to the
+   * host, one plain ArrayBuffer per read in the order given.
+   */
+  async runAndReadBackMany(dispatches: readonly Dispatch[], reads: readonly BufferRead[]): Promise<Uint32Array[]> {
+    const offsets: number[] = [];
+    let stagingBytes = 0;
+    for (const read of reads) {
+      offsets.push(stagingBytes);
+      // copyBufferToBuffer needs offsets that are multiples of 4; mapAsync ranges multiples of 8.
+      stagingBytes += Math.ceil(alignTo4(read.numBytes) / 8) * 8;
+    }
+    const staging = this.device.createBuffer({ size: Math.max(8, stagingBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
     const encoder = this.device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
     const uniformBuffers: GPUBuffer[] = [];
-    for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
-    pass.end();
-    encoder.copyBufferToBuffer(output, 0, staging, 0, alignTo4(numBytes));
+    if (dispatches.length > 0) {
+      const pass = encoder.beginComputePass();
+      for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
+      pass.end();
+    }
+    reads.forEach((read, idx) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[idx], alignTo4(read.numBytes)));
     this.device.queue.submit([encoder.finish()]);
     try {
-      await staging.mapAsync(MAP_MODE_READ, 0, alignTo4(numBytes));
+      await staging.mapAsync(MAP_MODE_READ, 0, Math.max(8, stagingBytes));
       this.throwIfFailed();
-      return new Uint32Array(staging.getMappedRange(0, alignTo4(numBytes)).slice(0));
+      const mapped = staging.getMappedRange(0, Math.max(8, stagingBytes));
+      return reads.map((read, idx) => new Uint32Array(mapped.slice(offsets[idx], offsets[idx] + alignTo4(read.numBytes))));
     } finally {
       if (staging.mapState === 'mapped') staging.unmap();
       staging.destroy();

@@ -5,7 +5,7 @@
 export interface StorageBinding {
   readonly name: string;
   readonly access: 'read' | 'read_write';
-  readonly elementType: 'u32' | 'vec4<u32>';
+  readonly elementType: 'u32' | 'vec4<u32>' | 'atomic<u32>';
 }
 
 /** A scalar uniform; all uniforms form one struct `u` bound after the storage buffers. */
