@@ -7,6 +7,9 @@
 // popcount(planeA AND planeB) over packed words — one binary GEMM whose multiply-add is
 // AND + popcount. The metric-specific part is only which plane pairs ("terms") are summed.
 
+import type { PairFinalizeRequest, PairFinalizeResult } from './pairFinalize.js';
+import type { TripleFinalizeRequest, TripleFinalizeResult } from './tripleFinalize.js';
+
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
  * Bit b of word w of a plane is field `32 w + b` (fields local to this field slab).
@@ -61,6 +64,13 @@ export interface PopcountGemm {
   /** Number of threads the kernel set computes with. */
   readonly numThreads: number;
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult>;
+  /**
+   * Present on kernel sets that finalize 2-way requests where their tallies lie (see pairFinalize.ts): the
+   * tallies never come back, only the checksum partial sum, counts and passing records.
+   */
+  finalizePairs?(request: PairFinalizeRequest): Promise<PairFinalizeResult>;
+  /** The same for 3-way (mGEMM3) requests (see tripleFinalize.ts). */
+  finalizeTriples?(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;
 }

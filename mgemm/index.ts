@@ -1,6 +1,7 @@
 // Entry of the mgemm module: the popcount-GEMM contract, the kernel registry and plane-matrix helpers.
 
 export * from './contract.js';
+export * from './pairFinalize.js';
 export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
 export { allocatePlaneMatrix, pairProductPlanes, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
 export { checkPopcountGemmRequest } from './requestChecks.js';

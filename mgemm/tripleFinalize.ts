@@ -2,7 +2,8 @@
 // call's tallies and turns them, where they lie, into the eight SPEC §3 values of each triple, the threshold,
 // the exact checksum partial sum and the passing records; only those small results come back. The engine
 // decides what is precomputed (per-vector factors, 2-way pair counts); the kernel set only combines them.
-import type { PopcountGemm, PopcountGemmRequest } from './contract.js';
+import type { PopcountGemmRequest } from './contract.js';
+import { formulaConstantsOnDevice } from './pairFinalize.js';
 
 /** u32 words per vector in `TripleFinalizeRequest.iVectors` / `jVector` / `kVectors`. */
 export const TRIPLE_VECTOR_WORDS = 10;
@@ -22,6 +23,8 @@ export interface TripleFormula {
   /** C: 2 for CCC, 1 for DUO. */
   readonly countedBits: 1 | 2;
   readonly multiplier: number;
+  /** p: enters the per-vector words' g = 1 − p·f, which the engine computes. */
+  readonly param: number;
   /** m = nf: the dense T[mmm]. */
   readonly numField: number;
   /** Dense rsum = (1/C³)·(1/m), computed by the caller as its CPU formulas do (unused when sparse). */
@@ -112,30 +115,15 @@ export type TripleFinalizeResult =
   /** A passing value left the checksum's [0, 16), or records did not fit: finalize this call on the host. */
   | { readonly kind: 'needsHost'; readonly reason: string };
 
-/** A kernel set that finalizes 3-way tallies where it computed them. */
-export interface TripleFinalizer {
-  finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
-}
-
-/** Whether `gemm` offers device finalize of triples. */
-export function offersTripleFinalize(gemm: PopcountGemm): gemm is PopcountGemm & TripleFinalizer {
-  return typeof (gemm as Partial<TripleFinalizer>).finalizeTriples === 'function';
-}
-
-/** Bounds of the device formulas: every intermediate stays a normal double (see kernels/webgpu/wgsl/softDouble.ts). */
-const MIN_MAGNITUDE = 2 ** -200;
-const MAX_MAGNITUDE = 2 ** 200;
-/** Checksum uids + the weight's offsets must stay below 2^52 (randomize's exact range, core/randomize.ts). */
-const MAX_UID = 2 ** 52 - 2 ** 31;
+/** Checksum uids + the weight's offsets (< 2^30) must stay below 2^52 (randomize's exact range, core/randomize.ts). */
+const MAX_UID = 2 ** 52 - 2 ** 30;
 
 /**
- * Whether device finalize computes this run's triples exactly; otherwise the engine finalizes on the host.
- * Values are products of mult, rsum·r and three g = 1 − p·f with 0 ≤ f ≤ 1: with mult and p within
- * [2^-200, 2^200] (or 0) every intermediate is a normal double or zero; uids ((c0·nv + c1)·nv + c2)·8 + 7 < 2^52.
+ * Whether device finalize computes this run's triples exactly (the constants as for pairs, pairFinalize.ts, and
+ * uids ((c0·nv + c1)·nv + c2)·8 + 7 < nv³·8 within randomize's range); otherwise the engine finalizes on the host.
  */
-export function tripleFormulaOnDevice(formula: TripleFormula, param: number, numVector: number): boolean {
-  const inRange = (x: number): boolean => x === 0 || (Number.isFinite(x) && Math.abs(x) >= MIN_MAGNITUDE && Math.abs(x) <= MAX_MAGNITUDE);
-  return inRange(formula.multiplier) && inRange(param) && numVector ** 3 * 8 < MAX_UID && formula.numField < 2 ** 26;
+export function tripleFormulaOnDevice(formula: TripleFormula, numVector: number): boolean {
+  return formulaConstantsOnDevice(formula) && numVector ** 3 * 8 < MAX_UID;
 }
 
 /** Record keys are u32: a request's triples × 8 entries must stay below 2^32. */

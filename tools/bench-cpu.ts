@@ -66,7 +66,7 @@ function job(c: BenchCase, path: string, numThreads: number): JobSpec {
     numVector: c.numVector, numField: c.numField, source: { kind: 'file', path },
     decomposition: { numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0 },
     threshold: { kind: 'none' }, outputStub: null, force: false, singlePrecisionOutput: false,
-    backend: 'cpu', numThreads, verify: false,
+    backend: 'cpu', finalize: 'auto', numThreads, verify: false,
   };
 }
 

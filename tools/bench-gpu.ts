@@ -3,12 +3,15 @@
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
-//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise]
+//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--e2e-finalize auto,host]
+//        [--reps 3] [--kernels auto,bitwise]
 //        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
 // mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
 // Comparisons are unique pairs (triples) × fields, as CoMet counts them; torch counts M·N·K multiply-adds.
+// End to end runs 2-way cases with each --e2e-finalize placement (auto: values, thresholds and checksum on
+// the GPU; host: tallies read back and finalized on the CPU), 3-way with auto only (it finalizes on the host).
 import { singleThreshold } from '../src/core/thresholds.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -25,6 +28,7 @@ const { values: opts } = parseArgs({
     'e2e-nv2': { type: 'string', default: '4096' }, 'e2e-nf2': { type: 'string', default: '32768' },
     'e2e-nv3': { type: 'string', default: '192' }, 'e2e-nf3': { type: 'string', default: '16384' },
     'e2e-npv': { type: 'string', default: '1' },
+    'e2e-finalize': { type: 'string', default: 'auto' },
     reps: { type: 'string', default: '3' },
     kernels: { type: 'string', default: 'auto,bitwise' },
     /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad[/p (prefetch) or -[/256 (tile columns)]]: 32/0,64/16/p/256 */
@@ -97,14 +101,14 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
   }
 }
 
-function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVector: number; numField: number; backend: JobSpec['backend']; threshold?: number | null; source?: JobSpec['source']; npv?: number; npf?: number }): JobSpec {
+function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVector: number; numField: number; backend: JobSpec['backend']; threshold?: number | null; source?: JobSpec['source']; npv?: number; npf?: number; finalize?: JobSpec['finalize'] }): JobSpec {
   const metric = o.metric ?? 'ccc';
   return {
     metricSpec: { metric, numWay: o.numWay, sparse: o.sparse, param: DEFAULT_PARAM, multiplier: defaultMultiplier(metric) },
     numVector: o.numVector, numField: o.numField, source: o.source ?? { kind: 'random' },
     decomposition: { numProcVector: o.npv ?? 1, numProcField: o.npf ?? 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0 },
     threshold: singleThreshold(o.threshold ?? null), outputStub: null, force: false, singlePrecisionOutput: false,
-    backend: o.backend, numThreads: availableParallelism(), verify: false,
+    backend: o.backend, finalize: o.finalize ?? 'auto', numThreads: availableParallelism(), verify: false,
   };
 }
 
@@ -188,10 +192,14 @@ async function endToEnd(): Promise<void> {
     [3, false, num('e2e-nv3'), num('e2e-nf3'), 1], [3, true, num('e2e-nv3'), num('e2e-nf3'), 1],
     ...(npvMany > 1 ? [[2, false, num('e2e-nv2'), num('e2e-nf2'), npvMany] as [NumWay, boolean, number, number, number]] : []),
   ];
+  const placements = opts['e2e-finalize'].split(',').map((p) => (p === 'host' ? 'host' : 'auto') as JobSpec['finalize']);
   for (const [numWay, sparse, numVector, numField, npv] of cases) {
-    const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv }));
-    rows.push({ what: `${numWay}-way ${sparse ? 'sparse' : 'dense'} end to end`, shape: `nv ${numVector} nf ${numField} npv ${npv}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
-    log(`e2e ${numWay}-way ${sparse ? 'sparse' : 'dense'} nv ${numVector} nf ${numField} npv ${npv}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);
+    for (const finalize of numWay === 2 ? placements : ['auto' as const]) {
+      const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv, finalize }));
+      const what = `${numWay}-way ${sparse ? 'sparse' : 'dense'}${numWay === 2 ? ` finalize ${finalize}` : ''}`;
+      rows.push({ what: `${what} end to end`, shape: `nv ${numVector} nf ${numField} npv ${npv}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
+      log(`e2e ${what} nv ${numVector} nf ${numField} npv ${npv}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);
+    }
   }
 }
 

@@ -48,6 +48,8 @@ export function addRunCommand(program: Command): void {
     .option('--stage-min <n>', 'first stage to compute (0-based)')
     .option('--stage-max <n>', 'last stage to compute (default: stages − 1)')
     .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
+    .addOption(new Option('--finalize <where>', 'where ccc/duo values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
+      .choices(['auto', 'host']).default('auto'))
     .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
     .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
     .option('--force', 'overwrite existing output files of the same stub', false)
@@ -162,7 +164,7 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     npv: text('npv'), npf: text('npf'), npr: text('npr'), ranks: text('ranks'),
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'),
-    backend: text('backend'), threads: text('threads'), output: text('output'),
+    backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
   };
 }

@@ -42,6 +42,7 @@ export interface RunOptionText {
   readonly stageMin?: string;
   readonly stageMax?: string;
   readonly backend?: string;
+  readonly finalize?: string;
   readonly threads?: string;
   readonly output?: string;
   readonly force?: boolean;
@@ -69,6 +70,7 @@ export function buildRunPlan(
   const metric = parseChoice('--metric', options.metric ?? 'ccc', ['ccc', 'duo', 'r2'] as const);
   const numWay: NumWay = parseChoice('--way', options.way ?? '2', ['2', '3'] as const) === '2' ? 2 : 3;
   const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref', 'webgpu', 'auto'] as const);
+  const finalize = parseChoice('--finalize', options.finalize ?? 'auto', ['auto', 'host'] as const);
   const source = problemSource(options, inputSize !== null);
 
   const numVector = sizeOption('--vectors', options.vectors, inputSize?.numVector, DEFAULT_NUM_VECTOR);
@@ -100,6 +102,7 @@ export function buildRunPlan(
     force: options.force === true,
     singlePrecisionOutput: options.singlePrecision === true,
     backend,
+    finalize,
     numThreads,
     verify: options.verify === true,
   };

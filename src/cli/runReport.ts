@@ -19,6 +19,8 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
       `(npv ${d.numProcVector} npf ${d.numProcField} npr ${d.numProcRepl}) ` +
       `phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase} stages ${d.stageMin}-${d.stageMax} of ${d.numStage}`,
   ];
+  if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
+  if (result.deviceFinalizedTriples > 0) lines.push(`finalized ${result.deviceFinalizedTriples} triples on the GPU`);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
   if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}`);
   return `${lines.join('\n')}\n`;
@@ -45,6 +47,7 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
     decomposition: spec.decomposition,
     singlePrecisionOutput: spec.singlePrecisionOutput,
     numThreads: spec.numThreads,
+    finalize: spec.finalize,
     outputStub: spec.outputStub,
   };
 }

@@ -202,6 +202,20 @@ export class ChecksumAccumulator {
     this.zeros += zeros;
   }
 
+  /**
+   * Adds an exact partial sum of rv·iv over `entries` entries, `zeros` of them 0 (computed elsewhere, e.g. on
+   * a GPU, with the same weights and values as `addEntries`). `sum` must be below 2^140 (2^40 products).
+   */
+  addExact(sum: bigint, entries: number, zeros: number): void {
+    if (sum < 0n || sum >= 1n << 140n) throw new RangeError(`checksum partial sum out of range: ${sum}`);
+    this.normalize();
+    const l = this.limbs;
+    for (let t = 0; t < CHECKSUM_LIMBS; t++) l[t] += Number((sum >> BigInt(LIMB_BITS * t)) & BigInt(LIMB - 1));
+    this.normalize();
+    this.entries += entries;
+    this.zeros += zeros;
+  }
+
   /** Adds four partial columns (each < 2^53) and normalizes. */
   private addColumns(l0: number, l1: number, l2: number, l3: number): void {
     const l = this.limbs;
@@ -221,22 +235,6 @@ export class ChecksumAccumulator {
       l[t + 1] += carry;
     }
     this.sinceNormalize = 0;
-  }
-
-  /**
-   * Adds an exact partial sum S' = Σ rv·iv computed elsewhere (e.g. on a GPU) over `entries` passing entries,
-   * `zeros` of them equal to 0.
-   */
-  addSum(sum: bigint, entries: number, zeros: number): void {
-    if (sum < 0n) throw new RangeError(`checksum partial sums are non-negative; got ${sum}`);
-    const limbs = new Float64Array(CHECKSUM_LIMBS);
-    let rest = sum;
-    for (let t = 0; t < CHECKSUM_LIMBS - 1; t++) {
-      limbs[t] = Number(rest & BigInt(LIMB - 1));
-      rest >>= BigInt(LIMB_BITS);
-    }
-    limbs[CHECKSUM_LIMBS - 1] = Number(rest);
-    this.merge(limbs, entries, zeros);
   }
 
   /** Adds another accumulator's state (e.g. a rank's, after a reduction). */

@@ -29,6 +29,12 @@ export function combine3(k: FormulaConstants, fTable: number, fi: number, fj: nu
   return (((k.multiplier * fTable) * (1 - k.param * lo)) * (1 - k.param * mid)) * (1 - k.param * hi);
 }
 
+/** Dense 2-way factors shared by every pair: 1/C, (1/C)·(1/m) (f = that · s) and rsum = (1/C²)·(1/m). */
+export function denseFactors2(k: FormulaConstants, numField: number): { recipC: number; recipCrc: number; rsum: number } {
+  const C = k.countedBits;
+  return { recipC: 1 / C, recipCrc: (1 / C) * (1 / numField), rsum: (1 / (C * C)) * (1 / numField) };
+}
+
 /**
  * Dense 2-way value of entry (a, b): `rab` = r_ab, `sia`/`sjb` the vectors' sums of their entry bits,
  * `numField` = m. rc = 1/m, rsum = (1/C²)·(1/m).

@@ -1,66 +1,41 @@
-// 3-way finalize on the device (mgemm/tripleFinalize.ts), for kernel sets that offer it: when a run may use it,
-// what the engine precomputes for it (per-vector factors, thresholds as float32 bits), and how its results
-// reach the EntrySink. A slice the device hands back ('needsHost') is finalized on the CPU by the pipeline.
+// 3-way finalize on the device (mgemm/tripleFinalize.ts): when a run may use it, what the engine hands the kernel
+// set (per-vector factors computed with finalize3.ts's own double operations, pair counts, the threshold as
+// float32 bits), and how the small results go into the rank's checksum and records in the CPU path's order.
 import type { Threshold } from '../core/thresholds.js';
 import {
-  offersTripleFinalize, TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type PopcountGemm, type PopcountGemmRequest,
-  type TripleFinalizer, type TripleFinalizeResult, type TripleFormula, type TripleThresholdBits,
+  TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type DenseTriplePairCounts, type PopcountGemm, type PopcountGemmRequest, type TripleFinalizeResult,
+  type TripleFormula, type TripleThresholdBits,
 } from '../../mgemm/index.js';
+import type { Communicator } from '../../parallel/index.js';
+import { float32BitsAtMost } from './deviceFinalize2.js';
 import type { DensePairCounts, TripleSlice } from './finalize3.js';
+import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
 import { tally3Plan } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
 
-/** Device finalize of a run's j-slices: start one (GEMM and finalize where the tallies lie), then apply its result. */
-export interface TripleDeviceFinalize {
-  start(gemm: PopcountGemmRequest, slice: TripleSlice, pairCounts: DensePairCounts | null): Promise<TripleFinalizeResult>;
-  /** Adds a 'done' result to the sink and returns the slice's triples; null when the host must finalize the slice. */
-  apply(slice: TripleSlice, result: TripleFinalizeResult): number | null;
-}
+type DoneResult = Extract<TripleFinalizeResult, { kind: 'done' }>;
 
-const scratchFloat = new DataView(new ArrayBuffer(8));
-/** Bits of the largest float32 ≤ t, for t ≥ 0: float32 v > t iff v ≥ 0 and bits(v) > these. */
-export function float32BitsAtMost(t: number): number {
-  scratchFloat.setFloat32(0, t, true);
-  const bits = scratchFloat.getUint32(0, true);
-  return Math.fround(t) > t ? bits - 1 : bits;
-}
-
-/** The threshold as float32 bits, or null when the device cannot apply it (negative values, 2-way forms). */
+/** The threshold as float32 bits, or null when the device cannot apply it (a 2-way form, a negative value). */
 export function tripleThresholdBits(threshold: Threshold): TripleThresholdBits | null {
   switch (threshold.kind) {
-    case 'none':
-      return { kind: 'none' };
-    case 'single':
-      return threshold.value >= 0 ? { kind: 'single', above: float32BitsAtMost(threshold.value) } : null;
+    case 'none': return { kind: 'none' };
+    case 'single': return threshold.value >= 0 ? { kind: 'single', above: float32BitsAtMost(threshold.value) } : null;
     case 'multi3': {
       const { tLLL, tLLH, tLHH, tHHH, tLLLHHH } = threshold;
-      if (![tLLL, tLLH, tLHH, tHHH, tLLLHHH].every((t) => t >= 0)) return null;
+      if (!(tLLL >= 0 && tLLH >= 0 && tLHH >= 0 && tHHH >= 0 && tLLLHHH >= 0)) return null;
       return {
         kind: 'multi3', lll: float32BitsAtMost(tLLL), llh: float32BitsAtMost(tLLH), lhh: float32BitsAtMost(tLHH),
         hhh: float32BitsAtMost(tHHH), lllhhh: float32BitsAtMost(tLLLHHH),
       };
     }
-    case 'multi2':
-      return null;
+    case 'multi2': return null;
   }
 }
 
-function tripleFormula(ctx: MetricContext): TripleFormula {
-  const C = ctx.constants.countedBits;
-  return {
-    sparse: ctx.layout.maskPlane !== null,
-    countedBits: C === 1 ? 1 : 2,
-    multiplier: ctx.constants.multiplier,
-    numField: ctx.numField,
-    // As src/engine/finalize3.ts computes it.
-    denseRsum: (1 / (C * C * C)) * (1 / ctx.numField),
-  };
-}
-
 /**
- * Per-vector words of a block's real vectors (mgemm/tripleFinalize.ts TripleVectorWords): f and g with the
- * operations of src/engine/finalize3.ts (dense rc = (1/C)·(1/m), sparse rc = (1/C)·(1/c); f = rc·s; g = 1 − p·f).
+ * Per-vector words of a block's real vectors (mgemm/tripleFinalize.ts): s1, count, f_a = rc·s_a and
+ * g_a = 1 − p·f_a with finalize3.ts's operations (dense rc = (1/C)·(1/m), sparse rc = (1/C)·(1/c)).
  */
 export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint32Array {
   const C = ctx.constants.countedBits;
@@ -77,12 +52,12 @@ export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint3
     const at = v * TRIPLE_VECTOR_WORDS;
     words[at] = s1;
     words[at + 1] = count;
-    // A sparse vector with no present field makes its triples' values 0: its factors are never used.
+    // A sparse vector without present fields makes its triples' values 0: its factors are never used.
     if (count === 0) continue;
     const rc = sparse ? recipC * (1 / count) : recipCrc;
     const f0 = rc * (C * count - s1);
     const f1 = rc * s1;
-    // Words 2..9 are doubles 1..4 of the row (TRIPLE_VECTOR_WORDS is even).
+    // Words 2..9 are doubles 1..4 of the vector (TRIPLE_VECTOR_WORDS is even).
     doubles[at / 2 + 1] = f0;
     doubles[at / 2 + 2] = f1;
     doubles[at / 2 + 3] = 1 - p * f0;
@@ -91,73 +66,88 @@ export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint3
   return words;
 }
 
-/**
- * Device finalize for this run, or null when it finalizes on the host: the kernel set must offer it, the
- * metric be CCC or DUO, tallies complete on this rank (one field slab), no analytic check of every value,
- * the formula within the device's exact range, and the threshold one the device applies.
- */
-export function tripleDeviceFinalizeFor(ctx: MetricContext, gemm: PopcountGemm, numFieldSlabs: number): TripleDeviceFinalize | null {
-  if (!offersTripleFinalize(gemm)) return null;
-  if (ctx.spec.metric !== 'ccc' && ctx.spec.metric !== 'duo') return null;
-  if (numFieldSlabs !== 1 || ctx.verifier !== null) return null;
-  const formula = tripleFormula(ctx);
-  if (!tripleFormulaOnDevice(formula, ctx.constants.param, ctx.numVector)) return null;
-  const threshold = tripleThresholdBits(ctx.sink.threshold);
-  if (threshold === null) return null;
-  return new TripleDeviceFinalizeImpl(ctx, gemm, formula, threshold);
-}
+/** The kernel set's device finalize, typed as present. */
+type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 
-class TripleDeviceFinalizeImpl implements TripleDeviceFinalize {
-  /** Per-vector words of each block, computed on first use. */
+/** Finalizes a run's j-slices on the device; `forRun` says whether the run may. */
+export class DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
   private readonly products: readonly number[];
 
-  constructor(
-    private readonly ctx: MetricContext, private readonly finalizer: TripleFinalizer,
-    private readonly formula: TripleFormula, private readonly threshold: TripleThresholdBits,
+  private constructor(
+    private readonly ctx: MetricContext,
+    private readonly finalizeTriples: FinalizeTriples,
+    private readonly formula: TripleFormula,
+    private readonly threshold: TripleThresholdBits,
+    private readonly records: boolean,
   ) {
     this.products = tally3Plan(ctx.layout).products;
   }
 
+  /**
+   * The finalizer of a run, or null when it finalizes on the host: the reasons of DevicePairFinalizer.forRun
+   * (`host` placement, no device finalize in the kernel set, not CCC/DUO, field slabs, --verify, constants
+   * outside the device library's range, a threshold it cannot apply) and checksum uids beyond 2^52.
+   */
+  static forRun(
+    ctx: MetricContext, gemm: PopcountGemm, fieldComm: Communicator, options: { readonly placement: FinalizePlacement; readonly writesRecords: boolean },
+  ): DeviceTripleFinalizer | null {
+    const finalizeTriples = gemm.finalizeTriples?.bind(gemm);
+    if (options.placement === 'host' || finalizeTriples === undefined) return null;
+    if (ctx.spec.metric === 'r2' || ctx.spec.numWay !== 3 || fieldComm.size !== 1 || ctx.verifier !== null) return null;
+    const k = ctx.constants;
+    const C = k.countedBits;
+    const formula: TripleFormula = {
+      sparse: ctx.layout.maskPlane !== null, countedBits: C === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param,
+      numField: ctx.numField,
+      // As finalize3.ts computes it.
+      denseRsum: (1 / (C * C * C)) * (1 / ctx.numField),
+    };
+    const threshold = tripleThresholdBits(ctx.sink.threshold);
+    if (threshold === null || !tripleFormulaOnDevice(formula, ctx.numVector)) return null;
+    return new DeviceTripleFinalizer(ctx, finalizeTriples, formula, threshold, options.writesRecords);
+  }
+
+  /** Computes and finalizes a j-slice on the device; `gemm` is the slice's mGEMM3 request (rows i, columns k). */
   start(gemm: PopcountGemmRequest, slice: TripleSlice, pairCounts: DensePairCounts | null): Promise<TripleFinalizeResult> {
     const vw = TRIPLE_VECTOR_WORDS;
     const { numI, numK, iFirst, kFirst, jLocal } = slice;
-    const ij = pairCounts === null ? null : new Uint32Array(numI);
-    if (pairCounts !== null && ij !== null) {
-      for (let r = 0; r < numI; r++) ij[r] = pairCounts.ij.data[(iFirst + r) * pairCounts.ij.numCols + jLocal];
-    }
-    return this.finalizer.finalizeTriples({
+    return this.finalizeTriples({
       gemm,
       products: this.products,
       formula: this.formula,
-      iVectors: this.wordsOf(slice.iBlock).subarray(iFirst * vw, (iFirst + numI) * vw),
-      jVector: this.wordsOf(slice.jBlock).subarray(jLocal * vw, (jLocal + 1) * vw),
-      kVectors: this.wordsOf(slice.kBlock).subarray(kFirst * vw, (kFirst + numK) * vw),
-      pairCounts: pairCounts === null || ij === null ? null : {
-        ij,
-        jk: pairCounts.jk.data.subarray(jLocal * pairCounts.jk.numCols + kFirst, jLocal * pairCounts.jk.numCols + kFirst + numK),
-        ik: pairCounts.ik, ikRowFirst: iFirst, ikColFirst: kFirst,
-      },
+      iVectors: this.vectorWordsOf(slice.iBlock).subarray(iFirst * vw, (iFirst + numI) * vw),
+      jVector: this.vectorWordsOf(slice.jBlock).subarray(jLocal * vw, (jLocal + 1) * vw),
+      kVectors: this.vectorWordsOf(slice.kBlock).subarray(kFirst * vw, (kFirst + numK) * vw),
+      pairCounts: pairCounts === null ? null : slicePairCounts(pairCounts, slice),
       iVectorFirst: slice.iBlock.vectorFirst + iFirst,
       jVectorGlobal: slice.jBlock.vectorFirst + jLocal,
       kVectorFirst: slice.kBlock.vectorFirst + kFirst,
       numVector: this.ctx.numVector,
       threshold: this.threshold,
-      records: this.ctx.sink.writesRecords,
+      records: this.records,
     });
   }
 
-  apply(slice: TripleSlice, result: TripleFinalizeResult): number | null {
-    if (result.kind === 'needsHost') return null;
+  /** Adds a slice's device results to the checksum and its records (already in the CPU path's order) to the output. */
+  apply(slice: TripleSlice, result: DoneResult): void {
+    const { sink } = this.ctx;
+    sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
+    const { words, count } = result.records;
+    const iFirst = slice.iBlock.vectorFirst + slice.iFirst;
     const j = slice.jBlock.vectorFirst + slice.jLocal;
-    this.ctx.sink.addFinalizedTriples(
-      result.checksumSum, result.entries, result.zeros, result.records,
-      slice.iBlock.vectorFirst + slice.iFirst, j, slice.kBlock.vectorFirst + slice.kFirst, slice.numK,
-    );
-    return slice.numI * slice.numK;
+    const kFirst = slice.kBlock.vectorFirst + slice.kFirst;
+    for (let n = 0; n < count; n++) {
+      const key = words[2 * n + 1];
+      const entry = key & 7;
+      const triple = key >>> 3;
+      const r = Math.floor(triple / slice.numK);
+      const c = triple - r * slice.numK;
+      sink.addTripleRecord(2 * (iFirst + r) + (entry >> 2), 2 * j + ((entry >> 1) & 1), 2 * (kFirst + c) + (entry & 1), words[2 * n]);
+    }
   }
 
-  private wordsOf(block: VectorBlock): Uint32Array {
+  private vectorWordsOf(block: VectorBlock): Uint32Array {
     let words = this.vectorWords.get(block);
     if (words === undefined) {
       words = tripleVectorWords(this.ctx, block);
@@ -165,4 +155,13 @@ class TripleDeviceFinalizeImpl implements TripleDeviceFinalize {
     }
     return words;
   }
+}
+
+/** The slice's T[ccm] per row and T[mcc] per column, and the unit's whole T[cmc] matrix (kept on the device). */
+function slicePairCounts(pc: DensePairCounts, slice: TripleSlice): DenseTriplePairCounts {
+  const { numI, numK, iFirst, kFirst, jLocal } = slice;
+  const ij = new Uint32Array(numI);
+  for (let r = 0; r < numI; r++) ij[r] = pc.ij.data[(iFirst + r) * pc.ij.numCols + jLocal];
+  const jkFirst = jLocal * pc.jk.numCols + kFirst;
+  return { ij, jk: pc.jk.data.subarray(jkFirst, jkFirst + numK), ik: pc.ik, ikRowFirst: iFirst, ikColFirst: kFirst };
 }

@@ -18,7 +18,7 @@ export class EntrySink {
   readonly checksum = new ChecksumAccumulator();
   private readonly coords: Uint32Array;
   private readonly values = new Float32Array(RECORDS_PER_FLUSH);
-  /** The same memory as `values`: device results arrive as float32 bits. */
+  /** The values' bits, for records whose float32 was rounded elsewhere (device finalize). */
   private readonly valueBits = new Uint32Array(this.values.buffer);
   private numBuffered = 0;
   /** Checksum weights of the current row, grown as needed. */
@@ -29,7 +29,6 @@ export class EntrySink {
   constructor(
     private readonly numVector: number,
     private readonly numWay: 2 | 3,
-    /** Which entries pass (device finalize applies the same rule where the values are computed). */
     readonly threshold: Threshold,
     private readonly writer: RecordWriter | null,
   ) {
@@ -86,30 +85,27 @@ export class EntrySink {
   }
 
   /**
-   * Entries of triples finalized elsewhere (on a GPU): their exact checksum sum and counts, and the passing
-   * records of the triples (iFirst + r, j, kFirst + c), r < numI, c < numK, as `words[2n]` = float32 bits of
-   * the value and `words[2n + 1]` = key `(r·numK + c)·8 + 4a + 2b + c'`, sorted by key — the order in which
-   * addTripleRow would have written them.
+   * One output record of a pair entry whose threshold and checksum were handled elsewhere (device finalize):
+   * coordinates `2·G + E`, the value's float32 bits. Callers add records in the order the rows would give.
    */
-  addFinalizedTriples(
-    sum: bigint, entries: number, zeros: number,
-    records: { readonly count: number; readonly words: Uint32Array }, iFirst: number, j: number, kFirst: number, numK: number,
-  ): void {
-    this.checksum.addSum(sum, entries, zeros);
+  addPairRecord(coord0: number, coord1: number, valueBits: number): void {
     if (this.writer === null) return;
-    const { words } = records;
-    for (let n = 0; n < records.count; n++) {
-      const key = words[2 * n + 1];
-      const e = key & 7;
-      const triple = key >>> 3;
-      const r = Math.floor(triple / numK);
-      const at = 3 * this.numBuffered;
-      this.coords[at] = 2 * (iFirst + r) + (e >> 2);
-      this.coords[at + 1] = 2 * j + ((e >> 1) & 1);
-      this.coords[at + 2] = 2 * (kFirst + triple - r * numK) + (e & 1);
-      this.valueBits[this.numBuffered++] = words[2 * n];
-      if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
-    }
+    const at = 2 * this.numBuffered;
+    this.coords[at] = coord0;
+    this.coords[at + 1] = coord1;
+    this.valueBits[this.numBuffered++] = valueBits;
+    if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+  }
+
+  /** One output record of a triple entry whose threshold and checksum were handled elsewhere, as addPairRecord. */
+  addTripleRecord(coord0: number, coord1: number, coord2: number, valueBits: number): void {
+    if (this.writer === null) return;
+    const at = 3 * this.numBuffered;
+    this.coords[at] = coord0;
+    this.coords[at + 1] = coord1;
+    this.coords[at + 2] = coord2;
+    this.valueBits[this.numBuffered++] = valueBits;
+    if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
   }
 
   /** Threshold, checksum and records of one row's entries; `coordsOf` writes entry e's coordinates. */

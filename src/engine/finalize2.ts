@@ -1,5 +1,5 @@
 // 2-way finalize: tallies of a block of pairs → the four table entries r_ab → values (SPEC §2–3).
-import { combine2, sparseValue2 } from '../core/formulas.js';
+import { combine2, denseFactors2, sparseValue2 } from '../core/formulas.js';
 import type { MetricContext } from './metricContext.js';
 import type { VectorBlock } from './vectorBlock.js';
 
@@ -29,8 +29,7 @@ export function finalizePairs(ctx: MetricContext, block: PairBlock, tallies: rea
   const k = ctx.constants;
   // Dense: f factors depend on one vector only, so compute them once per vector (same operations).
   const nf = ctx.numField;
-  const recipCrc = (1 / C) * (1 / nf);
-  const rsum = (1 / (C * C)) * (1 / nf);
+  const { recipCrc, rsum } = denseFactors2(k, nf);
   let numPairs = 0;
   // Values of one row, 4 per pair (entry bits a, b at 2a + b), handed to the sink a row at a time.
   const rowValues = new Float64Array(4 * Math.max(0, colsReal));

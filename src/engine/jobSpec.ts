@@ -23,6 +23,9 @@ export interface DecompositionSpec {
   readonly stageMax: number;
 }
 
+/** Where a run finalizes: `auto` on the device when the kernel set and the run allow it, `host` always on the CPU. */
+export type FinalizePlacement = 'auto' | 'host';
+
 /** Threshold of SPEC §7: none, one value for every entry, or CoMet's per-entry forms (core/thresholds). */
 export type ThresholdSpec = Threshold;
 
@@ -41,6 +44,11 @@ export interface JobSpec {
   readonly singlePrecisionOutput: boolean;
   /** Kernel set; `auto` is webgpu when an adapter exists, else cpu (runJob resolves it before ranks start). */
   readonly backend: 'ref' | 'cpu' | 'webgpu' | 'auto';
+  /**
+   * Where CCC/DUO values, thresholds and the checksum are computed: `auto` on the GPU when the kernel set
+   * offers it and the run allows it (see deviceFinalize2.ts, deviceFinalize3.ts), `host` always on the CPU.
+   */
+  readonly finalize: FinalizePlacement;
   /** Kernel threads for the whole process (split among in-process ranks). */
   readonly numThreads: number;
   /** Check every value of an analytic problem against its independently computed expectation. */
@@ -65,5 +73,9 @@ export interface RunResult {
   readonly numRanks: number;
   /** Number of values checked by `--verify` (0 when not asked). */
   readonly verifiedValues: number;
+  /** Pairs finalized on the GPU (`finalize` auto with webgpu, 2-way ccc/duo); 0 when finalized on the host. */
+  readonly deviceFinalizedPairs: number;
+  /** Triples finalized on the GPU (`finalize` auto with webgpu, 3-way ccc/duo); 0 when finalized on the host. */
+  readonly deviceFinalizedTriples: number;
   readonly outputFiles: readonly string[];
 }

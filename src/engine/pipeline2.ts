@@ -2,9 +2,11 @@
 // against a column block, reduced over field slabs, then finalized by field rank 0.
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
+import { DevicePairFinalizer } from './deviceFinalize2.js';
 import { finalizePairs, type PairBlock } from './finalize2.js';
 import { finalizeR2Pairs, termGroupsR2 } from './finalizeR2.js';
 import { runOneAhead } from './lookahead.js';
+import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
 import { termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
@@ -24,6 +26,8 @@ export interface PipelineEnv {
   /** Ranks that share this rank's vectors and differ in field slab; tallies are summed over it. */
   readonly fieldComm: Communicator;
   readonly getBlock: (blockIdx: number) => Promise<VectorBlock>;
+  /** Whether 2-way panels may be finalized on the device (deviceFinalize2.ts). */
+  readonly finalizePlacement: FinalizePlacement;
   /** Called with the number of comparisons (pairs or triples × fields) just finished. */
   readonly onWork: (comparisons: number) => void;
 }
@@ -45,50 +49,112 @@ interface PairPanel {
   readonly block: PairBlock;
 }
 
+/** Pairs per panel with device finalize: tallies stay on the device, so panels can be large; records bound them. */
+const DEVICE_PAIRS_PER_PANEL = 1 << 26;
+const DEVICE_PAIRS_PER_PANEL_WITH_RECORDS = 1 << 22;
+
+/**
+ * Panels of rows [rowLo, rowHi) of `rows` against `cols`, about `pairsPerPanel` pairs each. On the diagonal
+ * block (`strictUpper`) only columns right of a panel's first row hold unique pairs.
+ */
+function* rowPanels(rows: VectorBlock, cols: VectorBlock, strictUpper: boolean, rowLo: number, rowHi: number, pairsPerPanel: number): Generator<PairBlock> {
+  const rowsPerCall = Math.max(1, Math.floor(pairsPerPanel / Math.max(1, cols.numVectorReal)));
+  for (let rowFirst = rowLo; rowFirst < rowHi; rowFirst += rowsPerCall) {
+    const numRows = Math.min(rowsPerCall, rowHi - rowFirst);
+    const colFirst = strictUpper ? rowFirst : 0;
+    const numCols = cols.numVectorReal - colFirst;
+    if (numCols <= 0) continue;
+    yield { rows, rowFirst, numRows, cols, colFirst, numCols, strictUpper };
+  }
+}
+
 /** The panels of the rank's steps, in order; column blocks are awaited as the steps come up. */
-async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], numGroups: number): AsyncGenerator<PairPanel> {
+async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], pairsPerPanel: number): AsyncGenerator<PairPanel> {
   for (const step of steps) {
     const cols = step.isDiagonalBlock ? own : await env.getBlock(step.colBlock);
-    const numRows = own.numVectorReal;
-    const rowsPerCall = Math.max(1, Math.floor(TALLY_BYTES_PER_CALL / (4 * numGroups * Math.max(1, cols.numVectorReal))));
-    for (let rowFirst = 0; rowFirst < numRows; rowFirst += rowsPerCall) {
-      const rowCount = Math.min(rowsPerCall, numRows - rowFirst);
-      // On the diagonal block only columns right of the panel's first row hold unique pairs.
-      const colFirst = step.isDiagonalBlock ? rowFirst : 0;
-      const colCount = cols.numVectorReal - colFirst;
-      if (colCount <= 0) continue;
-      yield {
-        block: { rows: own, rowFirst, numRows: rowCount, cols, colFirst, numCols: colCount, strictUpper: step.isDiagonalBlock },
-      };
-    }
+    for (const block of rowPanels(own, cols, step.isDiagonalBlock, 0, own.numVectorReal, pairsPerPanel)) yield { block };
   }
+}
+
+/** Pairs finalized by a rank, and how many of them on the device. */
+export interface PairStepsOutcome {
+  readonly numPairs: number;
+  readonly numDevicePairs: number;
 }
 
 /**
  * Runs the rank's 2-way steps; returns the number of pairs finalized here. The GEMM of the next panel is
  * started before the current one is finalized, so kernel threads compute while this thread finalizes.
+ * Where the kernel set and the run allow it, panels are finalized on the device (deviceFinalize2.ts).
  */
-export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<number> {
+export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<PairStepsOutcome> {
+  const device = DevicePairFinalizer.forRun(env.ctx, env.gemm, env.fieldComm, {
+    placement: env.finalizePlacement, writesRecords: env.ctx.sink.writesRecords,
+  });
+  if (device !== null) return runPairStepsOnDevice(env, own, steps, device);
+  const host = hostPairFinalize(env);
+  let numPairs = 0;
+  await runOneAhead(pairPanels(env, own, steps, host.pairsPerPanel), host.startGemm, async (panel, partial) => {
+    const done = await host.finish(panel.block, partial);
+    if (env.fieldComm.rank === 0) numPairs += done;
+    env.onWork(done * env.ctx.numField);
+  });
+  return { numPairs, numDevicePairs: 0 };
+}
+
+/** Host finalize: GEMM tallies come back, are reduced over field slabs, and field rank 0 finalizes them. */
+function hostPairFinalize(env: PipelineEnv): {
+  readonly pairsPerPanel: number;
+  readonly startGemm: (panel: PairPanel) => Promise<Uint32Array[]>;
+  /** Finalizes a panel's partial tallies; returns its pairs. */
+  readonly finish: (block: PairBlock, partial: Uint32Array[]) => Promise<number>;
+} {
   const isR2 = env.ctx.spec.metric === 'r2';
   const groups = isR2 ? termGroupsR2(env.ctx.spec.sparse) : termGroups2(env.ctx.layout);
   const finalize = isR2 ? finalizeR2Pairs : finalizePairs;
   const isFinalizer = env.fieldComm.rank === 0;
-  const startGemm = (panel: PairPanel): Promise<Uint32Array[]> => {
-    const b = panel.block;
-    return env.gemm.run({
-      a: b.rows.planes, aFirst: b.rowFirst, aCount: b.numRows,
-      b: b.cols.planes, bFirst: b.colFirst, bCount: b.numCols,
-      termGroups: groups, strictUpper: b.strictUpper,
-    });
+  return {
+    pairsPerPanel: TALLY_BYTES_PER_CALL / (4 * groups.length),
+    startGemm: (panel) => {
+      const b = panel.block;
+      return env.gemm.run({
+        a: b.rows.planes, aFirst: b.rowFirst, aCount: b.numRows,
+        b: b.cols.planes, bFirst: b.colFirst, bCount: b.numCols,
+        termGroups: groups, strictUpper: b.strictUpper,
+      });
+    },
+    finish: async (block, partial) => {
+      const tallies = await reduceOverFields(env.fieldComm, partial);
+      return isFinalizer ? finalize(env.ctx, block, tallies) : pairsInPanel(block);
+    },
   };
+}
+
+/**
+ * Device finalize, one panel ahead: the next panel's GEMM and finalize are queued on the device before this
+ * panel's small results are applied. A panel the device declines (a value outside its range, too many
+ * records) is finalized on the host in host-sized panels, exactly as the CPU path would.
+ */
+async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
+  const host = hostPairFinalize(env);
+  const pairsPerPanel = env.ctx.sink.writesRecords ? DEVICE_PAIRS_PER_PANEL_WITH_RECORDS : DEVICE_PAIRS_PER_PANEL;
   let numPairs = 0;
-  await runOneAhead(pairPanels(env, own, steps, groups.length), startGemm, async (panel, partial) => {
-    const tallies = await reduceOverFields(env.fieldComm, partial);
-    const done = isFinalizer ? finalize(env.ctx, panel.block, tallies) : pairsInPanel(panel.block);
-    if (isFinalizer) numPairs += done;
+  let numDevicePairs = 0;
+  await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
+    const b = panel.block;
+    if (result.kind === 'done') {
+      device.apply(b, result);
+      numDevicePairs += pairsInPanel(b);
+    } else {
+      for (const block of rowPanels(b.rows, b.cols, b.strictUpper, b.rowFirst, b.rowFirst + b.numRows, host.pairsPerPanel)) {
+        await host.finish(block, await host.startGemm({ block }));
+      }
+    }
+    const done = pairsInPanel(b);
+    numPairs += done;
     env.onWork(done * env.ctx.numField);
   });
-  return numPairs;
+  return { numPairs, numDevicePairs };
 }
 
 function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {

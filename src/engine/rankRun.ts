@@ -23,6 +23,10 @@ export interface RankOutcome {
   readonly entries: number;
   readonly zeros: number;
   readonly verifiedValues: number;
+  /** Pairs whose values, threshold and checksum were computed on the GPU, summed over all ranks. */
+  readonly deviceFinalizedPairs: number;
+  /** Triples finalized on the GPU, summed over all ranks. */
+  readonly deviceFinalizedTriples: number;
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   readonly outputFile: string | null;
@@ -64,7 +68,7 @@ export async function runRank(
   let done = 0;
   let lastReport = 0;
   const env: PipelineEnv = {
-    ctx, gemm, fieldComm, getBlock,
+    ctx, gemm, fieldComm, getBlock, finalizePlacement: job.finalize,
     onWork: (n) => {
       done += n;
       // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
@@ -76,12 +80,20 @@ export async function runRank(
     },
   };
   let numTuples = 0;
+  let numDevicePairs = 0;
+  let numDeviceTriples = 0;
   try {
     if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
     if (job.metricSpec.numWay === 2) {
-      numTuples = await runPairSteps(env, own, layout.pairSteps);
+      const pairs = await runPairSteps(env, own, layout.pairSteps);
+      numTuples = pairs.numPairs;
+      numDevicePairs = pairs.numDevicePairs;
     } else {
-      for (const units of layout.tripleUnitsByStage) numTuples += await runTripleUnits(env, own, units);
+      for (const units of layout.tripleUnitsByStage) {
+        const triples = await runTripleUnits(env, own, units);
+        numTuples += triples.numTriples;
+        numDeviceTriples += triples.numDeviceTriples;
+      }
     }
     sink.flush();
   } catch (e) {
@@ -95,6 +107,7 @@ export async function runRank(
   sink.checksum.normalize();
   const reduced = await comm.allReduceSum(Float64Array.from([
     ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
+    numDevicePairs, numDeviceTriples,
   ]));
   output?.finish();
   // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
@@ -107,6 +120,8 @@ export async function runRank(
     zeros: reduced[CHECKSUM_LIMBS + 1],
     verifiedValues: reduced[CHECKSUM_LIMBS + 2],
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
+    deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
+    deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
     outputFile: output?.path ?? null,
   };
 }

@@ -21,6 +21,8 @@ export function combineRankOutcomes(
     backendNote,
     numRanks: outcomes.length,
     verifiedValues: first.verifiedValues,
+    deviceFinalizedPairs: first.deviceFinalizedPairs,
+    deviceFinalizedTriples: first.deviceFinalizedTriples,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
   };
 }

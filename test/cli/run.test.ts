@@ -56,7 +56,7 @@ describe('snptally run output formats', () => {
   it('puts every RunResult field and the job into the JSON object', () => {
     const report = runJson(['--problem', 'analytic', '--vectors', '4', '--fields', '2', '--verify']);
     for (const field of ['checksum', 'entries', 'zeros', 'comparisons', 'seconds', 'comparisonsPerSecond',
-      'backend', 'numRanks', 'verifiedValues', 'outputFiles']) {
+      'backend', 'numRanks', 'verifiedValues', 'deviceFinalizedPairs', 'deviceFinalizedTriples', 'outputFiles']) {
       expect(report, field).toHaveProperty(field);
     }
     expect(report).toMatchObject({

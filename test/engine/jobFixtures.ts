@@ -15,6 +15,7 @@ export interface JobOptions {
   /** A full threshold (e.g. per-entry); overrides `threshold`. */
   thresholdSpec?: Threshold;
   backend?: JobSpec['backend'];
+  finalize?: JobSpec['finalize'];
   numThreads?: number;
   verify?: boolean;
   outputStub?: string | null;
@@ -41,6 +42,7 @@ export function makeJob(o: JobOptions): JobSpec {
     force: o.force ?? false,
     singlePrecisionOutput: false,
     backend: o.backend ?? 'cpu',
+    finalize: o.finalize ?? 'auto',
     numThreads: o.numThreads ?? 1,
     verify: o.verify ?? false,
   };

@@ -1,11 +1,18 @@
 // End to end on the WebGPU backend: every SPEC §5 checksum, decomposed runs, thresholds, sparse and
-// 3-way problems with ragged sizes, each equal to the CPU backend's checksum; `--backend auto`.
+// 3-way problems with ragged sizes, each equal to the CPU backend's checksum; `--backend auto`. 2-way CCC and
+// DUO runs without field slabs must have finalized every pair on the GPU.
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../../src/engine/index.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob, SPEC_CASES, type JobOptions } from './jobFixtures.js';
 
 const gate = await webgpuGate();
+
+/** Pairs the GPU must have finalized: all of a 2-way ccc/duo run without field slabs, none otherwise. */
+function expectedDevicePairs(job: JobOptions): number {
+  const twoWay = (job.numWay ?? 2) === 2 && job.metric !== 'r2' && (job.decomposition?.numProcField ?? 1) === 1;
+  return twoWay ? (job.numVector * (job.numVector - 1)) / 2 : 0;
+}
 
 /** Jobs whose webgpu checksum must equal the cpu one: ragged sizes, thresholds, decompositions. */
 const CPU_COMPARISONS: readonly { readonly name: string; readonly job: JobOptions }[] = [
@@ -25,6 +32,7 @@ describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.descriptio
       const result = await runJob(makeJob({ ...c.job, backend: 'webgpu' }));
       expect(result.checksum).toBe(c.checksum);
       expect(result.backend).toBe('webgpu');
+      expect(result.deviceFinalizedPairs).toBe(expectedDevicePairs(c.job));
     });
   }
 
@@ -33,6 +41,7 @@ describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.descriptio
       const cpu = await runJob(makeJob({ ...c.job, backend: 'cpu' }));
       const gpu = await runJob(makeJob({ ...c.job, backend: 'webgpu' }));
       expect({ checksum: gpu.checksum, entries: gpu.entries, zeros: gpu.zeros }).toEqual({ checksum: cpu.checksum, entries: cpu.entries, zeros: cpu.zeros });
+      expect(gpu.deviceFinalizedPairs).toBe(expectedDevicePairs(c.job));
     });
   }
 

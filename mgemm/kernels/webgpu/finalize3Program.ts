@@ -5,13 +5,15 @@
 // tripleRowWeights: rv·iv in 128-bit integers) and appended records.
 //
 // Each workgroup (16 × 16 threads) walks tiles of TILE × TILE triples (2 × 2 per thread), grid-stride, so a
-// sub-block needs at most FINALIZE3_MAX_WORKGROUPS partials: [S as 4 words, entries, zeros, 0, 0] each.
+// sub-block needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
+// [S as 4 words, entries, zeros, 0, 0] each, and the same status words [records appended, needs-host flag].
 // Tally layout: group g, sub-block row r, column c at g·groupWords + r·rowStride + c. `sliceWords` holds the
 // request's per-vector words (mgemm/tripleFinalize.ts) — rows, then j, then columns — and, dense, T[ccm] of
 // each row and T[mcc] of each column; `pairIK` the dense block-pair matrix of T[cmc]. A passing entry outside
 // [0, 16) sets status[1]: the host then finalizes the request itself, as the CPU path would (error included).
 
 import { TRIPLE_VECTOR_WORDS } from '../../tripleFinalize.js';
+import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
 import { checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
@@ -20,10 +22,6 @@ import type { WgslProgram } from './wgslProgram.js';
 export const FINALIZE3_TILE = 32;
 /** Workgroups of one sub-block's dispatch at most (each loops over tiles), so partials stay few. */
 export const FINALIZE3_MAX_WORKGROUPS = 1024;
-/** u32 words of one workgroup's partial result. */
-export const FINALIZE3_PARTIAL_WORDS = 8;
-/** Status words: [records appended (may exceed the capacity), needs-host flag, 0, 0]. */
-export const FINALIZE3_STATUS_WORDS = 4;
 
 const THREADS_PER_SIDE = 16;
 const TRIPLES_PER_THREAD_SIDE = FINALIZE3_TILE / THREADS_PER_SIDE;
@@ -245,7 +243,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
     workgroupBarrier();
   }
   if (li == 0u) {
-    let at = ${FINALIZE3_PARTIAL_WORDS}u * (u.partialFirst + wg.x);
+    let at = ${FINALIZE2_PARTIAL_WORDS}u * (u.partialFirst + wg.x);
     let total = wgSum[0];
     partials[at] = total.x;
     partials[at + 1u] = total.y;

@@ -5,16 +5,20 @@
 
 import { UserError } from '../../../src/core/errors.js';
 import type { PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
+import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
-import type { TripleFinalizeRequest, TripleFinalizer, TripleFinalizeResult } from '../../tripleFinalize.js';
+import { tripleRecordKeysFit, type TripleFinalizeRequest, type TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
+import { createFinalize2Program, FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS, type Finalize2Program } from './finalize2Program.js';
+import { createFinalize3Program, type Finalize3Program } from './finalize3Program.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
+import { finalizeDispatch, finalizeTiles, sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
-import { TripleFinalizeWebgpu } from './tripleFinalizeWebgpu.js';
+import { finalize3Dispatch, finalize3Workgroups, ResidentPairCounts, uploadSliceWords } from './tripleFinalizeWebgpu.js';
 import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -41,8 +45,11 @@ const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
 /** Bytes of one expanded u8 operand (rows × 32·wordsPerPlane): bounds the rows of a u8 sub-block. */
 const EXPANDED_BYTES = 512 << 20;
 
+/** Records room of the first finalize request; grown to what a request needed when it overflows. */
+const INITIAL_RECORD_CAPACITY = 1 << 16;
+
 /** A sub-block of a request: rows [rowFirst, +numRows) of A's chunk against columns [colFirst, +numCols) of B's chunk. */
-export interface SubBlock {
+interface SubBlock {
   readonly aChunk: PlaneChunk;
   readonly bChunk: PlaneChunk;
   /** Row indices of the operand matrices (not of the request). */
@@ -71,7 +78,7 @@ export async function probeWebgpu(): Promise<{ available: boolean; description: 
 }
 
 /** How a request is computed: the kernel family, its programs and the sub-blocks. */
-export interface RequestPlan {
+interface RequestPlan {
   readonly family: KernelFamily;
   readonly blocks: readonly SubBlock[];
   readonly output: GPUBuffer;
@@ -83,7 +90,7 @@ export interface RequestPlan {
 const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
 const padCols = (n: number): number => Math.ceil(n / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
 
-export class PopcountGemmWebgpu implements PopcountGemm, TripleFinalizer {
+export class PopcountGemmWebgpu implements PopcountGemm {
   readonly name: string;
   /** The GPU is driven from the calling thread. */
   readonly numThreads = 1;
@@ -93,7 +100,12 @@ export class PopcountGemmWebgpu implements PopcountGemm, TripleFinalizer {
   private readonly u8Staging: U8GemmStaging;
   private readonly programs = new Map<string, WgslProgram>();
   private readonly scratch = new Map<string, GPUBuffer>();
-  private readonly tripleFinalize: TripleFinalizeWebgpu;
+  /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
+  private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
+  private readonly vectorWordBuffers: GPUBuffer[] = [];
+  private recordCapacity = INITIAL_RECORD_CAPACITY;
+  /** Dense 3-way T[cmc] block-pair matrices on the device (tripleFinalizeWebgpu.ts). */
+  private readonly pairCounts: ResidentPairCounts;
   /** Requests run one after another: they share the output and scratch buffers. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -106,7 +118,7 @@ export class PopcountGemmWebgpu implements PopcountGemm, TripleFinalizer {
     this.u8Staging = options.u8Staging ?? DEFAULT_U8_STAGING;
     const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
-    this.tripleFinalize = new TripleFinalizeWebgpu(runner, this.maxBindingBytes);
+    this.pairCounts = new ResidentPairCounts(runner);
   }
 
   /** The adapter this kernel set runs on and the limits it tiles from. */
@@ -116,17 +128,6 @@ export class PopcountGemmWebgpu implements PopcountGemm, TripleFinalizer {
 
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
     const result = this.queue.then(() => this.runNow(request));
-    this.queue = result.catch(() => undefined);
-    return result;
-  }
-
-  /** Computes a 3-way request's tallies and finalizes them on the device (mgemm/tripleFinalize.ts); tallies stay there. */
-  finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
-    const result = this.queue.then(async () => {
-      if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
-      checkPopcountGemmRequest(request.gemm);
-      return this.tripleFinalize.run(request, await this.plan(request.gemm));
-    });
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -155,9 +156,122 @@ export class PopcountGemmWebgpu implements PopcountGemm, TripleFinalizer {
     this.closed = true;
     await this.queue;
     this.resident.clear();
-    this.tripleFinalize.destroy();
+    this.pairCounts.clear();
     for (const b of this.scratch.values()) b.destroy();
+    for (const b of this.vectorWordBuffers) b.destroy();
     this.runner.destroy();
+  }
+
+  /** 2-way finalize on the device (mgemm/pairFinalize.ts); queued behind earlier requests like `run`. */
+  finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
+    const result = this.queue.then(() => this.finalizePairsNow(request));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * One submit: per sub-block the GEMM's dispatches, then the finalize dispatch on the output it left; then the
+   * status and partials come back, and the records when there are any. Records that overflowed their buffer
+   * make the request run again with room for all of them.
+   */
+  private async finalizePairsNow(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
+    if (this.closed) throw new Error(`${this.name}: finalizePairs() after close()`);
+    checkPopcountGemmRequest(request.gemm);
+    const plan = await this.plan(request.gemm);
+    if (plan === null) return { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
+    const program = this.finalize2Program(request.formula.sparse);
+    await this.runner.pipelineFor(program);
+    const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
+    const numTiles = tiles.reduce((sum, n) => sum + n, 0);
+    // Records and partials are finalize's own buffers: bounded by the device's binding limit, not the tiling option.
+    const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
+    const recordCapacity = request.records ? Math.min(this.recordCapacity, maxRecords) : 0;
+    const buffers = {
+      tallies: plan.output,
+      rowVectors: this.vectorWordsBuffer(request.rowVectors),
+      colVectors: this.vectorWordsBuffer(request.colVectors),
+      partials: this.scratchBuffer('partials', numTiles * FINALIZE2_PARTIAL_WORDS * 4),
+      status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
+      records: this.scratchBuffer('records', recordCapacity * 8),
+    };
+    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
+    let partialFirst = 0;
+    const dispatches = plan.blocks.flatMap((blk, k) => {
+      const finalize = finalizeDispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, {
+        partialFirst, recordCapacity, maxWorkgroupsPerDimension: this.runner.capabilities.maxComputeWorkgroupsPerDimension,
+      });
+      partialFirst += tiles[k];
+      return [...plan.dispatchesOf(blk), finalize];
+    });
+    const [status, partials] = await this.runner.runAndReadBackMany(dispatches, [
+      { buffer: buffers.status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
+      { buffer: buffers.partials, numBytes: numTiles * FINALIZE2_PARTIAL_WORDS * 4 },
+    ]);
+    if (status[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
+    const numRecords = request.records ? status[0] : 0;
+    if (numRecords > recordCapacity) {
+      if (numRecords > maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
+      this.recordCapacity = numRecords;
+      return this.finalizePairsNow(request);
+    }
+    const [recordWords] = numRecords === 0 ? [new Uint32Array(0)]
+      : await this.runner.runAndReadBackMany([], [{ buffer: buffers.records, numBytes: numRecords * 8 }]);
+    return { kind: 'done', ...sumPartials(partials, numTiles), records: sortedRecords(recordWords, numRecords) };
+  }
+
+  /** 3-way finalize on the device (mgemm/tripleFinalize.ts); queued behind earlier requests like `run`. */
+  finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+    const result = this.queue.then(() => this.finalizeTriplesNow(request));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** As finalizePairsNow, with the 3-way program: one submit of GEMM and finalize dispatches per sub-block. */
+  private async finalizeTriplesNow(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+    if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
+    checkPopcountGemmRequest(request.gemm);
+    const { aCount, bCount } = request.gemm;
+    if (request.records && !tripleRecordKeysFit(aCount, bCount)) return { kind: 'needsHost', reason: 'record keys exceed 32 bits' };
+    const ik = request.pairCounts?.ik;
+    const maxBinding = this.runner.capabilities.maxStorageBufferBindingSize;
+    if (ik !== undefined && ik.data.byteLength > maxBinding) return { kind: 'needsHost', reason: 'pair counts exceed one binding' };
+    const plan = await this.plan(request.gemm);
+    if (plan === null) return { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
+    const program = this.finalize3Program(request.formula.sparse);
+    await this.runner.pipelineFor(program);
+    const workgroups = plan.blocks.map((blk) => finalize3Workgroups(blk));
+    const numPartials = workgroups.reduce((sum, n) => sum + n, 0);
+    const maxRecords = Math.floor(maxBinding / 8);
+    const recordCapacity = request.records ? Math.min(this.recordCapacity, maxRecords) : 0;
+    const buffers = {
+      tallies: plan.output,
+      sliceWords: uploadSliceWords(this.runner, request, (numBytes) => this.scratchBuffer('sliceWords', numBytes)),
+      pairIK: ik === undefined ? null : this.pairCounts.bufferOf(ik.data),
+      partials: this.scratchBuffer('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
+      status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
+      records: this.scratchBuffer('records', recordCapacity * 8),
+    };
+    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
+    let partialFirst = 0;
+    const dispatches = plan.blocks.flatMap((blk, k) => {
+      const finalize = finalize3Dispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, { partialFirst, recordCapacity });
+      partialFirst += workgroups[k];
+      return [...plan.dispatchesOf(blk), finalize];
+    });
+    const [status, partials] = await this.runner.runAndReadBackMany(dispatches, [
+      { buffer: buffers.status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
+      { buffer: buffers.partials, numBytes: numPartials * FINALIZE2_PARTIAL_WORDS * 4 },
+    ]);
+    if (status[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
+    const numRecords = request.records ? status[0] : 0;
+    if (numRecords > recordCapacity) {
+      if (numRecords > maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
+      this.recordCapacity = numRecords;
+      return this.finalizeTriplesNow(request);
+    }
+    const [recordWords] = numRecords === 0 ? [new Uint32Array(0)]
+      : await this.runner.runAndReadBackMany([], [{ buffer: buffers.records, numBytes: numRecords * 8 }]);
+    return { kind: 'done', ...sumPartials(partials, numPartials), records: sortedRecords(recordWords, numRecords) };
   }
 
   private async runNow(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
@@ -335,6 +449,26 @@ export class PopcountGemmWebgpu implements PopcountGemm, TripleFinalizer {
       const geometry = chooseTally2Geometry(termGroups.length, a.numPlanes, b.numPlanes, this.runner.capabilities);
       return createTally2Program({ termGroups, numPlanesA: a.numPlanes, numPlanesB: b.numPlanes, geometry });
     });
+  }
+
+  private finalize2Program(sparse: boolean): Finalize2Program {
+    return this.cachedProgram(`finalize2/${sparse ? 'sparse' : 'dense'}`, () => createFinalize2Program({ sparse }));
+  }
+
+  private finalize3Program(sparse: boolean): Finalize3Program {
+    return this.cachedProgram(`finalize3/${sparse ? 'sparse' : 'dense'}`, () => createFinalize3Program({ sparse }));
+  }
+
+  /** The device copy of per-vector finalize words, uploaded on first use. */
+  private vectorWordsBuffer(words: Uint32Array): GPUBuffer {
+    let buffer = this.vectorWords.get(words);
+    if (buffer === undefined) {
+      buffer = this.runner.createStorageBuffer(Math.max(16, words.byteLength), { readBack: false });
+      this.runner.upload(buffer, words);
+      this.vectorWords.set(words, buffer);
+      this.vectorWordBuffers.push(buffer);
+    }
+    return buffer;
   }
 
   private u8GemmProgram(family: 'subgroup-matrix' | 'dot4'): U8GemmProgram {

@@ -1,197 +1,132 @@
-// 3-way finalize on the device for PopcountGemmWebgpu: after each GEMM sub-block, the finalize program
-// (finalize3Program.ts) reads its tallies from the GEMM's output buffer, in the same compute pass; only the
-// per-workgroup checksum partials, a status and the passing records are read back, and summed / sorted here.
+// Host side of 3-way finalize on the device: the finalize dispatch of one mGEMM3 sub-block, the per-call upload
+// of the request's small per-vector and pair-count words, and the dense T[cmc] matrices kept on the device.
+// Partials and records come back in 2-way finalize's layout (pairFinalizeWebgpu.ts sumPartials, sortedRecords).
 
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
+import { TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleThresholdBits } from '../../tripleFinalize.js';
 import {
-  TRIPLE_VECTOR_WORDS, tripleRecordKeysFit, type TripleFinalizeRequest, type TripleFinalizeResult, type TripleRecords,
-  type TripleThresholdBits,
-} from '../../tripleFinalize.js';
-import {
-  createFinalize3Program, FINALIZE3_MAX_WORKGROUPS, FINALIZE3_PARTIAL_WORDS, FINALIZE3_STATUS_WORDS, FINALIZE3_THRESHOLD_KIND,
-  FINALIZE3_TILE, type Finalize3Program, type Finalize3Uniforms,
+  FINALIZE3_MAX_WORKGROUPS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program, type Finalize3Uniforms,
 } from './finalize3Program.js';
-import type { RequestPlan, SubBlock } from './popcountGemmWebgpu.js';
+import type { TallyBlock } from './pairFinalizeWebgpu.js';
 import type { Dispatch, WebgpuRunner } from './webgpuRunner.js';
 
-/** Dense T[cmc] matrices kept on the device: a unit uses one, the next unit usually another. */
+/** Buffers of a 3-way finalize dispatch; `pairIK` only for dense formulas. */
+export interface Finalize3Buffers {
+  readonly tallies: GPUBuffer;
+  readonly sliceWords: GPUBuffer;
+  readonly pairIK: GPUBuffer | null;
+  readonly partials: GPUBuffer;
+  readonly status: GPUBuffer;
+  readonly records: GPUBuffer;
+}
+
+/** Workgroups (= partials) of a sub-block: one per tile, at most FINALIZE3_MAX_WORKGROUPS (they loop over tiles). */
+export function finalize3Workgroups(block: { readonly numRows: number; readonly numCols: number }): number {
+  return Math.min(FINALIZE3_MAX_WORKGROUPS, Math.ceil(block.numRows / FINALIZE3_TILE) * Math.ceil(block.numCols / FINALIZE3_TILE));
+}
+
+const bitsView = new DataView(new ArrayBuffer(8));
+function doubleWords(x: number): [lo: number, hi: number] {
+  bitsView.setFloat64(0, x, true);
+  return [bitsView.getUint32(0, true), bitsView.getUint32(4, true)];
+}
+
+/** Threshold uniforms: single in threshold0; multi3 LLL, LLH, LHH, HHH, LLL+HHH in threshold0..4. */
+function thresholdWords(threshold: TripleThresholdBits): [number, number, number, number, number] {
+  switch (threshold.kind) {
+    case 'none': return [0, 0, 0, 0, 0];
+    case 'single': return [threshold.above, 0, 0, 0, 0];
+    case 'multi3': return [threshold.lll, threshold.llh, threshold.lhh, threshold.hhh, threshold.lllhhh];
+  }
+}
+
+/** The finalize dispatch of one sub-block whose partials start at `partialFirst`. */
+export function finalize3Dispatch(
+  program: Finalize3Program, request: TripleFinalizeRequest, block: TallyBlock, buffers: Finalize3Buffers,
+  options: { readonly partialFirst: number; readonly recordCapacity: number },
+): Dispatch {
+  const { gemm, formula, pairCounts } = request;
+  const tilesX = Math.ceil(block.numCols / FINALIZE3_TILE);
+  const numWorkgroups = finalize3Workgroups(block);
+  const [multLo, multHi] = doubleWords(formula.multiplier);
+  const [rsumLo, rsumHi] = doubleWords(formula.denseRsum);
+  const t = thresholdWords(request.threshold);
+  const uniforms: Finalize3Uniforms = {
+    numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords,
+    rowFirst: block.rowFirst - gemm.aFirst, colFirst: block.colFirst - gemm.bFirst, requestRows: gemm.aCount, requestCols: gemm.bCount,
+    iVectorFirst: request.iVectorFirst, jVectorGlobal: request.jVectorGlobal, kVectorFirst: request.kVectorFirst,
+    numVectorMod: request.numVector % RANDOMIZE_MAX,
+    ikStride: pairCounts?.ik.numCols ?? 0, ikRowFirst: pairCounts?.ikRowFirst ?? 0, ikColFirst: pairCounts?.ikColFirst ?? 0,
+    tilesX, numTiles: tilesX * Math.ceil(block.numRows / FINALIZE3_TILE), numWorkgroups, partialFirst: options.partialFirst,
+    thresholdKind: FINALIZE3_THRESHOLD_KIND[request.threshold.kind],
+    threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3], threshold4: t[4],
+    writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
+    countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi,
+  };
+  const { tallies, sliceWords, pairIK, partials, status, records } = buffers;
+  return {
+    program,
+    storage: pairIK === null ? [tallies, sliceWords, partials, status, records] : [tallies, sliceWords, pairIK, partials, status, records],
+    uniforms,
+    workgroups: [numWorkgroups, 1],
+  };
+}
+
+/**
+ * Uploads the request's rows' vector words, j's, the columns', then (dense) T[ccm] per row and T[mcc] per column
+ * into one buffer from `bufferFor(numBytes)`. Why per call and not kept per block like 2-way's vector words: with
+ * separate i, j, k words and pair counts a dense call would bind ten buffers, beyond the eight storage bindings
+ * every device offers; and these words are O(rows + columns) against the call's O(rows · columns) triples.
+ */
+export function uploadSliceWords(runner: WebgpuRunner, request: TripleFinalizeRequest, bufferFor: (numBytes: number) => GPUBuffer): GPUBuffer {
+  const numI = request.gemm.aCount;
+  const numK = request.gemm.bCount;
+  const vw = TRIPLE_VECTOR_WORDS;
+  const pc = request.pairCounts;
+  const words = new Uint32Array((numI + 1 + numK) * vw + (pc === null ? 0 : numI + numK));
+  words.set(request.iVectors.subarray(0, numI * vw), 0);
+  words.set(request.jVector.subarray(0, vw), numI * vw);
+  words.set(request.kVectors.subarray(0, numK * vw), (numI + 1) * vw);
+  if (pc !== null) {
+    words.set(pc.ij.subarray(0, numI), (numI + 1 + numK) * vw);
+    words.set(pc.jk.subarray(0, numK), (numI + 1 + numK) * vw + numI);
+  }
+  const buffer = bufferFor(words.byteLength);
+  runner.upload(buffer, words);
+  return buffer;
+}
+
+/** Dense T[cmc] matrices kept at most: a unit of the 3-way plan uses one for all its j, the next unit usually another. */
 const MAX_RESIDENT_PAIR_COUNTS = 4;
 
-const scratchDouble = new DataView(new ArrayBuffer(8));
-/** The IEEE bits of a double as (lo, hi) words. */
-function doubleWords(x: number): [number, number] {
-  scratchDouble.setFloat64(0, x, true);
-  return [scratchDouble.getUint32(0, true), scratchDouble.getUint32(4, true)];
-}
+/** GPU copies of dense T[cmc] block-pair matrices by their host array (never changed after first use), LRU-evicted. */
+export class ResidentPairCounts {
+  private readonly buffers = new Map<Uint32Array, GPUBuffer>();
 
-function thresholdUniforms(threshold: TripleThresholdBits): Pick<Finalize3Uniforms, 'thresholdKind' | 'threshold0' | 'threshold1' | 'threshold2' | 'threshold3' | 'threshold4'> {
-  switch (threshold.kind) {
-    case 'none':
-      return { thresholdKind: FINALIZE3_THRESHOLD_KIND.none, threshold0: 0, threshold1: 0, threshold2: 0, threshold3: 0, threshold4: 0 };
-    case 'single':
-      return { thresholdKind: FINALIZE3_THRESHOLD_KIND.single, threshold0: threshold.above, threshold1: 0, threshold2: 0, threshold3: 0, threshold4: 0 };
-    case 'multi3':
-      return {
-        thresholdKind: FINALIZE3_THRESHOLD_KIND.multi3,
-        threshold0: threshold.lll, threshold1: threshold.llh, threshold2: threshold.lhh, threshold3: threshold.hhh, threshold4: threshold.lllhhh,
-      };
-  }
-}
+  constructor(private readonly runner: WebgpuRunner) {}
 
-export class TripleFinalizeWebgpu {
-  private readonly programs = new Map<boolean, Finalize3Program>();
-  private readonly scratch = new Map<string, GPUBuffer>();
-  /** GPU copies of dense T[cmc] matrices by their host array, in LRU order. */
-  private readonly pairCounts = new Map<Uint32Array, GPUBuffer>();
-
-  constructor(private readonly runner: WebgpuRunner, private readonly maxBindingBytes: number) {}
-
-  /** Finalizes `request`, whose GEMM `plan` (null: nothing to compute) leaves each sub-block's tallies in `plan.output`. */
-  async run(request: TripleFinalizeRequest, plan: RequestPlan | null): Promise<TripleFinalizeResult> {
-    const numI = request.gemm.aCount;
-    const numK = request.gemm.bCount;
-    if (request.records && !tripleRecordKeysFit(numI, numK)) return { kind: 'needsHost', reason: 'record keys exceed 32 bits' };
-    const ik = request.pairCounts?.ik;
-    if (ik !== undefined && ik.data.byteLength > this.maxBindingBytes) return { kind: 'needsHost', reason: 'pair counts exceed a storage binding' };
-    // The program reads group g as T[7 − g] (sparse) or T[7] (dense), tally3Plan's order.
-    const expected = request.formula.sparse ? [7, 6, 5, 4, 3, 2, 1, 0] : [7];
-    if (request.products.join() !== expected.join()) throw new Error(`finalizeTriples: products ${request.products.join()}, expected ${expected.join()}`);
-    const empty: TripleFinalizeResult = { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
-    if (plan === null) return empty;
-
-    const program = this.program(request.formula.sparse);
-    await this.runner.pipelineFor(program);
-    const sliceWords = this.uploadSliceWords(request);
-    const pairIK = ik === undefined ? null : this.residentPairCounts(ik.data);
-    const numPartialsOf = (blk: SubBlock): number =>
-      Math.min(FINALIZE3_MAX_WORKGROUPS, Math.ceil(blk.numRows / FINALIZE3_TILE) * Math.ceil(blk.numCols / FINALIZE3_TILE));
-    const numPartials = plan.blocks.reduce((n, blk) => n + numPartialsOf(blk), 0);
-    const partials = this.scratchBuffer('partials', numPartials * FINALIZE3_PARTIAL_WORDS * 4, true);
-    const status = this.scratchBuffer('status', FINALIZE3_STATUS_WORDS * 4, true);
-    this.runner.upload(status, new Uint32Array(FINALIZE3_STATUS_WORDS));
-    const recordCapacity = request.records ? Math.min(8 * numI * numK, Math.floor(this.maxBindingBytes / 8)) : 0;
-    const records = this.scratchBuffer('records', recordCapacity * 8, true);
-
-    const f = request.formula;
-    const [multLo, multHi] = doubleWords(f.multiplier);
-    const [rsumLo, rsumHi] = doubleWords(f.denseRsum);
-    const dispatches: Dispatch[] = [];
-    let partialFirst = 0;
-    for (const blk of plan.blocks) {
-      dispatches.push(...plan.dispatchesOf(blk));
-      const shape = plan.shapeOf(blk);
-      const tilesX = Math.ceil(blk.numCols / FINALIZE3_TILE);
-      const numTiles = tilesX * Math.ceil(blk.numRows / FINALIZE3_TILE);
-      const numWorkgroups = numPartialsOf(blk);
-      const uniforms: Finalize3Uniforms = {
-        numRows: blk.numRows, numCols: blk.numCols, rowStride: shape.rowStride, groupWords: shape.groupWords,
-        rowFirst: blk.rowFirst - request.gemm.aFirst, colFirst: blk.colFirst - request.gemm.bFirst, requestRows: numI, requestCols: numK,
-        iVectorFirst: request.iVectorFirst, jVectorGlobal: request.jVectorGlobal, kVectorFirst: request.kVectorFirst,
-        numVectorMod: request.numVector % RANDOMIZE_MAX,
-        ikStride: ik?.numCols ?? 0, ikRowFirst: request.pairCounts?.ikRowFirst ?? 0, ikColFirst: request.pairCounts?.ikColFirst ?? 0,
-        tilesX, numTiles, numWorkgroups, partialFirst,
-        ...thresholdUniforms(request.threshold),
-        writeRecords: request.records ? 1 : 0, recordCapacity,
-        countedBits: f.countedBits, numField: f.numField, multLo, multHi, rsumLo, rsumHi,
-      };
-      const storage = pairIK === null
-        ? [plan.output, sliceWords, partials, status, records]
-        : [plan.output, sliceWords, pairIK, partials, status, records];
-      dispatches.push({ program, storage, uniforms, workgroups: [numWorkgroups, 1] });
-      partialFirst += numWorkgroups;
-    }
-    const [partialWords, statusWords] = await this.runner.runAndReadBackMany(dispatches, [
-      { buffer: partials, numBytes: numPartials * FINALIZE3_PARTIAL_WORDS * 4 },
-      { buffer: status, numBytes: FINALIZE3_STATUS_WORDS * 4 },
-    ]);
-    if (statusWords[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside the checksum range [0, 16)' };
-    const numRecords = statusWords[0];
-    if (numRecords > recordCapacity) return { kind: 'needsHost', reason: `${numRecords} records exceed the device buffer (${recordCapacity})` };
-
-    let checksumSum = 0n;
-    let entries = 0;
-    let zeros = 0;
-    for (let p = 0; p < numPartials; p++) {
-      const at = p * FINALIZE3_PARTIAL_WORDS;
-      const low = BigInt(partialWords[at]) | (BigInt(partialWords[at + 1]) << 32n);
-      const high = BigInt(partialWords[at + 2]) | (BigInt(partialWords[at + 3]) << 32n);
-      checksumSum += low | (high << 64n);
-      entries += partialWords[at + 4];
-      zeros += partialWords[at + 5];
-    }
-    return { kind: 'done', checksumSum, entries, zeros, records: await this.sortedRecords(records, numRecords) };
-  }
-
-  /** The first `count` records, sorted by key: as little-endian u64s (value bits low, key high) keys order them. */
-  private async sortedRecords(buffer: GPUBuffer, count: number): Promise<TripleRecords> {
-    if (count === 0) return { count: 0, words: new Uint32Array(0) };
-    const [words] = await this.runner.runAndReadBackMany([], [{ buffer, numBytes: count * 8 }]);
-    new BigUint64Array(words.buffer, words.byteOffset, count).sort();
-    return { count, words };
-  }
-
-  /** Rows' vector words, j's, columns', then (dense) T[ccm] per row and T[mcc] per column, in one upload. */
-  private uploadSliceWords(request: TripleFinalizeRequest): GPUBuffer {
-    const numI = request.gemm.aCount;
-    const numK = request.gemm.bCount;
-    const vw = TRIPLE_VECTOR_WORDS;
-    const pc = request.pairCounts;
-    const words = new Uint32Array((numI + 1 + numK) * vw + (pc === null ? 0 : numI + numK));
-    words.set(request.iVectors.subarray(0, numI * vw), 0);
-    words.set(request.jVector.subarray(0, vw), numI * vw);
-    words.set(request.kVectors.subarray(0, numK * vw), (numI + 1) * vw);
-    if (pc !== null) {
-      words.set(pc.ij.subarray(0, numI), (numI + 1 + numK) * vw);
-      words.set(pc.jk.subarray(0, numK), (numI + 1 + numK) * vw + numI);
-    }
-    const buffer = this.scratchBuffer('sliceWords', words.byteLength, false);
-    this.runner.upload(buffer, words);
-    return buffer;
-  }
-
-  /** The GPU copy of a dense T[cmc] matrix, uploaded on first use (the engine never changes it afterwards). */
-  private residentPairCounts(data: Uint32Array): GPUBuffer {
-    const found = this.pairCounts.get(data);
+  bufferOf(data: Uint32Array): GPUBuffer {
+    const found = this.buffers.get(data);
     if (found !== undefined) {
-      this.pairCounts.delete(data);
-      this.pairCounts.set(data, found);
+      // Re-insert: Map order is the LRU order.
+      this.buffers.delete(data);
+      this.buffers.set(data, found);
       return found;
     }
-    // Evicted buffers may still be read by submitted work; destroy() waits for it (WebGPU defers the free).
-    while (this.pairCounts.size >= MAX_RESIDENT_PAIR_COUNTS) {
-      const [oldest, buffer] = this.pairCounts.entries().next().value as [Uint32Array, GPUBuffer];
+    for (const [oldest, buffer] of this.buffers) {
+      if (this.buffers.size < MAX_RESIDENT_PAIR_COUNTS) break;
+      // Requests run one after another and each waits for its submit, so no queued work still reads it.
       buffer.destroy();
-      this.pairCounts.delete(oldest);
+      this.buffers.delete(oldest);
     }
     const buffer = this.runner.createStorageBuffer(Math.max(16, data.byteLength), { readBack: false });
     this.runner.upload(buffer, data);
-    this.pairCounts.set(data, buffer);
+    this.buffers.set(data, buffer);
     return buffer;
   }
 
-  private program(sparse: boolean): Finalize3Program {
-    let program = this.programs.get(sparse);
-    if (program === undefined) {
-      program = createFinalize3Program({ sparse });
-      this.programs.set(sparse, program);
-    }
-    return program;
-  }
-
-  /** A named scratch buffer of at least `numBytes`, grown (and replaced) when too small. */
-  private scratchBuffer(name: string, numBytes: number, readBack: boolean): GPUBuffer {
-    const existing = this.scratch.get(name);
-    if (existing !== undefined && existing.size >= numBytes) return existing;
-    existing?.destroy();
-    const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack });
-    this.scratch.set(name, buffer);
-    return buffer;
-  }
-
-  destroy(): void {
-    for (const b of this.scratch.values()) b.destroy();
-    for (const b of this.pairCounts.values()) b.destroy();
-    this.scratch.clear();
-    this.pairCounts.clear();
+  clear(): void {
+    for (const buffer of this.buffers.values()) buffer.destroy();
+    this.buffers.clear();
   }
 }

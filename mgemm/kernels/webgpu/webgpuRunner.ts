@@ -13,7 +13,7 @@ export interface Dispatch {
   readonly workgroups: readonly [x: number, y: number];
 }
 
-/** The first `numBytes` of a buffer to copy back to the host. */
+/** The first `numBytes` of a buffer, to be copied back to the host. */
 export interface BufferRead {
   readonly buffer: GPUBuffer;
   readonly numBytes: number;
@@ -109,19 +109,15 @@ export class WebgpuRunner {
     return words;
   }
 
-  /**
-   * Runs dispatches (in order, one pass; none is fine), then copies the first `numBytes` of each buffer back to the
-   * host, one plain ArrayBuffer per read in the order given.
-   */
+  /** Runs dispatches (in order, one pass; none is fine), then copies the first bytes of each buffer back, in one submit. */
   async runAndReadBackMany(dispatches: readonly Dispatch[], reads: readonly BufferRead[]): Promise<Uint32Array[]> {
     const offsets: number[] = [];
-    let stagingBytes = 0;
+    let totalBytes = 0;
     for (const read of reads) {
-      offsets.push(stagingBytes);
-      // copyBufferToBuffer needs offsets that are multiples of 4; mapAsync ranges multiples of 8.
-      stagingBytes += Math.ceil(alignTo4(read.numBytes) / 8) * 8;
+      offsets.push(totalBytes);
+      totalBytes += alignTo4(read.numBytes);
     }
-    const staging = this.device.createBuffer({ size: Math.max(8, stagingBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
+    const staging = this.device.createBuffer({ size: Math.max(4, totalBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
     const encoder = this.device.createCommandEncoder();
     const uniformBuffers: GPUBuffer[] = [];
     if (dispatches.length > 0) {
@@ -132,10 +128,10 @@ export class WebgpuRunner {
     reads.forEach((read, idx) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[idx], alignTo4(read.numBytes)));
     this.device.queue.submit([encoder.finish()]);
     try {
-      await staging.mapAsync(MAP_MODE_READ, 0, Math.max(8, stagingBytes));
+      await staging.mapAsync(MAP_MODE_READ, 0, Math.max(4, totalBytes));
       this.throwIfFailed();
-      const mapped = staging.getMappedRange(0, Math.max(8, stagingBytes));
-      return reads.map((read, idx) => new Uint32Array(mapped.slice(offsets[idx], offsets[idx] + alignTo4(read.numBytes))));
+      const all = staging.getMappedRange(0, Math.max(4, totalBytes)).slice(0);
+      return reads.map((read, idx) => new Uint32Array(all, offsets[idx], alignTo4(read.numBytes) / 4));
     } finally {
       if (staging.mapState === 'mapped') staging.unmap();
       staging.destroy();

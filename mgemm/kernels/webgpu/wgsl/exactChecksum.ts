@@ -28,6 +28,7 @@ fn checksumWeight(uidMod: u32) -> vec2<u32> {
 
 /** `above(bits, t)`: float32 > t for t ≥ 0 given as the bits of the largest float32 ≤ t; `positive(bits)`: > 0. */
 export const FLOAT32_THRESHOLD_WGSL = `
+/** fround(v) > t for t ≥ 0, as bits: a non-negative float32 above the largest float32 ≤ t. */
 fn above(bits: u32, thresholdBits: u32) -> bool {
   return (bits & SD_SIGN) == 0u && bits > thresholdBits;
 }

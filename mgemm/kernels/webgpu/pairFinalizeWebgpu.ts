@@ -1,0 +1,101 @@
+// Host side of 2-way finalize on the device: the finalize dispatch of one GEMM sub-block, and combining what
+// comes back (per-workgroup checksum partials, records) into the result of mgemm/pairFinalize.ts.
+
+import type { PairFinalizeRequest, PairRecords } from '../../pairFinalize.js';
+import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
+import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KIND, FINALIZE2_TILE, type Finalize2Program, type Finalize2Uniforms } from './finalize2Program.js';
+import type { Dispatch } from './webgpuRunner.js';
+
+/** Where a sub-block's tallies lie in the GEMM's output buffer, and which rows and columns they are. */
+export interface TallyBlock {
+  /** Matrix rows of A / B of sub-block row / column 0. */
+  readonly rowFirst: number;
+  readonly numRows: number;
+  readonly colFirst: number;
+  readonly numCols: number;
+  readonly groupWords: number;
+  readonly rowStride: number;
+}
+
+/** Buffers of a finalize dispatch, in the program's binding order after the tallies. */
+export interface FinalizeBuffers {
+  readonly tallies: GPUBuffer;
+  readonly rowVectors: GPUBuffer;
+  readonly colVectors: GPUBuffer;
+  readonly partials: GPUBuffer;
+  readonly status: GPUBuffer;
+  readonly records: GPUBuffer;
+}
+
+/** Workgroup tiles of a sub-block. */
+export function finalizeTiles(block: TallyBlock): { readonly tilesX: number; readonly numTiles: number } {
+  const tilesX = Math.ceil(block.numCols / FINALIZE2_TILE);
+  return { tilesX, numTiles: tilesX * Math.ceil(block.numRows / FINALIZE2_TILE) };
+}
+
+const bitsView = new DataView(new ArrayBuffer(8));
+function doubleWords(x: number): [lo: number, hi: number] {
+  bitsView.setFloat64(0, x, true);
+  return [bitsView.getUint32(0, true), bitsView.getUint32(4, true)];
+}
+
+/** The finalize dispatch of one sub-block whose partials start at `partialFirst`. */
+export function finalizeDispatch(
+  program: Finalize2Program, request: PairFinalizeRequest, block: TallyBlock, buffers: FinalizeBuffers,
+  options: { readonly partialFirst: number; readonly recordCapacity: number; readonly maxWorkgroupsPerDimension: number },
+): Dispatch {
+  const { gemm, formula, threshold } = request;
+  const { tilesX, numTiles } = finalizeTiles(block);
+  const dispatchX = Math.max(1, Math.min(numTiles, options.maxWorkgroupsPerDimension));
+  const [multLo, multHi] = doubleWords(formula.multiplier);
+  const [paramLo, paramHi] = doubleWords(formula.param);
+  const [rsumLo, rsumHi] = doubleWords(formula.rsum);
+  const [recipCLo, recipCHi] = doubleWords(formula.recipC);
+  const t = threshold.kind === 'single' ? [threshold.above, 0, 0, 0]
+    : threshold.kind === 'multi2' ? [threshold.ll, threshold.lh, threshold.hh, threshold.llhh] : [0, 0, 0, 0];
+  const uniforms: Finalize2Uniforms = {
+    numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords,
+    rowFirst: block.rowFirst, colFirst: block.colFirst, strictUpper: gemm.strictUpper ? 1 : 0,
+    rowVectorFirst: request.rowVectorFirst, colVectorFirst: request.colVectorFirst, numVectorMod: request.numVector % RANDOMIZE_MAX,
+    keyRowFirst: block.rowFirst - gemm.aFirst, keyColFirst: block.colFirst - gemm.bFirst, keyNumCols: gemm.bCount,
+    tilesX, numTiles, dispatchX, partialFirst: options.partialFirst,
+    thresholdKind: FINALIZE2_THRESHOLD_KIND[threshold.kind], threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3],
+    writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
+    countedBits: formula.countedBits, numField: formula.numField,
+    multLo, multHi, paramLo, paramHi, rsumLo, rsumHi, recipCLo, recipCHi,
+  };
+  return {
+    program,
+    storage: [buffers.tallies, buffers.rowVectors, buffers.colVectors, buffers.partials, buffers.status, buffers.records],
+    uniforms,
+    workgroups: [dispatchX, Math.ceil(numTiles / dispatchX)],
+  };
+}
+
+/** Σ of the partials' 128-bit sums (exact: 16-bit columns summed in doubles, then one BigInt) and counts. */
+export function sumPartials(words: Uint32Array, numTiles: number): { checksumSum: bigint; entries: number; zeros: number } {
+  const columns = new Float64Array(8);
+  let entries = 0;
+  let zeros = 0;
+  for (let t = 0; t < numTiles; t++) {
+    const at = t * FINALIZE2_PARTIAL_WORDS;
+    for (let w = 0; w < 4; w++) {
+      const x = words[at + w];
+      columns[2 * w] += x & 0xffff;
+      columns[2 * w + 1] += x >>> 16;
+    }
+    entries += words[at + 4];
+    zeros += words[at + 5];
+  }
+  let checksumSum = 0n;
+  for (let k = 7; k >= 0; k--) checksumSum = (checksumSum << 16n) + BigInt(columns[k]);
+  return { checksumSum, entries, zeros };
+}
+
+/** Records (value bits, key) in key order: as u64 (key · 2^32 + bits) they sort natively. */
+export function sortedRecords(words: Uint32Array, count: number): PairRecords {
+  const sorted = new Uint32Array(2 * count);
+  sorted.set(words.subarray(0, 2 * count));
+  new BigUint64Array(sorted.buffer).sort();
+  return { count, words: sorted };
+}

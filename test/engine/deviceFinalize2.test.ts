@@ -1,0 +1,93 @@
+// 2-way runs with finalize on the GPU against `--backend cpu`: checksum, entries, zeros and output files byte for
+// byte, on ragged sizes, dense and sparse, CCC and DUO, thresholds, in-process ranks; and the runs that must
+// finalize on the host (host placement, field slabs, r², exotic constants). SPEC §5 through the device path:
+// webgpuChecksums.test.ts.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { JobSpec } from '../../src/engine/index.js';
+import { runJob } from '../../src/engine/index.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
+import { makeJob, type JobOptions } from './jobFixtures.js';
+
+const gate = await webgpuGate();
+
+const pairsOf = (numVector: number): number => (numVector * (numVector - 1)) / 2;
+
+const MULTI2 = { kind: 'multi2', tLL: 0.55, tLH: 0.6, tHH: 0.7, tLLHH: 1.2 } as const;
+
+const CPU_COMPARISONS: readonly { readonly name: string; readonly job: JobOptions }[] = [
+  { name: 'CCC dense nv 67 nf 65', job: { numVector: 67, numField: 65 } },
+  { name: 'CCC sparse nv 70 nf 333, threshold 0.4', job: { sparse: true, numVector: 70, numField: 333, threshold: 0.4 } },
+  { name: 'CCC dense nv 61 nf 130, multi2', job: { numVector: 61, numField: 130, thresholdSpec: MULTI2 } },
+  { name: 'DUO dense nv 53 nf 129, threshold 0', job: { metric: 'duo', numVector: 53, numField: 129, threshold: 0 } },
+  { name: 'DUO dense nv 44 nf 45, npv 2, 2 phases, threshold 0.5', job: { metric: 'duo', numVector: 44, numField: 45, threshold: 0.5, decomposition: { numProcVector: 2, numPhase: 2 } } },
+];
+
+async function runBoth(job: JobOptions): Promise<{ cpu: Awaited<ReturnType<typeof runJob>>; gpu: Awaited<ReturnType<typeof runJob>> }> {
+  const cpu = await runJob(makeJob({ ...job, backend: 'cpu' }));
+  const gpu = await runJob(makeJob({ ...job, backend: 'webgpu' }));
+  return { cpu, gpu };
+}
+
+describe.skipIf(!gate.available)(`2-way finalize on the GPU (${gate.description})`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'snptally-devfin-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const c of CPU_COMPARISONS) {
+    it(`equals cpu: ${c.name}`, async () => {
+      const { cpu, gpu } = await runBoth(c.job);
+      expect({ checksum: gpu.checksum, entries: gpu.entries, zeros: gpu.zeros }).toEqual({ checksum: cpu.checksum, entries: cpu.entries, zeros: cpu.zeros });
+      expect(gpu.deviceFinalizedPairs).toBe(pairsOf(c.job.numVector));
+      expect(cpu.deviceFinalizedPairs).toBe(0);
+    });
+  }
+
+  it.each([
+    { name: 'CCC sparse nv 71 nf 100, threshold 0.5', job: { sparse: true, numVector: 71, numField: 100, threshold: 0.5 } },
+    { name: 'DUO dense nv 40 nf 33, multi2', job: { metric: 'duo', numVector: 40, numField: 33, thresholdSpec: MULTI2 } },
+    // No threshold: every entry is a record (more than the first record buffer of 2^16 holds).
+    { name: 'CCC dense nv 190 nf 40, no threshold', job: { numVector: 190, numField: 40 } },
+  ] satisfies { name: string; job: JobOptions }[])('writes the same files as cpu: $name', async ({ name, job }) => {
+    const stub = (backend: string): string => join(dir, `${name.replace(/[^a-z0-9]/gi, '')}-${backend}`);
+    const cpu = await runJob(makeJob({ ...job, backend: 'cpu', outputStub: stub('cpu') }));
+    const gpu = await runJob(makeJob({ ...job, backend: 'webgpu', outputStub: stub('gpu') }));
+    expect(gpu.deviceFinalizedPairs).toBe(pairsOf(job.numVector));
+    expect(gpu.outputFiles.length).toBe(cpu.outputFiles.length);
+    let totalBytes = 0;
+    cpu.outputFiles.forEach((file, idx) => {
+      const want = readFileSync(file);
+      totalBytes += want.length;
+      expect(readFileSync(gpu.outputFiles[idx]).equals(want)).toBe(true);
+    });
+    expect(totalBytes).toBe(cpu.entries * 12);
+  });
+
+  it.each([
+    { name: '--finalize host', job: { numVector: 50, numField: 70, finalize: 'host' } },
+    { name: 'field slabs (npf 2)', job: { numVector: 50, numField: 70, decomposition: { numProcField: 2 } } },
+    { name: 'r2', job: { metric: 'r2', sparse: true, numVector: 30, numField: 70 } },
+  ] satisfies { name: string; job: JobOptions }[])('finalizes on the host for $name, with the cpu checksum', async ({ job }) => {
+    const { cpu, gpu } = await runBoth(job);
+    expect(gpu.checksum).toBe(cpu.checksum);
+    expect(gpu.deviceFinalizedPairs).toBe(0);
+  });
+
+  it('finalizes on the host when constants leave the device library range', async () => {
+    const job: JobSpec = makeJob({ numVector: 40, numField: 50, backend: 'webgpu' });
+    const exotic: JobSpec = { ...job, metricSpec: { ...job.metricSpec, param: 1e-300 } };
+    const gpu = await runJob(exotic);
+    const cpu = await runJob({ ...exotic, backend: 'cpu' });
+    expect(gpu.checksum).toBe(cpu.checksum);
+    expect(gpu.deviceFinalizedPairs).toBe(0);
+  });
+
+  it('reports values outside [0, 16) as the cpu does (the device hands such panels to the host)', async () => {
+    const job: JobSpec = makeJob({ numVector: 30, numField: 40, backend: 'webgpu' });
+    const bad: JobSpec = { ...job, metricSpec: { ...job.metricSpec, param: -40 } };
+    const cpuError = await runJob({ ...bad, backend: 'cpu' }).then(() => null, (e: Error) => e.message);
+    expect(cpuError).toMatch(/checksum needs metric values in \[0, 16\)/);
+    await expect(runJob(bad)).rejects.toThrow(cpuError ?? 'unreachable');
+  });
+});

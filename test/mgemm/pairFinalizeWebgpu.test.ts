@@ -1,0 +1,223 @@
+// Device finalize of 2-way requests (mgemm/pairFinalize.ts) on every kernel family and tally layout against an
+// oracle built from the CPU's own pieces: reference tallies, core/formulas.ts values, core/thresholds.ts, and
+// core/checksum.ts's accumulator. Random ragged shapes, small bindings (several sub-blocks), strictUpper.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPopcountGemmWebgpu, PAIR_VECTOR_WORDS, type PairFinalizeRequest, type PairThresholdBits, type PlaneMatrix,
+  type PopcountGemmWebgpu, type WebgpuPopcountGemmOptions,
+} from '../../mgemm/index.js';
+import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
+import { ChecksumAccumulator, entryUid2 } from '../../src/core/checksum.js';
+import { denseFactors2, denseValue2, sparseValue2, type FormulaConstants } from '../../src/core/formulas.js';
+import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js';
+import { defaultMultiplier, DEFAULT_PARAM, countedBitsPerField, type MetricKind } from '../../src/core/types.js';
+import { partialSums, planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { planeLayout, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
+import { seededRandom } from './planeFixtures.js';
+
+const gate = await webgpuGate();
+
+interface Case {
+  readonly name: string;
+  readonly metric: MetricKind;
+  readonly sparse: boolean;
+  readonly threshold: Threshold;
+  readonly strictUpper: boolean;
+  readonly numRows: number;
+  readonly numCols: number;
+  readonly numField: number;
+  readonly seed: number;
+}
+
+/** Operands of a case: random codes (about 10 % missing in sparse mode) → planes, sums and counts. */
+interface Operands {
+  readonly layout: PlaneLayout;
+  readonly a: PlaneMatrix;
+  readonly b: PlaneMatrix;
+  readonly aSums: { sums: Float64Array; counts: Float64Array };
+  readonly bSums: { sums: Float64Array; counts: Float64Array };
+}
+
+function operandsOf(c: Case): Operands {
+  const layout = planeLayout(c.metric, c.sparse);
+  const random = seededRandom(c.seed);
+  const matrix = (numVectors: number): PlaneMatrix => planesFromCodes(
+    layout, { numVectorLocal: numVectors, vectorFirst: 0, numVectorReal: numVectors, fieldFirst: 0, numFieldLocal: c.numField },
+    (_v, _f, out) => {
+      for (let f = 0; f < out.length; f++) out[f] = c.sparse && random() < 0.1 ? 2 : [0, 1, 3, 1][Math.floor(random() * 4)];
+    },
+  );
+  const a = matrix(c.numRows + 3);
+  const b = c.strictUpper ? a : matrix(c.numCols + 2);
+  return { layout, a, b, aSums: partialSums(layout, a), bSums: partialSums(layout, b) };
+}
+
+const scratch = new DataView(new ArrayBuffer(8));
+function float32BitsAtMost(t: number): number {
+  scratch.setFloat32(0, t, true);
+  const bits = scratch.getUint32(0, true);
+  return scratch.getFloat32(0, true) > t ? bits - 1 : bits;
+}
+function float32Bits(x: number): number {
+  scratch.setFloat32(0, x, true);
+  return scratch.getUint32(0, true);
+}
+
+function thresholdBits(t: Threshold): PairThresholdBits {
+  if (t.kind === 'single') return { kind: 'single', above: float32BitsAtMost(t.value) };
+  if (t.kind === 'multi2') return { kind: 'multi2', ll: float32BitsAtMost(t.tLL), lh: float32BitsAtMost(t.tLH), hh: float32BitsAtMost(t.tHH), llhh: float32BitsAtMost(t.tLLHH) };
+  return { kind: 'none' };
+}
+
+/** Per-vector words as the contract defines them (dense g factors from core/formulas' factors). */
+function vectorWords(k: FormulaConstants, numField: number, sums: { sums: Float64Array; counts: Float64Array }, sparse: boolean): Uint32Array {
+  const n = sums.sums.length;
+  const words = new Uint32Array(n * PAIR_VECTOR_WORDS);
+  const doubles = new Float64Array(words.buffer);
+  const { recipCrc } = denseFactors2(k, numField);
+  for (let v = 0; v < n; v++) {
+    const s1 = sums.sums[v];
+    words[v * PAIR_VECTOR_WORDS] = s1;
+    words[v * PAIR_VECTOR_WORDS + 1] = sparse ? sums.counts[v] : numField;
+    if (!sparse) {
+      doubles[v * 4 + 1] = 1 - k.param * (recipCrc * (k.countedBits * numField - s1));
+      doubles[v * 4 + 2] = 1 - k.param * (recipCrc * s1);
+    }
+  }
+  return words;
+}
+
+const ROW_VECTOR_FIRST = 500;
+const COL_VECTOR_FIRST = 37;
+const NUM_VECTOR = 1000;
+
+function requestOf(c: Case, ops: Operands, k: FormulaConstants): PairFinalizeRequest {
+  const aFirst = c.strictUpper ? 2 : 1;
+  const { rsum, recipC } = denseFactors2(k, c.numField);
+  return {
+    gemm: {
+      a: ops.a, aFirst, aCount: c.numRows, b: ops.b, bFirst: c.strictUpper ? aFirst : 2,
+      bCount: c.strictUpper ? c.numRows : c.numCols, termGroups: termGroups2(ops.layout), strictUpper: c.strictUpper,
+    },
+    formula: {
+      sparse: c.sparse, countedBits: k.countedBits === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param,
+      numField: c.numField, rsum, recipC,
+    },
+    rowVectors: vectorWords(k, c.numField, ops.aSums, c.sparse),
+    colVectors: c.strictUpper ? vectorWords(k, c.numField, ops.aSums, c.sparse) : vectorWords(k, c.numField, ops.bSums, c.sparse),
+    rowVectorFirst: ROW_VECTOR_FIRST,
+    colVectorFirst: c.strictUpper ? ROW_VECTOR_FIRST : COL_VECTOR_FIRST,
+    numVector: NUM_VECTOR,
+    threshold: thresholdBits(c.threshold),
+    records: true,
+  };
+}
+
+/** What the CPU computes for the request: S, counts, and the records (value bits, key) in key order. */
+async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: PairFinalizeRequest): Promise<{ sum: bigint; entries: number; zeros: number; records: number[] }> {
+  const { gemm } = request;
+  const tallies = await new PopcountGemmRef().run(gemm);
+  const accumulator = new ChecksumAccumulator();
+  const records: number[] = [];
+  const values = new Float64Array(4);
+  const keep = new Uint8Array(4);
+  for (let r = 0; r < gemm.aCount; r++) {
+    for (let col = 0; col < gemm.bCount; col++) {
+      const row = gemm.aFirst + r;
+      const bRow = gemm.bFirst + col;
+      if (c.strictUpper && row >= bRow) continue;
+      const t = r * gemm.bCount + col;
+      const C = k.countedBits;
+      const si1 = ops.aSums.sums[row];
+      const sj1 = (c.strictUpper ? ops.aSums : ops.bSums).sums[bRow];
+      const r11 = tallies[0][t];
+      if (c.sparse) {
+        const ci = ops.aSums.counts[row];
+        const cj = (c.strictUpper ? ops.aSums : ops.bSums).counts[bRow];
+        const [sIJ, sJI, nIJ] = [tallies[1][t], tallies[2][t], tallies[3][t]];
+        const r10 = C * sIJ - r11, r01 = C * sJI - r11, r00 = C * C * nIJ - C * sIJ - C * sJI + r11;
+        const cij = r00 + r01 + r10 + r11;
+        const si0 = C * ci - si1, sj0 = C * cj - sj1;
+        values.set([sparseValue2(k, r00, si0, sj0, ci, cj, cij), sparseValue2(k, r01, si0, sj1, ci, cj, cij),
+          sparseValue2(k, r10, si1, sj0, ci, cj, cij), sparseValue2(k, r11, si1, sj1, ci, cj, cij)]);
+      } else {
+        const m = c.numField;
+        const r10 = C * si1 - r11, r01 = C * sj1 - r11, r00 = C * C * m - C * si1 - C * sj1 + r11;
+        const si0 = C * m - si1, sj0 = C * m - sj1;
+        values.set([denseValue2(k, r00, si0, sj0, m), denseValue2(k, r01, si0, sj1, m), denseValue2(k, r10, si1, sj0, m), denseValue2(k, r11, si1, sj1, m)]);
+      }
+      markPassingEntries(c.threshold, values, 4, keep);
+      for (let e = 0; e < 4; e++) {
+        if (keep[e] === 0) continue;
+        accumulator.add(entryUid2(NUM_VECTOR, request.rowVectorFirst + row, e >> 1, request.colVectorFirst + bRow, e & 1), values[e]);
+        records.push(float32Bits(values[e]), t * 4 + e);
+      }
+    }
+  }
+  return { sum: accumulator.sum(), entries: accumulator.entries, zeros: accumulator.zeros, records };
+}
+
+const CASES: readonly Case[] = [
+  { name: 'ccc dense, ragged, no threshold', metric: 'ccc', sparse: false, threshold: { kind: 'none' }, strictUpper: false, numRows: 70, numCols: 45, numField: 133, seed: 1 },
+  { name: 'ccc dense, strictUpper, threshold 0.6', metric: 'ccc', sparse: false, threshold: { kind: 'single', value: 0.6 }, strictUpper: true, numRows: 81, numCols: 81, numField: 65, seed: 2 },
+  { name: 'ccc sparse, multi2', metric: 'ccc', sparse: true, threshold: { kind: 'multi2', tLL: 0.5, tLH: 0.6, tHH: 0.7, tLLHH: 1.1 }, strictUpper: false, numRows: 33, numCols: 67, numField: 290, seed: 3 },
+  { name: 'ccc sparse, strictUpper, threshold 0', metric: 'ccc', sparse: true, threshold: { kind: 'single', value: 0 }, strictUpper: true, numRows: 66, numCols: 66, numField: 31, seed: 4 },
+  { name: 'duo dense, threshold 0.3', metric: 'duo', sparse: false, threshold: { kind: 'single', value: 0.3 }, strictUpper: false, numRows: 40, numCols: 29, numField: 100, seed: 5 },
+  { name: 'duo sparse, no threshold, few fields (many zeros)', metric: 'duo', sparse: true, threshold: { kind: 'none' }, strictUpper: true, numRows: 50, numCols: 50, numField: 7, seed: 6 },
+];
+
+const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPopcountGemmOptions }[] = [
+  { name: 'bitwise', options: { kernel: 'bitwise' } },
+  { name: 'bitwise, 4 KiB bindings (several sub-blocks)', options: { kernel: 'bitwise', maxBindingBytes: 4096 } },
+  { name: 'u8 dot4 (padded tally layout)', options: { kernel: 'dot4' } },
+  ...(gate.hasSubgroupMatrix ? [{ name: 'u8 subgroup-matrix', options: { kernel: 'subgroup-matrix' as const } }] : []),
+];
+
+describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`, () => {
+  describe.each(OPTION_SETS)('$name', ({ options }) => {
+    let gemm: PopcountGemmWebgpu;
+    beforeAll(async () => {
+      gemm = await createPopcountGemmWebgpu(options);
+    });
+    afterAll(async () => {
+      await gemm.close();
+    });
+
+    it.each(CASES)('equals the CPU: $name', async (c) => {
+      const k: FormulaConstants = { countedBits: countedBitsPerField(c.metric), multiplier: defaultMultiplier(c.metric), param: DEFAULT_PARAM };
+      const ops = operandsOf(c);
+      const request = requestOf(c, ops, k);
+      const want = await oracle(c, ops, k, request);
+      const got = await gemm.finalizePairs(request);
+      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+      expect(want.entries).toBeGreaterThan(0);
+      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+      expect(Array.from(got.records.words)).toEqual(want.records);
+    });
+  });
+
+  it('declines a request whose passing values leave [0, 16), and grows its record room', async () => {
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+    try {
+      const c = CASES[0];
+      const ops = operandsOf(c);
+      // p = −40: 1 − p·f ≈ 21 for common f, so values exceed 16; without a threshold they pass, which the CPU rejects.
+      const k: FormulaConstants = { countedBits: 2, multiplier: 4.5, param: -40 };
+      expect((await gemm.finalizePairs(requestOf(c, ops, k))).kind).toBe('needsHost');
+      // 70 × 300 pairs, 4 entries each, all passing: more records than the first buffer holds.
+      const big: Case = { ...c, numRows: 70, numCols: 300, seed: 9 };
+      const bigOps = operandsOf(big);
+      const kDefault: FormulaConstants = { countedBits: 2, multiplier: 4.5, param: DEFAULT_PARAM };
+      const request = requestOf(big, bigOps, kDefault);
+      const got = await gemm.finalizePairs(request);
+      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+      expect(got.records.count).toBe(4 * 70 * 300);
+      const want = await oracle(big, bigOps, kDefault, request);
+      expect(got.checksumSum).toBe(want.sum);
+      expect(Array.from(got.records.words)).toEqual(want.records);
+    } finally {
+      await gemm.close();
+    }
+  });
+});
