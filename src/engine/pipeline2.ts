@@ -1,5 +1,6 @@
 // The 2-way pipeline of one rank: its block-circulant steps, each a popcount-GEMM of its own block
-// against a column block, reduced over field slabs, then finalized by field rank 0.
+// against a column block, reduced over field slabs, then finalized by field rank 0 — or, where the kernel
+// set and the run allow it, finalized on the device where the tallies lie (deviceFinalize2.ts).
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { DevicePairFinalizer } from './deviceFinalize2.js';

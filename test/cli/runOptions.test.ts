@@ -46,6 +46,12 @@ describe('buildRunPlan', () => {
     expect(buildRunPlan({ backend: 'auto' }, 1).spec.backend).toBe('auto');
   });
 
+  it('finalizes where the run allows by default, on the host with --finalize host, and refuses other places', () => {
+    expect(buildRunPlan({}, 1).spec.finalize).toBe('auto');
+    expect(buildRunPlan({ finalize: 'host' }, 1).spec.finalize).toBe('host');
+    expect(() => buildRunPlan({ finalize: 'gpu' }, 1)).toThrow(/--finalize/);
+  });
+
   it('treats a negative threshold as no threshold, like CoMet', () => {
     expect(buildRunPlan({ threshold: '-1' }, 1).spec.threshold).toEqual({ kind: 'none' });
     expect(buildRunPlan({ threshold: '0' }, 1).spec.threshold).toEqual({ kind: 'single', value: 0 });
