@@ -194,7 +194,6 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
       records: this.scratchBuffer('records', recordCapacity * 8),
     };
-    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
     let partialFirst = 0;
     const dispatches = plan.blocks.flatMap((blk, k) => {
       const finalize = finalizeDispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, {
@@ -203,20 +202,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       partialFirst += tiles[k];
       return [...plan.dispatchesOf(blk), finalize];
     });
-    const [status, partials] = await this.runner.runAndReadBackMany(dispatches, [
-      { buffer: buffers.status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
-      { buffer: buffers.partials, numBytes: numTiles * FINALIZE2_PARTIAL_WORDS * 4 },
-    ]);
-    if (status[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
-    const numRecords = request.records ? status[0] : 0;
-    if (numRecords > recordCapacity) {
-      if (numRecords > maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
-      this.recordCapacity = numRecords;
-      return this.finalizePairsNow(request);
-    }
-    const [recordWords] = numRecords === 0 ? [new Uint32Array(0)]
-      : await this.runner.runAndReadBackMany([], [{ buffer: buffers.records, numBytes: numRecords * 8 }]);
-    return { kind: 'done', ...sumPartials(partials, numTiles), records: sortedRecords(recordWords, numRecords) };
+    return await this.submitFinalize(dispatches, buffers, numTiles, recordCapacity, request.records) ?? this.finalizePairsNow(request);
   }
 
   /** 3-way finalize on the device (mgemm/tripleFinalize.ts); queued behind earlier requests like `run`. */
@@ -226,7 +212,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return result;
   }
 
-  /** As finalizePairsNow, with the 3-way program: one submit of GEMM and finalize dispatches per sub-block. */
+  /** As finalizePairsNow, with the 3-way program: one submit of the GEMM and finalize dispatches of every sub-block. */
   private async finalizeTriplesNow(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
     if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
     checkPopcountGemmRequest(request.gemm);
@@ -251,23 +237,36 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
       records: this.scratchBuffer('records', recordCapacity * 8),
     };
-    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
     let partialFirst = 0;
     const dispatches = plan.blocks.flatMap((blk, k) => {
       const finalize = finalize3Dispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, { partialFirst, recordCapacity });
       partialFirst += workgroups[k];
       return [...plan.dispatchesOf(blk), finalize];
     });
+    return await this.submitFinalize(dispatches, buffers, numPartials, recordCapacity, request.records) ?? this.finalizeTriplesNow(request);
+  }
+
+  /**
+   * The end 2-way and 3-way device finalize share: zeroes the status, submits `dispatches`, reads the status and
+   * the partials (2-way layout) back, then the records. Records that overflowed their buffer grow its capacity
+   * and give null: the caller runs its request again with room for all of them.
+   */
+  private async submitFinalize(
+    dispatches: readonly Dispatch[], buffers: { readonly partials: GPUBuffer; readonly status: GPUBuffer; readonly records: GPUBuffer },
+    numPartials: number, recordCapacity: number, wantsRecords: boolean,
+  ): Promise<PairFinalizeResult | null> {
+    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
     const [status, partials] = await this.runner.runAndReadBackMany(dispatches, [
       { buffer: buffers.status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
       { buffer: buffers.partials, numBytes: numPartials * FINALIZE2_PARTIAL_WORDS * 4 },
     ]);
     if (status[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
-    const numRecords = request.records ? status[0] : 0;
+    const numRecords = wantsRecords ? status[0] : 0;
     if (numRecords > recordCapacity) {
+      const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
       if (numRecords > maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
       this.recordCapacity = numRecords;
-      return this.finalizeTriplesNow(request);
+      return null;
     }
     const [recordWords] = numRecords === 0 ? [new Uint32Array(0)]
       : await this.runner.runAndReadBackMany([], [{ buffer: buffers.records, numBytes: numRecords * 8 }]);
