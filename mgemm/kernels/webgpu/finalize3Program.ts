@@ -18,9 +18,15 @@ import { checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
-/** Triples per side of one tile. */
+/**
+ * Triples per side of one tile: 2 × 2 triples (32 entries) per thread, about half of finalize2's 64 entries per
+ * thread since each 3-way entry costs one soft multiply more. Not tuned on a GPU yet.
+ */
 export const FINALIZE3_TILE = 32;
-/** Workgroups of one sub-block's dispatch at most (each loops over tiles), so partials stay few. */
+/**
+ * Workgroups of one sub-block's dispatch at most (each loops over tiles): the engine makes one request per j, so
+ * per-tile partials would be read back thousands of times per unit; 1024 workgroups still fill a large GPU.
+ */
 export const FINALIZE3_MAX_WORKGROUPS = 1024;
 
 const THREADS_PER_SIDE = 16;
