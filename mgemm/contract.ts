@@ -8,6 +8,7 @@
 // AND + popcount. The metric-specific part is only which plane pairs ("terms") are summed.
 
 import type { PairFinalizeRequest, PairFinalizeResult } from './pairFinalize.js';
+import type { TripleFinalizeRequest, TripleFinalizeResult } from './tripleFinalize.js';
 
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
@@ -80,6 +81,8 @@ export interface PopcountGemm {
    * tallies never come back, only the checksum partial sum, counts and passing records.
    */
   finalizePairs?(request: PairFinalizeRequest): Promise<PairFinalizeResult>;
+  /** The same for 3-way (mGEMM3) requests (see tripleFinalize.ts). */
+  finalizeTriples?(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;
 }

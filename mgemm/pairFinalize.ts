@@ -80,8 +80,17 @@ const MAX_MAGNITUDE = 2 ** 200;
 /** uid = (c0·nv + c1)·4 + bits must stay below 2^52 (randomize's exact range, core/randomize.ts). */
 const MAX_NUM_VECTOR = 2 ** 25;
 
+/**
+ * Whether the device library keeps every intermediate of a value a normal double (or zero) for these constants:
+ * mult and p within [2^-200, 2^200] or 0, and tallies below 2^26. Values are products of mult, rsum·r and two
+ * (2-way) or three (3-way) factors 1 − p·f with 0 ≤ f ≤ 1, so both stay far inside the double range.
+ */
+export function formulaConstantsOnDevice(k: { readonly multiplier: number; readonly param: number; readonly numField: number }): boolean {
+  const inRange = (x: number): boolean => x === 0 || (Number.isFinite(x) && Math.abs(x) >= MIN_MAGNITUDE && Math.abs(x) <= MAX_MAGNITUDE);
+  return inRange(k.multiplier) && inRange(k.param) && k.numField < 2 ** 26;
+}
+
 /** Whether device finalize computes this run's values exactly; otherwise the engine finalizes on the host. */
 export function pairFormulaOnDevice(formula: PairFormula, numVector: number): boolean {
-  const inRange = (x: number): boolean => x === 0 || (Number.isFinite(x) && Math.abs(x) >= MIN_MAGNITUDE && Math.abs(x) <= MAX_MAGNITUDE);
-  return inRange(formula.multiplier) && inRange(formula.param) && numVector < MAX_NUM_VECTOR && formula.numField < 2 ** 26;
+  return formulaConstantsOnDevice(formula) && numVector < MAX_NUM_VECTOR;
 }

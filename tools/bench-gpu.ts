@@ -11,8 +11,8 @@
 // mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back;
 // 2-way also with device finalize (GEMM, values, exact checksum partials, their read-back), as one request.
 // Comparisons are unique pairs (triples) × fields, as CoMet counts them; torch counts M·N·K multiply-adds.
-// End to end runs 2-way cases with each --e2e-finalize placement (auto: values, thresholds and checksum on
-// the GPU; host: tallies read back and finalized on the CPU), 3-way with auto only (it finalizes on the host).
+// End to end runs 2-way and 3-way cases with each --e2e-finalize placement (auto: values, thresholds and
+// checksum on the GPU; host: tallies read back and finalized on the CPU).
 import { singleThreshold } from '../src/core/thresholds.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -249,9 +249,9 @@ async function endToEnd(): Promise<void> {
   ];
   const placements = opts['e2e-finalize'].split(',').map((p) => (p === 'host' ? 'host' : 'auto') as JobSpec['finalize']);
   for (const [numWay, sparse, numVector, numField, npv] of cases) {
-    for (const finalize of numWay === 2 ? placements : ['auto' as const]) {
+    for (const finalize of placements) {
       const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv, finalize }));
-      const what = `${numWay}-way ${sparse ? 'sparse' : 'dense'}${numWay === 2 ? ` finalize ${finalize}` : ''}`;
+      const what = `${numWay}-way ${sparse ? 'sparse' : 'dense'} finalize ${finalize}`;
       rows.push({ what: `${what} end to end`, shape: `nv ${numVector} nf ${numField} npv ${npv}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
       log(`e2e ${what} nv ${numVector} nf ${numField} npv ${npv}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);
     }

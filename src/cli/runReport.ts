@@ -24,6 +24,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
   if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
   const devices = describeRankDevices(result.rankDevices);
   if (devices !== null) lines.push(devices);
+  if (result.deviceFinalizedTriples > 0) lines.push(`finalized ${result.deviceFinalizedTriples} triples on the GPU`);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
   if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}`);
   return `${lines.join('\n')}\n`;

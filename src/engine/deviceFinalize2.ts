@@ -19,7 +19,7 @@ type DoneResult = Extract<PairFinalizeResult, { kind: 'done' }>;
 const scratch = new DataView(new ArrayBuffer(8));
 
 /** Bits of the largest float32 ≤ t (t ≥ 0): fround(v) > t ⟺ fround(v) > that float32. */
-function float32BitsAtMost(t: number): number {
+export function float32BitsAtMost(t: number): number {
   scratch.setFloat32(0, t, true);
   const bits = scratch.getUint32(0, true);
   return scratch.getFloat32(0, true) > t ? bits - 1 : bits;

@@ -97,6 +97,17 @@ export class EntrySink {
     if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
   }
 
+  /** One output record of a triple entry whose threshold and checksum were handled elsewhere, as addPairRecord. */
+  addTripleRecord(coord0: number, coord1: number, coord2: number, valueBits: number): void {
+    if (this.writer === null) return;
+    const at = 3 * this.numBuffered;
+    this.coords[at] = coord0;
+    this.coords[at + 1] = coord1;
+    this.coords[at + 2] = coord2;
+    this.valueBits[this.numBuffered++] = valueBits;
+    if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+  }
+
   /** Threshold, checksum and records of one row's entries; `coordsOf` writes entry e's coordinates. */
   private addRow(
     values: Float64Array, weights: Float64Array, keep: Uint8Array, count: number,

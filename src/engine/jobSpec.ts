@@ -45,8 +45,8 @@ export interface JobSpec {
   /** Kernel set; `auto` is webgpu when an adapter exists, else cpu (runJob resolves it before ranks start). */
   readonly backend: 'ref' | 'cpu' | 'webgpu' | 'auto';
   /**
-   * Where 2-way CCC/DUO values, thresholds and the checksum are computed: `auto` on the GPU when the kernel set
-   * offers it and the run allows it (see deviceFinalize2.ts), `host` always on the CPU.
+   * Where CCC/DUO values, thresholds and the checksum are computed: `auto` on the GPU when the kernel set
+   * offers it and the run allows it (see deviceFinalize2.ts, deviceFinalize3.ts), `host` always on the CPU.
    */
   readonly finalize: FinalizePlacement;
   /** Kernel threads for the whole process (split among in-process ranks). */
@@ -93,6 +93,8 @@ export interface RunResult {
   readonly verifiedValues: number;
   /** Pairs finalized on the GPU (`finalize` auto with webgpu, 2-way ccc/duo); 0 when finalized on the host. */
   readonly deviceFinalizedPairs: number;
+  /** Triples finalized on the GPU (`finalize` auto with webgpu, 3-way ccc/duo); 0 when finalized on the host. */
+  readonly deviceFinalizedTriples: number;
   readonly outputFiles: readonly string[];
   /** One entry per rank, in rank order. */
   readonly rankDevices: readonly RankDevice[];

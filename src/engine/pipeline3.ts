@@ -1,7 +1,8 @@
 // The 3-way pipeline of one rank: for each block unit of its slab and each j of the unit's stage
 // range, one mGEMM3 call — (i AND j) plane products against k's planes — then finalize.
-import { pairProductPlanes, type PopcountGemm } from '../../mgemm/index.js';
-import { finalizeTriples, type DensePairCounts, type PairCounts } from './finalize3.js';
+import { pairProductPlanes, type PopcountGemm, type PopcountGemmRequest, type TripleFinalizeResult } from '../../mgemm/index.js';
+import { DeviceTripleFinalizer } from './deviceFinalize3.js';
+import { finalizeTriples, type DensePairCounts, type PairCounts, type TripleSlice } from './finalize3.js';
 import { runOneAhead } from './lookahead.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import { tally3Plan, termGroups2 } from './tallyLayout.js';
@@ -69,34 +70,55 @@ async function* tripleSliceJobs(env: PipelineEnv, own: VectorBlock, units: reado
   }
 }
 
+/** Triples finalized by a rank, and how many of them on the device. */
+export interface TripleUnitsOutcome {
+  readonly numTriples: number;
+  readonly numDeviceTriples: number;
+}
+
 /**
- * Runs the units; returns the number of triples finalized here. The GEMM of the next slice is started
- * before the current one is finalized (see lookahead.ts).
+ * Runs the units; returns the triples finalized here. The GEMM of the next slice is started before the current
+ * one is finalized (see lookahead.ts). Where the kernel set and the run allow it, slices are finalized on the
+ * device (deviceFinalize3.ts): their tallies never come back.
  */
-export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): Promise<number> {
+export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): Promise<TripleUnitsOutcome> {
   const plan = tally3Plan(env.ctx.layout);
   const isFinalizer = env.fieldComm.rank === 0;
   let numTriples = 0;
-  const startGemm = (job: TripleSliceJob): Promise<Uint32Array[]> => {
+  let numDeviceTriples = 0;
+  const gemmRequest = (job: TripleSliceJob): PopcountGemmRequest => {
     const numI = job.iRange.end - job.iRange.first;
     const products = pairProductPlanes(own.planes, job.iRange.first, numI, job.jb.planes, job.jLocal, plan.planePairs);
-    return env.gemm.run({
+    return {
       a: products, aFirst: 0, aCount: numI, b: job.kb.planes, bFirst: job.kRange.first, bCount: job.kRange.end - job.kRange.first,
       termGroups: plan.termGroups, strictUpper: false,
-    });
-  };
-  await runOneAhead(tripleSliceJobs(env, own, units), startGemm, async (job, partial) => {
-    const numI = job.iRange.end - job.iRange.first;
-    const numK = job.kRange.end - job.kRange.first;
-    const tallies = await reduceOverFields(env.fieldComm, partial);
-    const slice = {
-      iBlock: own, iFirst: job.iRange.first, numI, jBlock: job.jb, jLocal: job.jLocal, kBlock: job.kb, kFirst: job.kRange.first, numK,
     };
-    const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, job.pairCounts) : numI * numK;
+  };
+  const startGemm = (job: TripleSliceJob): Promise<Uint32Array[]> => env.gemm.run(gemmRequest(job));
+  const sliceOf = (job: TripleSliceJob): TripleSlice => ({
+    iBlock: own, iFirst: job.iRange.first, numI: job.iRange.end - job.iRange.first, jBlock: job.jb, jLocal: job.jLocal,
+    kBlock: job.kb, kFirst: job.kRange.first, numK: job.kRange.end - job.kRange.first,
+  });
+  const device = DeviceTripleFinalizer.forRun(env.ctx, env.gemm, env.fieldComm, {
+    placement: env.finalizePlacement, writesRecords: env.ctx.sink.writesRecords,
+  });
+  const start = (job: TripleSliceJob): Promise<Uint32Array[] | TripleFinalizeResult> =>
+    device?.start(gemmRequest(job), sliceOf(job), job.pairCounts) ?? startGemm(job);
+  await runOneAhead(tripleSliceJobs(env, own, units), start, async (job, started) => {
+    const slice = sliceOf(job);
+    let done = slice.numI * slice.numK;
+    if (!Array.isArray(started) && started.kind === 'done') {
+      device?.apply(slice, started);
+      numDeviceTriples += done;
+    } else {
+      // Host finalize; a slice the device declined ('needsHost') is computed again, with its tallies read back.
+      const tallies = await reduceOverFields(env.fieldComm, Array.isArray(started) ? started : await startGemm(job));
+      if (isFinalizer) done = finalizeTriples(env.ctx, slice, plan.products, tallies, job.pairCounts);
+    }
     if (isFinalizer) numTriples += done;
     env.onWork(done * env.ctx.numField);
   });
-  return numTriples;
+  return { numTriples, numDeviceTriples };
 }
 
 /** Σ c_x c_y between the unit's blocks: the 2-way parts of dense 3-way tallies. */

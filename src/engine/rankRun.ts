@@ -25,6 +25,8 @@ export interface RankOutcome {
   readonly verifiedValues: number;
   /** Pairs whose values, threshold and checksum were computed on the GPU, summed over all ranks. */
   readonly deviceFinalizedPairs: number;
+  /** Triples finalized on the GPU, summed over all ranks. */
+  readonly deviceFinalizedTriples: number;
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   readonly outputFile: string | null;
@@ -93,6 +95,7 @@ export async function runRank(
   };
   let numTuples = 0;
   let numDevicePairs = 0;
+  let numDeviceTriples = 0;
   try {
     if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
     if (job.metricSpec.numWay === 2) {
@@ -100,7 +103,11 @@ export async function runRank(
       numTuples = pairs.numPairs;
       numDevicePairs = pairs.numDevicePairs;
     } else {
-      for (const units of layout.tripleUnitsByStage) numTuples += await runTripleUnits(env, own, units);
+      for (const units of layout.tripleUnitsByStage) {
+        const triples = await runTripleUnits(env, own, units);
+        numTuples += triples.numTriples;
+        numDeviceTriples += triples.numDeviceTriples;
+      }
     }
     sink.flush();
   } catch (e) {
@@ -113,7 +120,8 @@ export async function runRank(
   // Exact reduction of the checksum and counts over all ranks.
   sink.checksum.normalize();
   const reduced = await comm.allReduceSum(Float64Array.from([
-    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples, numDevicePairs,
+    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
+    numDevicePairs, numDeviceTriples,
   ]));
   output?.finish();
   const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
@@ -128,6 +136,7 @@ export async function runRank(
     verifiedValues: reduced[CHECKSUM_LIMBS + 2],
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
     deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
+    deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
     outputFile: output?.path ?? null,
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],

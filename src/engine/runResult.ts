@@ -25,6 +25,7 @@ export function combineRankOutcomes(
     numRanks: outcomes.length,
     verifiedValues: first.verifiedValues,
     deviceFinalizedPairs: first.deviceFinalizedPairs,
+    deviceFinalizedTriples: first.deviceFinalizedTriples,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
     rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device })),
   };

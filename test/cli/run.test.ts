@@ -57,7 +57,7 @@ describe('snptally run output formats', () => {
     const report = runJson(['--problem', 'analytic', '--vectors', '4', '--fields', '2', '--verify']);
     for (const field of ['checksum', 'entries', 'zeros', 'comparisons', 'seconds', 'comparisonsPerSecond',
       'inputSeconds', 'computeSeconds', 'computeComparisonsPerSecond', 'backend', 'numRanks', 'verifiedValues',
-      'deviceFinalizedPairs', 'outputFiles']) {
+      'deviceFinalizedPairs', 'deviceFinalizedTriples', 'outputFiles']) {
       expect(report, field).toHaveProperty(field);
     }
     // The phases are parts of the run: each positive, together no longer than the whole.

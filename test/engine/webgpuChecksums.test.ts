@@ -1,6 +1,6 @@
 // End to end on the WebGPU backend: every SPEC §5 checksum, decomposed runs, thresholds, sparse and
 // 3-way problems with ragged sizes, each equal to the CPU backend's checksum; `--backend auto`. 2-way CCC and
-// DUO runs without field slabs must have finalized every pair on the GPU.
+// DUO runs without field slabs must have finalized every pair (3-way: every triple) on the GPU.
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../../src/engine/index.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
@@ -12,6 +12,12 @@ const gate = await webgpuGate();
 function expectedDevicePairs(job: JobOptions): number {
   const twoWay = (job.numWay ?? 2) === 2 && job.metric !== 'r2' && (job.decomposition?.numProcField ?? 1) === 1;
   return twoWay ? (job.numVector * (job.numVector - 1)) / 2 : 0;
+}
+
+/** Triples the GPU must have finalized: all of a 3-way ccc/duo run without field slabs, none otherwise. */
+function expectedDeviceTriples(job: JobOptions): number {
+  const threeWay = job.numWay === 3 && job.metric !== 'r2' && (job.decomposition?.numProcField ?? 1) === 1;
+  return threeWay ? (job.numVector * (job.numVector - 1) * (job.numVector - 2)) / 6 : 0;
 }
 
 /** Jobs whose webgpu checksum must equal the cpu one: ragged sizes, thresholds, decompositions. */
@@ -33,6 +39,7 @@ describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.descriptio
       expect(result.checksum).toBe(c.checksum);
       expect(result.backend).toBe('webgpu');
       expect(result.deviceFinalizedPairs).toBe(expectedDevicePairs(c.job));
+      expect(result.deviceFinalizedTriples).toBe(expectedDeviceTriples(c.job));
     });
   }
 
@@ -42,6 +49,7 @@ describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.descriptio
       const gpu = await runJob(makeJob({ ...c.job, backend: 'webgpu' }));
       expect({ checksum: gpu.checksum, entries: gpu.entries, zeros: gpu.zeros }).toEqual({ checksum: cpu.checksum, entries: cpu.entries, zeros: cpu.zeros });
       expect(gpu.deviceFinalizedPairs).toBe(expectedDevicePairs(c.job));
+      expect(gpu.deviceFinalizedTriples).toBe(expectedDeviceTriples(c.job));
     });
   }
 

@@ -9,8 +9,8 @@
 // as mgemm/pairFinalize.ts says. A passing entry outside [0, 16) (or negative) sets status[1]: the host
 // then finalizes the request itself, exactly as the CPU path would (including its error).
 
-import { randomize, RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import { PAIR_VECTOR_WORDS } from '../../pairFinalize.js';
+import { checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -128,29 +128,6 @@ fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 4> {
 }`;
 }
 
-/** Checksum weight rv = randomize(uid + OFFSET_LOW) + 714025·randomize(uid + OFFSET_HIGH) from uid mod 714025. */
-function weightWgsl(): string {
-  // randomize(x) depends on x mod M only; the offsets enter as their residues.
-  const offsetLow = 956158765 % RANDOMIZE_MAX;
-  const offsetHigh = 842467637 % RANDOMIZE_MAX;
-  if (randomize(0) !== 150889) throw new Error('randomize changed: update the WGSL checksum weight');
-  return `
-const RMOD = ${RANDOMIZE_MAX}u;
-/** x·y mod M for x, y < M < 2^20, in u32: y split into 10-bit halves. */
-fn mulMod(x: u32, y: u32) -> u32 {
-  return (((x * (y >> 10u)) % RMOD) * 1024u + x * (y & 1023u)) % RMOD;
-}
-fn randomizeResidue(x: u32) -> u32 {
-  return (4096u * x + 150889u) % RMOD;
-}
-/** rv of the entry with uid ≡ uidMod (mod M), < 2^40. */
-fn checksumWeight(uidMod: u32) -> vec2<u32> {
-  let low = randomizeResidue((uidMod + ${offsetLow}u) % RMOD);
-  let high = randomizeResidue((uidMod + ${offsetHigh}u) % RMOD);
-  return u64Add(u32MulWide(RMOD, high), vec2<u32>(low, 0u));
-}`;
-}
-
 export interface Finalize2Program extends WgslProgram {
   readonly tile: number;
 }
@@ -167,14 +144,8 @@ var<private> PARAM: vec2<u32>;
 var<workgroup> wgSum: array<vec4<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
 var<workgroup> wgCounts: array<vec2<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
 ${pairValuesWgsl(options.sparse)}
-${weightWgsl()}
-/** fround(v) > t for t ≥ 0, as bits: a non-negative float32 above the largest float32 ≤ t. */
-fn above(bits: u32, thresholdBits: u32) -> bool {
-  return (bits & SD_SIGN) == 0u && bits > thresholdBits;
-}
-fn positive(bits: u32) -> bool {
-  return (bits & SD_SIGN) == 0u && bits != 0u;
-}
+${checksumWeightWgsl()}
+${FLOAT32_THRESHOLD_WGSL}
 /** Which of the four entries pass (bit 2a + b): core/thresholds.ts markPassingEntries. */
 fn passingEntries(f: array<u32, 4>) -> u32 {
   if (u.thresholdKind == 0u) { return 15u; }

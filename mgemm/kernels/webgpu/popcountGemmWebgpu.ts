@@ -7,8 +7,10 @@ import { UserError } from '../../../src/core/errors.js';
 import type { ComputeDevice, PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
 import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
+import { tripleRecordKeysFit, type TripleFinalizeRequest, type TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
 import { createFinalize2Program, FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS, type Finalize2Program } from './finalize2Program.js';
+import { createFinalize3Program, type Finalize3Program } from './finalize3Program.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
 import { finalizeDispatch, finalizeTiles, sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
@@ -16,6 +18,7 @@ import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
+import { finalize3Dispatch, finalize3Workgroups, ResidentPairCounts, uploadSliceWords } from './tripleFinalizeWebgpu.js';
 import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -103,6 +106,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
   private readonly vectorWordBuffers: GPUBuffer[] = [];
   private recordCapacity = INITIAL_RECORD_CAPACITY;
+  /** Dense 3-way T[cmc] block-pair matrices on the device (tripleFinalizeWebgpu.ts). */
+  private readonly pairCounts: ResidentPairCounts;
   /** Requests run one after another: they share the output and scratch buffers. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -115,6 +120,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.u8Staging = options.u8Staging ?? DEFAULT_U8_STAGING;
     const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
+    this.pairCounts = new ResidentPairCounts(runner);
   }
 
   /** The adapter this kernel set runs on and the limits it tiles from. */
@@ -157,6 +163,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.closed = true;
     await this.queue;
     this.resident.clear();
+    this.pairCounts.clear();
     for (const b of this.scratch.values()) b.destroy();
     for (const b of this.vectorWordBuffers) b.destroy();
     this.runner.destroy();
@@ -194,7 +201,6 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
       records: this.scratchBuffer('records', recordCapacity * 8),
     };
-    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
     let partialFirst = 0;
     const dispatches = plan.blocks.flatMap((blk, k) => {
       const finalize = finalizeDispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, {
@@ -203,20 +209,75 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       partialFirst += tiles[k];
       return [...plan.dispatchesOf(blk), finalize];
     });
+    return await this.submitFinalize(dispatches, buffers, numTiles, recordCapacity, request.records) ?? this.finalizePairsNow(request);
+  }
+
+  /** 3-way finalize on the device (mgemm/tripleFinalize.ts); queued behind earlier requests like `run`. */
+  finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+    const result = this.queue.then(() => this.finalizeTriplesNow(request));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** As finalizePairsNow, with the 3-way program: one submit of the GEMM and finalize dispatches of every sub-block. */
+  private async finalizeTriplesNow(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+    if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
+    checkPopcountGemmRequest(request.gemm);
+    const { aCount, bCount } = request.gemm;
+    if (request.records && !tripleRecordKeysFit(aCount, bCount)) return { kind: 'needsHost', reason: 'record keys exceed 32 bits' };
+    const ik = request.pairCounts?.ik;
+    const maxBinding = this.runner.capabilities.maxStorageBufferBindingSize;
+    if (ik !== undefined && ik.data.byteLength > maxBinding) return { kind: 'needsHost', reason: 'pair counts exceed one binding' };
+    const plan = await this.plan(request.gemm);
+    if (plan === null) return { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
+    const program = this.finalize3Program(request.formula.sparse);
+    await this.runner.pipelineFor(program);
+    const workgroups = plan.blocks.map((blk) => finalize3Workgroups(blk));
+    const numPartials = workgroups.reduce((sum, n) => sum + n, 0);
+    const maxRecords = Math.floor(maxBinding / 8);
+    const recordCapacity = request.records ? Math.min(this.recordCapacity, maxRecords) : 0;
+    const buffers = {
+      tallies: plan.output,
+      sliceWords: uploadSliceWords(this.runner, request, (numBytes) => this.scratchBuffer('sliceWords', numBytes)),
+      pairIK: ik === undefined ? null : this.pairCounts.bufferOf(ik.data),
+      partials: this.scratchBuffer('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
+      status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
+      records: this.scratchBuffer('records', recordCapacity * 8),
+    };
+    let partialFirst = 0;
+    const dispatches = plan.blocks.flatMap((blk, k) => {
+      const finalize = finalize3Dispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, { partialFirst, recordCapacity });
+      partialFirst += workgroups[k];
+      return [...plan.dispatchesOf(blk), finalize];
+    });
+    return await this.submitFinalize(dispatches, buffers, numPartials, recordCapacity, request.records) ?? this.finalizeTriplesNow(request);
+  }
+
+  /**
+   * The end 2-way and 3-way device finalize share: zeroes the status, submits `dispatches`, reads the status and
+   * the partials (2-way layout) back, then the records. Records that overflowed their buffer grow its capacity
+   * and give null: the caller runs its request again with room for all of them.
+   */
+  private async submitFinalize(
+    dispatches: readonly Dispatch[], buffers: { readonly partials: GPUBuffer; readonly status: GPUBuffer; readonly records: GPUBuffer },
+    numPartials: number, recordCapacity: number, wantsRecords: boolean,
+  ): Promise<PairFinalizeResult | null> {
+    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
     const [status, partials] = await this.runner.runAndReadBackMany(dispatches, [
       { buffer: buffers.status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
-      { buffer: buffers.partials, numBytes: numTiles * FINALIZE2_PARTIAL_WORDS * 4 },
+      { buffer: buffers.partials, numBytes: numPartials * FINALIZE2_PARTIAL_WORDS * 4 },
     ]);
     if (status[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
-    const numRecords = request.records ? status[0] : 0;
+    const numRecords = wantsRecords ? status[0] : 0;
     if (numRecords > recordCapacity) {
+      const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
       if (numRecords > maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
       this.recordCapacity = numRecords;
-      return this.finalizePairsNow(request);
+      return null;
     }
     const [recordWords] = numRecords === 0 ? [new Uint32Array(0)]
       : await this.runner.runAndReadBackMany([], [{ buffer: buffers.records, numBytes: numRecords * 8 }]);
-    return { kind: 'done', ...sumPartials(partials, numTiles), records: sortedRecords(recordWords, numRecords) };
+    return { kind: 'done', ...sumPartials(partials, numPartials), records: sortedRecords(recordWords, numRecords) };
   }
 
   private async runNow(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
@@ -398,6 +459,10 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   private finalize2Program(sparse: boolean): Finalize2Program {
     return this.cachedProgram(`finalize2/${sparse ? 'sparse' : 'dense'}`, () => createFinalize2Program({ sparse }));
+  }
+
+  private finalize3Program(sparse: boolean): Finalize3Program {
+    return this.cachedProgram(`finalize3/${sparse ? 'sparse' : 'dense'}`, () => createFinalize3Program({ sparse }));
   }
 
   /** The device copy of per-vector finalize words, uploaded on first use. */

@@ -1,0 +1,280 @@
+// Program factory of 3-way finalize on the device: tallies of one mGEMM3 sub-block (where the GEMM left them)
+// → r_abc of the eight entries by inclusion–exclusion (exact u32) → the SPEC §3 values in soft double
+// (wgsl/softDouble.ts; the operations of src/engine/finalize3.ts and core/formulas.ts combine3, bit for bit)
+// → threshold (core/thresholds.ts on float32 bits) → exact checksum partial sums (core/checksum.ts
+// tripleRowWeights: rv·iv in 128-bit integers) and appended records.
+//
+// Each workgroup (16 × 16 threads) walks tiles of TILE × TILE triples (2 × 2 per thread), grid-stride, so a
+// sub-block needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
+// [S as 4 words, entries, zeros, 0, 0] each, and the same status words [records appended, needs-host flag].
+// Tally layout: group g, sub-block row r, column c at g·groupWords + r·rowStride + c. `sliceWords` holds the
+// request's per-vector words (mgemm/tripleFinalize.ts) — rows, then j, then columns — and, dense, T[ccm] of
+// each row and T[mcc] of each column; `pairIK` the dense block-pair matrix of T[cmc]. A passing entry outside
+// [0, 16) sets status[1]: the host then finalizes the request itself, as the CPU path would (error included).
+
+import { TRIPLE_VECTOR_WORDS } from '../../tripleFinalize.js';
+import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
+import { checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
+import type { WgslProgram } from './wgslProgram.js';
+
+/**
+ * Triples per side of one tile: 2 × 2 triples (32 entries) per thread, about half of finalize2's 64 entries per
+ * thread since each 3-way entry costs one soft multiply more. Not tuned on a GPU yet.
+ */
+export const FINALIZE3_TILE = 32;
+/**
+ * Workgroups of one sub-block's dispatch at most (each loops over tiles): the engine makes one request per j, so
+ * per-tile partials would be read back thousands of times per unit; 1024 workgroups still fill a large GPU.
+ */
+export const FINALIZE3_MAX_WORKGROUPS = 1024;
+
+const THREADS_PER_SIDE = 16;
+const TRIPLES_PER_THREAD_SIDE = FINALIZE3_TILE / THREADS_PER_SIDE;
+
+/** Threshold kinds as the uniform `thresholdKind` carries them. */
+export const FINALIZE3_THRESHOLD_KIND = { none: 0, single: 1, multi3: 2 } as const;
+
+const UNIFORMS = [
+  // Sub-block shape and where its tallies lie.
+  'numRows', 'numCols', 'rowStride', 'groupWords',
+  // Request row / column of sub-block row / column 0, and the request's rows and columns.
+  'rowFirst', 'colFirst', 'requestRows', 'requestCols',
+  // Global vector indices of request row 0, of j and of request column 0; nv mod 714025 for checksum uids.
+  'iVectorFirst', 'jVectorGlobal', 'kVectorFirst', 'numVectorMod',
+  // Dense T[cmc]: row stride of the block-pair matrix and its row / column of request row / column 0.
+  'ikStride', 'ikRowFirst', 'ikColFirst',
+  // Tiles of this sub-block, the dispatch width, and the index of its first partial.
+  'tilesX', 'numTiles', 'numWorkgroups', 'partialFirst',
+  'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3', 'threshold4',
+  'writeRecords', 'recordCapacity',
+  // SPEC §3 constants: C, m, and doubles as (lo, hi) bits.
+  'countedBits', 'numField', 'multLo', 'multHi', 'rsumLo', 'rsumHi',
+] as const;
+
+/** Uniform values of one dispatch, by name. */
+export type Finalize3Uniforms = Record<(typeof UNIFORMS)[number], number>;
+
+/** WGSL of the eight tallies T[uvw] (index 4u + 2v + w) of one triple: dense from pair counts and sums, sparse from the GEMM. */
+function tripleTalliesWgsl(sparse: boolean): string {
+  if (sparse) {
+    // Term groups compute T[7], T[6], …, T[0] in this order (src/engine/tallyLayout.ts tally3Plan).
+    return `
+fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
+  var T: array<u32, 8>;
+  for (var g = 0u; g < 8u; g++) { T[7u - g] = tallies[g * u.groupWords + t]; }
+  return T;
+}`;
+  }
+  return `
+fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
+  let pairs = (u.requestRows + 1u + u.requestCols) * VW;
+  return array<u32, 8>(
+    u.numField,
+    sliceWords[COL_VECTORS + cq * VW],
+    sliceWords[J_VECTOR],
+    sliceWords[pairs + u.requestRows + cq],
+    sliceWords[rq * VW],
+    pairIK[(u.ikRowFirst + rq) * u.ikStride + u.ikColFirst + cq],
+    sliceWords[pairs + rq],
+    tallies[t]);
+}`;
+}
+
+/** WGSL of the eight values of one triple (entry bits a, b, c at 4a + 2b + c). */
+function tripleValuesWgsl(sparse: boolean): string {
+  const rsum = sparse
+    ? `  // Sparse: rsum = 1/cijk, cijk = Σ r; 0 when any count is 0 (core/formulas.ts sparseValue3).
+  let cijk = r[0] + r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7];
+  var values: array<vec2<u32>, 8>;
+  if (sliceWords[rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u || cijk == 0u) {
+    return values;
+  }
+  let rsum = sdDiv(ONE, sdFromU32(cijk));`
+    : `  var values: array<vec2<u32>, 8>;
+  let rsum = vec2<u32>(u.rsumLo, u.rsumHi);`;
+  return `
+/** r_abc from T[uvw] with C counted bits (src/engine/finalize3.ts); u32 arithmetic wraps, and every r is exact. */
+fn entryTallies(C: u32, T: array<u32, 8>) -> array<u32, 8> {
+  let r110 = C * T[6] - T[7];
+  let r101 = C * T[5] - T[7];
+  let r011 = C * T[3] - T[7];
+  return array<u32, 8>(
+    C * (C * (C * T[0] - T[1] - T[2] - T[4]) + T[3] + T[5] + T[6]) - T[7],
+    C * (C * T[1] - T[3]) - r101,
+    C * (C * T[2] - T[3]) - r110,
+    r011,
+    C * (C * T[4] - T[5]) - r110,
+    r101,
+    r110,
+    T[7]);
+}
+
+/** (((x·g_lo)·g_mid)·g_hi) with the g's ordered by their f's by core/formulas.ts combine3's exchanges. */
+fn orderedProduct(x: vec2<u32>, fx: vec2<u32>, gx: vec2<u32>, fy: vec2<u32>, gy: vec2<u32>, fz: vec2<u32>, gz: vec2<u32>) -> vec2<u32> {
+  var fLo = fx; var gLo = gx; var fMid = fy; var gMid = gy; var fHi = fz; var gHi = gz;
+  if (sdLessNonNegative(fMid, fLo)) { let f = fLo; fLo = fMid; fMid = f; let g = gLo; gLo = gMid; gMid = g; }
+  if (sdLessNonNegative(fHi, fMid)) { let f = fMid; fMid = fHi; fHi = f; let g = gMid; gMid = gHi; gHi = g; }
+  if (sdLessNonNegative(fMid, fLo)) { let g = gLo; gLo = gMid; gMid = g; let f = fLo; fLo = fMid; fMid = f; }
+  return sdMul(sdMul(sdMul(x, gLo), gMid), gHi);
+}
+
+fn vectorDouble(at: u32) -> vec2<u32> {
+  return vec2<u32>(sliceWords[at], sliceWords[at + 1u]);
+}
+
+/** f_a at word 2 + 2a, g_a at word 6 + 2a of a vector's words. */
+fn tripleValues(t: u32, rq: u32, cq: u32) -> array<vec2<u32>, 8> {
+  let r = entryTallies(u.countedBits, tripleTallies(t, rq, cq));
+${rsum}
+  let vi = rq * VW;
+  let vk = COL_VECTORS + cq * VW;
+  for (var e = 0u; e < 8u; e++) {
+    let a = 2u * (e >> 2u);
+    let b = 2u * ((e >> 1u) & 1u);
+    let c = 2u * (e & 1u);
+    let x = sdMul(MULT, sdMul(rsum, sdFromU32(r[e])));
+    values[e] = orderedProduct(x,
+      vectorDouble(vi + 2u + a), vectorDouble(vi + 6u + a),
+      vectorDouble(J_VECTOR + 2u + b), vectorDouble(J_VECTOR + 6u + b),
+      vectorDouble(vk + 2u + c), vectorDouble(vk + 6u + c));
+  }
+  return values;
+}`;
+}
+
+export interface Finalize3Program extends WgslProgram {
+  readonly tile: number;
+}
+
+/** The finalize program of dense or sparse 3-way formulas (thresholds and records are uniforms). */
+export function createFinalize3Program(options: { readonly sparse: boolean }): Finalize3Program {
+  const declarations = `${SOFT_DOUBLE_WGSL}
+const ONE = vec2<u32>(0u, 0x3ff00000u);
+const VW = ${TRIPLE_VECTOR_WORDS}u;
+const TILE = ${FINALIZE3_TILE}u;
+const SIDE = ${THREADS_PER_SIDE}u;
+const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
+var<private> MULT: vec2<u32>;
+/** Word offsets in sliceWords of j's vector words and of the columns' vector words. */
+var<private> J_VECTOR: u32;
+var<private> COL_VECTORS: u32;
+var<workgroup> wgSum: array<vec4<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
+var<workgroup> wgCounts: array<vec2<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
+${tripleTalliesWgsl(options.sparse)}
+${tripleValuesWgsl(options.sparse)}
+${checksumWeightWgsl()}
+${FLOAT32_THRESHOLD_WGSL}
+/** Which of the eight entries pass (bit 4a + 2b + c): core/thresholds.ts markPassingEntries. */
+fn passingEntries(f: array<u32, 8>) -> u32 {
+  if (u.thresholdKind == 0u) { return 255u; }
+  if (u.thresholdKind == 1u) {
+    var mask = 0u;
+    for (var e = 0u; e < 8u; e++) { if (above(f[e], u.threshold0)) { mask |= 1u << e; } }
+    return mask;
+  }
+  // multi3: thresholds by the number of 1 bits (LLL, LLH, LHH, HHH), and LLL+HHH on the float32 sum of two positive values.
+  let byOnes = array<u32, 4>(u.threshold0, u.threshold1, u.threshold2, u.threshold3);
+  let lllhhh = positive(f[0]) && positive(f[7])
+    && above(sdToF32Bits(sdAdd(sdFromF32Bits(f[0]), sdFromF32Bits(f[7]))), u.threshold4);
+  var mask = select(0u, 0x81u, lllhhh);
+  for (var e = 0u; e < 8u; e++) { if (above(f[e], byOnes[countOneBits(e)])) { mask |= 1u << e; } }
+  return mask;
+}`;
+
+  const body = `
+  MULT = vec2<u32>(u.multLo, u.multHi);
+  J_VECTOR = u.requestRows * VW;
+  COL_VECTORS = J_VECTOR + VW;
+  var sum = vec4<u32>(0u);
+  var entries = 0u;
+  var zeros = 0u;
+  let gj = u.jVectorGlobal;
+  for (var tileIdx = wg.x; tileIdx < u.numTiles; tileIdx += u.numWorkgroups) {
+    let r0 = (tileIdx / u.tilesX) * TILE;
+    let c0 = (tileIdx % u.tilesX) * TILE;
+    for (var ii = 0u; ii < ${TRIPLES_PER_THREAD_SIDE}u; ii++) {
+      let r = r0 + lid.y + ii * SIDE;
+      if (r >= u.numRows) { continue; }
+      let rq = u.rowFirst + r;
+      let gi = u.iVectorFirst + rq;
+      for (var kk = 0u; kk < ${TRIPLES_PER_THREAD_SIDE}u; kk++) {
+        let c = c0 + lid.x + kk * SIDE;
+        if (c >= u.numCols) { continue; }
+        let cq = u.colFirst + c;
+        let gk = u.kVectorFirst + cq;
+        let values = tripleValues(r * u.rowStride + c, rq, cq);
+        var f: array<u32, 8>;
+        for (var e = 0u; e < 8u; e++) { f[e] = sdToF32Bits(values[e]); }
+        let mask = passingEntries(f);
+        if (mask == 0u) { continue; }
+        // uid: coordinates sorted descending, ((c0·nv + c1)·nv + c2)·8 + bits (core/checksum.ts tripleRowWeights);
+        // rank 0 = the largest coordinate, whose entry bit is the high bit.
+        let rankI = select(0u, 1u, gj > gi) + select(0u, 1u, gk > gi);
+        let rankJ = select(0u, 1u, gi > gj) + select(0u, 1u, gk > gj);
+        let rankK = 3u - rankI - rankJ;
+        let cHi = select(select(gk, gj, rankJ == 0u), gi, rankI == 0u);
+        let cLo = select(select(gk, gj, rankJ == 2u), gi, rankI == 2u);
+        let cMid = select(select(gk, gj, rankJ == 1u), gi, rankI == 1u);
+        let tripleMod = (mulMod((mulMod(cHi % RMOD, u.numVectorMod) + cMid % RMOD) % RMOD, u.numVectorMod) + cLo % RMOD) % RMOD;
+        let uidBase = (tripleMod * 8u) % RMOD;
+        for (var e = 0u; e < 8u; e++) {
+          if ((mask & (1u << e)) == 0u) { continue; }
+          entries += 1u;
+          let v = values[e];
+          if (u.writeRecords != 0u) {
+            let at = atomicAdd(&status[0], 1u);
+            if (at < u.recordCapacity) {
+              records[2u * at] = f[e];
+              records[2u * at + 1u] = ((rq * u.requestCols + cq) << 3u) | e;
+            }
+          }
+          if (sdIsZero(v)) { zeros += 1u; continue; }
+          if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
+          let bits = ((e >> 2u) << (2u - rankI)) | (((e >> 1u) & 1u) << (2u - rankJ)) | ((e & 1u) << (2u - rankK));
+          let rv = checksumWeight((uidBase + bits) % RMOD);
+          sum = u128Add(sum, u64MulWide(rv, sdFloorTimes2p56(v)));
+        }
+      }
+    }
+  }
+  wgSum[li] = sum;
+  wgCounts[li] = vec2<u32>(entries, zeros);
+  workgroupBarrier();
+  for (var stride = NUM_THREADS / 2u; stride > 0u; stride = stride / 2u) {
+    if (li < stride) {
+      wgSum[li] = u128Add(wgSum[li], wgSum[li + stride]);
+      wgCounts[li] = wgCounts[li] + wgCounts[li + stride];
+    }
+    workgroupBarrier();
+  }
+  if (li == 0u) {
+    let at = ${FINALIZE2_PARTIAL_WORDS}u * (u.partialFirst + wg.x);
+    let total = wgSum[0];
+    partials[at] = total.x;
+    partials[at + 1u] = total.y;
+    partials[at + 2u] = total.z;
+    partials[at + 3u] = total.w;
+    partials[at + 4u] = wgCounts[0].x;
+    partials[at + 5u] = wgCounts[0].y;
+  }`;
+
+  return {
+    cacheKey: `finalize3/${options.sparse ? 'sparse' : 'dense'}`,
+    workgroupSize: [THREADS_PER_SIDE, THREADS_PER_SIDE],
+    storage: [
+      { name: 'tallies', access: 'read', elementType: 'u32' },
+      { name: 'sliceWords', access: 'read', elementType: 'u32' },
+      // Dense only: layout 'auto' leaves out bindings a shader does not use.
+      ...(options.sparse ? [] : [{ name: 'pairIK', access: 'read', elementType: 'u32' } as const]),
+      { name: 'partials', access: 'read_write', elementType: 'u32' },
+      { name: 'status', access: 'read_write', elementType: 'atomic<u32>' },
+      { name: 'records', access: 'read_write', elementType: 'u32' },
+    ],
+    uniforms: UNIFORMS.map((name) => ({ name, type: 'u32' as const })),
+    extensions: [],
+    declarations,
+    mainBody: body,
+    tile: FINALIZE3_TILE,
+  };
+}

@@ -1,0 +1,167 @@
+// 3-way finalize on the device (mgemm/tripleFinalize.ts): when a run may use it, what the engine hands the kernel
+// set (per-vector factors computed with finalize3.ts's own double operations, pair counts, the threshold as
+// float32 bits), and how the small results go into the rank's checksum and records in the CPU path's order.
+import type { Threshold } from '../core/thresholds.js';
+import {
+  TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type DenseTriplePairCounts, type PopcountGemm, type PopcountGemmRequest, type TripleFinalizeResult,
+  type TripleFormula, type TripleThresholdBits,
+} from '../../mgemm/index.js';
+import type { Communicator } from '../../parallel/index.js';
+import { float32BitsAtMost } from './deviceFinalize2.js';
+import type { DensePairCounts, TripleSlice } from './finalize3.js';
+import type { FinalizePlacement } from './jobSpec.js';
+import type { MetricContext } from './metricContext.js';
+import { tally3Plan } from './tallyLayout.js';
+import type { VectorBlock } from './vectorBlock.js';
+
+type DoneResult = Extract<TripleFinalizeResult, { kind: 'done' }>;
+
+/** The threshold as float32 bits, or null when the device cannot apply it (a 2-way form, a negative value). */
+export function tripleThresholdBits(threshold: Threshold): TripleThresholdBits | null {
+  switch (threshold.kind) {
+    case 'none': return { kind: 'none' };
+    case 'single': return threshold.value >= 0 ? { kind: 'single', above: float32BitsAtMost(threshold.value) } : null;
+    case 'multi3': {
+      const { tLLL, tLLH, tLHH, tHHH, tLLLHHH } = threshold;
+      if (!(tLLL >= 0 && tLLH >= 0 && tLHH >= 0 && tHHH >= 0 && tLLLHHH >= 0)) return null;
+      return {
+        kind: 'multi3', lll: float32BitsAtMost(tLLL), llh: float32BitsAtMost(tLLH), lhh: float32BitsAtMost(tLHH),
+        hhh: float32BitsAtMost(tHHH), lllhhh: float32BitsAtMost(tLLLHHH),
+      };
+    }
+    case 'multi2': return null;
+  }
+}
+
+/**
+ * Per-vector words of a block's real vectors (mgemm/tripleFinalize.ts): s1, count, f_a = rc·s_a and
+ * g_a = 1 − p·f_a with finalize3.ts's operations (dense rc = (1/C)·(1/m), sparse rc = (1/C)·(1/c)).
+ */
+export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint32Array {
+  const C = ctx.constants.countedBits;
+  const p = ctx.constants.param;
+  const sparse = ctx.layout.maskPlane !== null;
+  const nf = ctx.numField;
+  const recipC = 1 / C;
+  const recipCrc = recipC * (1 / nf);
+  const words = new Uint32Array(block.numVectorReal * TRIPLE_VECTOR_WORDS);
+  const doubles = new Float64Array(words.buffer);
+  for (let v = 0; v < block.numVectorReal; v++) {
+    const s1 = block.sums[v];
+    const count = sparse ? block.counts[v] : nf;
+    const at = v * TRIPLE_VECTOR_WORDS;
+    words[at] = s1;
+    words[at + 1] = count;
+    // A sparse vector without present fields makes its triples' values 0: its factors are never used.
+    if (count === 0) continue;
+    const rc = sparse ? recipC * (1 / count) : recipCrc;
+    const f0 = rc * (C * count - s1);
+    const f1 = rc * s1;
+    // Words 2..9 are doubles 1..4 of the vector (TRIPLE_VECTOR_WORDS is even).
+    doubles[at / 2 + 1] = f0;
+    doubles[at / 2 + 2] = f1;
+    doubles[at / 2 + 3] = 1 - p * f0;
+    doubles[at / 2 + 4] = 1 - p * f1;
+  }
+  return words;
+}
+
+/** The kernel set's device finalize, typed as present. */
+type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
+
+/** Finalizes a run's j-slices on the device; `forRun` says whether the run may. */
+export class DeviceTripleFinalizer {
+  private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
+  private readonly products: readonly number[];
+
+  private constructor(
+    private readonly ctx: MetricContext,
+    private readonly finalizeTriples: FinalizeTriples,
+    private readonly formula: TripleFormula,
+    private readonly threshold: TripleThresholdBits,
+    private readonly records: boolean,
+  ) {
+    this.products = tally3Plan(ctx.layout).products;
+  }
+
+  /**
+   * The finalizer of a run, or null when it finalizes on the host: the reasons of DevicePairFinalizer.forRun
+   * (`host` placement, no device finalize in the kernel set, not CCC/DUO, field slabs, --verify, constants
+   * outside the device library's range, a threshold it cannot apply) and checksum uids beyond 2^52.
+   */
+  static forRun(
+    ctx: MetricContext, gemm: PopcountGemm, fieldComm: Communicator, options: { readonly placement: FinalizePlacement; readonly writesRecords: boolean },
+  ): DeviceTripleFinalizer | null {
+    const finalizeTriples = gemm.finalizeTriples?.bind(gemm);
+    if (options.placement === 'host' || finalizeTriples === undefined) return null;
+    if (ctx.spec.metric === 'r2' || ctx.spec.numWay !== 3 || fieldComm.size !== 1 || ctx.verifier !== null) return null;
+    const k = ctx.constants;
+    const C = k.countedBits;
+    const formula: TripleFormula = {
+      sparse: ctx.layout.maskPlane !== null, countedBits: C === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param,
+      numField: ctx.numField,
+      // As finalize3.ts computes it.
+      denseRsum: (1 / (C * C * C)) * (1 / ctx.numField),
+    };
+    const threshold = tripleThresholdBits(ctx.sink.threshold);
+    if (threshold === null || !tripleFormulaOnDevice(formula, ctx.numVector)) return null;
+    return new DeviceTripleFinalizer(ctx, finalizeTriples, formula, threshold, options.writesRecords);
+  }
+
+  /** Computes and finalizes a j-slice on the device; `gemm` is the slice's mGEMM3 request (rows i, columns k). */
+  start(gemm: PopcountGemmRequest, slice: TripleSlice, pairCounts: DensePairCounts | null): Promise<TripleFinalizeResult> {
+    const vw = TRIPLE_VECTOR_WORDS;
+    const { numI, numK, iFirst, kFirst, jLocal } = slice;
+    return this.finalizeTriples({
+      gemm,
+      products: this.products,
+      formula: this.formula,
+      iVectors: this.vectorWordsOf(slice.iBlock).subarray(iFirst * vw, (iFirst + numI) * vw),
+      jVector: this.vectorWordsOf(slice.jBlock).subarray(jLocal * vw, (jLocal + 1) * vw),
+      kVectors: this.vectorWordsOf(slice.kBlock).subarray(kFirst * vw, (kFirst + numK) * vw),
+      pairCounts: pairCounts === null ? null : slicePairCounts(pairCounts, slice),
+      iVectorFirst: slice.iBlock.vectorFirst + iFirst,
+      jVectorGlobal: slice.jBlock.vectorFirst + jLocal,
+      kVectorFirst: slice.kBlock.vectorFirst + kFirst,
+      numVector: this.ctx.numVector,
+      threshold: this.threshold,
+      records: this.records,
+    });
+  }
+
+  /** Adds a slice's device results to the checksum and its records (already in the CPU path's order) to the output. */
+  apply(slice: TripleSlice, result: DoneResult): void {
+    const { sink } = this.ctx;
+    sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
+    const { words, count } = result.records;
+    const iFirst = slice.iBlock.vectorFirst + slice.iFirst;
+    const j = slice.jBlock.vectorFirst + slice.jLocal;
+    const kFirst = slice.kBlock.vectorFirst + slice.kFirst;
+    for (let n = 0; n < count; n++) {
+      const key = words[2 * n + 1];
+      const entry = key & 7;
+      const triple = key >>> 3;
+      const r = Math.floor(triple / slice.numK);
+      const c = triple - r * slice.numK;
+      sink.addTripleRecord(2 * (iFirst + r) + (entry >> 2), 2 * j + ((entry >> 1) & 1), 2 * (kFirst + c) + (entry & 1), words[2 * n]);
+    }
+  }
+
+  private vectorWordsOf(block: VectorBlock): Uint32Array {
+    let words = this.vectorWords.get(block);
+    if (words === undefined) {
+      words = tripleVectorWords(this.ctx, block);
+      this.vectorWords.set(block, words);
+    }
+    return words;
+  }
+}
+
+/** The slice's T[ccm] per row and T[mcc] per column, and the unit's whole T[cmc] matrix (kept on the device). */
+function slicePairCounts(pc: DensePairCounts, slice: TripleSlice): DenseTriplePairCounts {
+  const { numI, numK, iFirst, kFirst, jLocal } = slice;
+  const ij = new Uint32Array(numI);
+  for (let r = 0; r < numI; r++) ij[r] = pc.ij.data[(iFirst + r) * pc.ij.numCols + jLocal];
+  const jkFirst = jLocal * pc.jk.numCols + kFirst;
+  return { ij, jk: pc.jk.data.subarray(jkFirst, jkFirst + numK), ik: pc.ik, ikRowFirst: iFirst, ikColFirst: kFirst };
+}

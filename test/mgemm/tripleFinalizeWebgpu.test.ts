@@ -1,0 +1,264 @@
+// Device finalize of 3-way requests (mgemm/tripleFinalize.ts) on the kernel families and tally layouts against an
+// oracle built from the CPU's own pieces, independent of src/engine/finalize3.ts: reference tallies, tallyLayout's
+// coefficient3 inclusion–exclusion, core/formulas.ts denseValue3 / sparseValue3, core/thresholds.ts and
+// core/checksum.ts's accumulator with entryUid3. Ragged shapes, every order of (i, j, k), small bindings.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPopcountGemmWebgpu, pairProductPlanes, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemmWebgpu,
+  type TripleFinalizeRequest, type TripleThresholdBits, type WebgpuPopcountGemmOptions,
+} from '../../mgemm/index.js';
+import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
+import { ChecksumAccumulator, entryUid3 } from '../../src/core/checksum.js';
+import { denseValue3, sparseValue3, type FormulaConstants } from '../../src/core/formulas.js';
+import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js';
+import { countedBitsPerField, defaultMultiplier, DEFAULT_PARAM, type MetricKind } from '../../src/core/types.js';
+import { float32BitsAtMost } from '../../src/engine/deviceFinalize2.js';
+import { coefficient3, planeLayout, tally3Plan, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
+import { partialSums, planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
+import { seededRandom } from './planeFixtures.js';
+
+const gate = await webgpuGate();
+
+interface Case {
+  readonly name: string;
+  readonly metric: MetricKind;
+  readonly sparse: boolean;
+  readonly threshold: Threshold;
+  readonly numI: number;
+  readonly numK: number;
+  readonly numField: number;
+  /** Global indices of request row 0, of j and of request column 0 (distinct triples, chosen to mix the orders). */
+  readonly iVectorFirst: number;
+  readonly jVectorGlobal: number;
+  readonly kVectorFirst: number;
+  readonly seed: number;
+}
+
+const NUM_VECTOR = 1000;
+/** Local rows of the request inside its operand matrices: not 0, so offsets are exercised. */
+const I_FIRST = 1;
+const J_LOCAL = 2;
+const K_FIRST = 3;
+
+interface Sums {
+  readonly sums: Float64Array;
+  readonly counts: Float64Array;
+}
+
+/** Operands: random codes (about 10 % missing in sparse mode) → planes, sums and counts of the i, j and k blocks. */
+interface Operands {
+  readonly layout: PlaneLayout;
+  readonly x: PlaneMatrix;
+  readonly y: PlaneMatrix;
+  readonly z: PlaneMatrix;
+  readonly xSums: Sums;
+  readonly ySums: Sums;
+  readonly zSums: Sums;
+}
+
+function operandsOf(c: Case): Operands {
+  const layout = planeLayout(c.metric, c.sparse);
+  const random = seededRandom(c.seed);
+  const matrix = (numVectors: number): PlaneMatrix => planesFromCodes(
+    layout, { numVectorLocal: numVectors, vectorFirst: 0, numVectorReal: numVectors, fieldFirst: 0, numFieldLocal: c.numField },
+    (_v, _f, out) => {
+      for (let f = 0; f < out.length; f++) out[f] = c.sparse && random() < 0.1 ? 2 : [0, 1, 3, 1][Math.floor(random() * 4)];
+    },
+  );
+  const x = matrix(I_FIRST + c.numI + 2);
+  const y = matrix(J_LOCAL + 3);
+  const z = matrix(K_FIRST + c.numK + 1);
+  return { layout, x, y, z, xSums: partialSums(layout, x), ySums: partialSums(layout, y), zSums: partialSums(layout, z) };
+}
+
+function float32Bits(x: number): number {
+  return new Uint32Array(Float32Array.of(x).buffer)[0];
+}
+
+function thresholdBits(t: Threshold): TripleThresholdBits {
+  if (t.kind === 'single') return { kind: 'single', above: float32BitsAtMost(t.value) };
+  if (t.kind === 'multi3') {
+    return {
+      kind: 'multi3', lll: float32BitsAtMost(t.tLLL), llh: float32BitsAtMost(t.tLLH), lhh: float32BitsAtMost(t.tLHH),
+      hhh: float32BitsAtMost(t.tHHH), lllhhh: float32BitsAtMost(t.tLLLHHH),
+    };
+  }
+  return { kind: 'none' };
+}
+
+/** Per-vector words as the contract defines them: s1, count, f_a = rc·s_a, g_a = 1 − p·f_a. */
+function vectorWords(k: FormulaConstants, c: Case, sums: Sums, first: number, count: number): Uint32Array {
+  const words = new Uint32Array(count * TRIPLE_VECTOR_WORDS);
+  const doubles = new Float64Array(words.buffer);
+  const C = k.countedBits;
+  for (let v = 0; v < count; v++) {
+    const s1 = sums.sums[first + v];
+    const n = c.sparse ? sums.counts[first + v] : c.numField;
+    const at = v * TRIPLE_VECTOR_WORDS;
+    words[at] = s1;
+    words[at + 1] = n;
+    if (n === 0) continue;
+    const rc = c.sparse ? (1 / C) * (1 / n) : (1 / C) * (1 / c.numField);
+    doubles[at / 2 + 1] = rc * (C * n - s1);
+    doubles[at / 2 + 2] = rc * s1;
+    doubles[at / 2 + 3] = 1 - k.param * (rc * (C * n - s1));
+    doubles[at / 2 + 4] = 1 - k.param * (rc * s1);
+  }
+  return words;
+}
+
+/** Σ c_x c_y of all rows of two matrices (reference kernel). */
+async function pairCounts(layout: PlaneLayout, a: PlaneMatrix, b: PlaneMatrix): Promise<Uint32Array> {
+  const [data] = await new PopcountGemmRef().run({
+    a, aFirst: 0, aCount: a.numVectors, b, bFirst: 0, bCount: b.numVectors, termGroups: termGroups2(layout).slice(0, 1), strictUpper: false,
+  });
+  return data;
+}
+
+async function requestOf(c: Case, ops: Operands, k: FormulaConstants): Promise<TripleFinalizeRequest> {
+  const plan = tally3Plan(ops.layout);
+  const ij = c.sparse ? null : await pairCounts(ops.layout, ops.x, ops.y);
+  const ik = c.sparse ? null : await pairCounts(ops.layout, ops.x, ops.z);
+  const jk = c.sparse ? null : await pairCounts(ops.layout, ops.y, ops.z);
+  const C = k.countedBits;
+  return {
+    gemm: {
+      a: pairProductPlanes(ops.x, I_FIRST, c.numI, ops.y, J_LOCAL, plan.planePairs), aFirst: 0, aCount: c.numI,
+      b: ops.z, bFirst: K_FIRST, bCount: c.numK, termGroups: plan.termGroups, strictUpper: false,
+    },
+    products: plan.products,
+    formula: {
+      sparse: c.sparse, countedBits: C === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param, numField: c.numField,
+      denseRsum: (1 / (C * C * C)) * (1 / c.numField),
+    },
+    iVectors: vectorWords(k, c, ops.xSums, I_FIRST, c.numI),
+    jVector: vectorWords(k, c, ops.ySums, J_LOCAL, 1),
+    kVectors: vectorWords(k, c, ops.zSums, K_FIRST, c.numK),
+    pairCounts: ij === null || ik === null || jk === null ? null : {
+      ij: Uint32Array.from({ length: c.numI }, (_, r) => ij[(I_FIRST + r) * ops.y.numVectors + J_LOCAL]),
+      jk: jk.subarray(J_LOCAL * ops.z.numVectors + K_FIRST, J_LOCAL * ops.z.numVectors + K_FIRST + c.numK),
+      ik: { data: ik, numCols: ops.z.numVectors }, ikRowFirst: I_FIRST, ikColFirst: K_FIRST,
+    },
+    iVectorFirst: c.iVectorFirst,
+    jVectorGlobal: c.jVectorGlobal,
+    kVectorFirst: c.kVectorFirst,
+    numVector: NUM_VECTOR,
+    threshold: thresholdBits(c.threshold),
+    records: true,
+  };
+}
+
+/** What the CPU computes for the request: S, counts, and the records (value bits, key) in key order. */
+async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: TripleFinalizeRequest): Promise<{ sum: bigint; entries: number; zeros: number; records: number[] }> {
+  const tallies = await new PopcountGemmRef().run(request.gemm);
+  const products = request.products;
+  const C = k.countedBits;
+  const accumulator = new ChecksumAccumulator();
+  const records: number[] = [];
+  const values = new Float64Array(8);
+  const keep = new Uint8Array(8);
+  const T = new Array<number>(8).fill(0);
+  const sj1 = ops.ySums.sums[J_LOCAL];
+  const cj = c.sparse ? ops.ySums.counts[J_LOCAL] : c.numField;
+  for (let r = 0; r < c.numI; r++) {
+    const si1 = ops.xSums.sums[I_FIRST + r];
+    const ci = c.sparse ? ops.xSums.counts[I_FIRST + r] : c.numField;
+    for (let col = 0; col < c.numK; col++) {
+      const sk1 = ops.zSums.sums[K_FIRST + col];
+      const ck = c.sparse ? ops.zSums.counts[K_FIRST + col] : c.numField;
+      const t = r * c.numK + col;
+      if (c.sparse) {
+        products.forEach((p, g) => { T[p] = tallies[g][t]; });
+      } else {
+        const pc = request.pairCounts;
+        if (pc === null) throw new Error('dense request without pair counts');
+        T.splice(0, 8, c.numField, sk1, sj1, pc.jk[col], si1, pc.ik.data[(I_FIRST + r) * pc.ik.numCols + K_FIRST + col], pc.ij[r], tallies[0][t]);
+      }
+      const rs = [0, 1, 2, 3, 4, 5, 6, 7].map((e) => T.reduce((sum, x, p) => sum + coefficient3(e, p, C) * x, 0));
+      const cijk = rs.reduce((a, b) => a + b, 0);
+      for (let e = 0; e < 8; e++) {
+        const si = (e >> 2) === 1 ? si1 : C * ci - si1;
+        const sj = ((e >> 1) & 1) === 1 ? sj1 : C * cj - sj1;
+        const sk = (e & 1) === 1 ? sk1 : C * ck - sk1;
+        values[e] = c.sparse ? sparseValue3(k, rs[e], si, sj, sk, ci, cj, ck, cijk) : denseValue3(k, rs[e], si, sj, sk, c.numField);
+      }
+      markPassingEntries(c.threshold, values, 8, keep);
+      for (let e = 0; e < 8; e++) {
+        if (keep[e] === 0) continue;
+        const uid = entryUid3(NUM_VECTOR, c.iVectorFirst + r, e >> 2, c.jVectorGlobal, (e >> 1) & 1, c.kVectorFirst + col, e & 1);
+        accumulator.add(uid, values[e]);
+        records.push(float32Bits(values[e]), t * 8 + e);
+      }
+    }
+  }
+  return { sum: accumulator.sum(), entries: accumulator.entries, zeros: accumulator.zeros, records };
+}
+
+const MULTI3 = { kind: 'multi3', tLLL: 0.1, tLLH: 0.2, tLHH: 0.3, tHHH: 0.25, tLLLHHH: 0.35 } as const;
+
+const CASES: readonly Case[] = [
+  { name: 'ccc dense, i < j < k, no threshold', metric: 'ccc', sparse: false, threshold: { kind: 'none' }, numI: 37, numK: 29, numField: 133, iVectorFirst: 100, jVectorGlobal: 200, kVectorFirst: 300, seed: 1 },
+  { name: 'ccc dense, k < i < j, threshold 0.2', metric: 'ccc', sparse: false, threshold: { kind: 'single', value: 0.2 }, numI: 45, numK: 33, numField: 65, iVectorFirst: 500, jVectorGlobal: 900, kVectorFirst: 10, seed: 2 },
+  { name: 'ccc sparse, j < k < i, multi3', metric: 'ccc', sparse: true, threshold: MULTI3, numI: 21, numK: 50, numField: 90, iVectorFirst: 700, jVectorGlobal: 3, kVectorFirst: 400, seed: 3 },
+  { name: 'ccc sparse, i < k < j, threshold 0', metric: 'ccc', sparse: true, threshold: { kind: 'single', value: 0 }, numI: 40, numK: 40, numField: 31, iVectorFirst: 100, jVectorGlobal: 500, kVectorFirst: 200, seed: 4 },
+  { name: 'duo dense, j < i < k, multi3', metric: 'duo', sparse: false, threshold: MULTI3, numI: 30, numK: 19, numField: 100, iVectorFirst: 50, jVectorGlobal: 20, kVectorFirst: 80, seed: 5 },
+  { name: 'duo sparse, k < j < i, few fields (many zeros), no threshold', metric: 'duo', sparse: true, threshold: { kind: 'none' }, numI: 26, numK: 35, numField: 7, iVectorFirst: 300, jVectorGlobal: 100, kVectorFirst: 20, seed: 6 },
+];
+
+const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPopcountGemmOptions }[] = [
+  { name: 'bitwise', options: { kernel: 'bitwise' } },
+  { name: 'bitwise, 4 KiB bindings (several sub-blocks)', options: { kernel: 'bitwise', maxBindingBytes: 4096 } },
+  { name: 'u8 dot4 (padded tally layout)', options: { kernel: 'dot4' } },
+  ...(gate.hasSubgroupMatrix ? [{ name: 'u8 subgroup-matrix', options: { kernel: 'subgroup-matrix' as const } }] : []),
+];
+
+const constantsOf = (metric: MetricKind): FormulaConstants => ({ countedBits: countedBitsPerField(metric), multiplier: defaultMultiplier(metric), param: DEFAULT_PARAM });
+
+describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.description}`, () => {
+  describe.each(OPTION_SETS)('$name', ({ options }) => {
+    let gemm: PopcountGemmWebgpu;
+    beforeAll(async () => {
+      gemm = await createPopcountGemmWebgpu(options);
+    });
+    afterAll(async () => {
+      await gemm.close();
+    });
+
+    it.each(CASES)('equals the CPU: $name', async (c) => {
+      const k = constantsOf(c.metric);
+      const ops = operandsOf(c);
+      const request = await requestOf(c, ops, k);
+      const want = await oracle(c, ops, k, request);
+      const got = await gemm.finalizeTriples(request);
+      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+      expect(want.entries).toBeGreaterThan(0);
+      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+      expect(Array.from(got.records.words)).toEqual(want.records);
+    });
+  });
+
+  it('declines a request whose passing values leave [0, 16), and grows its record room', async () => {
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+    try {
+      const c = CASES[0];
+      const ops = operandsOf(c);
+      // p = −40: 1 − p·f ≈ 21 for common f, so values exceed 16; without a threshold they pass, which the CPU rejects.
+      const bad: FormulaConstants = { countedBits: 2, multiplier: 4.5, param: -40 };
+      expect((await gemm.finalizeTriples(await requestOf(c, ops, bad))).kind).toBe('needsHost');
+      // 90 × 100 triples, 8 entries each, all passing: more records than the first buffer (2^16) holds.
+      const big: Case = { ...c, numI: 90, numK: 100, numField: 40, seed: 9 };
+      const bigOps = operandsOf(big);
+      const k = constantsOf('ccc');
+      const request = await requestOf(big, bigOps, k);
+      const got = await gemm.finalizeTriples(request);
+      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+      expect(got.records.count).toBe(8 * 90 * 100);
+      const want = await oracle(big, bigOps, k, request);
+      expect(got.checksumSum).toBe(want.sum);
+      expect(Array.from(got.records.words)).toEqual(want.records);
+    } finally {
+      await gemm.close();
+    }
+  });
+});
