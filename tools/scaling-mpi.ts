@@ -12,8 +12,10 @@
 // efficiency = (rate_p / p) / rate_1 with rate = comparisons per second. Strong scaling keeps the problem
 // fixed (strong-vectors): efficiency = rate_p / (p · rate_1), i.e. T_1 / (p · T_p). Times are the run's
 // own "compute time" (rank 0, from the job check to the gathered result; not process start-up), the best
-// of --repeats. Every run of one series must print the same checksum as the others for its problem size,
-// so the strong series is also a correctness check.
+// of --repeats; `compute s` and `compute eff` use the slowest rank's compute phase instead (after its input
+// is generated or read: transfers, GEMMs, finalize, output), the engine's own scaling. Every run of one
+// series must print the same checksum as the others for its problem size, so the strong series is also a
+// correctness check.
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -42,16 +44,22 @@ interface RunPoint {
   readonly seconds: number;
   readonly wallSeconds: number;
   readonly comparisonsPerSecond: number;
+  /** The slowest rank's compute phase (after its input is loaded) and the rate over it. */
+  readonly computeSeconds: number;
+  readonly computeComparisonsPerSecond: number;
   readonly checksum: string;
   /** GPU index of each rank (null: CPU or unknown), from the run's rankDevices. */
   readonly gpus: readonly (number | null)[];
   efficiency: number;
+  computeEfficiency: number;
 }
 
 /** The part of `snptally run --json` read here. */
 interface RunReport {
   readonly seconds: number;
   readonly comparisonsPerSecond: number;
+  readonly computeSeconds: number;
+  readonly computeComparisonsPerSecond: number;
   readonly checksum: string;
   readonly rankDevices: readonly { readonly gpuIndex: number | null; readonly gpuCount: number | null }[];
 }
@@ -98,7 +106,7 @@ function defaultMpirunArgs(procs: number): string[] {
   return args;
 }
 
-function runOnce(options: ScalingOptions, procs: number, numVector: number): Omit<RunPoint, 'series' | 'efficiency'> {
+function runOnce(options: ScalingOptions, procs: number, numVector: number): Omit<RunPoint, 'series' | 'efficiency' | 'computeEfficiency'> {
   const runArgs = [
     CLI_MAIN, 'run', '--vectors', String(numVector), '--fields', String(options.numField),
     '--npv', String(procs), '--backend', options.backend, '--json',
@@ -119,7 +127,8 @@ function runOnce(options: ScalingOptions, procs: number, numVector: number): Omi
   checkOneGpuPerRank(procs, report.rankDevices);
   return {
     procs, numVector, numField: options.numField, seconds: report.seconds, wallSeconds,
-    comparisonsPerSecond: report.comparisonsPerSecond, checksum: report.checksum, gpus: report.rankDevices.map((d) => d.gpuIndex),
+    comparisonsPerSecond: report.comparisonsPerSecond, computeSeconds: report.computeSeconds,
+    computeComparisonsPerSecond: report.computeComparisonsPerSecond, checksum: report.checksum, gpus: report.rankDevices.map((d) => d.gpuIndex),
   };
 }
 
@@ -133,14 +142,14 @@ function checkOneGpuPerRank(procs: number, devices: RunReport['rankDevices']): v
 
 /** The best (fastest) of `repeats` runs; all of them must agree on the checksum. */
 function measure(options: ScalingOptions, series: RunPoint['series'], procs: number, numVector: number): RunPoint {
-  let best: Omit<RunPoint, 'series' | 'efficiency'> | null = null;
+  let best: Omit<RunPoint, 'series' | 'efficiency' | 'computeEfficiency'> | null = null;
   for (let repeat = 0; repeat < options.repeats; repeat++) {
     const point = runOnce(options, procs, numVector);
     if (best !== null && point.checksum !== best.checksum) throw new Error(`checksum changed between repeats at -np ${procs}`);
     if (best === null || point.seconds < best.seconds) best = point;
   }
   if (best === null) throw new Error('no run');
-  return { ...best, series, efficiency: Number.NaN };
+  return { ...best, series, efficiency: Number.NaN, computeEfficiency: Number.NaN };
 }
 
 /** Vector count of the weak series: work per rank ∝ nv² / p stays that of one rank. */
@@ -149,17 +158,27 @@ function weakVectorCount(base: number, procs: number): number {
 }
 
 function formatTable(title: string, points: readonly RunPoint[]): string {
-  const header = ['procs', 'gpus', 'vectors', 'fields', 'seconds', 'wall s', 'comparisons/s', 'per proc', 'efficiency', 'checksum'];
+  const header = ['procs', 'gpus', 'vectors', 'fields', 'seconds', 'wall s', 'comparisons/s', 'per proc', 'efficiency', 'compute s', 'compute eff', 'checksum'];
   const rows = points.map((p) => [
     String(p.procs),
     p.gpus.every((g) => g === null) ? '-' : p.gpus.map((g) => (g === null ? '?' : String(g))).join(','),
     String(p.numVector), String(p.numField), p.seconds.toFixed(3), p.wallSeconds.toFixed(1),
     p.comparisonsPerSecond.toExponential(3), (p.comparisonsPerSecond / p.procs).toExponential(3),
-    `${(100 * p.efficiency).toFixed(1)}%`, p.checksum,
+    `${(100 * p.efficiency).toFixed(1)}%`, p.computeSeconds.toFixed(3), `${(100 * p.computeEfficiency).toFixed(1)}%`, p.checksum,
   ]);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((row) => row[col].length)));
   const line = (cells: string[]): string => cells.map((cell, col) => cell.padStart(widths[col])).join('  ');
   return [title, line(header), ...rows.map(line)].join('\n');
+}
+
+/** Per-process rate relative to the series' first point (normally one process), whole run and compute phase. */
+function setEfficiencies(points: RunPoint[]): void {
+  const base = points[0].comparisonsPerSecond / points[0].procs;
+  const computeBase = points[0].computeComparisonsPerSecond / points[0].procs;
+  for (const p of points) {
+    p.efficiency = p.comparisonsPerSecond / p.procs / base;
+    p.computeEfficiency = p.computeComparisonsPerSecond / p.procs / computeBase;
+  }
 }
 
 function main(): void {
@@ -170,15 +189,13 @@ function main(): void {
   if (options.series.includes('weak')) {
     const weak = options.procs.map((procs) => measure(options, 'weak', procs, weakVectorCount(options.weakVectors, procs)));
     // Rates relative to the first entry of the series (normally one process).
-    const weakBase = weak[0].comparisonsPerSecond / weak[0].procs;
-    for (const p of weak) p.efficiency = p.comparisonsPerSecond / p.procs / weakBase;
+    setEfficiencies(weak);
     result.weak = weak;
     tables.push(formatTable(`weak scaling (${what}; vectors = ${options.weakVectors} · √procs)`, weak));
   }
   if (options.series.includes('strong')) {
     const strong = options.procs.map((procs) => measure(options, 'strong', procs, options.strongVectors));
-    const strongBase = strong[0].comparisonsPerSecond / strong[0].procs;
-    for (const p of strong) p.efficiency = p.comparisonsPerSecond / p.procs / strongBase;
+    setEfficiencies(strong);
     if (new Set(strong.map((p) => p.checksum)).size !== 1) throw new Error('strong scaling: checksums differ between process counts');
     result.strong = strong;
     tables.push(formatTable(`strong scaling (${what}; ${options.strongVectors} vectors)`, strong));

@@ -52,8 +52,7 @@ export class ResidentPlanes {
     const chunks: PlaneChunk[] = [];
     for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
       const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
-      const buffer = this.runner.createStorageBuffer(Math.max(16, numRows * rowWords * 4), { readBack: false });
-      this.runner.upload(buffer, matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords));
+      const buffer = this.runner.createStorageBufferFrom(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false });
       chunks.push({ firstRow, numRows, buffer });
     }
     this.entries.set(matrix, { chunks, numBytes });

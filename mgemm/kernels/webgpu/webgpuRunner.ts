@@ -58,6 +58,18 @@ export class WebgpuRunner {
     return this.device.createBuffer({ size: alignTo4(numBytes), usage });
   }
 
+  /**
+   * A storage buffer holding `words` (padded to at least 16 bytes): mapped at creation and filled with one
+   * copy, which also takes SharedArrayBuffer views directly — the cheapest way in for large operands.
+   */
+  createStorageBufferFrom(words: Uint32Array, options: { readonly readBack: boolean }): GPUBuffer {
+    const usage = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | (options.readBack ? BUFFER_USAGE.COPY_SRC : 0);
+    const buffer = this.device.createBuffer({ size: Math.max(16, alignTo4(words.byteLength)), usage, mappedAtCreation: true });
+    new Uint32Array(buffer.getMappedRange()).set(words);
+    buffer.unmap();
+    return buffer;
+  }
+
   /** Copies `words` into `buffer` at byte 0 (through the queue; ordered before later submits). */
   upload(buffer: GPUBuffer, words: Uint32Array): void {
     // Dawn copies host memory on the call, so the words may change afterwards. It takes no
