@@ -3,7 +3,7 @@
 export * from './contract.js';
 export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
 export { allocatePlaneMatrix, pairProductPlanes, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
-export { checkPopcountGemmRequest } from './requestChecks.js';
+export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export {
   createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX, type WebgpuPopcountGemmOptions,
 } from './kernels/webgpu/popcountGemmWebgpu.js';

@@ -1,6 +1,6 @@
 // Allocating, sharing and combining PlaneMatrix operands (the bit-plane layout of contract.ts).
 
-import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix } from './contract.js';
+import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PlanePair } from './contract.js';
 
 /** 32-bit words per plane for `numField` fields, rounded up to WORDS_PER_PLANE_ALIGN. */
 export function planeWordsFor(numField: number): number {
@@ -28,7 +28,8 @@ export function toSharedPlaneMatrix(matrix: PlaneMatrix): PlaneMatrix {
  * The A operand of a 3-way tally step: row r, plane q is
  * `x[xFirst + r][planePairs[q][0]] AND y[yRow][planePairs[q][1]]`, so that a 2-way popcount-GEMM of
  * this against z gives r_ijk terms popcount(x_i AND y_j AND z_k). Shared memory, like allocatePlaneMatrix.
- * Cost is O(xCount × pairs × words), negligible beside the GEMM that consumes it, so it stays in JS.
+ * The CPU kernel sets' run3 builds these per j-slice (tally3ByPairProducts.ts); the webgpu kernel set
+ * builds them on the GPU instead (kernels/webgpu/pairProductProgram.ts).
  */
 export function pairProductPlanes(
   x: PlaneMatrix,
@@ -36,7 +37,7 @@ export function pairProductPlanes(
   xCount: number,
   y: PlaneMatrix,
   yRow: number,
-  planePairs: readonly (readonly [number, number])[],
+  planePairs: readonly PlanePair[],
 ): PlaneMatrix {
   if (x.wordsPerPlane !== y.wordsPerPlane) throw new RangeError(`wordsPerPlane differ: ${x.wordsPerPlane} vs ${y.wordsPerPlane}`);
   checkRowRange('x', x, xFirst, xCount);

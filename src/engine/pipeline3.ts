@@ -1,8 +1,9 @@
-// The 3-way pipeline of one rank: for each block unit of its slab and each j of the unit's stage
-// range, one mGEMM3 call — (i AND j) plane products against k's planes — then finalize.
-import { pairProductPlanes, type PopcountGemm } from '../../mgemm/index.js';
+// The 3-way pipeline of one rank: for each block unit of its slab, its j-slices (the unit's stage range)
+// in batches, one mGEMM3 call per batch — (i AND j) plane products against k's planes, built by the
+// kernel set — then finalize slice by slice.
+import type { PopcountGemm } from '../../mgemm/index.js';
 import { finalizeTriples, type DensePairCounts, type PairCounts } from './finalize3.js';
-import { runOneAhead } from './lookahead.js';
+import { runOneAhead, yieldToEventLoop } from './lookahead.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import { tally3Plan, termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
@@ -45,56 +46,92 @@ export function forEachTripleSlice(
   }
 }
 
-/** One mGEMM3 call: a j-slice of a unit, with the unit's blocks and (dense) pair counts. */
-interface TripleSliceJob {
-  readonly jb: VectorBlock;
-  readonly kb: VectorBlock;
+/** A j-slice of a unit: local j of the J block, with its i (own block) and k (K block) ranges. */
+interface JSlice {
   readonly jLocal: number;
   readonly iRange: Range;
   readonly kRange: Range;
+}
+
+/** One mGEMM3 call: consecutive j-slices of one unit, with the unit's blocks and (dense) pair counts. */
+interface TripleBatch {
+  readonly jb: VectorBlock;
+  readonly kb: VectorBlock;
+  readonly slices: readonly JSlice[];
   readonly pairCounts: DensePairCounts | null;
 }
 
-/** The j-slices of the units, in order; blocks and pair counts are fetched as the units come up. */
-async function* tripleSliceJobs(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): AsyncGenerator<TripleSliceJob> {
+/**
+ * Tally bytes of one mGEMM3 call. Several j-slices per call keep a GPU busy between read-backs (one
+ * slice of nv 768 is ~10 GEMM-microseconds on an H100) and amortize each call's fixed cost; the bound
+ * keeps the two calls in flight (lookahead) to a few hundred MB of host memory at most.
+ */
+const TALLY_BYTES_PER_CALL = 64 << 20;
+
+/**
+ * Triples finalized between yields to the event loop, so that the next batch's mGEMM3 advances during a
+ * batch's finalize: CPU kernel sets post its slices to worker threads one after another, each on the
+ * previous one's reply. ~1 ms of finalize per yield; a yield costs a few microseconds.
+ */
+const TRIPLES_PER_YIELD = 1 << 12;
+
+/** The units' j-slices in batches, in order; blocks and pair counts are fetched as the units come up. */
+async function* tripleBatches(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], numGroups: number): AsyncGenerator<TripleBatch> {
   const dense = env.ctx.layout.maskPlane === null;
   for (const unit of units) {
     const jb = unit.part === 1 ? own : await env.getBlock(unit.jBlock);
     const kb = unit.part === 3 ? await env.getBlock(unit.kBlock) : jb;
-    const slices: [number, Range, Range][] = [];
-    forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (j, i, k) => slices.push([j, i, k]));
+    const slices: JSlice[] = [];
+    forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;
     const pairCounts = dense ? await densePairCounts(env, own, jb, kb) : null;
-    for (const [jLocal, iRange, kRange] of slices) yield { jb, kb, jLocal, iRange, kRange, pairCounts };
+    let batch: JSlice[] = [];
+    let batchBytes = 0;
+    for (const slice of slices) {
+      const bytes = 4 * numGroups * (slice.iRange.end - slice.iRange.first) * (slice.kRange.end - slice.kRange.first);
+      if (batch.length > 0 && batchBytes + bytes > TALLY_BYTES_PER_CALL) {
+        yield { jb, kb, slices: batch, pairCounts };
+        batch = [];
+        batchBytes = 0;
+      }
+      batch.push(slice);
+      batchBytes += bytes;
+    }
+    yield { jb, kb, slices: batch, pairCounts };
   }
 }
 
 /**
- * Runs the units; returns the number of triples finalized here. The GEMM of the next slice is started
+ * Runs the units; returns the number of triples finalized here. The mGEMM3 of the next batch is started
  * before the current one is finalized (see lookahead.ts).
  */
 export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): Promise<number> {
   const plan = tally3Plan(env.ctx.layout);
   const isFinalizer = env.fieldComm.rank === 0;
   let numTriples = 0;
-  const startGemm = (job: TripleSliceJob): Promise<Uint32Array[]> => {
-    const numI = job.iRange.end - job.iRange.first;
-    const products = pairProductPlanes(own.planes, job.iRange.first, numI, job.jb.planes, job.jLocal, plan.planePairs);
-    return env.gemm.run({
-      a: products, aFirst: 0, aCount: numI, b: job.kb.planes, bFirst: job.kRange.first, bCount: job.kRange.end - job.kRange.first,
-      termGroups: plan.termGroups, strictUpper: false,
-    });
-  };
-  await runOneAhead(tripleSliceJobs(env, own, units), startGemm, async (job, partial) => {
-    const numI = job.iRange.end - job.iRange.first;
-    const numK = job.kRange.end - job.kRange.first;
-    const tallies = await reduceOverFields(env.fieldComm, partial);
-    const slice = {
-      iBlock: own, iFirst: job.iRange.first, numI, jBlock: job.jb, jLocal: job.jLocal, kBlock: job.kb, kFirst: job.kRange.first, numK,
-    };
-    const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, job.pairCounts) : numI * numK;
-    if (isFinalizer) numTriples += done;
-    env.onWork(done * env.ctx.numField);
+  const startGemm = (batch: TripleBatch): Promise<Uint32Array[][]> => env.gemm.run3({
+    x: own.planes, y: batch.jb.planes, z: batch.kb.planes, planePairs: plan.planePairs, termGroups: plan.termGroups,
+    slices: batch.slices.map(({ jLocal, iRange, kRange }) => ({
+      yRow: jLocal, xFirst: iRange.first, xCount: iRange.end - iRange.first, zFirst: kRange.first, zCount: kRange.end - kRange.first,
+    })),
+  });
+  let triplesSinceYield = 0;
+  await runOneAhead(tripleBatches(env, own, units, plan.termGroups.length), startGemm, async (batch, partials) => {
+    for (let s = 0; s < batch.slices.length; s++) {
+      const { jLocal, iRange, kRange } = batch.slices[s];
+      const numI = iRange.end - iRange.first;
+      const numK = kRange.end - kRange.first;
+      triplesSinceYield += numI * numK;
+      if (triplesSinceYield >= TRIPLES_PER_YIELD) {
+        triplesSinceYield = 0;
+        await yieldToEventLoop();
+      }
+      const tallies = await reduceOverFields(env.fieldComm, partials[s]);
+      const slice = { iBlock: own, iFirst: iRange.first, numI, jBlock: batch.jb, jLocal, kBlock: batch.kb, kFirst: kRange.first, numK };
+      const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, batch.pairCounts) : numI * numK;
+      if (isFinalizer) numTriples += done;
+      env.onWork(done * env.ctx.numField);
+    }
   });
   return numTriples;
 }

@@ -5,10 +5,20 @@ import { BUFFER_USAGE, MAP_MODE_READ } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
 import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
 
-/** One dispatch: a program, its storage buffers in binding order, its uniform values and its grid. */
+/**
+ * Part of a buffer bound as one storage binding: `offset` a multiple of the device's
+ * minStorageBufferOffsetAlignment, `size` a multiple of 4.
+ */
+export interface BufferRange {
+  readonly buffer: GPUBuffer;
+  readonly offset: number;
+  readonly size: number;
+}
+
+/** One dispatch: a program, its storage buffers (whole, or ranges) in binding order, its uniform values and its grid. */
 export interface Dispatch {
   readonly program: WgslProgram;
-  readonly storage: readonly GPUBuffer[];
+  readonly storage: readonly (GPUBuffer | BufferRange)[];
   readonly uniforms: Readonly<Record<string, number>>;
   readonly workgroups: readonly [x: number, y: number];
 }
@@ -72,7 +82,9 @@ export class WebgpuRunner {
     const uniformData = packUniforms(dispatch.program, dispatch.uniforms);
     const uniformBuffer = this.device.createBuffer({ size: uniformData.byteLength, usage: BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST });
     this.device.queue.writeBuffer(uniformBuffer, 0, uniformData);
-    const entries: GPUBindGroupEntry[] = dispatch.storage.map((buffer, idx) => ({ binding: idx, resource: { buffer } }));
+    const entries: GPUBindGroupEntry[] = dispatch.storage.map((bound, idx) => ({
+      binding: idx, resource: 'offset' in bound ? { buffer: bound.buffer, offset: bound.offset, size: bound.size } : { buffer: bound },
+    }));
     entries.push({ binding: dispatch.storage.length, resource: { buffer: uniformBuffer } });
     const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
     pass.setPipeline(pipeline);
