@@ -2,12 +2,13 @@
 // 3-way CCC, dense and sparse, kernel-only and end to end, and torch._int_mm int8 GEMM throughput on
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
-//   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
+//   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384 --j3 4]
 //        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise]
 //        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
-// Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
-// mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back.
+// Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: the GEMM of
+// one j with its pair products given, and one mGEMM3 call (run3) of --j3 j-slices, i and k over all nv
+// vectors, pair products built on the GPU), timed from submit to completion, no read-back.
 // Comparisons are unique pairs (triples) × fields, as CoMet counts them; torch counts M·N·K multiply-adds.
 import { singleThreshold } from '../src/core/thresholds.js';
 import { spawnSync } from 'node:child_process';
@@ -22,6 +23,8 @@ const { values: opts } = parseArgs({
   options: {
     nv2: { type: 'string', default: '32768' }, nf2: { type: 'string', default: '65536' },
     nv3: { type: 'string', default: '4096' }, nf3: { type: 'string', default: '16384' },
+    /** j-slices per mGEMM3 call in the kernel-only 3-way run3 case. */
+    j3: { type: 'string', default: '4' },
     'e2e-nv2': { type: 'string', default: '4096' }, 'e2e-nf2': { type: 'string', default: '32768' },
     'e2e-nv3': { type: 'string', default: '192' }, 'e2e-nf3': { type: 'string', default: '16384' },
     'e2e-npv': { type: 'string', default: '1' },
@@ -47,6 +50,9 @@ const CCC_TERMS = [[0, 0], [0, 1], [1, 0], [1, 1]] as const;
 const SPARSE2: TermGroup[] = [CCC_TERMS, [[0, 2], [1, 2]], [[2, 0], [2, 1]], [[2, 2]]];
 /** 3-way A planes are (i plane, j plane) pairs; dense: 4 pairs of H/L; sparse: 9 pairs of H/L/M. */
 const DENSE3: TermGroup[] = [[0, 1, 2, 3].flatMap((p) => [[p, 0], [p, 1]] as const)];
+/** The (i plane, j plane) pairs those A planes stand for, pair index p·numPlanes + q. */
+const pairsOf = (numPlanes: number): (readonly [number, number])[] =>
+  Array.from({ length: numPlanes * numPlanes }, (_, idx) => [Math.floor(idx / numPlanes), idx % numPlanes] as const);
 function sparse3Groups(): TermGroup[] {
   const pairIdx = (p: number, q: number): number => p * 3 + q;
   const planes = (isCount: number): number[] => (isCount ? [0, 1] : [2]);
@@ -94,6 +100,18 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     const fullSeconds = ((nv3 * (nv3 - 1) * (nv3 - 2)) / 6) * nf3 / (comparisons / seconds);
     rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv3} nf ${nf3}`, seconds, rate: comparisons / seconds, note: `${timing.family}; one j: ${nv3}×${nv3} triples; whole problem ≈ ${fullSeconds.toFixed(1)} s` });
     log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} (${timing.family}, one j): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
+  }
+  const numJ = num('j3');
+  for (const sparse of [false, true]) {
+    // One block for i, j and k, as the engine's own-block unit; the j's are spread over the block.
+    const planes = randomPlanes(nv3, sparse ? 3 : 2, nf3, 17);
+    const slices = Array.from({ length: numJ }, (_, s) => ({ yRow: Math.floor(((s + 0.5) * nv3) / numJ), xFirst: 0, xCount: nv3, zFirst: 0, zCount: nv3 }));
+    const request = { x: planes, y: planes, z: planes, planePairs: pairsOf(sparse ? 3 : 2), termGroups: sparse ? sparse3Groups() : DENSE3, slices };
+    const timing = await gemm.timeKernels3(request, Math.max(5, reps));
+    const seconds = median(timing.seconds);
+    const comparisons = numJ * nv3 * nv3 * nf3;
+    rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} mGEMM3 (run3)`, shape: `nv ${nv3} nf ${nf3}, ${numJ} j per call`, seconds, rate: comparisons / seconds, note: `${timing.family}; pair products built on the GPU; ${numJ}×${nv3}×${nv3} triples` });
+    log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} mGEMM3 (${timing.family}, ${numJ} j per call, products on the GPU): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
   }
 }
 
