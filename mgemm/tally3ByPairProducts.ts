@@ -16,9 +16,13 @@ export async function runTally3ByPairProducts(
   checkPopcountGemm3Request(request);
   const { x, y, z, planePairs, termGroups } = request;
   const results: PopcountGemm3Result = [];
+  // Two product buffers, alternating: slice s reuses the one of slice s − 2, whose GEMM has been awaited.
+  // (The CPU kernel sets keep no copies of their operands, so reusing the words is safe.)
+  const maxWords = Math.max(0, ...request.slices.map((s) => s.xCount)) * planePairs.length * x.wordsPerPlane;
+  const scratch = [0, 1].map(() => new Uint32Array(new SharedArrayBuffer(maxWords * 4)));
   let inFlight: Promise<PopcountGemmResult> | null = null;
-  for (const slice of request.slices) {
-    const products = pairProductPlanes(x, slice.xFirst, slice.xCount, y, slice.yRow, planePairs);
+  for (const [sliceIdx, slice] of request.slices.entries()) {
+    const products = pairProductPlanes(x, slice.xFirst, slice.xCount, y, slice.yRow, planePairs, scratch[sliceIdx % 2]);
     const started = run2({
       a: products, aFirst: 0, aCount: slice.xCount, b: z, bFirst: slice.zFirst, bCount: slice.zCount, termGroups, strictUpper: false,
     });
