@@ -4,7 +4,7 @@
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384 --j3 4]
 //        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--reps 3] [--kernels auto,bitwise]
-//        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
+//        [--stagings 32/0,64/16] [--ways 2,3] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: the GEMM of
 // one j with its pair products given, and one mGEMM3 call (run3) of --j3 j-slices, i and k over all nv
@@ -34,11 +34,14 @@ const { values: opts } = parseArgs({
     stagings: { type: 'string', default: '' },
     'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
     'no-e2e': { type: 'boolean', default: false },
+    /** Which ways the kernel-only and end-to-end cases cover, e.g. `3` for 3-way only. */
+    ways: { type: 'string', default: '2,3' },
     out: { type: 'string' },
   },
 });
 const num = (name: keyof typeof opts): number => Number(opts[name]);
 const reps = num('reps');
+const ways = new Set(opts.ways.split(',').map(Number));
 
 interface Row { readonly what: string; readonly shape: string; readonly seconds: number; readonly rate: number; readonly note: string }
 const rows: Row[] = [];
@@ -80,7 +83,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
   const nv2 = num('nv2'); const nf2 = num('nf2');
-  for (const sparse of [false, true]) {
+  for (const sparse of ways.has(2) ? [false, true] : []) {
     const planes = randomPlanes(nv2, sparse ? 3 : 2, nf2, 7);
     const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: sparse ? SPARSE2 : [CCC_TERMS], strictUpper: true };
     const timing = await gemm.timeKernels(request, reps);
@@ -90,6 +93,7 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     log(`kernel 2-way ${sparse ? 'sparse' : 'dense'} (${timing.family}): ${seconds.toFixed(3)} s, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
   }
   const nv3 = num('nv3'); const nf3 = num('nf3');
+  if (!ways.has(3)) return;
   for (const sparse of [false, true]) {
     const products = randomPlanes(nv3, sparse ? 9 : 4, nf3, 11);
     const k = randomPlanes(nv3, sparse ? 3 : 2, nf3, 13);
@@ -205,8 +209,9 @@ async function endToEnd(): Promise<void> {
     [2, false, num('e2e-nv2'), num('e2e-nf2'), 1], [2, true, num('e2e-nv2'), num('e2e-nf2'), 1],
     [3, false, num('e2e-nv3'), num('e2e-nf3'), 1], [3, true, num('e2e-nv3'), num('e2e-nf3'), 1],
     ...(npvMany > 1 ? [[2, false, num('e2e-nv2'), num('e2e-nf2'), npvMany] as [NumWay, boolean, number, number, number]] : []),
+    ...(npvMany > 1 ? [[3, false, num('e2e-nv3'), num('e2e-nf3'), npvMany] as [NumWay, boolean, number, number, number]] : []),
   ];
-  for (const [numWay, sparse, numVector, numField, npv] of cases) {
+  for (const [numWay, sparse, numVector, numField, npv] of cases.filter(([numWay]) => ways.has(numWay))) {
     const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv }));
     rows.push({ what: `${numWay}-way ${sparse ? 'sparse' : 'dense'} end to end`, shape: `nv ${numVector} nf ${numField} npv ${npv}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
     log(`e2e ${numWay}-way ${sparse ? 'sparse' : 'dense'} nv ${numVector} nf ${numField} npv ${npv}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);

@@ -12,13 +12,13 @@ import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
-import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { createPairProductProgram, type PairProductProgram } from './pairProductProgram.js';
-import { chooseTally2Geometry } from './tally2Geometry.js';
-import { runTally3, timeTally3Kernels, type Tally3Host } from './tally3Webgpu.js';
-import { createTally2Program, type Tally2Program } from './tally2Program.js';
-import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
+import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
+import { chooseTally2Geometry } from './tally2Geometry.js';
+import { createTally2Program, type Tally2Program } from './tally2Program.js';
+import { runTally3, timeTally3Kernels, type Tally3Host } from './tally3Webgpu.js';
+import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
