@@ -47,7 +47,7 @@ export function forEachTripleSlice(
 }
 
 /** A j-slice of a unit: local j of the J block, with its i (own block) and k (K block) ranges. */
-interface JSlice {
+export interface JSlice {
   readonly jLocal: number;
   readonly iRange: Range;
   readonly kRange: Range;
@@ -85,20 +85,30 @@ async function* tripleBatches(env: PipelineEnv, own: VectorBlock, units: readonl
     forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;
     const pairCounts = dense ? await densePairCounts(env, own, jb, kb) : null;
-    let batch: JSlice[] = [];
-    let batchBytes = 0;
-    for (const slice of slices) {
-      const bytes = 4 * numGroups * (slice.iRange.end - slice.iRange.first) * (slice.kRange.end - slice.kRange.first);
-      if (batch.length > 0 && batchBytes + bytes > TALLY_BYTES_PER_CALL) {
-        yield { jb, kb, slices: batch, pairCounts };
-        batch = [];
-        batchBytes = 0;
-      }
-      batch.push(slice);
-      batchBytes += bytes;
-    }
-    yield { jb, kb, slices: batch, pairCounts };
+    for (const batch of batchSlices(slices, numGroups, TALLY_BYTES_PER_CALL)) yield { jb, kb, slices: batch, pairCounts };
   }
+}
+
+/**
+ * Consecutive slices in batches of at most `maxBytes` of tallies (numGroups u32 per triple); a slice
+ * larger than that is a batch of its own.
+ */
+export function batchSlices(slices: readonly JSlice[], numGroups: number, maxBytes: number): JSlice[][] {
+  const batches: JSlice[][] = [];
+  let batch: JSlice[] = [];
+  let batchBytes = 0;
+  for (const slice of slices) {
+    const bytes = 4 * numGroups * (slice.iRange.end - slice.iRange.first) * (slice.kRange.end - slice.kRange.first);
+    if (batch.length > 0 && batchBytes + bytes > maxBytes) {
+      batches.push(batch);
+      batch = [];
+      batchBytes = 0;
+    }
+    batch.push(slice);
+    batchBytes += bytes;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 /**

@@ -12,11 +12,7 @@ import type { WgslProgram } from './wgslProgram.js';
 /** Threads per workgroup of the pair-product program. */
 export const PAIR_PRODUCT_WORKGROUP = 256;
 
-export interface PairProductProgram extends WgslProgram {
-  readonly numPairs: number;
-}
-
-export function createPairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): PairProductProgram {
+export function createPairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram {
   if (pairs.length === 0) throw new RangeError('a pair-product program needs at least one plane pair');
   const constArray = (values: readonly number[]): string => `array<u32, ${values.length}>(${values.map((v) => `${v}u`).join(', ')})`;
   return {
@@ -43,6 +39,5 @@ export function createPairProductProgram(numPlanesX: number, numPlanesY: number,
   let q = (id % vecsPerRow) / u.vec4PerPlane;
   let v = id % u.vec4PerPlane;
   P[id] = X[((u.xRowFirst + row) * PX + X_PLANES[q]) * u.vec4PerPlane + v] & Y[(u.yRow * PY + Y_PLANES[q]) * u.vec4PerPlane + v];`,
-    numPairs: pairs.length,
   };
 }

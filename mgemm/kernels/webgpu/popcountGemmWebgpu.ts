@@ -12,7 +12,7 @@ import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
-import { createPairProductProgram, type PairProductProgram } from './pairProductProgram.js';
+import { createPairProductProgram } from './pairProductProgram.js';
 import { OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
@@ -358,7 +358,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.cachedProgram(`expand/${numPlanes}/${planes.join('.')}`, () => createExpandProgram(numPlanes, planes));
   }
 
-  private pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): PairProductProgram {
+  private pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram {
     const key = `pairProduct/${numPlanesX}/${numPlanesY}/${pairs.map(([p, q]) => `${p}.${q}`).join('+')}`;
     return this.cachedProgram(key, () => createPairProductProgram(numPlanesX, numPlanesY, pairs));
   }

@@ -6,10 +6,11 @@
 import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest } from '../../contract.js';
 import { checkPopcountGemm3Request } from '../../requestChecks.js';
 import type { KernelFamily } from './kernelChoice.js';
-import { PAIR_PRODUCT_WORKGROUP, type PairProductProgram } from './pairProductProgram.js';
+import { PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
 import { scatter, type BlockShape, type RequestPlan, type SubBlock } from './requestPlan.js';
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
 import type { Dispatch, WebgpuRunner } from './webgpuRunner.js';
+import type { WgslProgram } from './wgslProgram.js';
 
 /** What the 3-way driver uses of the kernel set (PopcountGemmWebgpu). */
 export interface Tally3Host {
@@ -22,7 +23,7 @@ export interface Tally3Host {
   plan(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[]): Promise<RequestPlan | null>;
   /** A named scratch buffer of at least numBytes (replaced ones stay valid until the request ends). */
   scratchBuffer(name: string, numBytes: number): GPUBuffer;
-  pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): PairProductProgram;
+  pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram;
 }
 
 /** One sub-block's result in a submit's output: which slice, where, and its shape. */
