@@ -1,5 +1,6 @@
 // THE contract of the modified GEMM: bit-plane operands, tally terms, and the popcount-GEMM that
-// every kernel set (ref, wasm, later webgpu) implements. Read this file first.
+// every kernel set (ref, wasm, webgpu) implements, in its 2-way (`run`) and 3-way (`run3`) forms.
+// Read this file first.
 //
 // Why bit planes: every tally of SPEC §2 is a sum over fields of products of per-field counts
 // (c1 ∈ {0,1,2} for CCC, {0,1} for DUO, and the presence mask m in sparse mode). Writing each count
@@ -57,7 +58,41 @@ export interface PopcountGemmRequest {
  */
 export type PopcountGemmResult = Uint32Array[];
 
-/** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
+/** A plane of x paired with a plane of y: the factor `x_i[xPlane] AND y_j[yPlane]` of a 3-way term. */
+export type PlanePair = readonly [xPlane: number, yPlane: number];
+
+/** One j of a 3-way request: row `yRow` of y, against x rows [xFirst, +xCount) and z rows [zFirst, +zCount). */
+export interface Tally3Slice {
+  readonly yRow: number;
+  readonly xFirst: number;
+  readonly xCount: number;
+  readonly zFirst: number;
+  readonly zCount: number;
+}
+
+/**
+ * One mGEMM3 call: several j-slices over the same three matrices (the engine's forEachTripleSlice gives
+ * them a unit at a time), so that a kernel set can keep its threads or GPU busy across slices. Terms are
+ * (pair index into `planePairs`, z plane): for slice s, group g and output (r, c),
+ *
+ *   out[s][g][r·zCount + c] = Σ_{(q, zp) ∈ g} Σ_w popc(x[xFirst+r][pairs[q][0]][w] AND y[yRow][pairs[q][1]][w] AND z[zFirst+c][zp][w])
+ *
+ * i.e. a 2-way popcount-GEMM of the pair-product planes (x_i AND y_j) against z. Kernel sets build those
+ * products where their operands live (host memory, or the GPU's resident copies).
+ */
+export interface PopcountGemm3Request {
+  readonly x: PlaneMatrix;
+  readonly y: PlaneMatrix;
+  readonly z: PlaneMatrix;
+  readonly planePairs: readonly PlanePair[];
+  /** One output matrix per group and slice; terms are [pair index, z plane]. */
+  readonly termGroups: readonly TermGroup[];
+  readonly slices: readonly Tally3Slice[];
+}
+
+/** Outputs of a 3-way request: `out[s][g]` is slice s's group g, xCount × zCount row-major, exact. */
+export type PopcountGemm3Result = Uint32Array[][];
+
 /** Where a kernel set computes, for run reports: the CPU, or one GPU and its place among the host's GPUs. */
 export interface ComputeDevice {
   readonly description: string;
@@ -69,6 +104,7 @@ export interface ComputeDevice {
 /** The device of every CPU kernel set. */
 export const CPU_DEVICE: ComputeDevice = { description: 'cpu', gpuIndex: null, gpuCount: null };
 
+/** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
 export interface PopcountGemm {
   /** Name of the kernel set, e.g. `ref` or `wasm-simd`. */
   readonly name: string;
@@ -76,12 +112,14 @@ export interface PopcountGemm {
   readonly numThreads: number;
   readonly device: ComputeDevice;
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult>;
+  /** The 3-way product (mGEMM3) of several j-slices; see PopcountGemm3Request. */
+  run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result>;
   /**
    * Present on kernel sets that finalize 2-way requests where their tallies lie (see pairFinalize.ts): the
    * tallies never come back, only the checksum partial sum, counts and passing records.
    */
   finalizePairs?(request: PairFinalizeRequest): Promise<PairFinalizeResult>;
-  /** The same for 3-way (mGEMM3) requests (see tripleFinalize.ts). */
+  /** The same for 3-way (mGEMM3, run3-shaped) requests (see tripleFinalize.ts): products, GEMMs and finalize where the planes lie. */
   finalizeTriples?(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;

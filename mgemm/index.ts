@@ -3,8 +3,8 @@
 export * from './contract.js';
 export * from './pairFinalize.js';
 export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
-export { allocatePlaneMatrix, pairProductPlanes, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
-export { checkPopcountGemmRequest } from './requestChecks.js';
+export { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
+export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export * from './tripleFinalize.js';
 export {
   createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX, type WebgpuPopcountGemmOptions,

@@ -1,6 +1,6 @@
 // Allocating, sharing and combining PlaneMatrix operands (the bit-plane layout of contract.ts).
 
-import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix } from './contract.js';
+import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PlanePair } from './contract.js';
 
 /** 32-bit words per plane for `numField` fields, rounded up to WORDS_PER_PLANE_ALIGN. */
 export function planeWordsFor(numField: number): number {
@@ -27,8 +27,11 @@ export function toSharedPlaneMatrix(matrix: PlaneMatrix): PlaneMatrix {
 /**
  * The A operand of a 3-way tally step: row r, plane q is
  * `x[xFirst + r][planePairs[q][0]] AND y[yRow][planePairs[q][1]]`, so that a 2-way popcount-GEMM of
- * this against z gives r_ijk terms popcount(x_i AND y_j AND z_k). Shared memory, like allocatePlaneMatrix.
- * Cost is O(xCount × pairs × words), negligible beside the GEMM that consumes it, so it stays in JS.
+ * this against z gives r_ijk terms popcount(x_i AND y_j AND z_k). Written into `into` (its first
+ * xCount · pairs · wordsPerPlane words; a scratch array the caller reuses) or, without it, into new shared
+ * memory like allocatePlaneMatrix.
+ * The CPU kernel sets' run3 builds these per j-slice (tally3ByPairProducts.ts); the webgpu kernel set
+ * builds them on the GPU instead (kernels/webgpu/pairProductProgram.ts).
  */
 export function pairProductPlanes(
   x: PlaneMatrix,
@@ -36,7 +39,8 @@ export function pairProductPlanes(
   xCount: number,
   y: PlaneMatrix,
   yRow: number,
-  planePairs: readonly (readonly [number, number])[],
+  planePairs: readonly PlanePair[],
+  into?: Uint32Array,
 ): PlaneMatrix {
   if (x.wordsPerPlane !== y.wordsPerPlane) throw new RangeError(`wordsPerPlane differ: ${x.wordsPerPlane} vs ${y.wordsPerPlane}`);
   checkRowRange('x', x, xFirst, xCount);
@@ -47,14 +51,23 @@ export function pairProductPlanes(
   }
   const wordsPerPlane = x.wordsPerPlane;
   const numPlanes = planePairs.length;
-  const words = new Uint32Array(new SharedArrayBuffer(xCount * numPlanes * wordsPerPlane * 4));
+  const numWords = xCount * numPlanes * wordsPerPlane;
+  if (into !== undefined && into.length < numWords) throw new RangeError(`into: ${into.length} words, the products need ${numWords}`);
+  const words = into === undefined ? new Uint32Array(new SharedArrayBuffer(numWords * 4)) : into.subarray(0, numWords);
+  const xWords = x.words;
+  const yWords = y.words;
+  let out = 0;
   for (let r = 0; r < xCount; r++) {
     for (let q = 0; q < numPlanes; q++) {
-      const [xPlane, yPlane] = planePairs[q];
-      const xStart = ((xFirst + r) * x.numPlanes + xPlane) * wordsPerPlane;
-      const yStart = (yRow * y.numPlanes + yPlane) * wordsPerPlane;
-      const outStart = (r * numPlanes + q) * wordsPerPlane;
-      for (let w = 0; w < wordsPerPlane; w++) words[outStart + w] = x.words[xStart + w] & y.words[yStart + w];
+      let xAt = ((xFirst + r) * x.numPlanes + planePairs[q][0]) * wordsPerPlane;
+      let yAt = (yRow * y.numPlanes + planePairs[q][1]) * wordsPerPlane;
+      // wordsPerPlane is a multiple of WORDS_PER_PLANE_ALIGN (4): four words per step.
+      for (const end = out + wordsPerPlane; out < end; out += 4, xAt += 4, yAt += 4) {
+        words[out] = xWords[xAt] & yWords[yAt];
+        words[out + 1] = xWords[xAt + 1] & yWords[yAt + 1];
+        words[out + 2] = xWords[xAt + 2] & yWords[yAt + 2];
+        words[out + 3] = xWords[xAt + 3] & yWords[yAt + 3];
+      }
     }
   }
   return { numVectors: xCount, numPlanes, wordsPerPlane, words };

@@ -1,6 +1,6 @@
 // Validation of a PopcountGemmRequest, shared by every kernel set so that all reject the same inputs.
 
-import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PopcountGemmRequest } from './contract.js';
+import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PopcountGemm3Request, type PopcountGemmRequest } from './contract.js';
 import { checkPlane, checkRowRange } from './planeMatrix.js';
 
 /** Throws a RangeError describing the first way `request` breaks the contract of contract.ts. */
@@ -16,6 +16,34 @@ export function checkPopcountGemmRequest(request: PopcountGemmRequest): void {
       checkPlane('a', a, aPlane);
       checkPlane('b', b, bPlane);
     }
+  }
+}
+
+/** Throws a RangeError describing the first way a 3-way `request` breaks the contract of contract.ts. */
+export function checkPopcountGemm3Request(request: PopcountGemm3Request): void {
+  const { x, y, z } = request;
+  checkMatrixShape('x', x);
+  checkMatrixShape('y', y);
+  checkMatrixShape('z', z);
+  if (x.wordsPerPlane !== y.wordsPerPlane || x.wordsPerPlane !== z.wordsPerPlane) {
+    throw new RangeError(`wordsPerPlane differ: x ${x.wordsPerPlane}, y ${y.wordsPerPlane}, z ${z.wordsPerPlane}`);
+  }
+  for (const [xPlane, yPlane] of request.planePairs) {
+    checkPlane('x', x, xPlane);
+    checkPlane('y', y, yPlane);
+  }
+  for (const group of request.termGroups) {
+    for (const [pair, zPlane] of group) {
+      if (!Number.isInteger(pair) || pair < 0 || pair >= request.planePairs.length) {
+        throw new RangeError(`term pair ${pair} outside 0..${request.planePairs.length - 1}`);
+      }
+      checkPlane('z', z, zPlane);
+    }
+  }
+  for (const slice of request.slices) {
+    checkRowRange('y', y, slice.yRow, 1);
+    checkRowRange('x', x, slice.xFirst, slice.xCount);
+    checkRowRange('z', z, slice.zFirst, slice.zCount);
   }
 }
 

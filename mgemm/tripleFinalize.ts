@@ -1,11 +1,12 @@
 // The contract of 3-way finalize on the device: a kernel set that offers `finalizeTriples` computes one mGEMM3
-// call's tallies and turns them, where they lie, into the eight SPEC §3 values of each triple, the threshold,
-// the exact checksum partial sum and the passing records; only those small results come back. The engine
-// decides what is precomputed (per-vector factors, 2-way pair counts); the kernel set only combines them.
-import type { PopcountGemmRequest } from './contract.js';
+// call (run3-shaped: several j-slices, pair products built by the kernel set) and turns its tallies, where they
+// lie, into the eight SPEC §3 values of each triple, the threshold, the exact checksum partial sum and the
+// passing records; only those small results come back. The engine decides what is precomputed (per-vector
+// factors, 2-way pair counts); the kernel set only combines them.
+import type { PopcountGemm3Request } from './contract.js';
 import { formulaConstantsOnDevice } from './pairFinalize.js';
 
-/** u32 words per vector in `TripleFinalizeRequest.iVectors` / `jVector` / `kVectors`. */
+/** u32 words per vector in `TripleFinalizeRequest.xVectors` / `yVectors` / `zVectors`. */
 export const TRIPLE_VECTOR_WORDS = 10;
 
 /**
@@ -53,39 +54,36 @@ export interface PairCountMatrix {
 }
 
 /**
- * Dense 3-way tallies besides T[ccc]: T[ccm] = Σ c_i c_j and T[mcc] = Σ c_j c_k for this j (per request row
- * and column), and the whole block-pair matrix of T[cmc] = Σ c_i c_k, which the kernel set may keep on the
- * device (the same object for every j of a unit: the engine never changes it after its first use).
+ * Dense 3-way tallies besides T[ccc], as whole block-pair matrices of the request's x, y and z: T[ccm] = Σ c_i c_j
+ * (x × y), T[mcc] = Σ c_j c_k (y × z) and T[cmc] = Σ c_i c_k (x × z). The engine never changes them after their
+ * first use, so a kernel set may keep them on the device (the same objects for every batch of a unit).
  */
 export interface DenseTriplePairCounts {
-  /** numI values: T[ccm] of request row r and j. */
-  readonly ij: Uint32Array;
-  /** numK values: T[mcc] of j and request column c. */
-  readonly jk: Uint32Array;
-  readonly ik: PairCountMatrix;
-  /** Row and column of `ik` of request row 0 and column 0. */
-  readonly ikRowFirst: number;
-  readonly ikColFirst: number;
+  readonly xy: PairCountMatrix;
+  readonly yz: PairCountMatrix;
+  readonly xz: PairCountMatrix;
 }
 
+/**
+ * One mGEMM3 call finalized where its tallies lie: the run3 request (several j-slices; the kernel set builds the
+ * pair products (x_i AND y_j) itself, on the GPU for webgpu), then per triple the eight SPEC §3 values, the
+ * threshold, the checksum and the records. Triple (r, c) of slice s is (i, j, k) = (x row xFirst + r, y row yRow,
+ * z row zFirst + c); term group g computes T[products[g]] (index 4u + 2v + w, 1 = count c, 0 = mask m).
+ */
 export interface TripleFinalizeRequest {
-  /**
-   * The mGEMM3 call: rows are the triples' i (A = (i AND j) products for one j), columns their k; term
-   * group g computes T[products[g]] (index 4u + 2v + w, 1 = count c, 0 = mask m).
-   */
-  readonly gemm: PopcountGemmRequest;
+  readonly gemm: PopcountGemm3Request;
   readonly products: readonly number[];
   readonly formula: TripleFormula;
-  /** Per-vector words of the request's rows (numI), of j (one) and of its columns (numK). */
-  readonly iVectors: TripleVectorWords;
-  readonly jVector: TripleVectorWords;
-  readonly kVectors: TripleVectorWords;
+  /** Per-vector words of x's, y's and z's rows (TRIPLE_VECTOR_WORDS each, row 0 first; at least the rows the slices use). */
+  readonly xVectors: TripleVectorWords;
+  readonly yVectors: TripleVectorWords;
+  readonly zVectors: TripleVectorWords;
   /** Dense runs only (null when sparse). */
   readonly pairCounts: DenseTriplePairCounts | null;
-  /** Global vector indices of request row 0, of j and of request column 0 (coordinates, checksum uids). */
-  readonly iVectorFirst: number;
-  readonly jVectorGlobal: number;
-  readonly kVectorFirst: number;
+  /** Global vector indices of row 0 of x, y and z (coordinates, checksum uids). */
+  readonly xVectorFirst: number;
+  readonly yVectorFirst: number;
+  readonly zVectorFirst: number;
   /** nv of the run (checksum uids). */
   readonly numVector: number;
   readonly threshold: TripleThresholdBits;
@@ -94,9 +92,10 @@ export interface TripleFinalizeRequest {
 }
 
 /**
- * Passing records sorted as the CPU path emits them: `words[2n]` = float32 bits of the value, `words[2n + 1]` =
- * key `(r · numK + c) · 8 + 4a + 2b + c'` (request row r, column c, entry bits a of i, b of j, c' of k), keys
- * ascending — so that, read as little-endian u64s, records sort by key.
+ * Passing records of the whole request, sorted as the CPU path emits them: `words[2n]` = float32 bits of the
+ * value, `words[2n + 1]` = key `(tripleFirst(s) + r · zCount + c) · 8 + 4a + 2b + c'` (slice s, its row r and
+ * column c, entry bits a of i, b of j, c' of k; tripleFirst(s) = Σ xCount · zCount of the slices before s), keys
+ * ascending — so that, read as little-endian u64s, records sort by key: slice by slice, row-major within one.
  */
 export interface TripleRecords {
   readonly count: number;
@@ -106,13 +105,16 @@ export interface TripleRecords {
 export type TripleFinalizeResult =
   | {
       readonly kind: 'done';
-      /** Σ rv·iv over the passing entries (SPEC §5), exact. */
+      /** Σ rv·iv over the passing entries of all slices (SPEC §5), exact. */
       readonly checksumSum: bigint;
       readonly entries: number;
       readonly zeros: number;
       readonly records: TripleRecords;
     }
-  /** A passing value left the checksum's [0, 16), or records did not fit: finalize this call on the host. */
+  /**
+   * A passing value left the checksum's [0, 16), records did not fit, or keys would exceed 32 bits: finalize
+   * the whole call on the host.
+   */
   | { readonly kind: 'needsHost'; readonly reason: string };
 
 /** Checksum uids + the weight's offsets (< 2^30) must stay below 2^52 (randomize's exact range, core/randomize.ts). */
@@ -126,7 +128,7 @@ export function tripleFormulaOnDevice(formula: TripleFormula, numVector: number)
   return formulaConstantsOnDevice(formula) && numVector ** 3 * 8 < MAX_UID;
 }
 
-/** Record keys are u32: a request's triples × 8 entries must stay below 2^32. */
-export function tripleRecordKeysFit(numI: number, numK: number): boolean {
-  return numI * numK * 8 <= 2 ** 32;
+/** Record keys are u32: a request's triples (all slices) × 8 entries must stay within 2^32. */
+export function tripleRecordKeysFit(numTriples: number): boolean {
+  return numTriples * 8 <= 2 ** 32;
 }

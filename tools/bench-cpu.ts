@@ -3,7 +3,7 @@
 // PLINK runs `--r2 triangle bin4`: every unique pair once, binary output, as snptally counts them
 // (`square` would compute each pair twice).
 //
-//   node dist/tools/bench-cpu.js [--quick] [--json]
+//   node dist/tools/bench-cpu.js [--quick] [--json] [--way 2|3]
 //
 // Data: random genotypes (no missing calls for dense runs, ~5% missing for sparse), written once as
 // CoMet's packed file (read by snptally) and as a PLINK .bed/.bim/.fam (read by plink1.9).
@@ -18,7 +18,11 @@ interface BenchCase { numWay: NumWay; sparse: boolean; numVector: number; numFie
 
 const quick = process.argv.includes('--quick');
 const asJson = process.argv.includes('--json');
-const cases: BenchCase[] = quick
+/** `--way 2` or `--way 3` keeps only the cases of that way. */
+const wayArg = process.argv.indexOf('--way');
+const onlyWay = wayArg >= 0 ? Number(process.argv[wayArg + 1]) : null;
+if (onlyWay !== null && onlyWay !== 2 && onlyWay !== 3) throw new Error(`--way must be 2 or 3, got ${process.argv[wayArg + 1]}`);
+const allCases: BenchCase[] = quick
   ? [{ numWay: 2, sparse: false, numVector: 512, numField: 4096 }, { numWay: 3, sparse: false, numVector: 96, numField: 2048 }]
   : [
     { numWay: 2, sparse: false, numVector: 2048, numField: 16384 },
@@ -26,6 +30,7 @@ const cases: BenchCase[] = quick
     { numWay: 3, sparse: false, numVector: 256, numField: 8192 },
     { numWay: 3, sparse: true, numVector: 192, numField: 8192 },
   ];
+const cases = allCases.filter((c) => onlyWay === null || c.numWay === onlyWay);
 const threadCounts = [1, Math.min(2, availableParallelism())].filter((t, i, a) => a.indexOf(t) === i);
 
 /** Deterministic xorshift so every run benchmarks the same data. */

@@ -2,14 +2,15 @@
 // 3-way CCC, dense and sparse, kernel-only and end to end, and torch._int_mm int8 GEMM throughput on
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
-//   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384]
+//   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384 --j3 4]
 //        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--e2e-finalize auto,host]
 //        [--reps 3] [--kernels auto,bitwise]
-//        [--stagings 32/0,64/16] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
+//        [--stagings 32/0,64/16] [--ways 2,3] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
-// Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: one
-// mGEMM3 call, i and k over all nv vectors for one j), timed from submit to completion, no read-back;
-// 2-way also with device finalize (GEMM, values, exact checksum partials, their read-back), as one request.
+// Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: the GEMM of
+// one j with its pair products given, and one mGEMM3 call (run3) of --j3 j-slices, i and k over all nv
+// vectors, pair products built on the GPU), timed from submit to completion, no read-back; 2-way also with
+// device finalize (GEMM, values, exact checksum partials, their read-back), as one request.
 // Comparisons are unique pairs (triples) × fields, as CoMet counts them; torch counts M·N·K multiply-adds.
 // End to end runs 2-way and 3-way cases with each --e2e-finalize placement (auto: values, thresholds and
 // checksum on the GPU; host: tallies read back and finalized on the CPU).
@@ -33,6 +34,8 @@ const { values: opts } = parseArgs({
   options: {
     nv2: { type: 'string', default: '32768' }, nf2: { type: 'string', default: '65536' },
     nv3: { type: 'string', default: '4096' }, nf3: { type: 'string', default: '16384' },
+    /** j-slices per mGEMM3 call in the kernel-only 3-way run3 case. */
+    j3: { type: 'string', default: '4' },
     'e2e-nv2': { type: 'string', default: '4096' }, 'e2e-nf2': { type: 'string', default: '32768' },
     'e2e-nv3': { type: 'string', default: '192' }, 'e2e-nf3': { type: 'string', default: '16384' },
     'e2e-npv': { type: 'string', default: '1' },
@@ -43,11 +46,14 @@ const { values: opts } = parseArgs({
     stagings: { type: 'string', default: '' },
     'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
     'no-e2e': { type: 'boolean', default: false },
+    /** Which ways the kernel-only and end-to-end cases cover, e.g. `3` for 3-way only. */
+    ways: { type: 'string', default: '2,3' },
     out: { type: 'string' },
   },
 });
 const num = (name: keyof typeof opts): number => Number(opts[name]);
 const reps = num('reps');
+const ways = new Set(opts.ways.split(',').map(Number));
 
 interface Row { readonly what: string; readonly shape: string; readonly seconds: number; readonly rate: number; readonly note: string }
 const rows: Row[] = [];
@@ -59,6 +65,9 @@ const CCC_TERMS = [[0, 0], [0, 1], [1, 0], [1, 1]] as const;
 const SPARSE2: TermGroup[] = [CCC_TERMS, [[0, 2], [1, 2]], [[2, 0], [2, 1]], [[2, 2]]];
 /** 3-way A planes are (i plane, j plane) pairs; dense: 4 pairs of H/L; sparse: 9 pairs of H/L/M. */
 const DENSE3: TermGroup[] = [[0, 1, 2, 3].flatMap((p) => [[p, 0], [p, 1]] as const)];
+/** The (i plane, j plane) pairs those A planes stand for, pair index p·numPlanes + q. */
+const pairsOf = (numPlanes: number): (readonly [number, number])[] =>
+  Array.from({ length: numPlanes * numPlanes }, (_, idx) => [Math.floor(idx / numPlanes), idx % numPlanes] as const);
 function sparse3Groups(): TermGroup[] {
   const pairIdx = (p: number, q: number): number => p * 3 + q;
   const planes = (isCount: number): number[] => (isCount ? [0, 1] : [2]);
@@ -130,7 +139,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
   const nv2 = num('nv2'); const nf2 = num('nf2');
-  for (const sparse of [false, true]) {
+  for (const sparse of ways.has(2) ? [false, true] : []) {
     const planes = randomPlanes(nv2, sparse ? 3 : 2, nf2, 7);
     const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: sparse ? SPARSE2 : [CCC_TERMS], strictUpper: true };
     const timing = await gemm.timeKernels(request, reps);
@@ -143,6 +152,7 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     log(`kernel + device finalize 2-way ${sparse ? 'sparse' : 'dense'}: ${withFinalize.toFixed(3)} s, ${(comparisons / withFinalize).toExponential(3)} comparisons/s`);
   }
   const nv3 = num('nv3'); const nf3 = num('nf3');
+  if (!ways.has(3)) return;
   for (const sparse of [false, true]) {
     const products = randomPlanes(nv3, sparse ? 9 : 4, nf3, 11);
     const k = randomPlanes(nv3, sparse ? 3 : 2, nf3, 13);
@@ -153,6 +163,18 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     const fullSeconds = ((nv3 * (nv3 - 1) * (nv3 - 2)) / 6) * nf3 / (comparisons / seconds);
     rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv3} nf ${nf3}`, seconds, rate: comparisons / seconds, note: `${timing.family}; one j: ${nv3}×${nv3} triples; whole problem ≈ ${fullSeconds.toFixed(1)} s` });
     log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} (${timing.family}, one j): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
+  }
+  const numJ = num('j3');
+  for (const sparse of [false, true]) {
+    // One block for i, j and k, as the engine's own-block unit; the j's are spread over the block.
+    const planes = randomPlanes(nv3, sparse ? 3 : 2, nf3, 17);
+    const slices = Array.from({ length: numJ }, (_, s) => ({ yRow: Math.floor(((s + 0.5) * nv3) / numJ), xFirst: 0, xCount: nv3, zFirst: 0, zCount: nv3 }));
+    const request = { x: planes, y: planes, z: planes, planePairs: pairsOf(sparse ? 3 : 2), termGroups: sparse ? sparse3Groups() : DENSE3, slices };
+    const timing = await gemm.timeKernels3(request, Math.max(5, reps));
+    const seconds = median(timing.seconds);
+    const comparisons = numJ * nv3 * nv3 * nf3;
+    rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} mGEMM3 (run3)`, shape: `nv ${nv3} nf ${nf3}, ${numJ} j per call`, seconds, rate: comparisons / seconds, note: `${timing.family}; pair products built on the GPU; ${numJ}×${nv3}×${nv3} triples` });
+    log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} mGEMM3 (${timing.family}, ${numJ} j per call, products on the GPU): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
   }
 }
 
@@ -246,9 +268,10 @@ async function endToEnd(): Promise<void> {
     [2, false, num('e2e-nv2'), num('e2e-nf2'), 1], [2, true, num('e2e-nv2'), num('e2e-nf2'), 1],
     [3, false, num('e2e-nv3'), num('e2e-nf3'), 1], [3, true, num('e2e-nv3'), num('e2e-nf3'), 1],
     ...(npvMany > 1 ? [[2, false, num('e2e-nv2'), num('e2e-nf2'), npvMany] as [NumWay, boolean, number, number, number]] : []),
+    ...(npvMany > 1 ? [[3, false, num('e2e-nv3'), num('e2e-nf3'), npvMany] as [NumWay, boolean, number, number, number]] : []),
   ];
   const placements = opts['e2e-finalize'].split(',').map((p) => (p === 'host' ? 'host' : 'auto') as JobSpec['finalize']);
-  for (const [numWay, sparse, numVector, numField, npv] of cases) {
+  for (const [numWay, sparse, numVector, numField, npv] of cases.filter(([numWay]) => ways.has(numWay))) {
     for (const finalize of placements) {
       const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv, finalize }));
       const what = `${numWay}-way ${sparse ? 'sparse' : 'dense'} finalize ${finalize}`;

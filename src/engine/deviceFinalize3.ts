@@ -3,14 +3,14 @@
 // float32 bits), and how the small results go into the rank's checksum and records in the CPU path's order.
 import type { Threshold } from '../core/thresholds.js';
 import {
-  TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type DenseTriplePairCounts, type PopcountGemm, type PopcountGemmRequest, type TripleFinalizeResult,
-  type TripleFormula, type TripleThresholdBits,
+  TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult, type TripleFormula,
+  type TripleThresholdBits,
 } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { float32BitsAtMost } from './deviceFinalize2.js';
-import type { DensePairCounts, TripleSlice } from './finalize3.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
+import type { TripleBatch } from './pipeline3.js';
 import { tally3Plan } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
 
@@ -69,7 +69,7 @@ export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint3
 /** The kernel set's device finalize, typed as present. */
 type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 
-/** Finalizes a run's j-slices on the device; `forRun` says whether the run may. */
+/** Computes and finalizes a run's batches of j-slices on the device; `forRun` says whether the run may. */
 export class DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
   private readonly products: readonly number[];
@@ -108,43 +108,63 @@ export class DeviceTripleFinalizer {
     return new DeviceTripleFinalizer(ctx, finalizeTriples, formula, threshold, options.writesRecords);
   }
 
-  /** Computes and finalizes a j-slice on the device; `gemm` is the slice's mGEMM3 request (rows i, columns k). */
-  start(gemm: PopcountGemmRequest, slice: TripleSlice, pairCounts: DensePairCounts | null): Promise<TripleFinalizeResult> {
-    const vw = TRIPLE_VECTOR_WORDS;
-    const { numI, numK, iFirst, kFirst, jLocal } = slice;
+  /**
+   * Computes and finalizes a batch of j-slices on the device: `gemm` is its mGEMM3 request (x = own block, y = the
+   * batch's J block, z = its K block); the kernel set builds the pair products itself.
+   */
+  start(own: VectorBlock, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult> {
+    const pc = batch.pairCounts;
     return this.finalizeTriples({
       gemm,
       products: this.products,
       formula: this.formula,
-      iVectors: this.vectorWordsOf(slice.iBlock).subarray(iFirst * vw, (iFirst + numI) * vw),
-      jVector: this.vectorWordsOf(slice.jBlock).subarray(jLocal * vw, (jLocal + 1) * vw),
-      kVectors: this.vectorWordsOf(slice.kBlock).subarray(kFirst * vw, (kFirst + numK) * vw),
-      pairCounts: pairCounts === null ? null : slicePairCounts(pairCounts, slice),
-      iVectorFirst: slice.iBlock.vectorFirst + iFirst,
-      jVectorGlobal: slice.jBlock.vectorFirst + jLocal,
-      kVectorFirst: slice.kBlock.vectorFirst + kFirst,
+      xVectors: this.vectorWordsOf(own),
+      yVectors: this.vectorWordsOf(batch.jb),
+      zVectors: this.vectorWordsOf(batch.kb),
+      pairCounts: pc === null ? null : { xy: pc.ij, yz: pc.jk, xz: pc.ik },
+      xVectorFirst: own.vectorFirst,
+      yVectorFirst: batch.jb.vectorFirst,
+      zVectorFirst: batch.kb.vectorFirst,
       numVector: this.ctx.numVector,
       threshold: this.threshold,
       records: this.records,
     });
   }
 
-  /** Adds a slice's device results to the checksum and its records (already in the CPU path's order) to the output. */
-  apply(slice: TripleSlice, result: DoneResult): void {
+  /**
+   * Adds a batch's device results to the checksum and its records (keys ascending: slice by slice, row-major, as
+   * the CPU path emits them) to the output; returns the batch's triples.
+   */
+  apply(own: VectorBlock, batch: TripleBatch, result: DoneResult): number {
     const { sink } = this.ctx;
     sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
     const { words, count } = result.records;
-    const iFirst = slice.iBlock.vectorFirst + slice.iFirst;
-    const j = slice.jBlock.vectorFirst + slice.jLocal;
-    const kFirst = slice.kBlock.vectorFirst + slice.kFirst;
+    let sliceIdx = 0;
+    let tripleFirst = 0;
+    let numTriples = 0;
+    for (const { iRange, kRange } of batch.slices) numTriples += (iRange.end - iRange.first) * (kRange.end - kRange.first);
     for (let n = 0; n < count; n++) {
       const key = words[2 * n + 1];
       const entry = key & 7;
-      const triple = key >>> 3;
-      const r = Math.floor(triple / slice.numK);
-      const c = triple - r * slice.numK;
-      sink.addTripleRecord(2 * (iFirst + r) + (entry >> 2), 2 * j + ((entry >> 1) & 1), 2 * (kFirst + c) + (entry & 1), words[2 * n]);
+      let triple = (key >>> 3) - tripleFirst;
+      let slice = batch.slices[sliceIdx];
+      let numK = slice.kRange.end - slice.kRange.first;
+      let sliceTriples = (slice.iRange.end - slice.iRange.first) * numK;
+      while (triple >= sliceTriples) {
+        tripleFirst += sliceTriples;
+        triple -= sliceTriples;
+        slice = batch.slices[++sliceIdx];
+        numK = slice.kRange.end - slice.kRange.first;
+        sliceTriples = (slice.iRange.end - slice.iRange.first) * numK;
+      }
+      const r = Math.floor(triple / numK);
+      const c = triple - r * numK;
+      const i = own.vectorFirst + slice.iRange.first + r;
+      const j = batch.jb.vectorFirst + slice.jLocal;
+      const k = batch.kb.vectorFirst + slice.kRange.first + c;
+      sink.addTripleRecord(2 * i + (entry >> 2), 2 * j + ((entry >> 1) & 1), 2 * k + (entry & 1), words[2 * n]);
     }
+    return numTriples;
   }
 
   private vectorWordsOf(block: VectorBlock): Uint32Array {
@@ -155,13 +175,4 @@ export class DeviceTripleFinalizer {
     }
     return words;
   }
-}
-
-/** The slice's T[ccm] per row and T[mcc] per column, and the unit's whole T[cmc] matrix (kept on the device). */
-function slicePairCounts(pc: DensePairCounts, slice: TripleSlice): DenseTriplePairCounts {
-  const { numI, numK, iFirst, kFirst, jLocal } = slice;
-  const ij = new Uint32Array(numI);
-  for (let r = 0; r < numI; r++) ij[r] = pc.ij.data[(iFirst + r) * pc.ij.numCols + jLocal];
-  const jkFirst = jLocal * pc.jk.numCols + kFirst;
-  return { ij, jk: pc.jk.data.subarray(jkFirst, jkFirst + numK), ik: pc.ik, ikRowFirst: iFirst, ikColFirst: kFirst };
 }

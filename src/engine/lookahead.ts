@@ -22,3 +22,11 @@ export async function runOneAhead<T, R>(
     currentResult = nextResult;
   }
 }
+
+/**
+ * Lets the event loop run (worker replies, GPU completions) so that a started job makes progress
+ * while a long `finish` computes: microtask-only awaits would not let its messages in.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,9 +1,10 @@
-// The 3-way pipeline of one rank: for each block unit of its slab and each j of the unit's stage
-// range, one mGEMM3 call — (i AND j) plane products against k's planes — then finalize.
-import { pairProductPlanes, type PopcountGemm, type PopcountGemmRequest, type TripleFinalizeResult } from '../../mgemm/index.js';
+// The 3-way pipeline of one rank: for each block unit of its slab, its j-slices (the unit's stage range)
+// in batches, one mGEMM3 call per batch — (i AND j) plane products against k's planes, built by the
+// kernel set — then finalize slice by slice on the host, or the whole batch on the device.
+import type { PopcountGemm, PopcountGemm3Request, TripleFinalizeResult } from '../../mgemm/index.js';
 import { DeviceTripleFinalizer } from './deviceFinalize3.js';
-import { finalizeTriples, type DensePairCounts, type PairCounts, type TripleSlice } from './finalize3.js';
-import { runOneAhead } from './lookahead.js';
+import { finalizeTriples, type DensePairCounts, type PairCounts } from './finalize3.js';
+import { runOneAhead, yieldToEventLoop } from './lookahead.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import { tally3Plan, termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
@@ -46,28 +47,79 @@ export function forEachTripleSlice(
   }
 }
 
-/** One mGEMM3 call: a j-slice of a unit, with the unit's blocks and (dense) pair counts. */
-interface TripleSliceJob {
-  readonly jb: VectorBlock;
-  readonly kb: VectorBlock;
+/** A j-slice of a unit: local j of the J block, with its i (own block) and k (K block) ranges. */
+export interface JSlice {
   readonly jLocal: number;
   readonly iRange: Range;
   readonly kRange: Range;
+}
+
+/** One mGEMM3 call: consecutive j-slices of one unit, with the unit's blocks and (dense) pair counts. */
+export interface TripleBatch {
+  readonly jb: VectorBlock;
+  readonly kb: VectorBlock;
+  readonly slices: readonly JSlice[];
   readonly pairCounts: DensePairCounts | null;
 }
 
-/** The j-slices of the units, in order; blocks and pair counts are fetched as the units come up. */
-async function* tripleSliceJobs(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): AsyncGenerator<TripleSliceJob> {
+/**
+ * Tally bytes of one mGEMM3 call. Several j-slices per call keep a GPU busy between read-backs (one
+ * slice of nv 768 nf 16384 is ~0.1 ms of tensor-core GEMM on an H100) and amortize each call's fixed cost; the bound
+ * keeps the two calls in flight (lookahead) to a few hundred MB of host memory at most.
+ */
+const TALLY_BYTES_PER_CALL = 64 << 20;
+
+/**
+ * Device finalize with records: up to 8 records of 8 bytes per triple come back instead of tallies, and they
+ * must fit one storage binding (128 MiB on common devices) or the batch falls back to the host; batches are
+ * cut as if each triple had this many u32 tallies (64 bytes), i.e. at most 1 Mi triples and 64 MiB of records.
+ */
+const RECORD_WORDS_PER_TRIPLE = 16;
+
+/**
+ * Triples finalized between yields to the event loop, so that the next batch's mGEMM3 advances during a
+ * batch's finalize: CPU kernel sets post its slices to worker threads one after another, each on the
+ * previous one's reply. ~1 ms of finalize per yield; a yield costs a few microseconds.
+ */
+const TRIPLES_PER_YIELD = 1 << 12;
+
+/**
+ * The units' j-slices in batches (at most TALLY_BYTES_PER_CALL at `wordsPerTriple` u32 per triple), in order;
+ * blocks and pair counts are fetched as the units come up.
+ */
+async function* tripleBatches(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], wordsPerTriple: number): AsyncGenerator<TripleBatch> {
   const dense = env.ctx.layout.maskPlane === null;
   for (const unit of units) {
     const jb = unit.part === 1 ? own : await env.getBlock(unit.jBlock);
     const kb = unit.part === 3 ? await env.getBlock(unit.kBlock) : jb;
-    const slices: [number, Range, Range][] = [];
-    forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (j, i, k) => slices.push([j, i, k]));
+    const slices: JSlice[] = [];
+    forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;
     const pairCounts = dense ? await densePairCounts(env, own, jb, kb) : null;
-    for (const [jLocal, iRange, kRange] of slices) yield { jb, kb, jLocal, iRange, kRange, pairCounts };
+    for (const batch of batchSlices(slices, wordsPerTriple, TALLY_BYTES_PER_CALL)) yield { jb, kb, slices: batch, pairCounts };
   }
+}
+
+/**
+ * Consecutive slices in batches of at most `maxBytes` of tallies (numGroups u32 per triple); a slice
+ * larger than that is a batch of its own.
+ */
+export function batchSlices(slices: readonly JSlice[], numGroups: number, maxBytes: number): JSlice[][] {
+  const batches: JSlice[][] = [];
+  let batch: JSlice[] = [];
+  let batchBytes = 0;
+  for (const slice of slices) {
+    const bytes = 4 * numGroups * (slice.iRange.end - slice.iRange.first) * (slice.kRange.end - slice.kRange.first);
+    if (batch.length > 0 && batchBytes + bytes > maxBytes) {
+      batches.push(batch);
+      batch = [];
+      batchBytes = 0;
+    }
+    batch.push(slice);
+    batchBytes += bytes;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 /** Triples finalized by a rank, and how many of them on the device. */
@@ -76,47 +128,61 @@ export interface TripleUnitsOutcome {
   readonly numDeviceTriples: number;
 }
 
+/** The mGEMM3 request of a batch: x = own block, y = J block, z = K block. */
+export function tripleBatchRequest(own: VectorBlock, batch: TripleBatch, plan: ReturnType<typeof tally3Plan>): PopcountGemm3Request {
+  return {
+    x: own.planes, y: batch.jb.planes, z: batch.kb.planes, planePairs: plan.planePairs, termGroups: plan.termGroups,
+    slices: batch.slices.map(({ jLocal, iRange, kRange }) => ({
+      yRow: jLocal, xFirst: iRange.first, xCount: iRange.end - iRange.first, zFirst: kRange.first, zCount: kRange.end - kRange.first,
+    })),
+  };
+}
+
 /**
- * Runs the units; returns the triples finalized here. The GEMM of the next slice is started before the current
- * one is finalized (see lookahead.ts). Where the kernel set and the run allow it, slices are finalized on the
- * device (deviceFinalize3.ts): their tallies never come back.
+ * Runs the units; returns the triples finalized here. The mGEMM3 of the next batch is started before the
+ * current one is finalized (see lookahead.ts). Where the kernel set and the run allow it, whole batches are
+ * computed and finalized on the device (deviceFinalize3.ts): pair products, GEMMs and finalize run where the
+ * planes lie and the tallies never come back. A batch the device declines ('needsHost') is computed again
+ * with run3 and finalized on the host, as every batch is without device finalize.
  */
 export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): Promise<TripleUnitsOutcome> {
   const plan = tally3Plan(env.ctx.layout);
   const isFinalizer = env.fieldComm.rank === 0;
   let numTriples = 0;
   let numDeviceTriples = 0;
-  const gemmRequest = (job: TripleSliceJob): PopcountGemmRequest => {
-    const numI = job.iRange.end - job.iRange.first;
-    const products = pairProductPlanes(own.planes, job.iRange.first, numI, job.jb.planes, job.jLocal, plan.planePairs);
-    return {
-      a: products, aFirst: 0, aCount: numI, b: job.kb.planes, bFirst: job.kRange.first, bCount: job.kRange.end - job.kRange.first,
-      termGroups: plan.termGroups, strictUpper: false,
-    };
-  };
-  const startGemm = (job: TripleSliceJob): Promise<Uint32Array[]> => env.gemm.run(gemmRequest(job));
-  const sliceOf = (job: TripleSliceJob): TripleSlice => ({
-    iBlock: own, iFirst: job.iRange.first, numI: job.iRange.end - job.iRange.first, jBlock: job.jb, jLocal: job.jLocal,
-    kBlock: job.kb, kFirst: job.kRange.first, numK: job.kRange.end - job.kRange.first,
-  });
   const device = DeviceTripleFinalizer.forRun(env.ctx, env.gemm, env.fieldComm, {
     placement: env.finalizePlacement, writesRecords: env.ctx.sink.writesRecords,
   });
-  const start = (job: TripleSliceJob): Promise<Uint32Array[] | TripleFinalizeResult> =>
-    device?.start(gemmRequest(job), sliceOf(job), job.pairCounts) ?? startGemm(job);
-  await runOneAhead(tripleSliceJobs(env, own, units), start, async (job, started) => {
-    const slice = sliceOf(job);
-    let done = slice.numI * slice.numK;
+  const startGemm = (batch: TripleBatch): Promise<Uint32Array[][]> => env.gemm.run3(tripleBatchRequest(own, batch, plan));
+  const start = (batch: TripleBatch): Promise<Uint32Array[][] | TripleFinalizeResult> =>
+    device?.start(own, batch, tripleBatchRequest(own, batch, plan)) ?? startGemm(batch);
+  const batchWords = device !== null && env.ctx.sink.writesRecords ? Math.max(plan.termGroups.length, RECORD_WORDS_PER_TRIPLE) : plan.termGroups.length;
+  let triplesSinceYield = 0;
+  await runOneAhead(tripleBatches(env, own, units, batchWords), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
-      device?.apply(slice, started);
+      const done = device?.apply(own, batch, started) ?? 0;
       numDeviceTriples += done;
-    } else {
-      // Host finalize; a slice the device declined ('needsHost') is computed again, with its tallies read back.
-      const tallies = await reduceOverFields(env.fieldComm, Array.isArray(started) ? started : await startGemm(job));
-      if (isFinalizer) done = finalizeTriples(env.ctx, slice, plan.products, tallies, job.pairCounts);
+      if (isFinalizer) numTriples += done;
+      env.onWork(done * env.ctx.numField);
+      return;
     }
-    if (isFinalizer) numTriples += done;
-    env.onWork(done * env.ctx.numField);
+    // Host finalize; a batch the device declined is computed again, with its tallies read back.
+    const partials = Array.isArray(started) ? started : await startGemm(batch);
+    for (let s = 0; s < batch.slices.length; s++) {
+      const { jLocal, iRange, kRange } = batch.slices[s];
+      const numI = iRange.end - iRange.first;
+      const numK = kRange.end - kRange.first;
+      triplesSinceYield += numI * numK;
+      if (triplesSinceYield >= TRIPLES_PER_YIELD) {
+        triplesSinceYield = 0;
+        await yieldToEventLoop();
+      }
+      const tallies = await reduceOverFields(env.fieldComm, partials[s]);
+      const slice = { iBlock: own, iFirst: iRange.first, numI, jBlock: batch.jb, jLocal, kBlock: batch.kb, kFirst: kRange.first, numK };
+      const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, batch.pairCounts) : numI * numK;
+      if (isFinalizer) numTriples += done;
+      env.onWork(done * env.ctx.numField);
+    }
   });
   return { numTriples, numDeviceTriples };
 }

@@ -28,6 +28,9 @@ const CPU_COMPARISONS: readonly { readonly name: string; readonly job: JobOption
   { name: 'CCC 3-way sparse nv 22 nf 77, npv 2, 2 stages', job: { numWay: 3, sparse: true, numVector: 22, numField: 77, decomposition: { numProcVector: 2, numStage: 2 } } },
   { name: 'CCC 3-way dense nv 26 nf 150, npf 2, threshold 0.8', job: { numWay: 3, numVector: 26, numField: 150, threshold: 0.8, decomposition: { numProcField: 2 } } },
   { name: 'DUO 3-way sparse nv 19 nf 45', job: { metric: 'duo', numWay: 3, sparse: true, numVector: 19, numField: 45 } },
+  { name: 'CCC 3-way dense nv 40 nf 130, npv 3, 3 stages', job: { numWay: 3, numVector: 40, numField: 130, decomposition: { numProcVector: 3, numStage: 3 } } },
+  { name: 'CCC 3-way sparse nv 33 nf 257, npv 2 npf 2, 2 stages, threshold 0.3', job: { numWay: 3, sparse: true, numVector: 33, numField: 257, threshold: 0.3, decomposition: { numProcVector: 2, numProcField: 2, numStage: 2 } } },
+  { name: 'DUO 3-way dense nv 29 nf 70, npv 3', job: { metric: 'duo', numWay: 3, numVector: 29, numField: 70, decomposition: { numProcVector: 3 } } },
   { name: 'r2 sparse nv 41 nf 200, npv 2', job: { metric: 'r2', sparse: true, numVector: 41, numField: 200, decomposition: { numProcVector: 2 } } },
   { name: 'r2 dense nv 33 nf 97', job: { metric: 'r2', numVector: 33, numField: 97 } },
 ];
@@ -52,6 +55,25 @@ describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.descriptio
       expect(gpu.deviceFinalizedTriples).toBe(expectedDeviceTriples(c.job));
     });
   }
+
+  /**
+   * SPEC §5's 3-way values do not depend on the decomposition: mGEMM3 batches of every unit kind (parts 1–3).
+   * (The nv 4 problem has too few vectors for blocks of 3.)
+   */
+  const SPEC_3WAY = SPEC_CASES.filter((c) => c.job.numWay === 3 && c.job.numVector >= 18);
+  for (const c of SPEC_3WAY) {
+    for (const decomposition of [{ numProcVector: 2, numStage: 2 }, { numProcVector: 3, numStage: 3, numProcField: 2 }]) {
+      it(`SPEC §5: ${c.name}, npv ${decomposition.numProcVector}, ${decomposition.numStage} stages${decomposition.numProcField ? `, npf ${decomposition.numProcField}` : ''}`, async () => {
+        const result = await runJob(makeJob({ ...c.job, backend: 'webgpu', decomposition }));
+        expect(result.checksum).toBe(c.checksum);
+      });
+    }
+  }
+
+  it('CCC 3-way analytic nv 30 nf 64, npv 3: every value as expected', async () => {
+    const result = await runJob(makeJob({ numWay: 3, numVector: 30, numField: 64, source: { kind: 'analytic' }, backend: 'webgpu', verify: true, decomposition: { numProcVector: 3 } }));
+    expect(result.verifiedValues).toBe(8 * ((30 * 29 * 28) / 6));
+  });
 
   it('--backend auto picks webgpu when an adapter exists and says so', async () => {
     const c = SPEC_CASES[2];

@@ -27,9 +27,9 @@ describe('3-way device finalize preconditions', () => {
     expect(tripleFormulaOnDevice({ ...FORMULA, numField: 2 ** 26 }, 100)).toBe(false);
   });
 
-  it('fits record keys (r·numK + c)·8 + e in 32 bits', () => {
-    expect(tripleRecordKeysFit(2 ** 14, 2 ** 15)).toBe(true);
-    expect(tripleRecordKeysFit(2 ** 14, 2 ** 15 + 1)).toBe(false);
+  it('fits record keys (tripleFirst + r·zCount + c)·8 + e of a whole request in 32 bits', () => {
+    expect(tripleRecordKeysFit(2 ** 14 * 2 ** 15)).toBe(true);
+    expect(tripleRecordKeysFit(2 ** 14 * (2 ** 15 + 1))).toBe(false);
   });
 
   it('turns thresholds into float32 bits with fround(v) > t ⟺ v ≥ 0 and bits(v) > above', () => {

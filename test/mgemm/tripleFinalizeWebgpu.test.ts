@@ -4,7 +4,7 @@
 // core/checksum.ts's accumulator with entryUid3. Ragged shapes, every order of (i, j, k), small bindings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createPopcountGemmWebgpu, pairProductPlanes, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemmWebgpu,
+  createPopcountGemmWebgpu, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemmWebgpu, type Tally3Slice,
   type TripleFinalizeRequest, type TripleThresholdBits, type WebgpuPopcountGemmOptions,
 } from '../../mgemm/index.js';
 import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
@@ -116,42 +116,40 @@ async function pairCounts(layout: PlaneLayout, a: PlaneMatrix, b: PlaneMatrix): 
   return data;
 }
 
-async function requestOf(c: Case, ops: Operands, k: FormulaConstants): Promise<TripleFinalizeRequest> {
+/** The single slice of a case: y row J_LOCAL, x rows from I_FIRST, z rows from K_FIRST. */
+const sliceOf = (c: Case): Tally3Slice => ({ yRow: J_LOCAL, xFirst: I_FIRST, xCount: c.numI, zFirst: K_FIRST, zCount: c.numK });
+
+async function requestOf(c: Case, ops: Operands, k: FormulaConstants, slices: readonly Tally3Slice[] = [sliceOf(c)]): Promise<TripleFinalizeRequest> {
   const plan = tally3Plan(ops.layout);
-  const ij = c.sparse ? null : await pairCounts(ops.layout, ops.x, ops.y);
-  const ik = c.sparse ? null : await pairCounts(ops.layout, ops.x, ops.z);
-  const jk = c.sparse ? null : await pairCounts(ops.layout, ops.y, ops.z);
   const C = k.countedBits;
   return {
-    gemm: {
-      a: pairProductPlanes(ops.x, I_FIRST, c.numI, ops.y, J_LOCAL, plan.planePairs), aFirst: 0, aCount: c.numI,
-      b: ops.z, bFirst: K_FIRST, bCount: c.numK, termGroups: plan.termGroups, strictUpper: false,
-    },
+    gemm: { x: ops.x, y: ops.y, z: ops.z, planePairs: plan.planePairs, termGroups: plan.termGroups, slices },
     products: plan.products,
     formula: {
       sparse: c.sparse, countedBits: C === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param, numField: c.numField,
       denseRsum: (1 / (C * C * C)) * (1 / c.numField),
     },
-    iVectors: vectorWords(k, c, ops.xSums, I_FIRST, c.numI),
-    jVector: vectorWords(k, c, ops.ySums, J_LOCAL, 1),
-    kVectors: vectorWords(k, c, ops.zSums, K_FIRST, c.numK),
-    pairCounts: ij === null || ik === null || jk === null ? null : {
-      ij: Uint32Array.from({ length: c.numI }, (_, r) => ij[(I_FIRST + r) * ops.y.numVectors + J_LOCAL]),
-      jk: jk.subarray(J_LOCAL * ops.z.numVectors + K_FIRST, J_LOCAL * ops.z.numVectors + K_FIRST + c.numK),
-      ik: { data: ik, numCols: ops.z.numVectors }, ikRowFirst: I_FIRST, ikColFirst: K_FIRST,
+    xVectors: vectorWords(k, c, ops.xSums, 0, ops.x.numVectors),
+    yVectors: vectorWords(k, c, ops.ySums, 0, ops.y.numVectors),
+    zVectors: vectorWords(k, c, ops.zSums, 0, ops.z.numVectors),
+    pairCounts: c.sparse ? null : {
+      xy: { data: await pairCounts(ops.layout, ops.x, ops.y), numCols: ops.y.numVectors },
+      yz: { data: await pairCounts(ops.layout, ops.y, ops.z), numCols: ops.z.numVectors },
+      xz: { data: await pairCounts(ops.layout, ops.x, ops.z), numCols: ops.z.numVectors },
     },
-    iVectorFirst: c.iVectorFirst,
-    jVectorGlobal: c.jVectorGlobal,
-    kVectorFirst: c.kVectorFirst,
+    // The case's global indices are those of its slice's row 0, j and column 0.
+    xVectorFirst: c.iVectorFirst - I_FIRST,
+    yVectorFirst: c.jVectorGlobal - J_LOCAL,
+    zVectorFirst: c.kVectorFirst - K_FIRST,
     numVector: NUM_VECTOR,
     threshold: thresholdBits(c.threshold),
     records: true,
   };
 }
 
-/** What the CPU computes for the request: S, counts, and the records (value bits, key) in key order. */
+/** What the CPU computes for the request: S, counts, and the records (value bits, key) in key order, slice by slice. */
 async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: TripleFinalizeRequest): Promise<{ sum: bigint; entries: number; zeros: number; records: number[] }> {
-  const tallies = await new PopcountGemmRef().run(request.gemm);
+  const tallies = await new PopcountGemmRef().run3(request.gemm);
   const products = request.products;
   const C = k.countedBits;
   const accumulator = new ChecksumAccumulator();
@@ -159,39 +157,46 @@ async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: Trip
   const values = new Float64Array(8);
   const keep = new Uint8Array(8);
   const T = new Array<number>(8).fill(0);
-  const sj1 = ops.ySums.sums[J_LOCAL];
-  const cj = c.sparse ? ops.ySums.counts[J_LOCAL] : c.numField;
-  for (let r = 0; r < c.numI; r++) {
-    const si1 = ops.xSums.sums[I_FIRST + r];
-    const ci = c.sparse ? ops.xSums.counts[I_FIRST + r] : c.numField;
-    for (let col = 0; col < c.numK; col++) {
-      const sk1 = ops.zSums.sums[K_FIRST + col];
-      const ck = c.sparse ? ops.zSums.counts[K_FIRST + col] : c.numField;
-      const t = r * c.numK + col;
-      if (c.sparse) {
-        products.forEach((p, g) => { T[p] = tallies[g][t]; });
-      } else {
-        const pc = request.pairCounts;
-        if (pc === null) throw new Error('dense request without pair counts');
-        T.splice(0, 8, c.numField, sk1, sj1, pc.jk[col], si1, pc.ik.data[(I_FIRST + r) * pc.ik.numCols + K_FIRST + col], pc.ij[r], tallies[0][t]);
-      }
-      const rs = [0, 1, 2, 3, 4, 5, 6, 7].map((e) => T.reduce((sum, x, p) => sum + coefficient3(e, p, C) * x, 0));
-      const cijk = rs.reduce((a, b) => a + b, 0);
-      for (let e = 0; e < 8; e++) {
-        const si = (e >> 2) === 1 ? si1 : C * ci - si1;
-        const sj = ((e >> 1) & 1) === 1 ? sj1 : C * cj - sj1;
-        const sk = (e & 1) === 1 ? sk1 : C * ck - sk1;
-        values[e] = c.sparse ? sparseValue3(k, rs[e], si, sj, sk, ci, cj, ck, cijk) : denseValue3(k, rs[e], si, sj, sk, c.numField);
-      }
-      markPassingEntries(c.threshold, values, 8, keep);
-      for (let e = 0; e < 8; e++) {
-        if (keep[e] === 0) continue;
-        const uid = entryUid3(NUM_VECTOR, c.iVectorFirst + r, e >> 2, c.jVectorGlobal, (e >> 1) & 1, c.kVectorFirst + col, e & 1);
-        accumulator.add(uid, values[e]);
-        records.push(float32Bits(values[e]), t * 8 + e);
+  let tripleFirst = 0;
+  request.gemm.slices.forEach((slice, s) => {
+    const { yRow, xFirst, xCount, zFirst, zCount } = slice;
+    const sj1 = ops.ySums.sums[yRow];
+    const cj = c.sparse ? ops.ySums.counts[yRow] : c.numField;
+    for (let r = 0; r < xCount; r++) {
+      const si1 = ops.xSums.sums[xFirst + r];
+      const ci = c.sparse ? ops.xSums.counts[xFirst + r] : c.numField;
+      for (let col = 0; col < zCount; col++) {
+        const sk1 = ops.zSums.sums[zFirst + col];
+        const ck = c.sparse ? ops.zSums.counts[zFirst + col] : c.numField;
+        const t = r * zCount + col;
+        if (c.sparse) {
+          products.forEach((p, g) => { T[p] = tallies[s][g][t]; });
+        } else {
+          const pc = request.pairCounts;
+          if (pc === null) throw new Error('dense request without pair counts');
+          T.splice(0, 8, c.numField, sk1, sj1, pc.yz.data[yRow * pc.yz.numCols + zFirst + col], si1,
+            pc.xz.data[(xFirst + r) * pc.xz.numCols + zFirst + col], pc.xy.data[(xFirst + r) * pc.xy.numCols + yRow], tallies[s][0][t]);
+        }
+        const rs = [0, 1, 2, 3, 4, 5, 6, 7].map((e) => T.reduce((sum, x, p) => sum + coefficient3(e, p, C) * x, 0));
+        const cijk = rs.reduce((a, b) => a + b, 0);
+        for (let e = 0; e < 8; e++) {
+          const si = (e >> 2) === 1 ? si1 : C * ci - si1;
+          const sj = ((e >> 1) & 1) === 1 ? sj1 : C * cj - sj1;
+          const sk = (e & 1) === 1 ? sk1 : C * ck - sk1;
+          values[e] = c.sparse ? sparseValue3(k, rs[e], si, sj, sk, ci, cj, ck, cijk) : denseValue3(k, rs[e], si, sj, sk, c.numField);
+        }
+        markPassingEntries(c.threshold, values, 8, keep);
+        for (let e = 0; e < 8; e++) {
+          if (keep[e] === 0) continue;
+          const uid = entryUid3(NUM_VECTOR, request.xVectorFirst + xFirst + r, e >> 2, request.yVectorFirst + yRow, (e >> 1) & 1,
+            request.zVectorFirst + zFirst + col, e & 1);
+          accumulator.add(uid, values[e]);
+          records.push(float32Bits(values[e]), (tripleFirst + t) * 8 + e);
+        }
       }
     }
-  }
+    tripleFirst += xCount * zCount;
+  });
   return { sum: accumulator.sum(), entries: accumulator.entries, zeros: accumulator.zeros, records };
 }
 
@@ -230,6 +235,43 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
       const ops = operandsOf(c);
       const request = await requestOf(c, ops, k);
       const want = await oracle(c, ops, k, request);
+      const got = await gemm.finalizeTriples(request);
+      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+      expect(want.entries).toBeGreaterThan(0);
+      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+      expect(Array.from(got.records.words)).toEqual(want.records);
+    });
+  });
+
+  /** Ragged j-slices of one request over the case's operands (y has J_LOCAL + 3 rows), an empty one included. */
+  const slicesOf = (c: Case, ops: Operands): Tally3Slice[] => [
+    { yRow: 0, xFirst: 0, xCount: ops.x.numVectors, zFirst: 0, zCount: ops.z.numVectors },
+    { yRow: 4, xFirst: I_FIRST + 3, xCount: c.numI - 5, zFirst: K_FIRST, zCount: c.numK },
+    { yRow: 2, xFirst: 2, xCount: 0, zFirst: 0, zCount: 4 },
+    { yRow: 2, xFirst: I_FIRST, xCount: c.numI, zFirst: K_FIRST + 2, zCount: 7 },
+    { yRow: 1, xFirst: 5, xCount: 1, zFirst: 1, zCount: ops.z.numVectors - 1 },
+  ];
+
+  describe.each([
+    { name: 'bitwise, one submit', options: { kernel: 'bitwise' } },
+    { name: 'bitwise, 4 KiB bindings and 8 KiB per submit (a slice\'s sub-blocks in several submits)', options: { kernel: 'bitwise', maxBindingBytes: 4096, maxReadBackBytes: 8192 } },
+    { name: 'u8 dot4, 64 KiB per submit', options: { kernel: 'dot4', maxReadBackBytes: 1 << 16 } },
+  ] satisfies { name: string; options: WebgpuPopcountGemmOptions }[])('several j-slices per request: $name', ({ options }) => {
+    let gemm: PopcountGemmWebgpu;
+    beforeAll(async () => {
+      gemm = await createPopcountGemmWebgpu(options);
+    });
+    afterAll(async () => {
+      await gemm.close();
+    });
+
+    it.each(CASES)('equals the CPU slice by slice: $name', async (c) => {
+      // Distinct global ranges for x, y and z (the case's own may overlap over whole operands): k < j < i or i < j < k.
+      const ordered: Case = c.seed % 2 === 0 ? { ...c, iVectorFirst: 600, jVectorGlobal: 300, kVectorFirst: 20 } : { ...c, iVectorFirst: 20, jVectorGlobal: 300, kVectorFirst: 600 };
+      const k = constantsOf(c.metric);
+      const ops = operandsOf(ordered);
+      const request = await requestOf(ordered, ops, k, slicesOf(ordered, ops));
+      const want = await oracle(ordered, ops, k, request);
       const got = await gemm.finalizeTriples(request);
       if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
       expect(want.entries).toBeGreaterThan(0);

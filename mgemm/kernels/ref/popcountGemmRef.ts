@@ -1,7 +1,10 @@
 // The reference popcount-GEMM: a plain triple loop, never optimized, the oracle of every other kernel set.
 
-import { CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemmRequest, type PopcountGemmResult, type TermGroup } from '../../contract.js';
-import { checkPopcountGemmRequest } from '../../requestChecks.js';
+import {
+  CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemm3Request, type PopcountGemm3Result, type PopcountGemmRequest,
+  type PopcountGemmResult, type Tally3Slice, type TermGroup,
+} from '../../contract.js';
+import { checkPopcountGemm3Request, checkPopcountGemmRequest } from '../../requestChecks.js';
 
 /** Number of set bits of a 32-bit word (SWAR). */
 export function popcount32(word: number): number {
@@ -34,6 +37,36 @@ function referenceTally(request: PopcountGemmRequest, group: TermGroup): Uint32A
   return out;
 }
 
+/** Σ_w popcount(x-row plane AND y-row plane AND z-row plane), straight from the 3-way definition. */
+function planeTripleAndPopcount(
+  x: PlaneMatrix, xRow: number, xPlane: number, y: PlaneMatrix, yRow: number, yPlane: number, z: PlaneMatrix, zRow: number, zPlane: number,
+): number {
+  const numWords = x.wordsPerPlane;
+  const xStart = (xRow * x.numPlanes + xPlane) * numWords;
+  const yStart = (yRow * y.numPlanes + yPlane) * numWords;
+  const zStart = (zRow * z.numPlanes + zPlane) * numWords;
+  let sum = 0;
+  for (let w = 0; w < numWords; w++) sum += popcount32(x.words[xStart + w] & y.words[yStart + w] & z.words[zStart + w]);
+  return sum;
+}
+
+/** out[r][c] of one slice and group of a 3-way request (contract.ts), every entry. */
+function referenceTally3(request: PopcountGemm3Request, slice: Tally3Slice, group: TermGroup): Uint32Array {
+  const { x, y, z, planePairs } = request;
+  const out = new Uint32Array(slice.xCount * slice.zCount);
+  for (let r = 0; r < slice.xCount; r++) {
+    for (let c = 0; c < slice.zCount; c++) {
+      let sum = 0;
+      for (const [pair, zPlane] of group) {
+        const [xPlane, yPlane] = planePairs[pair];
+        sum += planeTripleAndPopcount(x, slice.xFirst + r, xPlane, y, slice.yRow, yPlane, z, slice.zFirst + c, zPlane);
+      }
+      out[r * slice.zCount + c] = sum;
+    }
+  }
+  return out;
+}
+
 /** Kernel set `ref`: one thread, runs inline, computes every entry even when `strictUpper` allows skipping. */
 export class PopcountGemmRef implements PopcountGemm {
   readonly name = 'ref';
@@ -43,6 +76,11 @@ export class PopcountGemmRef implements PopcountGemm {
   async run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
     checkPopcountGemmRequest(request);
     return request.termGroups.map((group) => referenceTally(request, group));
+  }
+
+  async run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+    checkPopcountGemm3Request(request);
+    return request.slices.map((slice) => request.termGroups.map((group) => referenceTally3(request, slice, group)));
   }
 
   async close(): Promise<void> {}

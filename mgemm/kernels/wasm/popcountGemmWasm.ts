@@ -3,9 +3,13 @@
 // native AVX-512 kernel (`avx512-vpopcntq_4x4`, x86-64 with AVX512_VPOPCNTDQ, about 5× faster).
 
 import { availableParallelism } from 'node:os';
-import { CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemmRequest, type PopcountGemmResult } from '../../contract.js';
+import {
+  CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemm3Request, type PopcountGemm3Result, type PopcountGemmRequest,
+  type PopcountGemmResult,
+} from '../../contract.js';
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
+import { runTally3ByPairProducts } from '../../tally3ByPairProducts.js';
 import { MICROKERNEL_MR } from './blockSizes.js';
 import { runGemmTask } from './blockedLoops.js';
 import { planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
@@ -91,6 +95,10 @@ class InlinePopcountGemm implements PopcountGemm {
     return outputs;
   }
 
+  run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+    return runTally3ByPairProducts(request, (r) => this.run(r));
+  }
+
   async close(): Promise<void> {
     this.runTask = undefined;
   }
@@ -121,6 +129,10 @@ class PooledPopcountGemm implements PopcountGemm {
     });
     await Promise.all(panels.map((panel) => this.pool.run({ request: sharedRequest, panel, outputs })));
     return outputs;
+  }
+
+  run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+    return runTally3ByPairProducts(request, (r) => this.run(r));
   }
 
   close(): Promise<void> {

@@ -8,9 +8,10 @@
 // sub-block needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
 // [S as 4 words, entries, zeros, 0, 0] each, and the same status words [records appended, needs-host flag].
 // Tally layout: group g, sub-block row r, column c at g·groupWords + r·rowStride + c. `sliceWords` holds the
-// request's per-vector words (mgemm/tripleFinalize.ts) — rows, then j, then columns — and, dense, T[ccm] of
+// slice's per-vector words (mgemm/tripleFinalize.ts) — rows, then j, then columns — and, dense, T[ccm] of
 // each row and T[mcc] of each column; `pairIK` the dense block-pair matrix of T[cmc]. A passing entry outside
-// [0, 16) sets status[1]: the host then finalizes the request itself, as the CPU path would (error included).
+// [0, 16) sets status[1]: the host then finalizes the request (all its slices) itself, as the CPU path would
+// (error included).
 
 import { TRIPLE_VECTOR_WORDS } from '../../tripleFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
@@ -24,8 +25,8 @@ import type { WgslProgram } from './wgslProgram.js';
  */
 export const FINALIZE3_TILE = 32;
 /**
- * Workgroups of one sub-block's dispatch at most (each loops over tiles): the engine makes one request per j, so
- * per-tile partials would be read back thousands of times per unit; 1024 workgroups still fill a large GPU.
+ * Workgroups of one sub-block's dispatch at most (each loops over tiles): a request holds a few sub-blocks per j
+ * and the engine makes thousands of j per unit, so per-tile partials would make the read-back large; 1024 workgroups still fill a large GPU.
  */
 export const FINALIZE3_MAX_WORKGROUPS = 1024;
 
@@ -38,8 +39,9 @@ export const FINALIZE3_THRESHOLD_KIND = { none: 0, single: 1, multi3: 2 } as con
 const UNIFORMS = [
   // Sub-block shape and where its tallies lie.
   'numRows', 'numCols', 'rowStride', 'groupWords',
-  // Request row / column of sub-block row / column 0, and the request's rows and columns.
-  'rowFirst', 'colFirst', 'requestRows', 'requestCols',
+  // Slice row / column of sub-block row / column 0, and the slice's rows and columns (a run3 request's slice
+  // is what the names call the request); record keys of the slice start at keyFirst (its first triple · 8).
+  'rowFirst', 'colFirst', 'requestRows', 'requestCols', 'keyFirst',
   // Global vector indices of request row 0, of j and of request column 0; nv mod 714025 for checksum uids.
   'iVectorFirst', 'jVectorGlobal', 'kVectorFirst', 'numVectorMod',
   // Dense T[cmc]: row stride of the block-pair matrix and its row / column of request row / column 0.
@@ -226,7 +228,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
             let at = atomicAdd(&status[0], 1u);
             if (at < u.recordCapacity) {
               records[2u * at] = f[e];
-              records[2u * at + 1u] = ((rq * u.requestCols + cq) << 3u) | e;
+              records[2u * at + 1u] = u.keyFirst + (((rq * u.requestCols + cq) << 3u) | e);
             }
           }
           if (sdIsZero(v)) { zeros += 1u; continue; }

@@ -2,24 +2,31 @@
 // GPU; a request is cut into sub-blocks that respect the binding and dispatch limits; each sub-block is
 // computed by the bitwise tally program, or — where the adapter has u8 subgroup matrices (tensor cores)
 // — by expanding each factored term group into u8 count operands and one integer GEMM per group.
+// 3-way requests (run3) build their pair-product operands on the GPU and reuse these plans (tally3Webgpu.ts).
 
 import { UserError } from '../../../src/core/errors.js';
-import type { ComputeDevice, PlaneMatrix, PopcountGemm, PopcountGemmRequest, PopcountGemmResult, TermGroup } from '../../contract.js';
+import type {
+  ComputeDevice, PlaneMatrix, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
+  TermGroup,
+} from '../../contract.js';
 import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
-import { tripleRecordKeysFit, type TripleFinalizeRequest, type TripleFinalizeResult } from '../../tripleFinalize.js';
+import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
 import { createFinalize2Program, FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS, type Finalize2Program } from './finalize2Program.js';
 import { createFinalize3Program, type Finalize3Program } from './finalize3Program.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
 import { finalizeDispatch, finalizeTiles, sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
+import { createPairProductProgram } from './pairProductProgram.js';
+import { OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
+import { finalizeTally3, runTally3, timeTally3Kernels, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
-import { finalize3Dispatch, finalize3Workgroups, ResidentPairCounts, uploadSliceWords } from './tripleFinalizeWebgpu.js';
-import { WebgpuRunner, type Dispatch } from './webgpuRunner.js';
+import { ResidentPairCounts } from './tripleFinalizeWebgpu.js';
+import { WebgpuRunner, type Dispatch, type TransferStatistics } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
@@ -39,27 +46,19 @@ export interface WebgpuPopcountGemmOptions {
   readonly u8Staging?: U8GemmStaging;
   /** Which of the host's GPUs: slot modulo their number (the node-local rank; default: the first GPU). */
   readonly gpuSlot?: number;
+  /**
+   * Output bytes read back per submit of a 3-way request (default and ceiling OUTPUT_BYTES_PER_DISPATCH,
+   * or the device's buffer size). Tests set it small to drive many slices through several submits.
+   */
+  readonly maxReadBackBytes?: number;
 }
 
-/** Output bytes of one dispatch: bounds the read-back buffer (and host copy) of one sub-block. */
-const OUTPUT_BYTES_PER_DISPATCH = 256 << 20;
 const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
 /** Bytes of one expanded u8 operand (rows × 32·wordsPerPlane): bounds the rows of a u8 sub-block. */
 const EXPANDED_BYTES = 512 << 20;
 
 /** Records room of the first finalize request; grown to what a request needed when it overflows. */
 const INITIAL_RECORD_CAPACITY = 1 << 16;
-
-/** A sub-block of a request: rows [rowFirst, +numRows) of A's chunk against columns [colFirst, +numCols) of B's chunk. */
-interface SubBlock {
-  readonly aChunk: PlaneChunk;
-  readonly bChunk: PlaneChunk;
-  /** Row indices of the operand matrices (not of the request). */
-  readonly rowFirst: number;
-  readonly numRows: number;
-  readonly colFirst: number;
-  readonly numCols: number;
-}
 
 /** Opens the adapter's device; a missing adapter is a UserError naming what is needed. */
 export async function createPopcountGemmWebgpu(options: WebgpuPopcountGemmOptions = {}): Promise<PopcountGemmWebgpu> {
@@ -79,16 +78,6 @@ export async function probeWebgpu(): Promise<{ available: boolean; description: 
     : { available: true, description: describeAdapter(choice.adapter), hasSubgroupMatrix: adapterHasSubgroupMatrix(choice.adapter) };
 }
 
-/** How a request is computed: the kernel family, its programs and the sub-blocks. */
-interface RequestPlan {
-  readonly family: KernelFamily;
-  readonly blocks: readonly SubBlock[];
-  readonly output: GPUBuffer;
-  /** Output words of one sub-block per group, and the row stride of each group's output. */
-  readonly shapeOf: (block: SubBlock) => { readonly groupWords: number; readonly rowStride: number };
-  readonly dispatchesOf: (block: SubBlock) => Dispatch[];
-}
-
 const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
 const padCols = (n: number): number => Math.ceil(n / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
 
@@ -100,6 +89,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly resident: ResidentPlanes;
   private readonly kernel: KernelFamily | 'auto';
   private readonly u8Staging: U8GemmStaging;
+  private readonly maxReadBackBytes: number;
   private readonly programs = new Map<string, WgslProgram>();
   private readonly scratch = new Map<string, GPUBuffer>();
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
@@ -108,6 +98,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private recordCapacity = INITIAL_RECORD_CAPACITY;
   /** Dense 3-way T[cmc] block-pair matrices on the device (tripleFinalizeWebgpu.ts). */
   private readonly pairCounts: ResidentPairCounts;
+  /** Scratch buffers replaced by larger ones during a request: destroyed when it ends (dispatches may still use them). */
+  private retiredScratch: GPUBuffer[] = [];
   /** Requests run one after another: they share the output and scratch buffers. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -118,6 +110,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.resident = new ResidentPlanes(runner, this.maxBindingBytes, options.residentBytes ?? DEFAULT_RESIDENT_BYTES);
     this.kernel = options.kernel ?? 'auto';
     this.u8Staging = options.u8Staging ?? DEFAULT_U8_STAGING;
+    this.maxReadBackBytes = Math.min(OUTPUT_BYTES_PER_DISPATCH, caps.maxBufferSize, options.maxReadBackBytes ?? OUTPUT_BYTES_PER_DISPATCH);
     const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
     this.pairCounts = new ResidentPairCounts(runner);
@@ -128,15 +121,61 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.runner.capabilities;
   }
 
+  /** Bytes uploaded to and read back from the device so far (TransferStatistics of the runner). */
+  get transfers(): TransferStatistics {
+    return this.runner.transfers;
+  }
+
   get device(): ComputeDevice {
     const { description, position } = this.runner.capabilities;
     return { description, gpuIndex: position?.index ?? null, gpuCount: position?.count ?? null };
   }
 
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
-    const result = this.queue.then(() => this.runNow(request));
+    return this.enqueue(() => this.runNow(request));
+  }
+
+  run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+    return this.enqueue(() => {
+      if (this.closed) throw new Error(`${this.name}: run3() after close()`);
+      return runTally3(this.tally3Host(), request);
+    });
+  }
+
+  /** Kernel-only timing of a 3-way request (as timeKernels): the seconds of each repetition of all its dispatches. */
+  timeKernels3(request: PopcountGemm3Request, repetitions: number): Promise<{ seconds: number[]; family: KernelFamily }> {
+    return this.enqueue(() => timeTally3Kernels(this.tally3Host(), request, repetitions));
+  }
+
+  /** Requests run one after another; scratch buffers replaced during one are freed after it. */
+  private enqueue<R>(work: () => Promise<R>): Promise<R> {
+    const result = this.queue.then(work).finally(() => {
+      for (const b of this.retiredScratch.splice(0)) b.destroy();
+    });
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /** What 3-way device finalize uses of this kernel set. */
+  private finalize3Host(): Finalize3Host {
+    return {
+      ...this.tally3Host(),
+      finalize3Program: (sparse) => this.finalize3Program(sparse),
+      pairCountsBuffer: (data) => this.pairCounts.bufferOf(data),
+      recordCapacity: (wantsRecords) => this.recordCapacityFor(wantsRecords),
+      submitFinalize: (dispatches, buffers, numPartials, recordCapacity, wantsRecords) =>
+        this.submitFinalize(dispatches, buffers, numPartials, recordCapacity, wantsRecords),
+    };
+  }
+
+  /** What the 3-way driver uses of this kernel set. */
+  private tally3Host(): Tally3Host {
+    return {
+      runner: this.runner, resident: this.resident, maxBindingBytes: this.maxBindingBytes, maxReadBackBytes: this.maxReadBackBytes,
+      plan: (request, aChunks) => this.plan(request, aChunks),
+      scratchBuffer: (name, numBytes) => this.scratchBuffer(name, numBytes),
+      pairProductProgram: (numPlanesX, numPlanesY, pairs) => this.pairProductProgram(numPlanesX, numPlanesY, pairs),
+    };
   }
 
   /**
@@ -147,7 +186,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     checkPopcountGemmRequest(request);
     const plan = await this.plan(request);
     if (plan === null) return { seconds: [], family: 'bitwise' };
-    const dispatches = plan.blocks.flatMap((block) => plan.dispatchesOf(block));
+    const output = this.outputFor(plan, request.termGroups.length);
+    const dispatches = plan.blocks.flatMap((block) => plan.dispatchesOf(block, output));
     await this.runner.runDispatches(dispatches);
     const seconds: number[] = [];
     for (let rep = 0; rep < repetitions; rep++) {
@@ -171,9 +211,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts); queued behind earlier requests like `run`. */
   finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
-    const result = this.queue.then(() => this.finalizePairsNow(request));
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.enqueue(() => this.finalizePairsNow(request));
   }
 
   /**
@@ -190,11 +228,10 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
-    // Records and partials are finalize's own buffers: bounded by the device's binding limit, not the tiling option.
-    const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
-    const recordCapacity = request.records ? Math.min(this.recordCapacity, maxRecords) : 0;
+    const recordCapacity = this.recordCapacityFor(request.records);
+    const output = this.outputFor(plan, request.gemm.termGroups.length);
     const buffers = {
-      tallies: plan.output,
+      tallies: output,
       rowVectors: this.vectorWordsBuffer(request.rowVectors),
       colVectors: this.vectorWordsBuffer(request.colVectors),
       partials: this.scratchBuffer('partials', numTiles * FINALIZE2_PARTIAL_WORDS * 4),
@@ -207,50 +244,26 @@ export class PopcountGemmWebgpu implements PopcountGemm {
         partialFirst, recordCapacity, maxWorkgroupsPerDimension: this.runner.capabilities.maxComputeWorkgroupsPerDimension,
       });
       partialFirst += tiles[k];
-      return [...plan.dispatchesOf(blk), finalize];
+      return [...plan.dispatchesOf(blk, output), finalize];
     });
     return await this.submitFinalize(dispatches, buffers, numTiles, recordCapacity, request.records) ?? this.finalizePairsNow(request);
   }
 
-  /** 3-way finalize on the device (mgemm/tripleFinalize.ts); queued behind earlier requests like `run`. */
+  /**
+   * 3-way finalize on the device (mgemm/tripleFinalize.ts): pair products built on the GPU, the GEMMs and the
+   * finalize of every slice of the request (tally3Webgpu.ts finalizeTally3); queued behind earlier requests.
+   */
   finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
-    const result = this.queue.then(() => this.finalizeTriplesNow(request));
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.enqueue(() => {
+      if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
+      return finalizeTally3(this.finalize3Host(), request);
+    });
   }
 
-  /** As finalizePairsNow, with the 3-way program: one submit of the GEMM and finalize dispatches of every sub-block. */
-  private async finalizeTriplesNow(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
-    if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
-    checkPopcountGemmRequest(request.gemm);
-    const { aCount, bCount } = request.gemm;
-    if (request.records && !tripleRecordKeysFit(aCount, bCount)) return { kind: 'needsHost', reason: 'record keys exceed 32 bits' };
-    const ik = request.pairCounts?.ik;
-    const maxBinding = this.runner.capabilities.maxStorageBufferBindingSize;
-    if (ik !== undefined && ik.data.byteLength > maxBinding) return { kind: 'needsHost', reason: 'pair counts exceed one binding' };
-    const plan = await this.plan(request.gemm);
-    if (plan === null) return { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
-    const program = this.finalize3Program(request.formula.sparse);
-    await this.runner.pipelineFor(program);
-    const workgroups = plan.blocks.map((blk) => finalize3Workgroups(blk));
-    const numPartials = workgroups.reduce((sum, n) => sum + n, 0);
-    const maxRecords = Math.floor(maxBinding / 8);
-    const recordCapacity = request.records ? Math.min(this.recordCapacity, maxRecords) : 0;
-    const buffers = {
-      tallies: plan.output,
-      sliceWords: uploadSliceWords(this.runner, request, (numBytes) => this.scratchBuffer('sliceWords', numBytes)),
-      pairIK: ik === undefined ? null : this.pairCounts.bufferOf(ik.data),
-      partials: this.scratchBuffer('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
-      status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
-      records: this.scratchBuffer('records', recordCapacity * 8),
-    };
-    let partialFirst = 0;
-    const dispatches = plan.blocks.flatMap((blk, k) => {
-      const finalize = finalize3Dispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, { partialFirst, recordCapacity });
-      partialFirst += workgroups[k];
-      return [...plan.dispatchesOf(blk), finalize];
-    });
-    return await this.submitFinalize(dispatches, buffers, numPartials, recordCapacity, request.records) ?? this.finalizeTriplesNow(request);
+  /** Records room of the next finalize submit: what the last overflow needed, within one binding. */
+  private recordCapacityFor(wantsRecords: boolean): number {
+    const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
+    return wantsRecords ? Math.min(this.recordCapacity, maxRecords) : 0;
   }
 
   /**
@@ -286,16 +299,25 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const outputs = request.termGroups.map(() => new Uint32Array(request.aCount * request.bCount));
     const plan = await this.plan(request);
     if (plan === null) return outputs;
+    const output = this.outputFor(plan, outputs.length);
     for (const block of plan.blocks) {
       const shape = plan.shapeOf(block);
-      const words = await this.runner.runAndReadBack(plan.dispatchesOf(block), plan.output, shape.groupWords * outputs.length * 4);
+      const words = await this.runner.runAndReadBack(plan.dispatchesOf(block, output), output, shape.groupWords * outputs.length * 4);
       scatter(words, block, request, outputs, shape);
     }
     return outputs;
   }
 
-  /** The plan of a request, or null when there is nothing to compute (all outputs zero). */
-  private async plan(request: PopcountGemmRequest): Promise<RequestPlan | null> {
+  /** The output scratch buffer, large enough for the plan's largest sub-block. */
+  private outputFor(plan: RequestPlan, numGroups: number): GPUBuffer {
+    return this.scratchBuffer('output', Math.max(0, ...plan.blocks.map((blk) => plan.shapeOf(blk).groupWords)) * numGroups * 4);
+  }
+
+  /**
+   * The plan of a request, or null when there is nothing to compute (all outputs zero). `aChunks`, when
+   * given, are A's rows on the GPU (3-way pair products; `request.a` then only carries their shape).
+   */
+  private async plan(request: PopcountGemmRequest, aChunks?: readonly PlaneChunk[]): Promise<RequestPlan | null> {
     const { termGroups } = request;
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
     let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
@@ -306,25 +328,23 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     // padding) takes the request.
     const tileOutBytes = termGroups.length * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE * 4;
     if (family !== 'bitwise' && (expandRows < U8_GEMM_COL_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH))) family = 'bitwise';
-    return family === 'bitwise' ? this.planBitwise(request) : this.planU8(request, family, expandRows);
+    return family === 'bitwise' ? this.planBitwise(request, aChunks) : this.planU8(request, family, expandRows, aChunks);
   }
 
-  private async planBitwise(request: PopcountGemmRequest): Promise<RequestPlan> {
+  private async planBitwise(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[] | undefined): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
     const program = this.tally2Program(termGroups, a, b);
     await this.runner.pipelineFor(program);
     const numGroups = termGroups.length;
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
-    const blocks = this.subBlocks(request, {
+    const blocks = this.subBlocks(request, aChunks, {
       maxRows: maxGroups * program.tileRows, maxCols: maxGroups * program.tileCols, rowUnit: 1, colUnit: 1,
       outWords: (rows, cols) => numGroups * rows * cols,
     });
-    const maxWords = Math.max(0, ...blocks.map((blk) => numGroups * blk.numRows * blk.numCols));
-    const output = this.scratchBuffer('output', maxWords * 4);
     return {
-      family: 'bitwise', blocks, output,
+      family: 'bitwise', blocks,
       shapeOf: (blk) => ({ groupWords: blk.numRows * blk.numCols, rowStride: blk.numCols }),
-      dispatchesOf: (blk) => [{
+      dispatchesOf: (blk, output) => [{
         program,
         storage: [blk.aChunk.buffer, blk.bChunk.buffer, output],
         uniforms: {
@@ -342,7 +362,9 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * Per sub-block and group g: expand A's rows and B's columns into u8 counts (Σ of the group's
    * planes), then one u8 GEMM into group g's padded output. Padded rows and columns are zero.
    */
-  private async planU8(request: PopcountGemmRequest, family: 'subgroup-matrix' | 'dot4', expandRows: number): Promise<RequestPlan> {
+  private async planU8(
+    request: PopcountGemmRequest, family: 'subgroup-matrix' | 'dot4', expandRows: number, aChunks: readonly PlaneChunk[] | undefined,
+  ): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
     const numGroups = termGroups.length;
     const gemm = this.u8GemmProgram(family);
@@ -357,7 +379,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       await this.runner.pipelineFor(expandB);
     }
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
-    const blocks = this.subBlocks(request, {
+    const blocks = this.subBlocks(request, aChunks, {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
       rowUnit: U8_GEMM_ROW_TILE, colUnit: U8_GEMM_COL_TILE, outWords: (rows, cols) => numGroups * padRows(rows) * padCols(cols),
     });
@@ -366,8 +388,6 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const kBytes = a.wordsPerPlane * 32;
     const expandedA = this.scratchBuffer('expandedA', maxRows * kBytes);
     const expandedB = this.scratchBuffer('expandedB', maxCols * kBytes);
-    const maxWords = Math.max(0, ...blocks.map((blk) => numGroups * padRows(blk.numRows) * padCols(blk.numCols)));
-    const output = this.scratchBuffer('output', maxWords * 4);
     const expand = (program: WgslProgram, chunk: PlaneChunk, first: number, count: number, numRowsPad: number, target: GPUBuffer): Dispatch => {
       const numWorkgroups = Math.ceil((numRowsPad * a.wordsPerPlane * 8) / EXPAND_WORKGROUP);
       const x = Math.min(numWorkgroups, maxGroups);
@@ -378,9 +398,9 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       };
     };
     return {
-      family, blocks, output,
+      family, blocks,
       shapeOf: (blk) => ({ groupWords: padRows(blk.numRows) * padCols(blk.numCols), rowStride: padCols(blk.numCols) }),
-      dispatchesOf: (blk) => factors.flatMap(({ expandA, expandB }, g) => [
+      dispatchesOf: (blk, output) => factors.flatMap(({ expandA, expandB }, g) => [
         expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), expandedA),
         expand(expandB, blk.bChunk, blk.colFirst, blk.numCols, padCols(blk.numCols), expandedB),
         {
@@ -401,14 +421,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * maxCols whose outputs fit one binding and the per-dispatch read-back bound. Sub-blocks wholly
    * below the diagonal of a strictUpper request are left out.
    */
-  private subBlocks(request: PopcountGemmRequest, limits: {
+  private subBlocks(request: PopcountGemmRequest, givenAChunks: readonly PlaneChunk[] | undefined, limits: {
     readonly maxRows: number; readonly maxCols: number;
     /** Sub-block rows and columns are multiples of these (except the last). */
     readonly rowUnit: number; readonly colUnit: number;
     readonly outWords: (rows: number, cols: number) => number;
   }): SubBlock[] {
     const pinned = [request.a, request.b];
-    const aChunks = this.resident.chunksOf(request.a, pinned);
+    const aChunks = givenAChunks ?? this.resident.chunksOf(request.a, pinned);
     const bChunks = this.resident.chunksOf(request.b, pinned);
     const maxOutWords = Math.floor(Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH) / 4);
     const { rowUnit, colUnit } = limits;
@@ -485,32 +505,18 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.cachedProgram(`expand/${numPlanes}/${planes.join('.')}`, () => createExpandProgram(numPlanes, planes));
   }
 
+  private pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram {
+    const key = `pairProduct/${numPlanesX}/${numPlanesY}/${pairs.map(([p, q]) => `${p}.${q}`).join('+')}`;
+    return this.cachedProgram(key, () => createPairProductProgram(numPlanesX, numPlanesY, pairs));
+  }
+
   /** A named scratch buffer of at least `numBytes`, grown (and replaced) when too small. */
   private scratchBuffer(name: string, numBytes: number): GPUBuffer {
     const existing = this.scratch.get(name);
     if (existing !== undefined && existing.size >= numBytes) return existing;
-    existing?.destroy();
+    if (existing !== undefined) this.retiredScratch.push(existing);
     const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
     this.scratch.set(name, buffer);
     return buffer;
   }
-}
-
-/** Copies a sub-block's outputs (group after group, `groupWords` apart, rows `rowStride` apart) into the request's outputs. */
-function scatter(
-  words: Uint32Array, block: SubBlock, request: PopcountGemmRequest, outputs: Uint32Array[],
-  shape: { readonly groupWords: number; readonly rowStride: number },
-): void {
-  const rowOffset = block.rowFirst - request.aFirst;
-  const colOffset = block.colFirst - request.bFirst;
-  outputs.forEach((out, g) => {
-    const src = words.subarray(g * shape.groupWords, (g + 1) * shape.groupWords);
-    if (block.numCols === request.bCount && shape.rowStride === block.numCols) {
-      out.set(src.subarray(0, block.numRows * block.numCols), rowOffset * request.bCount);
-      return;
-    }
-    for (let r = 0; r < block.numRows; r++) {
-      out.set(src.subarray(r * shape.rowStride, r * shape.rowStride + block.numCols), (rowOffset + r) * request.bCount + colOffset);
-    }
-  });
 }

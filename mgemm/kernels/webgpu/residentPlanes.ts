@@ -18,8 +18,8 @@ interface Entry {
 }
 
 /**
- * Matrices kept at most: the engine reuses a handful (own block, column blocks), while 3-way pair
- * products are new on every call and must not pile up (the map also keeps their host words alive).
+ * Matrices kept at most: the engine reuses a handful (own block, column blocks); operands that are new
+ * on every call must not pile up (the map also keeps their host words alive).
  */
 const MAX_RESIDENT_MATRICES = 8;
 

@@ -1,19 +1,20 @@
-// Host side of 3-way finalize on the device: the finalize dispatch of one mGEMM3 sub-block, the per-call upload
-// of the request's small per-vector and pair-count words, and the dense T[cmc] matrices kept on the device.
+// Host side of 3-way finalize on the device: the finalize dispatch of one sub-block of one j-slice, the per-submit
+// upload of the slices' small per-vector and pair-count words, and the dense T[cmc] matrices kept on the device.
 // Partials and records come back in 2-way finalize's layout (pairFinalizeWebgpu.ts sumPartials, sortedRecords).
 
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
+import type { Tally3Slice } from '../../contract.js';
 import { TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleThresholdBits } from '../../tripleFinalize.js';
 import {
   FINALIZE3_MAX_WORKGROUPS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program, type Finalize3Uniforms,
 } from './finalize3Program.js';
 import type { TallyBlock } from './pairFinalizeWebgpu.js';
-import type { Dispatch, WebgpuRunner } from './webgpuRunner.js';
+import type { BufferRange, Dispatch, WebgpuRunner } from './webgpuRunner.js';
 
-/** Buffers of a 3-way finalize dispatch; `pairIK` only for dense formulas. */
+/** Buffers of a 3-way finalize dispatch: the sub-block's tallies and its slice's words (ranges); `pairIK` only dense. */
 export interface Finalize3Buffers {
-  readonly tallies: GPUBuffer;
-  readonly sliceWords: GPUBuffer;
+  readonly tallies: BufferRange;
+  readonly sliceWords: BufferRange;
   readonly pairIK: GPUBuffer | null;
   readonly partials: GPUBuffer;
   readonly status: GPUBuffer;
@@ -40,12 +41,16 @@ function thresholdWords(threshold: TripleThresholdBits): [number, number, number
   }
 }
 
-/** The finalize dispatch of one sub-block whose partials start at `partialFirst`. */
+/**
+ * The finalize dispatch of one sub-block of `slice` (block rows are slice rows: row 0 = x row xFirst; columns are
+ * z rows), whose partials start at `partialFirst` and whose record keys start at `keyFirst` (the slice's first
+ * triple in the request · 8).
+ */
 export function finalize3Dispatch(
-  program: Finalize3Program, request: TripleFinalizeRequest, block: TallyBlock, buffers: Finalize3Buffers,
-  options: { readonly partialFirst: number; readonly recordCapacity: number },
+  program: Finalize3Program, request: TripleFinalizeRequest, slice: Tally3Slice, block: TallyBlock, buffers: Finalize3Buffers,
+  options: { readonly partialFirst: number; readonly recordCapacity: number; readonly keyFirst: number },
 ): Dispatch {
-  const { gemm, formula, pairCounts } = request;
+  const { formula, pairCounts } = request;
   const tilesX = Math.ceil(block.numCols / FINALIZE3_TILE);
   const numWorkgroups = finalize3Workgroups(block);
   const [multLo, multHi] = doubleWords(formula.multiplier);
@@ -53,10 +58,11 @@ export function finalize3Dispatch(
   const t = thresholdWords(request.threshold);
   const uniforms: Finalize3Uniforms = {
     numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords,
-    rowFirst: block.rowFirst - gemm.aFirst, colFirst: block.colFirst - gemm.bFirst, requestRows: gemm.aCount, requestCols: gemm.bCount,
-    iVectorFirst: request.iVectorFirst, jVectorGlobal: request.jVectorGlobal, kVectorFirst: request.kVectorFirst,
-    numVectorMod: request.numVector % RANDOMIZE_MAX,
-    ikStride: pairCounts?.ik.numCols ?? 0, ikRowFirst: pairCounts?.ikRowFirst ?? 0, ikColFirst: pairCounts?.ikColFirst ?? 0,
+    rowFirst: block.rowFirst, colFirst: block.colFirst - slice.zFirst, requestRows: slice.xCount, requestCols: slice.zCount,
+    keyFirst: options.keyFirst,
+    iVectorFirst: request.xVectorFirst + slice.xFirst, jVectorGlobal: request.yVectorFirst + slice.yRow,
+    kVectorFirst: request.zVectorFirst + slice.zFirst, numVectorMod: request.numVector % RANDOMIZE_MAX,
+    ikStride: pairCounts?.xz.numCols ?? 0, ikRowFirst: slice.xFirst, ikColFirst: slice.zFirst,
     tilesX, numTiles: tilesX * Math.ceil(block.numRows / FINALIZE3_TILE), numWorkgroups, partialFirst: options.partialFirst,
     thresholdKind: FINALIZE3_THRESHOLD_KIND[request.threshold.kind],
     threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3], threshold4: t[4],
@@ -72,28 +78,29 @@ export function finalize3Dispatch(
   };
 }
 
+/** u32 words of one slice's finalize words: rows', j's and columns' vector words, then (dense) T[ccm] and T[mcc]. */
+export function sliceWordCount(request: TripleFinalizeRequest, slice: Tally3Slice): number {
+  return (slice.xCount + 1 + slice.zCount) * TRIPLE_VECTOR_WORDS + (request.pairCounts === null ? 0 : slice.xCount + slice.zCount);
+}
+
 /**
- * Uploads the request's rows' vector words, j's, the columns', then (dense) T[ccm] per row and T[mcc] per column
- * into one buffer from `bufferFor(numBytes)`. Why per call and not kept per block like 2-way's vector words: with
- * separate i, j, k words and pair counts a dense call would bind ten buffers, beyond the eight storage bindings
- * every device offers; and these words are O(rows + columns) against the call's O(rows · columns) triples.
+ * Writes one slice's finalize words at `out[0..sliceWordCount)`: the rows' vector words, j's, the columns', then
+ * (dense) T[ccm] per row and T[mcc] per column, gathered from the request's whole-block words and matrices. Why
+ * per slice and not kept per block like 2-way's vector words: with separate i, j, k words and pair counts a dense
+ * call would bind ten buffers, beyond the eight storage bindings every device offers; and these words are
+ * O(rows + columns) against the slice's O(rows · columns) triples.
  */
-export function uploadSliceWords(runner: WebgpuRunner, request: TripleFinalizeRequest, bufferFor: (numBytes: number) => GPUBuffer): GPUBuffer {
-  const numI = request.gemm.aCount;
-  const numK = request.gemm.bCount;
+export function writeSliceWords(request: TripleFinalizeRequest, slice: Tally3Slice, out: Uint32Array): void {
   const vw = TRIPLE_VECTOR_WORDS;
+  const { xFirst, xCount, yRow, zFirst, zCount } = slice;
+  out.set(request.xVectors.subarray(xFirst * vw, (xFirst + xCount) * vw), 0);
+  out.set(request.yVectors.subarray(yRow * vw, (yRow + 1) * vw), xCount * vw);
+  out.set(request.zVectors.subarray(zFirst * vw, (zFirst + zCount) * vw), (xCount + 1) * vw);
   const pc = request.pairCounts;
-  const words = new Uint32Array((numI + 1 + numK) * vw + (pc === null ? 0 : numI + numK));
-  words.set(request.iVectors.subarray(0, numI * vw), 0);
-  words.set(request.jVector.subarray(0, vw), numI * vw);
-  words.set(request.kVectors.subarray(0, numK * vw), (numI + 1) * vw);
-  if (pc !== null) {
-    words.set(pc.ij.subarray(0, numI), (numI + 1 + numK) * vw);
-    words.set(pc.jk.subarray(0, numK), (numI + 1 + numK) * vw + numI);
-  }
-  const buffer = bufferFor(words.byteLength);
-  runner.upload(buffer, words);
-  return buffer;
+  if (pc === null) return;
+  const at = (xCount + 1 + zCount) * vw;
+  for (let r = 0; r < xCount; r++) out[at + r] = pc.xy.data[(xFirst + r) * pc.xy.numCols + yRow];
+  out.set(pc.yz.data.subarray(yRow * pc.yz.numCols + zFirst, yRow * pc.yz.numCols + zFirst + zCount), at + xCount);
 }
 
 /** Dense T[cmc] matrices kept at most: a unit of the 3-way plan uses one for all its j, the next unit usually another. */

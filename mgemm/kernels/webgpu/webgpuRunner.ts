@@ -5,10 +5,20 @@ import { BUFFER_USAGE, MAP_MODE_READ } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
 import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
 
-/** One dispatch: a program, its storage buffers in binding order, its uniform values and its grid. */
+/**
+ * Part of a buffer bound as one storage binding: `offset` a multiple of the device's
+ * minStorageBufferOffsetAlignment, `size` a multiple of 4.
+ */
+export interface BufferRange {
+  readonly buffer: GPUBuffer;
+  readonly offset: number;
+  readonly size: number;
+}
+
+/** One dispatch: a program, its storage buffers (whole, or ranges) in binding order, its uniform values and its grid. */
 export interface Dispatch {
   readonly program: WgslProgram;
-  readonly storage: readonly GPUBuffer[];
+  readonly storage: readonly (GPUBuffer | BufferRange)[];
   readonly uniforms: Readonly<Record<string, number>>;
   readonly workgroups: readonly [x: number, y: number];
 }
@@ -17,6 +27,12 @@ export interface Dispatch {
 export interface BufferRead {
   readonly buffer: GPUBuffer;
   readonly numBytes: number;
+}
+
+/** Bytes moved between host and device since the runner opened (tests check what a path transfers). */
+export interface TransferStatistics {
+  uploadedBytes: number;
+  readBackBytes: number;
 }
 
 /** Words copied out of shared memory per upload call (64 MiB). */
@@ -28,6 +44,7 @@ export class WebgpuRunner {
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   private readonly errors: string[] = [];
   private lostReason: string | null = null;
+  private readonly transferred: TransferStatistics = { uploadedBytes: 0, readBackBytes: 0 };
 
   constructor(opened: OpenedGpu) {
     this.device = opened.device;
@@ -67,11 +84,18 @@ export class WebgpuRunner {
     const buffer = this.device.createBuffer({ size: Math.max(16, alignTo4(words.byteLength)), usage, mappedAtCreation: true });
     new Uint32Array(buffer.getMappedRange()).set(words);
     buffer.unmap();
+    this.transferred.uploadedBytes += words.byteLength;
     return buffer;
+  }
+
+  /** Bytes uploaded and read back so far (a copy). */
+  get transfers(): TransferStatistics {
+    return { ...this.transferred };
   }
 
   /** Copies `words` into `buffer` at byte 0 (through the queue; ordered before later submits). */
   upload(buffer: GPUBuffer, words: Uint32Array): void {
+    this.transferred.uploadedBytes += words.byteLength;
     // Dawn copies host memory on the call, so the words may change afterwards. It takes no
     // SharedArrayBuffer views: those go through a plain copy, a bounded piece at a time.
     if (!(words.buffer instanceof SharedArrayBuffer)) {
@@ -90,7 +114,9 @@ export class WebgpuRunner {
     const uniformData = packUniforms(dispatch.program, dispatch.uniforms);
     const uniformBuffer = this.device.createBuffer({ size: uniformData.byteLength, usage: BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST });
     this.device.queue.writeBuffer(uniformBuffer, 0, uniformData);
-    const entries: GPUBindGroupEntry[] = dispatch.storage.map((buffer, idx) => ({ binding: idx, resource: { buffer } }));
+    const entries: GPUBindGroupEntry[] = dispatch.storage.map((bound, idx) => ({
+      binding: idx, resource: 'offset' in bound ? { buffer: bound.buffer, offset: bound.offset, size: bound.size } : { buffer: bound },
+    }));
     entries.push({ binding: dispatch.storage.length, resource: { buffer: uniformBuffer } });
     const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
     pass.setPipeline(pipeline);
@@ -129,6 +155,7 @@ export class WebgpuRunner {
       offsets.push(totalBytes);
       totalBytes += alignTo4(read.numBytes);
     }
+    this.transferred.readBackBytes += totalBytes;
     const staging = this.device.createBuffer({ size: Math.max(4, totalBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
     const encoder = this.device.createCommandEncoder();
     const uniformBuffers: GPUBuffer[] = [];

@@ -1,0 +1,301 @@
+// mGEMM3 on the GPU: for each j-slice of a 3-way request, the pair products (x_i AND y_j) are built on the
+// GPU from the resident x and y planes (pairProductProgram), then multiplied against the resident z planes
+// by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Many slices share one submit and one
+// read-back: each sub-block writes its own aligned range of one output buffer. No per-j upload.
+// finalizeTally3 runs the same submits with a finalize dispatch after each sub-block (tripleFinalizeWebgpu.ts):
+// the tallies stay on the GPU and only checksum partials, counts and records come back.
+
+import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest } from '../../contract.js';
+import type { PairFinalizeResult } from '../../pairFinalize.js';
+import { checkPopcountGemm3Request } from '../../requestChecks.js';
+import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleFinalizeResult } from '../../tripleFinalize.js';
+import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
+import type { Finalize3Program } from './finalize3Program.js';
+import type { KernelFamily } from './kernelChoice.js';
+import { sortedRecords } from './pairFinalizeWebgpu.js';
+import { PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
+import { scatter, type BlockShape, type RequestPlan, type SubBlock } from './requestPlan.js';
+import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
+import { finalize3Dispatch, finalize3Workgroups, sliceWordCount, writeSliceWords } from './tripleFinalizeWebgpu.js';
+import type { BufferRange, Dispatch, WebgpuRunner } from './webgpuRunner.js';
+import type { WgslProgram } from './wgslProgram.js';
+
+/** What the 3-way driver uses of the kernel set (PopcountGemmWebgpu). */
+export interface Tally3Host {
+  readonly runner: WebgpuRunner;
+  readonly resident: ResidentPlanes;
+  readonly maxBindingBytes: number;
+  /** Output bytes of one submit's read-back (a submit holds at least one sub-block, whatever its size). */
+  readonly maxReadBackBytes: number;
+  /** The 2-way plan of `request` whose A rows are `aChunks` (request.a carries only their shape). */
+  plan(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[]): Promise<RequestPlan | null>;
+  /** A named scratch buffer of at least numBytes (replaced ones stay valid until the request ends). */
+  scratchBuffer(name: string, numBytes: number): GPUBuffer;
+  pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram;
+}
+
+/** What device finalize (finalizeTally3) uses besides: its program, resident T[cmc], and the shared submit step. */
+export interface Finalize3Host extends Tally3Host {
+  finalize3Program(sparse: boolean): Finalize3Program;
+  /** The device copy of a dense T[cmc] block-pair matrix (kept across requests). */
+  pairCountsBuffer(data: Uint32Array): GPUBuffer;
+  /** Records room of the next submit (0 without records). */
+  recordCapacity(wantsRecords: boolean): number;
+  /**
+   * Zeroes the status, submits, reads status, partials and records back (2-way and 3-way share it); null when
+   * the records overflowed: the room has grown, run the submit again.
+   */
+  submitFinalize(
+    dispatches: readonly Dispatch[], buffers: { readonly partials: GPUBuffer; readonly status: GPUBuffer; readonly records: GPUBuffer },
+    numPartials: number, recordCapacity: number, wantsRecords: boolean,
+  ): Promise<PairFinalizeResult | null>;
+}
+
+/** One sub-block's result in a submit's output: which slice, where, its shape, and the step that computes it. */
+interface Piece {
+  readonly sliceIdx: number;
+  readonly stepIdx: number;
+  readonly block: SubBlock;
+  readonly shape: BlockShape;
+  readonly byteOffset: number;
+}
+
+/** A step of a submit: its dispatches once the submit's output buffer is known. */
+type Step = (output: GPUBuffer) => Dispatch[];
+
+/** One submit: steps in order (pair products, then the sub-blocks that read them) and the pieces it reads back. */
+interface Submit {
+  readonly steps: Step[];
+  readonly pieces: Piece[];
+  numBytes: number;
+}
+
+/**
+ * Cuts a request into submits. Pair products are built a row chunk at a time into one scratch buffer
+ * (rows per chunk bounded by the binding size; chunks never straddle x's resident chunks), each followed
+ * by the sub-blocks that read it: dispatches of one submit run in order, so one buffer serves all.
+ */
+async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Promise<{ submits: Submit[]; family: KernelFamily }> {
+  const { x, y, z, planePairs, termGroups, slices } = request;
+  const { runner } = host;
+  const caps = runner.capabilities;
+  const pinned = [x, y, z];
+  const xChunks = host.resident.chunksOf(x, pinned);
+  const yChunks = host.resident.chunksOf(y, pinned);
+  host.resident.chunksOf(z, pinned);
+  const wordsPerPlane = x.wordsPerPlane;
+  const productRowBytes = planePairs.length * wordsPerPlane * 4;
+  const rowsPerProduct = Math.floor(host.maxBindingBytes / productRowBytes);
+  if (rowsPerProduct < 1) throw new RangeError(`one row of pair products (${productRowBytes} bytes) exceeds the storage binding size (${host.maxBindingBytes} bytes)`);
+  const productProgram = host.pairProductProgram(x.numPlanes, y.numPlanes, planePairs);
+  await runner.pipelineFor(productProgram);
+  const maxSliceRows = Math.max(0, ...slices.map((s) => s.xCount));
+  const products = host.scratchBuffer('pairProducts', Math.min(rowsPerProduct, maxSliceRows) * productRowBytes);
+  const maxGroups = caps.maxComputeWorkgroupsPerDimension;
+  const align = caps.minStorageBufferOffsetAlignment;
+  const maxSubmitBytes = host.maxReadBackBytes;
+  const numGroups = termGroups.length;
+  const submits: Submit[] = [];
+  let current: Submit = { steps: [], pieces: [], numBytes: 0 };
+  let family: KernelFamily = 'bitwise';
+  for (let sliceIdx = 0; sliceIdx < slices.length; sliceIdx++) {
+    const slice = slices[sliceIdx];
+    if (slice.xCount === 0 || slice.zCount === 0) continue;
+    const yChunk = chunkOfRow(yChunks, slice.yRow);
+    // Shape only: the products exist on the GPU alone (aChunks of the plans below).
+    const productShape: PlaneMatrix = { numVectors: slice.xCount, numPlanes: planePairs.length, wordsPerPlane, words: new Uint32Array(0) };
+    for (const xChunk of xChunks) {
+      const lo = Math.max(slice.xFirst, xChunk.firstRow);
+      const hi = Math.min(slice.xFirst + slice.xCount, xChunk.firstRow + xChunk.numRows);
+      for (let first = lo; first < hi; first += rowsPerProduct) {
+        const numRows = Math.min(rowsPerProduct, hi - first);
+        const numWorkgroups = Math.ceil((numRows * productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP);
+        const wgX = Math.min(numWorkgroups, maxGroups);
+        const productDispatch: Dispatch = {
+          program: productProgram, storage: [xChunk.buffer, yChunk.buffer, products],
+          uniforms: {
+            xRowFirst: first - xChunk.firstRow, numRows, yRow: slice.yRow - yChunk.firstRow, vec4PerPlane: wordsPerPlane / 4, numWorkgroupsX: wgX,
+          },
+          workgroups: [wgX, Math.ceil(numWorkgroups / wgX)],
+        };
+        // Product rows are numbered within the slice (row 0 = x row xFirst).
+        const productChunk: PlaneChunk = { firstRow: first - slice.xFirst, numRows, buffer: products };
+        const plan = await host.plan({
+          a: productShape, aFirst: productChunk.firstRow, aCount: numRows, b: z, bFirst: slice.zFirst, bCount: slice.zCount, termGroups, strictUpper: false,
+        }, [productChunk]);
+        if (plan === null) continue;
+        family = plan.family;
+        current.steps.push(() => [productDispatch]);
+        for (const block of plan.blocks) {
+          const shape = plan.shapeOf(block);
+          const numBytes = shape.groupWords * numGroups * 4;
+          let byteOffset = Math.ceil(current.numBytes / align) * align;
+          if (current.pieces.length > 0 && byteOffset + numBytes > maxSubmitBytes) {
+            // The products stay in their buffer across submits (the queue runs submits in order).
+            submits.push(current);
+            current = { steps: [], pieces: [], numBytes: 0 };
+            byteOffset = 0;
+          }
+          current.pieces.push({ sliceIdx, stepIdx: current.steps.length, block, shape, byteOffset });
+          current.steps.push((output) => plan.dispatchesOf(block, { buffer: output, offset: byteOffset, size: numBytes }));
+          current.numBytes = byteOffset + numBytes;
+        }
+      }
+    }
+  }
+  if (current.pieces.length > 0) submits.push(current);
+  return { submits, family };
+}
+
+/** The resident chunk holding `row`. */
+function chunkOfRow(chunks: readonly PlaneChunk[], row: number): PlaneChunk {
+  const chunk = chunks.find((c) => row >= c.firstRow && row < c.firstRow + c.numRows);
+  if (chunk === undefined) throw new RangeError(`row ${row} is in no resident chunk`);
+  return chunk;
+}
+
+/** Runs a 3-way request: its submits one after another, each read back once and scattered per slice. */
+export async function runTally3(host: Tally3Host, request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+  checkPopcountGemm3Request(request);
+  const outputs = request.slices.map((s) => request.termGroups.map(() => new Uint32Array(s.xCount * s.zCount)));
+  const { submits } = await planSubmits(host, request);
+  for (const submit of submits) {
+    const output = host.scratchBuffer('output', submit.numBytes);
+    const dispatches = submit.steps.flatMap((step) => step(output));
+    const words = await host.runner.runAndReadBack(dispatches, output, submit.numBytes);
+    for (const piece of submit.pieces) {
+      const slice = request.slices[piece.sliceIdx];
+      const pieceWords = words.subarray(piece.byteOffset / 4, piece.byteOffset / 4 + piece.shape.groupWords * request.termGroups.length);
+      scatter(pieceWords, piece.block, { aFirst: 0, bFirst: slice.zFirst, bCount: slice.zCount }, outputs[piece.sliceIdx], piece.shape);
+    }
+  }
+  return outputs;
+}
+
+/**
+ * Kernel-only timing of a 3-way request: all its dispatches (pair products and GEMMs), `repetitions`
+ * times, one submit per repetition, no read-back; after one untimed run.
+ */
+export async function timeTally3Kernels(
+  host: Tally3Host, request: PopcountGemm3Request, repetitions: number,
+): Promise<{ seconds: number[]; family: KernelFamily }> {
+  checkPopcountGemm3Request(request);
+  const { submits, family } = await planSubmits(host, request);
+  const outputBytes = Math.max(0, ...submits.map((s) => s.numBytes));
+  const output = host.scratchBuffer('output', outputBytes);
+  const dispatches = submits.flatMap((submit) => submit.steps.flatMap((step) => step(output)));
+  await host.runner.runDispatches(dispatches);
+  const seconds: number[] = [];
+  for (let rep = 0; rep < repetitions; rep++) {
+    const start = performance.now();
+    await host.runner.runDispatches(dispatches);
+    seconds.push((performance.now() - start) / 1000);
+  }
+  return { seconds, family };
+}
+
+/**
+ * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the submits of runTally3, each sub-block's GEMM
+ * followed by its finalize dispatch on the output range it left, with the slice's words uploaded per submit. Only
+ * status, partials and records come back; the partial sums and records of all submits are combined.
+ */
+export async function finalizeTally3(host: Finalize3Host, request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+  const { gemm } = request;
+  checkPopcountGemm3Request(gemm);
+  const vw = TRIPLE_VECTOR_WORDS;
+  for (const { xFirst, xCount, yRow, zFirst, zCount } of gemm.slices) {
+    if (request.xVectors.length < (xFirst + xCount) * vw || request.yVectors.length < (yRow + 1) * vw || request.zVectors.length < (zFirst + zCount) * vw) {
+      throw new RangeError('finalizeTriples: per-vector words do not cover the rows of a slice');
+    }
+  }
+  const keyFirsts: number[] = [];
+  let numTriples = 0;
+  for (const slice of gemm.slices) {
+    keyFirsts.push(numTriples * 8);
+    numTriples += slice.xCount * slice.zCount;
+  }
+  if (request.records && !tripleRecordKeysFit(numTriples)) return { kind: 'needsHost', reason: 'record keys exceed 32 bits' };
+  const xz = request.pairCounts?.xz;
+  if (xz !== undefined && xz.data.byteLength > host.runner.capabilities.maxStorageBufferBindingSize) {
+    return { kind: 'needsHost', reason: 'pair counts exceed one binding' };
+  }
+  const program = host.finalize3Program(request.formula.sparse);
+  await host.runner.pipelineFor(program);
+  const pairIK = xz === undefined ? null : host.pairCountsBuffer(xz.data);
+  const { submits } = await planSubmits(host, gemm);
+  let checksumSum = 0n;
+  let entries = 0;
+  let zeros = 0;
+  const recordParts: Uint32Array[] = [];
+  for (const submit of submits) {
+    let result: PairFinalizeResult | null = null;
+    while (result === null) result = await finalizeSubmit(host, request, submit, program, pairIK, keyFirsts);
+    if (result.kind === 'needsHost') return result;
+    checksumSum += result.checksumSum;
+    entries += result.entries;
+    zeros += result.zeros;
+    if (result.records.count > 0) recordParts.push(result.records.words);
+  }
+  return { kind: 'done', checksumSum, entries, zeros, records: mergedRecords(recordParts) };
+}
+
+/** One submit of finalizeTally3: products, GEMMs and finalize dispatches; null when its records must be redone. */
+async function finalizeSubmit(
+  host: Finalize3Host, request: TripleFinalizeRequest, submit: Submit, program: Finalize3Program, pairIK: GPUBuffer | null,
+  keyFirsts: readonly number[],
+): Promise<PairFinalizeResult | null> {
+  const { gemm } = request;
+  const numGroups = gemm.termGroups.length;
+  const align = host.runner.capabilities.minStorageBufferOffsetAlignment;
+  // The words of every slice of this submit, each at an aligned offset of one buffer.
+  const sliceRanges = new Map<number, { readonly offset: number; readonly size: number }>();
+  let numBytes = 0;
+  for (const { sliceIdx } of submit.pieces) {
+    if (sliceRanges.has(sliceIdx)) continue;
+    const offset = Math.ceil(numBytes / align) * align;
+    const size = sliceWordCount(request, gemm.slices[sliceIdx]) * 4;
+    sliceRanges.set(sliceIdx, { offset, size });
+    numBytes = offset + size;
+  }
+  const words = new Uint32Array(numBytes / 4);
+  for (const [sliceIdx, { offset, size }] of sliceRanges) writeSliceWords(request, gemm.slices[sliceIdx], words.subarray(offset / 4, (offset + size) / 4));
+  const sliceWords = host.scratchBuffer('sliceWords', words.byteLength);
+  host.runner.upload(sliceWords, words);
+  const output = host.scratchBuffer('output', submit.numBytes);
+  const numPartials = submit.pieces.reduce((sum, piece) => sum + finalize3Workgroups(piece.block), 0);
+  const recordCapacity = host.recordCapacity(request.records);
+  const buffers = {
+    partials: host.scratchBuffer('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
+    status: host.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
+    records: host.scratchBuffer('records', recordCapacity * 8),
+  };
+  const finalizeAfter = new Map<number, Dispatch[]>();
+  let partialFirst = 0;
+  for (const piece of submit.pieces) {
+    const slice = gemm.slices[piece.sliceIdx];
+    const tallies: BufferRange = { buffer: output, offset: piece.byteOffset, size: piece.shape.groupWords * numGroups * 4 };
+    const range = sliceRanges.get(piece.sliceIdx);
+    if (range === undefined) throw new Error('unreachable: slice words of a piece');
+    const dispatch = finalize3Dispatch(program, request, slice, { ...piece.block, ...piece.shape }, {
+      tallies, sliceWords: { buffer: sliceWords, ...range }, pairIK, ...buffers,
+    }, { partialFirst, recordCapacity, keyFirst: keyFirsts[piece.sliceIdx] });
+    partialFirst += finalize3Workgroups(piece.block);
+    const list = finalizeAfter.get(piece.stepIdx) ?? [];
+    list.push(dispatch);
+    finalizeAfter.set(piece.stepIdx, list);
+  }
+  const dispatches = submit.steps.flatMap((step, stepIdx) => [...step(output), ...(finalizeAfter.get(stepIdx) ?? [])]);
+  return host.submitFinalize(dispatches, buffers, numPartials, recordCapacity, request.records);
+}
+
+/** Records of several submits (each sorted) as one key-sorted list: sub-blocks of one slice may span submits. */
+function mergedRecords(parts: readonly Uint32Array[]): { count: number; words: Uint32Array } {
+  if (parts.length === 1) return { count: parts[0].length / 2, words: parts[0] };
+  const all = new Uint32Array(parts.reduce((sum, p) => sum + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.length;
+  }
+  return sortedRecords(all, all.length / 2);
+}
