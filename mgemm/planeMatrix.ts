@@ -30,7 +30,7 @@ export function toSharedPlaneMatrix(matrix: PlaneMatrix): PlaneMatrix {
  * this against z gives r_ijk terms popcount(x_i AND y_j AND z_k). Written into `into` (its first
  * xCount · pairs · wordsPerPlane words; a scratch array the caller reuses) or, without it, into new shared
  * memory like allocatePlaneMatrix.
- * The CPU kernel sets' run3 builds these per j-slice (tally3ByPairProducts.ts); the webgpu kernel set
+ * The CPU kernel set's run3 builds these per row panel (kernels/wasm/tally3Task.ts); the webgpu kernel set
  * builds them on the GPU instead (kernels/webgpu/pairProductProgram.ts).
  */
 export function pairProductPlanes(

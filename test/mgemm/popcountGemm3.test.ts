@@ -1,5 +1,5 @@
 // The 3-way request (run3, contract.ts) on every kernel set: ref against the definition field by field,
-// the CPU kernel sets (inline and pooled) and every WebGPU family (pair products built on the GPU) against
+// the CPU kernel set (inline and pooled, both microkernels) and every WebGPU family (pair products built on the GPU) against
 // ref — random sizes with ragged edges, dense and sparse bits, the engine's 3-way term groups, several
 // slices per request, operand and output chunking, several submits.
 
@@ -127,8 +127,11 @@ const WEBGPU_OPTION_SETS: readonly { readonly name: string; readonly options: We
 
 /** Kernel sets checked against ref. */
 const KERNEL_SETS: readonly { readonly name: string; readonly gpu: boolean; readonly create: () => Promise<PopcountGemm> }[] = [
+  // The CPU kernel set with its default microkernel (native where available) and with the wasm one.
   { name: 'cpu, inline', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 1 }) },
   { name: 'cpu, 2 threads, tiny panels', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 2, minWordOpsPerThread: 0 }) },
+  { name: 'cpu wasm microkernel, inline', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 1, microkernel: 'wasm' }) },
+  { name: 'cpu wasm microkernel, 2 threads, tiny panels', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 2, minWordOpsPerThread: 0, microkernel: 'wasm' }) },
   ...WEBGPU_OPTION_SETS.map(({ name, options }) => ({ name, gpu: true, create: (): Promise<PopcountGemm> => createPopcountGemmWebgpu(options) })),
 ];
 

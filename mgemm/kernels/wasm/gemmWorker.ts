@@ -1,7 +1,9 @@
-// Entry of a kernel worker thread: one microkernel (its own wasm instance, or the native addon), computing the GemmTasks the pool posts.
+// Entry of a kernel worker thread: one microkernel (its own wasm instance, or the native addon), computing the
+// tasks the pool posts (GemmTasks, and 3-way panels whose pair products it builds first).
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { createTaskRunner, type GemmTaskRunner } from './popcountGemmWasm.js';
+import { ProductScratch, runTally3Task } from './tally3Task.js';
 import type { GemmWorkerData, TaskMessage, WorkerReply } from './workerProtocol.js';
 
 function errorMessage(error: unknown): string {
@@ -20,9 +22,12 @@ async function serveTasks(): Promise<void> {
     reply({ kind: 'startFailed', message: errorMessage(error) });
     return;
   }
-  port.on('message', ({ taskId, task }: TaskMessage) => {
+  const scratch = new ProductScratch();
+  port.on('message', (message: TaskMessage) => {
+    const { taskId } = message;
     try {
-      runTask(task);
+      if (message.kind === 'gemm') runTask(message.task);
+      else runTally3Task(message.task, runTask, scratch);
       reply({ kind: 'done', taskId });
     } catch (error) {
       reply({ kind: 'failed', taskId, message: errorMessage(error) });

@@ -8,13 +8,13 @@ import {
   type PopcountGemmResult,
 } from '../../contract.js';
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
-import { checkPopcountGemmRequest } from '../../requestChecks.js';
-import { runTally3ByPairProducts } from '../../tally3ByPairProducts.js';
+import { checkPopcountGemm3Request, checkPopcountGemmRequest } from '../../requestChecks.js';
 import { MICROKERNEL_MR } from './blockSizes.js';
 import { runGemmTask } from './blockedLoops.js';
 import { planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
 import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.js';
 import type { WasmModule } from './webAssemblyApi.js';
+import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { GemmWorkerPool } from './workerPool.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
 import type { GemmTask } from './gemmTask.js';
@@ -76,11 +76,30 @@ function allocateOutputs(request: PopcountGemmRequest, shared: boolean): Uint32A
   return request.termGroups.map(() => new Uint32Array(shared ? new SharedArrayBuffer(numBytes) : new ArrayBuffer(numBytes)));
 }
 
+/**
+ * The 3-way tasks of a request: per slice, its outputs and its row panels (planned as the 2-way request
+ * over the slice's pair products), each a Tally3Task.
+ */
+function tally3Tasks(
+  request: PopcountGemm3Request, planOptions: RowPanelPlanOptions, shared: boolean,
+): { readonly outputs: PopcountGemm3Result; readonly tasks: Tally3Task[] } {
+  const { x, y, z, planePairs, termGroups } = request;
+  const tasks: Tally3Task[] = [];
+  const outputs = request.slices.map((slice) => {
+    const shape = sliceShapeRequest(request, slice);
+    const sliceOutputs = allocateOutputs(shape, shared);
+    for (const panel of planRowPanels(shape, planOptions)) tasks.push({ x, y, z, planePairs, termGroups, slice, panel, outputs: sliceOutputs });
+    return sliceOutputs;
+  });
+  return { outputs, tasks };
+}
+
 /** One thread: the calling one (e.g. a rank that is itself a worker thread). */
 class InlinePopcountGemm implements PopcountGemm {
   readonly numThreads = 1;
   readonly device = CPU_DEVICE;
   private runTask: GemmTaskRunner | undefined;
+  private readonly productScratch = new ProductScratch();
 
   constructor(readonly name: string, runTask: GemmTaskRunner) {
     this.runTask = runTask;
@@ -95,8 +114,13 @@ class InlinePopcountGemm implements PopcountGemm {
     return outputs;
   }
 
-  run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
-    return runTally3ByPairProducts(request, (r) => this.run(r));
+  async run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+    const runTask = this.runTask;
+    if (runTask === undefined) throw new Error(`${this.name}: run3() after close()`);
+    checkPopcountGemm3Request(request);
+    const { outputs, tasks } = tally3Tasks(request, { maxPanels: 1, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: 0 }, false);
+    for (const task of tasks) runTally3Task(task, runTask, this.productScratch);
+    return outputs;
   }
 
   async close(): Promise<void> {
@@ -127,12 +151,21 @@ class PooledPopcountGemm implements PopcountGemm {
       rowAlign: MICROKERNEL_MR,
       minWordOpsPerPanel: this.minWordOpsPerThread,
     });
-    await Promise.all(panels.map((panel) => this.pool.run({ request: sharedRequest, panel, outputs })));
+    await Promise.all(panels.map((panel) => this.pool.run({ kind: 'gemm', task: { request: sharedRequest, panel, outputs } })));
     return outputs;
   }
 
-  run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
-    return runTally3ByPairProducts(request, (r) => this.run(r));
+  /** Every panel of every slice is posted at once; workers build their panels' pair products. */
+  async run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+    checkPopcountGemm3Request(request);
+    const x = toSharedPlaneMatrix(request.x);
+    const y = request.y === request.x ? x : toSharedPlaneMatrix(request.y);
+    const z = request.z === request.x ? x : request.z === request.y ? y : toSharedPlaneMatrix(request.z);
+    const { outputs, tasks } = tally3Tasks({ ...request, x, y, z }, {
+      maxPanels: this.pool.numThreads, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: this.minWordOpsPerThread,
+    }, true);
+    await Promise.all(tasks.map((task) => this.pool.run({ kind: 'tally3', task })));
+    return outputs;
   }
 
   close(): Promise<void> {

@@ -1,14 +1,13 @@
-// A fixed pool of kernel worker threads, each with its own wasm instance, running GemmTasks one at a time.
+// A fixed pool of kernel worker threads, each with its own wasm instance, running tasks one at a time.
 
 import { Worker } from 'node:worker_threads';
-import type { GemmTask } from './gemmTask.js';
-import type { GemmWorkerData, TaskMessage, WorkerReply } from './workerProtocol.js';
+import type { GemmWorkerData, KernelTask, TaskMessage, WorkerReply } from './workerProtocol.js';
 
 /** The compiled worker entry, next to this file in dist/. */
 const GEMM_WORKER_URL = new URL('./gemmWorker.js', import.meta.url);
 
 interface PendingTask {
-  readonly task: GemmTask;
+  readonly task: KernelTask;
   readonly resolve: () => void;
   readonly reject: (error: Error) => void;
 }
@@ -85,7 +84,7 @@ export class GemmWorkerPool {
   }
 
   /** Runs `task` on the next free worker; resolves once its outputs are written. */
-  run(task: GemmTask): Promise<void> {
+  run(task: KernelTask): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.failure !== undefined) {
         reject(this.failure);
@@ -109,7 +108,7 @@ export class GemmWorkerPool {
       const taskId = this.nextTaskId++;
       thread.running = { taskId, pending };
       thread.worker.ref();
-      const message: TaskMessage = { taskId, task: pending.task };
+      const message: TaskMessage = { taskId, ...pending.task };
       thread.worker.postMessage(message);
     }
   }

@@ -1,6 +1,7 @@
 // Messages between the kernel worker pool and its worker threads.
 
 import type { GemmTask } from './gemmTask.js';
+import type { Tally3Task } from './tally3Task.js';
 import type { WasmModule } from './webAssemblyApi.js';
 
 /** The microkernel families of the CPU kernel set. */
@@ -12,11 +13,11 @@ export interface GemmWorkerData {
   readonly module: WasmModule | null;
 }
 
+/** A task of either kind: a 2-way GemmTask, or a 3-way panel whose pair products the worker builds. */
+export type KernelTask = { readonly kind: 'gemm'; readonly task: GemmTask } | { readonly kind: 'tally3'; readonly task: Tally3Task };
+
 /** Pool → worker: compute one task (its inputs and outputs are in shared memory). */
-export interface TaskMessage {
-  readonly taskId: number;
-  readonly task: GemmTask;
-}
+export type TaskMessage = { readonly taskId: number } & KernelTask;
 
 /** Worker → pool. */
 export type WorkerReply =
