@@ -44,6 +44,60 @@ export function fillRandomProblemRow(v: number, fieldFirst: number, numField: nu
   }
 }
 
+/** Byte of the codes of 4 consecutive fields per inner randomizer value of the first, built on first use. */
+let packedCodesOfRandomIndex: Uint8Array | undefined;
+
+/**
+ * For every inner randomizer value r1 of a field, the packed byte (SPEC §1 layout, 4 fields LSB first) of
+ * that field and the next three, whose inner values are r1 + 4096·k mod M (714025 bytes).
+ */
+function packedCodesOfInnerRandom(): Uint8Array {
+  if (packedCodesOfRandomIndex !== undefined) return packedCodesOfRandomIndex;
+  const codes = codeOfInnerRandom();
+  const table = new Uint8Array(RANDOMIZE_MAX);
+  for (let r1 = 0; r1 < RANDOMIZE_MAX; r1++) {
+    let r = r1;
+    let byte = 0;
+    for (let k = 0; k < 4; k++) {
+      byte |= codes[r] << (2 * k);
+      r += 4096;
+      if (r >= RANDOMIZE_MAX) r -= RANDOMIZE_MAX;
+    }
+    table[r1] = byte;
+  }
+  packedCodesOfRandomIndex = table;
+  return table;
+}
+
+/**
+ * Codes of fields `[fieldFirst, fieldFirst + count)` of vector `v` of the `random` problem, packed 4 per byte
+ * LSB first (SPEC §1) into `out[outOffset …]`, `ceil(count/4)` bytes; the unused bits of a partial last byte
+ * are 0. The same codes as `fillRandomProblemRow`, a byte (4 fields, inner value + 4·4096 mod M) per lookup.
+ */
+export function fillRandomProblemRowPacked(
+  v: number, fieldFirst: number, numField: number, count: number, out: Uint8Array, outOffset: number,
+): void {
+  if (count === 0) return;
+  const table = packedCodesOfInnerRandom();
+  const numFullBytes = count >> 2;
+  let r1 = randomize(fieldFirst + numField * v);
+  for (let b = outOffset, end = outOffset + numFullBytes; b < end; b++) {
+    out[b] = table[r1];
+    r1 += 4 * 4096;
+    if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+  }
+  const tail = count & 3;
+  if (tail === 0) return;
+  const codes = codeOfInnerRandom();
+  let byte = 0;
+  for (let k = 0; k < tail; k++) {
+    byte |= codes[r1] << (2 * k);
+    r1 += 4096;
+    if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+  }
+  out[outOffset + numFullBytes] = byte;
+}
+
 /** One perfect-shuffle step; `key` 0 or 1 picks which half goes to even positions. */
 function shuffle(key: number, i: number, n: number): number {
   const h = Math.floor((n + 1 - key) / 2);
@@ -88,6 +142,27 @@ export class AnalyticProblem {
   /** Code of field `f` of vector `v`. */
   code(v: number, f: number): number {
     return this.groupCode(this.groupOf(f), v);
+  }
+
+  /** Group of each global field `[fieldFirst, fieldFirst + count)`. */
+  groupsOfFields(fieldFirst: number, count: number): Uint8Array {
+    return Uint8Array.from({ length: count }, (_, f) => this.groupOf(fieldFirst + f));
+  }
+
+  /**
+   * Codes of vector `v` on the fields whose groups `groupsOfFields` gave, packed 4 per byte LSB first
+   * (SPEC §1) into `out[outOffset …]`, `ceil(groups.length/4)` bytes; unused bits of a partial last byte are 0.
+   */
+  fillRowPacked(v: number, groups: Uint8Array, out: Uint8Array, outOffset: number): void {
+    const codeOfGroup = new Uint8Array(ANALYTIC_NUM_GROUP);
+    for (let g = 0; g < ANALYTIC_NUM_GROUP; g++) codeOfGroup[g] = this.groupCode(g, v);
+    const count = groups.length;
+    for (let f0 = 0, b = outOffset; f0 < count; f0 += 4, b++) {
+      const fEnd = Math.min(f0 + 4, count);
+      let byte = 0;
+      for (let f = f0; f < fEnd; f++) byte |= codeOfGroup[groups[f]] << (2 * (f - f0));
+      out[b] = byte;
+    }
   }
 
   /** How many fields each group has (counted directly, O(nf) once). */
