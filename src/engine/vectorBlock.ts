@@ -1,6 +1,7 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
 import { AnalyticProblem, fillRandomProblemRow } from '../core/syntheticProblems.js';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
+import { packRowPlanes, planeNibbleTable, rowSums } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
 
 /** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
@@ -73,56 +74,23 @@ export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: 
   const numField = shape.numFieldLocal;
   const bytesPerVector = Math.ceil(numField / 4);
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, numField);
-  const { wordsPerPlane: wpp, words, numPlanes } = planes;
-  // nibbleOf[p·256 + byte]: bit k is plane p's bit of the byte's field k.
-  const nibbleOf = new Uint8Array(numPlanes * 256);
-  for (let byte = 0; byte < 256; byte++) {
-    for (let k = 0; k < 4; k++) {
-      const bits = layout.bitsOfCode[(byte >> (2 * k)) & 3];
-      for (let p = 0; p < numPlanes; p++) nibbleOf[p * 256 + byte] |= ((bits >> p) & 1) << k;
-    }
-  }
-  const numWordsUsed = Math.ceil(numField / 32);
-  const tailFields = numField % 32;
-  const tailMask = tailFields === 0 ? 0xffffffff : (1 << tailFields) - 1;
+  const { wordsPerPlane, words, numPlanes } = planes;
+  const nibbleOf = planeNibbleTable(layout);
   for (let r = 0; r < shape.numVectorReal; r++) {
-    const src = r * bytesPerVector;
-    const base = r * numPlanes * wpp;
-    for (let w = 0; w < numWordsUsed; w++) {
-      const byteEnd = Math.min(8 * w + 8, bytesPerVector);
-      const mask = w === numWordsUsed - 1 ? tailMask : 0xffffffff;
-      for (let p = 0; p < numPlanes; p++) {
-        const table = p * 256;
-        let word = 0;
-        for (let b = 8 * w; b < byteEnd; b++) word |= nibbleOf[table + packed[src + b]] << (4 * (b - 8 * w));
-        words[base + p * wpp + w] = word & mask;
-      }
-    }
+    packRowPlanes(nibbleOf, packed, r * bytesPerVector, numField, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
   }
   return planes;
 }
 
 /** Partial sums of a slab: Σ c1 and present-field counts per vector row (pads give 0). */
 export function partialSums(layout: PlaneLayout, planes: PlaneMatrix): { sums: Float64Array; counts: Float64Array } {
-  const n = planes.numVectors;
-  const wpp = planes.wordsPerPlane;
+  const { numVectors: n, numPlanes, wordsPerPlane, words } = planes;
   const sums = new Float64Array(n);
   const counts = new Float64Array(n);
   for (let r = 0; r < n; r++) {
-    const base = r * planes.numPlanes * wpp;
-    for (const p of layout.countPlanes) sums[r] += popcountRange(planes.words, base + p * wpp, wpp);
-    if (layout.maskPlane !== null) counts[r] = popcountRange(planes.words, base + layout.maskPlane * wpp, wpp);
+    const row = rowSums(layout, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
+    sums[r] = row.sum;
+    counts[r] = row.count;
   }
   return { sums, counts };
-}
-
-function popcountRange(words: Uint32Array, first: number, count: number): number {
-  let total = 0;
-  for (let w = first; w < first + count; w++) {
-    let x = words[w];
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return total;
 }
