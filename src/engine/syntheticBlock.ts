@@ -1,0 +1,92 @@
+// Building a rank's synthetic block (SPEC §4) in shared memory, its rows split over the main thread and
+// short-lived block worker threads when the block is large enough to repay starting them.
+import { Worker } from 'node:worker_threads';
+import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
+import { evenSplit } from '../../parallel/index.js';
+import { fillSyntheticRows, type SyntheticBlockFill, type SyntheticRowsTask } from './syntheticRows.js';
+import type { PlaneLayout } from './tallyLayout.js';
+import type { SlabShape } from './vectorBlock.js';
+
+/** The compiled worker entry, next to this file in dist/. */
+const BLOCK_WORKER_URL = new URL('./syntheticBlockWorker.js', import.meta.url);
+
+/**
+ * Fields (vector rows × slab fields) below which one more thread does not pay: a worker takes ~30–50 ms to
+ * start and load its modules, and the single-threaded builder generates and packs ~100–200 M fields/s, so a
+ * share under ~8 M fields (2 MB of packed codes) would be spent mostly waiting for the worker to start.
+ */
+export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 23;
+
+/** How a synthetic block is built besides what it holds. */
+export interface SyntheticBlockOptions {
+  /** Threads to use at most, the main thread included (the rank's kernel threads). */
+  readonly numThreads: number;
+  /** Smallest share of fields worth a thread (default MIN_FIELDS_PER_BLOCK_THREAD; tests lower it). */
+  readonly minFieldsPerThread?: number;
+}
+
+/** A built block: planes and the partial sums over the slab's fields (counts only with a mask plane). */
+export interface SyntheticBlock {
+  readonly planes: PlaneMatrix;
+  readonly sums: Float64Array;
+  readonly counts: Float64Array;
+}
+
+/** Number of threads that build a block of `numFields` fields (vector rows × slab fields) over `numRows` rows. */
+export function blockThreadCount(numRows: number, numFields: number, options: SyntheticBlockOptions): number {
+  const minFields = options.minFieldsPerThread ?? MIN_FIELDS_PER_BLOCK_THREAD;
+  return Math.max(1, Math.min(options.numThreads, numRows, Math.floor(numFields / minFields)));
+}
+
+/**
+ * Builds the planes, partial sums and counts of the synthetic block `shape` of `problem`. Rows are cut into
+ * contiguous ranges (evenSplit): the main thread fills the first while block workers fill the others in the
+ * same SharedArrayBuffers. The result equals the single-threaded build bit for bit: each row depends on
+ * global indices only (SPEC §4).
+ */
+export async function buildSyntheticBlock(
+  problem: 'random' | 'analytic', numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
+  options: SyntheticBlockOptions,
+): Promise<SyntheticBlock> {
+  const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
+  const n = shape.numVectorLocal;
+  const fill: SyntheticBlockFill = {
+    problem, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane,
+    sums: new Float64Array(new SharedArrayBuffer(8 * n)), counts: new Float64Array(new SharedArrayBuffer(8 * n)),
+  };
+  const numRows = shape.numVectorReal;
+  const numThreads = blockThreadCount(numRows, numRows * shape.numFieldLocal, options);
+  const workersDone = Array.from({ length: numThreads - 1 }, (_, w) => {
+    const rows = evenSplit(numRows, numThreads, w + 1);
+    return runBlockWorker({ fill, rowFirst: rows.begin, rowEnd: rows.end });
+  });
+  // Even if the main thread's share fails, no worker may still write into the block after we return.
+  let ownFailure: unknown;
+  try {
+    const own = evenSplit(numRows, numThreads, 0);
+    fillSyntheticRows(fill, own.begin, own.end);
+  } catch (error) {
+    ownFailure = error ?? new Error('block build failed');
+  }
+  const settled = await Promise.allSettled(workersDone);
+  if (ownFailure !== undefined) throw ownFailure;
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return { planes, sums: fill.sums, counts: fill.counts };
+}
+
+/** Starts a block worker on `task`; resolves when it has exited after filling its rows. */
+function runBlockWorker(task: SyntheticRowsTask): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(BLOCK_WORKER_URL, { workerData: task });
+    let failure: Error | undefined;
+    worker.on('error', (error: Error) => {
+      failure ??= error;
+    });
+    worker.on('exit', (code: number) => {
+      if (failure !== undefined) reject(new Error(`block worker failed: ${failure.message}`));
+      else if (code !== 0) reject(new Error(`block worker exited with code ${code}`));
+      else resolve();
+    });
+  });
+}
