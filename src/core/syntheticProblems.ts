@@ -44,26 +44,27 @@ export function fillRandomProblemRow(v: number, fieldFirst: number, numField: nu
   }
 }
 
-/** Byte of the codes of 4 consecutive fields per inner randomizer value of the first, built on first use. */
-let packedCodesOfRandomIndex: Uint8Array | undefined;
+/** The codes of 8 consecutive fields per inner randomizer value of the first, built on first use. */
+let packedCodesOfRandomIndex: Uint16Array | undefined;
 
 /**
- * For every inner randomizer value r1 of a field, the packed byte (SPEC §1 layout, 4 fields LSB first) of
- * that field and the next three, whose inner values are r1 + 4096·k mod M (714025 bytes).
+ * For every inner randomizer value r1 of a field, the codes of that field and the next seven, whose inner
+ * values are r1 + 4096·k mod M, packed 2 bits each from the least significant bits (two bytes of SPEC §1's
+ * layout as a little-endian 16-bit value; 1.4 MB).
  */
-function packedCodesOfInnerRandom(): Uint8Array {
+function packedCodesOfInnerRandom(): Uint16Array {
   if (packedCodesOfRandomIndex !== undefined) return packedCodesOfRandomIndex;
   const codes = codeOfInnerRandom();
-  const table = new Uint8Array(RANDOMIZE_MAX);
+  const table = new Uint16Array(RANDOMIZE_MAX);
   for (let r1 = 0; r1 < RANDOMIZE_MAX; r1++) {
     let r = r1;
-    let byte = 0;
-    for (let k = 0; k < 4; k++) {
-      byte |= codes[r] << (2 * k);
+    let packed = 0;
+    for (let k = 0; k < 8; k++) {
+      packed |= codes[r] << (2 * k);
       r += 4096;
       if (r >= RANDOMIZE_MAX) r -= RANDOMIZE_MAX;
     }
-    table[r1] = byte;
+    table[r1] = packed;
   }
   packedCodesOfRandomIndex = table;
   return table;
@@ -72,30 +73,32 @@ function packedCodesOfInnerRandom(): Uint8Array {
 /**
  * Codes of fields `[fieldFirst, fieldFirst + count)` of vector `v` of the `random` problem, packed 4 per byte
  * LSB first (SPEC §1) into `out[outOffset …]`, `ceil(count/4)` bytes; the unused bits of a partial last byte
- * are 0. The same codes as `fillRandomProblemRow`, a byte (4 fields, inner value + 4·4096 mod M) per lookup.
+ * are 0. The same codes as `fillRandomProblemRow`, two bytes (8 fields, inner value + 8·4096 mod M) per lookup.
  */
 export function fillRandomProblemRowPacked(
   v: number, fieldFirst: number, numField: number, count: number, out: Uint8Array, outOffset: number,
 ): void {
   if (count === 0) return;
   const table = packedCodesOfInnerRandom();
-  const numFullBytes = count >> 2;
+  const numPairs = count >> 3;
   let r1 = randomize(fieldFirst + numField * v);
-  for (let b = outOffset, end = outOffset + numFullBytes; b < end; b++) {
-    out[b] = table[r1];
-    r1 += 4 * 4096;
+  for (let b = outOffset, end = outOffset + 2 * numPairs; b < end; b += 2) {
+    const packed = table[r1];
+    out[b] = packed;
+    out[b + 1] = packed >> 8;
+    r1 += 8 * 4096;
     if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
   }
-  const tail = count & 3;
-  if (tail === 0) return;
   const codes = codeOfInnerRandom();
-  let byte = 0;
-  for (let k = 0; k < tail; k++) {
-    byte |= codes[r1] << (2 * k);
-    r1 += 4096;
-    if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+  for (let f0 = 8 * numPairs, b = outOffset + 2 * numPairs; f0 < count; f0 += 4, b++) {
+    let byte = 0;
+    for (let k = 0, kEnd = Math.min(4, count - f0); k < kEnd; k++) {
+      byte |= codes[r1] << (2 * k);
+      r1 += 4096;
+      if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+    }
+    out[b] = byte;
   }
-  out[outOffset + numFullBytes] = byte;
 }
 
 /** One perfect-shuffle step; `key` 0 or 1 picks which half goes to even positions. */

@@ -11,11 +11,12 @@ import type { SlabShape } from './vectorBlock.js';
 const BLOCK_WORKER_URL = new URL('./syntheticBlockWorker.js', import.meta.url);
 
 /**
- * Fields (vector rows × slab fields) below which one more thread does not pay: a worker takes ~30–50 ms to
- * start and load its modules, and the single-threaded builder generates and packs ~100–200 M fields/s, so a
- * share under ~8 M fields (2 MB of packed codes) would be spent mostly waiting for the worker to start.
+ * Fields (vector rows × slab fields) below which one more thread does not pay. A block worker takes ~30–50 ms
+ * to start and load its modules (~100 ms on a loaded machine) and builds its own lookup tables (~10 ms); one
+ * thread generates and packs ~500–1000 M fields/s. A share of 2^26 fields (16 MB of packed codes, ~0.1 s)
+ * keeps that start-up a small part of the share; a block of less than twice that is built on one thread.
  */
-export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 23;
+export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 26;
 
 /** How a synthetic block is built besides what it holds. */
 export interface SyntheticBlockOptions {

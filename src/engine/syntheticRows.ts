@@ -3,7 +3,7 @@
 //
 // Only light imports (core and type-only): the block worker threads load this file.
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../core/syntheticProblems.js';
-import { packRowPlanes, planeNibbleTable, rowSums } from './planePacking.js';
+import { packRowPlanes, planePackingTable, rowSums } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import type { SlabShape } from './vectorBlock.js';
 
@@ -40,14 +40,14 @@ export interface SyntheticRowsTask {
 export function fillSyntheticRows(fill: SyntheticBlockFill, rowFirst: number, rowEnd: number): void {
   const { shape, layout } = fill;
   const numField = shape.numFieldLocal;
-  const nibbleOf = planeNibbleTable(layout);
+  const table = planePackingTable(layout);
   const packed = new Uint8Array(Math.ceil(numField / 4));
   const packRow = packedRowSource(fill);
   const numPlanes = layout.numPlanes;
   for (let r = rowFirst; r < rowEnd; r++) {
     packRow(shape.vectorFirst + r, packed);
     const target = { words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane };
-    packRowPlanes(nibbleOf, packed, 0, numField, target);
+    packRowPlanes(table, packed, 0, numField, target);
     const { sum, count } = rowSums(layout, target);
     fill.sums[r] = sum;
     if (layout.maskPlane !== null) fill.counts[r] = count;

@@ -1,7 +1,6 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
-import { AnalyticProblem, fillRandomProblemRow } from '../core/syntheticProblems.js';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
-import { packRowPlanes, planeNibbleTable, rowSums } from './planePacking.js';
+import { packRowPlanes, planePackingTable, rowSums } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
 
 /** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
@@ -22,15 +21,6 @@ export interface VectorBlock {
  */
 export type RowCodes = (v: number, fieldFirst: number, out: Uint8Array) => void;
 
-/** The row codes of a synthetic problem. */
-export function syntheticRowCodes(kind: 'random' | 'analytic', numVector: number, numField: number): RowCodes {
-  if (kind === 'random') return (v, fieldFirst, out) => fillRandomProblemRow(v, fieldFirst, numField, out);
-  const problem = new AnalyticProblem(numVector, numField);
-  return (v, fieldFirst, out) => {
-    for (let f = 0; f < out.length; f++) out[f] = problem.code(v, fieldFirst + f);
-  };
-}
-
 /** Field slab of a block: global fields `[fieldFirst, fieldFirst + numFieldLocal)`. */
 export interface SlabShape {
   readonly numVectorLocal: number;
@@ -40,7 +30,10 @@ export interface SlabShape {
   readonly numFieldLocal: number;
 }
 
-/** Planes of a slab whose codes come row by row from `rowCodes`. */
+/**
+ * Planes of a slab whose codes come row by row from `rowCodes`, a bit at a time: the plain builder that tests
+ * compare the packed builders with (runs build synthetic blocks with syntheticBlock.ts).
+ */
 export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes: RowCodes): PlaneMatrix {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
   const wpp = planes.wordsPerPlane;
@@ -67,17 +60,17 @@ export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes:
 
 /**
  * Planes of a slab from packed bytes (4 fields per byte, LSB first; `bytesPerVector` per real vector):
- * the same planes as `planesFromCodes`, built a byte at a time from a table of each byte's 4 plane bits,
- * 32 fields (8 bytes) per plane word. Fields past the slab's last one are cleared in every plane.
+ * the same planes as `planesFromCodes`, built row by row by planePacking.ts (a table of each byte pair's 8 plane
+ * bits, 32 fields per plane word). Fields past the slab's last one are cleared in every plane.
  */
 export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {
   const numField = shape.numFieldLocal;
   const bytesPerVector = Math.ceil(numField / 4);
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, numField);
   const { wordsPerPlane, words, numPlanes } = planes;
-  const nibbleOf = planeNibbleTable(layout);
+  const table = planePackingTable(layout);
   for (let r = 0; r < shape.numVectorReal; r++) {
-    packRowPlanes(nibbleOf, packed, r * bytesPerVector, numField, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
+    packRowPlanes(table, packed, r * bytesPerVector, numField, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
   }
   return planes;
 }

@@ -73,9 +73,10 @@ describe('buildSyntheticBlock', () => {
 
 describe('blockThreadCount', () => {
   it('keeps blocks below two threads\' worth of fields on one thread', () => {
-    expect(blockThreadCount(4096, 4096 * 4096, { numThreads: 16 })).toBe(2);
+    expect(blockThreadCount(4096, 4096 * 4096, { numThreads: 16 })).toBe(1);
     expect(blockThreadCount(2048, 2 * MIN_FIELDS_PER_BLOCK_THREAD - 1, { numThreads: 16 })).toBe(1);
     expect(blockThreadCount(2048, 2 * MIN_FIELDS_PER_BLOCK_THREAD, { numThreads: 16 })).toBe(2);
+    expect(blockThreadCount(4096, 4096 * 65536, { numThreads: 2 })).toBe(2);
   });
   it('uses at most the rank\'s threads and one thread per row', () => {
     expect(blockThreadCount(32768, 32768 * 65536, { numThreads: 16 })).toBe(16);
