@@ -149,7 +149,9 @@ export class AnalyticProblem {
 
   /** Group of each global field `[fieldFirst, fieldFirst + count)`. */
   groupsOfFields(fieldFirst: number, count: number): Uint8Array {
-    return Uint8Array.from({ length: count }, (_, f) => this.groupOf(fieldFirst + f));
+    const groups = new Uint8Array(count);
+    for (let f = 0; f < count; f++) groups[f] = this.groupOf(fieldFirst + f);
+    return groups;
   }
 
   /**
@@ -160,12 +162,15 @@ export class AnalyticProblem {
     const codeOfGroup = new Uint8Array(ANALYTIC_NUM_GROUP);
     for (let g = 0; g < ANALYTIC_NUM_GROUP; g++) codeOfGroup[g] = this.groupCode(g, v);
     const count = groups.length;
-    for (let f0 = 0, b = outOffset; f0 < count; f0 += 4, b++) {
-      const fEnd = Math.min(f0 + 4, count);
-      let byte = 0;
-      for (let f = f0; f < fEnd; f++) byte |= codeOfGroup[groups[f]] << (2 * (f - f0));
-      out[b] = byte;
+    const numFullBytes = count >> 2;
+    for (let b = 0, f = 0; b < numFullBytes; b++, f += 4) {
+      out[outOffset + b] = codeOfGroup[groups[f]] | (codeOfGroup[groups[f + 1]] << 2)
+        | (codeOfGroup[groups[f + 2]] << 4) | (codeOfGroup[groups[f + 3]] << 6);
     }
+    if ((count & 3) === 0) return;
+    let byte = 0;
+    for (let f = 4 * numFullBytes; f < count; f++) byte |= codeOfGroup[groups[f]] << (2 * (f & 3));
+    out[outOffset + numFullBytes] = byte;
   }
 
   /** How many fields each group has (counted directly, O(nf) once). */

@@ -1,12 +1,14 @@
 // buildSyntheticBlock (packed rows, split over block workers) gives exactly the planes, sums and counts of the
 // per-field definition of SPEC §4 packed bit by bit (planesFromCodes + partialSums), for every layout, both
-// problems, ragged slabs and several thread counts; small blocks stay on one thread.
+// problems, ragged slabs and several thread counts; small blocks stay on one thread; whole runs keep their checksums.
 import { describe, expect, it } from 'vitest';
 import { AnalyticProblem, randomProblemCode } from '../../src/core/syntheticProblems.js';
 import type { MetricKind } from '../../src/core/types.js';
+import { runJob } from '../../src/engine/index.js';
 import { blockThreadCount, buildSyntheticBlock, MIN_FIELDS_PER_BLOCK_THREAD } from '../../src/engine/syntheticBlock.js';
 import { planeLayout } from '../../src/engine/tallyLayout.js';
 import { partialSums, planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/vectorBlock.js';
+import { makeJob } from './jobFixtures.js';
 
 type Problem = 'random' | 'analytic';
 
@@ -84,4 +86,22 @@ describe('blockThreadCount', () => {
     expect(blockThreadCount(2, 1e12, { numThreads: 16 })).toBe(2);
     expect(blockThreadCount(0, 0, { numThreads: 4, minFieldsPerThread: 1 })).toBe(1);
   });
+});
+
+describe('runs whose own block is built on block workers', () => {
+  // 9 vectors × (2^24 − 1) fields: over twice MIN_FIELDS_PER_BLOCK_THREAD, so 2 threads split the block,
+  // while the pairs themselves are few (CCC allows 4·nf < 2^26).
+  const numVector = 9;
+  const numField = (1 << 24) - 1;
+  it('have the checksum of a run built on one thread (random)', async () => {
+    expect(blockThreadCount(numVector, numVector * numField, { numThreads: 2 })).toBe(2);
+    const one = await runJob(makeJob({ numVector, numField, numThreads: 1 }));
+    const two = await runJob(makeJob({ numVector, numField, numThreads: 2 }));
+    expect(two.checksum).toBe(one.checksum);
+    expect(two.entries).toBe(one.entries);
+  }, 120_000);
+  it('verify every value of the analytic problem', async () => {
+    const result = await runJob(makeJob({ numVector, numField, numThreads: 2, source: { kind: 'analytic' }, verify: true }));
+    expect(result.verifiedValues).toBe(4 * (numVector * (numVector - 1)) / 2);
+  }, 120_000);
 });
