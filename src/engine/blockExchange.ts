@@ -4,8 +4,8 @@ import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import { buildSyntheticBlock, type SyntheticBlock } from './syntheticBlock.js';
-import { partialSums, planesFromPacked, type SlabShape, type VectorBlock } from './vectorBlock.js';
+import { buildSyntheticBlock } from './syntheticBlock.js';
+import { partialSums, planesFromPacked, type SlabBlock, type SlabShape, type VectorBlock } from './vectorBlock.js';
 import { allocatePlaneMatrix } from '../../mgemm/index.js';
 
 /**
@@ -31,7 +31,7 @@ export async function loadOwnBlock(
 }
 
 /** Planes and partial sums of the slab `shape` of a packed input file. */
-function fileBlock(path: string, numField: number, planeLayout: PlaneLayout, shape: SlabShape): SyntheticBlock {
+function fileBlock(path: string, numField: number, planeLayout: PlaneLayout, shape: SlabShape): SlabBlock {
   const packed = readPackedVectorSlab(path, numField, shape.vectorFirst, shape.numVectorReal, shape.fieldFirst, shape.numFieldLocal);
   const planes = planesFromPacked(planeLayout, shape, packed);
   return { planes, ...partialSums(planeLayout, planes) };

@@ -5,7 +5,7 @@ import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import { evenSplit } from '../../parallel/index.js';
 import { fillSyntheticRows, type SyntheticBlockFill, type SyntheticRowsTask } from './syntheticRows.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import type { SlabShape } from './vectorBlock.js';
+import type { SlabBlock, SlabShape } from './vectorBlock.js';
 
 /** The compiled worker entry, next to this file in dist/. */
 const BLOCK_WORKER_URL = new URL('./syntheticBlockWorker.js', import.meta.url);
@@ -26,13 +26,6 @@ export interface SyntheticBlockOptions {
   readonly minFieldsPerThread?: number;
 }
 
-/** A built block: planes and the partial sums over the slab's fields (counts only with a mask plane). */
-export interface SyntheticBlock {
-  readonly planes: PlaneMatrix;
-  readonly sums: Float64Array;
-  readonly counts: Float64Array;
-}
-
 /** Number of threads that build a block of `numFields` fields (vector rows × slab fields) over `numRows` rows. */
 export function blockThreadCount(numRows: number, numFields: number, options: SyntheticBlockOptions): number {
   const minFields = options.minFieldsPerThread ?? MIN_FIELDS_PER_BLOCK_THREAD;
@@ -48,7 +41,7 @@ export function blockThreadCount(numRows: number, numFields: number, options: Sy
 export async function buildSyntheticBlock(
   problem: 'random' | 'analytic', numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
   options: SyntheticBlockOptions,
-): Promise<SyntheticBlock> {
+): Promise<SlabBlock> {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
   const n = shape.numVectorLocal;
   const fill: SyntheticBlockFill = {

@@ -15,6 +15,15 @@ export interface VectorBlock {
   readonly counts: Float64Array;
 }
 
+/** A slab's planes and the partial sums over its fields, before the reduction over field slabs. */
+export interface SlabBlock {
+  readonly planes: PlaneMatrix;
+  /** Σ c1 of each row over the slab's fields (pads give 0). */
+  readonly sums: Float64Array;
+  /** Present fields of each row in the slab (0 without a mask plane). */
+  readonly counts: Float64Array;
+}
+
 /**
  * Fills `out` with the codes of global fields `[fieldFirst, fieldFirst + out.length)` of global vector `v`.
  * Row-wise so that sources can generate or unpack a whole row at once.
