@@ -56,15 +56,17 @@ function packedCodesOfInnerRandom(): Uint16Array {
   if (packedCodesOfRandomIndex !== undefined) return packedCodesOfRandomIndex;
   const codes = codeOfInnerRandom();
   const table = new Uint16Array(RANDOMIZE_MAX);
-  for (let r1 = 0; r1 < RANDOMIZE_MAX; r1++) {
-    let r = r1;
-    let packed = 0;
-    for (let k = 0; k < 8; k++) {
-      packed |= codes[r] << (2 * k);
-      r += 4096;
-      if (r >= RANDOMIZE_MAX) r -= RANDOMIZE_MAX;
-    }
-    table[r1] = packed;
+  // 4096 and M are coprime, so r → r − 4096 mod M visits every value once. Walking it from r = 0, each
+  // window is the previous one shifted up one field with the new first code below:
+  // packed(r − 4096) = codes[r − 4096] | (packed(r) << 2) mod 2^16.
+  let packed = 0;
+  for (let k = 7, r = (7 * 4096) % RANDOMIZE_MAX; k >= 0; k--, r = r < 4096 ? r + RANDOMIZE_MAX - 4096 : r - 4096) {
+    packed = ((packed << 2) | codes[r]) & 0xffff;
+  }
+  for (let i = 0, r = 0; i < RANDOMIZE_MAX; i++) {
+    table[r] = packed;
+    r = r < 4096 ? r + RANDOMIZE_MAX - 4096 : r - 4096;
+    packed = ((packed << 2) | codes[r]) & 0xffff;
   }
   packedCodesOfRandomIndex = table;
   return table;
