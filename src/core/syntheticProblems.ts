@@ -44,6 +44,65 @@ export function fillRandomProblemRow(v: number, fieldFirst: number, numField: nu
   }
 }
 
+/** The codes of 8 consecutive fields per inner randomizer value of the first, built on first use. */
+let packedCodesOfRandomIndex: Uint16Array | undefined;
+
+/**
+ * For every inner randomizer value r1 of a field, the codes of that field and the next seven, whose inner
+ * values are r1 + 4096·k mod M, packed 2 bits each from the least significant bits (two bytes of SPEC §1's
+ * layout as a little-endian 16-bit value; 1.4 MB).
+ */
+function packedCodesOfInnerRandom(): Uint16Array {
+  if (packedCodesOfRandomIndex !== undefined) return packedCodesOfRandomIndex;
+  const codes = codeOfInnerRandom();
+  const table = new Uint16Array(RANDOMIZE_MAX);
+  // 4096 and M are coprime, so r → r − 4096 mod M visits every value once. Walking it from r = 0, each
+  // window is the previous one shifted up one field with the new first code below:
+  // packed(r − 4096) = codes[r − 4096] | (packed(r) << 2) mod 2^16.
+  let packed = 0;
+  for (let k = 7, r = (7 * 4096) % RANDOMIZE_MAX; k >= 0; k--, r = r < 4096 ? r + RANDOMIZE_MAX - 4096 : r - 4096) {
+    packed = ((packed << 2) | codes[r]) & 0xffff;
+  }
+  for (let i = 0, r = 0; i < RANDOMIZE_MAX; i++) {
+    table[r] = packed;
+    r = r < 4096 ? r + RANDOMIZE_MAX - 4096 : r - 4096;
+    packed = ((packed << 2) | codes[r]) & 0xffff;
+  }
+  packedCodesOfRandomIndex = table;
+  return table;
+}
+
+/**
+ * Codes of fields `[fieldFirst, fieldFirst + count)` of vector `v` of the `random` problem, packed 4 per byte
+ * LSB first (SPEC §1) into `out[outOffset …]`, `ceil(count/4)` bytes; the unused bits of a partial last byte
+ * are 0. The same codes as `fillRandomProblemRow`, two bytes (8 fields, inner value + 8·4096 mod M) per lookup.
+ */
+export function fillRandomProblemRowPacked(
+  v: number, fieldFirst: number, numField: number, count: number, out: Uint8Array, outOffset: number,
+): void {
+  if (count === 0) return;
+  const table = packedCodesOfInnerRandom();
+  const numPairs = count >> 3;
+  let r1 = randomize(fieldFirst + numField * v);
+  for (let b = outOffset, end = outOffset + 2 * numPairs; b < end; b += 2) {
+    const packed = table[r1];
+    out[b] = packed;
+    out[b + 1] = packed >> 8;
+    r1 += 8 * 4096;
+    if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+  }
+  const codes = codeOfInnerRandom();
+  for (let f0 = 8 * numPairs, b = outOffset + 2 * numPairs; f0 < count; f0 += 4, b++) {
+    let byte = 0;
+    for (let k = 0, kEnd = Math.min(4, count - f0); k < kEnd; k++) {
+      byte |= codes[r1] << (2 * k);
+      r1 += 4096;
+      if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+    }
+    out[b] = byte;
+  }
+}
+
 /** One perfect-shuffle step; `key` 0 or 1 picks which half goes to even positions. */
 function shuffle(key: number, i: number, n: number): number {
   const h = Math.floor((n + 1 - key) / 2);
@@ -88,6 +147,32 @@ export class AnalyticProblem {
   /** Code of field `f` of vector `v`. */
   code(v: number, f: number): number {
     return this.groupCode(this.groupOf(f), v);
+  }
+
+  /** Group of each global field `[fieldFirst, fieldFirst + count)`. */
+  groupsOfFields(fieldFirst: number, count: number): Uint8Array {
+    const groups = new Uint8Array(count);
+    for (let f = 0; f < count; f++) groups[f] = this.groupOf(fieldFirst + f);
+    return groups;
+  }
+
+  /**
+   * Codes of vector `v` on the fields whose groups `groupsOfFields` gave, packed 4 per byte LSB first
+   * (SPEC §1) into `out[outOffset …]`, `ceil(groups.length/4)` bytes; unused bits of a partial last byte are 0.
+   */
+  fillRowPacked(v: number, groups: Uint8Array, out: Uint8Array, outOffset: number): void {
+    const codeOfGroup = new Uint8Array(ANALYTIC_NUM_GROUP);
+    for (let g = 0; g < ANALYTIC_NUM_GROUP; g++) codeOfGroup[g] = this.groupCode(g, v);
+    const count = groups.length;
+    const numFullBytes = count >> 2;
+    for (let b = 0, f = 0; b < numFullBytes; b++, f += 4) {
+      out[outOffset + b] = codeOfGroup[groups[f]] | (codeOfGroup[groups[f + 1]] << 2)
+        | (codeOfGroup[groups[f + 2]] << 4) | (codeOfGroup[groups[f + 3]] << 6);
+    }
+    if ((count & 3) === 0) return;
+    let byte = 0;
+    for (let f = 4 * numFullBytes; f < count; f++) byte |= codeOfGroup[groups[f]] << (2 * (f & 3));
+    out[outOffset + numFullBytes] = byte;
   }
 
   /** How many fields each group has (counted directly, O(nf) once). */

@@ -4,28 +4,37 @@ import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import { partialSums, planesFromCodes, planesFromPacked, syntheticRowCodes, type SlabShape, type VectorBlock } from './vectorBlock.js';
+import { buildSyntheticBlock } from './syntheticBlock.js';
+import { partialSums, planesFromPacked, type SlabBlock, type SlabShape, type VectorBlock } from './vectorBlock.js';
 import { allocatePlaneMatrix } from '../../mgemm/index.js';
 
-/** Builds the rank's own block: planes of its field slab, sums reduced over all field slabs. */
+/**
+ * Builds the rank's own block: planes of its field slab, sums reduced over all field slabs. A synthetic block
+ * is built on up to `numThreads` threads (syntheticBlock.ts); a file's slab is read and packed on this thread.
+ */
 export async function loadOwnBlock(
-  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, fieldComm: Communicator,
+  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, fieldComm: Communicator, numThreads: number,
 ): Promise<VectorBlock> {
   const blockIdx = layout.coords.vectorIdx;
   const shape = slabShape(layout, blockIdx);
-  const planes = job.source.kind === 'file'
-    ? planesFromPacked(planeLayout, shape, readPackedVectorSlab(
-      job.source.path, job.numField, shape.vectorFirst, shape.numVectorReal, shape.fieldFirst, shape.numFieldLocal))
-    : planesFromCodes(planeLayout, shape, syntheticRowCodes(job.source.kind, job.numVector, job.numField));
-  const partial = partialSums(planeLayout, planes);
+  const { planes, sums: partialSum, counts: partialCount } = job.source.kind === 'file'
+    ? fileBlock(job.source.path, job.numField, planeLayout, shape)
+    : await buildSyntheticBlock(job.source.kind, job.numVector, job.numField, planeLayout, shape, { numThreads });
   const n = planes.numVectors;
   const both = new Float64Array(2 * n);
-  both.set(partial.sums, 0);
-  both.set(partial.counts, n);
+  both.set(partialSum, 0);
+  both.set(partialCount, n);
   const reduced = fieldComm.size === 1 ? both : await fieldComm.allReduceSum(both);
   const sums = reduced.slice(0, n);
   const counts = planeLayout.maskPlane === null ? new Float64Array(n).fill(job.numField) : reduced.slice(n);
   return { blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal, planes, sums, counts };
+}
+
+/** Planes and partial sums of the slab `shape` of a packed input file. */
+function fileBlock(path: string, numField: number, planeLayout: PlaneLayout, shape: SlabShape): SlabBlock {
+  const packed = readPackedVectorSlab(path, numField, shape.vectorFirst, shape.numVectorReal, shape.fieldFirst, shape.numFieldLocal);
+  const planes = planesFromPacked(planeLayout, shape, packed);
+  return { planes, ...partialSums(planeLayout, planes) };
 }
 
 function slabShape(layout: RankLayout, blockIdx: number): SlabShape {

@@ -60,8 +60,9 @@ export async function runRank(
   // Ranks sharing a vector block and replica, ordered by field slab.
   const fieldComm = await comm.split(coords.vectorIdx + job.decomposition.numProcVector * coords.replIdx, coords.fieldIdx);
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
+  const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
   const inputStart = performance.now();
-  const own = await loadOwnBlock(job, layout, planes, fieldComm);
+  const own = await loadOwnBlock(job, layout, planes, fieldComm, numThreads);
   const computeStart = performance.now();
   const getBlock = startBlockExchange(comm, layout, own);
 
@@ -74,7 +75,6 @@ export async function runRank(
   const ctx: MetricContext = {
     spec: job.metricSpec, constants, layout: planes, numVector: job.numVector, numField: job.numField, sink, verifier,
   };
-  const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
   if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
   const gemm = await createPopcountGemm({ backend: job.backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank });
   const device = gemm.device;

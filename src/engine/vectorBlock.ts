@@ -1,6 +1,6 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
-import { AnalyticProblem, fillRandomProblemRow } from '../core/syntheticProblems.js';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
+import { packRowPlanes, planePackingTable, rowSums } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
 
 /** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
@@ -15,20 +15,20 @@ export interface VectorBlock {
   readonly counts: Float64Array;
 }
 
+/** A slab's planes and the partial sums over its fields, before the reduction over field slabs. */
+export interface SlabBlock {
+  readonly planes: PlaneMatrix;
+  /** Σ c1 of each row over the slab's fields (pads give 0). */
+  readonly sums: Float64Array;
+  /** Present fields of each row in the slab (0 without a mask plane). */
+  readonly counts: Float64Array;
+}
+
 /**
  * Fills `out` with the codes of global fields `[fieldFirst, fieldFirst + out.length)` of global vector `v`.
  * Row-wise so that sources can generate or unpack a whole row at once.
  */
 export type RowCodes = (v: number, fieldFirst: number, out: Uint8Array) => void;
-
-/** The row codes of a synthetic problem. */
-export function syntheticRowCodes(kind: 'random' | 'analytic', numVector: number, numField: number): RowCodes {
-  if (kind === 'random') return (v, fieldFirst, out) => fillRandomProblemRow(v, fieldFirst, numField, out);
-  const problem = new AnalyticProblem(numVector, numField);
-  return (v, fieldFirst, out) => {
-    for (let f = 0; f < out.length; f++) out[f] = problem.code(v, fieldFirst + f);
-  };
-}
 
 /** Field slab of a block: global fields `[fieldFirst, fieldFirst + numFieldLocal)`. */
 export interface SlabShape {
@@ -39,7 +39,10 @@ export interface SlabShape {
   readonly numFieldLocal: number;
 }
 
-/** Planes of a slab whose codes come row by row from `rowCodes`. */
+/**
+ * Planes of a slab whose codes come row by row from `rowCodes`, a bit at a time: the plain builder that tests
+ * compare the packed builders with (runs build synthetic blocks with syntheticBlock.ts).
+ */
 export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes: RowCodes): PlaneMatrix {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
   const wpp = planes.wordsPerPlane;
@@ -66,63 +69,30 @@ export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes:
 
 /**
  * Planes of a slab from packed bytes (4 fields per byte, LSB first; `bytesPerVector` per real vector):
- * the same planes as `planesFromCodes`, built a byte at a time from a table of each byte's 4 plane bits,
- * 32 fields (8 bytes) per plane word. Fields past the slab's last one are cleared in every plane.
+ * the same planes as `planesFromCodes`, built row by row by planePacking.ts (a table of each byte pair's 8 plane
+ * bits, 32 fields per plane word). Fields past the slab's last one are cleared in every plane.
  */
 export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {
   const numField = shape.numFieldLocal;
   const bytesPerVector = Math.ceil(numField / 4);
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, numField);
-  const { wordsPerPlane: wpp, words, numPlanes } = planes;
-  // nibbleOf[p·256 + byte]: bit k is plane p's bit of the byte's field k.
-  const nibbleOf = new Uint8Array(numPlanes * 256);
-  for (let byte = 0; byte < 256; byte++) {
-    for (let k = 0; k < 4; k++) {
-      const bits = layout.bitsOfCode[(byte >> (2 * k)) & 3];
-      for (let p = 0; p < numPlanes; p++) nibbleOf[p * 256 + byte] |= ((bits >> p) & 1) << k;
-    }
-  }
-  const numWordsUsed = Math.ceil(numField / 32);
-  const tailFields = numField % 32;
-  const tailMask = tailFields === 0 ? 0xffffffff : (1 << tailFields) - 1;
+  const { wordsPerPlane, words, numPlanes } = planes;
+  const table = planePackingTable(layout);
   for (let r = 0; r < shape.numVectorReal; r++) {
-    const src = r * bytesPerVector;
-    const base = r * numPlanes * wpp;
-    for (let w = 0; w < numWordsUsed; w++) {
-      const byteEnd = Math.min(8 * w + 8, bytesPerVector);
-      const mask = w === numWordsUsed - 1 ? tailMask : 0xffffffff;
-      for (let p = 0; p < numPlanes; p++) {
-        const table = p * 256;
-        let word = 0;
-        for (let b = 8 * w; b < byteEnd; b++) word |= nibbleOf[table + packed[src + b]] << (4 * (b - 8 * w));
-        words[base + p * wpp + w] = word & mask;
-      }
-    }
+    packRowPlanes(table, packed, r * bytesPerVector, numField, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
   }
   return planes;
 }
 
 /** Partial sums of a slab: Σ c1 and present-field counts per vector row (pads give 0). */
 export function partialSums(layout: PlaneLayout, planes: PlaneMatrix): { sums: Float64Array; counts: Float64Array } {
-  const n = planes.numVectors;
-  const wpp = planes.wordsPerPlane;
+  const { numVectors: n, numPlanes, wordsPerPlane, words } = planes;
   const sums = new Float64Array(n);
   const counts = new Float64Array(n);
   for (let r = 0; r < n; r++) {
-    const base = r * planes.numPlanes * wpp;
-    for (const p of layout.countPlanes) sums[r] += popcountRange(planes.words, base + p * wpp, wpp);
-    if (layout.maskPlane !== null) counts[r] = popcountRange(planes.words, base + layout.maskPlane * wpp, wpp);
+    const row = rowSums(layout, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
+    sums[r] = row.sum;
+    counts[r] = row.count;
   }
   return { sums, counts };
-}
-
-function popcountRange(words: Uint32Array, first: number, count: number): number {
-  let total = 0;
-  for (let w = first; w < first + count; w++) {
-    let x = words[w];
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return total;
 }

@@ -1,4 +1,4 @@
-// planesFromPacked (table-driven, a byte at a time) builds exactly the planes planesFromCodes builds, for
+// planesFromPacked (table-driven, a byte pair at a time) builds exactly the planes planesFromCodes builds, for
 // every metric layout, odd field counts, and garbage in the unused bits of each vector's last byte.
 import { describe, expect, it } from 'vitest';
 import type { MetricKind } from '../../src/core/types.js';

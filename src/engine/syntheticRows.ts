@@ -1,0 +1,66 @@
+// Filling a row range of a synthetic block (SPEC §4): packed codes → planes → partial sums, the unit of work
+// that syntheticBlock.ts gives the main thread and each block worker.
+//
+// Only light imports (core and type-only): the block worker threads load this file.
+import { AnalyticProblem, fillRandomProblemRowPacked } from '../core/syntheticProblems.js';
+import { packRowPlanes, planePackingTable, rowSums } from './planePacking.js';
+import type { PlaneLayout } from './tallyLayout.js';
+import type { SlabShape } from './vectorBlock.js';
+
+/**
+ * A synthetic block being built: plain data (typed arrays over SharedArrayBuffers when workers share it),
+ * so it can be posted to a worker as is. Rows are the block's local vector rows `[0, shape.numVectorReal)`.
+ */
+export interface SyntheticBlockFill {
+  readonly problem: 'random' | 'analytic';
+  readonly numVector: number;
+  readonly numField: number;
+  readonly layout: PlaneLayout;
+  readonly shape: SlabShape;
+  /** The block's plane words: row r, plane p starts at `(r·numPlanes + p)·wordsPerPlane` (contract.ts). */
+  readonly words: Uint32Array;
+  readonly wordsPerPlane: number;
+  /** Partial Σ c1 of each row over the slab's fields. */
+  readonly sums: Float64Array;
+  /** Present fields of each row in the slab (written only when the layout has a mask plane). */
+  readonly counts: Float64Array;
+}
+
+/** What one block worker fills: rows `[rowFirst, rowEnd)` of `fill` (its `workerData`). */
+export interface SyntheticRowsTask {
+  readonly fill: SyntheticBlockFill;
+  readonly rowFirst: number;
+  readonly rowEnd: number;
+}
+
+/**
+ * Writes planes, sums and counts of rows `[rowFirst, rowEnd)` of `fill`. Each row's values depend only on
+ * its global vector index and the slab's global fields, so any split of the rows gives the same block.
+ */
+export function fillSyntheticRows(fill: SyntheticBlockFill, rowFirst: number, rowEnd: number): void {
+  const { shape, layout } = fill;
+  const numField = shape.numFieldLocal;
+  const table = planePackingTable(layout);
+  const packed = new Uint8Array(Math.ceil(numField / 4));
+  const packRow = packedRowSource(fill);
+  const numPlanes = layout.numPlanes;
+  for (let r = rowFirst; r < rowEnd; r++) {
+    packRow(shape.vectorFirst + r, packed);
+    const target = { words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane };
+    packRowPlanes(table, packed, 0, numField, target);
+    const { sum, count } = rowSums(layout, target);
+    fill.sums[r] = sum;
+    if (layout.maskPlane !== null) fill.counts[r] = count;
+  }
+}
+
+/** Packed codes (SPEC §1 bytes) of global vector `v` on the slab's fields. */
+function packedRowSource(fill: SyntheticBlockFill): (v: number, out: Uint8Array) => void {
+  const { fieldFirst, numFieldLocal } = fill.shape;
+  if (fill.problem === 'random') {
+    return (v, out) => fillRandomProblemRowPacked(v, fieldFirst, fill.numField, numFieldLocal, out, 0);
+  }
+  const problem = new AnalyticProblem(fill.numVector, fill.numField);
+  const groups = problem.groupsOfFields(fieldFirst, numFieldLocal);
+  return (v, out) => problem.fillRowPacked(v, groups, out, 0);
+}

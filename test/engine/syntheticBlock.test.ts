@@ -1,0 +1,107 @@
+// buildSyntheticBlock (packed rows, split over block workers) gives exactly the planes, sums and counts of the
+// per-field definition of SPEC §4 packed bit by bit (planesFromCodes + partialSums), for every layout, both
+// problems, ragged slabs and several thread counts; small blocks stay on one thread; whole runs keep their checksums.
+import { describe, expect, it } from 'vitest';
+import { AnalyticProblem, randomProblemCode } from '../../src/core/syntheticProblems.js';
+import type { MetricKind } from '../../src/core/types.js';
+import { runJob } from '../../src/engine/index.js';
+import { blockThreadCount, buildSyntheticBlock, MIN_FIELDS_PER_BLOCK_THREAD } from '../../src/engine/syntheticBlock.js';
+import { planeLayout } from '../../src/engine/tallyLayout.js';
+import { partialSums, planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/vectorBlock.js';
+import { makeJob } from './jobFixtures.js';
+
+type Problem = 'random' | 'analytic';
+
+/** Row codes straight from the per-field definitions (no row tricks, no tables). */
+function definitionRowCodes(problem: Problem, numVector: number, numField: number): RowCodes {
+  const analytic = new AnalyticProblem(numVector, numField);
+  const code = problem === 'random'
+    ? (v: number, f: number) => randomProblemCode(v, f, numField)
+    : (v: number, f: number) => analytic.code(v, f);
+  return (v, fieldFirst, out) => {
+    for (let f = 0; f < out.length; f++) out[f] = code(v, fieldFirst + f);
+  };
+}
+
+async function expectSameAsDefinition(
+  problem: Problem, metric: MetricKind, sparse: boolean, numVector: number, numField: number, shape: SlabShape, numThreads: number,
+): Promise<void> {
+  const layout = planeLayout(metric, sparse);
+  const expectedPlanes = planesFromCodes(layout, shape, definitionRowCodes(problem, numVector, numField));
+  const expectedSums = partialSums(layout, expectedPlanes);
+  const block = await buildSyntheticBlock(problem, numVector, numField, layout, shape, { numThreads, minFieldsPerThread: 1 });
+  expect(block.planes.numVectors).toBe(expectedPlanes.numVectors);
+  expect(block.planes.numPlanes).toBe(expectedPlanes.numPlanes);
+  expect(block.planes.wordsPerPlane).toBe(expectedPlanes.wordsPerPlane);
+  expect(block.planes.words.buffer).toBeInstanceOf(SharedArrayBuffer);
+  expect(Array.from(block.planes.words)).toEqual(Array.from(expectedPlanes.words));
+  expect(Array.from(block.sums)).toEqual(Array.from(expectedSums.sums));
+  expect(Array.from(block.counts)).toEqual(Array.from(expectedSums.counts));
+}
+
+describe('buildSyntheticBlock', () => {
+  // Every layout and problem: a slab of the middle of the vectors and fields, with pad rows.
+  const shape: SlabShape = { numVectorLocal: 24, vectorFirst: 40, numVectorReal: 21, fieldFirst: 37, numFieldLocal: 203 };
+  for (const problem of ['random', 'analytic'] as Problem[]) {
+    for (const metric of ['ccc', 'duo', 'r2'] as MetricKind[]) {
+      for (const sparse of [false, true]) {
+        for (const numThreads of [1, 3]) {
+          it(`${problem} ${metric} ${sparse ? 'sparse' : 'dense'}, ${numThreads} thread(s)`, async () => {
+            await expectSameAsDefinition(problem, metric, sparse, 100, 300, shape, numThreads);
+          });
+        }
+      }
+    }
+  }
+
+  // Ragged sizes: field counts around word and byte edges, fewer rows than threads, one row, no rows.
+  const ragged: Array<{ numVector: number; numField: number; shape: SlabShape }> = [
+    { numVector: 7, numField: 1, shape: { numVectorLocal: 8, vectorFirst: 0, numVectorReal: 7, fieldFirst: 0, numFieldLocal: 1 } },
+    { numVector: 50, numField: 66, shape: { numVectorLocal: 18, vectorFirst: 32, numVectorReal: 18, fieldFirst: 33, numFieldLocal: 33 } },
+    { numVector: 3, numField: 1000, shape: { numVectorLocal: 6, vectorFirst: 1, numVectorReal: 2, fieldFirst: 0, numFieldLocal: 1000 } },
+    { numVector: 9, numField: 64, shape: { numVectorLocal: 6, vectorFirst: 8, numVectorReal: 1, fieldFirst: 32, numFieldLocal: 32 } },
+    { numVector: 6, numField: 10, shape: { numVectorLocal: 6, vectorFirst: 6, numVectorReal: 0, fieldFirst: 0, numFieldLocal: 10 } },
+    { numVector: 200, numField: 4099, shape: { numVectorLocal: 66, vectorFirst: 132, numVectorReal: 66, fieldFirst: 2049, numFieldLocal: 2050 } },
+  ];
+  for (const { numVector, numField, shape: s } of ragged) {
+    for (const numThreads of [2, 5]) {
+      it(`ragged: rows ${s.numVectorReal}/${s.numVectorLocal}, fields ${s.fieldFirst}+${s.numFieldLocal} of ${numField}, ${numThreads} threads`, async () => {
+        await expectSameAsDefinition('random', 'ccc', true, numVector, numField, s, numThreads);
+        await expectSameAsDefinition('analytic', 'duo', false, numVector, numField, s, numThreads);
+      });
+    }
+  }
+});
+
+describe('blockThreadCount', () => {
+  it('keeps blocks below two threads\' worth of fields on one thread', () => {
+    expect(blockThreadCount(4096, 4096 * 4096, { numThreads: 16 })).toBe(1);
+    expect(blockThreadCount(2048, 2 * MIN_FIELDS_PER_BLOCK_THREAD - 1, { numThreads: 16 })).toBe(1);
+    expect(blockThreadCount(2048, 2 * MIN_FIELDS_PER_BLOCK_THREAD, { numThreads: 16 })).toBe(2);
+    expect(blockThreadCount(4096, 4096 * 65536, { numThreads: 2 })).toBe(2);
+  });
+  it('uses at most the rank\'s threads and one thread per row', () => {
+    expect(blockThreadCount(32768, 32768 * 65536, { numThreads: 16 })).toBe(16);
+    expect(blockThreadCount(32768, 32768 * 65536, { numThreads: 3 })).toBe(3);
+    expect(blockThreadCount(2, 1e12, { numThreads: 16 })).toBe(2);
+    expect(blockThreadCount(0, 0, { numThreads: 4, minFieldsPerThread: 1 })).toBe(1);
+  });
+});
+
+describe('runs whose own block is built on block workers', () => {
+  // 9 vectors × (2^24 − 1) fields: over twice MIN_FIELDS_PER_BLOCK_THREAD, so 2 threads split the block,
+  // while the pairs themselves are few (CCC allows 4·nf < 2^26).
+  const numVector = 9;
+  const numField = (1 << 24) - 1;
+  it('have the checksum of a run built on one thread (random)', async () => {
+    expect(blockThreadCount(numVector, numVector * numField, { numThreads: 2 })).toBe(2);
+    const one = await runJob(makeJob({ numVector, numField, numThreads: 1 }));
+    const two = await runJob(makeJob({ numVector, numField, numThreads: 2 }));
+    expect(two.checksum).toBe(one.checksum);
+    expect(two.entries).toBe(one.entries);
+  }, 120_000);
+  it('verify every value of the analytic problem', async () => {
+    const result = await runJob(makeJob({ numVector, numField, numThreads: 2, source: { kind: 'analytic' }, verify: true }));
+    expect(result.verifiedValues).toBe(4 * (numVector * (numVector - 1)) / 2);
+  }, 120_000);
+});
