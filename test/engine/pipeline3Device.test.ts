@@ -75,7 +75,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   const layout = rankLayout(job, 0);
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
   const fieldComm = await comm.split(0, 0);
-  const own = await loadOwnBlock(job, layout, planes, fieldComm);
+  const own = await loadOwnBlock(job, layout, planes, fieldComm, 1);
   const exchange = startBlockExchange(comm, layout, own);
   const blocks = [own];
   const getBlock = async (idx: number): Promise<VectorBlock> => {
