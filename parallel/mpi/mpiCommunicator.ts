@@ -45,7 +45,7 @@ export class MpiCommunicator implements Communicator {
     this.checkTag('send', tag);
     // A private copy (never a view of shared memory), kept alive by the binding until the send completes.
     const copy = data.slice();
-    void this.context.poller.wait(this.context.binding.isend(this.handle, dest, tag, copy));
+    void this.context.poller.wait(this.context.binding.isend(this.handle, dest, tag, copy), copy.byteLength);
   }
 
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {

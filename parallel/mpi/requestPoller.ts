@@ -10,6 +10,12 @@ import type { CommHandle, MpiBinding, RequestId } from './mpiBinding.js';
 /** Polls back to back while requests keep completing, then every millisecond (ranks may share cores). */
 const BUSY_POLLS_BEFORE_BACKOFF = 32;
 const BACKOFF_MS = 1;
+/**
+ * Requests moving at least this many bytes keep the poll loop busy until they complete: Open MPI moves a
+ * large message a fragment per MPI call (e.g. 32 KiB through shared memory without single-copy support),
+ * so polling it once a millisecond stretched a 256 MiB vector block to seconds on the GPU host.
+ */
+const LARGE_TRANSFER_BYTES = 1 << 20;
 
 interface PendingReceive {
   readonly comm: CommHandle;
@@ -24,6 +30,8 @@ interface PendingReceive {
 interface Waiter {
   readonly resolve: () => void;
   readonly reject: (error: Error) => void;
+  /** Bytes the request moves (0 when not known or small). */
+  readonly byteLength: number;
 }
 
 /** One per process: owns the poll loop over every pending request and receive. */
@@ -33,15 +41,27 @@ export class RequestPoller {
   private readonly receives = new Map<string, PendingReceive[]>();
   private scheduled = false;
   private idlePolls = 0;
+  /** Pending requests of at least LARGE_TRANSFER_BYTES. */
+  private numLargeTransfers = 0;
 
   constructor(private readonly binding: MpiBinding) {}
 
-  /** Resolves when request `id` completes. */
-  wait(id: RequestId): Promise<void> {
+  /** Resolves when request `id`, which moves `byteLength` bytes (0: small or not a transfer), completes. */
+  wait(id: RequestId, byteLength = 0): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiters.set(id, { resolve, reject });
+      this.addWaiter(id, { resolve, reject, byteLength });
       this.schedule();
     });
+  }
+
+  private addWaiter(id: RequestId, waiter: Waiter): void {
+    this.waiters.set(id, waiter);
+    if (waiter.byteLength >= LARGE_TRANSFER_BYTES) this.numLargeTransfers++;
+  }
+
+  private removeWaiter(id: RequestId, waiter: Waiter): void {
+    this.waiters.delete(id);
+    if (waiter.byteLength >= LARGE_TRANSFER_BYTES) this.numLargeTransfers--;
   }
 
   /** Receives the next message from (source, tag) of `comm` into an array made by `allocate`. */
@@ -68,6 +88,7 @@ export class RequestPoller {
       this.waiters.set(id, {
         resolve: () => { waiter.resolve(); resolve(); },
         reject: (error) => { waiter.reject(error); reject(error); },
+        byteLength: waiter.byteLength,
       });
     })));
   }
@@ -86,7 +107,7 @@ export class RequestPoller {
       this.scheduled = false;
       this.poll();
     };
-    if (this.idlePolls < BUSY_POLLS_BEFORE_BACKOFF) setImmediate(poll);
+    if (this.idlePolls < BUSY_POLLS_BEFORE_BACKOFF || this.numLargeTransfers > 0) setImmediate(poll);
     else setTimeout(poll, BACKOFF_MS);
   }
 
@@ -97,7 +118,7 @@ export class RequestPoller {
       for (const id of this.binding.testRequests()) {
         const waiter = this.waiters.get(id);
         if (waiter === undefined) continue;
-        this.waiters.delete(id);
+        this.removeWaiter(id, waiter);
         waiter.resolve();
         progressed = true;
       }
@@ -126,11 +147,11 @@ export class RequestPoller {
           // The message is matched to this rank already: receive its bytes so MPI stays consistent.
           const bytes = new Uint8Array(matched.byteLength);
           const id = this.binding.imrecv(matched.messageId, bytes);
-          this.waiters.set(id, { resolve: () => head.reject(error as Error), reject: head.reject });
+          this.addWaiter(id, { resolve: () => head.reject(error as Error), reject: head.reject, byteLength: matched.byteLength });
           continue;
         }
         const id = this.binding.imrecv(matched.messageId, data);
-        this.waiters.set(id, { resolve: () => head.resolve(data), reject: head.reject });
+        this.addWaiter(id, { resolve: () => head.resolve(data), reject: head.reject, byteLength: matched.byteLength });
       }
       if (queue.length === 0) this.receives.delete(key);
     }
@@ -141,6 +162,7 @@ export class RequestPoller {
   private failAll(error: Error): void {
     for (const waiter of this.waiters.values()) waiter.reject(error);
     this.waiters.clear();
+    this.numLargeTransfers = 0;
     for (const queue of this.receives.values()) for (const entry of queue) entry.reject(error);
     this.receives.clear();
   }
