@@ -10,7 +10,7 @@
 // then finalizes the request itself, exactly as the CPU path would (including its error).
 
 import { PAIR_VECTOR_WORDS } from '../../pairFinalize.js';
-import { checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -141,8 +141,7 @@ const SIDE = ${THREADS_PER_SIDE}u;
 const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
 var<private> MULT: vec2<u32>;
 var<private> PARAM: vec2<u32>;
-var<workgroup> wgSum: array<vec4<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
-var<workgroup> wgCounts: array<vec2<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
+${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
 ${pairValuesWgsl(options.sparse)}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
@@ -214,26 +213,7 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
       }
     }
   }
-  wgSum[li] = sum;
-  wgCounts[li] = vec2<u32>(entries, zeros);
-  workgroupBarrier();
-  for (var stride = NUM_THREADS / 2u; stride > 0u; stride = stride / 2u) {
-    if (li < stride) {
-      wgSum[li] = u128Add(wgSum[li], wgSum[li + stride]);
-      wgCounts[li] = wgCounts[li] + wgCounts[li + stride];
-    }
-    workgroupBarrier();
-  }
-  if (li == 0u) {
-    let at = ${FINALIZE2_PARTIAL_WORDS}u * (u.partialFirst + tileIdx);
-    let total = wgSum[0];
-    partials[at] = total.x;
-    partials[at + 1u] = total.y;
-    partials[at + 2u] = total.z;
-    partials[at + 3u] = total.w;
-    partials[at + 4u] = wgCounts[0].x;
-    partials[at + 5u] = wgCounts[0].y;
-  }`;
+${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {
     cacheKey: `finalize2/${options.sparse ? 'sparse' : 'dense'}`,

@@ -15,7 +15,7 @@
 
 import { TRIPLE_VECTOR_WORDS } from '../../tripleFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
-import { checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -161,8 +161,7 @@ var<private> MULT: vec2<u32>;
 /** Word offsets in sliceWords of j's vector words and of the columns' vector words. */
 var<private> J_VECTOR: u32;
 var<private> COL_VECTORS: u32;
-var<workgroup> wgSum: array<vec4<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
-var<workgroup> wgCounts: array<vec2<u32>, ${THREADS_PER_SIDE * THREADS_PER_SIDE}>;
+${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
 ${tripleTalliesWgsl(options.sparse)}
 ${tripleValuesWgsl(options.sparse)}
 ${checksumWeightWgsl()}
@@ -240,26 +239,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
       }
     }
   }
-  wgSum[li] = sum;
-  wgCounts[li] = vec2<u32>(entries, zeros);
-  workgroupBarrier();
-  for (var stride = NUM_THREADS / 2u; stride > 0u; stride = stride / 2u) {
-    if (li < stride) {
-      wgSum[li] = u128Add(wgSum[li], wgSum[li + stride]);
-      wgCounts[li] = wgCounts[li] + wgCounts[li + stride];
-    }
-    workgroupBarrier();
-  }
-  if (li == 0u) {
-    let at = ${FINALIZE2_PARTIAL_WORDS}u * (u.partialFirst + wg.x);
-    let total = wgSum[0];
-    partials[at] = total.x;
-    partials[at + 1u] = total.y;
-    partials[at + 2u] = total.z;
-    partials[at + 3u] = total.w;
-    partials[at + 4u] = wgCounts[0].x;
-    partials[at + 5u] = wgCounts[0].y;
-  }`;
+${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {
     cacheKey: `finalize3/${options.sparse ? 'sparse' : 'dense'}`,

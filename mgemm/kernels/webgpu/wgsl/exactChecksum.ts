@@ -35,3 +35,37 @@ fn above(bits: u32, thresholdBits: u32) -> bool {
 fn positive(bits: u32) -> bool {
   return (bits & SD_SIGN) == 0u && bits != 0u;
 }`;
+
+/** Workgroup memory of the partial-sum reduction: each thread's 128-bit sum Σ rv·iv and its (entries, zeros). */
+export function checksumPartialDeclarations(numThreads: number): string {
+  return `var<workgroup> wgSum: array<vec4<u32>, ${numThreads}>;
+var<workgroup> wgCounts: array<vec2<u32>, ${numThreads}>;`;
+}
+
+/**
+ * The end of a finalize program: sums every thread's `sum`, `entries` and `zeros` over the workgroup (a tree
+ * reduction; needs `li` and `NUM_THREADS`, a power of 2) and has thread 0 write [S as 4 words, entries, zeros]
+ * at `partials[partialWords · (partialIndex)]`. The host adds the partials exactly (BigInt).
+ */
+export function checksumPartialWgsl(partialIndex: string, partialWords: number): string {
+  return `  wgSum[li] = sum;
+  wgCounts[li] = vec2<u32>(entries, zeros);
+  workgroupBarrier();
+  for (var stride = NUM_THREADS / 2u; stride > 0u; stride = stride / 2u) {
+    if (li < stride) {
+      wgSum[li] = u128Add(wgSum[li], wgSum[li + stride]);
+      wgCounts[li] = wgCounts[li] + wgCounts[li + stride];
+    }
+    workgroupBarrier();
+  }
+  if (li == 0u) {
+    let at = ${partialWords}u * (${partialIndex});
+    let total = wgSum[0];
+    partials[at] = total.x;
+    partials[at + 1u] = total.y;
+    partials[at + 2u] = total.z;
+    partials[at + 3u] = total.w;
+    partials[at + 4u] = wgCounts[0].x;
+    partials[at + 5u] = wgCounts[0].y;
+  }`;
+}
