@@ -8,6 +8,7 @@ import {
 } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { float32BitsAtMost } from './deviceFinalize2.js';
+import { vectorFactors } from './finalize3.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
 import type { TripleBatch } from './pipeline3.js';
@@ -38,30 +39,22 @@ export function tripleThresholdBits(threshold: Threshold): TripleThresholdBits |
  * g_a = 1 − p·f_a with finalize3.ts's operations (dense rc = (1/C)·(1/m), sparse rc = (1/C)·(1/c)).
  */
 export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint32Array {
-  const C = ctx.constants.countedBits;
-  const p = ctx.constants.param;
   const sparse = ctx.layout.maskPlane !== null;
-  const nf = ctx.numField;
-  const recipC = 1 / C;
-  const recipCrc = recipC * (1 / nf);
+  const { f0, f1, g0, g1 } = vectorFactors(ctx, block, 0, block.numVectorReal);
   const words = new Uint32Array(block.numVectorReal * TRIPLE_VECTOR_WORDS);
   const doubles = new Float64Array(words.buffer);
   for (let v = 0; v < block.numVectorReal; v++) {
-    const s1 = block.sums[v];
-    const count = sparse ? block.counts[v] : nf;
+    const count = sparse ? block.counts[v] : ctx.numField;
     const at = v * TRIPLE_VECTOR_WORDS;
-    words[at] = s1;
+    words[at] = block.sums[v];
     words[at + 1] = count;
     // A sparse vector without present fields makes its triples' values 0: its factors are never used.
     if (count === 0) continue;
-    const rc = sparse ? recipC * (1 / count) : recipCrc;
-    const f0 = rc * (C * count - s1);
-    const f1 = rc * s1;
     // Words 2..9 are doubles 1..4 of the vector (TRIPLE_VECTOR_WORDS is even).
-    doubles[at / 2 + 1] = f0;
-    doubles[at / 2 + 2] = f1;
-    doubles[at / 2 + 3] = 1 - p * f0;
-    doubles[at / 2 + 4] = 1 - p * f1;
+    doubles[at / 2 + 1] = f0[v];
+    doubles[at / 2 + 2] = f1[v];
+    doubles[at / 2 + 3] = g0[v];
+    doubles[at / 2 + 4] = g1[v];
   }
   return words;
 }

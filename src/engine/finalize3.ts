@@ -61,7 +61,7 @@ export function entryTallies3(
 }
 
 /** Per-vector factors of one entry bit each: f = rc·s_bit (orders the factors) and g = 1 − p·f. */
-interface VectorFactors {
+export interface VectorFactors {
   readonly f0: Float64Array;
   readonly f1: Float64Array;
   readonly g0: Float64Array;
@@ -72,7 +72,7 @@ interface VectorFactors {
  * Factors of local vectors [first, first + count) of a block: dense f = ((1/C)·(1/m))·s, sparse
  * f = ((1/C)·(1/c))·s (SPEC §3's rc_t = 1/c_t; a vector with c = 0 gives value 0 and its f is unused).
  */
-function vectorFactors(ctx: MetricContext, block: VectorBlock, first: number, count: number): VectorFactors {
+export function vectorFactors(ctx: MetricContext, block: VectorBlock, first: number, count: number): VectorFactors {
   const C = ctx.constants.countedBits;
   const p = ctx.constants.param;
   const sparse = ctx.layout.maskPlane !== null;
