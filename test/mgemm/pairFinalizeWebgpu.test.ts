@@ -13,6 +13,8 @@ import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js
 import { defaultMultiplier, DEFAULT_PARAM, countedBitsPerField, type MetricKind } from '../../src/core/types.js';
 import { partialSums, planesFromCodes } from '../../src/engine/vectorBlock.js';
 import { planeLayout, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
+import { float32BitsAtMost } from '../../src/engine/deviceFinalize2.js';
+import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';
 
@@ -51,17 +53,6 @@ function operandsOf(c: Case): Operands {
   const a = matrix(c.numRows + 3);
   const b = c.strictUpper ? a : matrix(c.numCols + 2);
   return { layout, a, b, aSums: partialSums(layout, a), bSums: partialSums(layout, b) };
-}
-
-const scratch = new DataView(new ArrayBuffer(8));
-function float32BitsAtMost(t: number): number {
-  scratch.setFloat32(0, t, true);
-  const bits = scratch.getUint32(0, true);
-  return scratch.getFloat32(0, true) > t ? bits - 1 : bits;
-}
-function float32Bits(x: number): number {
-  scratch.setFloat32(0, x, true);
-  return scratch.getUint32(0, true);
 }
 
 function thresholdBits(t: Threshold): PairThresholdBits {

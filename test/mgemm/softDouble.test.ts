@@ -5,6 +5,7 @@ import { openGpuDevice, requestGpuAdapter } from '../../mgemm/kernels/webgpu/gpu
 import { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
 import { SOFT_DOUBLE_WGSL } from '../../mgemm/kernels/webgpu/wgsl/softDouble.js';
 import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
+import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';
 
@@ -57,10 +58,6 @@ function doubleOf(lo: number, hi: number): number {
   scratch.setUint32(0, lo, true);
   scratch.setUint32(4, hi, true);
   return scratch.getFloat64(0, true);
-}
-function float32Bits(x: number): number {
-  scratch.setFloat32(0, x, true);
-  return scratch.getUint32(0, true);
 }
 function float32OfBits(bits: number): number {
   scratch.setUint32(0, bits, true);

@@ -15,6 +15,7 @@ import { countedBitsPerField, defaultMultiplier, DEFAULT_PARAM, type MetricKind 
 import { float32BitsAtMost } from '../../src/engine/deviceFinalize2.js';
 import { coefficient3, planeLayout, tally3Plan, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
 import { partialSums, planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';
 
@@ -70,10 +71,6 @@ function operandsOf(c: Case): Operands {
   const y = matrix(J_LOCAL + 3);
   const z = matrix(K_FIRST + c.numK + 1);
   return { layout, x, y, z, xSums: partialSums(layout, x), ySums: partialSums(layout, y), zSums: partialSums(layout, z) };
-}
-
-function float32Bits(x: number): number {
-  return new Uint32Array(Float32Array.of(x).buffer)[0];
 }
 
 function thresholdBits(t: Threshold): TripleThresholdBits {
