@@ -26,7 +26,7 @@ import {
   type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging,
 } from '../mgemm/index.js';
 import { denseFactors2 } from '../src/core/formulas.js';
-import { pairVectorWords } from '../src/engine/deviceFinalize2.js';
+import { float32BitsAtMost, pairVectorWords } from '../src/engine/deviceFinalize2.js';
 import { planeLayout } from '../src/engine/tallyLayout.js';
 import { partialSums } from '../src/engine/vectorBlock.js';
 
@@ -42,8 +42,12 @@ const { values: opts } = parseArgs({
     'e2e-finalize': { type: 'string', default: 'auto' },
     reps: { type: 'string', default: '3' },
     kernels: { type: 'string', default: 'auto,bitwise' },
-    /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad[/p (prefetch) or -[/256 (tile columns)]]: 32/0,64/16/p/256 */
+    /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad[/flag…], flags p (prefetch), 256 (tile columns): 32/0,64/16/p/256 */
     stagings: { type: 'string', default: '' },
+    /** MiB to upload by each way in (0: no upload sweep). */
+    'upload-mib': { type: 'string', default: '0' },
+    /** Thresholds (dense,sparse) of the kernel-size end-to-end finalize timing; random planes give values near 0.5 (dense). */
+    'e2e-threshold': { type: 'string', default: '0.505,0.64' },
     'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
     'no-e2e': { type: 'boolean', default: false },
     /** Which ways the kernel-only and end-to-end cases cover, e.g. `3` for 3-way only. */
@@ -96,10 +100,14 @@ function randomPlanes(numVectors: number, numPlanes: number, numField: number, s
  * read-back), per repetition; every repetition must give the same exact sum. Sparse planes are nested first (H ⊆ L ⊆ M)
  * so the tallies are those of real data.
  */
-async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: PopcountGemmRequest, sparse: boolean, numField: number): Promise<number[]> {
+/**
+ * Seconds of device-finalize calls on the request's operands. `endToEnd`: every call gets a new copy of the
+ * operands (so it uploads them), applies THRESHOLD_E2E and reads the passing records back — upload, compute,
+ * threshold, read-back; otherwise the operands stay resident and nothing is thresholded.
+ */
+async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: PopcountGemmRequest, sparse: boolean, numField: number, endToEnd = false): Promise<number[]> {
   // A new matrix: the kernel set keeps its copy of the one it has seen (contract.ts).
-  const planes: PlaneMatrix = { ...kernelRequest.a, words: kernelRequest.a.words.slice() };
-  const request: PopcountGemmRequest = { ...kernelRequest, a: planes, b: planes };
+  let planes: PlaneMatrix = { ...kernelRequest.a, words: kernelRequest.a.words.slice() };
   if (sparse) {
     const wpp = planes.wordsPerPlane;
     for (let v = 0; v < planes.numVectors; v++) {
@@ -115,25 +123,32 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
   const k = { countedBits: 2, multiplier: defaultMultiplier('ccc'), param: DEFAULT_PARAM };
   const { recipC, rsum } = denseFactors2(k, numField);
   const { sums, counts } = partialSums(planeLayout('ccc', sparse), planes);
-  const vectorWords = pairVectorWords(k, numField, sparse, planes.numVectors, request.aCount, sums, counts);
-  const finalizeRequest: PairFinalizeRequest = {
-    gemm: request, formula: { sparse, countedBits: 2, multiplier: k.multiplier, param: k.param, numField, rsum, recipC },
-    rowVectors: vectorWords, colVectors: vectorWords, rowVectorFirst: 0, colVectorFirst: 0, numVector: request.aCount,
-    threshold: { kind: 'none' }, records: false,
-  };
+  const vectorWords = pairVectorWords(k, numField, sparse, planes.numVectors, kernelRequest.aCount, sums, counts);
+  const threshold = sparse ? THRESHOLD_E2E_SPARSE : THRESHOLD_E2E_DENSE;
+  const finalizeRequest = (): PairFinalizeRequest => ({
+    gemm: { ...kernelRequest, a: planes, b: planes },
+    formula: { sparse, countedBits: 2, multiplier: k.multiplier, param: k.param, numField, rsum, recipC },
+    rowVectors: vectorWords, colVectors: vectorWords, rowVectorFirst: 0, colVectorFirst: 0, numVector: kernelRequest.aCount,
+    threshold: endToEnd ? { kind: 'single', above: float32BitsAtMost(threshold) } : { kind: 'none' }, records: endToEnd,
+  });
   const seconds: number[] = [];
   let firstSum: bigint | null = null;
   for (let rep = 0; rep <= reps; rep++) {
+    if (endToEnd && rep > 0) planes = { ...planes, words: planes.words.slice() };
     const start = performance.now();
-    const result = await gemm.finalizePairs(finalizeRequest);
+    const result = await gemm.finalizePairs(finalizeRequest());
     if (rep > 0) seconds.push((performance.now() - start) / 1000);
     else log(`first device-finalize call (compiles its programs): ${((performance.now() - start) / 1000).toFixed(3)} s`);
     if (result.kind !== 'done') throw new Error(`device finalize declined the benchmark request: ${result.reason}`);
     if (firstSum !== null && result.checksumSum !== firstSum) throw new Error('device finalize gave different sums on the same request');
     firstSum = result.checksumSum;
+    if (endToEnd && rep === reps) log(`  ${result.records.count} records above ${threshold}`);
   }
   return seconds;
 }
+
+/** Thresholds of the end-to-end finalize timing, dense and sparse (the count of passing values is logged). */
+const [THRESHOLD_E2E_DENSE, THRESHOLD_E2E_SPARSE] = opts['e2e-threshold'].split(',').map(Number);
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -150,6 +165,9 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     const withFinalize = median(await timeDeviceFinalize(gemm, request, sparse, nf2));
     rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} kernel + device finalize`, shape: `nv ${nv2} nf ${nf2}`, seconds: withFinalize, rate: comparisons / withFinalize, note: `${timing.family}; values, checksum partials, no threshold; finalize ≈ ${(withFinalize - seconds).toFixed(3)} s` });
     log(`kernel + device finalize 2-way ${sparse ? 'sparse' : 'dense'}: ${withFinalize.toFixed(3)} s, ${(comparisons / withFinalize).toExponential(3)} comparisons/s`);
+    const endToEnd = median(await timeDeviceFinalize(gemm, request, sparse, nf2, true));
+    rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} end to end`, shape: `nv ${nv2} nf ${nf2}`, seconds: endToEnd, rate: comparisons / endToEnd, note: `${timing.family}; upload, compute, threshold ${sparse ? THRESHOLD_E2E_SPARSE : THRESHOLD_E2E_DENSE}, read-back of records` });
+    log(`end to end 2-way ${sparse ? 'sparse' : 'dense'} (upload, compute, threshold, read-back): ${endToEnd.toFixed(3)} s, ${(comparisons / endToEnd).toExponential(3)} comparisons/s`);
   }
   const nv3 = num('nv3'); const nf3 = num('nf3');
   if (!ways.has(3)) return;
@@ -189,11 +207,36 @@ function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVecto
   };
 }
 
+function stagingFlags(s: U8GemmStaging): string {
+  return s.tileCols === 256 ? ' 128x256' : '';
+}
+
+/** Seconds to upload `--upload-mib` MiB (from shared memory, as the engine's blocks are) by each way in, 3 times each. */
+async function uploadSweep(): Promise<void> {
+  const mib = num('upload-mib');
+  if (mib === 0) return;
+  const words = new Uint32Array(new SharedArrayBuffer(mib << 20));
+  for (let i = 0; i < words.length; i++) words[i] = Math.imul(i, 2654435761) >>> 0;
+  const gemm = await createPopcountGemmWebgpu({});
+  try {
+    for (const how of ['mapped', 'staged', 'writes'] as const) {
+      const seconds: number[] = [];
+      for (let rep = 0; rep < 3; rep++) seconds.push(await gemm.timeUpload(words, how));
+      log(`upload ${mib} MiB ${how}: ${seconds.map((x) => x.toFixed(3)).join(' ')} s (${((mib / 1024) / Math.min(...seconds)).toFixed(2)} GiB/s best)`);
+      rows.push({ what: `upload ${how}`, shape: `${mib} MiB`, seconds: Math.min(...seconds), rate: (mib << 20) / Math.min(...seconds), note: 'bytes/s, best of 3' });
+    }
+  } finally {
+    await gemm.close();
+  }
+}
+
 /** Kernel-only 2-way dense (and 3-way dense) with each tensor-core staging variant. */
 async function stagingSweep(): Promise<void> {
   const variants: U8GemmStaging[] = opts.stagings.split(',').filter((v) => v !== '').map((v) => {
-    const [kStep, rowPad, prefetch, tileCols] = v.split('/');
-    return { kStepBytes: Number(kStep), rowPadBytes: Number(rowPad), prefetch: prefetch === 'p', tileCols: tileCols === '256' ? 256 : 128 };
+    const [kStep, rowPad, ...flags] = v.split('/');
+    return {
+      kStepBytes: Number(kStep), rowPadBytes: Number(rowPad), prefetch: flags.includes('p'), tileCols: flags.includes('256') ? 256 : 128,
+    };
   });
   const nv2 = num('nv2'); const nf2 = num('nf2');
   const planes = randomPlanes(nv2, 2, nf2, 7);
@@ -209,14 +252,14 @@ async function stagingSweep(): Promise<void> {
       await bitwise.close();
       const got = await gemm.run(check);
       const exact = want.every((w, g) => w.every((x, idx) => x === got[g][idx]));
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: exact ${exact}`);
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}: exact ${exact}`);
       const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: [CCC_TERMS], strictUpper: true };
       const seconds = median((await gemm.timeKernels(request, reps)).seconds);
       const rate = (((nv2 * (nv2 - 1)) / 2) * nf2) / seconds;
-      rows.push({ what: `2-way dense kernel, staging k${u8Staging.kStepBytes}+${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
+      rows.push({ what: `2-way dense kernel, staging k${u8Staging.kStepBytes}+${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
     } catch (e) {
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${u8Staging.tileCols === 256 ? ' 128x256' : ''}: failed: ${(e as Error).message.slice(0, 300)}`);
+      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}: failed: ${(e as Error).message.slice(0, 300)}`);
     } finally {
       await gemm.close();
     }
@@ -302,7 +345,7 @@ async function main(): Promise<void> {
   let ok = true;
   if (!opts['no-checks']) ok = await checks();
   // Each kernel family once (auto = what the engine uses: tensor cores where the adapter has them).
-  const families = [...new Set(opts.kernels.split(','))] as (KernelFamily | 'auto')[];
+  const families = [...new Set(opts.kernels.split(','))].filter((k) => k !== 'none') as (KernelFamily | 'auto')[];
   for (const kernel of families) {
     const gemm = await createPopcountGemmWebgpu({ kernel });
     report.adapter = gemm.capabilities;
@@ -313,6 +356,7 @@ async function main(): Promise<void> {
       await gemm.close();
     }
   }
+  await uploadSweep();
   await stagingSweep();
   if (!opts['no-torch']) torch();
   if (!opts['no-e2e']) await endToEnd();

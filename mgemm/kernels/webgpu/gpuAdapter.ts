@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
+import { traced } from './gpuTrace.js';
 import { SUBGROUP_MATRIX_FEATURE } from './gpuConstants.js';
 import { parseGpuPosition, selectAdapter, stripGpuPosition, withGpuIndexLayer, type AdapterSource, type GpuPosition } from './gpuSelection.js';
 
@@ -64,12 +65,12 @@ async function gpu(flags: readonly string[]): Promise<GPU> {
 const dawnAdapters: AdapterSource<GPUAdapter> = {
   first: async () => {
     try {
-      return await (await gpu(BASE_FLAGS)).requestAdapter(HIGH_PERFORMANCE);
+      return await traced('find adapter', async () => (await gpu(BASE_FLAGS)).requestAdapter(HIGH_PERFORMANCE));
     } catch {
       return null;
     }
   },
-  matching: async (adapterFlag) => (await gpu([...BASE_FLAGS, adapterFlag])).requestAdapter(HIGH_PERFORMANCE),
+  matching: (adapterFlag) => traced(`find adapter ${adapterFlag}`, async () => (await gpu([...BASE_FLAGS, adapterFlag])).requestAdapter(HIGH_PERFORMANCE)),
   deviceName: (adapter) => adapter.info.device,
 };
 
@@ -100,7 +101,7 @@ export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
   const l = adapter.limits;
   const hasSubgroupMatrix = adapterHasSubgroupMatrix(adapter);
   const requiredFeatures: GPUFeatureName[] = hasSubgroupMatrix ? ['subgroups', SUBGROUP_MATRIX_FEATURE as GPUFeatureName] : [];
-  const device = await adapter.requestDevice({
+  const device = await traced('open device', () => adapter.requestDevice({
     requiredFeatures,
     requiredLimits: {
       maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
@@ -110,7 +111,8 @@ export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
       maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
       maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
     },
-  });
+  }));
+
   const capabilities: GpuCapabilities = {
     description: describeAdapter(adapter),
     position,

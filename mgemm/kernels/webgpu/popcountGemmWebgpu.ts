@@ -198,6 +198,24 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return { seconds, family: plan.family };
   }
 
+  /**
+   * Upload timing: seconds to put `words` into a new storage buffer and have the GPU hold it, by one of the
+   * runner's ways in (`mapped`: mapped at creation, the default; `staged`: a ring of staging buffers;
+   * `writes`: queue.writeBuffer pieces). The buffer is freed after.
+   */
+  timeUpload(words: Uint32Array, how: 'mapped' | 'staged' | 'writes'): Promise<number> {
+    return this.enqueue(async () => {
+      const start = performance.now();
+      const buffer = how === 'mapped' ? this.runner.createStorageBufferFrom(words, { readBack: false })
+        : how === 'staged' ? await this.runner.createStorageBufferStaged(words, { readBack: false })
+          : this.runner.createStorageBufferByWrites(words, { readBack: false });
+      await this.runner.idle();
+      const seconds = (performance.now() - start) / 1000;
+      buffer.destroy();
+      return seconds;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -1,8 +1,9 @@
 // The one owner of a WebGPU device: pipeline cache, buffer creation, uniform packing, submission and
 // read-back. Programs are plain data (wgslProgram.ts); nothing else touches the device.
 
-import { BUFFER_USAGE, MAP_MODE_READ } from './gpuConstants.js';
+import { BUFFER_USAGE, MAP_MODE_READ, MAP_MODE_WRITE } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
+import { traced, tracedSync } from './gpuTrace.js';
 import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
 
 /**
@@ -35,6 +36,9 @@ export interface TransferStatistics {
   readBackBytes: number;
 }
 
+/** Bytes of each staging buffer of the upload ring. */
+const STAGING_BYTES = 64 << 20;
+
 /** Words copied out of shared memory per upload call (64 MiB). */
 const UPLOAD_PIECE_WORDS = 16 << 20;
 
@@ -57,16 +61,18 @@ export class WebgpuRunner {
   async pipelineFor(program: WgslProgram): Promise<GPUComputePipeline> {
     const cached = this.pipelines.get(program.cacheKey);
     if (cached !== undefined) return cached;
-    const code = emitShader(program);
-    const module = this.device.createShaderModule({ code });
-    const info = await module.getCompilationInfo();
-    const errors = info.messages.filter((m) => m.type === 'error');
-    if (errors.length > 0) {
-      throw new Error(`WGSL of ${program.cacheKey} does not compile: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
-    }
-    const pipeline = await this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-    this.pipelines.set(program.cacheKey, pipeline);
-    return pipeline;
+    return traced(`compile ${program.cacheKey}`, async () => {
+      const code = emitShader(program);
+      const module = this.device.createShaderModule({ code });
+      const info = await module.getCompilationInfo();
+      const errors = info.messages.filter((m) => m.type === 'error');
+      if (errors.length > 0) {
+        throw new Error(`WGSL of ${program.cacheKey} does not compile: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
+      }
+      const pipeline = await this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+      this.pipelines.set(program.cacheKey, pipeline);
+      return pipeline;
+    });
   }
 
   /** A storage buffer readable by kernels, writable from the host (and copyable out when `readBack`). */
@@ -81,11 +87,62 @@ export class WebgpuRunner {
    */
   createStorageBufferFrom(words: Uint32Array, options: { readonly readBack: boolean }): GPUBuffer {
     const usage = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | (options.readBack ? BUFFER_USAGE.COPY_SRC : 0);
-    const buffer = this.device.createBuffer({ size: Math.max(16, alignTo4(words.byteLength)), usage, mappedAtCreation: true });
-    new Uint32Array(buffer.getMappedRange()).set(words);
-    buffer.unmap();
+    const buffer = tracedSync(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => {
+      const created = this.device.createBuffer({ size: Math.max(16, alignTo4(words.byteLength)), usage, mappedAtCreation: true });
+      new Uint32Array(created.getMappedRange()).set(words);
+      created.unmap();
+      return created;
+    });
     this.transferred.uploadedBytes += words.byteLength;
     return buffer;
+  }
+
+  /**
+   * A storage buffer holding `words`, filled through a ring of two reusable MAP_WRITE staging buffers of
+   * STAGING_BYTES: each piece is mapped, filled and copied on the GPU while the next one is filled.
+   */
+  async createStorageBufferStaged(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
+    const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
+    this.transferred.uploadedBytes += words.byteLength;
+    const pieceWords = STAGING_BYTES / 4;
+    for (let first = 0, piece = 0; first < words.length; first += pieceWords, piece++) {
+      const count = Math.min(pieceWords, words.length - first);
+      const staging = await this.stagingBuffer(piece % 2);
+      new Uint32Array(staging.getMappedRange(0, count * 4)).set(words.subarray(first, first + count));
+      staging.unmap();
+      const encoder = this.device.createCommandEncoder();
+      encoder.copyBufferToBuffer(staging, 0, buffer, first * 4, count * 4);
+      this.device.queue.submit([encoder.finish()]);
+      // Mapping again waits for this copy to finish: the next use of this staging buffer starts then.
+      this.stagingMaps[piece % 2] = staging.mapAsync(MAP_MODE_WRITE);
+    }
+    return buffer;
+  }
+
+  /** A storage buffer holding `words`, filled by queue.writeBuffer in pieces (non-shared copies of SharedArrayBuffer pieces). */
+  createStorageBufferByWrites(words: Uint32Array, options: { readonly readBack: boolean }): GPUBuffer {
+    const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
+    this.upload(buffer, words);
+    return buffer;
+  }
+
+  private readonly stagingBuffers: GPUBuffer[] = [];
+  private readonly stagingMaps: Promise<void>[] = [];
+
+  /** Staging buffer `idx` of the upload ring, mapped for writing. */
+  private async stagingBuffer(idx: number): Promise<GPUBuffer> {
+    if (this.stagingBuffers[idx] === undefined) {
+      this.stagingBuffers[idx] = this.device.createBuffer({ size: STAGING_BYTES, usage: BUFFER_USAGE.MAP_WRITE | BUFFER_USAGE.COPY_SRC, mappedAtCreation: true });
+      return this.stagingBuffers[idx];
+    }
+    await this.stagingMaps[idx];
+    return this.stagingBuffers[idx];
+  }
+
+  /** Waits for every submitted command. */
+  async idle(): Promise<void> {
+    await this.device.queue.onSubmittedWorkDone();
+    this.throwIfFailed();
   }
 
   /** Bytes uploaded and read back so far (a copy). */
