@@ -104,6 +104,22 @@ export interface ComputeDevice {
 /** The device of every CPU kernel set. */
 export const CPU_DEVICE: ComputeDevice = { description: 'cpu', gpuIndex: null, gpuCount: null };
 
+/**
+ * What a run will ask of a kernel set, told before its first request so that the kernel set can get ready
+ * meanwhile (a GPU kernel set compiles its programs while the engine loads its input). Shapes only.
+ */
+export interface RunPreview {
+  /** Planes per vector and words per plane of the run's vector blocks. */
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+  /** Term groups of its 2-way requests (`run`, `finalizePairs`), or null when it makes none. */
+  readonly pairTermGroups: readonly TermGroup[] | null;
+  /** Plane pairs and term groups of its 3-way requests (`run3`, `finalizeTriples`), or null in a 2-way run. */
+  readonly triples: { readonly planePairs: readonly PlanePair[]; readonly termGroups: readonly TermGroup[] } | null;
+  /** Device finalize (`finalizePairs` in a 2-way run, `finalizeTriples` in a 3-way one) and its formulas, or null. */
+  readonly deviceFinalize: { readonly sparse: boolean } | null;
+}
+
 /** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
 export interface PopcountGemm {
   /** Name of the kernel set, e.g. `ref` or `wasm-simd`. */
@@ -121,6 +137,11 @@ export interface PopcountGemm {
   finalizePairs?(request: PairFinalizeRequest): Promise<PairFinalizeResult>;
   /** The same for 3-way (mGEMM3, run3-shaped) requests (see tripleFinalize.ts): products, GEMMs and finalize where the planes lie. */
   finalizeTriples?(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
+  /**
+   * Present on kernel sets that can get ready for a run's requests ahead of them (GPU program compiles): starts
+   * that and returns at once. Nothing is lost: a failure surfaces at the first request that needs what failed.
+   */
+  prepareStart?(preview: RunPreview): void;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
-// The logic of one rank, written only against the Communicator interface: load the own block,
-// reduce its sums over field slabs, exchange blocks, run the 2-way or 3-way pipeline, reduce the checksum.
+// The logic of one rank, written only against the Communicator interface: create the kernel set (it prepares
+// while the input loads), load the own block, reduce its sums over field slabs, exchange blocks, run the 2-way
+// or 3-way pipeline, reduce the checksum.
 import { CHECKSUM_LIMBS } from '../core/checksum.js';
 import { createPopcountGemm, type ComputeDevice } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
@@ -12,6 +13,7 @@ import { runTripleUnits } from './pipeline3.js';
 import { loadOwnBlock, startBlockExchange } from './blockExchange.js';
 import { rankLayout, type RankLayout } from './rankPlans.js';
 import { openRankOutput } from './rankOutput.js';
+import { runPreview } from './runPreview.js';
 import { planeLayout } from './tallyLayout.js';
 
 const PROGRESS_INTERVAL_MS = 200;
@@ -61,11 +63,6 @@ export async function runRank(
   const fieldComm = await comm.split(coords.vectorIdx + job.decomposition.numProcVector * coords.replIdx, coords.fieldIdx);
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
   const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
-  const inputStart = performance.now();
-  const own = await loadOwnBlock(job, layout, planes, fieldComm, numThreads);
-  const computeStart = performance.now();
-  const getBlock = startBlockExchange(comm, layout, own);
-
   const isFinalizer = coords.fieldIdx === 0;
   const output = openRankOutput(job, comm.rank, comm.size, isFinalizer);
   const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null);
@@ -75,47 +72,15 @@ export async function runRank(
   const ctx: MetricContext = {
     spec: job.metricSpec, constants, layout: planes, numVector: job.numVector, numField: job.numField, sink, verifier,
   };
-  if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
-  const gemm = await createPopcountGemm({ backend: job.backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank });
-  const device = gemm.device;
-  const total = layout.totalComparisons;
-  let done = 0;
-  let lastReport = 0;
-  const env: PipelineEnv = {
-    ctx, gemm, fieldComm, getBlock, finalizePlacement: job.finalize,
-    onWork: (n) => {
-      done += n;
-      // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
-      const now = performance.now();
-      if (now - lastReport >= PROGRESS_INTERVAL_MS || done === total) {
-        lastReport = now;
-        reportProgress(done, total);
-      }
-    },
-  };
-  let numTuples = 0;
-  let numDevicePairs = 0;
-  let numDeviceTriples = 0;
+  let computed: ComputedRank;
   try {
-    if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
-    if (job.metricSpec.numWay === 2) {
-      const pairs = await runPairSteps(env, own, layout.pairSteps);
-      numTuples = pairs.numPairs;
-      numDevicePairs = pairs.numDevicePairs;
-    } else {
-      for (const units of layout.tripleUnitsByStage) {
-        const triples = await runTripleUnits(env, own, units);
-        numTuples += triples.numTriples;
-        numDeviceTriples += triples.numDeviceTriples;
-      }
-    }
+    computed = await computeRank({ comm, job, layout, ctx, fieldComm, numThreads, options }, reportProgress);
     sink.flush();
   } catch (e) {
     output?.discard();
     throw e;
-  } finally {
-    await gemm.close();
   }
+  const { numTuples, numDevicePairs, numDeviceTriples, inputStart, computeStart, device } = computed;
 
   // Exact reduction of the checksum and counts over all ranks.
   sink.checksum.normalize();
@@ -142,6 +107,77 @@ export async function runRank(
     computeSeconds: phaseSeconds[1],
     device,
   };
+}
+
+/** What a rank computes with: its job, layout, context and field communicator. */
+interface RankSetup {
+  readonly comm: Communicator;
+  readonly job: JobSpec;
+  readonly layout: RankLayout;
+  readonly ctx: MetricContext;
+  readonly fieldComm: Communicator;
+  readonly numThreads: number;
+  readonly options: RankOptions;
+}
+
+/** What computeRank did: tuples finalized here (on the device among them), when its phases began, where it ran. */
+interface ComputedRank {
+  readonly numTuples: number;
+  readonly numDevicePairs: number;
+  readonly numDeviceTriples: number;
+  readonly inputStart: number;
+  readonly computeStart: number;
+  readonly device: ComputeDevice;
+}
+
+/**
+ * Creates the rank's kernel set and has it prepare for the run (GPU programs compile while the input loads), loads
+ * the own block, exchanges blocks and runs the 2-way or 3-way pipeline; closes the kernel set.
+ */
+async function computeRank(setup: RankSetup, reportProgress: (done: number, total: number) => void): Promise<ComputedRank> {
+  const { comm, job, layout, ctx, fieldComm, numThreads, options } = setup;
+  if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
+  const gemm = await createPopcountGemm({ backend: job.backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank });
+  try {
+    gemm.prepareStart?.(runPreview(ctx, gemm, fieldComm, layout.fieldRange.end - layout.fieldRange.begin, {
+      placement: job.finalize, writesRecords: ctx.sink.writesRecords,
+    }));
+    const inputStart = performance.now();
+    const own = await loadOwnBlock(job, layout, ctx.layout, fieldComm, numThreads);
+    const computeStart = performance.now();
+    const getBlock = startBlockExchange(comm, layout, own);
+    const total = layout.totalComparisons;
+    let done = 0;
+    let lastReport = 0;
+    const env: PipelineEnv = {
+      ctx, gemm, fieldComm, getBlock, finalizePlacement: job.finalize,
+      onWork: (n) => {
+        done += n;
+        // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
+        const now = performance.now();
+        if (now - lastReport >= PROGRESS_INTERVAL_MS || done === total) {
+          lastReport = now;
+          reportProgress(done, total);
+        }
+      },
+    };
+    if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
+    const counted = { numTuples: 0, numDevicePairs: 0, numDeviceTriples: 0 };
+    if (job.metricSpec.numWay === 2) {
+      const pairs = await runPairSteps(env, own, layout.pairSteps);
+      counted.numTuples = pairs.numPairs;
+      counted.numDevicePairs = pairs.numDevicePairs;
+    } else {
+      for (const units of layout.tripleUnitsByStage) {
+        const triples = await runTripleUnits(env, own, units);
+        counted.numTuples += triples.numTriples;
+        counted.numDeviceTriples += triples.numDeviceTriples;
+      }
+    }
+    return { ...counted, inputStart, computeStart, device: gemm.device };
+  } finally {
+    await gemm.close();
+  }
 }
 
 /** Per phase, the largest of every rank's seconds (the communicator only sums: each rank fills its own slots). */

@@ -211,4 +211,34 @@ describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`
       await gemm.close();
     }
   });
+
+  it('gives each request its own results when several are in flight, records overflowing among them', async () => {
+    // Three requests at once on a fresh kernel set: two scratch sets, so the third waits for the first to complete;
+    // the two large ones (84 000 and 72 000 records) overflow the first record room while another is in flight.
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+    try {
+      const k: FormulaConstants = { countedBits: 2, multiplier: 4.5, param: DEFAULT_PARAM };
+      const cases: Case[] = [
+        { ...CASES[0], numRows: 70, numCols: 300, seed: 11 },
+        { ...CASES[1], seed: 12 },
+        { ...CASES[0], numRows: 60, numCols: 300, seed: 13 },
+      ];
+      const requests = cases.map((c) => {
+        const ops = operandsOf(c);
+        return { c, ops, request: requestOf(c, ops, k) };
+      });
+      const results = await Promise.all(requests.map(({ request }) => gemm.finalizePairs(request)));
+      expect(gemm.transfers.peakPendingReadBacks).toBe(2);
+      for (const [idx, { c, ops, request }] of requests.entries()) {
+        const got = results[idx];
+        if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+        const want = await oracle(c, ops, k, request);
+        expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+        expect(Array.from(got.records.words)).toEqual(want.records);
+      }
+      expect(results[0].kind === 'done' && results[0].records.count).toBe(4 * 70 * 300);
+    } finally {
+      await gemm.close();
+    }
+  });
 });

@@ -250,9 +250,9 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
   ];
 
   describe.each([
-    { name: 'bitwise, one submit', options: { kernel: 'bitwise' } },
-    { name: 'bitwise, 4 KiB bindings and 8 KiB per submit (a slice\'s sub-blocks in several submits)', options: { kernel: 'bitwise', maxBindingBytes: 4096, maxReadBackBytes: 8192 } },
-    { name: 'u8 dot4, 64 KiB per submit', options: { kernel: 'dot4', maxReadBackBytes: 1 << 16 } },
+    { name: 'bitwise, one output round', options: { kernel: 'bitwise' } },
+    { name: 'bitwise, 4 KiB bindings and 8 KiB output rounds (a slice\'s sub-blocks in several rounds)', options: { kernel: 'bitwise', maxBindingBytes: 4096, maxReadBackBytes: 8192 } },
+    { name: 'u8 dot4, 64 KiB output rounds', options: { kernel: 'dot4', maxReadBackBytes: 1 << 16 } },
   ] satisfies { name: string; options: WebgpuPopcountGemmOptions }[])('several j-slices per request: $name', ({ options }) => {
     let gemm: PopcountGemmWebgpu;
     beforeAll(async () => {

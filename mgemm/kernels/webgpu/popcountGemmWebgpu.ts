@@ -3,30 +3,34 @@
 // computed by the bitwise tally program, or — where the adapter has u8 subgroup matrices (tensor cores)
 // — by expanding each factored term group into u8 count operands and one integer GEMM per group.
 // 3-way requests (run3) build their pair-product operands on the GPU and reuse these plans (tally3Webgpu.ts).
+// Requests encode and submit one at a time and are collected outside that turn, so the next request's
+// kernels are queued while the last one's results come back; device finalize requests each hold a set of
+// finalize buffers (finalizeScratch.ts) until their records are back.
 
 import { UserError } from '../../../src/core/errors.js';
 import type {
-  ComputeDevice, PlaneMatrix, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
-  TermGroup,
+  ComputeDevice, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
+  RunPreview, TermGroup,
 } from '../../contract.js';
 import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
-import { createFinalize2Program, FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS, type Finalize2Program } from './finalize2Program.js';
+import { createFinalize2Program, type Finalize2Program } from './finalize2Program.js';
+import { FinalizeScratchRing, type FinalizeScratch } from './finalizeScratch.js';
 import { createFinalize3Program, type Finalize3Program } from './finalize3Program.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
-import { finalizeDispatch, finalizeTiles, sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
+import { finalizeDispatch, finalizeTiles } from './pairFinalizeWebgpu.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
-import { finalizeTally3, runTally3, timeTally3Kernels, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
+import { submitTally3, submitTally3Finalize, timeTally3Kernels, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { ResidentPairCounts } from './tripleFinalizeWebgpu.js';
-import { WebgpuRunner, type Dispatch, type TransferStatistics } from './webgpuRunner.js';
+import { settled, WebgpuRunner, type Dispatch, type Pending, type TransferStatistics } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
@@ -48,7 +52,8 @@ export interface WebgpuPopcountGemmOptions {
   readonly gpuSlot?: number;
   /**
    * Output bytes read back per submit of a 3-way request (default and ceiling OUTPUT_BYTES_PER_DISPATCH,
-   * or the device's buffer size). Tests set it small to drive many slices through several submits.
+   * or the device's buffer size); with device finalize, output bytes per round of its one submit (rounds reuse
+   * the output buffer). Tests set it small to drive many slices through several submits or rounds.
    */
   readonly maxReadBackBytes?: number;
 }
@@ -56,9 +61,6 @@ export interface WebgpuPopcountGemmOptions {
 const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
 /** Bytes of one expanded u8 operand (rows × 32·wordsPerPlane): bounds the rows of a u8 sub-block. */
 const EXPANDED_BYTES = 512 << 20;
-
-/** Records room of the first finalize request; grown to what a request needed when it overflows. */
-const INITIAL_RECORD_CAPACITY = 1 << 16;
 
 /** Opens the adapter's device; a missing adapter is a UserError naming what is needed. */
 export async function createPopcountGemmWebgpu(options: WebgpuPopcountGemmOptions = {}): Promise<PopcountGemmWebgpu> {
@@ -91,17 +93,24 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly u8Staging: U8GemmStaging;
   private readonly maxReadBackBytes: number;
   private readonly programs = new Map<string, WgslProgram>();
+  /**
+   * Scratch buffers every request shares (GEMM output, u8 expansions, pair products, slice words): only the
+   * dispatches of one submit use what they hold (read-backs copy out in that submit) and the queue runs submits
+   * in order, so the next request's submit cannot overwrite them early. One of each, so the GEMM output stays at
+   * min(maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH = 256 MiB) however many requests are in flight.
+   */
   private readonly scratch = new Map<string, GPUBuffer>();
+  /** Status, partials and records of finalize requests in flight: read back after their submit, so one set each. */
+  private readonly finalizeScratch: FinalizeScratchRing;
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
   private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
   private readonly vectorWordBuffers: GPUBuffer[] = [];
-  private recordCapacity = INITIAL_RECORD_CAPACITY;
   /** Dense 3-way T[cmc] block-pair matrices on the device (tripleFinalizeWebgpu.ts). */
   private readonly pairCounts: ResidentPairCounts;
-  /** Scratch buffers replaced by larger ones during a request: destroyed when it ends (dispatches may still use them). */
-  private retiredScratch: GPUBuffer[] = [];
-  /** Requests run one after another: they share the output and scratch buffers. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Requests encode and submit one at a time (see inTurn); this settles when the latest one has submitted. */
+  private turn: Promise<unknown> = Promise.resolve();
+  /** Requests whose results are not complete yet: close() waits for them. */
+  private readonly requestsInFlight = new Set<Promise<unknown>>();
   private closed = false;
 
   constructor(private readonly runner: WebgpuRunner, options: WebgpuPopcountGemmOptions) {
@@ -114,6 +123,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
     this.pairCounts = new ResidentPairCounts(runner);
+    this.finalizeScratch = new FinalizeScratchRing(runner);
   }
 
   /** The adapter this kernel set runs on and the limits it tiles from. */
@@ -121,9 +131,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.runner.capabilities;
   }
 
-  /** Bytes uploaded to and read back from the device so far (TransferStatistics of the runner). */
+  /** Bytes uploaded to and read back from the device so far, and the most read-backs pending at once (TransferStatistics). */
   get transfers(): TransferStatistics {
     return this.runner.transfers;
+  }
+
+  /** Cache keys of the programs compiled or compiling (tests check that prepareStart covers a run). */
+  get compiledPrograms(): readonly string[] {
+    return this.runner.compiledProgramKeys;
   }
 
   get device(): ComputeDevice {
@@ -131,40 +146,158 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return { description, gpuIndex: position?.index ?? null, gpuCount: position?.count ?? null };
   }
 
+  /**
+   * Starts compiling every program the requests of `preview` will use, and returns (cold drivers take seconds per
+   * program; the engine calls this before it loads its input). A compile error surfaces at the program's first use.
+   */
+  prepareStart(preview: RunPreview): void {
+    let programs: WgslProgram[];
+    try {
+      programs = this.previewPrograms(preview);
+    } catch {
+      // A kernel family this adapter cannot run: the first request chooses again and throws the same error.
+      return;
+    }
+    this.runner.compileStart(programs);
+  }
+
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
-    return this.enqueue(() => this.runNow(request));
+    return this.submitThenCollect(() => this.submitRun(request));
   }
 
   run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
-    return this.enqueue(() => {
+    return this.submitThenCollect(() => {
       if (this.closed) throw new Error(`${this.name}: run3() after close()`);
-      return runTally3(this.tally3Host(), request);
+      return submitTally3(this.tally3Host(), request);
+    });
+  }
+
+  /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */
+  finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
+    return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch));
+  }
+
+  /**
+   * 3-way finalize on the device (mgemm/tripleFinalize.ts): pair products built on the GPU, the GEMMs and the
+   * finalize of every slice of the request (tally3Webgpu.ts submitTally3Finalize).
+   */
+  finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+    return this.finalizeInTurns((scratch) => {
+      if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
+      return submitTally3Finalize(this.finalize3Host(scratch), request);
     });
   }
 
   /** Kernel-only timing of a 3-way request (as timeKernels): the seconds of each repetition of all its dispatches. */
   timeKernels3(request: PopcountGemm3Request, repetitions: number): Promise<{ seconds: number[]; family: KernelFamily }> {
-    return this.enqueue(() => timeTally3Kernels(this.tally3Host(), request, repetitions));
+    return this.tracked(() => this.inTurn(() => timeTally3Kernels(this.tally3Host(), request, repetitions)));
   }
 
-  /** Requests run one after another; scratch buffers replaced during one are freed after it. */
-  private enqueue<R>(work: () => Promise<R>): Promise<R> {
-    const result = this.queue.then(work).finally(() => {
-      for (const b of this.retiredScratch.splice(0)) b.destroy();
-    });
-    this.queue = result.catch(() => undefined);
+  /**
+   * Kernel-only timing: runs the request's dispatches `repetitions` times (one submit each, no read-back)
+   * and returns the seconds of each repetition and the kernel family. Operands are uploaded before the first.
+   */
+  timeKernels(request: PopcountGemmRequest, repetitions: number): Promise<{ seconds: number[]; family: KernelFamily }> {
+    return this.tracked(() => this.inTurn(async () => {
+      checkPopcountGemmRequest(request);
+      const plan = await this.plan(request);
+      if (plan === null) return { seconds: [], family: 'bitwise' };
+      const output = this.outputFor(plan, request.termGroups.length);
+      const dispatches = plan.blocks.flatMap((block) => plan.dispatchesOf(block, output));
+      await this.runner.runDispatches(dispatches);
+      const seconds: number[] = [];
+      for (let rep = 0; rep < repetitions; rep++) {
+        const start = performance.now();
+        await this.runner.runDispatches(dispatches);
+        seconds.push((performance.now() - start) / 1000);
+      }
+      return { seconds, family: plan.family };
+    }));
+  }
+
+  /**
+   * Upload timing: seconds to put `words` into a new storage buffer and have the GPU hold it, by one of the
+   * runner's ways in (`mapped`: mapped at creation; `staged`: a ring of staging buffers, what resident operands
+   * use; `writes`: queue.writeBuffer pieces). The buffer is freed after.
+   */
+  timeUpload(words: Uint32Array, how: 'mapped' | 'staged' | 'writes'): Promise<number> {
+    return this.tracked(() => this.inTurn(async () => {
+      const start = performance.now();
+      const buffer = how === 'mapped' ? this.runner.createStorageBufferFrom(words, { readBack: false })
+        : how === 'staged' ? await this.runner.createStorageBufferStaged(words, { readBack: false })
+          : this.runner.createStorageBufferByWrites(words, { readBack: false });
+      await this.runner.idle();
+      const seconds = (performance.now() - start) / 1000;
+      buffer.destroy();
+      return seconds;
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.requestsInFlight]);
+    this.resident.clear();
+    this.pairCounts.clear();
+    this.finalizeScratch.destroy();
+    for (const b of this.scratch.values()) b.destroy();
+    for (const b of this.vectorWordBuffers) b.destroy();
+    this.runner.destroy();
+  }
+
+  /**
+   * Requests encode and submit one at a time, in the order they come: they share programs, resident operands
+   * and scratch buffers, which a request's encoding may grow or evict. Collecting results happens outside the
+   * turn, so the next request's kernels are queued on the GPU while the last one's results come back.
+   */
+  private inTurn<R>(work: () => Promise<R>): Promise<R> {
+    const result = this.turn.then(work);
+    this.turn = result.catch(() => undefined);
     return result;
   }
 
-  /** What 3-way device finalize uses of this kernel set. */
-  private finalize3Host(): Finalize3Host {
+  /** A request until its result is complete (close() waits for it). */
+  private tracked<R>(work: () => Promise<R>): Promise<R> {
+    const result = work();
+    this.requestsInFlight.add(result);
+    const forget = (): void => {
+      this.requestsInFlight.delete(result);
+    };
+    result.then(forget, forget);
+    return result;
+  }
+
+  /** Submits in the request's turn, collects after it. */
+  private submitThenCollect<R>(submit: () => Promise<Pending<R>>): Promise<R> {
+    return this.tracked(async () => (await this.inTurn(submit)).collect());
+  }
+
+  /**
+   * A finalize request: takes a scratch set (waiting for the request that held it before to complete), submits in
+   * its turn and collects after it; records that overflowed their room make it submit again in a later turn.
+   */
+  private finalizeInTurns(submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>): Promise<PairFinalizeResult> {
+    return this.tracked(async () => {
+      const lease = await this.finalizeScratch.acquire();
+      try {
+        for (;;) {
+          const pending = await this.inTurn(() => submit(lease.scratch));
+          const result = await pending.collect();
+          if (result !== null) return result;
+        }
+      } finally {
+        lease.release();
+      }
+    });
+  }
+
+  /** What 3-way device finalize uses of this kernel set, with the request's finalize scratch set. */
+  private finalize3Host(finalizeScratch: FinalizeScratch): Finalize3Host {
     return {
       ...this.tally3Host(),
       finalize3Program: (sparse) => this.finalize3Program(sparse),
       pairCountsBuffer: (data) => this.pairCounts.bufferOf(data),
-      recordCapacity: (wantsRecords) => this.recordCapacityFor(wantsRecords),
-      submitFinalize: (dispatches, buffers, numPartials, recordCapacity, wantsRecords) =>
-        this.submitFinalize(dispatches, buffers, numPartials, recordCapacity, wantsRecords),
+      finalizeScratch,
     };
   }
 
@@ -179,151 +312,50 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   }
 
   /**
-   * Kernel-only timing: runs the request's dispatches `repetitions` times (one submit each, no read-back)
-   * and returns the seconds of each repetition and the kernel family. Operands are uploaded before the first.
+   * One submit: per sub-block the GEMM's dispatches, then the finalize dispatch on the output it left; status,
+   * partials and records come back to `scratch` (finalizeScratch.ts).
    */
-  async timeKernels(request: PopcountGemmRequest, repetitions: number): Promise<{ seconds: number[]; family: KernelFamily }> {
-    checkPopcountGemmRequest(request);
-    const plan = await this.plan(request);
-    if (plan === null) return { seconds: [], family: 'bitwise' };
-    const output = this.outputFor(plan, request.termGroups.length);
-    const dispatches = plan.blocks.flatMap((block) => plan.dispatchesOf(block, output));
-    await this.runner.runDispatches(dispatches);
-    const seconds: number[] = [];
-    for (let rep = 0; rep < repetitions; rep++) {
-      const start = performance.now();
-      await this.runner.runDispatches(dispatches);
-      seconds.push((performance.now() - start) / 1000);
-    }
-    return { seconds, family: plan.family };
-  }
-
-  /**
-   * Upload timing: seconds to put `words` into a new storage buffer and have the GPU hold it, by one of the
-   * runner's ways in (`mapped`: mapped at creation, the default; `staged`: a ring of staging buffers;
-   * `writes`: queue.writeBuffer pieces). The buffer is freed after.
-   */
-  timeUpload(words: Uint32Array, how: 'mapped' | 'staged' | 'writes'): Promise<number> {
-    return this.enqueue(async () => {
-      const start = performance.now();
-      const buffer = how === 'mapped' ? this.runner.createStorageBufferFrom(words, { readBack: false })
-        : how === 'staged' ? await this.runner.createStorageBufferStaged(words, { readBack: false })
-          : this.runner.createStorageBufferByWrites(words, { readBack: false });
-      await this.runner.idle();
-      const seconds = (performance.now() - start) / 1000;
-      buffer.destroy();
-      return seconds;
-    });
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.queue;
-    this.resident.clear();
-    this.pairCounts.clear();
-    for (const b of this.scratch.values()) b.destroy();
-    for (const b of this.vectorWordBuffers) b.destroy();
-    this.runner.destroy();
-  }
-
-  /** 2-way finalize on the device (mgemm/pairFinalize.ts); queued behind earlier requests like `run`. */
-  finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
-    return this.enqueue(() => this.finalizePairsNow(request));
-  }
-
-  /**
-   * One submit: per sub-block the GEMM's dispatches, then the finalize dispatch on the output it left; then the
-   * status and partials come back, and the records when there are any. Records that overflowed their buffer
-   * make the request run again with room for all of them.
-   */
-  private async finalizePairsNow(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
+  private async submitPairFinalize(request: PairFinalizeRequest, scratch: FinalizeScratch): Promise<Pending<PairFinalizeResult | null>> {
     if (this.closed) throw new Error(`${this.name}: finalizePairs() after close()`);
     checkPopcountGemmRequest(request.gemm);
     const plan = await this.plan(request.gemm);
-    if (plan === null) return { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
+    if (plan === null) return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } });
     const program = this.finalize2Program(request.formula.sparse);
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
-    const recordCapacity = this.recordCapacityFor(request.records);
+    const target = scratch.targetFor(numTiles, request.records);
     const output = this.outputFor(plan, request.gemm.termGroups.length);
     const buffers = {
       tallies: output,
       rowVectors: this.vectorWordsBuffer(request.rowVectors),
       colVectors: this.vectorWordsBuffer(request.colVectors),
-      partials: this.scratchBuffer('partials', numTiles * FINALIZE2_PARTIAL_WORDS * 4),
-      status: this.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
-      records: this.scratchBuffer('records', recordCapacity * 8),
+      ...target.buffers,
     };
     let partialFirst = 0;
     const dispatches = plan.blocks.flatMap((blk, k) => {
       const finalize = finalizeDispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, {
-        partialFirst, recordCapacity, maxWorkgroupsPerDimension: this.runner.capabilities.maxComputeWorkgroupsPerDimension,
+        partialFirst, recordCapacity: target.recordCapacity, maxWorkgroupsPerDimension: this.runner.capabilities.maxComputeWorkgroupsPerDimension,
       });
       partialFirst += tiles[k];
       return [...plan.dispatchesOf(blk, output), finalize];
     });
-    return await this.submitFinalize(dispatches, buffers, numTiles, recordCapacity, request.records) ?? this.finalizePairsNow(request);
+    return scratch.submit(dispatches, target);
   }
 
-  /**
-   * 3-way finalize on the device (mgemm/tripleFinalize.ts): pair products built on the GPU, the GEMMs and the
-   * finalize of every slice of the request (tally3Webgpu.ts finalizeTally3); queued behind earlier requests.
-   */
-  finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
-    return this.enqueue(() => {
-      if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
-      return finalizeTally3(this.finalize3Host(), request);
-    });
-  }
-
-  /** Records room of the next finalize submit: what the last overflow needed, within one binding. */
-  private recordCapacityFor(wantsRecords: boolean): number {
-    const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
-    return wantsRecords ? Math.min(this.recordCapacity, maxRecords) : 0;
-  }
-
-  /**
-   * The end 2-way and 3-way device finalize share: zeroes the status, submits `dispatches`, reads the status and
-   * the partials (2-way layout) back, then the records. Records that overflowed their buffer grow its capacity
-   * and give null: the caller runs its request again with room for all of them.
-   */
-  private async submitFinalize(
-    dispatches: readonly Dispatch[], buffers: { readonly partials: GPUBuffer; readonly status: GPUBuffer; readonly records: GPUBuffer },
-    numPartials: number, recordCapacity: number, wantsRecords: boolean,
-  ): Promise<PairFinalizeResult | null> {
-    this.runner.upload(buffers.status, new Uint32Array(FINALIZE2_STATUS_WORDS));
-    const [status, partials] = await this.runner.runAndReadBackMany(dispatches, [
-      { buffer: buffers.status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
-      { buffer: buffers.partials, numBytes: numPartials * FINALIZE2_PARTIAL_WORDS * 4 },
-    ]);
-    if (status[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
-    const numRecords = wantsRecords ? status[0] : 0;
-    if (numRecords > recordCapacity) {
-      const maxRecords = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / 8);
-      if (numRecords > maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
-      this.recordCapacity = numRecords;
-      return null;
-    }
-    const [recordWords] = numRecords === 0 ? [new Uint32Array(0)]
-      : await this.runner.runAndReadBackMany([], [{ buffer: buffers.records, numBytes: numRecords * 8 }]);
-    return { kind: 'done', ...sumPartials(partials, numPartials), records: sortedRecords(recordWords, numRecords) };
-  }
-
-  private async runNow(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
+  /** A 2-way request's sub-blocks, one submit and read-back each (runner.submitEachWithReadBack), scattered into its outputs. */
+  private async submitRun(request: PopcountGemmRequest): Promise<Pending<PopcountGemmResult>> {
     if (this.closed) throw new Error(`${this.name}: run() after close()`);
     checkPopcountGemmRequest(request);
     const outputs = request.termGroups.map(() => new Uint32Array(request.aCount * request.bCount));
     const plan = await this.plan(request);
-    if (plan === null) return outputs;
+    if (plan === null) return settled(outputs);
     const output = this.outputFor(plan, outputs.length);
-    for (const block of plan.blocks) {
-      const shape = plan.shapeOf(block);
-      const words = await this.runner.runAndReadBack(plan.dispatchesOf(block, output), output, shape.groupWords * outputs.length * 4);
-      scatter(words, block, request, outputs, shape);
-    }
-    return outputs;
+    const pending = await this.runner.submitEachWithReadBack(plan.blocks, (block) => ({
+      dispatches: plan.dispatchesOf(block, output),
+      reads: [{ buffer: output, numBytes: plan.shapeOf(block).groupWords * outputs.length * 4 }],
+    }), (block, [words]) => scatter(words, block, request, outputs, plan.shapeOf(block)));
+    return { collect: async () => { await pending.collect(); return outputs; } };
   }
 
   /** The output scratch buffer, large enough for the plan's largest sub-block. */
@@ -338,21 +370,56 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private async plan(request: PopcountGemmRequest, aChunks?: readonly PlaneChunk[]): Promise<RequestPlan | null> {
     const { termGroups } = request;
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
+    const { family, expandRows } = this.familyFor(termGroups, request.a.wordsPerPlane);
+    await Promise.all(this.gemmPrograms(family, termGroups, request.a.numPlanes, request.b.numPlanes).map((p) => this.runner.pipelineFor(p)));
+    return family === 'bitwise' ? this.planBitwise(request, aChunks) : this.planU8(request, family, expandRows, aChunks);
+  }
+
+  /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words, and a u8 sub-block's most rows. */
+  private familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number): { readonly family: KernelFamily; readonly expandRows: number } {
     let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
-    const kBytes = request.a.wordsPerPlane * 32;
+    const kBytes = wordsPerPlane * 32;
     const expandRows = Math.floor(Math.min(EXPANDED_BYTES, this.maxBindingBytes) / kBytes / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
     // The u8 kernels work on rows padded to 128 and columns padded to 256: when 256 expanded rows or one
     // padded tile of every group's output do not fit a binding, the bitwise kernel (no expansion, no
     // padding) takes the request.
     const tileOutBytes = termGroups.length * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE * 4;
     if (family !== 'bitwise' && (expandRows < U8_GEMM_COL_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH))) family = 'bitwise';
-    return family === 'bitwise' ? this.planBitwise(request, aChunks) : this.planU8(request, family, expandRows, aChunks);
+    return { family, expandRows };
+  }
+
+  /** The programs of a 2-way plan of `family` (the plan waits for them; prepareStart compiles them ahead). */
+  private gemmPrograms(family: KernelFamily, termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number): WgslProgram[] {
+    if (family === 'bitwise') return [this.tally2Program(termGroups, numPlanesA, numPlanesB)];
+    return [this.u8GemmProgram(family), ...termGroups.flatMap((g) => {
+      const f = factorGroup(g);
+      if (f === null) throw new Error('u8 kernels need factored term groups');
+      return [this.expandProgram(numPlanesA, f.aPlanes), this.expandProgram(numPlanesB, f.bPlanes)];
+    })];
+  }
+
+  /** Every program the requests of `preview` use (the plans of its 2-way and 3-way requests, its finalize). */
+  private previewPrograms(preview: RunPreview): WgslProgram[] {
+    const { numPlanes, wordsPerPlane, pairTermGroups, triples, deviceFinalize } = preview;
+    const programs: WgslProgram[] = [];
+    const addGemm = (termGroups: readonly TermGroup[], numPlanesA: number): void => {
+      if (termGroups.every((g) => g.length === 0)) return;
+      programs.push(...this.gemmPrograms(this.familyFor(termGroups, wordsPerPlane).family, termGroups, numPlanesA, numPlanes));
+    };
+    if (deviceFinalize !== null) {
+      programs.push(triples === null ? this.finalize2Program(deviceFinalize.sparse) : this.finalize3Program(deviceFinalize.sparse));
+    }
+    if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
+    if (triples !== null) {
+      programs.push(this.pairProductProgram(numPlanes, numPlanes, triples.planePairs));
+      addGemm(triples.termGroups, triples.planePairs.length);
+    }
+    return programs;
   }
 
   private async planBitwise(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[] | undefined): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
-    const program = this.tally2Program(termGroups, a, b);
-    await this.runner.pipelineFor(program);
+    const program = this.tally2Program(termGroups, a.numPlanes, b.numPlanes);
     const numGroups = termGroups.length;
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = this.subBlocks(request, aChunks, {
@@ -386,16 +453,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const { termGroups, a, b } = request;
     const numGroups = termGroups.length;
     const gemm = this.u8GemmProgram(family);
-    await this.runner.pipelineFor(gemm);
     const factors = termGroups.map((g) => {
       const f = factorGroup(g);
       if (f === null) throw new Error('u8 kernels need factored term groups');
       return { f, expandA: this.expandProgram(a.numPlanes, f.aPlanes), expandB: this.expandProgram(b.numPlanes, f.bPlanes) };
     });
-    for (const { expandA, expandB } of factors) {
-      await this.runner.pipelineFor(expandA);
-      await this.runner.pipelineFor(expandB);
-    }
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = this.subBlocks(request, aChunks, {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
@@ -488,10 +550,10 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return program;
   }
 
-  private tally2Program(termGroups: readonly TermGroup[], a: PlaneMatrix, b: PlaneMatrix): Tally2Program {
-    return this.cachedProgram(`tally2/${a.numPlanes}/${b.numPlanes}/${JSON.stringify(termGroups)}`, () => {
-      const geometry = chooseTally2Geometry(termGroups.length, a.numPlanes, b.numPlanes, this.runner.capabilities);
-      return createTally2Program({ termGroups, numPlanesA: a.numPlanes, numPlanesB: b.numPlanes, geometry });
+  private tally2Program(termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number): Tally2Program {
+    return this.cachedProgram(`tally2/${numPlanesA}/${numPlanesB}/${JSON.stringify(termGroups)}`, () => {
+      const geometry = chooseTally2Geometry(termGroups.length, numPlanesA, numPlanesB, this.runner.capabilities);
+      return createTally2Program({ termGroups, numPlanesA, numPlanesB, geometry });
     });
   }
 
@@ -528,11 +590,12 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.cachedProgram(key, () => createPairProductProgram(numPlanesX, numPlanesY, pairs));
   }
 
-  /** A named scratch buffer of at least `numBytes`, grown (and replaced) when too small. */
+  /** A named shared scratch buffer of at least `numBytes`, grown (and replaced) when too small. */
   private scratchBuffer(name: string, numBytes: number): GPUBuffer {
     const existing = this.scratch.get(name);
     if (existing !== undefined && existing.size >= numBytes) return existing;
-    if (existing !== undefined) this.retiredScratch.push(existing);
+    // Submitted work may still use it; work submitted from now on uses the new one.
+    if (existing !== undefined) this.runner.destroyWhenIdle(existing);
     const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
     this.scratch.set(name, buffer);
     return buffer;

@@ -64,7 +64,8 @@ export class ResidentPlanes {
     for (const [matrix, entry] of this.entries) {
       if (this.residentBytes + numBytes <= this.budgetBytes && this.entries.size < MAX_RESIDENT_MATRICES) return;
       if (pinned.includes(matrix)) continue;
-      for (const chunk of entry.chunks) chunk.buffer.destroy();
+      // Requests submitted earlier may still read it (pinned matrices are the ones this request uses).
+      for (const chunk of entry.chunks) this.runner.destroyWhenIdle(chunk.buffer);
       this.entries.delete(matrix);
       this.residentBytes -= entry.numBytes;
     }

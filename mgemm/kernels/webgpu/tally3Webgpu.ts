@@ -2,22 +2,22 @@
 // GPU from the resident x and y planes (pairProductProgram), then multiplied against the resident z planes
 // by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Many slices share one submit and one
 // read-back: each sub-block writes its own aligned range of one output buffer. No per-j upload.
-// finalizeTally3 runs the same submits with a finalize dispatch after each sub-block (tripleFinalizeWebgpu.ts):
-// the tallies stay on the GPU and only checksum partials, counts and records come back.
+// submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch after each sub-block
+// (tripleFinalizeWebgpu.ts): the tallies stay on the GPU and only checksum partials, counts and records come back.
+// Both return once submitted; the kernel set collects the results after the request's turn.
 
 import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest } from '../../contract.js';
 import type { PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemm3Request } from '../../requestChecks.js';
-import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleFinalizeResult } from '../../tripleFinalize.js';
-import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
+import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest } from '../../tripleFinalize.js';
 import type { Finalize3Program } from './finalize3Program.js';
 import type { KernelFamily } from './kernelChoice.js';
-import { sortedRecords } from './pairFinalizeWebgpu.js';
+import type { FinalizeScratch } from './finalizeScratch.js';
 import { PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
 import { scatter, type BlockShape, type RequestPlan, type SubBlock } from './requestPlan.js';
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
 import { finalize3Dispatch, finalize3Workgroups, sliceWordCount, writeSliceWords } from './tripleFinalizeWebgpu.js';
-import type { BufferRange, Dispatch, WebgpuRunner } from './webgpuRunner.js';
+import { settled, type BufferRange, type Dispatch, type Pending, type WebgpuRunner } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** What the 3-way driver uses of the kernel set (PopcountGemmWebgpu). */
@@ -29,26 +29,18 @@ export interface Tally3Host {
   readonly maxReadBackBytes: number;
   /** The 2-way plan of `request` whose A rows are `aChunks` (request.a carries only their shape). */
   plan(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[]): Promise<RequestPlan | null>;
-  /** A named scratch buffer of at least numBytes (replaced ones stay valid until the request ends). */
+  /** A named scratch buffer of at least numBytes, shared by all requests (a replaced one lives until submitted work is done). */
   scratchBuffer(name: string, numBytes: number): GPUBuffer;
   pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram;
 }
 
-/** What device finalize (finalizeTally3) uses besides: its program, resident T[cmc], and the shared submit step. */
+/** What device finalize (submitTally3Finalize) uses besides: its program, resident T[cmc], and the request's finalize set. */
 export interface Finalize3Host extends Tally3Host {
   finalize3Program(sparse: boolean): Finalize3Program;
   /** The device copy of a dense T[cmc] block-pair matrix (kept across requests). */
   pairCountsBuffer(data: Uint32Array): GPUBuffer;
-  /** Records room of the next submit (0 without records). */
-  recordCapacity(wantsRecords: boolean): number;
-  /**
-   * Zeroes the status, submits, reads status, partials and records back (2-way and 3-way share it); null when
-   * the records overflowed: the room has grown, run the submit again.
-   */
-  submitFinalize(
-    dispatches: readonly Dispatch[], buffers: { readonly partials: GPUBuffer; readonly status: GPUBuffer; readonly records: GPUBuffer },
-    numPartials: number, recordCapacity: number, wantsRecords: boolean,
-  ): Promise<PairFinalizeResult | null>;
+  /** Status, partials and records of this request, and the submit and read-back 2-way and 3-way share. */
+  readonly finalizeScratch: FinalizeScratch;
 }
 
 /** One sub-block's result in a submit's output: which slice, where, its shape, and the step that computes it. */
@@ -154,22 +146,25 @@ function chunkOfRow(chunks: readonly PlaneChunk[], row: number): PlaneChunk {
   return chunk;
 }
 
-/** Runs a 3-way request: its submits one after another, each read back once and scattered per slice. */
-export async function runTally3(host: Tally3Host, request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
+/**
+ * Submits a 3-way request: its submits one after another (runner.submitEachWithReadBack), each read back once and
+ * scattered per slice; the last one's words come with the returned collect().
+ */
+export async function submitTally3(host: Tally3Host, request: PopcountGemm3Request): Promise<Pending<PopcountGemm3Result>> {
   checkPopcountGemm3Request(request);
   const outputs = request.slices.map((s) => request.termGroups.map(() => new Uint32Array(s.xCount * s.zCount)));
   const { submits } = await planSubmits(host, request);
-  for (const submit of submits) {
+  const pending = await host.runner.submitEachWithReadBack(submits, (submit) => {
     const output = host.scratchBuffer('output', submit.numBytes);
-    const dispatches = submit.steps.flatMap((step) => step(output));
-    const words = await host.runner.runAndReadBack(dispatches, output, submit.numBytes);
+    return { dispatches: submit.steps.flatMap((step) => step(output)), reads: [{ buffer: output, numBytes: submit.numBytes }] };
+  }, (submit, [words]) => {
     for (const piece of submit.pieces) {
       const slice = request.slices[piece.sliceIdx];
       const pieceWords = words.subarray(piece.byteOffset / 4, piece.byteOffset / 4 + piece.shape.groupWords * request.termGroups.length);
       scatter(pieceWords, piece.block, { aFirst: 0, bFirst: slice.zFirst, bCount: slice.zCount }, outputs[piece.sliceIdx], piece.shape);
     }
-  }
-  return outputs;
+  });
+  return { collect: async () => { await pending.collect(); return outputs; } };
 }
 
 /**
@@ -194,12 +189,17 @@ export async function timeTally3Kernels(
   return { seconds, family };
 }
 
+/** The result of a request with nothing to finalize. */
+const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
+
 /**
- * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the submits of runTally3, each sub-block's GEMM
- * followed by its finalize dispatch on the output range it left, with the slice's words uploaded per submit. Only
- * status, partials and records come back; the partial sums and records of all submits are combined.
+ * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the dispatches of submitTally3's submits, each
+ * sub-block's GEMM followed by its finalize dispatch on the output range it left, all in one submit — no tallies
+ * come back, so the submits' outputs take turns in one buffer (a submit's dispatches run in order). Every slice's
+ * words are uploaded first, into one buffer. Status, partials and records of the whole request come back together
+ * (finalizeScratch.ts); the collected result is null when its records overflowed their room: submit again.
  */
-export async function finalizeTally3(host: Finalize3Host, request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+export async function submitTally3Finalize(host: Finalize3Host, request: TripleFinalizeRequest): Promise<Pending<PairFinalizeResult | null>> {
   const { gemm } = request;
   checkPopcountGemm3Request(gemm);
   const vw = TRIPLE_VECTOR_WORDS;
@@ -214,88 +214,62 @@ export async function finalizeTally3(host: Finalize3Host, request: TripleFinaliz
     keyFirsts.push(numTriples * 8);
     numTriples += slice.xCount * slice.zCount;
   }
-  if (request.records && !tripleRecordKeysFit(numTriples)) return { kind: 'needsHost', reason: 'record keys exceed 32 bits' };
+  if (request.records && !tripleRecordKeysFit(numTriples)) return settled({ kind: 'needsHost', reason: 'record keys exceed 32 bits' });
   const xz = request.pairCounts?.xz;
   if (xz !== undefined && xz.data.byteLength > host.runner.capabilities.maxStorageBufferBindingSize) {
-    return { kind: 'needsHost', reason: 'pair counts exceed one binding' };
+    return settled({ kind: 'needsHost', reason: 'pair counts exceed one binding' });
   }
   const program = host.finalize3Program(request.formula.sparse);
   await host.runner.pipelineFor(program);
   const pairIK = xz === undefined ? null : host.pairCountsBuffer(xz.data);
   const { submits } = await planSubmits(host, gemm);
-  let checksumSum = 0n;
-  let entries = 0;
-  let zeros = 0;
-  const recordParts: Uint32Array[] = [];
-  for (const submit of submits) {
-    let result: PairFinalizeResult | null = null;
-    while (result === null) result = await finalizeSubmit(host, request, submit, program, pairIK, keyFirsts);
-    if (result.kind === 'needsHost') return result;
-    checksumSum += result.checksumSum;
-    entries += result.entries;
-    zeros += result.zeros;
-    if (result.records.count > 0) recordParts.push(result.records.words);
-  }
-  return { kind: 'done', checksumSum, entries, zeros, records: mergedRecords(recordParts) };
+  const pieces = submits.flatMap((submit) => submit.pieces);
+  if (pieces.length === 0) return settled(NOTHING_FINALIZED);
+  const sliceWords = uploadSliceWords(host, request, pieces);
+  const output = host.scratchBuffer('output', Math.max(...submits.map((submit) => submit.numBytes)));
+  const numGroups = gemm.termGroups.length;
+  const target = host.finalizeScratch.targetFor(pieces.reduce((sum, piece) => sum + finalize3Workgroups(piece.block), 0), request.records);
+  let partialFirst = 0;
+  const dispatches = submits.flatMap((submit) => {
+    const finalizeAfter = new Map<number, Dispatch[]>();
+    for (const piece of submit.pieces) {
+      const tallies: BufferRange = { buffer: output, offset: piece.byteOffset, size: piece.shape.groupWords * numGroups * 4 };
+      const dispatch = finalize3Dispatch(program, request, gemm.slices[piece.sliceIdx], { ...piece.block, ...piece.shape }, {
+        tallies, sliceWords: sliceWords.rangeOf(piece.sliceIdx), pairIK, ...target.buffers,
+      }, { partialFirst, recordCapacity: target.recordCapacity, keyFirst: keyFirsts[piece.sliceIdx] });
+      partialFirst += finalize3Workgroups(piece.block);
+      const list = finalizeAfter.get(piece.stepIdx) ?? [];
+      list.push(dispatch);
+      finalizeAfter.set(piece.stepIdx, list);
+    }
+    return submit.steps.flatMap((step, stepIdx) => [...step(output), ...(finalizeAfter.get(stepIdx) ?? [])]);
+  });
+  return host.finalizeScratch.submit(dispatches, target);
 }
 
-/** One submit of finalizeTally3: products, GEMMs and finalize dispatches; null when its records must be redone. */
-async function finalizeSubmit(
-  host: Finalize3Host, request: TripleFinalizeRequest, submit: Submit, program: Finalize3Program, pairIK: GPUBuffer | null,
-  keyFirsts: readonly number[],
-): Promise<PairFinalizeResult | null> {
+/** The words of every slice the pieces belong to, each at an aligned offset of one shared buffer, uploaded. */
+function uploadSliceWords(host: Finalize3Host, request: TripleFinalizeRequest, pieces: readonly Piece[]): { rangeOf(sliceIdx: number): BufferRange } {
   const { gemm } = request;
-  const numGroups = gemm.termGroups.length;
   const align = host.runner.capabilities.minStorageBufferOffsetAlignment;
-  // The words of every slice of this submit, each at an aligned offset of one buffer.
-  const sliceRanges = new Map<number, { readonly offset: number; readonly size: number }>();
+  const ranges = new Map<number, { readonly offset: number; readonly size: number }>();
   let numBytes = 0;
-  for (const { sliceIdx } of submit.pieces) {
-    if (sliceRanges.has(sliceIdx)) continue;
+  for (const { sliceIdx } of pieces) {
+    if (ranges.has(sliceIdx)) continue;
     const offset = Math.ceil(numBytes / align) * align;
     const size = sliceWordCount(request, gemm.slices[sliceIdx]) * 4;
-    sliceRanges.set(sliceIdx, { offset, size });
+    ranges.set(sliceIdx, { offset, size });
     numBytes = offset + size;
   }
   const words = new Uint32Array(numBytes / 4);
-  for (const [sliceIdx, { offset, size }] of sliceRanges) writeSliceWords(request, gemm.slices[sliceIdx], words.subarray(offset / 4, (offset + size) / 4));
-  const sliceWords = host.scratchBuffer('sliceWords', words.byteLength);
-  host.runner.upload(sliceWords, words);
-  const output = host.scratchBuffer('output', submit.numBytes);
-  const numPartials = submit.pieces.reduce((sum, piece) => sum + finalize3Workgroups(piece.block), 0);
-  const recordCapacity = host.recordCapacity(request.records);
-  const buffers = {
-    partials: host.scratchBuffer('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
-    status: host.scratchBuffer('status', FINALIZE2_STATUS_WORDS * 4),
-    records: host.scratchBuffer('records', recordCapacity * 8),
+  for (const [sliceIdx, { offset, size }] of ranges) writeSliceWords(request, gemm.slices[sliceIdx], words.subarray(offset / 4, (offset + size) / 4));
+  // Shared between requests: the upload is queued after every earlier submit, which are all this buffer's readers.
+  const buffer = host.scratchBuffer('sliceWords', words.byteLength);
+  host.runner.upload(buffer, words);
+  return {
+    rangeOf: (sliceIdx) => {
+      const range = ranges.get(sliceIdx);
+      if (range === undefined) throw new Error('unreachable: slice words of a piece');
+      return { buffer, ...range };
+    },
   };
-  const finalizeAfter = new Map<number, Dispatch[]>();
-  let partialFirst = 0;
-  for (const piece of submit.pieces) {
-    const slice = gemm.slices[piece.sliceIdx];
-    const tallies: BufferRange = { buffer: output, offset: piece.byteOffset, size: piece.shape.groupWords * numGroups * 4 };
-    const range = sliceRanges.get(piece.sliceIdx);
-    if (range === undefined) throw new Error('unreachable: slice words of a piece');
-    const dispatch = finalize3Dispatch(program, request, slice, { ...piece.block, ...piece.shape }, {
-      tallies, sliceWords: { buffer: sliceWords, ...range }, pairIK, ...buffers,
-    }, { partialFirst, recordCapacity, keyFirst: keyFirsts[piece.sliceIdx] });
-    partialFirst += finalize3Workgroups(piece.block);
-    const list = finalizeAfter.get(piece.stepIdx) ?? [];
-    list.push(dispatch);
-    finalizeAfter.set(piece.stepIdx, list);
-  }
-  const dispatches = submit.steps.flatMap((step, stepIdx) => [...step(output), ...(finalizeAfter.get(stepIdx) ?? [])]);
-  return host.submitFinalize(dispatches, buffers, numPartials, recordCapacity, request.records);
-}
-
-/** Records of several submits (each sorted) as one key-sorted list: sub-blocks of one slice may span submits. */
-function mergedRecords(parts: readonly Uint32Array[]): { count: number; words: Uint32Array } {
-  if (parts.length === 1) return { count: parts[0].length / 2, words: parts[0] };
-  const all = new Uint32Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return sortedRecords(all, all.length / 2);
 }

@@ -122,8 +122,8 @@ export class ResidentPairCounts {
     }
     for (const [oldest, buffer] of this.buffers) {
       if (this.buffers.size < MAX_RESIDENT_PAIR_COUNTS) break;
-      // Requests run one after another and each waits for its submit, so no queued work still reads it.
-      buffer.destroy();
+      // Requests submitted earlier may still read it; the request asking now does not.
+      this.runner.destroyWhenIdle(buffer);
       this.buffers.delete(oldest);
     }
     const buffer = this.runner.createStorageBuffer(Math.max(16, data.byteLength), { readBack: false });

@@ -1,5 +1,7 @@
 // The one owner of a WebGPU device: pipeline cache, buffer creation, uniform packing, submission and
-// read-back. Programs are plain data (wgslProgram.ts); nothing else touches the device.
+// read-back. Programs are plain data (wgslProgram.ts); nothing else touches the device. Submitting and
+// collecting a read-back are separate steps, so that callers can queue the next work before the last
+// results have come back.
 
 import { BUFFER_USAGE, MAP_MODE_READ, MAP_MODE_WRITE } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
@@ -30,10 +32,24 @@ export interface BufferRead {
   readonly numBytes: number;
 }
 
-/** Bytes moved between host and device since the runner opened (tests check what a path transfers). */
+/**
+ * Bytes moved between host and device since the runner opened, and the most submits whose read-back was
+ * pending at one time (tests check what a path transfers, and that successive requests overlap).
+ */
 export interface TransferStatistics {
   uploadedBytes: number;
   readBackBytes: number;
+  peakPendingReadBacks: number;
+}
+
+/** Work on its way: `collect()` (called once) waits for it and gives its result. */
+export interface Pending<R> {
+  collect(): Promise<R>;
+}
+
+/** A pending result that is already known (a request with nothing to submit). */
+export function settled<R>(result: R): Pending<R> {
+  return { collect: () => Promise.resolve(result) };
 }
 
 /** Bytes of each staging buffer of the upload ring. */
@@ -45,10 +61,12 @@ const UPLOAD_PIECE_WORDS = 16 << 20;
 export class WebgpuRunner {
   readonly device: GPUDevice;
   readonly capabilities: GpuCapabilities;
-  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  /** Compiles by cache key, started or done; a failed one stays (every use gets its error). */
+  private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
   private readonly errors: string[] = [];
   private lostReason: string | null = null;
-  private readonly transferred: TransferStatistics = { uploadedBytes: 0, readBackBytes: 0 };
+  private readonly transferred: TransferStatistics = { uploadedBytes: 0, readBackBytes: 0, peakPendingReadBacks: 0 };
+  private numPendingReadBacks = 0;
 
   constructor(opened: OpenedGpu) {
     this.device = opened.device;
@@ -57,21 +75,41 @@ export class WebgpuRunner {
     void this.device.lost.then((info) => { this.lostReason = info.message || info.reason; });
   }
 
-  /** The compiled pipeline of a program, built once per cache key; WGSL errors throw with their messages. */
-  async pipelineFor(program: WgslProgram): Promise<GPUComputePipeline> {
-    const cached = this.pipelines.get(program.cacheKey);
-    if (cached !== undefined) return cached;
+  /**
+   * The compiled pipeline of a program, built once per cache key (a use while it compiles waits for the same
+   * compile); WGSL errors reject with their messages.
+   */
+  pipelineFor(program: WgslProgram): Promise<GPUComputePipeline> {
+    let pipeline = this.pipelines.get(program.cacheKey);
+    if (pipeline === undefined) {
+      pipeline = this.compile(program);
+      this.pipelines.set(program.cacheKey, pipeline);
+    }
+    return pipeline;
+  }
+
+  /**
+   * Starts compiling `programs` and returns at once (cold GPU drivers take seconds per program). Errors are
+   * not lost: the first use of a program (pipelineFor) rejects with its compile's error.
+   */
+  compileStart(programs: readonly WgslProgram[]): void {
+    for (const program of programs) this.pipelineFor(program).catch(() => undefined);
+  }
+
+  /** Cache keys of the programs compiled or compiling. */
+  get compiledProgramKeys(): string[] {
+    return [...this.pipelines.keys()];
+  }
+
+  private compile(program: WgslProgram): Promise<GPUComputePipeline> {
     return traced(`compile ${program.cacheKey}`, async () => {
-      const code = emitShader(program);
-      const module = this.device.createShaderModule({ code });
+      const module = this.device.createShaderModule({ code: emitShader(program) });
       const info = await module.getCompilationInfo();
       const errors = info.messages.filter((m) => m.type === 'error');
       if (errors.length > 0) {
         throw new Error(`WGSL of ${program.cacheKey} does not compile: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
       }
-      const pipeline = await this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-      this.pipelines.set(program.cacheKey, pipeline);
-      return pipeline;
+      return this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
     });
   }
 
@@ -145,7 +183,16 @@ export class WebgpuRunner {
     this.throwIfFailed();
   }
 
-  /** Bytes uploaded and read back so far (a copy). */
+  /**
+   * Destroys `buffer` once the GPU has finished all work submitted so far: for buffers replaced or evicted while
+   * submitted work may still read them.
+   */
+  destroyWhenIdle(buffer: GPUBuffer): void {
+    const destroy = (): void => buffer.destroy();
+    this.device.queue.onSubmittedWorkDone().then(destroy, destroy);
+  }
+
+  /** Bytes uploaded and read back so far, and the most read-backs pending at once (a copy). */
   get transfers(): TransferStatistics {
     return { ...this.transferred };
   }
@@ -204,35 +251,97 @@ export class WebgpuRunner {
     return words;
   }
 
-  /** Runs dispatches (in order, one pass; none is fine), then copies the first bytes of each buffer back, in one submit. */
+  /** submitWithReadBack, then its collect. */
   async runAndReadBackMany(dispatches: readonly Dispatch[], reads: readonly BufferRead[]): Promise<Uint32Array[]> {
+    return (await this.submitWithReadBack(dispatches, reads)).collect();
+  }
+
+  /**
+   * Encodes dispatches (in order, one pass; none is fine) and copies of the first bytes of each read, submits them
+   * as one, and returns without waiting for the GPU. `collect()` waits for the copies and gives the words of each
+   * read (plain ArrayBuffers the caller owns), then frees the submit's staging and uniform buffers and throws any
+   * device error. The buffers read may be written by later submits: the queue runs submits in order, so this
+   * submit's copies see its own dispatches' results.
+   */
+  async submitWithReadBack(dispatches: readonly Dispatch[], reads: readonly BufferRead[]): Promise<Pending<Uint32Array[]>> {
     const offsets: number[] = [];
     let totalBytes = 0;
     for (const read of reads) {
       offsets.push(totalBytes);
       totalBytes += alignTo4(read.numBytes);
     }
-    this.transferred.readBackBytes += totalBytes;
-    const staging = this.device.createBuffer({ size: Math.max(4, totalBytes), usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
+    const stagingBytes = Math.max(4, totalBytes);
     const encoder = this.device.createCommandEncoder();
     const uniformBuffers: GPUBuffer[] = [];
-    if (dispatches.length > 0) {
-      const pass = encoder.beginComputePass();
-      for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
-      pass.end();
+    const freeUniforms = (): void => {
+      for (const b of uniformBuffers) b.destroy();
+    };
+    try {
+      if (dispatches.length > 0) {
+        const pass = encoder.beginComputePass();
+        for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
+        pass.end();
+      }
+    } catch (e) {
+      freeUniforms();
+      throw e;
     }
+    const staging = this.device.createBuffer({ size: stagingBytes, usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
     reads.forEach((read, idx) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[idx], alignTo4(read.numBytes)));
     this.device.queue.submit([encoder.finish()]);
+    this.transferred.readBackBytes += totalBytes;
+    const mapped = staging.mapAsync(MAP_MODE_READ, 0, stagingBytes);
+    // collect() awaits the mapping; until then its failure must not count as unhandled.
+    mapped.catch(() => undefined);
+    this.numPendingReadBacks++;
+    this.transferred.peakPendingReadBacks = Math.max(this.transferred.peakPendingReadBacks, this.numPendingReadBacks);
+    let collected = false;
+    return {
+      collect: async () => {
+        if (collected) throw new Error('submitWithReadBack: collect() called twice');
+        collected = true;
+        try {
+          await mapped;
+          this.throwIfFailed();
+          const all = staging.getMappedRange(0, stagingBytes).slice(0);
+          return reads.map((read, idx) => new Uint32Array(all, offsets[idx], alignTo4(read.numBytes) / 4));
+        } finally {
+          this.numPendingReadBacks--;
+          if (staging.mapState === 'mapped') staging.unmap();
+          staging.destroy();
+          freeUniforms();
+        }
+      },
+    };
+  }
+
+  /**
+   * submitWithReadBack of each item in order (`describe` gives its dispatches and reads), handing each one's
+   * words to `use` in order: an item's read-back is collected once the next item is submitted (the GPU runs
+   * that one while the host takes the words), the last one's by the returned collect(). At most two items'
+   * staging is held at a time.
+   */
+  async submitEachWithReadBack<T>(
+    items: readonly T[],
+    describe: (item: T) => { readonly dispatches: readonly Dispatch[]; readonly reads: readonly BufferRead[] },
+    use: (item: T, words: Uint32Array[]) => void,
+  ): Promise<Pending<void>> {
+    let previous: { readonly item: T; readonly pending: Pending<Uint32Array[]> } | null = null;
     try {
-      await staging.mapAsync(MAP_MODE_READ, 0, Math.max(4, totalBytes));
-      this.throwIfFailed();
-      const all = staging.getMappedRange(0, Math.max(4, totalBytes)).slice(0);
-      return reads.map((read, idx) => new Uint32Array(all, offsets[idx], alignTo4(read.numBytes) / 4));
-    } finally {
-      if (staging.mapState === 'mapped') staging.unmap();
-      staging.destroy();
-      for (const b of uniformBuffers) b.destroy();
+      for (const item of items) {
+        const { dispatches, reads } = describe(item);
+        const pending = await this.submitWithReadBack(dispatches, reads);
+        const earlier = previous;
+        previous = { item, pending };
+        if (earlier !== null) use(earlier.item, await earlier.pending.collect());
+      }
+    } catch (e) {
+      // Free what is still pending; the first error is the one to report.
+      await previous?.pending.collect().catch(() => undefined);
+      throw e;
     }
+    const last = previous;
+    return { collect: async () => { if (last !== null) use(last.item, await last.pending.collect()); } };
   }
 
   /** Throws the first validation / out-of-memory error or device loss seen since the last check. */

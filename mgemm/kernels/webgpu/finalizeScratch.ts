@@ -1,0 +1,164 @@
+// Device finalize's own buffers — status, checksum partials, records — and what 2-way and 3-way finalize share
+// at the end of a request: zero the status, submit, read status, partials and records back, combine them. The
+// sets form a ring, so that a request's results (its records read last) come back while the next request runs.
+
+import type { PairFinalizeResult } from '../../pairFinalize.js';
+import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
+import { sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
+import type { Dispatch, Pending, WebgpuRunner } from './webgpuRunner.js';
+
+/** Records room of the first finalize request; grown to what a request needed when it overflows. */
+const INITIAL_RECORD_CAPACITY = 1 << 16;
+
+/**
+ * Records read back together with the status and partials (512 KiB: a copy far shorter than a request's kernels).
+ * A request with no more needs no second read-back, which the queue would run only after the next request's
+ * kernels (queued meanwhile) — its result would wait for them.
+ */
+const RECORDS_WITH_STATUS = INITIAL_RECORD_CAPACITY;
+
+/**
+ * Scratch sets: one request uses a set from its first submit until its records are read back; two let the
+ * engine's next request (it runs one ahead) submit meanwhile. GPU memory: per set the status, partials
+ * (32 bytes per finalize workgroup, a few MiB for the largest panels) and records (8 bytes each, at most one
+ * storage binding; as many as the most a request needed, which the engine bounds to 2^24 per 2-way panel,
+ * 128 MiB, and 2^23 per 3-way batch, 64 MiB).
+ */
+const FINALIZE_SCRATCH_SETS = 2;
+
+/** The status, partials and records buffers a finalize dispatch writes. */
+export interface FinalizeOutputBuffers {
+  readonly partials: GPUBuffer;
+  readonly status: GPUBuffer;
+  readonly records: GPUBuffer;
+}
+
+/** Records room shared by all sets: what the last overflow needed, within one storage binding. */
+class RecordRoom {
+  private capacity = INITIAL_RECORD_CAPACITY;
+
+  constructor(readonly maxRecords: number) {}
+
+  /** Room of the next submit (0 without records). */
+  forRequest(wantsRecords: boolean): number {
+    return wantsRecords ? Math.min(this.capacity, this.maxRecords) : 0;
+  }
+
+  grow(numRecords: number): void {
+    this.capacity = Math.max(this.capacity, numRecords);
+  }
+}
+
+/** What one finalize submit writes: the set's buffers, its partials and its records room (0 without records). */
+export interface FinalizeTarget {
+  readonly buffers: FinalizeOutputBuffers;
+  readonly numPartials: number;
+  readonly wantsRecords: boolean;
+  readonly recordCapacity: number;
+}
+
+/** One set: the buffers of a finalize request in flight (held by it alone), and its submit and read-back. */
+export class FinalizeScratch {
+  private readonly buffers = new Map<keyof FinalizeOutputBuffers, GPUBuffer>();
+
+  constructor(private readonly runner: WebgpuRunner, private readonly room: RecordRoom) {}
+
+  /** Buffers for a submit with `numPartials` partials and the records room of the next request. */
+  targetFor(numPartials: number, wantsRecords: boolean): FinalizeTarget {
+    const recordCapacity = this.room.forRequest(wantsRecords);
+    const buffers = {
+      partials: this.buffer('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
+      status: this.buffer('status', FINALIZE2_STATUS_WORDS * 4),
+      records: this.buffer('records', recordCapacity * 8),
+    };
+    return { buffers, numPartials, wantsRecords, recordCapacity };
+  }
+
+  /**
+   * Zeroes the status and submits `dispatches` (which write `target`'s buffers) with the read-back of the status,
+   * the partials (2-way layout) and the first records. The result's collect() reads the remaining records when
+   * there are more; records that overflowed their buffer grow the room and give null: the caller submits its
+   * request again (with this set) with room for all of them.
+   */
+  async submit(dispatches: readonly Dispatch[], target: FinalizeTarget): Promise<Pending<PairFinalizeResult | null>> {
+    const { buffers: { status, partials, records }, numPartials, wantsRecords, recordCapacity } = target;
+    this.runner.upload(status, new Uint32Array(FINALIZE2_STATUS_WORDS));
+    const numStaged = Math.min(recordCapacity, RECORDS_WITH_STATUS);
+    const pending = await this.runner.submitWithReadBack(dispatches, [
+      { buffer: status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
+      { buffer: partials, numBytes: numPartials * FINALIZE2_PARTIAL_WORDS * 4 },
+      ...(numStaged > 0 ? [{ buffer: records, numBytes: numStaged * 8 }] : []),
+    ]);
+    return {
+      collect: async () => {
+        const [statusWords, partialWords, stagedWords] = await pending.collect();
+        if (statusWords[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
+        const numRecords = wantsRecords ? statusWords[0] : 0;
+        if (numRecords > recordCapacity) {
+          if (numRecords > this.room.maxRecords) return { kind: 'needsHost', reason: `${numRecords} records exceed one binding` };
+          this.room.grow(numRecords);
+          return null;
+        }
+        // More records than came with the status: all of them again (at most RECORDS_WITH_STATUS read twice).
+        const [recordWords] = numRecords <= numStaged ? [stagedWords ?? new Uint32Array(0)]
+          : await this.runner.runAndReadBackMany([], [{ buffer: records, numBytes: numRecords * 8 }]);
+        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: sortedRecords(recordWords, numRecords) };
+      },
+    };
+  }
+
+  /** A set's buffer of at least `numBytes`, grown (and replaced) when too small. */
+  private buffer(name: keyof FinalizeOutputBuffers, numBytes: number): GPUBuffer {
+    const existing = this.buffers.get(name);
+    if (existing !== undefined && existing.size >= numBytes) return existing;
+    if (existing !== undefined) this.runner.destroyWhenIdle(existing);
+    const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
+    this.buffers.set(name, buffer);
+    return buffer;
+  }
+
+  destroy(): void {
+    for (const b of this.buffers.values()) b.destroy();
+    this.buffers.clear();
+  }
+}
+
+/** A set held by one request: `release()` (once, when its result is complete) hands it to the next in turn. */
+export interface FinalizeScratchLease {
+  readonly scratch: FinalizeScratch;
+  release(): void;
+}
+
+/**
+ * FINALIZE_SCRATCH_SETS sets handed out in turn, in the order requests ask: a request gets the next set once that
+ * set's previous holder has released it. A request takes its set before it waits for its turn to submit, so a
+ * request that submits again (records overflow) never waits for one that waits for its set.
+ */
+export class FinalizeScratchRing {
+  private readonly sets: FinalizeScratch[];
+  /** Per set: settles when its latest holder releases it. */
+  private readonly released: Promise<void>[];
+  private nextIdx = 0;
+
+  constructor(runner: WebgpuRunner) {
+    const room = new RecordRoom(Math.floor(runner.capabilities.maxStorageBufferBindingSize / 8));
+    this.sets = Array.from({ length: FINALIZE_SCRATCH_SETS }, () => new FinalizeScratch(runner, room));
+    this.released = this.sets.map(() => Promise.resolve());
+  }
+
+  async acquire(): Promise<FinalizeScratchLease> {
+    const idx = this.nextIdx;
+    this.nextIdx = (idx + 1) % this.sets.length;
+    const previous = this.released[idx];
+    let release = (): void => undefined;
+    this.released[idx] = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    return { scratch: this.sets[idx], release };
+  }
+
+  destroy(): void {
+    for (const set of this.sets) set.destroy();
+  }
+}
