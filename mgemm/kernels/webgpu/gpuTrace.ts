@@ -15,15 +15,3 @@ export async function traced<R>(what: string, work: () => Promise<R>): Promise<R
     process.stderr.write(`[gpu-trace] +${((end - origin) / 1000).toFixed(3)} s ${what}: ${(end - start).toFixed(1)} ms\n`);
   }
 }
-
-/** Synchronous form of {@link traced}. */
-export function tracedSync<R>(what: string, work: () => R): R {
-  if (!enabled) return work();
-  const start = performance.now();
-  try {
-    return work();
-  } finally {
-    const end = performance.now();
-    process.stderr.write(`[gpu-trace] +${((end - origin) / 1000).toFixed(3)} s ${what}: ${(end - start).toFixed(1)} ms\n`);
-  }
-}

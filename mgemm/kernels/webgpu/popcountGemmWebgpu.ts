@@ -422,7 +422,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const program = this.tally2Program(termGroups, a.numPlanes, b.numPlanes);
     const numGroups = termGroups.length;
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
-    const blocks = this.subBlocks(request, aChunks, {
+    const blocks = await this.subBlocks(request, aChunks, {
       maxRows: maxGroups * program.tileRows, maxCols: maxGroups * program.tileCols, rowUnit: 1, colUnit: 1,
       outWords: (rows, cols) => numGroups * rows * cols,
     });
@@ -459,7 +459,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       return { f, expandA: this.expandProgram(a.numPlanes, f.aPlanes), expandB: this.expandProgram(b.numPlanes, f.bPlanes) };
     });
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
-    const blocks = this.subBlocks(request, aChunks, {
+    const blocks = await this.subBlocks(request, aChunks, {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
       rowUnit: U8_GEMM_ROW_TILE, colUnit: U8_GEMM_COL_TILE, outWords: (rows, cols) => numGroups * padRows(rows) * padCols(cols),
     });
@@ -501,15 +501,15 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * maxCols whose outputs fit one binding and the per-dispatch read-back bound. Sub-blocks wholly
    * below the diagonal of a strictUpper request are left out.
    */
-  private subBlocks(request: PopcountGemmRequest, givenAChunks: readonly PlaneChunk[] | undefined, limits: {
+  private async subBlocks(request: PopcountGemmRequest, givenAChunks: readonly PlaneChunk[] | undefined, limits: {
     readonly maxRows: number; readonly maxCols: number;
     /** Sub-block rows and columns are multiples of these (except the last). */
     readonly rowUnit: number; readonly colUnit: number;
     readonly outWords: (rows: number, cols: number) => number;
-  }): SubBlock[] {
+  }): Promise<SubBlock[]> {
     const pinned = [request.a, request.b];
-    const aChunks = givenAChunks ?? this.resident.chunksOf(request.a, pinned);
-    const bChunks = this.resident.chunksOf(request.b, pinned);
+    const aChunks = givenAChunks ?? await this.resident.chunksOf(request.a, pinned);
+    const bChunks = await this.resident.chunksOf(request.b, pinned);
     const maxOutWords = Math.floor(Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH) / 4);
     const { rowUnit, colUnit } = limits;
     const roundDown = (n: number, total: number, unit: number): number => (n >= total ? total : Math.max(unit, Math.floor(n / unit) * unit));

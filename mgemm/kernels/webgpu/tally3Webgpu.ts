@@ -72,9 +72,9 @@ async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Pro
   const { runner } = host;
   const caps = runner.capabilities;
   const pinned = [x, y, z];
-  const xChunks = host.resident.chunksOf(x, pinned);
-  const yChunks = host.resident.chunksOf(y, pinned);
-  host.resident.chunksOf(z, pinned);
+  const xChunks = await host.resident.chunksOf(x, pinned);
+  const yChunks = await host.resident.chunksOf(y, pinned);
+  await host.resident.chunksOf(z, pinned);
   const wordsPerPlane = x.wordsPerPlane;
   const productRowBytes = planePairs.length * wordsPerPlane * 4;
   const rowsPerProduct = Math.floor(host.maxBindingBytes / productRowBytes);

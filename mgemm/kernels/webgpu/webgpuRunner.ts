@@ -5,7 +5,7 @@
 
 import { BUFFER_USAGE, MAP_MODE_READ, MAP_MODE_WRITE } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
-import { traced, tracedSync } from './gpuTrace.js';
+import { traced } from './gpuTrace.js';
 import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
 
 /**
@@ -125,12 +125,9 @@ export class WebgpuRunner {
    */
   createStorageBufferFrom(words: Uint32Array, options: { readonly readBack: boolean }): GPUBuffer {
     const usage = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | (options.readBack ? BUFFER_USAGE.COPY_SRC : 0);
-    const buffer = tracedSync(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => {
-      const created = this.device.createBuffer({ size: Math.max(16, alignTo4(words.byteLength)), usage, mappedAtCreation: true });
-      new Uint32Array(created.getMappedRange()).set(words);
-      created.unmap();
-      return created;
-    });
+    const buffer = this.device.createBuffer({ size: Math.max(16, alignTo4(words.byteLength)), usage, mappedAtCreation: true });
+    new Uint32Array(buffer.getMappedRange()).set(words);
+    buffer.unmap();
     this.transferred.uploadedBytes += words.byteLength;
     return buffer;
   }
@@ -139,7 +136,11 @@ export class WebgpuRunner {
    * A storage buffer holding `words`, filled through a ring of two reusable MAP_WRITE staging buffers of
    * STAGING_BYTES: each piece is mapped, filled and copied on the GPU while the next one is filled.
    */
-  async createStorageBufferStaged(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
+  createStorageBufferStaged(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
+    return traced(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => this.fillThroughStaging(words, options));
+  }
+
+  private async fillThroughStaging(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
     const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
     this.transferred.uploadedBytes += words.byteLength;
     const pieceWords = STAGING_BYTES / 4;
