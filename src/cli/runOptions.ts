@@ -152,7 +152,7 @@ function decompositionOf(options: RunOptionText, numWay: NumWay): JobSpec['decom
     throw new UserError('--stages applies to --way 3 only (2-way runs are split with --phases)');
   }
   const [stageMin, stageMax] = sliceOf('stage', numStage, options.stageMin, options.stageMax);
-  return { numProcVector, numProcField, numProcRepl, numPhase, phaseMin, phaseMax, numStage, stageMin, stageMax };
+  return { numProcVector, numProcField, numProcRepl, numPhase, phaseMin, phaseMax, numStage, stageMin, stageMax, halfDiagonal: 'lower-rows' };
 }
 
 /** `[min, max]` of `--<name>-min/--<name>-max`: defaults 0 and count − 1, and 0 ≤ min ≤ max < count. */

@@ -14,7 +14,7 @@ describe('buildRunPlan', () => {
     expect(spec.source).toEqual({ kind: 'random' });
     expect(spec.decomposition).toEqual({
       numProcVector: 1, numProcField: 1, numProcRepl: 1,
-      numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
+      numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0, halfDiagonal: 'lower-rows',
     });
     expect(spec.threshold).toEqual({ kind: 'none' });
     expect(spec.outputStub).toBeNull();
@@ -33,7 +33,7 @@ describe('buildRunPlan', () => {
     expect(spec.source).toEqual({ kind: 'file', path: 'in.bin' });
     expect(spec.decomposition).toEqual({
       numProcVector: 3, numProcField: 2, numProcRepl: 2,
-      numPhase: 4, phaseMin: 1, phaseMax: 3, numStage: 5, stageMin: 0, stageMax: 3,
+      numPhase: 4, phaseMin: 1, phaseMax: 3, numStage: 5, stageMin: 0, stageMax: 3, halfDiagonal: 'lower-rows',
     });
     expect(spec.threshold).toEqual({ kind: 'single', value: 0.25 });
     expect(spec).toMatchObject({
