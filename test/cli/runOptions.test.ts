@@ -41,6 +41,17 @@ describe('buildRunPlan', () => {
     });
   });
 
+  it('takes SPEC §6\'s lower-rows half-diagonal plan by default, split when asked (2-way only)', () => {
+    expect(buildRunPlan({ npv: '2' }, 1).spec.decomposition.halfDiagonal).toBe('lower-rows');
+    expect(buildRunPlan({ npv: '2', halfDiagonal: 'split' }, 1).spec.decomposition.halfDiagonal).toBe('split');
+    expect(buildRunPlan({ npv: '3', halfDiagonal: 'lower-rows' }, 1).spec.decomposition.halfDiagonal).toBe('lower-rows');
+    // Odd npv has no half diagonal: split is accepted and changes nothing (the plan is the same).
+    expect(buildRunPlan({ npv: '3', halfDiagonal: 'split' }, 1).spec.decomposition.halfDiagonal).toBe('split');
+    expect(() => buildRunPlan({ way: '3', halfDiagonal: 'split' }, 1)).toThrow(/--half-diagonal applies to --way 2 only/);
+    expect(() => buildRunPlan({ way: '3', halfDiagonal: 'lower-rows' }, 1)).toThrow(/--half-diagonal applies to --way 2 only/);
+    expect(() => buildRunPlan({ halfDiagonal: 'columns' }, 1)).toThrow(/--half-diagonal must be one of lower-rows, split/);
+  });
+
   it('accepts the GPU backends webgpu and auto', () => {
     expect(buildRunPlan({ backend: 'webgpu' }, 1).spec.backend).toBe('webgpu');
     expect(buildRunPlan({ backend: 'auto' }, 1).spec.backend).toBe('auto');
