@@ -1,11 +1,14 @@
 // Checks a whole decomposition (grid, phases, stages) before any rank starts, with one-line UserErrors.
 import { UserError } from '../src/core/errors.js';
 import type { NumWay } from '../src/core/types.js';
-import { numBlockDiagonals } from './blockCirculantPlan.js';
+import { numBlockDiagonals, type HalfDiagonalPlan } from './blockCirculantPlan.js';
 import { requireInteger, validateGrid, type ProcessGrid } from './grid.js';
 import { numSlabUnits } from './slabPlan.js';
 
-/** The grid plus the slice of phases and stages one run computes (indices 0-based, max inclusive). */
+/**
+ * The grid plus the slice of phases and stages one run computes (indices 0-based, max inclusive), and the
+ * 2-way plan's choice for the d = npv/2 block diagonal.
+ */
 export interface Decomposition extends ProcessGrid {
   readonly numPhase: number;
   readonly phaseMin: number;
@@ -15,6 +18,8 @@ export interface Decomposition extends ProcessGrid {
   readonly stageMin: number;
   /** Inclusive. */
   readonly stageMax: number;
+  /** 2-way only: who computes the d = npv/2 block diagonal of an even npv (`lower-rows` is SPEC §6's plan). */
+  readonly halfDiagonal: HalfDiagonalPlan;
 }
 
 /** What a decomposition is checked against. */
@@ -52,6 +57,15 @@ export function validateDecomposition(problem: DecomposedProblem, decomposition:
     throw new UserError(`numStage must be 1 for 2-way (got ${numStage})`);
   }
   requireIndexRange('stage', stageMin, stageMax, numStage);
+
+  const { halfDiagonal } = decomposition;
+  if (halfDiagonal !== 'lower-rows' && halfDiagonal !== 'split') {
+    throw new UserError(`halfDiagonal must be lower-rows or split (got ${String(halfDiagonal)})`);
+  }
+  // The 3-way slab plan has no half diagonal: a `split` there would be silently meaningless.
+  if (numWay === 3 && halfDiagonal !== 'lower-rows') {
+    throw new UserError(`halfDiagonal ${halfDiagonal} applies to 2-way only (the 3-way slab plan has no half diagonal)`);
+  }
 }
 
 /** 0 ≤ min ≤ max < count, all integers. */

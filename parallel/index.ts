@@ -16,10 +16,14 @@ export {
 export { maxNumPhase, validateDecomposition, type DecomposedProblem, type Decomposition } from './decomposition.js';
 export {
   blockCirculantPlan,
+  HALF_DIAGONAL_PLANS,
+  halfDiagonalCut,
+  isHalfDiagonal,
   numBlockDiagonals,
   rowComputesDiagonal,
   type BlockCirculantPlanInput,
   type BlockCirculantStep,
+  type HalfDiagonalPlan,
 } from './blockCirculantPlan.js';
 export {
   numSlabUnits,

@@ -69,7 +69,7 @@ function job(c: BenchCase, path: string, numThreads: number): JobSpec {
   return {
     metricSpec: { metric: 'ccc', numWay: c.numWay, sparse: c.sparse, param: DEFAULT_PARAM, multiplier: defaultMultiplier('ccc') },
     numVector: c.numVector, numField: c.numField, source: { kind: 'file', path },
-    decomposition: { numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0 },
+    decomposition: { numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0, halfDiagonal: 'lower-rows' },
     threshold: { kind: 'none' }, outputStub: null, force: false, singlePrecisionOutput: false,
     backend: 'cpu', finalize: 'auto', numThreads, verify: false,
   };

@@ -201,7 +201,7 @@ function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVecto
   return {
     metricSpec: { metric, numWay: o.numWay, sparse: o.sparse, param: DEFAULT_PARAM, multiplier: defaultMultiplier(metric) },
     numVector: o.numVector, numField: o.numField, source: o.source ?? { kind: 'random' },
-    decomposition: { numProcVector: o.npv ?? 1, numProcField: o.npf ?? 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0 },
+    decomposition: { numProcVector: o.npv ?? 1, numProcField: o.npf ?? 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0, halfDiagonal: 'lower-rows' },
     threshold: singleThreshold(o.threshold ?? null), outputStub: null, force: false, singlePrecisionOutput: false,
     backend: o.backend, finalize: o.finalize ?? 'auto', numThreads: availableParallelism(), verify: false,
   };

@@ -2,7 +2,12 @@
 // printed as a table with parallel efficiency.
 //
 //   node dist/tools/scaling-mpi.js [--procs 1,2,4] [--backend cpu] [--weak-vectors 2048] [--strong-vectors 4096]
-//     [--fields 16384] [--threads N] [--repeats 1] [--series weak,strong] [--mpirun-args "..."] [--json]
+//     [--fields 16384] [--threads N] [--repeats 1] [--series weak,strong] [--half-diagonal lower-rows|split]
+//     [--mpirun-args "..."] [--json]
+//
+// --half-diagonal is passed to every run (`snptally run --half-diagonal`): `split` shares the d = npv/2 block
+// diagonal of an even npv between its two rows, which balances the ranks (SPEC §6's `lower-rows`, the default,
+// gives rank 0 of 2 three quarters of the pairs). The plan is named in the tables' titles and in --json.
 //
 // With --backend webgpu each rank takes the GPU of its node-local rank (one rank per GPU when procs ≤
 // GPUs); the table's `gpus` column lists the GPU index of each rank as the run reported it, and a
@@ -20,6 +25,7 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../parallel/index.js';
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
@@ -33,6 +39,7 @@ interface ScalingOptions {
   readonly repeats: number;
   readonly mpirunArgs: string[];
   readonly series: readonly RunPoint['series'][];
+  readonly halfDiagonal: HalfDiagonalPlan;
   readonly json: boolean;
 }
 
@@ -94,8 +101,16 @@ function parseOptions(argv: readonly string[]): ScalingOptions {
       if (name !== 'weak' && name !== 'strong') throw new Error(`--series must list weak and/or strong, got "${name}"`);
       return name;
     }),
+    halfDiagonal: halfDiagonalOf(value('--half-diagonal')),
     json: argv.includes('--json'),
   };
+}
+
+function halfDiagonalOf(text: string | undefined): HalfDiagonalPlan {
+  if (text === undefined) return 'lower-rows';
+  const plan = HALF_DIAGONAL_PLANS.find((choice) => choice === text);
+  if (plan === undefined) throw new Error(`--half-diagonal must be one of ${HALF_DIAGONAL_PLANS.join(', ')}, got "${text}"`);
+  return plan;
 }
 
 /** Flags every run needs here: root may run mpirun only when told; more ranks than cores need oversubscription. */
@@ -109,7 +124,7 @@ function defaultMpirunArgs(procs: number): string[] {
 function runOnce(options: ScalingOptions, procs: number, numVector: number): Omit<RunPoint, 'series' | 'efficiency' | 'computeEfficiency'> {
   const runArgs = [
     CLI_MAIN, 'run', '--vectors', String(numVector), '--fields', String(options.numField),
-    '--npv', String(procs), '--backend', options.backend, '--json',
+    '--npv', String(procs), '--backend', options.backend, '--half-diagonal', options.halfDiagonal, '--json',
     ...(options.threads === null ? [] : ['--threads', options.threads]),
   ];
   const start = performance.now();
@@ -183,9 +198,10 @@ function setEfficiencies(points: RunPoint[]): void {
 
 function main(): void {
   const options = parseOptions(process.argv.slice(2));
-  const what = `2-way CCC, backend ${options.backend}${options.threads === null ? '' : `, ${options.threads} threads per rank`}`;
+  const what = `2-way CCC, backend ${options.backend}, half-diagonal ${options.halfDiagonal}` +
+    (options.threads === null ? '' : `, ${options.threads} threads per rank`);
   const tables: string[] = [];
-  const result: Record<string, unknown> = { backend: options.backend };
+  const result: Record<string, unknown> = { backend: options.backend, halfDiagonal: options.halfDiagonal };
   if (options.series.includes('weak')) {
     const weak = options.procs.map((procs) => measure(options, 'weak', procs, weakVectorCount(options.weakVectors, procs)));
     // Rates relative to the first entry of the series (normally one process).

@@ -100,8 +100,9 @@ function topTable(content: ReportContent): string {
 function formatValue(key: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (key === 'decomposition' && typeof value === 'object') {
-    const d = value as Record<string, number>;
-    return `npv ${d.numProcVector} npf ${d.numProcField} npr ${d.numProcRepl}, phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase}`;
+    const d = value as Record<string, number | string | undefined>;
+    const split = d.halfDiagonal === undefined || d.halfDiagonal === 'lower-rows' ? '' : `, half-diagonal ${d.halfDiagonal}`;
+    return `npv ${d.numProcVector} npf ${d.numProcField} npr ${d.numProcRepl}, phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase}${split}`;
   }
   if (key === 'threshold' && typeof value === 'object') {
     const threshold = value as Record<string, unknown>;

@@ -1,7 +1,7 @@
 // `snptally run`: validate the options into a JobSpec, run it with a progress display, print the result.
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
-import { detectMpiLaunch, type MpiLaunch } from '../../parallel/index.js';
+import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../../parallel/index.js';
 import { UserError } from '../core/errors.js';
 import { writeJsonFileAtomically } from '../io/index.js';
 import { loadRunJob, type JobSpec, type RunResult } from './engineApi.js';
@@ -47,6 +47,13 @@ export function addRunCommand(program: Command): void {
     .option('--stages <n>', 'number of stages (3-way only)', '1')
     .option('--stage-min <n>', 'first stage to compute (0-based)')
     .option('--stage-max <n>', 'last stage to compute (default: stages − 1)')
+    .addOption(new Option('--half-diagonal <plan>',
+      '2-way, even npv: who computes the d = npv/2 block diagonal. lower-rows (SPEC §6): rows i < npv/2 ' +
+      'compute its blocks whole. split: each block is shared between its two rows, which balances the ranks\' ' +
+      'work; every pair is still computed exactly once and the checksum is unchanged, but which rank writes ' +
+      'which records differs from SPEC §6\'s literal plan. No effect for odd npv; not for --way 3 ' +
+      '(default: lower-rows)')
+      .choices([...HALF_DIAGONAL_PLANS]))
     .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
     .addOption(new Option('--finalize <where>', 'where ccc/duo values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
       .choices(['auto', 'host']).default('auto'))
@@ -163,7 +170,7 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     singlePrecision: flag('singlePrecision'),
     npv: text('npv'), npf: text('npf'), npr: text('npr'), ranks: text('ranks'),
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
-    stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'),
+    stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),
     backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
   };

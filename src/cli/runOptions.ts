@@ -1,6 +1,7 @@
 // Turns the text of `snptally run`'s options into a validated JobSpec (pure: no I/O, no engine).
 import { UserError } from '../core/errors.js';
 import { DEFAULT_PARAM, defaultMultiplier, type MetricKind, type NumWay, type ProblemSize } from '../core/types.js';
+import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../../parallel/index.js';
 import type { JobSpec } from './engineApi.js';
 import {
   parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger,
@@ -41,6 +42,7 @@ export interface RunOptionText {
   readonly stages?: string;
   readonly stageMin?: string;
   readonly stageMax?: string;
+  readonly halfDiagonal?: string;
   readonly backend?: string;
   readonly finalize?: string;
   readonly threads?: string;
@@ -152,7 +154,18 @@ function decompositionOf(options: RunOptionText, numWay: NumWay): JobSpec['decom
     throw new UserError('--stages applies to --way 3 only (2-way runs are split with --phases)');
   }
   const [stageMin, stageMax] = sliceOf('stage', numStage, options.stageMin, options.stageMax);
-  return { numProcVector, numProcField, numProcRepl, numPhase, phaseMin, phaseMax, numStage, stageMin, stageMax };
+  const halfDiagonal = halfDiagonalOf(options.halfDiagonal, numWay);
+  return { numProcVector, numProcField, numProcRepl, numPhase, phaseMin, phaseMax, numStage, stageMin, stageMax, halfDiagonal };
+}
+
+/** `--half-diagonal`: SPEC §6's `lower-rows` unless asked; a plan of the 2-way circulant, so refused for 3-way. */
+function halfDiagonalOf(text: string | undefined, numWay: NumWay): HalfDiagonalPlan {
+  if (text === undefined) return 'lower-rows';
+  const plan = parseChoice('--half-diagonal', text, HALF_DIAGONAL_PLANS);
+  if (numWay === 3) {
+    throw new UserError('--half-diagonal applies to --way 2 only (the 3-way slab plan has no half diagonal)');
+  }
+  return plan;
 }
 
 /** `[min, max]` of `--<name>-min/--<name>-max`: defaults 0 and count − 1, and 0 ≤ min ≤ max < count. */

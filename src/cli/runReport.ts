@@ -19,7 +19,9 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
       `threshold ${describeThreshold(threshold)}`,
     `backend ${result.backend} threads ${spec.numThreads} ranks ${result.numRanks} ` +
       `(npv ${d.numProcVector} npf ${d.numProcField} npr ${d.numProcRepl}) ` +
-      `phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase} stages ${d.stageMin}-${d.stageMax} of ${d.numStage}`,
+      `phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase} stages ${d.stageMin}-${d.stageMax} of ${d.numStage}` +
+      // Shown only when not SPEC §6's plan, so that default summaries keep their shape.
+      (d.halfDiagonal === 'lower-rows' ? '' : ` half-diagonal ${d.halfDiagonal}`),
   ];
   if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
   const devices = describeRankDevices(result.rankDevices);

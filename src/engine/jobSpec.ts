@@ -1,6 +1,7 @@
 // What one run computes (JobSpec) and what it reports (RunResult): the boundary between the CLI and the engine.
 import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec } from '../core/types.js';
+import type { HalfDiagonalPlan } from '../../parallel/index.js';
 
 /** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
 export type ProblemSource =
@@ -8,7 +9,7 @@ export type ProblemSource =
   | { readonly kind: 'analytic' }
   | { readonly kind: 'file'; readonly path: string };
 
-/** The process grid of SPEC §6 and the slice of phases/stages to compute. */
+/** The process grid of SPEC §6, the slice of phases/stages to compute, and the 2-way half-diagonal plan. */
 export interface DecompositionSpec {
   readonly numProcVector: number;
   readonly numProcField: number;
@@ -21,6 +22,12 @@ export interface DecompositionSpec {
   readonly stageMin: number;
   /** Inclusive. */
   readonly stageMax: number;
+  /**
+   * 2-way: who computes the d = npv/2 block diagonal of an even npv. `lower-rows` is SPEC §6's plan; `split`
+   * shares each of its blocks between its two rows (balanced work, same pairs and checksum, other records
+   * per rank). Must be `lower-rows` for 3-way.
+   */
+  readonly halfDiagonal: HalfDiagonalPlan;
 }
 
 /** Where a run finalizes: `auto` on the device when the kernel set and the run allow it, `host` always on the CPU. */

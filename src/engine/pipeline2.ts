@@ -2,7 +2,7 @@
 // against a column block, reduced over field slabs, then finalized by field rank 0 — or, where the kernel
 // set and the run allow it, finalized on the device where the tallies lie (deviceFinalize2.ts).
 import type { PopcountGemm } from '../../mgemm/index.js';
-import type { Communicator } from '../../parallel/index.js';
+import type { Communicator, IndexRange } from '../../parallel/index.js';
 import { DevicePairFinalizer } from './deviceFinalize2.js';
 import { finalizePairs, type PairBlock } from './finalize2.js';
 import { finalizeR2Pairs, termGroupsR2 } from './finalizeR2.js';
@@ -12,10 +12,16 @@ import type { MetricContext } from './metricContext.js';
 import { termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
 
-/** One block of the rank's block row: its column block and whether it is the diagonal block. */
+/**
+ * One block of the rank's block row, or the part of it the plan gives this rank: its column block, whether it
+ * is the diagonal block, and the local rows of the own block and local columns of the column block computed
+ * (real vectors only; a `split` half-diagonal block has a half range on one side, parallel/blockCirculantPlan.ts).
+ */
 export interface PairStep {
   readonly colBlock: number;
   readonly isDiagonalBlock: boolean;
+  readonly rowRange: IndexRange;
+  readonly colRange: IndexRange;
 }
 
 /** Bounds the tally memory of one GEMM call (rows are processed in panels of this many output bytes). */
@@ -40,9 +46,11 @@ export async function reduceOverFields(fieldComm: Communicator, tallies: Uint32A
 }
 
 /** Unique pairs of a step, for progress accounting. */
-export function pairsOfStep(rows: VectorBlock, cols: VectorBlock, step: PairStep): number {
-  const n = rows.numVectorReal;
-  return step.isDiagonalBlock ? (n * (n - 1)) / 2 : n * cols.numVectorReal;
+export function pairsOfStep(step: PairStep): number {
+  const numRows = Math.max(0, step.rowRange.end - step.rowRange.begin);
+  const numCols = Math.max(0, step.colRange.end - step.colRange.begin);
+  // The diagonal block's ranges are the whole block on both sides: its strict upper triangle.
+  return step.isDiagonalBlock ? (numRows * (numRows - 1)) / 2 : numRows * numCols;
 }
 
 /** One GEMM call of a step: a panel of the rank's rows against the step's columns. */
@@ -54,16 +62,24 @@ interface PairPanel {
 const DEVICE_PAIRS_PER_PANEL = 1 << 26;
 const DEVICE_PAIRS_PER_PANEL_WITH_RECORDS = 1 << 22;
 
+/** Local rows × local columns of a step or panel; `strictUpper` (the diagonal block): only pairs with row < col. */
+interface PairRegion {
+  readonly rowRange: IndexRange;
+  readonly colRange: IndexRange;
+  readonly strictUpper: boolean;
+}
+
 /**
- * Panels of rows [rowLo, rowHi) of `rows` against `cols`, about `pairsPerPanel` pairs each. On the diagonal
+ * Panels of `region` of `rows` × `cols`, about `pairsPerPanel` pairs each, cut along the rows. On the diagonal
  * block (`strictUpper`) only columns right of a panel's first row hold unique pairs.
  */
-function* rowPanels(rows: VectorBlock, cols: VectorBlock, strictUpper: boolean, rowLo: number, rowHi: number, pairsPerPanel: number): Generator<PairBlock> {
-  const rowsPerCall = Math.max(1, Math.floor(pairsPerPanel / Math.max(1, cols.numVectorReal)));
-  for (let rowFirst = rowLo; rowFirst < rowHi; rowFirst += rowsPerCall) {
-    const numRows = Math.min(rowsPerCall, rowHi - rowFirst);
-    const colFirst = strictUpper ? rowFirst : 0;
-    const numCols = cols.numVectorReal - colFirst;
+function* rowPanels(rows: VectorBlock, cols: VectorBlock, region: PairRegion, pairsPerPanel: number): Generator<PairBlock> {
+  const { rowRange, colRange, strictUpper } = region;
+  const rowsPerCall = Math.max(1, Math.floor(pairsPerPanel / Math.max(1, colRange.end - colRange.begin)));
+  for (let rowFirst = rowRange.begin; rowFirst < rowRange.end; rowFirst += rowsPerCall) {
+    const numRows = Math.min(rowsPerCall, rowRange.end - rowFirst);
+    const colFirst = strictUpper ? Math.max(rowFirst, colRange.begin) : colRange.begin;
+    const numCols = colRange.end - colFirst;
     if (numCols <= 0) continue;
     yield { rows, rowFirst, numRows, cols, colFirst, numCols, strictUpper };
   }
@@ -73,7 +89,8 @@ function* rowPanels(rows: VectorBlock, cols: VectorBlock, strictUpper: boolean, 
 async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], pairsPerPanel: number): AsyncGenerator<PairPanel> {
   for (const step of steps) {
     const cols = step.isDiagonalBlock ? own : await env.getBlock(step.colBlock);
-    for (const block of rowPanels(own, cols, step.isDiagonalBlock, 0, own.numVectorReal, pairsPerPanel)) yield { block };
+    const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };
+    for (const block of rowPanels(own, cols, region, pairsPerPanel)) yield { block };
   }
 }
 
@@ -147,7 +164,13 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
       device.apply(b, result);
       numDevicePairs += pairsInPanel(b);
     } else {
-      for (const block of rowPanels(b.rows, b.cols, b.strictUpper, b.rowFirst, b.rowFirst + b.numRows, host.pairsPerPanel)) {
+      // The same rows and columns as the declined panel, cut into host-sized panels.
+      const region = {
+        rowRange: { begin: b.rowFirst, end: b.rowFirst + b.numRows },
+        colRange: { begin: b.colFirst, end: b.colFirst + b.numCols },
+        strictUpper: b.strictUpper,
+      };
+      for (const block of rowPanels(b.rows, b.cols, region, host.pairsPerPanel)) {
         await host.finish(block, await host.startGemm({ block }));
       }
     }

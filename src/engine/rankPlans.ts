@@ -5,7 +5,7 @@ import {
   slabPhaseUnits, vectorBlockRange, type BlockExchange, type GridCoords, type IndexRange,
 } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
-import type { PairStep } from './pipeline2.js';
+import { pairsOfStep, type PairStep } from './pipeline2.js';
 import { forEachTripleSlice, type TripleUnit } from './pipeline3.js';
 
 export interface RankLayout {
@@ -33,7 +33,8 @@ function blocksRead(job: JobSpec, vectorIdx: number, replIdx: number): number[] 
   const blocks: number[] = [];
   for (const phaseIdx of range(d.phaseMin, d.phaseMax)) {
     if (job.metricSpec.numWay === 2) {
-      for (const s of blockCirculantPlan({ grid: d, rank, numPhase: d.numPhase, phaseIdx })) blocks.push(s.colBlock);
+      const plan = blockCirculantPlan({ grid: d, rank, numVector: job.numVector, numPhase: d.numPhase, phaseIdx, halfDiagonal: d.halfDiagonal });
+      for (const s of plan) blocks.push(s.colBlock);
     } else {
       for (const u of slabPhaseUnits({ grid: d, rank, numPhase: d.numPhase, phaseIdx })) blocks.push(u.jBlock, u.kBlock);
     }
@@ -55,10 +56,10 @@ export function rankLayout(job: JobSpec, rank: number): RankLayout {
   let tuples = 0;
   if (job.metricSpec.numWay === 2) {
     for (const phaseIdx of phases) {
-      for (const s of blockCirculantPlan({ grid: d, rank, numPhase: d.numPhase, phaseIdx })) {
-        pairSteps.push({ colBlock: s.colBlock, isDiagonalBlock: s.isDiagonalBlock });
-        const n = realOf(coords.vectorIdx);
-        tuples += s.isDiagonalBlock ? (n * (n - 1)) / 2 : n * realOf(s.colBlock);
+      for (const s of blockCirculantPlan({ grid: d, rank, numVector: job.numVector, numPhase: d.numPhase, phaseIdx, halfDiagonal: d.halfDiagonal })) {
+        const step: PairStep = { colBlock: s.colBlock, isDiagonalBlock: s.isDiagonalBlock, rowRange: s.rowRange, colRange: s.colRange };
+        pairSteps.push(step);
+        tuples += pairsOfStep(step);
       }
     }
   } else {

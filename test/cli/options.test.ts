@@ -31,7 +31,10 @@ describe('snptally --version and --help', () => {
       expect(outcome.status, args.join(' ')).toBe(0);
       expect(outcome.stdout).toContain('Usage: snptally');
     }
-    expect(runCli(['run', '--help']).stdout).toContain('--threshold');
+    const runHelp = runCli(['run', '--help']).stdout;
+    expect(runHelp).toContain('--threshold');
+    expect(runHelp).toContain('--half-diagonal');
+    expect(runHelp.replace(/\s+/g, ' ')).toContain('the checksum is unchanged');
   });
 });
 
@@ -51,6 +54,8 @@ describe('snptally run option errors', () => {
     [['extra'], 'too many arguments'],
     [['--way', '3', '--stages', '2', '--stage-min', 'x'], '--stage-min must be a non-negative integer'],
     [['--stages', '2'], '--stages applies to --way 3 only'],
+    [['--way', '3', '--half-diagonal', 'split'], '--half-diagonal applies to --way 2 only (the 3-way slab plan has no half diagonal)'],
+    [['--half-diagonal', 'columns'], "argument 'columns' is invalid"],
     [['--metric', 'pearson'], "argument 'pearson' is invalid"],
     [['--way', '4'], "argument '4' is invalid"],
     [['--backend', 'gpu'], "argument 'gpu' is invalid"],

@@ -42,6 +42,19 @@ describe('snptally run reference checksums', () => {
     expect(report.checksum).toBe('0-34600668891914-795881718560018816');
     expect(report.numRanks).toBe(6);
   });
+
+  it('prints the same checksum and entries with --half-diagonal split, and names the plan in the summary', () => {
+    const args = ['--vectors', '48', '--fields', '100', '--npv', '2', '--npr', '2', '--threshold', '0.6'];
+    const lowerRows = runJson(args);
+    const split = runJson([...args, '--half-diagonal', 'split']);
+    expect(split).toMatchObject({ checksum: lowerRows.checksum, entries: lowerRows.entries, zeros: lowerRows.zeros, numRanks: 4 });
+    expect(split.decomposition).toMatchObject({ numProcVector: 2, halfDiagonal: 'split' });
+    expect(lowerRows.decomposition).toMatchObject({ halfDiagonal: 'lower-rows' });
+    const summary = runCli(['run', ...args, '--half-diagonal', 'split']);
+    expect(summary.status, summary.stderr).toBe(0);
+    expect(summary.stdout).toMatch(/phases 0-0 of 1 stages 0-0 of 1 half-diagonal split\n/);
+    expect(runCli(['run', ...args]).stdout).not.toContain('half-diagonal');
+  });
 });
 
 describe('snptally run output formats', () => {

@@ -14,7 +14,7 @@ describe('buildRunPlan', () => {
     expect(spec.source).toEqual({ kind: 'random' });
     expect(spec.decomposition).toEqual({
       numProcVector: 1, numProcField: 1, numProcRepl: 1,
-      numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
+      numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0, halfDiagonal: 'lower-rows',
     });
     expect(spec.threshold).toEqual({ kind: 'none' });
     expect(spec.outputStub).toBeNull();
@@ -33,12 +33,23 @@ describe('buildRunPlan', () => {
     expect(spec.source).toEqual({ kind: 'file', path: 'in.bin' });
     expect(spec.decomposition).toEqual({
       numProcVector: 3, numProcField: 2, numProcRepl: 2,
-      numPhase: 4, phaseMin: 1, phaseMax: 3, numStage: 5, stageMin: 0, stageMax: 3,
+      numPhase: 4, phaseMin: 1, phaseMax: 3, numStage: 5, stageMin: 0, stageMax: 3, halfDiagonal: 'lower-rows',
     });
     expect(spec.threshold).toEqual({ kind: 'single', value: 0.25 });
     expect(spec).toMatchObject({
       outputStub: 'out/run', force: true, singlePrecisionOutput: true, backend: 'ref', numThreads: 8,
     });
+  });
+
+  it('takes SPEC §6\'s lower-rows half-diagonal plan by default, split when asked (2-way only)', () => {
+    expect(buildRunPlan({ npv: '2' }, 1).spec.decomposition.halfDiagonal).toBe('lower-rows');
+    expect(buildRunPlan({ npv: '2', halfDiagonal: 'split' }, 1).spec.decomposition.halfDiagonal).toBe('split');
+    expect(buildRunPlan({ npv: '3', halfDiagonal: 'lower-rows' }, 1).spec.decomposition.halfDiagonal).toBe('lower-rows');
+    // Odd npv has no half diagonal: split is accepted and changes nothing (the plan is the same).
+    expect(buildRunPlan({ npv: '3', halfDiagonal: 'split' }, 1).spec.decomposition.halfDiagonal).toBe('split');
+    expect(() => buildRunPlan({ way: '3', halfDiagonal: 'split' }, 1)).toThrow(/--half-diagonal applies to --way 2 only/);
+    expect(() => buildRunPlan({ way: '3', halfDiagonal: 'lower-rows' }, 1)).toThrow(/--half-diagonal applies to --way 2 only/);
+    expect(() => buildRunPlan({ halfDiagonal: 'columns' }, 1)).toThrow(/--half-diagonal must be one of lower-rows, split/);
   });
 
   it('accepts the GPU backends webgpu and auto', () => {

@@ -5,7 +5,7 @@ import { runJob, type DecompositionSpec } from '../../src/engine/index.js';
 import { maxNumPhase } from '../../parallel/index.js';
 import { randomProblemCode } from '../../src/core/syntheticProblems.js';
 import { naiveMetrics } from '../helpers/naiveMetrics.js';
-import { makeJob, SPEC_CASES, type JobOptions } from './jobFixtures.js';
+import { caseNamed, makeJob, SPEC_CASES, splitRunChecksum } from './jobFixtures.js';
 
 type Grid = Pick<DecompositionSpec, 'numProcVector' | 'numProcField' | 'numProcRepl'>;
 
@@ -18,34 +18,6 @@ function grids(maxNpv: number): Grid[] {
   return out;
 }
 
-/** Parses CoMet's `hi-mid-lo` checksum back into S. */
-function parseChecksum(text: string): bigint {
-  const [hi, mid, lo] = text.split('-').map(BigInt);
-  return (hi << 120n) + (mid << 60n) + lo;
-}
-
-function formatSum(s: bigint): string {
-  const m = (1n << 60n) - 1n;
-  return `${s >> 120n}-${(s >> 60n) & m}-${s & m}`;
-}
-
-function caseNamed(prefix: string): { job: Omit<JobOptions, 'decomposition'>; checksum: string } {
-  const c = SPEC_CASES.find((x) => x.name.startsWith(prefix));
-  if (c === undefined) throw new Error(prefix);
-  return c;
-}
-
-/** Runs phases [0, numPhase) (and stages) one run at a time and sums their checksums. */
-async function splitRunChecksum(job: Omit<JobOptions, 'decomposition'>, d: Partial<DecompositionSpec>): Promise<string> {
-  let s = 0n;
-  const numPhase = d.numPhase ?? 1;
-  const numStage = d.numStage ?? 1;
-  for (let p = 0; p < numPhase; p++) for (let t = 0; t < numStage; t++) {
-    const r = await runJob(makeJob({ ...job, decomposition: { ...d, phaseMin: p, phaseMax: p, stageMin: t, stageMax: t } }));
-    s += parseChecksum(r.checksum);
-  }
-  return formatSum(s);
-}
 
 const label = (g: Grid): string => `npv ${g.numProcVector} npf ${g.numProcField} npr ${g.numProcRepl}`;
 

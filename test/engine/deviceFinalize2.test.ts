@@ -47,6 +47,8 @@ describe.skipIf(!gate.available)(`2-way finalize on the GPU (${gate.description}
   it.each([
     { name: 'CCC sparse nv 71 nf 100, threshold 0.5', job: { sparse: true, numVector: 71, numField: 100, threshold: 0.5 } },
     { name: 'DUO dense nv 40 nf 33, multi2', job: { metric: 'duo', numVector: 40, numField: 33, thresholdSpec: MULTI2 } },
+    // A split half diagonal: the upper rank finalizes columns [h, n) of the lower block (a column range not at 0).
+    { name: 'CCC sparse nv 57 nf 100, npv 2, split half diagonal, threshold 0.5', job: { sparse: true, numVector: 57, numField: 100, threshold: 0.5, decomposition: { numProcVector: 2, halfDiagonal: 'split' } } },
     // No threshold: every entry is a record (more than the first record buffer of 2^16 holds).
     { name: 'CCC dense nv 190 nf 40, no threshold', job: { numVector: 190, numField: 40 } },
   ] satisfies { name: string; job: JobOptions }[])('writes the same files as cpu: $name', async ({ name, job }) => {

@@ -25,6 +25,7 @@ const CPU_COMPARISONS: readonly { readonly name: string; readonly job: JobOption
   { name: 'CCC 2-way sparse nv 70 nf 333, threshold 0.4', job: { sparse: true, numVector: 70, numField: 333, threshold: 0.4 } },
   { name: 'DUO 2-way dense nv 67 nf 65, npv 3 npf 2, 2 phases', job: { metric: 'duo', numVector: 67, numField: 65, decomposition: { numProcVector: 3, numProcField: 2, numPhase: 2 } } },
   { name: 'CCC 2-way dense nv 90 nf 129, npv 2 npr 2, threshold 0', job: { numVector: 90, numField: 129, threshold: 0, decomposition: { numProcVector: 2, numProcRepl: 2 } } },
+  { name: 'DUO 2-way dense nv 77 nf 100, npv 4, split half diagonal, 2 phases', job: { metric: 'duo', numVector: 77, numField: 100, decomposition: { numProcVector: 4, numPhase: 2, halfDiagonal: 'split' } } },
   { name: 'CCC 3-way sparse nv 22 nf 77, npv 2, 2 stages', job: { numWay: 3, sparse: true, numVector: 22, numField: 77, decomposition: { numProcVector: 2, numStage: 2 } } },
   { name: 'CCC 3-way dense nv 26 nf 150, npf 2, threshold 0.8', job: { numWay: 3, numVector: 26, numField: 150, threshold: 0.8, decomposition: { numProcField: 2 } } },
   { name: 'DUO 3-way sparse nv 19 nf 45', job: { metric: 'duo', numWay: 3, sparse: true, numVector: 19, numField: 45 } },

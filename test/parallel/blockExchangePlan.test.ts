@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   blockCirculantPlan,
   blockExchangePlan,
+  HALF_DIAGONAL_PLANS,
   maxNumPhase,
   numRanks,
   rankOf,
@@ -39,6 +40,15 @@ describe('blockExchangePlan', () => {
     expect(exchange.sends.map((s) => s.peerRank)).toEqual([0, 2, 3].map((v) => rankOf(grid, { vectorIdx: v, fieldIdx: 1, replIdx: 1 })));
   });
 
+  it('with a split half diagonal at npv 2, the two ranks swap blocks (rank 1 needs block 0 as well)', () => {
+    const grid = { numProcVector: 2, numProcField: 1, numProcRepl: 1 };
+    const needed: BlocksNeeded = (vectorIdx, replIdx) => blockCirculantPlan({
+      grid, rank: rankOf(grid, { vectorIdx, replIdx, fieldIdx: 0 }), numVector: 10, numPhase: 1, phaseIdx: 0, halfDiagonal: 'split',
+    }).map((step) => step.colBlock);
+    expect(blockExchangePlan(grid, 0, needed)).toEqual({ receives: [{ block: 1, peerRank: 1 }], sends: [{ block: 0, peerRank: 1 }] });
+    expect(blockExchangePlan(grid, 1, needed)).toEqual({ receives: [{ block: 0, peerRank: 0 }], sends: [{ block: 1, peerRank: 0 }] });
+  });
+
   it('matches sends and receives for every 2-way and 3-way plan', () => {
     for (let numProcVector = 1; numProcVector <= 6; numProcVector++) {
       for (let numProcRepl = 1; numProcRepl <= 3; numProcRepl++) {
@@ -46,11 +56,13 @@ describe('blockExchangePlan', () => {
           const grid = { numProcVector, numProcField, numProcRepl };
           for (let numPhase = 1; numPhase <= maxNumPhase(2, numProcVector); numPhase++) {
             for (let phaseIdx = 0; phaseIdx < numPhase; phaseIdx++) {
-              checkExchanges(grid, () => (vectorIdx, replIdx) =>
-                blockCirculantPlan({ grid, rank: rankOf(grid, { vectorIdx, replIdx, fieldIdx: 0 }), numPhase, phaseIdx }).map(
-                  (step) => step.colBlock,
-                ),
-              );
+              for (const halfDiagonal of HALF_DIAGONAL_PLANS) {
+                checkExchanges(grid, () => (vectorIdx, replIdx) =>
+                  blockCirculantPlan({
+                    grid, rank: rankOf(grid, { vectorIdx, replIdx, fieldIdx: 0 }), numVector: 8 * numProcVector, numPhase, phaseIdx, halfDiagonal,
+                  }).map((step) => step.colBlock),
+                );
+              }
             }
           }
           for (const numPhase of new Set([1, 2, maxNumPhase(3, numProcVector)].filter((p) => p <= maxNumPhase(3, numProcVector)))) {

@@ -5,7 +5,7 @@ import { maxNumPhase, validateDecomposition, type Decomposition } from '../../pa
 
 const base: Decomposition = {
   numProcVector: 4, numProcField: 2, numProcRepl: 1,
-  numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
+  numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0, halfDiagonal: 'lower-rows',
 };
 const problem2 = { numWay: 2 as const, numVector: 40, numField: 100 };
 const problem3 = { numWay: 3 as const, numVector: 40, numField: 100 };
@@ -18,6 +18,7 @@ describe('validateDecomposition', () => {
 
   it('accepts consistent decompositions', () => {
     expect(() => validateDecomposition(problem2, { ...base, numPhase: 3, phaseMin: 1, phaseMax: 2 })).not.toThrow();
+    expect(() => validateDecomposition(problem2, { ...base, halfDiagonal: 'split' })).not.toThrow();
     expect(() =>
       validateDecomposition(problem3, { ...base, numPhase: 10, phaseMin: 9, phaseMax: 9, numStage: 7, stageMin: 2, stageMax: 6 }),
     ).not.toThrow();
@@ -39,6 +40,8 @@ describe('validateDecomposition', () => {
     ['stages in 2-way', problem2, { numStage: 2 }, /numStage must be 1 for 2-way/],
     ['stageMax past the end', problem3, { numStage: 3, stageMax: 3 }, /stageMax/],
     ['stageMin after stageMax', problem3, { numStage: 3, stageMin: 2, stageMax: 1 }, /stageMin/],
+    ['a split half diagonal in 3-way', problem3, { halfDiagonal: 'split' }, /halfDiagonal split applies to 2-way only/],
+    ['an unknown half-diagonal plan', problem2, { halfDiagonal: 'upper' as unknown as 'split' }, /halfDiagonal must be lower-rows or split/],
   ];
   for (const [what, problem, change, message] of bad) {
     it(`refuses ${what}`, () => {

@@ -1,19 +1,30 @@
 // Test helper: the global pairs/triples a plan's steps/units stand for, counted over many mock ranks (no threads).
 import type { BlockCirculantStep, SlabUnit } from '../../parallel/index.js';
 
-/** Adds 1 at i·nv + j (i < j) for every real pair of one 2-way step. */
-export function countStepPairs(step: BlockCirculantStep, numVector: number, nvl: number, counts: Uint16Array): void {
+/**
+ * Adds 1 at i·nv + j (i < j) for every real pair of one 2-way step (its row range × its column range);
+ * returns the number of pairs added.
+ */
+export function countStepPairs(step: BlockCirculantStep, numVector: number, nvl: number, counts: Uint16Array): number {
   const rowBase = step.rowBlock * nvl;
   const colBase = step.colBlock * nvl;
-  for (let a = 0; a < nvl; a++) {
+  // The ranges must lie inside the blocks' local indices.
+  if (step.rowRange.begin < 0 || step.rowRange.end > nvl || step.colRange.begin < 0 || step.colRange.end > nvl) {
+    throw new Error(`step ranges outside the block: ${JSON.stringify(step)}`);
+  }
+  let numAdded = 0;
+  for (let a = step.rowRange.begin; a < step.rowRange.end; a++) {
     // Diagonal block: strict upper triangle only (local i < j).
-    for (let b = step.isDiagonalBlock ? a + 1 : 0; b < nvl; b++) {
+    for (let b = step.isDiagonalBlock ? Math.max(a + 1, step.colRange.begin) : step.colRange.begin; b < step.colRange.end; b++) {
       const gi = rowBase + a;
       const gj = colBase + b;
-      if (gi >= numVector || gj >= numVector) continue; // pad vectors never appear
+      // The plan's ranges hold real vectors only: pad vectors never appear.
+      if (gi >= numVector || gj >= numVector) throw new Error(`pad vector in step ${JSON.stringify(step)}`);
       counts[Math.min(gi, gj) * numVector + Math.max(gi, gj)]++;
+      numAdded++;
     }
   }
+  return numAdded;
 }
 
 /** Adds 1 at the sorted (i, j, k) index of every real triple of one 3-way unit's stage. */

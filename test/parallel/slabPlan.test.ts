@@ -30,7 +30,7 @@ function checkCoverage(numProcVector: number, sweep: Sweep): number {
     const grid: ProcessGrid = { numProcVector, numProcField: 1, numProcRepl };
     for (const numVector of sweep.numVectors) {
       const problem = { numWay: 3 as const, numVector, numField: 10 };
-      const single = { ...grid, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0 };
+      const single = { ...grid, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0, halfDiagonal: 'lower-rows' as const };
       if (Math.ceil(numVector / numProcVector) < 3) {
         expect(() => validateDecomposition(problem, single)).toThrow(UserError);
         continue;
@@ -44,6 +44,7 @@ function checkCoverage(numProcVector: number, sweep: Sweep): number {
             for (let stageIdx = 0; stageIdx < numStage; stageIdx++) {
               validateDecomposition(problem, {
                 ...grid, numPhase, phaseMin: phaseIdx, phaseMax: phaseIdx, numStage, stageMin: stageIdx, stageMax: stageIdx,
+                halfDiagonal: 'lower-rows',
               });
               for (let rank = 0; rank < numRanks(grid); rank++) {
                 const units = slabPlan({ grid, rank, numVectorLocal: nvl, numPhase, phaseIdx, numStage, stageIdx });

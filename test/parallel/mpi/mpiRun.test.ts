@@ -26,7 +26,7 @@ interface RunCase {
   readonly spec: string | null;
 }
 
-/** Every process count 1–6, 2-way and 3-way, npf 2 and npr 2, phases, stages and slices of them. */
+/** Every process count 1–6, 2-way and 3-way, npf 2 and npr 2, phases, stages and slices of them, a split half diagonal. */
 const CASES: readonly RunCase[] = [
   { numProcs: 1, args: [...RANDOM2], spec: SPEC.ccc2Random },
   { numProcs: 2, args: [...RANDOM3, '--npv', '2', '--stages', '2'], spec: SPEC.ccc3Random },
@@ -37,6 +37,9 @@ const CASES: readonly RunCase[] = [
   { numProcs: 5, args: [...RANDOM2, '--npv', '5', '--phases', '3', '--phase-min', '1', '--phase-max', '1'], spec: null },
   { numProcs: 6, args: [...RANDOM2, '--metric', 'duo', '--sparse', '--npv', '3', '--npr', '2', '--phases', '2'], spec: SPEC.duo2SparseRandom },
   { numProcs: 6, args: [...RANDOM3, '--npv', '3', '--npf', '2', '--stages', '2'], spec: SPEC.ccc3Random },
+  // The balanced 2-way plan: each rank of a block pair receives the other's block and computes half of it.
+  { numProcs: 2, args: [...RANDOM2, '--sparse', '--npv', '2', '--half-diagonal', 'split'], spec: SPEC.ccc2SparseRandom },
+  { numProcs: 4, args: [...RANDOM2, '--npv', '4', '--phases', '2', '--half-diagonal', 'split'], spec: SPEC.ccc2Random },
 ];
 
 const unavailable = mpiUnavailableReason();
