@@ -4,14 +4,23 @@
 /** Typed arrays that travel between ranks. */
 export type MessageArray = Uint8Array | Uint32Array | Float64Array;
 
+/** How a send may treat its data. */
+export interface SendOptions {
+  /** `data` never changes after the call: no private copy is needed. */
+  readonly immutable?: boolean;
+}
+
 export interface Communicator {
   /** This process's rank in the communicator, 0 ≤ rank < size. */
   readonly rank: number;
   readonly size: number;
 
-  /** Starts sending `data` to `dest` with `tag`; resolves once `data` may be reused. */
-  send(dest: number, tag: number, data: MessageArray): Promise<void>;
-  /** Receives the message from `source` with `tag` into a new array of the same kind as `like`. */
+  /**
+   * Starts sending `data` to `dest` with `tag`; resolves once `data` may be reused. With `immutable`, the caller
+   * promises never to change `data` again, so it may be sent without a private copy (e.g. a rank's vector block).
+   */
+  send(dest: number, tag: number, data: MessageArray, options?: SendOptions): Promise<void>;
+  /** Receives the message from `source` with `tag` into a new array of the same kind as `like` (shared memory if `like` is). */
   recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T>;
 
   /** Element-wise sum over all ranks; every rank gets the result. Float64 values must be integers < 2^53 for exactness. */

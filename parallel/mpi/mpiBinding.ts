@@ -32,8 +32,11 @@ export interface MpiBinding {
   /** MPI_Ibcast; every rank passes an array of the same kind and length. */
   ibcast(comm: CommHandle, root: number, data: MessageArray): RequestId;
   ibarrier(comm: CommHandle): RequestId;
-  /** MPI_Test on every pending request: the ids that completed (their arrays are released). */
-  testRequests(): RequestId[];
+  /**
+   * MPI_Test on every pending request: the ids that completed (their arrays are released). With a spin, keeps
+   * testing for up to that many microseconds until one completes.
+   */
+  testRequests(spinMicroseconds?: number): RequestId[];
   /** MPI_Abort(MPI_COMM_WORLD, errorCode). */
   abort(errorCode: number): void;
 }

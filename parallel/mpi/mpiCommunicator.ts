@@ -3,7 +3,7 @@ import { writeSync } from 'node:fs';
 import {
   arrayKindName, checkPeerRank, checkSplitArguments, checkUint32Sums, checkUserTag,
 } from '../collectiveCommunicator.js';
-import type { Communicator, MessageArray } from '../communicator.js';
+import type { Communicator, MessageArray, SendOptions } from '../communicator.js';
 import type { CommHandle, MpiBinding } from './mpiBinding.js';
 import type { RequestPoller } from './requestPoller.js';
 
@@ -40,12 +40,12 @@ export class MpiCommunicator implements Communicator {
    * would deadlock ranks that send to each other before receiving. The transfer goes on in the poll loop;
    * should it fail, the rejection is unhandled and ends the job (the CLI aborts on it).
    */
-  async send(dest: number, tag: number, data: MessageArray): Promise<void> {
+  async send(dest: number, tag: number, data: MessageArray, options?: SendOptions): Promise<void> {
     checkPeerRank('send', dest, this.size);
     this.checkTag('send', tag);
-    // A private copy (never a view of shared memory), kept alive by the binding until the send completes.
-    const copy = data.slice();
-    void this.context.poller.wait(this.context.binding.isend(this.handle, dest, tag, copy), copy.byteLength);
+    // A private copy unless the caller never changes `data`; the binding keeps the array alive until the send completes.
+    const sent = options?.immutable === true ? data : data.slice();
+    void this.context.poller.wait(this.context.binding.isend(this.handle, dest, tag, sent), sent.byteLength);
   }
 
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
@@ -129,9 +129,10 @@ export function abortJob(binding: MpiBinding, line: string, errorCode: number): 
   process.exit(errorCode);
 }
 
-/** A zeroed array of the same kind as `like`. */
+/** A zeroed array of the same kind as `like`, in shared memory when `like` is (e.g. vector blocks for worker threads). */
 function allocateLike<T extends MessageArray>(like: T, length: number): T {
-  if (like instanceof Uint32Array) return new Uint32Array(length) as T;
-  if (like instanceof Float64Array) return new Float64Array(length) as T;
-  return new Uint8Array(length) as T;
+  const buffer = like.buffer instanceof SharedArrayBuffer ? new SharedArrayBuffer(length * like.BYTES_PER_ELEMENT) : new ArrayBuffer(length * like.BYTES_PER_ELEMENT);
+  if (like instanceof Uint32Array) return new Uint32Array(buffer) as T;
+  if (like instanceof Float64Array) return new Float64Array(buffer) as T;
+  return new Uint8Array(buffer) as T;
 }

@@ -1,4 +1,5 @@
 // Loading the own vector block and exchanging blocks with the ranks that read them.
+import { traced } from '../core/trace.js';
 import { readPackedVectorSlab } from '../io/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
@@ -6,7 +7,6 @@ import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import { buildSyntheticBlock } from './syntheticBlock.js';
 import { partialSums, planesFromPacked, type SlabBlock, type SlabShape, type VectorBlock } from './vectorBlock.js';
-import { allocatePlaneMatrix } from '../../mgemm/index.js';
 
 /**
  * Builds the rank's own block: planes of its field slab, sums reduced over all field slabs. A synthetic block
@@ -49,6 +49,8 @@ function slabShape(layout: RankLayout, blockIdx: number): SlabShape {
 }
 
 const TAG_PLANES = 0;
+/** A receive's `like`: block words arrive as Uint32 in shared memory. */
+const SHARED_WORDS = new Uint32Array(new SharedArrayBuffer(0));
 const TAG_SUMS = 1;
 
 /**
@@ -62,20 +64,24 @@ export function startBlockExchange(
   sums.set(own.sums, 0);
   sums.set(own.counts, own.planes.numVectors);
   for (const { peerRank } of layout.exchange.sends) {
-    void comm.send(peerRank, TAG_PLANES, own.planes.words);
+    // The own block never changes once loaded: it goes out without a copy.
+    void comm.send(peerRank, TAG_PLANES, own.planes.words, { immutable: true });
     void comm.send(peerRank, TAG_SUMS, sums);
   }
   const arriving = new Map<number, Promise<VectorBlock>>();
   for (const { block: blockIdx, peerRank: source } of layout.exchange.receives) {
-    const like = allocatePlaneMatrix(own.planes.numVectors, own.planes.numPlanes, layout.fieldRange.end - layout.fieldRange.begin);
     arriving.set(blockIdx, (async () => {
-      const words = await comm.recv(source, TAG_PLANES, like.words);
+      // Received straight into shared memory (the CPU kernels' workers read it there).
+      const words = await traced(`block ${blockIdx} received from rank ${source}`, () => comm.recv(source, TAG_PLANES, SHARED_WORDS));
+      if (words.length !== own.planes.words.length) {
+        throw new Error(`block ${blockIdx} from rank ${source}: ${words.length} words, expected ${own.planes.words.length}`);
+      }
       const both = await comm.recv(source, TAG_SUMS, sums);
       const shape = slabShape(layout, blockIdx);
       const n = own.planes.numVectors;
       return {
         blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal,
-        planes: { ...like, words: toShared(words) }, sums: both.slice(0, n), counts: both.slice(n),
+        planes: { ...own.planes, words: toShared(words) }, sums: both.slice(0, n), counts: both.slice(n),
       };
     })());
   }

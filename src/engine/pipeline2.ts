@@ -1,6 +1,7 @@
 // The 2-way pipeline of one rank: its block-circulant steps, each a popcount-GEMM of its own block
 // against a column block, reduced over field slabs, then finalized by field rank 0 — or, where the kernel
 // set and the run allow it, finalized on the device where the tallies lie (deviceFinalize2.ts).
+import { traceMark } from '../core/trace.js';
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator, IndexRange } from '../../parallel/index.js';
 import { DevicePairFinalizer } from './deviceFinalize2.js';
@@ -89,6 +90,7 @@ function* rowPanels(rows: VectorBlock, cols: VectorBlock, region: PairRegion, pa
 async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], pairsPerPanel: number): AsyncGenerator<PairPanel> {
   for (const step of steps) {
     const cols = step.isDiagonalBlock ? own : await env.getBlock(step.colBlock);
+    traceMark(`step: block ${own.blockIdx} × block ${step.colBlock}`);
     const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };
     for (const block of rowPanels(own, cols, region, pairsPerPanel)) yield { block };
   }

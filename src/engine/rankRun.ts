@@ -1,6 +1,7 @@
 // The logic of one rank, written only against the Communicator interface: create the kernel set (it prepares
 // while the input loads), load the own block, reduce its sums over field slabs, exchange blocks, run the 2-way
 // or 3-way pipeline, reduce the checksum.
+import { setTraceLabel, traced, traceMark } from '../core/trace.js';
 import { CHECKSUM_LIMBS } from '../core/checksum.js';
 import { createPopcountGemm, type ComputeDevice } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
@@ -88,6 +89,7 @@ export async function runRank(
     ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
     numDevicePairs, numDeviceTriples,
   ]));
+  traceMark('checksum reduced');
   output?.finish();
   const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
   // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
@@ -137,13 +139,15 @@ interface ComputedRank {
 async function computeRank(setup: RankSetup, reportProgress: (done: number, total: number) => void): Promise<ComputedRank> {
   const { comm, job, layout, ctx, fieldComm, numThreads, options } = setup;
   if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
-  const gemm = await createPopcountGemm({ backend: job.backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank });
+  const backend = job.backend;
+  setTraceLabel(`rank ${comm.rank}`);
+  const gemm = await traced('kernel set opened', () => createPopcountGemm({ backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank }));
   try {
     gemm.prepareStart?.(runPreview(ctx, gemm, fieldComm, layout.fieldRange.end - layout.fieldRange.begin, {
       placement: job.finalize, writesRecords: ctx.sink.writesRecords,
     }));
     const inputStart = performance.now();
-    const own = await loadOwnBlock(job, layout, ctx.layout, fieldComm, numThreads);
+    const own = await traced('own block loaded', () => loadOwnBlock(job, layout, ctx.layout, fieldComm, numThreads));
     const computeStart = performance.now();
     const getBlock = startBlockExchange(comm, layout, own);
     const total = layout.totalComparisons;
@@ -174,9 +178,10 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
         counted.numDeviceTriples += triples.numDeviceTriples;
       }
     }
+    traceMark('steps done');
     return { ...counted, inputStart, computeStart, device: gemm.device };
   } finally {
-    await gemm.close();
+    await traced('kernel set closed', () => gemm.close());
   }
 }
 

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
-import { traced } from './gpuTrace.js';
+import { traced } from '../../../src/core/trace.js';
 import { SUBGROUP_MATRIX_FEATURE } from './gpuConstants.js';
 import { parseGpuPosition, selectAdapter, stripGpuPosition, withGpuIndexLayer, type AdapterSource, type GpuPosition } from './gpuSelection.js';
 

@@ -5,7 +5,7 @@
 
 import { BUFFER_USAGE, MAP_MODE_READ, MAP_MODE_WRITE } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
-import { traced } from './gpuTrace.js';
+import { traced } from '../../../src/core/trace.js';
 import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
 
 /**

@@ -37,6 +37,7 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('MpiCommunica
     for (const report of mpiReports) {
       const prev = (report.rank + NUM_RANKS - 1) % NUM_RANKS;
       expect(report.received).toEqual([[prev, 1], [prev, 2, 3], [prev + 0.5], [1 << 17, prev, prev]]);
+      expect(report.sharedMessage).toEqual([1 << 18, (prev << 24) + 8, (prev << 24) + (1 << 18) + 7]);
       expect(report.floatSum).toEqual([1 + 2 + 3, 3 * 2 ** 51, -(0 + 1 + 2)]);
       expect(report.uintSum).toEqual([0xffff_fffe, 1, 0 + 1 + 2]);
       expect(report.overflowError).toBe(`allReduceSum: Uint32 sum ${3 * 0x8000_0000} exceeds 2^32 − 1`);
