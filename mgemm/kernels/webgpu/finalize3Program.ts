@@ -92,9 +92,9 @@ function tripleValuesWgsl(sparse: boolean): string {
   if (sliceWords[rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u || cijk == 0u) {
     return values;
   }
-  let rsum = sdDiv(ONE, sdFromU32(cijk));`
+  let rsum = sdFactor(sdDiv(ONE, sdFromU32(cijk)));`
     : `  var values: array<vec2<u32>, 8>;
-  let rsum = vec2<u32>(u.rsumLo, u.rsumHi);`;
+  let rsum = RSUM;`;
   return `
 /** r_abc from T[uvw] with C counted bits (src/engine/finalize3.ts); u32 arithmetic wraps, and every r is exact. */
 fn entryTallies(C: u32, T: array<u32, 8>) -> array<u32, 8> {
@@ -135,7 +135,7 @@ ${rsum}
     let a = 2u * (e >> 2u);
     let b = 2u * ((e >> 1u) & 1u);
     let c = 2u * (e & 1u);
-    let x = sdMul(MULT, sdMul(rsum, sdFromU32(r[e])));
+    let x = sdMulSharedFactor(sdMulU32(rsum, r[e]), MULT, MULT_IS_SHORT);
     values[e] = orderedProduct(x,
       vectorDouble(vi + 2u + a), vectorDouble(vi + 6u + a),
       vectorDouble(J_VECTOR + 2u + b), vectorDouble(J_VECTOR + 6u + b),
@@ -157,7 +157,10 @@ const VW = ${TRIPLE_VECTOR_WORDS}u;
 const TILE = ${FINALIZE3_TILE}u;
 const SIDE = ${THREADS_PER_SIDE}u;
 const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
-var<private> MULT: vec2<u32>;
+/** Run constants as factors: mult (and whether its significand is short), dense rsum. */
+var<private> MULT: SdFactor;
+var<private> MULT_IS_SHORT: bool;
+var<private> RSUM: SdFactor;
 /** Word offsets in sliceWords of j's vector words and of the columns' vector words. */
 var<private> J_VECTOR: u32;
 var<private> COL_VECTORS: u32;
@@ -184,7 +187,9 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
 }`;
 
   const body = `
-  MULT = vec2<u32>(u.multLo, u.multHi);
+  MULT = sdFactor(vec2<u32>(u.multLo, u.multHi));
+  MULT_IS_SHORT = sdFactorIsShort(MULT);
+  RSUM = sdFactor(vec2<u32>(u.rsumLo, u.rsumHi));
   J_VECTOR = u.requestRows * VW;
   COL_VECTORS = J_VECTOR + VW;
   var sum = vec4<u32>(0u);

@@ -214,6 +214,15 @@ fn sdFactorIsShort(b: SdFactor) -> bool {
   return (b.limbs.x | b.limbs.y | b.limbs.z) == 0u;
 }
 
+/**
+ * a · b by the short form when bIsShort (= sdFactorIsShort(b)). Meant for a b shared by all threads (a run
+ * constant): then every thread takes the same branch.
+ */
+fn sdMulSharedFactor(a: vec2<u32>, b: SdFactor, bIsShort: bool) -> vec2<u32> {
+  if (bIsShort) { return sdMulShortFactor(a, b); }
+  return sdMulFactor(a, b);
+}
+
 /** a · double(r) for a u32 r (exactly a · sdFromU32(r)): r's significand has limb x zero, 12 limb products. */
 fn sdMulU32(a: SdFactor, r: u32) -> vec2<u32> {
   let lz = countLeadingZeros(r);
