@@ -265,6 +265,9 @@ function mulU32Cases(random: () => number): Case[] {
   return cases;
 }
 
+/** The largest float32, (2 − 2^-23) · 2^127: half an ulp above it rounds (to even) to the infinity. */
+const FLOAT32_MAX = (2 - 2 ** -23) * 2 ** 127;
+
 function allCases(): Case[] {
   const random = seededRandom(20261124);
   const cases: Case[] = [];
@@ -273,7 +276,7 @@ function allCases(): Case[] {
   for (const x of [0, 1, 2, 3, 255, 256, 65535, 65536, 2 ** 31, 2 ** 32 - 1, 2 ** 31 - 1]) cases.push({ op: 'fromU32', a: x, b: 0 });
   for (let k = 0; k < 2000; k++) cases.push({ op: 'fromU32', a: Math.floor(random() * 2 ** (1 + (k % 32))), b: 0 });
   // float32 rounding: random doubles across float32's normal and subnormal ranges, ties, carries.
-  for (const x of [...SPECIAL, 2 ** -126, 2 ** -149, 2 ** -150, 3 * 2 ** -151, 2 ** -127 + 2 ** -150, 1 + 2 ** -24, 1 + 3 * 2 ** -24, 2 - 2 ** -25, 0.1, 0.7, 1.5e-45, 1.4e-45, 3.4028235e38]) {
+  for (const x of [...SPECIAL, 2 ** -126, 2 ** -149, 2 ** -150, 3 * 2 ** -151, 2 ** -127 + 2 ** -150, 1 + 2 ** -24, 1 + 3 * 2 ** -24, 2 - 2 ** -25, 0.1, 0.7, 1.5e-45, 1.4e-45, 3.4028235e38, FLOAT32_MAX + 2 ** 103, FLOAT32_MAX + 2 ** 103 - 2 ** 75, FLOAT32_MAX + 2 ** 102, 2 ** 128]) {
     cases.push({ op: 'toF32', a: x, b: 0 }, { op: 'toF32', a: -x, b: 0 });
   }
   for (let k = 0; k < 3000; k++) {

@@ -345,19 +345,16 @@ fn sdToF32Bits(d: vec2<u32>) -> u32 {
   let sign = d.y & SD_SIGN;
   if (sdIsZero(d)) { return sign; }
   let e = i32(sdExp(d)) - 896;
-  let m = sdMant(d);
   if (e >= 1) {
-    var ef = u32(e);
-    var mant = u64RoundShift(m, 29u);
-    if (mant == 0x1000000u) {
-      ef += 1u;
-      mant = 0x800000u;
-    }
-    if (ef >= 255u) { return sign | 0x7f800000u; }
-    return sign | (ef << 23u) | (mant & 0x7fffffu);
+    // The top 23 fraction bits, rounded by the 29 below them: dropped + (last kept bit) > half rounds up
+    // (ties to even). Rounding up out of the fraction carries into the exponent field, as IEEE's does, and an
+    // exponent field of 255 (clamped there first) is the infinity.
+    let fraction = ((d.y & 0xfffffu) << 3u) | (d.x >> 29u);
+    let roundUp = select(0u, 1u, (d.x & 0x1fffffffu) + (fraction & 1u) > 0x10000000u);
+    return sign | min(((min(u32(e), 255u) << 23u) | fraction) + roundUp, 0x7f800000u);
   }
   // A float32 subnormal (q · 2^-149); rounding up to 2^23 gives the smallest normal's bits.
-  return sign | u64RoundShift(m, u32(30 - e));
+  return sign | u64RoundShift(sdMant(d), u32(30 - e));
 }
 
 /** floor(d · 2^56) for 0 ≤ d < 16, a 60-bit integer: the checksum's floor((d/16) · 2^60). */
