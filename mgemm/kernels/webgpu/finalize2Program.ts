@@ -10,7 +10,7 @@
 // then finalizes the request itself, exactly as the CPU path would (including its error).
 
 import { PAIR_VECTOR_WORDS } from '../../pairFinalize.js';
-import { checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -23,6 +23,8 @@ export const FINALIZE2_STATUS_WORDS = 4;
 
 const THREADS_PER_SIDE = 16;
 const PAIRS_PER_THREAD_SIDE = FINALIZE2_TILE / THREADS_PER_SIDE;
+// A thread folds its checksum columns once, after all its entries.
+if (PAIRS_PER_THREAD_SIDE ** 2 * 4 > CHECKSUM_TERMS_PER_FOLD) throw new Error('finalize2: more checksum terms per thread than a fold takes');
 
 /** Threshold kinds as the uniform `thresholdKind` carries them. */
 export const FINALIZE2_THRESHOLD_KIND = { none: 0, single: 1, multi2: 2 } as const;
@@ -218,11 +220,11 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
         if (sdIsZero(v)) { zeros += 1u; continue; }
         if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
         let bits = select(b * 2u + a, a * 2u + b, hiIsI);
-        let rv = checksumWeight((pairMod * 4u + bits) % RMOD);
-        sum = u128Add(sum, u64MulWide(rv, sdFloorTimes2p56(v)));
+        checksumAddTerm(checksumWeight((pairMod * 4u + bits) % RMOD), sdFloorTimes2p56(v));
       }
     }
   }
+  sum = checksumFold(sum);
 ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {

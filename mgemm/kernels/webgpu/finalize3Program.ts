@@ -15,7 +15,7 @@
 
 import { TRIPLE_VECTOR_WORDS } from '../../tripleFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
-import { checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -32,6 +32,8 @@ export const FINALIZE3_MAX_WORKGROUPS = 1024;
 
 const THREADS_PER_SIDE = 16;
 const TRIPLES_PER_THREAD_SIDE = FINALIZE3_TILE / THREADS_PER_SIDE;
+// A thread folds its checksum columns after each tile.
+if (TRIPLES_PER_THREAD_SIDE ** 2 * 8 > CHECKSUM_TERMS_PER_FOLD) throw new Error('finalize3: more checksum terms per tile than a fold takes');
 
 /** Threshold kinds as the uniform `thresholdKind` carries them. */
 export const FINALIZE3_THRESHOLD_KIND = { none: 0, single: 1, multi3: 2 } as const;
@@ -238,11 +240,11 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
           if (sdIsZero(v)) { zeros += 1u; continue; }
           if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
           let bits = ((e >> 2u) << (2u - rankI)) | (((e >> 1u) & 1u) << (2u - rankJ)) | ((e & 1u) << (2u - rankK));
-          let rv = checksumWeight((uidBase + bits) % RMOD);
-          sum = u128Add(sum, u64MulWide(rv, sdFloorTimes2p56(v)));
+          checksumAddTerm(checksumWeight((uidBase + bits) % RMOD), sdFloorTimes2p56(v));
         }
       }
     }
+    sum = checksumFold(sum);
   }
 ${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
 
