@@ -145,14 +145,13 @@ fn sdFactor(d: vec2<u32>) -> SdFactor {
  * iff L is. A zero operand (exponent field 0) gives a signed zero; a result below 2^-1022 a signed zero and
  * one at or above 2^1024 a signed infinity (the library's preconditions).
  */
-fn sdRoundProduct(ah: u32, bh: u32, c3: u32, c4In: u32, c5In: u32, c6In: u32, lowBits: u32) -> vec2<u32> {
+fn sdRoundProduct(ah: u32, bh: u32, c3: u32, c4In: u32, c5In: u32, c6: u32, lowBits: u32) -> vec2<u32> {
+  // P >> 42 as 64 bits (leading bit 63 or 62): the columns' overlapping parts add up once c3 and c4 are
+  // carried. L's sticky bit is or-ed into bit 0, below the rounding bit (9 or 10): it only decides exact halves.
   let c4 = c4In + (c3 >> 14u);
   let c5 = c5In + (c4 >> 14u);
-  let c6 = c6In + (c5 >> 14u);
-  // Bits 42..105 of P (P's leading bit at 63 or 62), with L's sticky bit or-ed into bit 0: bit 0 lies below
-  // the rounding bit (9 or 10), so it only decides exact halves, as the sticky bit must.
-  let lo = (c3 & 0x3fffu) | ((c4 & 0x3fffu) << 14u) | (c5 << 28u) | min(lowBits, 1u);
-  let hi = ((c5 & 0x3fffu) >> 4u) | (c6 << 10u);
+  let lo = ((c3 & 0x3fffu) + (c4 << 14u) + (c5In << 28u)) | min(lowBits, 1u);
+  let hi = (c5 >> 4u) + (c6 << 10u);
   // Keep the top 53 bits (shift 11 or 10): adding half − 1 + (the kept lowest bit) carries into the kept bits
   // exactly when IEEE rounds up.
   let top = hi >> 31u;
@@ -163,17 +162,16 @@ fn sdRoundProduct(ah: u32, bh: u32, c3: u32, c4In: u32, c5In: u32, c6In: u32, lo
   // q in [2^52, 2^53]; 2^53 (rounded up out of the significand) carries into the exponent when packed.
   let q = vec2<u32>((loBiased >> shift) | (hiBiased << (22u - top)), hiBiased >> shift);
   let sign = (ah ^ bh) & SD_SIGN;
-  let ea = (ah >> 20u) & 0x7ffu;
-  let eb = (bh >> 20u) & 0x7ffu;
-  // The result's biased exponent is eFinal − 1023; packing q adds the carry of q = 2^53 by itself.
-  let e = ea + eb + top;
-  let eFinal = e + (q.y >> 21u);
-  let flushed = min(ea, eb) == 0u || eFinal <= 1023u;
-  let overflow = eFinal >= 3070u;
-  let packedHigh = sign | (((e - 1024u) << 20u) + q.y);
+  let ea = ah & 0x7ff00000u;
+  let eb = bh & 0x7ff00000u;
+  // The exponent fields add in place (below 2^32): t = (result's field + 1024) · 2^20 + fraction, q's hidden
+  // bit (and its carry when q = 2^53) raising the field.
+  let t = ea + eb + (top << 20u) + q.y;
+  let flushed = min(ea, eb) == 0u || t < (1025u << 20u);
+  let overflow = t >= (3071u << 20u);
   return vec2<u32>(
     select(q.x, 0u, flushed || overflow),
-    select(select(packedHigh, sign | 0x7ff00000u, overflow), sign, flushed));
+    select(select(sign | (t - (1024u << 20u)), sign | 0x7ff00000u, overflow), sign, flushed));
 }
 
 /** a · b for a factor b (16 limb products). */
@@ -225,13 +223,18 @@ fn sdMulSharedFactor(a: vec2<u32>, b: SdFactor, bIsShort: bool) -> vec2<u32> {
 
 /** a · double(r) for a u32 r (exactly a · sdFromU32(r)): r's significand has limb x zero, 12 limb products. */
 fn sdMulU32(a: SdFactor, r: u32) -> vec2<u32> {
-  let lz = countLeadingZeros(r);
-  let normalized = r << (lz & 31u);
-  // The significand r · 2^(lz + 21) has bits 21..52 = the normalized r: limbs y, z, w.
+  // r's leading bit from the exponent of an exact float32 (r, or r >> 8 from 2^24 on): cheaper than
+  // countLeadingZeros, which the SPIR-V translation expands into a 5-step binary search.
+  let wide = r >= 0x1000000u;
+  let exponentField = (bitcast<u32>(f32(select(r, r >> 8u, wide))) >> 23u) + select(0u, 8u, wide);
+  // 158 − field = the leading zeros of r (shifts take their amount mod 32, harmless for r = 0).
+  let normalized = r << (158u - exponentField);
+  // The significand r · 2^(leading zeros + 21) has bits 21..52 = the normalized r: limbs y, z, w.
   let y1 = (normalized << 7u) & 0x3fffu;
   let y2 = (normalized >> 7u) & 0x3fffu;
   let y3 = normalized >> 21u;
-  let rHigh = select(0u, (1054u - lz) << 20u, r != 0u);
+  // The double's exponent field is 1054 − leading zeros = field + 896.
+  let rHigh = select(0u, (exponentField + 896u) << 20u, r != 0u);
   let x = a.limbs;
   let c1 = x.x * y1;
   let c2 = x.x * y2 + x.y * y1 + (c1 >> 14u);
