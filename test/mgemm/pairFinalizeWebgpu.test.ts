@@ -188,6 +188,24 @@ describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`
     });
   });
 
+  // Every metric's default mult (9/2, 4) has a short significand; another mult takes the general product.
+  it.each([CASES[0], CASES[2]])('equals the CPU with a mult of a long significand (4.1): $name', async (c) => {
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+    try {
+      const k: FormulaConstants = { countedBits: countedBitsPerField(c.metric), multiplier: 4.1, param: DEFAULT_PARAM };
+      const ops = operandsOf(c);
+      const request = requestOf(c, ops, k);
+      const want = await oracle(c, ops, k, request);
+      const got = await gemm.finalizePairs(request);
+      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+      expect(want.entries).toBeGreaterThan(0);
+      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+      expect(Array.from(got.records.words)).toEqual(want.records);
+    } finally {
+      await gemm.close();
+    }
+  });
+
   it('declines a request whose passing values leave [0, 16), and grows its record room', async () => {
     const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
     try {

@@ -10,7 +10,7 @@
 // then finalizes the request itself, exactly as the CPU path would (including its error).
 
 import { PAIR_VECTOR_WORDS } from '../../pairFinalize.js';
-import { checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -23,6 +23,8 @@ export const FINALIZE2_STATUS_WORDS = 4;
 
 const THREADS_PER_SIDE = 16;
 const PAIRS_PER_THREAD_SIDE = FINALIZE2_TILE / THREADS_PER_SIDE;
+// A thread folds its checksum columns once, after all its entries.
+if (PAIRS_PER_THREAD_SIDE ** 2 * 4 > CHECKSUM_TERMS_PER_FOLD) throw new Error('finalize2: more checksum terms per thread than a fold takes');
 
 /** Threshold kinds as the uniform `thresholdKind` carries them. */
 export const FINALIZE2_THRESHOLD_KIND = { none: 0, single: 1, multi2: 2 } as const;
@@ -50,11 +52,13 @@ export type Finalize2Uniforms = Record<(typeof UNIFORMS)[number], number>;
 /** WGSL of one pair's four values: dense from per-vector g factors, sparse from counts and the four tallies. */
 function pairValuesWgsl(sparse: boolean): string {
   const common = `
-/** ((mult·(rsum·r))·g of the smaller f)·g of the larger f: core/formulas.ts combine2. */
-fn combine(rsum: vec2<u32>, r: u32, fiSmaller: bool, gi: vec2<u32>, gj: vec2<u32>) -> vec2<u32> {
-  let x = sdMul(MULT, sdMul(rsum, sdFromU32(r)));
-  if (fiSmaller) { return sdMul(sdMul(x, gi), gj); }
-  return sdMul(sdMul(x, gj), gi);
+/**
+ * ((mult·(rsum·r))·g of the smaller f)·g of the larger f: core/formulas.ts combine2. The g's are ordered by
+ * selects, not branches, so that threads of one pair order do not wait on the other's products.
+ */
+fn combine(rsum: SdFactor, r: u32, fiSmaller: bool, gi: vec2<u32>, gj: vec2<u32>) -> vec2<u32> {
+  let x = sdMulSharedFactor(sdMulU32(rsum, r), MULT, MULT_IS_SHORT);
+  return sdMul(sdMul(x, select(gj, gi, fiSmaller)), select(gi, gj, fiSmaller));
 }
 fn rowDouble(at: u32) -> vec2<u32> {
   return vec2<u32>(rowVec[at], rowVec[at + 1u]);
@@ -79,12 +83,11 @@ fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 4> {
   let gi1 = rowDouble(vi + 4u);
   let gj0 = colDouble(vj + 2u);
   let gj1 = colDouble(vj + 4u);
-  let rsum = vec2<u32>(u.rsumLo, u.rsumHi);
   return array<vec2<u32>, 4>(
-    combine(rsum, r00, si0 < sj0, gi0, gj0),
-    combine(rsum, r01, si0 < sj1, gi0, gj1),
-    combine(rsum, r10, si1 < sj0, gi1, gj0),
-    combine(rsum, r11, si1 < sj1, gi1, gj1));
+    combine(RSUM, r00, si0 < sj0, gi0, gj0),
+    combine(RSUM, r01, si0 < sj1, gi0, gj1),
+    combine(RSUM, r10, si1 < sj0, gi1, gj0),
+    combine(RSUM, r11, si1 < sj1, gi1, gj1));
 }`;
   }
   return `${common}
@@ -105,17 +108,21 @@ fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 4> {
   let cij = r00 + r01 + r10 + r11;
   let zero = vec2<u32>(0u, 0u);
   if (ci == 0u || cj == 0u || cij == 0u) { return array<vec2<u32>, 4>(zero, zero, zero, zero); }
-  let loHi = sdMul(sdFromU32(min(ci, cj)), sdFromU32(max(ci, cj)));
-  let dCij = sdFromU32(cij);
-  let recip = sdDiv(ONE, sdMul(loHi, dCij));
-  let rci = sdMul(sdMul(sdFromU32(cj), dCij), recip);
-  let rcj = sdMul(sdMul(sdFromU32(ci), dCij), recip);
-  let rsum = sdMul(loHi, recip);
+  // x · double(n) as sdMulU32 (the same double), each factor split once.
+  let loHi = sdMulU32(sdFactor(sdFromU32(min(ci, cj))), max(ci, cj));
+  let loHiFactor = sdFactor(loHi);
+  let recip = sdDiv(ONE, sdMulU32(loHiFactor, cij));
+  let recipFactor = sdFactor(recip);
+  let rci = sdMulFactor(sdMulU32(sdFactor(sdFromU32(cj)), cij), recipFactor);
+  let rcj = sdMulFactor(sdMulU32(sdFactor(sdFromU32(ci)), cij), recipFactor);
+  let rsum = sdFactor(sdMulFactor(loHi, recipFactor));
   let recipC = vec2<u32>(u.recipCLo, u.recipCHi);
-  let fi0 = sdMul(sdMul(recipC, rci), sdFromU32(c * ci - si1));
-  let fi1 = sdMul(sdMul(recipC, rci), sdFromU32(si1));
-  let fj0 = sdMul(sdMul(recipC, rcj), sdFromU32(c * cj - sj1));
-  let fj1 = sdMul(sdMul(recipC, rcj), sdFromU32(sj1));
+  let recipCrci = sdFactor(sdMul(recipC, rci));
+  let recipCrcj = sdFactor(sdMul(recipC, rcj));
+  let fi0 = sdMulU32(recipCrci, c * ci - si1);
+  let fi1 = sdMulU32(recipCrci, si1);
+  let fj0 = sdMulU32(recipCrcj, c * cj - sj1);
+  let fj1 = sdMulU32(recipCrcj, sj1);
   let gi0 = sdSub(ONE, sdMul(PARAM, fi0));
   let gi1 = sdSub(ONE, sdMul(PARAM, fi1));
   let gj0 = sdSub(ONE, sdMul(PARAM, fj0));
@@ -139,7 +146,10 @@ const ONE = vec2<u32>(0u, 0x3ff00000u);
 const TILE = ${FINALIZE2_TILE}u;
 const SIDE = ${THREADS_PER_SIDE}u;
 const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
-var<private> MULT: vec2<u32>;
+/** Run constants: mult as a factor (and whether its significand is short), rsum (dense) as a factor, p. */
+var<private> MULT: SdFactor;
+var<private> MULT_IS_SHORT: bool;
+var<private> RSUM: SdFactor;
 var<private> PARAM: vec2<u32>;
 ${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
 ${pairValuesWgsl(options.sparse)}
@@ -165,7 +175,9 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
 }`;
 
   const body = `
-  MULT = vec2<u32>(u.multLo, u.multHi);
+  MULT = sdFactor(vec2<u32>(u.multLo, u.multHi));
+  MULT_IS_SHORT = sdFactorIsShort(MULT);
+  RSUM = sdFactor(vec2<u32>(u.rsumLo, u.rsumHi));
   PARAM = vec2<u32>(u.paramLo, u.paramHi);
   let tileIdx = wg.x + wg.y * u.dispatchX;
   if (tileIdx >= u.numTiles) { return; }
@@ -208,11 +220,11 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
         if (sdIsZero(v)) { zeros += 1u; continue; }
         if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
         let bits = select(b * 2u + a, a * 2u + b, hiIsI);
-        let rv = checksumWeight((pairMod * 4u + bits) % RMOD);
-        sum = u128Add(sum, u64MulWide(rv, sdFloorTimes2p56(v)));
+        checksumAddTerm(checksumWeight((pairMod * 4u + bits) % RMOD), sdFloorTimes2p56(v));
       }
     }
   }
+  sum = checksumFold(sum);
 ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {

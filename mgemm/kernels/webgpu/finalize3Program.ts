@@ -15,7 +15,7 @@
 
 import { TRIPLE_VECTOR_WORDS } from '../../tripleFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
-import { checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -32,6 +32,8 @@ export const FINALIZE3_MAX_WORKGROUPS = 1024;
 
 const THREADS_PER_SIDE = 16;
 const TRIPLES_PER_THREAD_SIDE = FINALIZE3_TILE / THREADS_PER_SIDE;
+// A thread folds its checksum columns after each tile.
+if (TRIPLES_PER_THREAD_SIDE ** 2 * 8 > CHECKSUM_TERMS_PER_FOLD) throw new Error('finalize3: more checksum terms per tile than a fold takes');
 
 /** Threshold kinds as the uniform `thresholdKind` carries them. */
 export const FINALIZE3_THRESHOLD_KIND = { none: 0, single: 1, multi3: 2 } as const;
@@ -92,9 +94,9 @@ function tripleValuesWgsl(sparse: boolean): string {
   if (sliceWords[rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u || cijk == 0u) {
     return values;
   }
-  let rsum = sdDiv(ONE, sdFromU32(cijk));`
+  let rsum = sdFactor(sdDiv(ONE, sdFromU32(cijk)));`
     : `  var values: array<vec2<u32>, 8>;
-  let rsum = vec2<u32>(u.rsumLo, u.rsumHi);`;
+  let rsum = RSUM;`;
   return `
 /** r_abc from T[uvw] with C counted bits (src/engine/finalize3.ts); u32 arithmetic wraps, and every r is exact. */
 fn entryTallies(C: u32, T: array<u32, 8>) -> array<u32, 8> {
@@ -112,12 +114,19 @@ fn entryTallies(C: u32, T: array<u32, 8>) -> array<u32, 8> {
     T[7]);
 }
 
-/** (((x·g_lo)·g_mid)·g_hi) with the g's ordered by their f's by core/formulas.ts combine3's exchanges. */
-fn orderedProduct(x: vec2<u32>, fx: vec2<u32>, gx: vec2<u32>, fy: vec2<u32>, gy: vec2<u32>, fz: vec2<u32>, gz: vec2<u32>) -> vec2<u32> {
-  var fLo = fx; var gLo = gx; var fMid = fy; var gMid = gy; var fHi = fz; var gHi = gz;
-  if (sdLessNonNegative(fMid, fLo)) { let f = fLo; fLo = fMid; fMid = f; let g = gLo; gLo = gMid; gMid = g; }
-  if (sdLessNonNegative(fHi, fMid)) { let f = fMid; fMid = fHi; fHi = f; let g = gMid; gMid = gHi; gHi = g; }
-  if (sdLessNonNegative(fMid, fLo)) { let g = gLo; gLo = gMid; gMid = g; let f = fLo; fLo = fMid; fMid = f; }
+/**
+ * (((x·g_lo)·g_mid)·g_hi) with the g's of i, j, k ordered as core/formulas.ts combine3's three exchanges order
+ * them, given its comparisons f_j < f_i, f_k < f_i and f_k < f_j: the first exchange orders i and j; the
+ * second compares k with the larger of them, and only if k moved down does the third compare k with the smaller.
+ */
+fn orderedProduct(x: vec2<u32>, gi: vec2<u32>, gj: vec2<u32>, gk: vec2<u32>, jBelowI: bool, kBelowI: bool, kBelowJ: bool) -> vec2<u32> {
+  let gFirst = select(gi, gj, jBelowI);
+  let gSecond = select(gj, gi, jBelowI);
+  let kBelowSecond = select(kBelowJ, kBelowI, jBelowI);
+  let kBelowFirst = kBelowSecond && select(kBelowI, kBelowJ, jBelowI);
+  let gLo = select(gFirst, gk, kBelowFirst);
+  let gMid = select(gSecond, select(gk, gFirst, kBelowFirst), kBelowSecond);
+  let gHi = select(gk, gSecond, kBelowSecond);
   return sdMul(sdMul(sdMul(x, gLo), gMid), gHi);
 }
 
@@ -125,21 +134,45 @@ fn vectorDouble(at: u32) -> vec2<u32> {
   return vec2<u32>(sliceWords[at], sliceWords[at + 1u]);
 }
 
-/** f_a at word 2 + 2a, g_a at word 6 + 2a of a vector's words. */
+/** Bit 2u + v set iff y_v < x_u: the four comparisons of one vector pair's f's that the eight entries use. */
+fn belowMask(x0: vec2<u32>, x1: vec2<u32>, y0: vec2<u32>, y1: vec2<u32>) -> u32 {
+  return select(0u, 1u, sdLessNonNegative(y0, x0)) | select(0u, 2u, sdLessNonNegative(y1, x0))
+    | select(0u, 4u, sdLessNonNegative(y0, x1)) | select(0u, 8u, sdLessNonNegative(y1, x1));
+}
+
+fn maskBit(mask: u32, at: u32) -> bool {
+  return ((mask >> at) & 1u) != 0u;
+}
+
+/** f_a at word 2 + 2a, g_a at word 6 + 2a of a vector's words (mgemm/tripleFinalize.ts). */
 fn tripleValues(t: u32, rq: u32, cq: u32) -> array<vec2<u32>, 8> {
   let r = entryTallies(u.countedBits, tripleTallies(t, rq, cq));
 ${rsum}
   let vi = rq * VW;
   let vk = COL_VECTORS + cq * VW;
+  // The triple's f's are compared once (12 comparisons, not 3 for each of the 8 entries).
+  let fi0 = vectorDouble(vi + 2u);
+  let fi1 = vectorDouble(vi + 4u);
+  let fj0 = vectorDouble(J_VECTOR + 2u);
+  let fj1 = vectorDouble(J_VECTOR + 4u);
+  let fk0 = vectorDouble(vk + 2u);
+  let fk1 = vectorDouble(vk + 4u);
+  let jBelowI = belowMask(fi0, fi1, fj0, fj1);
+  let kBelowI = belowMask(fi0, fi1, fk0, fk1);
+  let kBelowJ = belowMask(fj0, fj1, fk0, fk1);
+  let gi0 = vectorDouble(vi + 6u);
+  let gi1 = vectorDouble(vi + 8u);
+  let gj0 = vectorDouble(J_VECTOR + 6u);
+  let gj1 = vectorDouble(J_VECTOR + 8u);
+  let gk0 = vectorDouble(vk + 6u);
+  let gk1 = vectorDouble(vk + 8u);
   for (var e = 0u; e < 8u; e++) {
-    let a = 2u * (e >> 2u);
-    let b = 2u * ((e >> 1u) & 1u);
-    let c = 2u * (e & 1u);
-    let x = sdMul(MULT, sdMul(rsum, sdFromU32(r[e])));
-    values[e] = orderedProduct(x,
-      vectorDouble(vi + 2u + a), vectorDouble(vi + 6u + a),
-      vectorDouble(J_VECTOR + 2u + b), vectorDouble(J_VECTOR + 6u + b),
-      vectorDouble(vk + 2u + c), vectorDouble(vk + 6u + c));
+    let a = e >> 2u;
+    let b = (e >> 1u) & 1u;
+    let c = e & 1u;
+    let x = sdMulSharedFactor(sdMulU32(rsum, r[e]), MULT, MULT_IS_SHORT);
+    values[e] = orderedProduct(x, select(gi0, gi1, a != 0u), select(gj0, gj1, b != 0u), select(gk0, gk1, c != 0u),
+      maskBit(jBelowI, 2u * a + b), maskBit(kBelowI, 2u * a + c), maskBit(kBelowJ, 2u * b + c));
   }
   return values;
 }`;
@@ -157,7 +190,10 @@ const VW = ${TRIPLE_VECTOR_WORDS}u;
 const TILE = ${FINALIZE3_TILE}u;
 const SIDE = ${THREADS_PER_SIDE}u;
 const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
-var<private> MULT: vec2<u32>;
+/** Run constants as factors: mult (and whether its significand is short), dense rsum. */
+var<private> MULT: SdFactor;
+var<private> MULT_IS_SHORT: bool;
+var<private> RSUM: SdFactor;
 /** Word offsets in sliceWords of j's vector words and of the columns' vector words. */
 var<private> J_VECTOR: u32;
 var<private> COL_VECTORS: u32;
@@ -184,7 +220,9 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
 }`;
 
   const body = `
-  MULT = vec2<u32>(u.multLo, u.multHi);
+  MULT = sdFactor(vec2<u32>(u.multLo, u.multHi));
+  MULT_IS_SHORT = sdFactorIsShort(MULT);
+  RSUM = sdFactor(vec2<u32>(u.rsumLo, u.rsumHi));
   J_VECTOR = u.requestRows * VW;
   COL_VECTORS = J_VECTOR + VW;
   var sum = vec4<u32>(0u);
@@ -233,11 +271,11 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
           if (sdIsZero(v)) { zeros += 1u; continue; }
           if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
           let bits = ((e >> 2u) << (2u - rankI)) | (((e >> 1u) & 1u) << (2u - rankJ)) | ((e & 1u) << (2u - rankK));
-          let rv = checksumWeight((uidBase + bits) % RMOD);
-          sum = u128Add(sum, u64MulWide(rv, sdFloorTimes2p56(v)));
+          checksumAddTerm(checksumWeight((uidBase + bits) % RMOD), sdFloorTimes2p56(v));
         }
       }
     }
+    sum = checksumFold(sum);
   }
 ${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
 

@@ -1,14 +1,29 @@
 // WGSL helpers shared by the device finalize programs: SPEC §5's checksum weight rv of an entry from its uid
-// mod 714025, and core/thresholds.ts comparisons on float32 bits. Needs wgsl/softDouble.ts (u64Add, u32MulWide).
+// mod 714025, the exact per-thread sum Σ rv·iv, and core/thresholds.ts comparisons on float32 bits. Needs
+// wgsl/softDouble.ts (u128Add).
 
 import { randomize, RANDOMIZE_MAX } from '../../../../src/core/randomize.js';
 
-/** Checksum weight rv = randomize(uid + OFFSET_LOW) + 714025·randomize(uid + OFFSET_HIGH) from uid mod 714025. */
+/**
+ * Terms rv·iv that checksumAddTerm may add between two checksumFold calls: a term adds below 4·2^24 to each
+ * 12-bit column of the thread's sum (at most four limb products of 12 × 12 bits), and a column holds 2^32.
+ */
+export const CHECKSUM_TERMS_PER_FOLD = 64;
+
+/**
+ * Checksum weight rv = randomize(uid + OFFSET_LOW) + 714025·randomize(uid + OFFSET_HIGH) from uid mod 714025, and
+ * the thread's sum Σ rv·iv kept as eight 12-bit limb columns that take limb products without carries (no 128-bit
+ * product per entry); checksumFold carries them into a 128-bit sum.
+ */
 export function checksumWeightWgsl(): string {
   // randomize(x) depends on x mod M only (for x < 2^52, see core/randomize.ts); the offsets enter as residues.
   const offsetLow = 956158765 % RANDOMIZE_MAX;
   const offsetHigh = 842467637 % RANDOMIZE_MAX;
   if (randomize(0) !== 150889) throw new Error('randomize changed: update the WGSL checksum weight');
+  // rv = M·high + low with M = mHigh·2^12 + mLow; high, low < M < 2^20.
+  const mHigh = Math.floor(RANDOMIZE_MAX / 4096);
+  const mLow = RANDOMIZE_MAX % 4096;
+  if (RANDOMIZE_MAX >= 2 ** 20) throw new Error('the checksum weight limbs assume M < 2^20');
   return `
 const RMOD = ${RANDOMIZE_MAX}u;
 /** x·y mod M for x, y < M < 2^20, in u32: y split into 10-bit halves. */
@@ -18,11 +33,57 @@ fn mulMod(x: u32, y: u32) -> u32 {
 fn randomizeResidue(x: u32) -> u32 {
   return (4096u * x + 150889u) % RMOD;
 }
-/** rv of the entry with uid ≡ uidMod (mod M), < 2^40. */
-fn checksumWeight(uidMod: u32) -> vec2<u32> {
+/** rv of the entry with uid ≡ uidMod (mod M), < 2^40, as 12-bit limbs (least significant first; the last < 2^4). */
+fn checksumWeight(uidMod: u32) -> vec4<u32> {
   let low = randomizeResidue((uidMod + ${offsetLow}u) % RMOD);
   let high = randomizeResidue((uidMod + ${offsetHigh}u) % RMOD);
-  return u64Add(u32MulWide(RMOD, high), vec2<u32>(low, 0u));
+  // M·high + low with high and low split at bit 12: column sums below 2^23 before their carries.
+  let a0 = ${mLow}u * (high & 0xfffu) + (low & 0xfffu);
+  let a1 = ${mLow}u * (high >> 12u) + ${mHigh}u * (high & 0xfffu) + (low >> 12u) + (a0 >> 12u);
+  let a2 = ${mHigh}u * (high >> 12u) + (a1 >> 12u);
+  return vec4<u32>(a0 & 0xfffu, a1 & 0xfffu, a2 & 0xfffu, a2 >> 12u);
+}
+
+/** The thread's Σ rv·iv since its last fold: column k (weight 2^(12k)) of columns 0–3 in low, 4–7 in high. */
+var<private> checksumColumnsLow: vec4<u32>;
+var<private> checksumColumnsHigh: vec4<u32>;
+
+/** Adds rv·iv to the columns: rv from checksumWeight, iv < 2^60 (five 12-bit limbs). */
+fn checksumAddTerm(rv: vec4<u32>, iv: vec2<u32>) {
+  let i0 = iv.x & 0xfffu;
+  let i1 = (iv.x >> 12u) & 0xfffu;
+  let i2 = ((iv.x >> 24u) | (iv.y << 8u)) & 0xfffu;
+  let i3 = (iv.y >> 4u) & 0xfffu;
+  let i4 = iv.y >> 16u;
+  checksumColumnsLow += vec4<u32>(
+    rv.x * i0,
+    rv.x * i1 + rv.y * i0,
+    rv.x * i2 + rv.y * i1 + rv.z * i0,
+    rv.x * i3 + rv.y * i2 + rv.z * i1 + rv.w * i0);
+  checksumColumnsHigh += vec4<u32>(
+    rv.x * i4 + rv.y * i3 + rv.z * i2 + rv.w * i1,
+    rv.y * i4 + rv.z * i3 + rv.w * i2,
+    rv.z * i4 + rv.w * i3,
+    rv.w * i4);
+}
+
+/** sum + the columns' value (exact: at most ${CHECKSUM_TERMS_PER_FOLD} terms since the last fold), the columns emptied. */
+fn checksumFold(sum: vec4<u32>) -> vec4<u32> {
+  let c0 = checksumColumnsLow.x;
+  let c1 = checksumColumnsLow.y + (c0 >> 12u);
+  let c2 = checksumColumnsLow.z + (c1 >> 12u);
+  let c3 = checksumColumnsLow.w + (c2 >> 12u);
+  let c4 = checksumColumnsHigh.x + (c3 >> 12u);
+  let c5 = checksumColumnsHigh.y + (c4 >> 12u);
+  let c6 = checksumColumnsHigh.z + (c5 >> 12u);
+  let c7 = checksumColumnsHigh.w + (c6 >> 12u);
+  checksumColumnsLow = vec4<u32>(0u);
+  checksumColumnsHigh = vec4<u32>(0u);
+  return u128Add(sum, vec4<u32>(
+    (c0 & 0xfffu) | ((c1 & 0xfffu) << 12u) | (c2 << 24u),
+    ((c2 & 0xfffu) >> 8u) | ((c3 & 0xfffu) << 4u) | ((c4 & 0xfffu) << 16u) | (c5 << 28u),
+    ((c5 & 0xfffu) >> 4u) | ((c6 & 0xfffu) << 8u) | (c7 << 20u),
+    c7 >> 12u));
 }`;
 }
 

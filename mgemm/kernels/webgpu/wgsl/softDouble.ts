@@ -7,7 +7,8 @@
 // - results stay normal: a result below 2^-1022 is flushed to a signed zero and one above 2^1024 becomes
 //   an infinity, where IEEE would give a subnormal or the same infinity;
 // - `sdDiv` needs a non-zero divisor.
-// Products are built from 16-bit halves (WGSL has no 32×32→64 multiply).
+// WGSL has no 32×32→64 multiply: sdMul multiplies significands in 14-bit limbs (column sums stay below 2^32,
+// carried once), u32MulWide in 16-bit halves.
 
 export const SOFT_DOUBLE_WGSL = /* wgsl */ `
 const SD_SIGN = 0x80000000u;
@@ -121,22 +122,128 @@ fn sdRoundPack(sign: u32, e: i32, m: vec2<u32>, sticky: bool) -> vec2<u32> {
   return vec2<u32>(q.x, sign | (u32(exponent) << 20u) | (q.y & 0xfffffu));
 }
 
+/**
+ * A multiplication operand: the significand (hidden bit included, < 2^53) as four 14-bit limbs, least
+ * significant first (the top limb has 11 bits), and the double's high word (sign, exponent). A factor used by
+ * many products is split once (sdFactor).
+ */
+struct SdFactor {
+  limbs: vec4<u32>,
+  high: u32,
+}
+
+fn sdFactor(d: vec2<u32>) -> SdFactor {
+  return SdFactor(
+    vec4<u32>(d.x & 0x3fffu, (d.x >> 14u) & 0x3fffu, ((d.x >> 28u) | (d.y << 4u)) & 0x3fffu, ((d.y >> 10u) & 0x3ffu) | 0x400u),
+    d.y);
+}
+
+/**
+ * The double sign(ah ^ bh) · P · 2^(ea + eb − 2150) of a significand product P = m_a · m_b in [2^104, 2^106),
+ * rounded to nearest, ties to even. P is given as limb columns: P = c6·2^84 + c5·2^70 + c4·2^56 + c3·2^42 + L
+ * (columns not yet carried, each < 2^31; L < 2^42, the carries out of it already in c3), lowBits non-zero
+ * iff L is. A zero operand (exponent field 0) gives a signed zero; a result below 2^-1022 a signed zero and
+ * one at or above 2^1024 a signed infinity (the library's preconditions).
+ */
+fn sdRoundProduct(ah: u32, bh: u32, c3: u32, c4In: u32, c5In: u32, c6: u32, lowBits: u32) -> vec2<u32> {
+  // P >> 42 as 64 bits (leading bit 63 or 62): the columns' overlapping parts add up once c3 and c4 are
+  // carried. L's sticky bit is or-ed into bit 0, below the rounding bit (9 or 10): it only decides exact halves.
+  let c4 = c4In + (c3 >> 14u);
+  let c5 = c5In + (c4 >> 14u);
+  let lo = ((c3 & 0x3fffu) + (c4 << 14u) + (c5In << 28u)) | min(lowBits, 1u);
+  let hi = (c5 >> 4u) + (c6 << 10u);
+  // Keep the top 53 bits (shift 11 or 10): adding half − 1 + (the kept lowest bit) carries into the kept bits
+  // exactly when IEEE rounds up.
+  let top = hi >> 31u;
+  let shift = 10u + top;
+  let bias = ((0x1ffu << top) | top) + ((lo >> shift) & 1u);
+  let loBiased = lo + bias;
+  let hiBiased = hi + select(0u, 1u, loBiased < lo);
+  // q in [2^52, 2^53]; 2^53 (rounded up out of the significand) carries into the exponent when packed.
+  let q = vec2<u32>((loBiased >> shift) | (hiBiased << (22u - top)), hiBiased >> shift);
+  let sign = (ah ^ bh) & SD_SIGN;
+  let ea = ah & 0x7ff00000u;
+  let eb = bh & 0x7ff00000u;
+  // The exponent fields add in place (below 2^32): t = (result's field + 1024) · 2^20 + fraction, q's hidden
+  // bit (and its carry when q = 2^53) raising the field.
+  let t = ea + eb + (top << 20u) + q.y;
+  let flushed = min(ea, eb) == 0u || t < (1025u << 20u);
+  let overflow = t >= (3071u << 20u);
+  return vec2<u32>(
+    select(q.x, 0u, flushed || overflow),
+    select(select(sign | (t - (1024u << 20u)), sign | 0x7ff00000u, overflow), sign, flushed));
+}
+
+/** a · b for a factor b (16 limb products). */
+fn sdMulFactor(a: vec2<u32>, b: SdFactor) -> vec2<u32> {
+  let x = sdFactor(a).limbs;
+  let y = b.limbs;
+  // Limb products are < 2^28 and a column holds at most 4 of them: the sums below cannot wrap.
+  let c0 = x.x * y.x;
+  var c1 = x.x * y.y + x.y * y.x;
+  var c2 = x.x * y.z + x.y * y.y + x.z * y.x;
+  var c3 = x.x * y.w + x.y * y.z + x.z * y.y + x.w * y.x;
+  c1 += c0 >> 14u;
+  c2 += c1 >> 14u;
+  c3 += c2 >> 14u;
+  return sdRoundProduct(a.y, b.high, c3,
+    x.y * y.w + x.z * y.z + x.w * y.y,
+    x.z * y.w + x.w * y.z,
+    x.w * y.w,
+    (c0 | c1 | c2) & 0x3fffu);
+}
+
 /** a · b. */
 fn sdMul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let sign = (a.y ^ b.y) & SD_SIGN;
-  if (sdIsZero(a) || sdIsZero(b)) { return vec2<u32>(0u, sign); }
-  // Significands moved to bit 63: the product's leading bit is 126 or 127.
-  let p = u64MulWide(u64Shl(sdMant(a), 11u), u64Shl(sdMant(b), 11u));
-  var e = i32(sdExp(a)) + i32(sdExp(b)) - 1023;
-  var high = p.zw;
-  var low = p.xy;
-  if ((p.w & SD_SIGN) != 0u) {
-    e += 1;
-  } else {
-    high = vec2<u32>((high.x << 1u) | (low.y >> 31u), (high.y << 1u) | (high.x >> 31u));
-    low = u64Shl(low, 1u);
-  }
-  return sdRoundPack(sign, e, high, !u64IsZero(low));
+  return sdMulFactor(a, sdFactor(b));
+}
+
+/**
+ * a · b for a factor b whose significand has at most 11 bits (limbs x, y, z zero), such as 4.5 or 4: four limb
+ * products. Callers check sdFactorIsShort (once, for a factor shared by many products).
+ */
+fn sdMulShortFactor(a: vec2<u32>, b: SdFactor) -> vec2<u32> {
+  let x = sdFactor(a).limbs;
+  let y = b.limbs.w;
+  return sdRoundProduct(a.y, b.high, x.x * y, x.y * y, x.z * y, x.w * y, 0u);
+}
+
+fn sdFactorIsShort(b: SdFactor) -> bool {
+  return (b.limbs.x | b.limbs.y | b.limbs.z) == 0u;
+}
+
+/**
+ * a · b by the short form when bIsShort (= sdFactorIsShort(b)). Meant for a b shared by all threads (a run
+ * constant): then every thread takes the same branch.
+ */
+fn sdMulSharedFactor(a: vec2<u32>, b: SdFactor, bIsShort: bool) -> vec2<u32> {
+  if (bIsShort) { return sdMulShortFactor(a, b); }
+  return sdMulFactor(a, b);
+}
+
+/** a · double(r) for a u32 r (exactly a · sdFromU32(r)): r's significand has limb x zero, 12 limb products. */
+fn sdMulU32(a: SdFactor, r: u32) -> vec2<u32> {
+  // r's leading bit from the exponent of an exact float32 (r, or r >> 8 from 2^24 on): cheaper than
+  // countLeadingZeros, which the SPIR-V translation expands into a 5-step binary search.
+  let wide = r >= 0x1000000u;
+  let exponentField = (bitcast<u32>(f32(select(r, r >> 8u, wide))) >> 23u) + select(0u, 8u, wide);
+  // 158 − field = the leading zeros of r (shifts take their amount mod 32, harmless for r = 0).
+  let normalized = r << (158u - exponentField);
+  // The significand r · 2^(leading zeros + 21) has bits 21..52 = the normalized r: limbs y, z, w.
+  let y1 = (normalized << 7u) & 0x3fffu;
+  let y2 = (normalized >> 7u) & 0x3fffu;
+  let y3 = normalized >> 21u;
+  // The double's exponent field is 1054 − leading zeros = field + 896.
+  let rHigh = select(0u, (exponentField + 896u) << 20u, r != 0u);
+  let x = a.limbs;
+  let c1 = x.x * y1;
+  let c2 = x.x * y2 + x.y * y1 + (c1 >> 14u);
+  let c3 = x.x * y3 + x.y * y2 + x.z * y1 + (c2 >> 14u);
+  return sdRoundProduct(a.high, rHigh, c3,
+    x.y * y3 + x.z * y2 + x.w * y1,
+    x.z * y3 + x.w * y2,
+    x.w * y3,
+    (c1 | c2) & 0x3fffu);
 }
 
 /** a + b; an exact zero sum is +0 (−0 only for −0 + −0). */
@@ -241,19 +348,16 @@ fn sdToF32Bits(d: vec2<u32>) -> u32 {
   let sign = d.y & SD_SIGN;
   if (sdIsZero(d)) { return sign; }
   let e = i32(sdExp(d)) - 896;
-  let m = sdMant(d);
   if (e >= 1) {
-    var ef = u32(e);
-    var mant = u64RoundShift(m, 29u);
-    if (mant == 0x1000000u) {
-      ef += 1u;
-      mant = 0x800000u;
-    }
-    if (ef >= 255u) { return sign | 0x7f800000u; }
-    return sign | (ef << 23u) | (mant & 0x7fffffu);
+    // The top 23 fraction bits, rounded by the 29 below them: dropped + (last kept bit) > half rounds up
+    // (ties to even). Rounding up out of the fraction carries into the exponent field, as IEEE's does, and an
+    // exponent field of 255 (clamped there first) is the infinity.
+    let fraction = ((d.y & 0xfffffu) << 3u) | (d.x >> 29u);
+    let roundUp = select(0u, 1u, (d.x & 0x1fffffffu) + (fraction & 1u) > 0x10000000u);
+    return sign | min(((min(u32(e), 255u) << 23u) | fraction) + roundUp, 0x7f800000u);
   }
   // A float32 subnormal (q · 2^-149); rounding up to 2^23 gives the smallest normal's bits.
-  return sign | u64RoundShift(m, u32(30 - e));
+  return sign | u64RoundShift(sdMant(d), u32(30 - e));
 }
 
 /** floor(d · 2^56) for 0 ≤ d < 16, a 60-bit integer: the checksum's floor((d/16) · 2^60). */
