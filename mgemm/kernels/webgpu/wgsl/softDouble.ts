@@ -8,7 +8,7 @@
 //   an infinity, where IEEE would give a subnormal or the same infinity;
 // - `sdDiv` needs a non-zero divisor.
 // WGSL has no 32×32→64 multiply: sdMul multiplies significands in 14-bit limbs (column sums stay below 2^32,
-// carried once), u32MulWide in 16-bit halves.
+// carried once).
 
 export const SOFT_DOUBLE_WGSL = /* wgsl */ `
 const SD_SIGN = 0x80000000u;
@@ -48,37 +48,6 @@ fn u64Shr(a: vec2<u32>, s: u32) -> vec2<u32> {
 fn u64Clz(a: vec2<u32>) -> u32 {
   if (a.y != 0u) { return countLeadingZeros(a.y); }
   return 32u + countLeadingZeros(a.x);
-}
-
-/** The full 64-bit product of two u32, from 16-bit halves. */
-fn u32MulWide(a: u32, b: u32) -> vec2<u32> {
-  let a0 = a & 0xffffu;
-  let a1 = a >> 16u;
-  let b0 = b & 0xffffu;
-  let b1 = b >> 16u;
-  let ll = a0 * b0;
-  let lh = a0 * b1;
-  let hl = a1 * b0;
-  let hh = a1 * b1;
-  let mid = lh + hl;
-  let midCarry = select(0u, 0x10000u, mid < lh);
-  let lo = ll + (mid << 16u);
-  let loCarry = select(0u, 1u, lo < ll);
-  return vec2<u32>(lo, hh + (mid >> 16u) + midCarry + loCarry);
-}
-
-/** The full 128-bit product of two u64 as 32-bit words, least significant first. */
-fn u64MulWide(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
-  let p00 = u32MulWide(a.x, b.x);
-  let p01 = u32MulWide(a.x, b.y);
-  let p10 = u32MulWide(a.y, b.x);
-  let p11 = u32MulWide(a.y, b.y);
-  let mid = u64Add(p01, p10);
-  let midCarry = select(0u, 1u, u64Less(mid, p01));
-  let w1 = p00.y + mid.x;
-  let w1Carry = select(0u, 1u, w1 < p00.y);
-  let high = u64Add(u64Add(p11, vec2<u32>(mid.y, midCarry)), vec2<u32>(w1Carry, 0u));
-  return vec4<u32>(p00.x, w1, high.x, high.y);
 }
 
 /** 128-bit sum (no overflow past 2^128 by the callers' bounds). */
