@@ -295,6 +295,35 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
     }
   });
 
+  // The single-threshold screen (finalize3Program.ts) skips triples on an f32 estimate; thresholds at the values
+  // themselves (their float32, one double ulp either side) and at high quantiles must still give the CPU's result.
+  it.each([CASES[0], CASES[3]])('screens a single threshold only where nothing can pass, thresholds at the values: $name', async (c) => {
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+    try {
+      const k = constantsOf(c.metric);
+      const ops = operandsOf(c);
+      const all = await oracle({ ...c, threshold: { kind: 'none' } }, ops, k, await requestOf({ ...c, threshold: { kind: 'none' } }, ops, k));
+      const bits = new Uint32Array(all.records.filter((_, idx) => idx % 2 === 0)).sort();
+      const asDouble = (b: number): number => new Float32Array(new Uint32Array([b]).buffer)[0];
+      const thresholds: number[] = [];
+      for (const q of [0.5, 0.9, 0.999]) {
+        const v = asDouble(bits[Math.floor(q * (bits.length - 1))]);
+        thresholds.push(v, v * (1 - 2 ** -52), v * (1 + 2 ** -52), v * (1 - 2 ** -22));
+      }
+      for (const value of thresholds) {
+        const withThreshold: Case = { ...c, threshold: { kind: 'single', value } };
+        const request = await requestOf(withThreshold, ops, k);
+        const want = await oracle(withThreshold, ops, k, request);
+        const got = await gemm.finalizeTriples(request);
+        if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+        expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }, `threshold ${value}`).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+        expect(Array.from(got.records.words), `threshold ${value}`).toEqual(want.records);
+      }
+    } finally {
+      await gemm.close();
+    }
+  });
+
   it('declines a request whose passing values leave [0, 16), and grows its record room', async () => {
     const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
     try {

@@ -85,6 +85,52 @@ fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
 }`;
 }
 
+/**
+ * WGSL of the single-threshold screen: an f32 estimate of a triple's eight values decides, before any soft-double
+ * work, that none of them can pass. The estimate takes the factors truncated to f32 (relative error < 2^-23
+ * each: rsum, mult, three g's; sparse rsum is an f32 division, 2.5 ulp), r rounded to f32 (2^-24) and five f32
+ * products (2^-24 each): about 2^-20 from the exact value at most, with its sign. A value passes only if
+ * fround(v) > T (T = threshold0 as f32), so when every estimate is below T·(1 − 2^-15) — a margin 32 times
+ * that error — every v ≤ T: the triple is skipped, as the exact path would have rejected each entry. Factors
+ * outside f32's normal range (or a NaN estimate) let the triple through to the exact path.
+ */
+function screenWgsl(sparse: boolean): string {
+  const rsum = sparse
+    ? `  if (sliceWords[rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u) { return false; }
+  let cijk = r[0] + r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7];
+  if (cijk == 0u) { return false; }
+  let rsum = 1.0 / f32(cijk);`
+    : `  let rsum = RSUM_F32;`;
+  return `
+/** A double truncated to f32 (relative error < 2^-23); out of f32's normal range it clears SCREEN_EXACT. */
+fn sdToF32Truncated(d: vec2<u32>) -> f32 {
+  if (sdIsZero(d)) { return 0.0; }
+  let e = i32(sdExp(d)) - 896;
+  if (e < 1 || e > 254) { SCREEN_EXACT = false; return 0.0; }
+  return bitcast<f32>((d.y & SD_SIGN) | (u32(e) << 23u) | ((d.y & 0xfffffu) << 3u) | (d.x >> 29u));
+}
+
+/** Whether any entry of the triple may pass the single threshold (false only when none can). */
+fn mayPassSingle(t: u32, rq: u32, cq: u32) -> bool {
+  let r = entryTallies(u.countedBits, tripleTallies(t, rq, cq));
+${rsum}
+  SCREEN_EXACT = true;
+  let vi = rq * VW;
+  let vk = COL_VECTORS + cq * VW;
+  let gi = array<f32, 2>(sdToF32Truncated(vectorDouble(vi + 6u)), sdToF32Truncated(vectorDouble(vi + 8u)));
+  let gj = array<f32, 2>(sdToF32Truncated(vectorDouble(J_VECTOR + 6u)), sdToF32Truncated(vectorDouble(J_VECTOR + 8u)));
+  let gk = array<f32, 2>(sdToF32Truncated(vectorDouble(vk + 6u)), sdToF32Truncated(vectorDouble(vk + 8u)));
+  if (!SCREEN_EXACT || !MULT_RSUM_F32_OK) { return true; }
+  let bound = bitcast<f32>(u.threshold0) * (1.0 - 1.0 / 32768.0);
+  var passes = false;
+  for (var e = 0u; e < 8u; e++) {
+    let estimate = (((MULT_F32 * (rsum * f32(r[e]))) * gi[e >> 2u]) * gj[(e >> 1u) & 1u]) * gk[e & 1u];
+    passes = passes || !(estimate < bound);
+  }
+  return passes;
+}`;
+}
+
 /** WGSL of the eight values of one triple (entry bits a, b, c at 4a + 2b + c). */
 function tripleValuesWgsl(sparse: boolean): string {
   const rsum = sparse
@@ -194,12 +240,18 @@ const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
 var<private> MULT: SdFactor;
 var<private> MULT_IS_SHORT: bool;
 var<private> RSUM: SdFactor;
+/** The screen's f32 factors (mayPassSingle); false when mult or rsum is outside f32's normal range. */
+var<private> MULT_F32: f32;
+var<private> RSUM_F32: f32;
+var<private> MULT_RSUM_F32_OK: bool;
+var<private> SCREEN_EXACT: bool;
 /** Word offsets in sliceWords of j's vector words and of the columns' vector words. */
 var<private> J_VECTOR: u32;
 var<private> COL_VECTORS: u32;
 ${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
 ${tripleTalliesWgsl(options.sparse)}
 ${tripleValuesWgsl(options.sparse)}
+${screenWgsl(options.sparse)}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
 /** Which of the eight entries pass (bit 4a + 2b + c): core/thresholds.ts markPassingEntries. */
@@ -223,6 +275,10 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
   MULT = sdFactor(vec2<u32>(u.multLo, u.multHi));
   MULT_IS_SHORT = sdFactorIsShort(MULT);
   RSUM = sdFactor(vec2<u32>(u.rsumLo, u.rsumHi));
+  SCREEN_EXACT = true;
+  MULT_F32 = sdToF32Truncated(vec2<u32>(u.multLo, u.multHi));
+  RSUM_F32 = sdToF32Truncated(vec2<u32>(u.rsumLo, u.rsumHi));
+  MULT_RSUM_F32_OK = SCREEN_EXACT;
   J_VECTOR = u.requestRows * VW;
   COL_VECTORS = J_VECTOR + VW;
   var sum = vec4<u32>(0u);
@@ -242,6 +298,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
         if (c >= u.numCols) { continue; }
         let cq = u.colFirst + c;
         let gk = u.kVectorFirst + cq;
+        if (u.thresholdKind == 1u && !mayPassSingle(r * u.rowStride + c, rq, cq)) { continue; }
         let values = tripleValues(r * u.rowStride + c, rq, cq);
         var f: array<u32, 8>;
         for (var e = 0u; e < 8u; e++) { f[e] = sdToF32Bits(values[e]); }
