@@ -1,14 +1,14 @@
 // The WGSL checksum sum against BigInt: checksumWeight's rv limbs and Σ rv·iv through the 12-bit columns, with
 // CHECKSUM_TERMS_PER_FOLD terms of the heaviest rv (limbs) and the largest iv between folds (the columns' bound), and random terms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openGpuDevice, requestGpuAdapter } from '../../mgemm/kernels/webgpu/gpuAdapter.js';
-import { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
+import type { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumWeightWgsl } from '../../mgemm/kernels/webgpu/wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from '../../mgemm/kernels/webgpu/wgsl/softDouble.js';
 import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
 import { checksumWeight } from '../../src/core/checksum.js';
 import { RANDOMIZE_MAX } from '../../src/core/randomize.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
+import { openTestRunner } from '../helpers/webgpuRunner.js';
 import { seededRandom } from './planeFixtures.js';
 
 const gate = await webgpuGate();
@@ -91,9 +91,7 @@ function threadTerms(): Term[][] {
 describe.skipIf(!gate.available)(`WGSL checksum sum on ${gate.description}`, () => {
   let runner: WebgpuRunner;
   beforeAll(async () => {
-    const choice = await requestGpuAdapter();
-    if (choice === null) throw new Error('no adapter');
-    runner = new WebgpuRunner(await openGpuDevice(choice.adapter));
+    runner = await openTestRunner();
   });
   afterAll(() => runner.destroy());
 

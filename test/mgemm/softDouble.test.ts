@@ -2,12 +2,12 @@
 // operands per operation, plus rounding ties, carries into the exponent, exact results and cancellations;
 // the limb products of sdMul (and its short-factor and u32 forms) also on constructed exact and near ties.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openGpuDevice, requestGpuAdapter } from '../../mgemm/kernels/webgpu/gpuAdapter.js';
-import { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
+import type { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
 import { SOFT_DOUBLE_WGSL } from '../../mgemm/kernels/webgpu/wgsl/softDouble.js';
 import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
 import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
+import { openTestRunner } from '../helpers/webgpuRunner.js';
 import { seededRandom } from './planeFixtures.js';
 
 const gate = await webgpuGate();
@@ -303,9 +303,7 @@ function allCases(): Case[] {
 describe.skipIf(!gate.available)(`WGSL soft double on ${gate.description}`, () => {
   let runner: WebgpuRunner;
   beforeAll(async () => {
-    const choice = await requestGpuAdapter();
-    if (choice === null) throw new Error('no adapter');
-    runner = new WebgpuRunner(await openGpuDevice(choice.adapter));
+    runner = await openTestRunner();
   });
   afterAll(() => runner.destroy());
 

@@ -217,6 +217,14 @@ const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPop
 
 const constantsOf = (metric: MetricKind): FormulaConstants => ({ countedBits: countedBitsPerField(metric), multiplier: defaultMultiplier(metric), param: DEFAULT_PARAM });
 
+/** Finalizes `request` on the device and expects exactly the oracle's checksum sum, counts and records. */
+async function expectOracleResult(gemm: PopcountGemmWebgpu, request: TripleFinalizeRequest, want: Awaited<ReturnType<typeof oracle>>, label = ''): Promise<void> {
+  const got = await gemm.finalizeTriples(request);
+  if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+  expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }, label).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+  expect(Array.from(got.records.words), label).toEqual(want.records);
+}
+
 describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.description}`, () => {
   describe.each(OPTION_SETS)('$name', ({ options }) => {
     let gemm: PopcountGemmWebgpu;
@@ -232,11 +240,8 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
       const ops = operandsOf(c);
       const request = await requestOf(c, ops, k);
       const want = await oracle(c, ops, k, request);
-      const got = await gemm.finalizeTriples(request);
-      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
       expect(want.entries).toBeGreaterThan(0);
-      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
-      expect(Array.from(got.records.words)).toEqual(want.records);
+      await expectOracleResult(gemm, request, want);
     });
   });
 
@@ -269,11 +274,8 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
       const ops = operandsOf(ordered);
       const request = await requestOf(ordered, ops, k, slicesOf(ordered, ops));
       const want = await oracle(ordered, ops, k, request);
-      const got = await gemm.finalizeTriples(request);
-      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
       expect(want.entries).toBeGreaterThan(0);
-      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
-      expect(Array.from(got.records.words)).toEqual(want.records);
+      await expectOracleResult(gemm, request, want);
     });
   });
 
@@ -285,11 +287,8 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
       const ops = operandsOf(c);
       const request = await requestOf(c, ops, k);
       const want = await oracle(c, ops, k, request);
-      const got = await gemm.finalizeTriples(request);
-      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
       expect(want.entries).toBeGreaterThan(0);
-      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
-      expect(Array.from(got.records.words)).toEqual(want.records);
+      await expectOracleResult(gemm, request, want);
     } finally {
       await gemm.close();
     }
@@ -314,10 +313,7 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
         const withThreshold: Case = { ...c, threshold: { kind: 'single', value } };
         const request = await requestOf(withThreshold, ops, k);
         const want = await oracle(withThreshold, ops, k, request);
-        const got = await gemm.finalizeTriples(request);
-        if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
-        expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }, `threshold ${value}`).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
-        expect(Array.from(got.records.words), `threshold ${value}`).toEqual(want.records);
+        await expectOracleResult(gemm, request, want, `threshold ${value}`);
       }
     } finally {
       await gemm.close();

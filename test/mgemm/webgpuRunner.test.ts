@@ -3,18 +3,11 @@
 // count as pending until collected; a program compiled ahead whose WGSL is broken fails its first use with the
 // compile error (and nothing goes unhandled meanwhile).
 import { describe, expect, it } from 'vitest';
-import { openGpuDevice, requestGpuAdapter } from '../../mgemm/kernels/webgpu/gpuAdapter.js';
-import { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
 import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
+import { openTestRunner } from '../helpers/webgpuRunner.js';
 
 const gate = await webgpuGate();
-
-async function openRunner(): Promise<WebgpuRunner> {
-  const choice = await requestGpuAdapter();
-  if (choice === null) throw new Error('no adapter');
-  return new WebgpuRunner(await openGpuDevice(choice.adapter));
-}
 
 /** Writes `u.value` to every word of `out`: a program that compiles. */
 const FILL: WgslProgram = {
@@ -28,7 +21,7 @@ const BROKEN: WgslProgram = { ...FILL, cacheKey: 'test/broken', mainBody: '  out
 
 describe.skipIf(!gate.available)(`webgpu runner (${gate.description})`, () => {
   it('collects read-backs submitted one after another, in any order, each as of its submit', async () => {
-    const runner = await openRunner();
+    const runner = await openTestRunner();
     try {
       const buffer = runner.createStorageBuffer(256 * 4, { readBack: true });
       const fill = (value: number) => [{ program: FILL, storage: [buffer], uniforms: { value }, workgroups: [4, 1] as const }];
@@ -50,7 +43,7 @@ describe.skipIf(!gate.available)(`webgpu runner (${gate.description})`, () => {
   });
 
   it('surfaces the error of a program compiled ahead at its first use', async () => {
-    const runner = await openRunner();
+    const runner = await openTestRunner();
     try {
       runner.compileStart([FILL, BROKEN]);
       expect(runner.compiledProgramKeys.sort()).toEqual(['test/broken', 'test/fill']);
