@@ -3,7 +3,7 @@
 // core/checksum.ts's accumulator. Random ragged shapes, small bindings (several sub-blocks), strictUpper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createPopcountGemmWebgpu, PAIR_VECTOR_WORDS, type PairFinalizeRequest, type PairThresholdBits, type PlaneMatrix,
+  createPopcountGemmWebgpu, PAIR_VECTOR_WORDS, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits, type PlaneMatrix,
   type PopcountGemmWebgpu, type WebgpuPopcountGemmOptions,
 } from '../../mgemm/index.js';
 import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
@@ -158,6 +158,13 @@ const CASES: readonly Case[] = [
   { name: 'duo sparse, no threshold, few fields (many zeros)', metric: 'duo', sparse: true, threshold: { kind: 'none' }, strictUpper: true, numRows: 50, numCols: 50, numField: 7, seed: 6 },
 ];
 
+/** Expects a device result to be exactly the oracle's checksum sum, counts and records. */
+function expectOracleResult(got: PairFinalizeResult, want: Awaited<ReturnType<typeof oracle>>): void {
+  if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
+  expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
+  expect(Array.from(got.records.words)).toEqual(want.records);
+}
+
 const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPopcountGemmOptions }[] = [
   { name: 'bitwise', options: { kernel: 'bitwise' } },
   { name: 'bitwise, 4 KiB bindings (several sub-blocks)', options: { kernel: 'bitwise', maxBindingBytes: 4096 } },
@@ -180,11 +187,8 @@ describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`
       const ops = operandsOf(c);
       const request = requestOf(c, ops, k);
       const want = await oracle(c, ops, k, request);
-      const got = await gemm.finalizePairs(request);
-      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
       expect(want.entries).toBeGreaterThan(0);
-      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
-      expect(Array.from(got.records.words)).toEqual(want.records);
+      expectOracleResult(await gemm.finalizePairs(request), want);
     });
   });
 
@@ -196,11 +200,8 @@ describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`
       const ops = operandsOf(c);
       const request = requestOf(c, ops, k);
       const want = await oracle(c, ops, k, request);
-      const got = await gemm.finalizePairs(request);
-      if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
       expect(want.entries).toBeGreaterThan(0);
-      expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
-      expect(Array.from(got.records.words)).toEqual(want.records);
+      expectOracleResult(await gemm.finalizePairs(request), want);
     } finally {
       await gemm.close();
     }
@@ -248,11 +249,7 @@ describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`
       const results = await Promise.all(requests.map(({ request }) => gemm.finalizePairs(request)));
       expect(gemm.transfers.peakPendingReadBacks).toBe(2);
       for (const [idx, { c, ops, request }] of requests.entries()) {
-        const got = results[idx];
-        if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
-        const want = await oracle(c, ops, k, request);
-        expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
-        expect(Array.from(got.records.words)).toEqual(want.records);
+        expectOracleResult(results[idx], await oracle(c, ops, k, request));
       }
       expect(results[0].kind === 'done' && results[0].records.count).toBe(4 * 70 * 300);
     } finally {
