@@ -152,8 +152,12 @@ export class WebgpuRunner {
       const encoder = this.device.createCommandEncoder();
       encoder.copyBufferToBuffer(staging, 0, buffer, first * 4, count * 4);
       this.device.queue.submit([encoder.finish()]);
-      // Mapping again waits for this copy to finish: the next use of this staging buffer starts then.
-      this.stagingMaps[piece % 2] = staging.mapAsync(MAP_MODE_WRITE);
+      // Mapping again waits for this copy to finish: the next use of this staging buffer starts then. The
+      // last pieces' mappings are awaited only by a later upload, if any: a device closed before that
+      // aborts them, which is not an error.
+      const mapped = staging.mapAsync(MAP_MODE_WRITE);
+      mapped.catch(() => undefined);
+      this.stagingMaps[piece % 2] = mapped;
     }
     return buffer;
   }
@@ -355,6 +359,7 @@ export class WebgpuRunner {
   }
 
   destroy(): void {
+    for (const b of this.stagingBuffers) b.destroy();
     this.pipelines.clear();
     this.device.destroy();
   }
