@@ -8,8 +8,8 @@
 // sub-block needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
 // [S as 4 words, entries, zeros, 0, 0] each, and the same status words [records appended, needs-host flag].
 // Tally layout: group g, sub-block row r, column c at g·groupWords + r·rowStride + c. `sliceWords` holds the
-// slice's per-vector words (mgemm/tripleFinalize.ts) — rows, then j, then columns — and, dense, T[ccm] of
-// each row and T[mcc] of each column; `pairIK` the dense block-pair matrix of T[cmc]. A passing entry outside
+// request's finalize words (tripleFinalizeWebgpu.ts requestFinalizeWords): per-vector words (mgemm/tripleFinalize.ts)
+// of the rows, j and the columns, and, dense, T[ccm] of each row and T[mcc] of each column, at the uniforms' offsets; `pairIK` the dense block-pair matrix of T[cmc]. A passing entry outside
 // [0, 16) sets status[1]: the host then finalizes the request (all its slices) itself, as the CPU path would
 // (error included).
 
@@ -54,6 +54,8 @@ const UNIFORMS = [
   'writeRecords', 'recordCapacity',
   // SPEC §3 constants: C, m, and doubles as (lo, hi) bits.
   'countedBits', 'numField', 'multLo', 'multHi', 'rsumLo', 'rsumHi',
+  // Word offsets in sliceWords (the request's finalize words) of the slice's row 0, j, column 0 and pair counts.
+  'rowWordsFirst', 'jWordsFirst', 'colWordsFirst', 'pairWordsFirst',
 ] as const;
 
 /** Uniform values of one dispatch, by name. */
@@ -72,13 +74,13 @@ fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
   }
   return `
 fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
-  let pairs = (u.requestRows + 1u + u.requestCols) * VW;
+  let pairs = u.pairWordsFirst;
   return array<u32, 8>(
     u.numField,
     sliceWords[COL_VECTORS + cq * VW],
     sliceWords[J_VECTOR],
     sliceWords[pairs + u.requestRows + cq],
-    sliceWords[rq * VW],
+    sliceWords[ROW_VECTORS + rq * VW],
     pairIK[(u.ikRowFirst + rq) * u.ikStride + u.ikColFirst + cq],
     sliceWords[pairs + rq],
     tallies[t]);
@@ -96,7 +98,7 @@ fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
  */
 function screenWgsl(sparse: boolean): string {
   const rsum = sparse
-    ? `  if (sliceWords[rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u) { return false; }
+    ? `  if (sliceWords[ROW_VECTORS + rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u) { return false; }
   let cijk = r[0] + r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7];
   if (cijk == 0u) { return false; }
   let rsum = 1.0 / f32(cijk);`
@@ -115,7 +117,7 @@ fn mayPassSingle(t: u32, rq: u32, cq: u32) -> bool {
   let r = entryTallies(u.countedBits, tripleTallies(t, rq, cq));
 ${rsum}
   SCREEN_EXACT = true;
-  let vi = rq * VW;
+  let vi = ROW_VECTORS + rq * VW;
   let vk = COL_VECTORS + cq * VW;
   let gi = array<f32, 2>(sdToF32Truncated(vectorDouble(vi + 6u)), sdToF32Truncated(vectorDouble(vi + 8u)));
   let gj = array<f32, 2>(sdToF32Truncated(vectorDouble(J_VECTOR + 6u)), sdToF32Truncated(vectorDouble(J_VECTOR + 8u)));
@@ -137,7 +139,7 @@ function tripleValuesWgsl(sparse: boolean): string {
     ? `  // Sparse: rsum = 1/cijk, cijk = Σ r; 0 when any count is 0 (core/formulas.ts sparseValue3).
   let cijk = r[0] + r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7];
   var values: array<vec2<u32>, 8>;
-  if (sliceWords[rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u || cijk == 0u) {
+  if (sliceWords[ROW_VECTORS + rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u || cijk == 0u) {
     return values;
   }
   let rsum = sdFactor(sdDiv(ONE, sdFromU32(cijk)));`
@@ -194,7 +196,7 @@ fn maskBit(mask: u32, at: u32) -> bool {
 fn tripleValues(t: u32, rq: u32, cq: u32) -> array<vec2<u32>, 8> {
   let r = entryTallies(u.countedBits, tripleTallies(t, rq, cq));
 ${rsum}
-  let vi = rq * VW;
+  let vi = ROW_VECTORS + rq * VW;
   let vk = COL_VECTORS + cq * VW;
   // The triple's f's are compared once (12 comparisons, not 3 for each of the 8 entries).
   let fi0 = vectorDouble(vi + 2u);
@@ -245,7 +247,8 @@ var<private> MULT_F32: f32;
 var<private> RSUM_F32: f32;
 var<private> MULT_RSUM_F32_OK: bool;
 var<private> SCREEN_EXACT: bool;
-/** Word offsets in sliceWords of j's vector words and of the columns' vector words. */
+/** Word offsets in sliceWords of the rows', j's and the columns' vector words. */
+var<private> ROW_VECTORS: u32;
 var<private> J_VECTOR: u32;
 var<private> COL_VECTORS: u32;
 ${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
@@ -279,8 +282,9 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
   MULT_F32 = sdToF32Truncated(vec2<u32>(u.multLo, u.multHi));
   RSUM_F32 = sdToF32Truncated(vec2<u32>(u.rsumLo, u.rsumHi));
   MULT_RSUM_F32_OK = SCREEN_EXACT;
-  J_VECTOR = u.requestRows * VW;
-  COL_VECTORS = J_VECTOR + VW;
+  ROW_VECTORS = u.rowWordsFirst;
+  J_VECTOR = u.jWordsFirst;
+  COL_VECTORS = u.colWordsFirst;
   var sum = vec4<u32>(0u);
   var entries = 0u;
   var zeros = 0u;

@@ -16,7 +16,7 @@ import type { FinalizeScratch } from './finalizeScratch.js';
 import { PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
 import { scatter, type BlockShape, type RequestPlan, type SubBlock } from './requestPlan.js';
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
-import { finalize3Dispatch, finalize3Workgroups, sliceWordCount, writeSliceWords } from './tripleFinalizeWebgpu.js';
+import { finalize3Dispatch, finalize3Workgroups, requestFinalizeWords, type SliceWordOffsets } from './tripleFinalizeWebgpu.js';
 import { settled, type BufferRange, type Dispatch, type Pending, type WebgpuRunner } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -235,8 +235,8 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
     for (const piece of submit.pieces) {
       const tallies: BufferRange = { buffer: output, offset: piece.byteOffset, size: piece.shape.groupWords * numGroups * 4 };
       const dispatch = finalize3Dispatch(program, request, gemm.slices[piece.sliceIdx], { ...piece.block, ...piece.shape }, {
-        tallies, sliceWords: sliceWords.rangeOf(piece.sliceIdx), pairIK, ...target.buffers,
-      }, { partialFirst, recordCapacity: target.recordCapacity, keyFirst: keyFirsts[piece.sliceIdx] });
+        tallies, sliceWords: sliceWords.buffer, pairIK, ...target.buffers,
+      }, { partialFirst, recordCapacity: target.recordCapacity, keyFirst: keyFirsts[piece.sliceIdx], words: sliceWords.offsetsOf(piece.sliceIdx) });
       partialFirst += finalize3Workgroups(piece.block);
       const list = finalizeAfter.get(piece.stepIdx) ?? [];
       list.push(dispatch);
@@ -247,29 +247,14 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   return host.finalizeScratch.submit(dispatches, target);
 }
 
-/** The words of every slice the pieces belong to, each at an aligned offset of one shared buffer, uploaded. */
-function uploadSliceWords(host: Finalize3Host, request: TripleFinalizeRequest, pieces: readonly Piece[]): { rangeOf(sliceIdx: number): BufferRange } {
-  const { gemm } = request;
-  const align = host.runner.capabilities.minStorageBufferOffsetAlignment;
-  const ranges = new Map<number, { readonly offset: number; readonly size: number }>();
-  let numBytes = 0;
-  for (const { sliceIdx } of pieces) {
-    if (ranges.has(sliceIdx)) continue;
-    const offset = Math.ceil(numBytes / align) * align;
-    const size = sliceWordCount(request, gemm.slices[sliceIdx]) * 4;
-    ranges.set(sliceIdx, { offset, size });
-    numBytes = offset + size;
-  }
-  const words = new Uint32Array(numBytes / 4);
-  for (const [sliceIdx, { offset, size }] of ranges) writeSliceWords(request, gemm.slices[sliceIdx], words.subarray(offset / 4, (offset + size) / 4));
+/** The request's finalize words for the slices the pieces belong to (requestFinalizeWords), uploaded. */
+function uploadSliceWords(host: Finalize3Host, request: TripleFinalizeRequest, pieces: readonly Piece[]): {
+  readonly buffer: GPUBuffer;
+  readonly offsetsOf: (sliceIdx: number) => SliceWordOffsets;
+} {
+  const { words, offsetsOf } = requestFinalizeWords(request, pieces.map((piece) => piece.sliceIdx));
   // Shared between requests: the upload is queued after every earlier submit, which are all this buffer's readers.
   const buffer = host.scratchBuffer('sliceWords', words.byteLength);
   host.runner.upload(buffer, words);
-  return {
-    rangeOf: (sliceIdx) => {
-      const range = ranges.get(sliceIdx);
-      if (range === undefined) throw new Error('unreachable: slice words of a piece');
-      return { buffer, ...range };
-    },
-  };
+  return { buffer, offsetsOf };
 }

@@ -1,5 +1,5 @@
-// Host side of 3-way finalize on the device: the finalize dispatch of one sub-block of one j-slice, the per-submit
-// upload of the slices' small per-vector and pair-count words, and the dense T[cmc] matrices kept on the device.
+// Host side of 3-way finalize on the device: the finalize dispatch of one sub-block of one j-slice, the per-request
+// finalize words (vector words once per request, j's words and pair counts per slice), and the dense T[cmc] matrices kept on the device.
 // Partials and records come back in 2-way finalize's layout (pairFinalizeWebgpu.ts sumPartials, sortedRecords).
 
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
@@ -11,10 +11,10 @@ import {
 import type { TallyBlock } from './pairFinalizeWebgpu.js';
 import type { BufferRange, Dispatch, WebgpuRunner } from './webgpuRunner.js';
 
-/** Buffers of a 3-way finalize dispatch: the sub-block's tallies and its slice's words (ranges); `pairIK` only dense. */
+/** Buffers of a 3-way finalize dispatch: the sub-block's tallies (a range), its request's finalize words; `pairIK` only dense. */
 export interface Finalize3Buffers {
   readonly tallies: BufferRange;
-  readonly sliceWords: BufferRange;
+  readonly sliceWords: GPUBuffer;
   readonly pairIK: GPUBuffer | null;
   readonly partials: GPUBuffer;
   readonly status: GPUBuffer;
@@ -48,7 +48,7 @@ function thresholdWords(threshold: TripleThresholdBits): [number, number, number
  */
 export function finalize3Dispatch(
   program: Finalize3Program, request: TripleFinalizeRequest, slice: Tally3Slice, block: TallyBlock, buffers: Finalize3Buffers,
-  options: { readonly partialFirst: number; readonly recordCapacity: number; readonly keyFirst: number },
+  options: { readonly partialFirst: number; readonly recordCapacity: number; readonly keyFirst: number; readonly words: SliceWordOffsets },
 ): Dispatch {
   const { formula, pairCounts } = request;
   const tilesX = Math.ceil(block.numCols / FINALIZE3_TILE);
@@ -68,6 +68,7 @@ export function finalize3Dispatch(
     threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3], threshold4: t[4],
     writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
     countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi,
+    rowWordsFirst: options.words.rows, jWordsFirst: options.words.j, colWordsFirst: options.words.cols, pairWordsFirst: options.words.pairs,
   };
   const { tallies, sliceWords, pairIK, partials, status, records } = buffers;
   return {
@@ -78,29 +79,62 @@ export function finalize3Dispatch(
   };
 }
 
-/** u32 words of one slice's finalize words: rows', j's and columns' vector words, then (dense) T[ccm] and T[mcc]. */
-export function sliceWordCount(request: TripleFinalizeRequest, slice: Tally3Slice): number {
-  return (slice.xCount + 1 + slice.zCount) * TRIPLE_VECTOR_WORDS + (request.pairCounts === null ? 0 : slice.xCount + slice.zCount);
+/** Where one slice's finalize words lie in its request's words (word offsets; finalize3Program's uniforms). */
+export interface SliceWordOffsets {
+  /** Vector words of the slice's row 0 (x row xFirst) and column 0 (z row zFirst). */
+  readonly rows: number;
+  readonly cols: number;
+  /** j's vector words, then (dense) T[ccm] of each row and T[mcc] of each column. */
+  readonly j: number;
+  readonly pairs: number;
 }
 
 /**
- * Writes one slice's finalize words at `out[0..sliceWordCount)`: the rows' vector words, j's, the columns', then
- * (dense) T[ccm] per row and T[mcc] per column, gathered from the request's whole-block words and matrices. Why
- * per slice and not kept per block like 2-way's vector words: with separate i, j, k words and pair counts a dense
- * call would bind ten buffers, beyond the eight storage bindings every device offers; and these words are
- * O(rows + columns) against the slice's O(rows · columns) triples.
+ * The finalize words of a request's slices, in one array: the vector words of every x row and z row the slices
+ * use, once per request (the slices of a batch share them), then per slice j's vector words and (dense) T[ccm] per
+ * row and T[mcc] per column, gathered from the request's whole-block words and matrices. Per slice only O(rows +
+ * columns) pair counts and one vector's words are added, against its O(rows · columns) triples. Why not kept per
+ * block like 2-way's vector words: with separate i, j, k words and pair counts a dense call would bind ten
+ * buffers, beyond the eight storage bindings every device offers.
  */
-export function writeSliceWords(request: TripleFinalizeRequest, slice: Tally3Slice, out: Uint32Array): void {
+export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: readonly number[]): {
+  readonly words: Uint32Array;
+  readonly offsetsOf: (sliceIdx: number) => SliceWordOffsets;
+} {
   const vw = TRIPLE_VECTOR_WORDS;
-  const { xFirst, xCount, yRow, zFirst, zCount } = slice;
-  out.set(request.xVectors.subarray(xFirst * vw, (xFirst + xCount) * vw), 0);
-  out.set(request.yVectors.subarray(yRow * vw, (yRow + 1) * vw), xCount * vw);
-  out.set(request.zVectors.subarray(zFirst * vw, (zFirst + zCount) * vw), (xCount + 1) * vw);
+  const slices = sliceIdxs.map((idx) => request.gemm.slices[idx]);
+  const xLo = Math.min(...slices.map((s) => s.xFirst));
+  const xHi = Math.max(...slices.map((s) => s.xFirst + s.xCount));
+  const zLo = Math.min(...slices.map((s) => s.zFirst));
+  const zHi = Math.max(...slices.map((s) => s.zFirst + s.zCount));
   const pc = request.pairCounts;
-  if (pc === null) return;
-  const at = (xCount + 1 + zCount) * vw;
-  for (let r = 0; r < xCount; r++) out[at + r] = pc.xy.data[(xFirst + r) * pc.xy.numCols + yRow];
-  out.set(pc.yz.data.subarray(yRow * pc.yz.numCols + zFirst, yRow * pc.yz.numCols + zFirst + zCount), at + xCount);
+  const colsAt = (xHi - xLo) * vw;
+  let numWords = colsAt + (zHi - zLo) * vw;
+  const perSlice = new Map<number, SliceWordOffsets>();
+  for (const idx of sliceIdxs) {
+    if (perSlice.has(idx)) continue;
+    const s = request.gemm.slices[idx];
+    perSlice.set(idx, { rows: (s.xFirst - xLo) * vw, cols: colsAt + (s.zFirst - zLo) * vw, j: numWords, pairs: numWords + vw });
+    numWords += vw + (pc === null ? 0 : s.xCount + s.zCount);
+  }
+  const words = new Uint32Array(Math.max(1, numWords));
+  words.set(request.xVectors.subarray(xLo * vw, xHi * vw), 0);
+  words.set(request.zVectors.subarray(zLo * vw, zHi * vw), colsAt);
+  for (const [idx, at] of perSlice) {
+    const { xFirst, xCount, yRow, zFirst, zCount } = request.gemm.slices[idx];
+    words.set(request.yVectors.subarray(yRow * vw, (yRow + 1) * vw), at.j);
+    if (pc === null) continue;
+    for (let r = 0; r < xCount; r++) words[at.pairs + r] = pc.xy.data[(xFirst + r) * pc.xy.numCols + yRow];
+    words.set(pc.yz.data.subarray(yRow * pc.yz.numCols + zFirst, yRow * pc.yz.numCols + zFirst + zCount), at.pairs + xCount);
+  }
+  return {
+    words,
+    offsetsOf: (idx) => {
+      const found = perSlice.get(idx);
+      if (found === undefined) throw new Error(`slice ${idx} has no finalize words`);
+      return found;
+    },
+  };
 }
 
 /** Dense T[cmc] matrices kept at most: a unit of the 3-way plan uses one for all its j, the next unit usually another. */
