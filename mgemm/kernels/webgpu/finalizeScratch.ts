@@ -4,6 +4,7 @@
 
 import type { PairFinalizeResult } from '../../pairFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
+import { GrowingBuffers } from './growingBuffers.js';
 import { sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
 import type { Dispatch, Pending, WebgpuRunner } from './webgpuRunner.js';
 
@@ -59,17 +60,19 @@ export interface FinalizeTarget {
 
 /** One set: the buffers of a finalize request in flight (held by it alone), and its submit and read-back. */
 export class FinalizeScratch {
-  private readonly buffers = new Map<keyof FinalizeOutputBuffers, GPUBuffer>();
+  private readonly buffers: GrowingBuffers<keyof FinalizeOutputBuffers>;
 
-  constructor(private readonly runner: WebgpuRunner, private readonly room: RecordRoom) {}
+  constructor(private readonly runner: WebgpuRunner, private readonly room: RecordRoom) {
+    this.buffers = new GrowingBuffers(runner);
+  }
 
   /** Buffers for a submit with `numPartials` partials and the records room of the next request. */
   targetFor(numPartials: number, wantsRecords: boolean): FinalizeTarget {
     const recordCapacity = this.room.forRequest(wantsRecords);
     const buffers = {
-      partials: this.buffer('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
-      status: this.buffer('status', FINALIZE2_STATUS_WORDS * 4),
-      records: this.buffer('records', recordCapacity * 8),
+      partials: this.buffers.get('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
+      status: this.buffers.get('status', FINALIZE2_STATUS_WORDS * 4),
+      records: this.buffers.get('records', recordCapacity * 8),
     };
     return { buffers, numPartials, wantsRecords, recordCapacity };
   }
@@ -107,19 +110,8 @@ export class FinalizeScratch {
     };
   }
 
-  /** A set's buffer of at least `numBytes`, grown (and replaced) when too small. */
-  private buffer(name: keyof FinalizeOutputBuffers, numBytes: number): GPUBuffer {
-    const existing = this.buffers.get(name);
-    if (existing !== undefined && existing.size >= numBytes) return existing;
-    if (existing !== undefined) this.runner.destroyWhenIdle(existing);
-    const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
-    this.buffers.set(name, buffer);
-    return buffer;
-  }
-
   destroy(): void {
-    for (const b of this.buffers.values()) b.destroy();
-    this.buffers.clear();
+    this.buffers.destroy();
   }
 }
 

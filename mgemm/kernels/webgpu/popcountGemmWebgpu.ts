@@ -20,6 +20,7 @@ import { createFinalize2Program, type Finalize2Program } from './finalize2Progra
 import { FinalizeScratchRing, type FinalizeScratch } from './finalizeScratch.js';
 import { createFinalize3Program, type Finalize3Program } from './finalize3Program.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
+import { GrowingBuffers } from './growingBuffers.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
 import { finalizeDispatch, finalizeTiles } from './pairFinalizeWebgpu.js';
 import { createPairProductProgram } from './pairProductProgram.js';
@@ -99,7 +100,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * in order, so the next request's submit cannot overwrite them early. One of each, so the GEMM output stays at
    * min(maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH = 256 MiB) however many requests are in flight.
    */
-  private readonly scratch = new Map<string, GPUBuffer>();
+  private readonly scratch: GrowingBuffers<string>;
   /** Status, partials and records of finalize requests in flight: read back after their submit, so one set each. */
   private readonly finalizeScratch: FinalizeScratchRing;
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
@@ -123,6 +124,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const family = this.kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : this.kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
     this.pairCounts = new ResidentPairCounts(runner);
+    this.scratch = new GrowingBuffers(runner);
     this.finalizeScratch = new FinalizeScratchRing(runner);
   }
 
@@ -240,7 +242,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.resident.clear();
     this.pairCounts.clear();
     this.finalizeScratch.destroy();
-    for (const b of this.scratch.values()) b.destroy();
+    this.scratch.destroy();
     for (const b of this.vectorWordBuffers) b.destroy();
     this.runner.destroy();
   }
@@ -592,12 +594,6 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** A named shared scratch buffer of at least `numBytes`, grown (and replaced) when too small. */
   private scratchBuffer(name: string, numBytes: number): GPUBuffer {
-    const existing = this.scratch.get(name);
-    if (existing !== undefined && existing.size >= numBytes) return existing;
-    // Submitted work may still use it; work submitted from now on uses the new one.
-    if (existing !== undefined) this.runner.destroyWhenIdle(existing);
-    const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
-    this.scratch.set(name, buffer);
-    return buffer;
+    return this.scratch.get(name, numBytes);
   }
 }
