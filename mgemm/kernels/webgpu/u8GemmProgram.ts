@@ -4,7 +4,9 @@
 // - `subgroup-matrix`: the tensor-core kernel (Dawn's chromium_experimental_subgroup_matrix, u8×u8→u32,
 //   16×16×32). A 128×128 (or 128×256) workgroup tile, subgroups of 32 threads each own 64×64 (4×4
 //   result matrices); every K step (U8GemmStaging) is staged through workgroup memory with vec4 loads,
-//   optionally prefetched into registers during the multiply-adds. Needs subgroup size 32.
+//   optionally prefetched into registers during the multiply-adds. Needs subgroup size 32. Loads use the
+//   layout-template forms, whose offsets and strides count the workgroup arrays' u32 elements (4 u8 each);
+//   the deprecated bool forms counted u8 elements, and Dawn printed a warning to stdout for each.
 // - `dot4`: portable dot4U8Packed (4 multiply-adds per instruction), one output per thread; the same
 //   operands and outputs, so the expansion and scatter paths are tested on any adapter (lavapipe).
 // Both skip tiles wholly below the diagonal when asked (strictUpper requests).
@@ -66,8 +68,8 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`  var c${i}_${j} = subgroup_matrix_result<u32, 16, 16>();`);
   const mma = (indent: string): void => {
     lines.push(`${indent}for (var kk = 0u; kk < ${KS}u; kk += 32u) {`);
-    for (let i = 0; i < T; i++) lines.push(`${indent}  let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>>(&As, (sr + ${16 * i}u) * ${RS}u + kk, false, ${RS}u);`);
-    for (let j = 0; j < T; j++) lines.push(`${indent}  let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>>(&Bs, (sc + ${16 * j}u) * ${RS}u + kk, true, ${RS}u);`);
+    for (let i = 0; i < T; i++) lines.push(`${indent}  let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>, row_major>(&As, (sr + ${16 * i}u) * ${RW}u + kk / 4u, ${RW}u);`);
+    for (let j = 0; j < T; j++) lines.push(`${indent}  let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>, col_major>(&Bs, (sc + ${16 * j}u) * ${RW}u + kk / 4u, ${RW}u);`);
     for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`${indent}  c${i}_${j} = subgroupMatrixMultiplyAccumulate(a${i}, b${j}, c${i}_${j});`);
     lines.push(`${indent}}`);
   };
@@ -117,7 +119,7 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   }
   for (let i = 0; i < T; i++) {
     for (let j = 0; j < T; j++) {
-      lines.push(`  subgroupMatrixStore(&out, u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u, c${i}_${j}, false, u.outStride);`);
+      lines.push(`  subgroupMatrixStore<row_major>(&out, u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u, c${i}_${j}, u.outStride);`);
     }
   }
   return {
