@@ -93,6 +93,24 @@ export interface PopcountGemm3Request {
 /** Outputs of a 3-way request: `out[s][g]` is slice s's group g, xCount × zCount row-major, exact. */
 export type PopcountGemm3Result = Uint32Array[][];
 
+/**
+ * Per-vector sums of a plane matrix, over its fields (SPEC §3's Σ c1 and present-field counts of a slab):
+ * `sums[r] = Σ_{p ∈ countPlanes} popcount(row r, plane p)`, `counts[r] = popcount(row r, maskPlane)`.
+ */
+export interface VectorSumsRequest {
+  readonly planes: PlaneMatrix;
+  /** Planes whose bits add up to c1 (CCC: H and L; DUO: D). */
+  readonly countPlanes: readonly number[];
+  /** The presence plane, or null (dense layouts: counts are then 0 and the caller knows nf). */
+  readonly maskPlane: number | null;
+}
+
+/** Exact sums of a VectorSumsRequest, one entry per vector row (pads give 0). */
+export interface VectorSums {
+  readonly sums: Float64Array;
+  readonly counts: Float64Array;
+}
+
 /** Where a kernel set computes, for run reports: the CPU, or one GPU and its place among the host's GPUs. */
 export interface ComputeDevice {
   readonly description: string;
@@ -118,6 +136,8 @@ export interface RunPreview {
   readonly triples: { readonly planePairs: readonly PlanePair[]; readonly termGroups: readonly TermGroup[] } | null;
   /** Device finalize (`finalizePairs` in a 2-way run, `finalizeTriples` in a 3-way one) and its formulas, or null. */
   readonly deviceFinalize: { readonly sparse: boolean } | null;
+  /** The planes of its `vectorSums` requests (the run's layout). */
+  readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;
 }
 
 /** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
@@ -130,6 +150,8 @@ export interface PopcountGemm {
   run(request: PopcountGemmRequest): Promise<PopcountGemmResult>;
   /** The 3-way product (mGEMM3) of several j-slices; see PopcountGemm3Request. */
   run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result>;
+  /** Per-vector sums of a matrix (see VectorSumsRequest); a GPU kernel set computes them where the planes lie. */
+  vectorSums(request: VectorSumsRequest): Promise<VectorSums>;
   /**
    * Present on kernel sets that finalize 2-way requests where their tallies lie (see pairFinalize.ts): the
    * tallies never come back, only the checksum partial sum, counts and passing records.

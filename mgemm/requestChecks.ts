@@ -1,6 +1,9 @@
 // Validation of a PopcountGemmRequest, shared by every kernel set so that all reject the same inputs.
 
-import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PopcountGemm3Request, type PopcountGemmRequest } from './contract.js';
+import {
+  WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PopcountGemm3Request, type PopcountGemmRequest,
+  type VectorSumsRequest,
+} from './contract.js';
 import { checkPlane, checkRowRange } from './planeMatrix.js';
 
 /** Throws a RangeError describing the first way `request` breaks the contract of contract.ts. */
@@ -45,6 +48,16 @@ export function checkPopcountGemm3Request(request: PopcountGemm3Request): void {
     checkRowRange('x', x, slice.xFirst, slice.xCount);
     checkRowRange('z', z, slice.zFirst, slice.zCount);
   }
+}
+
+/** Throws a RangeError describing the first way a per-vector sums `request` breaks the contract of contract.ts. */
+export function checkVectorSumsRequest(request: VectorSumsRequest): void {
+  checkMatrixShape('planes', request.planes);
+  for (const p of request.countPlanes) checkPlane('planes', request.planes, p);
+  if (request.maskPlane !== null) checkPlane('planes', request.planes, request.maskPlane);
+  // Each sum must stay exact in a u32: at most 2 count planes' bits per field in every layout.
+  const maxSum = request.countPlanes.length * request.planes.wordsPerPlane * 32;
+  if (maxSum > 0xffffffff) throw new RangeError(`per-vector sums could reach ${maxSum}, past 2^32 - 1: too many fields in one slab`);
 }
 
 /** Throws unless the words array matches the declared shape and plane padding. */

@@ -1,25 +1,30 @@
 // Loading the own vector block and exchanging blocks with the ranks that read them.
 import { traced } from '../core/trace.js';
 import { readPackedVectorSlab } from '../io/index.js';
+import type { PlaneMatrix, PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import { buildSyntheticBlock } from './syntheticBlock.js';
-import { partialSums, planesFromPacked, type SlabBlock, type SlabShape, type VectorBlock } from './vectorBlock.js';
+import { planesFromPacked, type SlabShape, type VectorBlock } from './vectorBlock.js';
 
 /**
- * Builds the rank's own block: planes of its field slab, sums reduced over all field slabs. A synthetic block
- * is built on up to `numThreads` threads (syntheticBlock.ts); a file's slab is read and packed on this thread.
+ * Builds the rank's own block: planes of its field slab, and their sums from the kernel set (a GPU sums them where
+ * it keeps the planes) reduced over all field slabs. A synthetic block is built on up to `numThreads` threads
+ * (syntheticBlock.ts); a file's slab is read and packed on this thread.
  */
 export async function loadOwnBlock(
-  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, fieldComm: Communicator, numThreads: number,
+  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, fieldComm: Communicator, gemm: PopcountGemm, numThreads: number,
 ): Promise<VectorBlock> {
   const blockIdx = layout.coords.vectorIdx;
   const shape = slabShape(layout, blockIdx);
-  const { planes, sums: partialSum, counts: partialCount } = job.source.kind === 'file'
+  const planes = job.source.kind === 'file'
     ? fileBlock(job.source.path, job.numField, planeLayout, shape)
     : await buildSyntheticBlock(job.source.kind, job.numVector, job.numField, planeLayout, shape, { numThreads });
+  const { sums: partialSum, counts: partialCount } = await traced('vector sums', () => gemm.vectorSums({
+    planes, countPlanes: planeLayout.countPlanes, maskPlane: planeLayout.maskPlane,
+  }));
   const n = planes.numVectors;
   const both = new Float64Array(2 * n);
   both.set(partialSum, 0);
@@ -30,11 +35,10 @@ export async function loadOwnBlock(
   return { blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal, planes, sums, counts };
 }
 
-/** Planes and partial sums of the slab `shape` of a packed input file. */
-function fileBlock(path: string, numField: number, planeLayout: PlaneLayout, shape: SlabShape): SlabBlock {
+/** Planes of the slab `shape` of a packed input file. */
+function fileBlock(path: string, numField: number, planeLayout: PlaneLayout, shape: SlabShape): PlaneMatrix {
   const packed = readPackedVectorSlab(path, numField, shape.vectorFirst, shape.numVectorReal, shape.fieldFirst, shape.numFieldLocal);
-  const planes = planesFromPacked(planeLayout, shape, packed);
-  return { planes, ...partialSums(planeLayout, planes) };
+  return planesFromPacked(planeLayout, shape, packed);
 }
 
 function slabShape(layout: RankLayout, blockIdx: number): SlabShape {

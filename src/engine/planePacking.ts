@@ -1,4 +1,4 @@
-// Packed 2-bit rows (SPEC §1: 4 fields per byte, LSB first) → one vector row of bit planes, and its sums.
+// Packed 2-bit rows (SPEC §1: 4 fields per byte, LSB first) → one vector row of bit planes.
 //
 // Only type imports: the block worker threads load this file, and it must stay cheap to load.
 import type { PlaneLayout } from './tallyLayout.js';
@@ -71,24 +71,4 @@ export function packRowPlanes(table: Uint8Array, packed: Uint8Array, src: number
   } else if (tailFields !== 0) {
     for (let p = 0; p < numPlanes; p++) words[rowBase + p * wordsPerPlane + numWordsUsed - 1] &= tailMask;
   }
-}
-
-/** Σ c1 of one row (popcount of its count planes) and its present fields (popcount of the mask plane, 0 if none). */
-export function rowSums(layout: PlaneLayout, target: PlaneRowTarget): { sum: number; count: number } {
-  const { words, rowBase, wordsPerPlane } = target;
-  let sum = 0;
-  for (const p of layout.countPlanes) sum += popcountRange(words, rowBase + p * wordsPerPlane, wordsPerPlane);
-  const count = layout.maskPlane === null ? 0 : popcountRange(words, rowBase + layout.maskPlane * wordsPerPlane, wordsPerPlane);
-  return { sum, count };
-}
-
-function popcountRange(words: Uint32Array, first: number, count: number): number {
-  let total = 0;
-  for (let w = first; w < first + count; w++) {
-    let x = words[w];
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return total;
 }

@@ -147,7 +147,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       placement: job.finalize, writesRecords: ctx.sink.writesRecords,
     }));
     const inputStart = performance.now();
-    const own = await traced('own block loaded', () => loadOwnBlock(job, layout, ctx.layout, fieldComm, numThreads));
+    const own = await traced('own block loaded', () => loadOwnBlock(job, layout, ctx.layout, fieldComm, gemm, numThreads));
     const computeStart = performance.now();
     const getBlock = startBlockExchange(comm, layout, own);
     const total = layout.totalComparisons;

@@ -1,4 +1,4 @@
-// What a rank's run will ask of its kernel set — plane shapes, term groups, device finalize — told to the kernel
+// What a rank's run will ask of its kernel set — plane shapes, vector sums, term groups, device finalize — told to the kernel
 // set before the rank loads its input, so that a GPU kernel set compiles its programs meanwhile.
 import { planeWordsFor, type PopcountGemm, type RunPreview } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
@@ -20,7 +20,10 @@ export function runPreview(
 ): RunPreview {
   const { layout, spec } = ctx;
   const sparse = layout.maskPlane !== null;
-  const shape = { numPlanes: layout.numPlanes, wordsPerPlane: planeWordsFor(numFieldLocal) };
+  const shape = {
+    numPlanes: layout.numPlanes, wordsPerPlane: planeWordsFor(numFieldLocal),
+    vectorSums: { countPlanes: layout.countPlanes, maskPlane: layout.maskPlane },
+  };
   if (spec.numWay === 2) {
     const onDevice = DevicePairFinalizer.forRun(ctx, gemm, fieldComm, options) !== null;
     const pairTermGroups = spec.metric === 'r2' ? termGroupsR2(spec.sparse) : termGroups2(layout);

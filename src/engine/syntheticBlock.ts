@@ -5,7 +5,7 @@ import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import { evenSplit } from '../../parallel/index.js';
 import { fillSyntheticRows, type SyntheticBlockFill, type SyntheticRowsTask } from './syntheticRows.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import type { SlabBlock, SlabShape } from './vectorBlock.js';
+import type { SlabShape } from './vectorBlock.js';
 
 /** The compiled worker entry, next to this file in dist/. */
 const BLOCK_WORKER_URL = new URL('./syntheticBlockWorker.js', import.meta.url);
@@ -33,21 +33,17 @@ export function blockThreadCount(numRows: number, numFields: number, options: Sy
 }
 
 /**
- * Builds the planes, partial sums and counts of the synthetic block `shape` of `problem`. Rows are cut into
+ * Builds the planes of the synthetic block `shape` of `problem`. Rows are cut into
  * contiguous ranges (evenSplit): the main thread fills the first while block workers fill the others in the
- * same SharedArrayBuffers. The result equals the single-threaded build bit for bit: each row depends on
+ * same SharedArrayBuffer. The result equals the single-threaded build bit for bit: each row depends on
  * global indices only (SPEC §4).
  */
 export async function buildSyntheticBlock(
   problem: 'random' | 'analytic', numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
   options: SyntheticBlockOptions,
-): Promise<SlabBlock> {
+): Promise<PlaneMatrix> {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
-  const n = shape.numVectorLocal;
-  const fill: SyntheticBlockFill = {
-    problem, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane,
-    sums: new Float64Array(new SharedArrayBuffer(8 * n)), counts: new Float64Array(new SharedArrayBuffer(8 * n)),
-  };
+  const fill: SyntheticBlockFill = { problem, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane };
   const numRows = shape.numVectorReal;
   const numThreads = blockThreadCount(numRows, numRows * shape.numFieldLocal, options);
   const workersDone = Array.from({ length: numThreads - 1 }, (_, w) => {
@@ -66,7 +62,7 @@ export async function buildSyntheticBlock(
   if (ownFailure !== undefined) throw ownFailure;
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
-  return { planes, sums: fill.sums, counts: fill.counts };
+  return planes;
 }
 
 /** Starts a block worker on `task`; resolves when it has exited after filling its rows. */

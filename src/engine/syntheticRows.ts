@@ -1,9 +1,9 @@
-// Filling a row range of a synthetic block (SPEC §4): packed codes → planes → partial sums, the unit of work
+// Filling a row range of a synthetic block (SPEC §4): packed codes → planes, the unit of work
 // that syntheticBlock.ts gives the main thread and each block worker.
 //
 // Only light imports (core and type-only): the block worker threads load this file.
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../core/syntheticProblems.js';
-import { packRowPlanes, planePackingTable, rowSums } from './planePacking.js';
+import { packRowPlanes, planePackingTable } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import type { SlabShape } from './vectorBlock.js';
 
@@ -20,10 +20,6 @@ export interface SyntheticBlockFill {
   /** The block's plane words: row r, plane p starts at `(r·numPlanes + p)·wordsPerPlane` (contract.ts). */
   readonly words: Uint32Array;
   readonly wordsPerPlane: number;
-  /** Partial Σ c1 of each row over the slab's fields. */
-  readonly sums: Float64Array;
-  /** Present fields of each row in the slab (written only when the layout has a mask plane). */
-  readonly counts: Float64Array;
 }
 
 /** What one block worker fills: rows `[rowFirst, rowEnd)` of `fill` (its `workerData`). */
@@ -34,7 +30,7 @@ export interface SyntheticRowsTask {
 }
 
 /**
- * Writes planes, sums and counts of rows `[rowFirst, rowEnd)` of `fill`. Each row's values depend only on
+ * Writes the planes of rows `[rowFirst, rowEnd)` of `fill`. Each row's values depend only on
  * its global vector index and the slab's global fields, so any split of the rows gives the same block.
  */
 export function fillSyntheticRows(fill: SyntheticBlockFill, rowFirst: number, rowEnd: number): void {
@@ -46,11 +42,7 @@ export function fillSyntheticRows(fill: SyntheticBlockFill, rowFirst: number, ro
   const numPlanes = layout.numPlanes;
   for (let r = rowFirst; r < rowEnd; r++) {
     packRow(shape.vectorFirst + r, packed);
-    const target = { words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane };
-    packRowPlanes(table, packed, 0, numField, target);
-    const { sum, count } = rowSums(layout, target);
-    fill.sums[r] = sum;
-    if (layout.maskPlane !== null) fill.counts[r] = count;
+    packRowPlanes(table, packed, 0, numField, { words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane });
   }
 }
 

@@ -1,6 +1,6 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
-import { packRowPlanes, planePackingTable, rowSums } from './planePacking.js';
+import { packRowPlanes, planePackingTable } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
 
 /** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
@@ -12,15 +12,6 @@ export interface VectorBlock {
   /** Σ c1 over the vector's present fields, over ALL fields (reduced across field slabs). */
   readonly sums: Float64Array;
   /** Present fields of each vector over all fields (nf in dense mode). */
-  readonly counts: Float64Array;
-}
-
-/** A slab's planes and the partial sums over its fields, before the reduction over field slabs. */
-export interface SlabBlock {
-  readonly planes: PlaneMatrix;
-  /** Σ c1 of each row over the slab's fields (pads give 0). */
-  readonly sums: Float64Array;
-  /** Present fields of each row in the slab (0 without a mask plane). */
   readonly counts: Float64Array;
 }
 
@@ -82,17 +73,4 @@ export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: 
     packRowPlanes(table, packed, r * bytesPerVector, numField, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
   }
   return planes;
-}
-
-/** Partial sums of a slab: Σ c1 and present-field counts per vector row (pads give 0). */
-export function partialSums(layout: PlaneLayout, planes: PlaneMatrix): { sums: Float64Array; counts: Float64Array } {
-  const { numVectors: n, numPlanes, wordsPerPlane, words } = planes;
-  const sums = new Float64Array(n);
-  const counts = new Float64Array(n);
-  for (let r = 0; r < n; r++) {
-    const row = rowSums(layout, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
-    sums[r] = row.sum;
-    counts[r] = row.count;
-  }
-  return { sums, counts };
 }

@@ -41,12 +41,12 @@ function collectingWriter(numWay: number, into: number[]): RecordWriter {
 }
 
 /** Every vector block of the job, built as its owner rank would (one field slab). */
-async function allBlocks(job: JobSpec): Promise<VectorBlock[]> {
+async function allBlocks(job: JobSpec, gemm: PopcountGemm): Promise<VectorBlock[]> {
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
   const fieldComm = await new LocalCommunicator().split(0, 0);
   const blocks: VectorBlock[] = [];
   for (let rank = 0; rank < job.decomposition.numProcVector; rank++) {
-    const block = await loadOwnBlock(job, rankLayout(job, rank), planes, fieldComm, 1);
+    const block = await loadOwnBlock(job, rankLayout(job, rank), planes, fieldComm, gemm, 1);
     blocks[block.blockIdx] = block;
   }
   return blocks;
@@ -70,6 +70,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, befo
     name: gemm.name, numThreads: gemm.numThreads, device: gemm.device,
     run: (request) => gemm.run(request),
     run3: (request) => gemm.run3(request),
+    vectorSums: (request) => gemm.vectorSums(request),
     ...(finalizePairs === undefined ? {} : {
       finalizePairs: (request) => {
         numFinalizeRequests++;
@@ -85,7 +86,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, befo
     close: () => gemm.close(),
   };
   beforeRun(ctx);
-  const blocks = await allBlocks(job);
+  const blocks = await allBlocks(job, gemm);
   const own = blocks[layout.coords.vectorIdx];
   const env = { ctx, gemm: counted, fieldComm, getBlock: (idx: number) => Promise.resolve(blocks[idx]), finalizePlacement: job.finalize, onWork: () => undefined };
   let numDeviceTuples = 0;

@@ -51,6 +51,7 @@ function counting(gemm: PopcountGemm): { gemm: PopcountGemm; calls: Calls } {
       calls.matrices.add(request.x).add(request.y).add(request.z);
       return gemm.run3(request);
     },
+    vectorSums: (request) => gemm.vectorSums(request),
     ...(finalizeTriples === undefined ? {} : {
       finalizeTriples: (request) => {
         calls.finalizeTriples++;
@@ -75,7 +76,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   const layout = rankLayout(job, 0);
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
   const fieldComm = await comm.split(0, 0);
-  const own = await loadOwnBlock(job, layout, planes, fieldComm, 1);
+  const own = await loadOwnBlock(job, layout, planes, fieldComm, gemm, 1);
   const exchange = startBlockExchange(comm, layout, own);
   const blocks = [own];
   const getBlock = async (idx: number): Promise<VectorBlock> => {

@@ -11,7 +11,8 @@ import { ChecksumAccumulator, entryUid2 } from '../../src/core/checksum.js';
 import { denseFactors2, denseValue2, sparseValue2, type FormulaConstants } from '../../src/core/formulas.js';
 import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js';
 import { defaultMultiplier, DEFAULT_PARAM, countedBitsPerField, type MetricKind } from '../../src/core/types.js';
-import { partialSums, planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { referenceVectorSums } from '../../mgemm/kernels/ref/popcountGemmRef.js';
 import { planeLayout, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
 import { float32BitsAtMost } from '../../src/engine/deviceFinalize2.js';
 import { float32Bits } from '../helpers/float32Bits.js';
@@ -52,7 +53,7 @@ function operandsOf(c: Case): Operands {
   );
   const a = matrix(c.numRows + 3);
   const b = c.strictUpper ? a : matrix(c.numCols + 2);
-  return { layout, a, b, aSums: partialSums(layout, a), bSums: partialSums(layout, b) };
+  return { layout, a, b, aSums: referenceVectorSums({ planes: a, ...layout }), bSums: referenceVectorSums({ planes: b, ...layout }) };
 }
 
 function thresholdBits(t: Threshold): PairThresholdBits {

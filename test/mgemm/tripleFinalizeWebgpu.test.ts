@@ -14,7 +14,8 @@ import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js
 import { countedBitsPerField, defaultMultiplier, DEFAULT_PARAM, type MetricKind } from '../../src/core/types.js';
 import { float32BitsAtMost } from '../../src/engine/deviceFinalize2.js';
 import { coefficient3, planeLayout, tally3Plan, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
-import { partialSums, planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { referenceVectorSums } from '../../mgemm/kernels/ref/popcountGemmRef.js';
 import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';
@@ -70,7 +71,7 @@ function operandsOf(c: Case): Operands {
   const x = matrix(I_FIRST + c.numI + 2);
   const y = matrix(J_LOCAL + 3);
   const z = matrix(K_FIRST + c.numK + 1);
-  return { layout, x, y, z, xSums: partialSums(layout, x), ySums: partialSums(layout, y), zSums: partialSums(layout, z) };
+  return { layout, x, y, z, xSums: referenceVectorSums({ planes: x, ...layout }), ySums: referenceVectorSums({ planes: y, ...layout }), zSums: referenceVectorSums({ planes: z, ...layout }) };
 }
 
 function thresholdBits(t: Threshold): TripleThresholdBits {

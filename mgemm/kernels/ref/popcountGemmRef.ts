@@ -2,9 +2,9 @@
 
 import {
   CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemm3Request, type PopcountGemm3Result, type PopcountGemmRequest,
-  type PopcountGemmResult, type Tally3Slice, type TermGroup,
+  type PopcountGemmResult, type Tally3Slice, type TermGroup, type VectorSums, type VectorSumsRequest,
 } from '../../contract.js';
-import { checkPopcountGemm3Request, checkPopcountGemmRequest } from '../../requestChecks.js';
+import { checkPopcountGemm3Request, checkPopcountGemmRequest, checkVectorSumsRequest } from '../../requestChecks.js';
 
 /** Number of set bits of a 32-bit word (SWAR). */
 export function popcount32(word: number): number {
@@ -67,6 +67,28 @@ function referenceTally3(request: PopcountGemm3Request, slice: Tally3Slice, grou
   return out;
 }
 
+/**
+ * Σ c1 and present fields of every row (contract.ts VectorSumsRequest), a popcount per word: every CPU kernel
+ * set's `vectorSums` (O(vectors × fields), against the GEMMs' O(vectors² × fields), so not worth threads).
+ */
+export function referenceVectorSums(request: VectorSumsRequest): VectorSums {
+  checkVectorSumsRequest(request);
+  const { numVectors, numPlanes, wordsPerPlane, words } = request.planes;
+  const sums = new Float64Array(numVectors);
+  const counts = new Float64Array(numVectors);
+  const planeSum = (row: number, plane: number): number => {
+    const first = (row * numPlanes + plane) * wordsPerPlane;
+    let total = 0;
+    for (let w = first; w < first + wordsPerPlane; w++) total += popcount32(words[w]);
+    return total;
+  };
+  for (let r = 0; r < numVectors; r++) {
+    for (const p of request.countPlanes) sums[r] += planeSum(r, p);
+    if (request.maskPlane !== null) counts[r] = planeSum(r, request.maskPlane);
+  }
+  return { sums, counts };
+}
+
 /** Kernel set `ref`: one thread, runs inline, computes every entry even when `strictUpper` allows skipping. */
 export class PopcountGemmRef implements PopcountGemm {
   readonly name = 'ref';
@@ -81,6 +103,10 @@ export class PopcountGemmRef implements PopcountGemm {
   async run3(request: PopcountGemm3Request): Promise<PopcountGemm3Result> {
     checkPopcountGemm3Request(request);
     return request.slices.map((slice) => request.termGroups.map((group) => referenceTally3(request, slice, group)));
+  }
+
+  async vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+    return referenceVectorSums(request);
   }
 
   async close(): Promise<void> {}

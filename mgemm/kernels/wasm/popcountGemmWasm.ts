@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import {
   CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemm3Request, type PopcountGemm3Result, type PopcountGemmRequest,
-  type PopcountGemmResult,
+  type PopcountGemmResult, type VectorSums, type VectorSumsRequest,
 } from '../../contract.js';
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
 import { checkPopcountGemm3Request, checkPopcountGemmRequest } from '../../requestChecks.js';
@@ -16,6 +16,7 @@ import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.j
 import type { WasmModule } from './webAssemblyApi.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { GemmWorkerPool } from './workerPool.js';
+import { referenceVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
 import type { GemmTask } from './gemmTask.js';
 import type { CpuMicrokernel } from './workerProtocol.js';
@@ -123,6 +124,10 @@ class InlinePopcountGemm implements PopcountGemm {
     return outputs;
   }
 
+  async vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+    return referenceVectorSums(request);
+  }
+
   async close(): Promise<void> {
     this.runTask = undefined;
   }
@@ -166,6 +171,10 @@ class PooledPopcountGemm implements PopcountGemm {
     }, true);
     await Promise.all(tasks.map((task) => this.pool.run({ kind: 'tally3', task })));
     return outputs;
+  }
+
+  async vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+    return referenceVectorSums(request);
   }
 
   close(): Promise<void> {

@@ -10,10 +10,10 @@
 import { UserError } from '../../../src/core/errors.js';
 import type {
   ComputeDevice, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
-  RunPreview, TermGroup,
+  RunPreview, TermGroup, VectorSums, VectorSumsRequest,
 } from '../../contract.js';
 import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
-import { checkPopcountGemmRequest } from '../../requestChecks.js';
+import { checkPopcountGemmRequest, checkVectorSumsRequest } from '../../requestChecks.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
 import { createFinalize2Program, type Finalize2Program } from './finalize2Program.js';
@@ -31,6 +31,7 @@ import { createTally2Program, type Tally2Program } from './tally2Program.js';
 import { submitTally3, submitTally3Finalize, timeTally3Kernels, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { ResidentPairCounts } from './tripleFinalizeWebgpu.js';
+import { createVectorSumsProgram } from './vectorSumsProgram.js';
 import { settled, WebgpuRunner, type Dispatch, type Pending, type TransferStatistics } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -172,6 +173,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       if (this.closed) throw new Error(`${this.name}: run3() after close()`);
       return submitTally3(this.tally3Host(), request);
     });
+  }
+
+  /**
+   * Per-vector sums computed where the planes lie: the matrix is uploaded (and stays resident for the requests
+   * that follow), one workgroup per row, and only two words per row come back.
+   */
+  vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+    return this.submitThenCollect(() => this.submitVectorSums(request));
   }
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */
@@ -345,6 +354,38 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return scratch.submit(dispatches, target);
   }
 
+  private async submitVectorSums(request: VectorSumsRequest): Promise<Pending<VectorSums>> {
+    if (this.closed) throw new Error(`${this.name}: vectorSums() after close()`);
+    checkVectorSumsRequest(request);
+    const { planes, countPlanes, maskPlane } = request;
+    const n = planes.numVectors;
+    if (n === 0 || planes.wordsPerPlane === 0) return settled({ sums: new Float64Array(n), counts: new Float64Array(n) });
+    const program = this.vectorSumsProgram(planes.numPlanes, request);
+    const chunks = await this.resident.chunksOf(planes, [planes]);
+    const output = this.scratchBuffer('vectorSums', 8 * n);
+    const maxPerDimension = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
+    const dispatches: Dispatch[] = chunks.map((chunk) => {
+      const wgX = Math.min(chunk.numRows, maxPerDimension);
+      return {
+        program, storage: [chunk.buffer, output], workgroups: [wgX, Math.ceil(chunk.numRows / wgX)],
+        uniforms: { numRows: chunk.numRows, outRowFirst: chunk.firstRow, vec4PerPlane: planes.wordsPerPlane / 4, numWorkgroupsX: wgX },
+      };
+    });
+    const pending = await this.runner.submitWithReadBack(dispatches, [{ buffer: output, numBytes: 8 * n }]);
+    return {
+      collect: async () => {
+        const [words] = await pending.collect();
+        const sums = new Float64Array(n);
+        const counts = new Float64Array(n);
+        for (let r = 0; r < n; r++) {
+          sums[r] = words[2 * r];
+          counts[r] = words[2 * r + 1];
+        }
+        return { sums, counts };
+      },
+    };
+  }
+
   /** A 2-way request's sub-blocks, one submit and read-back each (runner.submitEachWithReadBack), scattered into its outputs. */
   private async submitRun(request: PopcountGemmRequest): Promise<Pending<PopcountGemmResult>> {
     if (this.closed) throw new Error(`${this.name}: run() after close()`);
@@ -403,7 +444,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /** Every program the requests of `preview` use (the plans of its 2-way and 3-way requests, its finalize). */
   private previewPrograms(preview: RunPreview): WgslProgram[] {
     const { numPlanes, wordsPerPlane, pairTermGroups, triples, deviceFinalize } = preview;
-    const programs: WgslProgram[] = [];
+    const programs: WgslProgram[] = [this.vectorSumsProgram(numPlanes, preview.vectorSums)];
     const addGemm = (termGroups: readonly TermGroup[], numPlanesA: number): void => {
       if (termGroups.every((g) => g.length === 0)) return;
       programs.push(...this.gemmPrograms(this.familyFor(termGroups, wordsPerPlane).family, termGroups, numPlanesA, numPlanes));
@@ -585,6 +626,12 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   private expandProgram(numPlanes: number, planes: readonly number[]): WgslProgram {
     return this.cachedProgram(`expand/${numPlanes}/${planes.join('.')}`, () => createExpandProgram(numPlanes, planes));
+  }
+
+  private vectorSumsProgram(numPlanes: number, planes: RunPreview['vectorSums']): WgslProgram {
+    const { countPlanes, maskPlane } = planes;
+    return this.cachedProgram(`vectorSums/${numPlanes}/${countPlanes.join('.')}/${maskPlane ?? '-'}`,
+      () => createVectorSumsProgram(numPlanes, countPlanes, maskPlane));
   }
 
   private pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram {

@@ -1,0 +1,88 @@
+// Per-vector sums (contract.ts vectorSums) on every kernel set against the definition field by field: Σ c1 of the
+// vector's codes (SPEC §1, core/bitCodes.ts) and its present fields, for every metric's layout, dense and sparse,
+// ragged field counts, pad rows, and on the GPU operands in several chunks (small bindings).
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPopcountGemmWebgpu, type PopcountGemm, type VectorSumsRequest } from '../../mgemm/index.js';
+import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
+import { createPopcountGemmWasm } from '../../mgemm/kernels/wasm/popcountGemmWasm.js';
+import { countOnes, isMissing } from '../../src/core/bitCodes.js';
+import type { MetricKind } from '../../src/core/types.js';
+import { planeLayout } from '../../src/engine/tallyLayout.js';
+import { planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
+import { seededRandom } from './planeFixtures.js';
+
+const gate = await webgpuGate();
+
+const LAYOUTS = (['ccc', 'duo', 'r2'] as const).flatMap((metric) => [false, true].map((sparse) => ({ metric, sparse })));
+
+/** A request over random codes (with missing ones) and the sums the definition gives for them. */
+interface Case {
+  readonly request: VectorSumsRequest;
+  readonly sums: number[];
+  readonly counts: number[];
+}
+
+function randomCase(metric: MetricKind, sparse: boolean, seed: number, maxRows: number, maxFields: number): Case {
+  const random = seededRandom(seed);
+  const numVectorReal = 1 + Math.floor(random() * maxRows);
+  const numVectorLocal = numVectorReal + Math.floor(random() * 4);
+  const numFieldLocal = 1 + Math.floor(random() * maxFields);
+  const missingRate = random() * 0.4;
+  const codes = Array.from({ length: numVectorReal }, () => Uint8Array.from({ length: numFieldLocal }, () => (random() < missingRate ? 2 : [0, 1, 3][Math.floor(random() * 3)])));
+  const layout = planeLayout(metric, sparse);
+  const planes = planesFromCodes(layout, { numVectorLocal, vectorFirst: 0, numVectorReal, fieldFirst: 0, numFieldLocal }, (v, _first, out) => out.set(codes[v]));
+  const sums = new Array<number>(numVectorLocal).fill(0);
+  const counts = new Array<number>(numVectorLocal).fill(0);
+  codes.forEach((row, v) => {
+    for (const code of row) {
+      sums[v] += countOnes(code, metric, sparse);
+      // Layouts without a mask plane (CCC, DUO dense) report no counts; r² keeps its mask plane in dense mode too.
+      if (layout.maskPlane !== null && !isMissing(code, sparse)) counts[v]++;
+    }
+  });
+  return { request: { planes, countPlanes: layout.countPlanes, maskPlane: layout.maskPlane }, sums, counts };
+}
+
+const KERNEL_SETS: readonly { readonly name: string; readonly gpu: boolean; readonly create: () => Promise<PopcountGemm> }[] = [
+  { name: 'ref', gpu: false, create: async () => new PopcountGemmRef() },
+  { name: 'cpu, inline', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 1 }) },
+  { name: 'cpu, 2 threads', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 2 }) },
+  { name: 'webgpu', gpu: true, create: () => createPopcountGemmWebgpu() },
+  // 4 KiB bindings: a matrix of a few hundred fields is uploaded and summed in chunks of a few rows.
+  { name: 'webgpu, 4 KiB bindings', gpu: true, create: () => createPopcountGemmWebgpu({ maxBindingBytes: 4096 }) },
+];
+
+describe.each(KERNEL_SETS)('$name vectorSums equals the definition', ({ gpu, create }) => {
+  let gemm: PopcountGemm;
+  const skip = gpu && !gate.available;
+  beforeAll(async () => {
+    if (!skip) gemm = await create();
+  });
+  afterAll(async () => {
+    await gemm?.close();
+  });
+
+  it.skipIf(skip).each(LAYOUTS)('random codes, ragged fields and pad rows: $metric sparse=$sparse', async ({ metric, sparse }) => {
+    for (let trial = 0; trial < 4; trial++) {
+      const c = randomCase(metric, sparse, 100 * trial + (sparse ? 7 : 3) + metric.length, 40, trial === 0 ? 40 : 700);
+      const got = await gemm.vectorSums(c.request);
+      expect(Array.from(got.sums)).toEqual(c.sums);
+      expect(Array.from(got.counts)).toEqual(c.counts);
+    }
+  });
+
+  it.skipIf(skip)('many rows of many fields (rows past one workgroup grid line, several chunks)', async () => {
+    const c = randomCase('ccc', true, 4242, 600, 3000);
+    const got = await gemm.vectorSums(c.request);
+    expect(Array.from(got.sums)).toEqual(c.sums);
+    expect(Array.from(got.counts)).toEqual(c.counts);
+  });
+
+  it.skipIf(skip)('rejects a plane outside the matrix', async () => {
+    const c = randomCase('duo', false, 5, 3, 10);
+    await expect(gemm.vectorSums({ ...c.request, maskPlane: 1 })).rejects.toThrow(RangeError);
+    await expect(gemm.vectorSums({ ...c.request, countPlanes: [0, 2] })).rejects.toThrow(RangeError);
+  });
+});
