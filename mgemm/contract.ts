@@ -160,6 +160,12 @@ export interface PopcountGemm {
   /** The same for 3-way (mGEMM3, run3-shaped) requests (see tripleFinalize.ts): products, GEMMs and finalize where the planes lie. */
   finalizeTriples?(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
   /**
+   * Present on kernel sets that keep operands where they compute (a GPU's memory): starts moving `planes` there
+   * ahead of the requests that use them, e.g. a block received from another rank while the last one computes,
+   * and returns at once. An upload error surfaces at the first request that uses the matrix.
+   */
+  prefetch?(planes: PlaneMatrix): void;
+  /**
    * Present on kernel sets that can get ready for a run's requests ahead of them (GPU program compiles): starts
    * that and returns at once. Nothing is lost: a failure surfaces at the first request that needs what failed.
    */

@@ -88,8 +88,14 @@ function* rowPanels(rows: VectorBlock, cols: VectorBlock, region: PairRegion, pa
 
 /** The panels of the rank's steps, in order; column blocks are awaited as the steps come up. */
 async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], pairsPerPanel: number): AsyncGenerator<PairPanel> {
-  for (const step of steps) {
+  for (const [s, step] of steps.entries()) {
     const cols = step.isDiagonalBlock ? own : await env.getBlock(step.colBlock);
+    // The next step's column block goes to the device as soon as it arrives, while this step computes (its
+    // errors surface when the step awaits it).
+    const next = steps[s + 1];
+    if (env.gemm.prefetch !== undefined && next !== undefined && !next.isDiagonalBlock) {
+      void env.getBlock(next.colBlock).then((block) => env.gemm.prefetch?.(block.planes), () => undefined);
+    }
     traceMark(`step: block ${own.blockIdx} × block ${step.colBlock}`);
     const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };
     for (const block of rowPanels(own, cols, region, pairsPerPanel)) yield { block };

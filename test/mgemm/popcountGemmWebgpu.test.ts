@@ -2,7 +2,9 @@
 // random shapes, ragged fields, tile edges, every term-group shape the metrics use, strictUpper, chunking.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPopcountGemmWebgpu, type PopcountGemmRequest, type PopcountGemmWebgpu, type TermGroup, type WebgpuPopcountGemmOptions } from '../../mgemm/index.js';
+import {
+  createPopcountGemmWebgpu, type PlaneMatrix, type PopcountGemmRequest, type PopcountGemmWebgpu, type TermGroup, type WebgpuPopcountGemmOptions,
+} from '../../mgemm/index.js';
 import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
 import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/tallyLayout.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
@@ -106,6 +108,20 @@ describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`
       const request = requestOf(GROUP_SETS[0], { aCount: 50, bCount: 60, numField: 300, strictUpper: false, seed: 9 });
       await expectSameAsRef(request);
       await expectSameAsRef({ ...request, aFirst: request.aFirst + 2, aCount: 40, bFirst: request.bFirst + 1, bCount: 30 });
+    });
+
+    it('uploads a prefetched matrix once, while other requests run, and computes with it', async () => {
+      const request = requestOf(GROUP_SETS[0], { aCount: 70, bCount: 90, numField: 700, strictUpper: false, seed: 12 });
+      const other = requestOf(GROUP_SETS[0], { aCount: 40, bCount: 30, numField: 700, strictUpper: false, seed: 13 });
+      const matrixBytes = (m: PlaneMatrix): number => m.words.byteLength;
+      const before = gemm.transfers.uploadedBytes;
+      gemm.prefetch(request.b);
+      gemm.prefetch(request.b);
+      const [expectedOther, actualOther] = await Promise.all([ref.run(other), gemm.run(other)]);
+      expect(neededMismatches(other, expectedOther, actualOther)).toEqual([]);
+      await expectSameAsRef(request);
+      // b once (two prefetches and a request), a, and the other request's two matrices.
+      expect(gemm.transfers.uploadedBytes - before).toBe(matrixBytes(request.b) + matrixBytes(request.a) + matrixBytes(other.a) + matrixBytes(other.b));
     });
 
     it('returns empty or zero outputs when there is nothing to add', async () => {

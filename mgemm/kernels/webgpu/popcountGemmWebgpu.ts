@@ -9,7 +9,7 @@
 
 import { UserError } from '../../../src/core/errors.js';
 import type {
-  ComputeDevice, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
+  ComputeDevice, PlaneMatrix, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
   RunPreview, TermGroup, VectorSums, VectorSumsRequest,
 } from '../../contract.js';
 import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
@@ -183,6 +183,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.submitThenCollect(() => this.submitVectorSums(request));
   }
 
+  /** Starts uploading `planes` ahead of the requests that use them (ResidentPlanes.prefetch); returns at once. */
+  prefetch(planes: PlaneMatrix): void {
+    if (!this.closed) this.resident.prefetch(planes);
+  }
+
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */
   finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
     return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch));
@@ -248,7 +253,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([...this.requestsInFlight]);
-    this.resident.clear();
+    await this.resident.clear();
     this.pairCounts.clear();
     this.finalizeScratch.destroy();
     this.scratch.destroy();

@@ -1,6 +1,8 @@
 // GPU copies of PlaneMatrix operands, kept resident between calls and cut into row chunks that fit one
 // storage binding. Operands are identified by object: the engine never changes a matrix after its first
 // use, so a matrix is uploaded once and reused by every later request (LRU-evicted past a byte budget).
+// A matrix can be uploaded ahead of its first request (prefetch): its chunks join the resident set, and
+// evict others, only when a request asks for it, i.e. inside that request's turn.
 
 import type { PlaneMatrix } from '../../contract.js';
 import type { WebgpuRunner } from './webgpuRunner.js';
@@ -25,6 +27,8 @@ const MAX_RESIDENT_MATRICES = 8;
 
 export class ResidentPlanes {
   private readonly entries = new Map<PlaneMatrix, Entry>();
+  /** Uploads started by prefetch, not yet asked for (the budget may be exceeded by them meanwhile). */
+  private readonly prefetched = new Map<PlaneMatrix, Promise<PlaneChunk[]>>();
   private residentBytes = 0;
 
   /**
@@ -46,21 +50,39 @@ export class ResidentPlanes {
       this.entries.set(matrix, found);
       return found.chunks;
     }
+    const numBytes = matrix.numVectors * matrix.numPlanes * matrix.wordsPerPlane * 4;
+    const early = this.prefetched.get(matrix);
+    this.prefetched.delete(matrix);
+    this.evictFor(numBytes, pinned);
+    const chunks = await (early ?? this.upload(matrix));
+    this.entries.set(matrix, { chunks, numBytes });
+    this.residentBytes += numBytes;
+    return chunks;
+  }
+
+  /**
+   * Starts uploading `matrix` ahead of the request that will use it (e.g. a block received while the last one
+   * computes) and returns at once; an upload error surfaces at that request.
+   */
+  prefetch(matrix: PlaneMatrix): void {
+    if (this.entries.has(matrix) || this.prefetched.has(matrix)) return;
+    const chunks = this.upload(matrix);
+    chunks.catch(() => undefined);
+    this.prefetched.set(matrix, chunks);
+  }
+
+  private async upload(matrix: PlaneMatrix): Promise<PlaneChunk[]> {
     const rowWords = matrix.numPlanes * matrix.wordsPerPlane;
     const rowsPerChunk = Math.floor(this.maxChunkBytes / (rowWords * 4));
     if (rowsPerChunk < 1) {
       throw new RangeError(`one vector's planes (${rowWords * 4} bytes) exceed the GPU's storage binding size (${this.maxChunkBytes} bytes)`);
     }
-    const numBytes = matrix.numVectors * rowWords * 4;
-    this.evictFor(numBytes, pinned);
     const chunks: PlaneChunk[] = [];
     for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
       const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
       const buffer = await this.runner.createStorageBufferStaged(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false });
       chunks.push({ firstRow, numRows, buffer });
     }
-    this.entries.set(matrix, { chunks, numBytes });
-    this.residentBytes += numBytes;
     return chunks;
   }
 
@@ -75,8 +97,12 @@ export class ResidentPlanes {
     }
   }
 
-  /** Frees every resident buffer. */
-  clear(): void {
+  /** Frees every resident buffer, prefetched ones once their uploads have settled. */
+  async clear(): Promise<void> {
+    for (const early of this.prefetched.values()) {
+      for (const chunk of await early.catch(() => [])) chunk.buffer.destroy();
+    }
+    this.prefetched.clear();
     for (const entry of this.entries.values()) for (const chunk of entry.chunks) chunk.buffer.destroy();
     this.entries.clear();
     this.residentBytes = 0;

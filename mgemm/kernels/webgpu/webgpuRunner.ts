@@ -134,11 +134,17 @@ export class WebgpuRunner {
 
   /**
    * A storage buffer holding `words`, filled through a ring of two reusable MAP_WRITE staging buffers of
-   * STAGING_BYTES: each piece is mapped, filled and copied on the GPU while the next one is filled.
+   * STAGING_BYTES: each piece is mapped, filled and copied on the GPU while the next one is filled. Uploads
+   * take the ring one at a time; other submits may go in between their pieces.
    */
   createStorageBufferStaged(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
-    return traced(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => this.fillThroughStaging(words, options));
+    const upload = this.stagingRingTurn.then(() => traced(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => this.fillThroughStaging(words, options)));
+    this.stagingRingTurn = upload.catch(() => undefined);
+    return upload;
   }
+
+  /** Settles when the upload holding the staging ring is done. */
+  private stagingRingTurn: Promise<unknown> = Promise.resolve();
 
   private async fillThroughStaging(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
     const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
