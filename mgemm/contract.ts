@@ -103,6 +103,12 @@ export interface VectorSumsRequest {
   readonly countPlanes: readonly number[];
   /** The presence plane, or null (dense layouts: counts are then 0 and the caller knows nf). */
   readonly maskPlane: number | null;
+  /**
+   * Present when the planes are still being written (rows become final in order): rows `[0, rowEnd)` may be read
+   * once `rowsReady(rowEnd)` resolves, so a GPU set can upload the first rows while later ones are built. A
+   * rejection fails the request with its reason.
+   */
+  readonly rowsReady?: (rowEnd: number) => Promise<void>;
 }
 
 /** Exact sums of a VectorSumsRequest, one entry per vector row (pads give 0). */

@@ -22,6 +22,9 @@ export interface MpiContext {
  * called by every rank in the same order, and sums of integer-valued doubles are exact. Collectives
  * are MPI's non-blocking ones (MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier): the event loop stays free.
  *
+ * Point-to-point messages travel as a header and pieces (requestPoller.ts MESSAGE_PIECE_BYTES), so large ones
+ * neither stall the main thread in one long copy nor hit MPI's 2 GiB count limit.
+ *
  * Differences that only a wrong program sees: MPI messages carry bytes, not an element kind, so a
  * receive takes its kind from `like` (a byte count that is not a whole number of elements fails).
  */
@@ -45,7 +48,7 @@ export class MpiCommunicator implements Communicator {
     this.checkTag('send', tag);
     // A private copy unless the caller never changes `data`; the binding keeps the array alive until the send completes.
     const sent = options?.immutable === true ? data : data.slice();
-    void this.context.poller.wait(this.context.binding.isend(this.handle, dest, tag, sent), sent.byteLength);
+    void this.context.poller.send(this.handle, dest, tag, sent);
   }
 
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {

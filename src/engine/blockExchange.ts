@@ -1,34 +1,52 @@
 // Loading the own vector block and exchanging blocks with the ranks that read them.
-import { traced } from '../core/trace.js';
+import { traced, traceMark } from '../core/trace.js';
 import { readPackedVectorSlab } from '../io/index.js';
-import type { PlaneMatrix, PopcountGemm } from '../../mgemm/index.js';
+import type { PlaneMatrix, PopcountGemm, VectorSums } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import { buildSyntheticBlock } from './syntheticBlock.js';
-import { planesFromPacked, type SlabShape, type VectorBlock } from './vectorBlock.js';
+import { startSyntheticBlock } from './syntheticBlock.js';
+import { finishedPlanes, planesFromPacked, type FillingPlanes, type SlabShape, type VectorBlock } from './vectorBlock.js';
 
 /**
- * Builds the rank's own block: planes of its field slab, and their sums from the kernel set (a GPU sums them where
- * it keeps the planes) reduced over all field slabs. A synthetic block is built on up to `numThreads` threads
- * (syntheticBlock.ts); a file's slab is read and packed on this thread.
+ * Starts building the planes of the rank's own block on its field slab. A synthetic block is built by block
+ * workers (syntheticBlock.ts), so the main thread is free meanwhile (the rank opens its kernel set then) and its
+ * rows become final front to back; a file's slab is read and packed on this thread.
  */
-export async function loadOwnBlock(
-  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, fieldComm: Communicator, gemm: PopcountGemm, numThreads: number,
+export async function buildOwnPlanes(job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, numThreads: number): Promise<FillingPlanes> {
+  const shape = slabShape(layout, layout.coords.vectorIdx);
+  const filling = job.source.kind === 'file'
+    ? finishedPlanes(fileBlock(job.source.path, job.numField, planeLayout, shape))
+    : startSyntheticBlock(job.source.kind, job.numVector, job.numField, planeLayout, shape, { numThreads });
+  filling.done.then(() => traceMark('own planes built'), () => undefined);
+  return filling;
+}
+
+/**
+ * The rank's own block from its planes: their sums from the kernel set (a GPU uploads the rows as they become
+ * final and sums them where it keeps them), reduced over all field slabs. Returns once no thread writes the planes.
+ */
+export async function sumOwnBlock(
+  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, filling: FillingPlanes, fieldComm: Communicator, gemm: PopcountGemm,
 ): Promise<VectorBlock> {
   const blockIdx = layout.coords.vectorIdx;
   const shape = slabShape(layout, blockIdx);
-  const planes = job.source.kind === 'file'
-    ? fileBlock(job.source.path, job.numField, planeLayout, shape)
-    : await buildSyntheticBlock(job.source.kind, job.numVector, job.numField, planeLayout, shape, { numThreads });
-  const { sums: partialSum, counts: partialCount } = await traced('vector sums', () => gemm.vectorSums({
-    planes, countPlanes: planeLayout.countPlanes, maskPlane: planeLayout.maskPlane,
-  }));
+  const { planes } = filling;
+  let partial: VectorSums;
+  try {
+    partial = await traced('vector sums', () => gemm.vectorSums({
+      planes, countPlanes: planeLayout.countPlanes, maskPlane: planeLayout.maskPlane, rowsReady: filling.rowsReady,
+    }));
+  } finally {
+    // No block worker may still write the planes when this returns or throws.
+    await filling.done.catch(() => undefined);
+  }
+  await filling.done;
   const n = planes.numVectors;
   const both = new Float64Array(2 * n);
-  both.set(partialSum, 0);
-  both.set(partialCount, n);
+  both.set(partial.sums, 0);
+  both.set(partial.counts, n);
   const reduced = fieldComm.size === 1 ? both : await fieldComm.allReduceSum(both);
   const sums = reduced.slice(0, n);
   const counts = planeLayout.maskPlane === null ? new Float64Array(n).fill(job.numField) : reduced.slice(n);

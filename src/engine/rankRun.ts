@@ -1,9 +1,9 @@
-// The logic of one rank, written only against the Communicator interface: create the kernel set (it prepares
-// while the input loads), load the own block, reduce its sums over field slabs, exchange blocks, run the 2-way
-// or 3-way pipeline, reduce the checksum.
+// The logic of one rank, written only against the Communicator interface: build the own block while the kernel
+// set opens (it prepares while the input loads), sum the own block and reduce its sums over field slabs, exchange
+// blocks, run the 2-way or 3-way pipeline, reduce the checksum.
 import { setTraceLabel, traced, traceMark } from '../core/trace.js';
 import { CHECKSUM_LIMBS } from '../core/checksum.js';
-import { createPopcountGemm, type ComputeDevice } from '../../mgemm/index.js';
+import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { AnalyticVerifier } from './analyticVerifier.js';
 import { EntrySink } from './entrySink.js';
@@ -11,7 +11,7 @@ import type { JobSpec } from './jobSpec.js';
 import { formulaConstants, type MetricContext } from './metricContext.js';
 import { runPairSteps, type PipelineEnv } from './pipeline2.js';
 import { runTripleUnits } from './pipeline3.js';
-import { loadOwnBlock, startBlockExchange } from './blockExchange.js';
+import { buildOwnPlanes, startBlockExchange, sumOwnBlock } from './blockExchange.js';
 import { rankLayout, type RankLayout } from './rankPlans.js';
 import { openRankOutput } from './rankOutput.js';
 import { runPreview } from './runPreview.js';
@@ -33,7 +33,7 @@ export interface RankOutcome {
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   readonly outputFile: string | null;
-  /** Slowest rank's seconds to load or generate its own vector block (input, not compute). */
+  /** Slowest rank's seconds to load or generate its own vector block and sum it (its kernel set opens meanwhile). */
   readonly inputSeconds: number;
   /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
   readonly computeSeconds: number;
@@ -133,21 +133,33 @@ interface ComputedRank {
 }
 
 /**
- * Creates the rank's kernel set and has it prepare for the run (GPU programs compile while the input loads), loads
- * the own block, exchanges blocks and runs the 2-way or 3-way pipeline; closes the kernel set.
+ * Builds the own block while the rank's kernel set opens and prepares for the run (GPU programs compile while the
+ * input loads), sums the own block, exchanges blocks and runs the 2-way or 3-way pipeline; closes the kernel set.
  */
 async function computeRank(setup: RankSetup, reportProgress: (done: number, total: number) => void): Promise<ComputedRank> {
   const { comm, job, layout, ctx, fieldComm, numThreads, options } = setup;
   if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
   const backend = job.backend;
   setTraceLabel(`rank ${comm.rank}`);
-  const gemm = await traced('kernel set opened', () => createPopcountGemm({ backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank }));
+  // The own block is built (mostly on block workers) while the kernel set opens on this thread: opening a GPU
+  // device takes 0.1–0.2 s, more when several ranks of a host open theirs at once.
+  const inputStart = performance.now();
+  const building = buildOwnPlanes(job, layout, ctx.layout, numThreads);
+  // Awaited below; a build that fails while the kernel set is still opening is not an unhandled rejection.
+  building.catch(() => undefined);
+  let gemm: PopcountGemm;
+  try {
+    gemm = await traced('kernel set opened', () => createPopcountGemm({ backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank }));
+  } catch (error) {
+    // No block worker may still be writing the block when the rank fails.
+    await building.then((filling) => filling.done).catch(() => undefined);
+    throw error;
+  }
   try {
     gemm.prepareStart?.(runPreview(ctx, gemm, fieldComm, layout.fieldRange.end - layout.fieldRange.begin, {
       placement: job.finalize, writesRecords: ctx.sink.writesRecords,
     }));
-    const inputStart = performance.now();
-    const own = await traced('own block loaded', () => loadOwnBlock(job, layout, ctx.layout, fieldComm, gemm, numThreads));
+    const own = await traced('own block loaded', async () => sumOwnBlock(job, layout, ctx.layout, await building, fieldComm, gemm));
     const computeStart = performance.now();
     const getBlock = startBlockExchange(comm, layout, own);
     const total = layout.totalComparisons;

@@ -1,11 +1,11 @@
-// Building a rank's synthetic block (SPEC §4) in shared memory, its rows split over the main thread and
-// short-lived block worker threads when the block is large enough to repay starting them.
+// Building a rank's synthetic block (SPEC §4) in shared memory: its rows are cut into chunks that short-lived
+// block workers claim in order, so rows become final front to back and can be uploaded while later ones are
+// built (FillingPlanes); small blocks are built on the main thread at once.
 import { Worker } from 'node:worker_threads';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
-import { evenSplit } from '../../parallel/index.js';
-import { fillSyntheticRows, type SyntheticBlockFill, type SyntheticRowsTask } from './syntheticRows.js';
+import { syntheticRowFiller, type SyntheticBlockFill, type SyntheticChunksTask } from './syntheticRows.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import type { SlabShape } from './vectorBlock.js';
+import { finishedPlanes, type FillingPlanes, type SlabShape } from './vectorBlock.js';
 
 /** The compiled worker entry, next to this file in dist/. */
 const BLOCK_WORKER_URL = new URL('./syntheticBlockWorker.js', import.meta.url);
@@ -18,12 +18,20 @@ const BLOCK_WORKER_URL = new URL('./syntheticBlockWorker.js', import.meta.url);
  */
 export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 26;
 
+/**
+ * Plane bytes of one chunk of rows: small enough that an upload follows the build closely (and that workers
+ * balance), large enough that claiming and reporting a chunk costs nothing next to filling it.
+ */
+const CHUNK_BYTES = 4 << 20;
+
 /** How a synthetic block is built besides what it holds. */
 export interface SyntheticBlockOptions {
-  /** Threads to use at most, the main thread included (the rank's kernel threads). */
+  /** Threads to use at most (the rank's kernel threads); the main thread builds only a block kept on one thread. */
   readonly numThreads: number;
   /** Smallest share of fields worth a thread (default MIN_FIELDS_PER_BLOCK_THREAD; tests lower it). */
   readonly minFieldsPerThread?: number;
+  /** Plane bytes per chunk of rows (default CHUNK_BYTES; tests lower it); at least one row. */
+  readonly chunkBytes?: number;
 }
 
 /** Number of threads that build a block of `numFields` fields (vector rows × slab fields) over `numRows` rows. */
@@ -33,43 +41,109 @@ export function blockThreadCount(numRows: number, numFields: number, options: Sy
 }
 
 /**
- * Builds the planes of the synthetic block `shape` of `problem`. Rows are cut into
- * contiguous ranges (evenSplit): the main thread fills the first while block workers fill the others in the
- * same SharedArrayBuffer. The result equals the single-threaded build bit for bit: each row depends on
- * global indices only (SPEC §4).
+ * Starts building the planes of the synthetic block `shape` of `problem` and returns them while block workers
+ * fill them (a block kept on one thread is filled before this returns). The result equals the single-threaded
+ * build bit for bit: each row depends on global indices only (SPEC §4).
  */
-export async function buildSyntheticBlock(
+export function startSyntheticBlock(
   problem: 'random' | 'analytic', numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
   options: SyntheticBlockOptions,
-): Promise<PlaneMatrix> {
+): FillingPlanes {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
   const fill: SyntheticBlockFill = { problem, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane };
   const numRows = shape.numVectorReal;
   const numThreads = blockThreadCount(numRows, numRows * shape.numFieldLocal, options);
-  const workersDone = Array.from({ length: numThreads - 1 }, (_, w) => {
-    const rows = evenSplit(numRows, numThreads, w + 1);
-    return runBlockWorker({ fill, rowFirst: rows.begin, rowEnd: rows.end });
-  });
-  // Even if the main thread's share fails, no worker may still write into the block after we return.
-  let ownFailure: unknown;
-  try {
-    const own = evenSplit(numRows, numThreads, 0);
-    fillSyntheticRows(fill, own.begin, own.end);
-  } catch (error) {
-    ownFailure = error ?? new Error('block build failed');
+  if (numThreads === 1) {
+    syntheticRowFiller(fill)(0, numRows);
+    return finishedPlanes(planes);
   }
-  const settled = await Promise.allSettled(workersDone);
-  if (ownFailure !== undefined) throw ownFailure;
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-  return planes;
+  const rowBytes = 4 * layout.numPlanes * planes.wordsPerPlane;
+  const chunkRows = Math.max(1, Math.floor((options.chunkBytes ?? CHUNK_BYTES) / rowBytes));
+  const numChunks = Math.ceil(numRows / chunkRows);
+  const progress = new ChunkProgress(numChunks);
+  const task: SyntheticChunksTask = { fill, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)) };
+  const workers = Array.from({ length: numThreads }, () => runBlockWorker(task, (chunk) => progress.markDone(chunk)));
+  // Every worker has exited when this settles: none may still write into the block after a failure is reported.
+  const done = Promise.allSettled(workers).then((settled) => {
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed !== undefined) {
+      progress.fail(failed.reason);
+      throw failed.reason;
+    }
+    // Workers only exit once no chunk is left, each claimed chunk filled: every row is final.
+    progress.markAllDone();
+  });
+  done.catch(() => undefined);
+  return {
+    planes,
+    rowsReady: (rowEnd) => progress.whenDone(Math.ceil(Math.min(rowEnd, numRows) / chunkRows)),
+    done,
+  };
 }
 
-/** Starts a block worker on `task`; resolves when it has exited after filling its rows. */
-function runBlockWorker(task: SyntheticRowsTask): Promise<void> {
+/** Builds the planes of the synthetic block `shape` of `problem` (startSyntheticBlock) and waits until they are final. */
+export async function buildSyntheticBlock(
+  problem: 'random' | 'analytic', numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
+  options: SyntheticBlockOptions,
+): Promise<PlaneMatrix> {
+  const filling = startSyntheticBlock(problem, numVector, numField, layout, shape, options);
+  await filling.done;
+  return filling.planes;
+}
+
+/** Which chunks of a block are final, and the waits for a leading run of them. */
+class ChunkProgress {
+  private readonly isDone: Uint8Array;
+  /** Chunks `[0, leading)` are all final. */
+  private leading = 0;
+  private failure: { readonly reason: unknown } | null = null;
+  private waits: Array<{ readonly chunks: number; resolve(): void; reject(reason: unknown): void }> = [];
+
+  constructor(private readonly numChunks: number) {
+    this.isDone = new Uint8Array(numChunks);
+  }
+
+  markDone(chunk: number): void {
+    this.isDone[chunk] = 1;
+    while (this.leading < this.numChunks && this.isDone[this.leading] === 1) this.leading++;
+    this.settleWaits();
+  }
+
+  markAllDone(): void {
+    this.isDone.fill(1);
+    this.leading = this.numChunks;
+    this.settleWaits();
+  }
+
+  fail(reason: unknown): void {
+    this.failure = { reason };
+    for (const wait of this.waits) wait.reject(reason);
+    this.waits = [];
+  }
+
+  /** Resolves once chunks `[0, chunks)` are final. */
+  whenDone(chunks: number): Promise<void> {
+    if (chunks <= this.leading) return Promise.resolve();
+    if (this.failure !== null) return Promise.reject(this.failure.reason);
+    return new Promise((resolve, reject) => this.waits.push({ chunks, resolve, reject }));
+  }
+
+  private settleWaits(): void {
+    const waiting = [];
+    for (const wait of this.waits) {
+      if (wait.chunks <= this.leading) wait.resolve();
+      else waiting.push(wait);
+    }
+    this.waits = waiting;
+  }
+}
+
+/** Starts a block worker on `task`, calling `onChunk` for each chunk it finishes; resolves when it has exited normally. */
+function runBlockWorker(task: SyntheticChunksTask, onChunk: (chunk: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(BLOCK_WORKER_URL, { workerData: task });
     let failure: Error | undefined;
+    worker.on('message', onChunk);
     worker.on('error', (error: Error) => {
       failure ??= error;
     });

@@ -1,6 +1,13 @@
-// Entry of a block worker thread: fills one row range of a synthetic block in shared memory, then exits.
-import { workerData } from 'node:worker_threads';
-import { fillSyntheticRows, type SyntheticRowsTask } from './syntheticRows.js';
+// Entry of a block worker thread: claims chunks of a synthetic block's rows in order, fills them in shared
+// memory, reports each finished chunk to the main thread, and exits when no chunk is left.
+import { parentPort, workerData } from 'node:worker_threads';
+import { syntheticRowFiller, type SyntheticChunksTask } from './syntheticRows.js';
 
-const task = workerData as SyntheticRowsTask;
-fillSyntheticRows(task.fill, task.rowFirst, task.rowEnd);
+const task = workerData as SyntheticChunksTask;
+const fillRows = syntheticRowFiller(task.fill);
+const numRows = task.fill.shape.numVectorReal;
+for (let chunk = Atomics.add(task.nextChunk, 0, 1); chunk < task.numChunks; chunk = Atomics.add(task.nextChunk, 0, 1)) {
+  const first = chunk * task.chunkRows;
+  fillRows(first, Math.min(first + task.chunkRows, numRows));
+  parentPort?.postMessage(chunk);
+}

@@ -1,5 +1,5 @@
-// Filling a row range of a synthetic block (SPEC §4): packed codes → planes, the unit of work
-// that syntheticBlock.ts gives the main thread and each block worker.
+// Filling row ranges of a synthetic block (SPEC §4): packed codes → planes, the work that syntheticBlock.ts
+// gives its block workers (or the main thread, for small blocks) chunk by chunk.
 //
 // Only light imports (core and type-only): the block worker threads load this file.
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../core/syntheticProblems.js';
@@ -22,28 +22,37 @@ export interface SyntheticBlockFill {
   readonly wordsPerPlane: number;
 }
 
-/** What one block worker fills: rows `[rowFirst, rowEnd)` of `fill` (its `workerData`). */
-export interface SyntheticRowsTask {
+/**
+ * What every block worker of a block gets (its `workerData`): the block, and its rows cut into chunks of
+ * `chunkRows` that workers claim in order from the shared counter `nextChunk` (element 0), reporting each
+ * chunk they finish to the main thread.
+ */
+export interface SyntheticChunksTask {
   readonly fill: SyntheticBlockFill;
-  readonly rowFirst: number;
-  readonly rowEnd: number;
+  readonly chunkRows: number;
+  readonly numChunks: number;
+  readonly nextChunk: Int32Array;
 }
 
 /**
- * Writes the planes of rows `[rowFirst, rowEnd)` of `fill`. Each row's values depend only on
- * its global vector index and the slab's global fields, so any split of the rows gives the same block.
+ * A writer of rows `[rowFirst, rowEnd)` of `fill`, its tables built once. Each row's values depend only on its
+ * global vector index and the slab's global fields, so any split of the rows gives the same block.
  */
-export function fillSyntheticRows(fill: SyntheticBlockFill, rowFirst: number, rowEnd: number): void {
+export function syntheticRowFiller(fill: SyntheticBlockFill): (rowFirst: number, rowEnd: number) => void {
+  // A worker gets its fill as plain data: check what the types cannot.
+  if (fill.problem !== 'random' && fill.problem !== 'analytic') throw new Error(`unknown synthetic problem '${String(fill.problem)}'`);
   const { shape, layout } = fill;
   const numField = shape.numFieldLocal;
   const table = planePackingTable(layout);
   const packed = new Uint8Array(Math.ceil(numField / 4));
   const packRow = packedRowSource(fill);
   const numPlanes = layout.numPlanes;
-  for (let r = rowFirst; r < rowEnd; r++) {
-    packRow(shape.vectorFirst + r, packed);
-    packRowPlanes(table, packed, 0, numField, { words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane });
-  }
+  return (rowFirst, rowEnd) => {
+    for (let r = rowFirst; r < rowEnd; r++) {
+      packRow(shape.vectorFirst + r, packed);
+      packRowPlanes(table, packed, 0, numField, { words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane });
+    }
+  };
 }
 
 /** Packed codes (SPEC §1 bytes) of global vector `v` on the slab's fields. */

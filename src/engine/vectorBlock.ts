@@ -16,6 +16,23 @@ export interface VectorBlock {
 }
 
 /**
+ * Planes that block workers may still be writing: rows become final in order, so a kernel set can upload the
+ * first rows while later ones are built. Nothing may read rows before `rowsReady` says they are final.
+ */
+export interface FillingPlanes {
+  readonly planes: PlaneMatrix;
+  /** Resolves once rows `[0, rowEnd)` hold their final words; rejects if the build fails. */
+  rowsReady(rowEnd: number): Promise<void>;
+  /** Settles when no thread writes the planes any more: resolves when every row is final, rejects with the first failure. */
+  readonly done: Promise<void>;
+}
+
+/** Planes that are already final, as FillingPlanes. */
+export function finishedPlanes(planes: PlaneMatrix): FillingPlanes {
+  return { planes, rowsReady: () => Promise.resolve(), done: Promise.resolve() };
+}
+
+/**
  * Fills `out` with the codes of global fields `[fieldFirst, fieldFirst + out.length)` of global vector `v`.
  * Row-wise so that sources can generate or unpack a whole row at once.
  */

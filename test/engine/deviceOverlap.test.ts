@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPopcountGemm, createPopcountGemmWebgpu, type PopcountGemm, type PopcountGemmWebgpu } from '../../mgemm/index.js';
 import { LocalCommunicator } from '../../parallel/index.js';
-import { loadOwnBlock } from '../../src/engine/blockExchange.js';
+import { buildOwnPlanes, sumOwnBlock } from '../../src/engine/blockExchange.js';
 import { EntrySink, type RecordWriter } from '../../src/engine/entrySink.js';
 import type { JobSpec } from '../../src/engine/jobSpec.js';
 import { formulaConstants, type MetricContext } from '../../src/engine/metricContext.js';
@@ -46,7 +46,8 @@ async function allBlocks(job: JobSpec, gemm: PopcountGemm): Promise<VectorBlock[
   const fieldComm = await new LocalCommunicator().split(0, 0);
   const blocks: VectorBlock[] = [];
   for (let rank = 0; rank < job.decomposition.numProcVector; rank++) {
-    const block = await loadOwnBlock(job, rankLayout(job, rank), planes, fieldComm, gemm, 1);
+    const layout = rankLayout(job, rank);
+    const block = await sumOwnBlock(job, layout, planes, await buildOwnPlanes(job, layout, planes, 1), fieldComm, gemm);
     blocks[block.blockIdx] = block;
   }
   return blocks;

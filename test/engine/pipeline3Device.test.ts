@@ -8,7 +8,7 @@ import {
   createPopcountGemm, createPopcountGemmWebgpu, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemm, type PopcountGemmWebgpu,
 } from '../../mgemm/index.js';
 import { LocalCommunicator } from '../../parallel/index.js';
-import { loadOwnBlock, startBlockExchange } from '../../src/engine/blockExchange.js';
+import { buildOwnPlanes, sumOwnBlock, startBlockExchange } from '../../src/engine/blockExchange.js';
 import { EntrySink } from '../../src/engine/entrySink.js';
 import type { FinalizePlacement, JobSpec } from '../../src/engine/jobSpec.js';
 import { formulaConstants, type MetricContext } from '../../src/engine/metricContext.js';
@@ -76,7 +76,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   const layout = rankLayout(job, 0);
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
   const fieldComm = await comm.split(0, 0);
-  const own = await loadOwnBlock(job, layout, planes, fieldComm, gemm, 1);
+  const own = await sumOwnBlock(job, layout, planes, await buildOwnPlanes(job, layout, planes, 1), fieldComm, gemm);
   const exchange = startBlockExchange(comm, layout, own);
   const blocks = [own];
   const getBlock = async (idx: number): Promise<VectorBlock> => {

@@ -1,11 +1,12 @@
 // buildSyntheticBlock (packed rows, split over block workers) gives exactly the planes of the
 // per-field definition of SPEC §4 packed bit by bit (planesFromCodes), for every layout, both
-// problems, ragged slabs and several thread counts; small blocks stay on one thread; whole runs keep their checksums.
+// problems, ragged slabs and several thread counts; rows become final front to back (startSyntheticBlock); small
+// blocks stay on one thread; whole runs keep their checksums.
 import { describe, expect, it } from 'vitest';
 import { AnalyticProblem, randomProblemCode } from '../../src/core/syntheticProblems.js';
 import type { MetricKind } from '../../src/core/types.js';
 import { runJob } from '../../src/engine/index.js';
-import { blockThreadCount, buildSyntheticBlock, MIN_FIELDS_PER_BLOCK_THREAD } from '../../src/engine/syntheticBlock.js';
+import { blockThreadCount, buildSyntheticBlock, MIN_FIELDS_PER_BLOCK_THREAD, startSyntheticBlock } from '../../src/engine/syntheticBlock.js';
 import { planeLayout } from '../../src/engine/tallyLayout.js';
 import { planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/vectorBlock.js';
 import { makeJob } from './jobFixtures.js';
@@ -68,6 +69,36 @@ describe('buildSyntheticBlock', () => {
       });
     }
   }
+});
+
+describe('startSyntheticBlock', () => {
+  const numVector = 100;
+  const numField = 5000;
+  const shape: SlabShape = { numVectorLocal: 64, vectorFirst: 10, numVectorReal: 61, fieldFirst: 0, numFieldLocal: numField };
+
+  // One row per chunk, three workers: rows finish out of order, and rowsReady must wait for every row before rowEnd.
+  it('has rows [0, rowEnd) final when rowsReady(rowEnd) resolves, and all of them when done resolves', async () => {
+    const layout = planeLayout('ccc', true);
+    const expected = planesFromCodes(layout, shape, definitionRowCodes('random', numVector, numField));
+    const filling = startSyntheticBlock('random', numVector, numField, layout, shape, { numThreads: 3, minFieldsPerThread: 1, chunkBytes: 1 });
+    const rowWords = layout.numPlanes * filling.planes.wordsPerPlane;
+    for (const rowEnd of [1, 7, 30, 61, 64]) {
+      await filling.rowsReady(rowEnd);
+      // Copied at once, before any other event: what a reader sees at this moment.
+      const seen = filling.planes.words.slice(0, Math.min(rowEnd, shape.numVectorReal) * rowWords);
+      expect(Array.from(seen)).toEqual(Array.from(expected.words.subarray(0, seen.length)));
+    }
+    await filling.done;
+    expect(Array.from(filling.planes.words)).toEqual(Array.from(expected.words));
+  });
+
+  it('rejects rowsReady and done with the worker\'s message when a block worker fails', async () => {
+    const layout = planeLayout('duo', false);
+    const filling = startSyntheticBlock('bogus' as unknown as 'random', numVector, numField, layout, shape, { numThreads: 2, minFieldsPerThread: 1 });
+    await expect(filling.rowsReady(5)).rejects.toThrow(/block worker failed: unknown synthetic problem 'bogus'/);
+    await expect(filling.done).rejects.toThrow(/unknown synthetic problem/);
+    await expect(filling.rowsReady(1)).rejects.toThrow(/unknown synthetic problem/);
+  });
 });
 
 describe('blockThreadCount', () => {

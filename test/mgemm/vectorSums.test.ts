@@ -1,6 +1,7 @@
 // Per-vector sums (contract.ts vectorSums) on every kernel set against the definition field by field: Σ c1 of the
 // vector's codes (SPEC §1, core/bitCodes.ts) and its present fields, for every metric's layout, dense and sparse,
-// ragged field counts, pad rows, and on the GPU operands in several chunks (small bindings).
+// ragged field counts, pad rows, planes still being written (rowsReady), and on the GPU operands in several chunks
+// (small bindings).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPopcountGemmWebgpu, type PopcountGemm, type VectorSumsRequest } from '../../mgemm/index.js';
@@ -78,6 +79,34 @@ describe.each(KERNEL_SETS)('$name vectorSums equals the definition', ({ gpu, cre
     const got = await gemm.vectorSums(c.request);
     expect(Array.from(got.sums)).toEqual(c.sums);
     expect(Array.from(got.counts)).toEqual(c.counts);
+  });
+
+  // Planes still being written (VectorSumsRequest.rowsReady): the test writes each row only when a rowsReady call
+  // asks for it, after a pause, so a kernel set that read a row before asking would see zeros and give other sums.
+  it.skipIf(skip)('reads rows only once rowsReady has said they are final', async () => {
+    const c = randomCase('ccc', true, 777, 300, 2000);
+    const final = c.request.planes;
+    const planes = { ...final, words: new Uint32Array(final.words.length) };
+    const rowWords = final.numPlanes * final.wordsPerPlane;
+    let written = 0;
+    const asked: number[] = [];
+    const rowsReady = async (rowEnd: number): Promise<void> => {
+      asked.push(rowEnd);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const end = Math.min(rowEnd, final.numVectors);
+      if (end > written) planes.words.set(final.words.subarray(written * rowWords, end * rowWords), written * rowWords);
+      written = Math.max(written, end);
+    };
+    const got = await gemm.vectorSums({ ...c.request, planes, rowsReady });
+    expect(Array.from(got.sums)).toEqual(c.sums);
+    expect(Array.from(got.counts)).toEqual(c.counts);
+    expect(Math.max(...asked)).toBeGreaterThanOrEqual(final.numVectors);
+  });
+
+  it.skipIf(skip)('fails with the reason of a rejected rowsReady', async () => {
+    const c = randomCase('duo', true, 778, 50, 300);
+    const rowsReady = (): Promise<void> => Promise.reject(new Error('block worker failed: disk on fire'));
+    await expect(gemm.vectorSums({ ...c.request, rowsReady })).rejects.toThrow('disk on fire');
   });
 
   it.skipIf(skip)('rejects a plane outside the matrix', async () => {

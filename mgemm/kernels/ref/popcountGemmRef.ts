@@ -68,8 +68,8 @@ function referenceTally3(request: PopcountGemm3Request, slice: Tally3Slice, grou
 }
 
 /**
- * Σ c1 and present fields of every row (contract.ts VectorSumsRequest), a popcount per word: every CPU kernel
- * set's `vectorSums` (O(vectors × fields), against the GEMMs' O(vectors² × fields), so not worth threads).
+ * Σ c1 and present fields of every row (contract.ts VectorSumsRequest, its rows final), a popcount per word: the
+ * CPU kernel sets' `vectorSums` (O(vectors × fields), against the GEMMs' O(vectors² × fields), so not worth threads).
  */
 export function referenceVectorSums(request: VectorSumsRequest): VectorSums {
   checkVectorSumsRequest(request);
@@ -89,6 +89,12 @@ export function referenceVectorSums(request: VectorSumsRequest): VectorSums {
   return { sums, counts };
 }
 
+/** Every CPU kernel set's `vectorSums`: referenceVectorSums once the rows are final (VectorSumsRequest.rowsReady). */
+export async function hostVectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+  await request.rowsReady?.(request.planes.numVectors);
+  return referenceVectorSums(request);
+}
+
 /** Kernel set `ref`: one thread, runs inline, computes every entry even when `strictUpper` allows skipping. */
 export class PopcountGemmRef implements PopcountGemm {
   readonly name = 'ref';
@@ -105,8 +111,8 @@ export class PopcountGemmRef implements PopcountGemm {
     return request.slices.map((slice) => request.termGroups.map((group) => referenceTally3(request, slice, group)));
   }
 
-  async vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
-    return referenceVectorSums(request);
+  vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+    return hostVectorSums(request);
   }
 
   async close(): Promise<void> {}

@@ -16,7 +16,7 @@ import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.j
 import type { WasmModule } from './webAssemblyApi.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { GemmWorkerPool } from './workerPool.js';
-import { referenceVectorSums } from '../ref/popcountGemmRef.js';
+import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
 import type { GemmTask } from './gemmTask.js';
 import type { CpuMicrokernel } from './workerProtocol.js';
@@ -124,8 +124,8 @@ class InlinePopcountGemm implements PopcountGemm {
     return outputs;
   }
 
-  async vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
-    return referenceVectorSums(request);
+  vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+    return hostVectorSums(request);
   }
 
   async close(): Promise<void> {
@@ -173,8 +173,8 @@ class PooledPopcountGemm implements PopcountGemm {
     return outputs;
   }
 
-  async vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
-    return referenceVectorSums(request);
+  vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+    return hostVectorSums(request);
   }
 
   close(): Promise<void> {

@@ -366,7 +366,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const n = planes.numVectors;
     if (n === 0 || planes.wordsPerPlane === 0) return settled({ sums: new Float64Array(n), counts: new Float64Array(n) });
     const program = this.vectorSumsProgram(planes.numPlanes, request);
-    const chunks = await this.resident.chunksOf(planes, [planes]);
+    const chunks = await this.resident.chunksOf(planes, [planes], request.rowsReady);
     const output = this.scratchBuffer('vectorSums', 8 * n);
     const maxPerDimension = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const dispatches: Dispatch[] = chunks.map((chunk) => {

@@ -25,6 +25,9 @@ interface Entry {
  */
 const MAX_RESIDENT_MATRICES = 8;
 
+/** Resolves once rows `[0, rowEnd)` of a matrix being written are final (contract.ts VectorSumsRequest.rowsReady). */
+type RowsReady = (rowEnd: number) => Promise<void>;
+
 export class ResidentPlanes {
   private readonly entries = new Map<PlaneMatrix, Entry>();
   /** Uploads started by prefetch, not yet asked for (the budget may be exceeded by them meanwhile). */
@@ -40,9 +43,11 @@ export class ResidentPlanes {
   /**
    * The chunks of `matrix`, uploading it on first use (through the runner's staging ring: reused staging memory
    * is several times faster than buffers mapped at creation). Matrices in `pinned` are never evicted by this call.
+   * A matrix still being written comes with `rowsReady` (contract.ts VectorSumsRequest): each piece of it is
+   * copied once its rows are final.
    * Callers hold the kernel set's turn, so no other request uploads or evicts meanwhile.
    */
-  async chunksOf(matrix: PlaneMatrix, pinned: readonly PlaneMatrix[]): Promise<readonly PlaneChunk[]> {
+  async chunksOf(matrix: PlaneMatrix, pinned: readonly PlaneMatrix[], rowsReady?: RowsReady): Promise<readonly PlaneChunk[]> {
     const found = this.entries.get(matrix);
     if (found !== undefined) {
       // Re-insert: Map order is the LRU order.
@@ -54,7 +59,7 @@ export class ResidentPlanes {
     const early = this.prefetched.get(matrix);
     this.prefetched.delete(matrix);
     this.evictFor(numBytes, pinned);
-    const chunks = await (early ?? this.upload(matrix));
+    const chunks = await (early ?? this.upload(matrix, rowsReady));
     this.entries.set(matrix, { chunks, numBytes });
     this.residentBytes += numBytes;
     return chunks;
@@ -71,7 +76,7 @@ export class ResidentPlanes {
     this.prefetched.set(matrix, chunks);
   }
 
-  private async upload(matrix: PlaneMatrix): Promise<PlaneChunk[]> {
+  private async upload(matrix: PlaneMatrix, rowsReady?: RowsReady): Promise<PlaneChunk[]> {
     const rowWords = matrix.numPlanes * matrix.wordsPerPlane;
     const rowsPerChunk = Math.floor(this.maxChunkBytes / (rowWords * 4));
     if (rowsPerChunk < 1) {
@@ -80,7 +85,8 @@ export class ResidentPlanes {
     const chunks: PlaneChunk[] = [];
     for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
       const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
-      const buffer = await this.runner.createStorageBufferStaged(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false });
+      const wordsReady = rowsReady === undefined ? undefined : (wordEnd: number) => rowsReady(firstRow + Math.ceil(wordEnd / rowWords));
+      const buffer = await this.runner.createStorageBufferStaged(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false, wordsReady });
       chunks.push({ firstRow, numRows, buffer });
     }
     return chunks;

@@ -52,8 +52,23 @@ export function settled<R>(result: R): Pending<R> {
   return { collect: () => Promise.resolve(result) };
 }
 
-/** Bytes of each staging buffer of the upload ring. */
-const STAGING_BYTES = 64 << 20;
+/**
+ * Bytes of each staging buffer of the upload ring, and buffers in the ring. Pieces are small so that an upload
+ * follows a block being built closely (StagedUploadOptions.wordsReady). A piece's buffer is refilled only after
+ * its copy has run, and while kernels run that copy waits behind the submits already queued (one queue): a
+ * prefetch moves about one ring per queued submit, so the ring holds 128 MiB (a 724 MiB block received during a
+ * step took 0.7 s with 64 MiB and was late for the next step).
+ */
+const STAGING_BYTES = 16 << 20;
+const STAGING_RING = 8;
+
+/** How a staged upload reads its words. */
+export interface StagedUploadOptions {
+  /** The buffer is also read back (COPY_SRC). */
+  readonly readBack: boolean;
+  /** Present while the words are still being written: resolves once words `[0, wordEnd)` are final. */
+  readonly wordsReady?: (wordEnd: number) => Promise<void>;
+}
 
 /** Words copied out of shared memory per upload call (64 MiB). */
 const UPLOAD_PIECE_WORDS = 16 << 20;
@@ -133,11 +148,11 @@ export class WebgpuRunner {
   }
 
   /**
-   * A storage buffer holding `words`, filled through a ring of two reusable MAP_WRITE staging buffers of
-   * STAGING_BYTES: each piece is mapped, filled and copied on the GPU while the next one is filled. Uploads
+   * A storage buffer holding `words`, filled through a ring of STAGING_RING reusable MAP_WRITE staging buffers of
+   * STAGING_BYTES: each piece is mapped, filled and copied on the GPU while the next ones are filled. Uploads
    * take the ring one at a time; other submits may go in between their pieces.
    */
-  createStorageBufferStaged(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
+  createStorageBufferStaged(words: Uint32Array, options: StagedUploadOptions): Promise<GPUBuffer> {
     const upload = this.stagingRingTurn.then(() => traced(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => this.fillThroughStaging(words, options)));
     this.stagingRingTurn = upload.catch(() => undefined);
     return upload;
@@ -146,13 +161,14 @@ export class WebgpuRunner {
   /** Settles when the upload holding the staging ring is done. */
   private stagingRingTurn: Promise<unknown> = Promise.resolve();
 
-  private async fillThroughStaging(words: Uint32Array, options: { readonly readBack: boolean }): Promise<GPUBuffer> {
+  private async fillThroughStaging(words: Uint32Array, options: StagedUploadOptions): Promise<GPUBuffer> {
     const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
     this.transferred.uploadedBytes += words.byteLength;
     const pieceWords = STAGING_BYTES / 4;
     for (let first = 0, piece = 0; first < words.length; first += pieceWords, piece++) {
       const count = Math.min(pieceWords, words.length - first);
-      const staging = await this.stagingBuffer(piece % 2);
+      await options.wordsReady?.(first + count);
+      const staging = await this.stagingBuffer(piece % STAGING_RING);
       new Uint32Array(staging.getMappedRange(0, count * 4)).set(words.subarray(first, first + count));
       staging.unmap();
       const encoder = this.device.createCommandEncoder();
@@ -163,7 +179,7 @@ export class WebgpuRunner {
       // aborts them, which is not an error.
       const mapped = staging.mapAsync(MAP_MODE_WRITE);
       mapped.catch(() => undefined);
-      this.stagingMaps[piece % 2] = mapped;
+      this.stagingMaps[piece % STAGING_RING] = mapped;
     }
     return buffer;
   }

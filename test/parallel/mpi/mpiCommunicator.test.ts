@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { launchInProcessRanks } from '../../../parallel/index.js';
-import type { ProbeReport } from './fixtures/communicatorProbe.js';
+import { MESSAGE_PIECE_BYTES } from '../../../parallel/mpi/index.js';
+import { digestOf, wordsOf, type ProbeReport } from './fixtures/communicatorProbe.js';
 import { mpiUnavailableReason, runUnderMpirun } from './mpiHarness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -38,6 +39,8 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('MpiCommunica
       const prev = (report.rank + NUM_RANKS - 1) % NUM_RANKS;
       expect(report.received).toEqual([[prev, 1], [prev, 2, 3], [prev + 0.5], [1 << 17, prev, prev]]);
       expect(report.sharedMessage).toEqual([1 << 18, (prev << 24) + 8, (prev << 24) + (1 << 18) + 7]);
+      const pieceWords = MESSAGE_PIECE_BYTES / 4;
+      expect(report.pieced).toEqual([2 * pieceWords + 3, pieceWords, 0, pieceWords + 1].map((length) => digestOf(wordsOf(prev, length))));
       expect(report.floatSum).toEqual([1 + 2 + 3, 3 * 2 ** 51, -(0 + 1 + 2)]);
       expect(report.uintSum).toEqual([0xffff_fffe, 1, 0 + 1 + 2]);
       expect(report.overflowError).toBe(`allReduceSum: Uint32 sum ${3 * 0x8000_0000} exceeds 2^32 − 1`);
