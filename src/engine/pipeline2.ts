@@ -64,26 +64,55 @@ const DEVICE_PAIRS_PER_PANEL = 1 << 26;
 const DEVICE_PAIRS_PER_PANEL_WITH_RECORDS = 1 << 22;
 
 /** Local rows × local columns of a step or panel; `strictUpper` (the diagonal block): only pairs with row < col. */
-interface PairRegion {
+export interface PairRegion {
   readonly rowRange: IndexRange;
   readonly colRange: IndexRange;
   readonly strictUpper: boolean;
 }
 
 /**
- * Panels of `region` of `rows` × `cols`, about `pairsPerPanel` pairs each, cut along the rows. On the diagonal
- * block (`strictUpper`) only columns right of a panel's first row hold unique pairs.
+ * Panels of `region` of `rows` × `cols`, about `pairsPerPanel` pairs each, as near square as the region allows:
+ * a wide region cut only along its rows would give thin panels, i.e. GPU sub-blocks of a few row tiles (dispatches
+ * of few workgroups, the whole column block expanded per panel). On the diagonal block (`strictUpper`) only
+ * columns right of a row hold unique pairs: each row panel's square diagonal tile is `strictUpper`, the tiles right
+ * of it are whole.
  */
-function* rowPanels(rows: VectorBlock, cols: VectorBlock, region: PairRegion, pairsPerPanel: number): Generator<PairBlock> {
+export function* pairPanelsOf(rows: VectorBlock, cols: VectorBlock, region: PairRegion, pairsPerPanel: number): Generator<PairBlock> {
   const { rowRange, colRange, strictUpper } = region;
-  const rowsPerCall = Math.max(1, Math.floor(pairsPerPanel / Math.max(1, colRange.end - colRange.begin)));
+  const side = Math.max(1, Math.floor(Math.sqrt(pairsPerPanel)));
+  if (strictUpper) {
+    for (let rowFirst = rowRange.begin; rowFirst < rowRange.end; rowFirst += side) {
+      const numRows = Math.min(side, rowRange.end - rowFirst);
+      // Columns left of the panel's first row hold no unique pairs; the diagonal tile starts at that row.
+      const diagonalFirst = Math.max(rowFirst, colRange.begin);
+      const diagonalEnd = Math.min(rowFirst + numRows, colRange.end);
+      if (diagonalEnd > diagonalFirst) {
+        yield { rows, rowFirst, numRows, cols, colFirst: diagonalFirst, numCols: diagonalEnd - diagonalFirst, strictUpper: true };
+      }
+      for (const tile of columnTiles({ begin: Math.max(diagonalEnd, colRange.begin), end: colRange.end }, side)) {
+        yield { rows, rowFirst, numRows, cols, colFirst: tile.begin, numCols: tile.end - tile.begin, strictUpper: false };
+      }
+    }
+    return;
+  }
+  const tiles = columnTiles(colRange, side);
+  const widest = Math.max(1, ...tiles.map((t) => t.end - t.begin));
+  const rowsPerCall = Math.max(1, Math.floor(pairsPerPanel / widest));
   for (let rowFirst = rowRange.begin; rowFirst < rowRange.end; rowFirst += rowsPerCall) {
     const numRows = Math.min(rowsPerCall, rowRange.end - rowFirst);
-    const colFirst = strictUpper ? Math.max(rowFirst, colRange.begin) : colRange.begin;
-    const numCols = colRange.end - colFirst;
-    if (numCols <= 0) continue;
-    yield { rows, rowFirst, numRows, cols, colFirst, numCols, strictUpper };
+    for (const tile of tiles) yield { rows, rowFirst, numRows, cols, colFirst: tile.begin, numCols: tile.end - tile.begin, strictUpper: false };
   }
+}
+
+/** `range` cut into the fewest equal tiles of at most `side` columns (none when it is empty). */
+function columnTiles(range: IndexRange, side: number): IndexRange[] {
+  const count = range.end - range.begin;
+  if (count <= 0) return [];
+  const numTiles = Math.ceil(count / side);
+  return Array.from({ length: numTiles }, (_, t) => ({
+    begin: range.begin + Math.floor((t * count) / numTiles),
+    end: range.begin + Math.floor(((t + 1) * count) / numTiles),
+  }));
 }
 
 /** The panels of the rank's steps, in order; column blocks are awaited as the steps come up. */
@@ -98,7 +127,7 @@ async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly P
     }
     traceMark(`step: block ${own.blockIdx} × block ${step.colBlock}`);
     const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };
-    for (const block of rowPanels(own, cols, region, pairsPerPanel)) yield { block };
+    for (const block of pairPanelsOf(own, cols, region, pairsPerPanel)) yield { block };
   }
 }
 
@@ -178,7 +207,7 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
         colRange: { begin: b.colFirst, end: b.colFirst + b.numCols },
         strictUpper: b.strictUpper,
       };
-      for (const block of rowPanels(b.rows, b.cols, region, host.pairsPerPanel)) {
+      for (const block of pairPanelsOf(b.rows, b.cols, region, host.pairsPerPanel)) {
         await host.finish(block, await host.startGemm({ block }));
       }
     }

@@ -1,0 +1,57 @@
+// pairPanelsOf cuts a step's region into panels: every unique pair of the region exactly once (row < col on the
+// diagonal block), strictUpper only on tiles that start on the diagonal, and panels near square and near the
+// requested size, so that GPU sub-blocks are not thin.
+import { describe, expect, it } from 'vitest';
+import { allocatePlaneMatrix } from '../../mgemm/index.js';
+import { pairPanelsOf, type PairRegion } from '../../src/engine/pipeline2.js';
+import type { VectorBlock } from '../../src/engine/vectorBlock.js';
+
+const block: VectorBlock = {
+  blockIdx: 0, vectorFirst: 0, numVectorReal: 0, planes: allocatePlaneMatrix(0, 1, 0), sums: new Float64Array(0), counts: new Float64Array(0),
+};
+
+/** Pairs of `region` by definition, as "row,col". */
+function regionPairs(region: PairRegion): Set<string> {
+  const pairs = new Set<string>();
+  for (let r = region.rowRange.begin; r < region.rowRange.end; r++) {
+    for (let c = region.colRange.begin; c < region.colRange.end; c++) if (!region.strictUpper || r < c) pairs.add(`${r},${c}`);
+  }
+  return pairs;
+}
+
+const CASES: Array<{ readonly name: string; readonly region: PairRegion; readonly pairsPerPanel: number }> = [
+  { name: 'diagonal block, ragged', region: { rowRange: { begin: 0, end: 103 }, colRange: { begin: 0, end: 103 }, strictUpper: true }, pairsPerPanel: 100 },
+  { name: 'diagonal block, rows of a replica', region: { rowRange: { begin: 40, end: 77 }, colRange: { begin: 0, end: 103 }, strictUpper: true }, pairsPerPanel: 64 },
+  { name: 'diagonal block in one panel', region: { rowRange: { begin: 0, end: 20 }, colRange: { begin: 0, end: 20 }, strictUpper: true }, pairsPerPanel: 1 << 20 },
+  { name: 'wide block', region: { rowRange: { begin: 0, end: 30 }, colRange: { begin: 0, end: 250 }, strictUpper: false }, pairsPerPanel: 400 },
+  { name: 'tall block', region: { rowRange: { begin: 5, end: 250 }, colRange: { begin: 11, end: 40 }, strictUpper: false }, pairsPerPanel: 400 },
+  { name: 'half of a split block', region: { rowRange: { begin: 0, end: 61 }, colRange: { begin: 61, end: 123 }, strictUpper: false }, pairsPerPanel: 256 },
+  { name: 'one pair per panel', region: { rowRange: { begin: 0, end: 7 }, colRange: { begin: 0, end: 9 }, strictUpper: false }, pairsPerPanel: 1 },
+  { name: 'empty', region: { rowRange: { begin: 3, end: 3 }, colRange: { begin: 0, end: 9 }, strictUpper: false }, pairsPerPanel: 16 },
+];
+
+describe('pairPanelsOf', () => {
+  for (const { name, region, pairsPerPanel } of CASES) {
+    it(`${name}: every pair once, strictUpper tiles on the diagonal, panels near square`, () => {
+      const seen = new Set<string>();
+      const side = Math.floor(Math.sqrt(pairsPerPanel));
+      for (const panel of pairPanelsOf(block, block, region, pairsPerPanel)) {
+        expect(panel.numRows).toBeGreaterThan(0);
+        expect(panel.numCols).toBeGreaterThan(0);
+        if (panel.strictUpper) expect(panel.colFirst).toBe(panel.rowFirst);
+        // No panel wider than a square one (columns are cut first), none with more than twice the pairs asked for.
+        expect(panel.numCols).toBeLessThanOrEqual(Math.max(side, 1));
+        if (!panel.strictUpper) expect(panel.numRows * panel.numCols).toBeLessThanOrEqual(Math.max(2 * pairsPerPanel, panel.numCols));
+        for (let r = panel.rowFirst; r < panel.rowFirst + panel.numRows; r++) {
+          for (let c = panel.colFirst; c < panel.colFirst + panel.numCols; c++) {
+            if (panel.strictUpper && r >= c) continue;
+            const key = `${r},${c}`;
+            expect(seen.has(key), `pair ${key} twice`).toBe(false);
+            seen.add(key);
+          }
+        }
+      }
+      expect(seen).toEqual(regionPairs(region));
+    });
+  }
+});
