@@ -4,7 +4,7 @@
 // A matrix can be uploaded ahead of its first request (prefetch): its chunks join the resident set, and
 // evict others, only when a request asks for it, i.e. inside that request's turn.
 
-import type { PlaneMatrix } from '../../contract.js';
+import type { PlaneMatrix, VectorSumsRequest } from '../../contract.js';
 import type { WebgpuRunner } from './webgpuRunner.js';
 
 /** Rows [firstRow, firstRow + numRows) of a matrix, in their own buffer (row 0 of the buffer is firstRow). */
@@ -25,8 +25,8 @@ interface Entry {
  */
 const MAX_RESIDENT_MATRICES = 8;
 
-/** Resolves once rows `[0, rowEnd)` of a matrix being written are final (contract.ts VectorSumsRequest.rowsReady). */
-type RowsReady = (rowEnd: number) => Promise<void>;
+/** Resolves once rows `[0, rowEnd)` of a matrix being written are final: the contract's own type. */
+type RowsReady = NonNullable<VectorSumsRequest['rowsReady']>;
 
 export class ResidentPlanes {
   private readonly entries = new Map<PlaneMatrix, Entry>();
