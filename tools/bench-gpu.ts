@@ -5,7 +5,7 @@
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384 --j3 4]
 //        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--e2e-finalize auto,host]
 //        [--reps 3] [--kernels auto,bitwise]
-//        [--stagings 32/0,64/16] [--ways 2,3] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
+//        [--stagings 32/p,64/p/256] [--ways 2,3] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: the GEMM of
 // one j with its pair products given, and one mGEMM3 call (run3) of --j3 j-slices, i and k over all nv
@@ -41,7 +41,7 @@ const { values: opts } = parseArgs({
     'e2e-finalize': { type: 'string', default: 'auto' },
     reps: { type: 'string', default: '3' },
     kernels: { type: 'string', default: 'auto,bitwise' },
-    /** Tensor-core staging variants to time on 2-way dense, as kStep/rowPad[/flag…], flags p (prefetch), 256 (tile columns): 32/0,64/16/p/256 */
+    /** Tensor-core staging variants to time on 2-way dense, as kStep[/flag…], flags p (prefetch), 256 (tile columns): 32/p,64/p/256 */
     stagings: { type: 'string', default: '' },
     /** MiB to upload by each way in (0: no upload sweep). */
     'upload-mib': { type: 'string', default: '0' },
@@ -212,8 +212,8 @@ function job(o: { metric?: MetricKind; numWay: NumWay; sparse: boolean; numVecto
   };
 }
 
-function stagingFlags(s: U8GemmStaging): string {
-  return s.tileCols === 256 ? ' 128x256' : '';
+function stagingName(s: U8GemmStaging): string {
+  return `k${s.kStepBytes}${s.prefetch === true ? ' prefetch' : ''}${s.tileCols === 256 ? ' 128x256' : ' 128x128'}`;
 }
 
 /** Seconds to upload `--upload-mib` MiB (from shared memory, as the engine's blocks are) by each way in, 3 times each. */
@@ -238,10 +238,9 @@ async function uploadSweep(): Promise<void> {
 /** Kernel-only 2-way dense (and 3-way dense) with each tensor-core staging variant. */
 async function stagingSweep(): Promise<void> {
   const variants: U8GemmStaging[] = opts.stagings.split(',').filter((v) => v !== '').map((v) => {
-    const [kStep, rowPad, ...flags] = v.split('/');
-    return {
-      kStepBytes: Number(kStep), rowPadBytes: Number(rowPad), prefetch: flags.includes('p'), tileCols: flags.includes('256') ? 256 : 128,
-    };
+    const [kStep, ...flags] = v.split('/');
+    if (kStep !== '32' && kStep !== '64' && kStep !== '128') throw new Error(`--stagings ${v}: K step 32, 64 or 128`);
+    return { kStepBytes: Number(kStep) as 32 | 64 | 128, prefetch: flags.includes('p'), tileCols: flags.includes('256') ? 256 : 128 };
   });
   const nv2 = num('nv2'); const nf2 = num('nf2');
   const planes = randomPlanes(nv2, 2, nf2, 7);
@@ -257,14 +256,14 @@ async function stagingSweep(): Promise<void> {
       await bitwise.close();
       const got = await gemm.run(check);
       const exact = want.every((w, g) => w.every((x, idx) => x === got[g][idx]));
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}: exact ${exact}`);
+      log(`staging ${stagingName(u8Staging)}: exact ${exact}`);
       const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: [CCC_TERMS], strictUpper: true };
       const seconds = median((await gemm.timeKernels(request, reps)).seconds);
       const rate = (((nv2 * (nv2 - 1)) / 2) * nf2) / seconds;
-      rows.push({ what: `2-way dense kernel, staging k${u8Staging.kStepBytes}+${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
+      rows.push({ what: `2-way dense kernel, staging ${stagingName(u8Staging)}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
+      log(`staging ${stagingName(u8Staging)}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);
     } catch (e) {
-      log(`staging k${u8Staging.kStepBytes} pad ${u8Staging.rowPadBytes}${u8Staging.prefetch === true ? ' prefetch' : ''}${stagingFlags(u8Staging)}: failed: ${(e as Error).message.slice(0, 300)}`);
+      log(`staging ${stagingName(u8Staging)}: failed: ${(e as Error).message.slice(0, 300)}`);
     } finally {
       await gemm.close();
     }
