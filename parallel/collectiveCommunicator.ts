@@ -1,5 +1,5 @@
 // Collectives written once on top of point-to-point, shared by every communicator implementation.
-import type { Communicator, MessageArray } from './communicator.js';
+import type { Communicator, MessageArray, SendOptions } from './communicator.js';
 
 /** Largest value a Uint32Array element can hold. */
 const UINT32_MAX = 0xffff_ffff;
@@ -48,12 +48,35 @@ export abstract class CollectiveCommunicator implements Communicator {
 
   abstract abort(message: string): never;
 
-  /** Async so that bad arguments reject; the copy of `data` is still taken before the first await. */
-  async send(dest: number, tag: number, data: MessageArray): Promise<void> {
+  /**
+   * Async so that bad arguments reject; the copy of `data` is still taken before the first await. A send with
+   * `ready` goes once all of `data` is final (one message between threads: nothing to gain by pieces); later sends
+   * to the same (dest, tag) wait for it, so messages of a key still arrive in send order.
+   */
+  async send(dest: number, tag: number, data: MessageArray, options?: SendOptions): Promise<void> {
     this.checkPeer('send', dest);
     checkUserTag('send', tag);
-    await this.sendMessage(dest, tag, data);
+    checkSendOptions(options);
+    const key = `${dest}|${tag}`;
+    const before = this.sendsWaiting.get(key);
+    if (before === undefined && options?.ready === undefined) {
+      await this.sendMessage(dest, tag, data);
+      return;
+    }
+    const own = options?.immutable === true ? data : data.slice();
+    const sending = (async () => {
+      await before;
+      await options?.ready?.(own.byteLength);
+      await this.sendMessage(dest, tag, own);
+    })();
+    const settled = sending.catch(() => undefined);
+    this.sendsWaiting.set(key, settled);
+    void settled.then(() => { if (this.sendsWaiting.get(key) === settled) this.sendsWaiting.delete(key); });
+    await sending;
   }
+
+  /** Per (dest, tag), settles when the last send that waits (for `ready`, or behind one that does) has gone. */
+  private readonly sendsWaiting = new Map<string, Promise<void>>();
 
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
     this.checkPeer('recv', source);
@@ -205,6 +228,11 @@ export function checkUint32Sums(total: Float64Array): void {
   for (const value of total) {
     if (value > UINT32_MAX) throw new Error(`allReduceSum: Uint32 sum ${value} exceeds 2^32 − 1`);
   }
+}
+
+/** A send of data still being written must leave it alone once written. */
+export function checkSendOptions(options: SendOptions | undefined): void {
+  if (options?.ready !== undefined && options.immutable !== true) throw new Error('send: `ready` needs `immutable` (data still being written cannot be copied now)');
 }
 
 export function checkUserTag(operation: string, tag: number): void {

@@ -8,6 +8,12 @@ export type MessageArray = Uint8Array | Uint32Array | Float64Array;
 export interface SendOptions {
   /** `data` never changes after the call: no private copy is needed. */
   readonly immutable?: boolean;
+  /**
+   * `data` is still being written: its bytes [0, byteEnd) are final once `ready(byteEnd)` resolves (needs
+   * `immutable`, which then holds from that point on). A transport may send the first bytes while the rest is
+   * written, e.g. a vector block's rows as they are built; the send rejects if `ready` does.
+   */
+  readonly ready?: (byteEnd: number) => Promise<void>;
 }
 
 export interface Communicator {

@@ -1,7 +1,7 @@
 // The Communicator of a rank that is its own process under mpirun/srun: point-to-point and collectives over MPI.
 import { writeSync } from 'node:fs';
 import {
-  arrayKindName, checkPeerRank, checkSplitArguments, checkUint32Sums, checkUserTag,
+  arrayKindName, checkPeerRank, checkSendOptions, checkSplitArguments, checkUint32Sums, checkUserTag,
 } from '../collectiveCommunicator.js';
 import type { Communicator, MessageArray, SendOptions } from '../communicator.js';
 import type { CommHandle, MpiBinding } from './mpiBinding.js';
@@ -41,14 +41,18 @@ export class MpiCommunicator implements Communicator {
    * Resolves as soon as MPI holds a private copy of `data` (as the in-process send does), not when the
    * transfer completes: a large message completes only once its receive is posted, so awaiting that
    * would deadlock ranks that send to each other before receiving. The transfer goes on in the poll loop;
-   * should it fail, the rejection is unhandled and ends the job (the CLI aborts on it).
+   * should it fail, the rejection is unhandled and ends the job (the CLI aborts on it). With `ready`, each piece
+   * goes as soon as its bytes are final, and the send resolves once the last has gone (rejects if `ready` does).
    */
   async send(dest: number, tag: number, data: MessageArray, options?: SendOptions): Promise<void> {
     checkPeerRank('send', dest, this.size);
     this.checkTag('send', tag);
+    checkSendOptions(options);
     // A private copy unless the caller never changes `data`; the binding keeps the array alive until the send completes.
     const sent = options?.immutable === true ? data : data.slice();
-    void this.context.poller.send(this.handle, dest, tag, sent);
+    const { posted, completed } = this.context.poller.send(this.handle, dest, tag, sent, options?.ready);
+    void completed;
+    await posted;
   }
 
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {

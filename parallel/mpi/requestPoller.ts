@@ -52,6 +52,12 @@ interface ActiveReceive {
   openPieces: number;
 }
 
+/** A send's two moments: all its parts handed to MPI, and all of them completed. */
+export interface SendProgress {
+  readonly posted: Promise<void>;
+  readonly completed: Promise<void>;
+}
+
 interface Waiter {
   readonly resolve: () => void;
   readonly reject: (error: Error) => void;
@@ -66,6 +72,8 @@ export class RequestPoller {
   private readonly receives = new Map<string, PendingReceive[]>();
   /** Per (comm, source, tag) key, the head receive whose header has been matched. */
   private readonly active = new Map<string, ActiveReceive>();
+  /** Per (comm, dest, tag) key, settles when the parts of the last message still being posted (send with `ready`) are. */
+  private readonly posting = new Map<string, Promise<void>>();
   private scheduled = false;
   private idlePolls = 0;
   /** Pending requests of at least LARGE_TRANSFER_BYTES. */
@@ -92,17 +100,42 @@ export class RequestPoller {
   }
 
   /**
-   * Sends `data` to `dest` as a header and pieces (MESSAGE_PIECE_BYTES); resolves when every part has completed.
-   * The parts are posted at once, so two messages to one (dest, tag) arrive one after the other, in order.
+   * Sends `data` to `dest` as a header and pieces (MESSAGE_PIECE_BYTES). `posted` resolves when every part has been
+   * handed to MPI (rejects if `ready` does), `completed` when every part has completed (a failed `ready` leaves
+   * nothing to complete). The parts of the messages to one (comm, dest, tag) are posted in send order, so those
+   * messages arrive one after the other, in order. Without `ready` (and no earlier message of the key still
+   * waiting) all parts are posted at once; with it, the header at once and each piece when `ready` says its bytes
+   * are final.
    */
-  send(comm: CommHandle, dest: number, tag: number, data: MessageArray): Promise<void> {
-    const parts = [this.wait(this.binding.isend(comm, dest, tag, Float64Array.of(data.byteLength)))];
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    for (let offset = 0; offset < bytes.length; offset += MESSAGE_PIECE_BYTES) {
-      const piece = bytes.subarray(offset, Math.min(bytes.length, offset + MESSAGE_PIECE_BYTES));
-      parts.push(this.wait(this.binding.isend(comm, dest, tag, piece), piece.byteLength));
+  send(comm: CommHandle, dest: number, tag: number, data: MessageArray, ready?: (byteEnd: number) => Promise<void>): SendProgress {
+    const key = `${comm}|${dest}|${tag}`;
+    const before = this.posting.get(key);
+    const parts: Promise<void>[] = [];
+    const postHeader = (): void => {
+      parts.push(this.wait(this.binding.isend(comm, dest, tag, Float64Array.of(data.byteLength))));
+    };
+    const postPiece = (offset: number): void => {
+      const end = Math.min(data.byteLength, offset + MESSAGE_PIECE_BYTES);
+      parts.push(this.wait(this.binding.isend(comm, dest, tag, new Uint8Array(data.buffer, data.byteOffset + offset, end - offset)), end - offset));
+    };
+    if (before === undefined && ready === undefined) {
+      postHeader();
+      for (let offset = 0; offset < data.byteLength; offset += MESSAGE_PIECE_BYTES) postPiece(offset);
+      return { posted: Promise.resolve(), completed: Promise.all(parts).then(() => undefined) };
     }
-    return Promise.all(parts).then(() => undefined);
+    const posted = (async () => {
+      await before;
+      postHeader();
+      for (let offset = 0; offset < data.byteLength; offset += MESSAGE_PIECE_BYTES) {
+        await ready?.(Math.min(data.byteLength, offset + MESSAGE_PIECE_BYTES));
+        postPiece(offset);
+      }
+    })();
+    // Later messages of the key wait for this one's parts to be posted, even if it failed (the job then ends anyway).
+    const settled = posted.catch(() => undefined);
+    this.posting.set(key, settled);
+    void settled.then(() => { if (this.posting.get(key) === settled) this.posting.delete(key); });
+    return { posted, completed: settled.then(() => Promise.all(parts)).then(() => undefined) };
   }
 
   /** Receives the next message (header and pieces, see send) from (source, tag) of `comm` into an array made by `allocate`. */
@@ -122,6 +155,7 @@ export class RequestPoller {
    * exchange's, may still be in flight when a rank finishes). A receive that was never matched is a bug.
    */
   async settle(): Promise<void> {
+    await Promise.all(this.posting.values());
     if (this.receives.size > 0) throw new Error(`${this.numPending} MPI receives were never matched`);
     await Promise.all([...this.waiters.keys()].map((id) => new Promise<void>((resolve, reject) => {
       const waiter = this.waiters.get(id);

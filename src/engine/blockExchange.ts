@@ -74,36 +74,46 @@ const TAG_PLANES = 0;
 /** A receive's `like`: block words arrive as Uint32 in shared memory. */
 const SHARED_WORDS = new Uint32Array(new SharedArrayBuffer(0));
 const TAG_SUMS = 1;
+/** A receive's `like` for the sums (and present counts) of a block's vectors. */
+const SUMS_LIKE = new Float64Array(0);
 
 /**
- * Sends the own block to every rank that reads it and starts receiving the blocks this rank reads.
- * Returns a lookup that resolves when a block has arrived (sends and receives proceed meanwhile).
+ * Sends the own block to every rank that reads it and starts receiving the blocks this rank reads. The planes
+ * go while they are built (each piece once its rows are final, so a peer has them soon after the build ends,
+ * not after this rank's sums); the sums once `own` has them. Returns a lookup that resolves when a block has
+ * arrived (sends and receives proceed meanwhile). A failed `own` sends no sums: the rank fails through it.
  */
 export function startBlockExchange(
-  comm: Communicator, layout: RankLayout, own: VectorBlock,
+  comm: Communicator, layout: RankLayout, filling: FillingPlanes, own: Promise<VectorBlock>,
 ): (blockIdx: number) => Promise<VectorBlock> {
-  const sums = new Float64Array(2 * own.planes.numVectors);
-  sums.set(own.sums, 0);
-  sums.set(own.counts, own.planes.numVectors);
+  const { planes } = filling;
+  const rowBytes = planes.numPlanes * planes.wordsPerPlane * 4;
+  const bytesReady = (byteEnd: number): Promise<void> => filling.rowsReady(Math.ceil(byteEnd / rowBytes));
+  const n = planes.numVectors;
   for (const { peerRank } of layout.exchange.sends) {
-    // The own block never changes once loaded: it goes out without a copy.
-    void comm.send(peerRank, TAG_PLANES, own.planes.words, { immutable: true });
-    void comm.send(peerRank, TAG_SUMS, sums);
+    // The own block never changes once built: it goes out without a copy. A failed build fails this rank through
+    // `own` (sumOwnBlock waits for the build), which ends the job: the send's own rejection adds nothing.
+    comm.send(peerRank, TAG_PLANES, planes.words, { immutable: true, ready: bytesReady }).catch(() => undefined);
   }
+  own.then((block) => {
+    const sums = new Float64Array(2 * n);
+    sums.set(block.sums, 0);
+    sums.set(block.counts, n);
+    for (const { peerRank } of layout.exchange.sends) void comm.send(peerRank, TAG_SUMS, sums);
+  }, () => undefined);
   const arriving = new Map<number, Promise<VectorBlock>>();
   for (const { block: blockIdx, peerRank: source } of layout.exchange.receives) {
     arriving.set(blockIdx, (async () => {
       // Received straight into shared memory (the CPU kernels' workers read it there).
       const words = await traced(`block ${blockIdx} received from rank ${source}`, () => comm.recv(source, TAG_PLANES, SHARED_WORDS));
-      if (words.length !== own.planes.words.length) {
-        throw new Error(`block ${blockIdx} from rank ${source}: ${words.length} words, expected ${own.planes.words.length}`);
+      if (words.length !== planes.words.length) {
+        throw new Error(`block ${blockIdx} from rank ${source}: ${words.length} words, expected ${planes.words.length}`);
       }
-      const both = await comm.recv(source, TAG_SUMS, sums);
+      const both = await comm.recv(source, TAG_SUMS, SUMS_LIKE);
       const shape = slabShape(layout, blockIdx);
-      const n = own.planes.numVectors;
       return {
         blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal,
-        planes: { ...own.planes, words: toShared(words) }, sums: both.slice(0, n), counts: both.slice(n),
+        planes: { ...planes, words: toShared(words) }, sums: both.slice(0, n), counts: both.slice(n),
       };
     })());
   }

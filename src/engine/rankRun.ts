@@ -159,9 +159,12 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     gemm.prepareStart?.(runPreview(ctx, gemm, fieldComm, layout.fieldRange.end - layout.fieldRange.begin, {
       placement: job.finalize, writesRecords: ctx.sink.writesRecords,
     }));
-    const own = await traced('own block loaded', async () => sumOwnBlock(job, layout, ctx.layout, await building, fieldComm, gemm));
+    const filling = await building;
+    const summing = traced('own block loaded', () => sumOwnBlock(job, layout, ctx.layout, filling, fieldComm, gemm));
+    // Peers get the block's rows as they are built, while this rank uploads and sums them.
+    const getBlock = startBlockExchange(comm, layout, filling, summing);
+    const own = await summing;
     const computeStart = performance.now();
-    const getBlock = startBlockExchange(comm, layout, own);
     const total = layout.totalComparisons;
     let done = 0;
     let lastReport = 0;

@@ -76,8 +76,10 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   const layout = rankLayout(job, 0);
   const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
   const fieldComm = await comm.split(0, 0);
-  const own = await sumOwnBlock(job, layout, planes, await buildOwnPlanes(job, layout, planes, 1), fieldComm, gemm);
-  const exchange = startBlockExchange(comm, layout, own);
+  const filling = await buildOwnPlanes(job, layout, planes, 1);
+  const summing = sumOwnBlock(job, layout, planes, filling, fieldComm, gemm);
+  const exchange = startBlockExchange(comm, layout, filling, summing);
+  const own = await summing;
   const blocks = [own];
   const getBlock = async (idx: number): Promise<VectorBlock> => {
     const block = await exchange(idx);

@@ -41,6 +41,8 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('MpiCommunica
       expect(report.sharedMessage).toEqual([1 << 18, (prev << 24) + 8, (prev << 24) + (1 << 18) + 7]);
       const pieceWords = MESSAGE_PIECE_BYTES / 4;
       expect(report.pieced).toEqual([2 * pieceWords + 3, pieceWords, 0, pieceWords + 1].map((length) => digestOf(wordsOf(prev, length))));
+      expect(report.written).toEqual([digestOf(wordsOf(prev + 3, 2 * pieceWords + 5)), digestOf(Uint32Array.of(prev, 12))]);
+      expect(report.readyError).toBe('rows failed');
       expect(report.floatSum).toEqual([1 + 2 + 3, 3 * 2 ** 51, -(0 + 1 + 2)]);
       expect(report.uintSum).toEqual([0xffff_fffe, 1, 0 + 1 + 2]);
       expect(report.overflowError).toBe(`allReduceSum: Uint32 sum ${3 * 0x8000_0000} exceeds 2^32 − 1`);
