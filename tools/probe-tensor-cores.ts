@@ -1,7 +1,8 @@
 // Probe of the tensor-core path through WebGPU (Dawn's subgroup matrices → Vulkan cooperative matrices):
 // how many u8 multiply-adds per second the driver gives for the same fragments as mgemm's kernel
 // (u8gemm: 16×16×32, u32 results), with the operands (a) held in registers, (b) loaded from workgroup
-// memory every step, (c) the same with a barrier every step. Comparing these ceilings with the real kernel's
+// memory every step, (c) the same with a barrier every step, (d) the kernel's staged step without its global
+// loads (stores into workgroup memory, two barriers, two multiply-add rounds). Comparing these ceilings with the real kernel's
 // rate says which part limits it, since Nsight Compute does not profile Vulkan kernels.
 //
 //   node dist/tools/probe-tensor-cores.js [--workgroups 2112] [--steps 4096] [--reps 5] [--json]
@@ -86,6 +87,62 @@ function tensorCoreProbe(source: OperandSource, subgroups: number, tiles: number
   return { name: `${source}, ${subgroups} subgroups of ${tiles}×${tiles} results`, program, macsPerStep: subgroups * tiles * tiles * FRAGMENT_MACS };
 }
 
+/**
+ * The kernel's step without its global loads: each step, every thread stores its share of a 64-byte K step
+ * (values held in registers, changed per step) into workgroup memory as K panels, a barrier, two 32-byte
+ * multiply-add rounds of 4 × 4 results per subgroup, a barrier. Tile 128 × 64·`subgroupCols`.
+ */
+function stagedStepProbe(subgroupCols: 2 | 4): TensorCoreProbe {
+  const rowsA = 128;
+  const rowsB = 64 * subgroupCols;
+  const threads = 64 * subgroupCols;
+  const vec4PerRow = 4;
+  const itemsA = (rowsA * vec4PerRow) / threads;
+  const itemsB = (rowsB * vec4PerRow) / threads;
+  const lines: string[] = [];
+  lines.push(`  let sr = (sg / ${subgroupCols}u) * 64u;`, `  let sc = (sg % ${subgroupCols}u) * 64u;`);
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) lines.push(`  var c${i}_${j} = subgroup_matrix_result<u32, 16, 16>();`);
+  const sides = [{ x: 'a', tile: 'As', rows: rowsA, items: itemsA }, { x: 'b', tile: 'Bs', rows: rowsB, items: itemsB }];
+  for (const { x, rows, items } of sides) {
+    for (let m = 0; m < items; m++) {
+      lines.push(`  let r${x}${m} = (li + ${threads * m}u) / ${vec4PerRow}u;`, `  let w${x}${m} = (li + ${threads * m}u) % ${vec4PerRow}u;`);
+      lines.push(`  let o${x}${m} = (w${x}${m} / 2u) * ${rows * 8}u + r${x}${m} * 8u + (w${x}${m} % 2u) * 4u;`);
+      lines.push(`  let p${x}${m} = vec4<u32>(seed[(li * ${2 * m + 1}u) % 4096u], seed[(li + ${m}u) % 4096u], seed[(li * 3u + 1u) % 4096u], seed[(li * 5u + ${m}u) % 4096u]);`);
+    }
+  }
+  lines.push(`  for (var s = 0u; s < u.steps; s++) {`);
+  for (const { x, tile, items } of sides) {
+    for (let m = 0; m < items; m++) {
+      lines.push(`    ${tile}[o${x}${m}] = p${x}${m}.x ^ s; ${tile}[o${x}${m} + 1u] = p${x}${m}.y; ${tile}[o${x}${m} + 2u] = p${x}${m}.z ^ s; ${tile}[o${x}${m} + 3u] = p${x}${m}.w;`);
+    }
+  }
+  lines.push(`    workgroupBarrier();`);
+  lines.push(`    for (var kk = 0u; kk < 64u; kk += 32u) {`);
+  for (let i = 0; i < 4; i++) lines.push(`      let a${i} = subgroupMatrixLoad<subgroup_matrix_left<u8, 32, 16>, row_major>(&As, (kk / 32u) * ${rowsA * 8}u + (sr + ${16 * i}u) * 8u, 8u);`);
+  for (let j = 0; j < 4; j++) lines.push(`      let b${j} = subgroupMatrixLoad<subgroup_matrix_right<u8, 16, 32>, col_major>(&Bs, (kk / 32u) * ${rowsB * 8}u + (sc + ${16 * j}u) * 8u, 8u);`);
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) lines.push(`      c${i}_${j} = subgroupMatrixMultiplyAccumulate(a${i}, b${j}, c${i}_${j});`);
+  lines.push(`    }`, `    workgroupBarrier();`, `  }`);
+  for (let i = 0; i < 4; i++) {
+    for (let j = 0; j < 4; j++) lines.push(`  subgroupMatrixStore<row_major>(&out, ((wg.x * ${subgroupCols * 32}u + sg * 16u + ${i * 4 + j}u) % 64u) * 256u, c${i}_${j}, 16u);`);
+  }
+  const program: WgslProgram = {
+    cacheKey: `probe:staged:${subgroupCols}`,
+    workgroupSize: [threads, 1],
+    storage: [
+      { name: 'seed', access: 'read', elementType: 'u32' },
+      { name: 'out', access: 'read_write', elementType: 'u32' },
+    ],
+    uniforms: [{ name: 'steps', type: 'u32' }],
+    extensions: ['chromium_experimental_subgroup_matrix'],
+    directives: ['diagnostic(off, chromium_experimental.subgroup_matrix_uniformity);'],
+    extraBuiltins: '@builtin(subgroup_id) sg: u32',
+    declarations: `var<workgroup> As: array<u32, ${rowsA * 16}>;\nvar<workgroup> Bs: array<u32, ${rowsB * 16}>;`,
+    mainBody: lines.join('\n'),
+  };
+  // Two 32-byte rounds per step.
+  return { name: `staged 64-byte steps (stores, 2 barriers), ${2 * subgroupCols} subgroups of 4×4 results`, program, macsPerStep: 2 * 2 * subgroupCols * 16 * FRAGMENT_MACS };
+}
+
 async function main(): Promise<void> {
   process.env.XDG_RUNTIME_DIR ??= '/tmp';
   const workgroups = Number(opts.workgroups);
@@ -98,7 +155,8 @@ async function main(): Promise<void> {
   const probes = [
     tensorCoreProbe('registers', 4, 4), tensorCoreProbe('workgroup', 4, 4), tensorCoreProbe('workgroup+barrier', 4, 4),
     tensorCoreProbe('registers', 4, 2), tensorCoreProbe('workgroup', 4, 2), tensorCoreProbe('workgroup', 8, 2),
-    tensorCoreProbe('registers', 8, 4), tensorCoreProbe('workgroup', 8, 4),
+    tensorCoreProbe('registers', 8, 4), tensorCoreProbe('workgroup', 8, 4), tensorCoreProbe('workgroup+barrier', 8, 4),
+    stagedStepProbe(2), stagedStepProbe(4),
   ];
   const seed = device.createBuffer({ size: 4096 * 4, usage: BUFFER_USAGE.STORAGE, mappedAtCreation: true });
   const seedWords = new Uint32Array(seed.getMappedRange());
