@@ -11,7 +11,7 @@ export function arrayKindName(data: MessageArray): 'Uint8Array' | 'Uint32Array' 
   return 'Uint8Array';
 }
 
-function isSameKind<T extends MessageArray>(data: MessageArray, like: T): data is T {
+export function isSameKind<T extends MessageArray>(data: MessageArray, like: T): data is T {
   return arrayKindName(data) === arrayKindName(like);
 }
 
@@ -77,6 +77,9 @@ export abstract class CollectiveCommunicator implements Communicator {
 
   /** Per (dest, tag), settles when the last send that waits (for `ready`, or behind one that does) has gone. */
   private readonly sendsWaiting = new Map<string, Promise<void>>();
+
+  /** Messages between threads of one process arrive in memory that exists already: nothing to prepare. */
+  prepareReceive(): void {}
 
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
     this.checkPeer('recv', source);

@@ -28,6 +28,12 @@ export interface Communicator {
   send(dest: number, tag: number, data: MessageArray, options?: SendOptions): Promise<void>;
   /** Receives the message from `source` with `tag` into a new array of the same kind as `like` (shared memory if `like` is). */
   recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T>;
+  /**
+   * Says that the next message from `source` with `tag` will hold `length` elements of `like`'s kind, so that a
+   * transport may set its memory up before the message comes (MPI maps a large shared buffer's pages off the
+   * main thread). Only a hint: a message of another length is still received, and a transport may ignore it.
+   */
+  prepareReceive(source: number, tag: number, like: MessageArray, length: number): void;
 
   /** Element-wise sum over all ranks; every rank gets the result. Float64 values must be integers < 2^53 for exactness. */
   allReduceSum<T extends Uint32Array | Float64Array>(data: T): Promise<T>;

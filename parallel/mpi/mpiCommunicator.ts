@@ -1,10 +1,11 @@
 // The Communicator of a rank that is its own process under mpirun/srun: point-to-point and collectives over MPI.
 import { writeSync } from 'node:fs';
 import {
-  arrayKindName, checkPeerRank, checkSendOptions, checkSplitArguments, checkUint32Sums, checkUserTag,
+  arrayKindName, checkPeerRank, checkSendOptions, checkSplitArguments, checkUint32Sums, checkUserTag, isSameKind,
 } from '../collectiveCommunicator.js';
 import type { Communicator, MessageArray, SendOptions } from '../communicator.js';
 import type { CommHandle, MpiBinding } from './mpiBinding.js';
+import { mapPages, PREFAULT_MIN_BYTES, PREFAULT_THREADS } from './pagePrefault.js';
 import type { RequestPoller } from './requestPoller.js';
 
 /** What every communicator of the process shares: the binding, the poll loop, the job's exit. */
@@ -55,14 +56,32 @@ export class MpiCommunicator implements Communicator {
     await posted;
   }
 
+  /** Arrays set up by prepareReceive, per (source, tag), for the next receive of the key. */
+  private readonly prepared = new Map<string, PreparedReceive>();
+
+  /** A large shared array is allocated now and its pages mapped by helper threads (pagePrefault.ts) before recv matches into it. */
+  prepareReceive(source: number, tag: number, like: MessageArray, length: number): void {
+    checkPeerRank('prepareReceive', source, this.size);
+    this.checkTag('prepareReceive', tag);
+    const byteLength = length * like.BYTES_PER_ELEMENT;
+    if (!(like.buffer instanceof SharedArrayBuffer) || byteLength < PREFAULT_MIN_BYTES) return;
+    const array = allocateLike(like, length);
+    this.prepared.set(`${source}|${tag}`, { array, mapped: mapPages(array.buffer as SharedArrayBuffer, PREFAULT_THREADS) });
+  }
+
   async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
     checkPeerRank('recv', source, this.size);
     this.checkTag('recv', tag);
+    const key = `${source}|${tag}`;
+    const prepared = this.prepared.get(key);
+    this.prepared.delete(key);
+    // Matching starts only once the prepared array's pages are mapped: the helpers write zeros.
+    const ready = prepared !== undefined && isSameKind(prepared.array, like) && await prepared.mapped.then(() => true, () => false) ? prepared.array : null;
     const data = await this.context.poller.receive(this.handle, source, tag, (byteLength) => {
       if (byteLength % like.BYTES_PER_ELEMENT !== 0) {
         throw new Error(`recv from ${source} tag ${tag}: ${byteLength} bytes are not a whole number of ${arrayKindName(like)} elements`);
       }
-      return allocateLike(like, byteLength / like.BYTES_PER_ELEMENT);
+      return ready !== null && ready.byteLength === byteLength ? ready : allocateLike(like, byteLength / like.BYTES_PER_ELEMENT);
     });
     return data as T;
   }
@@ -134,6 +153,12 @@ export function abortJob(binding: MpiBinding, line: string, errorCode: number): 
   binding.abort(errorCode);
   // MPI_Abort does not return; should it, the process still ends with the code.
   process.exit(errorCode);
+}
+
+/** An array set up for a coming receive, and when its pages are mapped (rejects if a helper failed). */
+interface PreparedReceive {
+  readonly array: MessageArray;
+  readonly mapped: Promise<void>;
 }
 
 /** A zeroed array of the same kind as `like`, in shared memory when `like` is (e.g. vector blocks for worker threads). */

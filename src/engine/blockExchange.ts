@@ -103,6 +103,8 @@ export function startBlockExchange(
   }, () => undefined);
   const arriving = new Map<number, Promise<VectorBlock>>();
   for (const { block: blockIdx, peerRank: source } of layout.exchange.receives) {
+    // Every block has the own block's shape: MPI maps the receive's memory meanwhile, off this thread.
+    comm.prepareReceive(source, TAG_PLANES, SHARED_WORDS, planes.words.length);
     arriving.set(blockIdx, (async () => {
       // Received straight into shared memory (the CPU kernels' workers read it there).
       const words = await traced(`block ${blockIdx} received from rank ${source}`, () => comm.recv(source, TAG_PLANES, SHARED_WORDS));

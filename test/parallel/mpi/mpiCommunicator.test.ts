@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { launchInProcessRanks } from '../../../parallel/index.js';
-import { MESSAGE_PIECE_BYTES } from '../../../parallel/mpi/index.js';
+import { MESSAGE_PIECE_BYTES, PREFAULT_MIN_BYTES } from '../../../parallel/mpi/index.js';
 import { digestOf, wordsOf, type ProbeReport } from './fixtures/communicatorProbe.js';
 import { mpiUnavailableReason, runUnderMpirun } from './mpiHarness.js';
 
@@ -43,6 +43,7 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('MpiCommunica
       expect(report.pieced).toEqual([2 * pieceWords + 3, pieceWords, 0, pieceWords + 1].map((length) => digestOf(wordsOf(prev, length))));
       expect(report.written).toEqual([digestOf(wordsOf(prev + 3, 2 * pieceWords + 5)), digestOf(Uint32Array.of(prev, 12))]);
       expect(report.readyError).toBe('rows failed');
+      expect(report.prepared).toEqual([digestOf(wordsOf(prev + 5, PREFAULT_MIN_BYTES / 4 + 3)), digestOf(wordsOf(prev + 6, 1000))]);
       expect(report.floatSum).toEqual([1 + 2 + 3, 3 * 2 ** 51, -(0 + 1 + 2)]);
       expect(report.uintSum).toEqual([0xffff_fffe, 1, 0 + 1 + 2]);
       expect(report.overflowError).toBe(`allReduceSum: Uint32 sum ${3 * 0x8000_0000} exceeds 2^32 − 1`);
