@@ -1,24 +1,21 @@
 // Loading the own vector block and exchanging blocks with the ranks that read them.
 import { traced, traceMark } from '../core/trace.js';
-import { readPackedVectorSlab } from '../io/index.js';
-import type { PlaneMatrix, PopcountGemm, VectorSums } from '../../mgemm/index.js';
+import type { PopcountGemm, VectorSums } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
-import { startSyntheticBlock } from './syntheticBlock.js';
-import { finishedPlanes, planesFromPacked, type FillingPlanes, type SlabShape, type VectorBlock } from './vectorBlock.js';
+import { startBlockBuild } from './blockBuild.js';
+import type { FillingPlanes, SlabShape, VectorBlock } from './vectorBlock.js';
 
 /**
- * Starts building the planes of the rank's own block on its field slab. A synthetic block is built by block
- * workers (syntheticBlock.ts), so the main thread is free meanwhile (the rank opens its kernel set then) and its
- * rows become final front to back; a file's slab is read and packed on this thread.
+ * Starts building the planes of the rank's own block on its field slab: block workers (blockBuild.ts) generate a
+ * synthetic block or read the rows of the input file, so the main thread is free meanwhile (the rank opens its
+ * kernel set then) and the rows become final front to back.
  */
 export async function buildOwnPlanes(job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, numThreads: number): Promise<FillingPlanes> {
   const shape = slabShape(layout, layout.coords.vectorIdx);
-  const filling = job.source.kind === 'file'
-    ? finishedPlanes(fileBlock(job.source.path, job.numField, planeLayout, shape))
-    : startSyntheticBlock(job.source.kind, job.numVector, job.numField, planeLayout, shape, { numThreads });
+  const filling = startBlockBuild(job.source, job.numVector, job.numField, planeLayout, shape, { numThreads });
   filling.done.then(() => traceMark('own planes built'), () => undefined);
   return filling;
 }
@@ -51,12 +48,6 @@ export async function sumOwnBlock(
   const sums = reduced.slice(0, n);
   const counts = planeLayout.maskPlane === null ? new Float64Array(n).fill(job.numField) : reduced.slice(n);
   return { blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal, planes, sums, counts };
-}
-
-/** Planes of the slab `shape` of a packed input file. */
-function fileBlock(path: string, numField: number, planeLayout: PlaneLayout, shape: SlabShape): PlaneMatrix {
-  const packed = readPackedVectorSlab(path, numField, shape.vectorFirst, shape.numVectorReal, shape.fieldFirst, shape.numFieldLocal);
-  return planesFromPacked(planeLayout, shape, packed);
 }
 
 function slabShape(layout: RankLayout, blockIdx: number): SlabShape {

@@ -1,6 +1,5 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
-import { packRowPlanes, planePackingTable } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
 
 /** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
@@ -49,7 +48,7 @@ export interface SlabShape {
 
 /**
  * Planes of a slab whose codes come row by row from `rowCodes`, a bit at a time: the plain builder that tests
- * compare the packed builders with (runs build synthetic blocks with syntheticBlock.ts).
+ * compare the packed builders with (runs build their blocks with blockBuild.ts).
  */
 export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes: RowCodes): PlaneMatrix {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
@@ -75,19 +74,3 @@ export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes:
   return planes;
 }
 
-/**
- * Planes of a slab from packed bytes (4 fields per byte, LSB first; `bytesPerVector` per real vector):
- * the same planes as `planesFromCodes`, built row by row by planePacking.ts (a table of each byte pair's 8 plane
- * bits, 32 fields per plane word). Fields past the slab's last one are cleared in every plane.
- */
-export function planesFromPacked(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {
-  const numField = shape.numFieldLocal;
-  const bytesPerVector = Math.ceil(numField / 4);
-  const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, numField);
-  const { wordsPerPlane, words, numPlanes } = planes;
-  const table = planePackingTable(layout);
-  for (let r = 0; r < shape.numVectorReal; r++) {
-    packRowPlanes(table, packed, r * bytesPerVector, numField, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
-  }
-  return planes;
-}

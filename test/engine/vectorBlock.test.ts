@@ -1,11 +1,26 @@
-// planesFromPacked (table-driven, a byte pair at a time) builds exactly the planes planesFromCodes builds, for
-// every metric layout, odd field counts, and garbage in the unused bits of each vector's last byte.
+// packRowPlanes (table-driven, a byte pair at a time; what blocks are built with) gives exactly the planes
+// planesFromCodes builds bit by bit, for every metric layout, odd field counts, and garbage in the unused bits of
+// each vector's last byte.
 import { describe, expect, it } from 'vitest';
+import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import type { MetricKind } from '../../src/core/types.js';
-import { planeLayout } from '../../src/engine/tallyLayout.js';
-import { planesFromCodes, planesFromPacked, type SlabShape } from '../../src/engine/vectorBlock.js';
+import { packRowPlanes, planePackingTable } from '../../src/engine/planePacking.js';
+import { planeLayout, type PlaneLayout } from '../../src/engine/tallyLayout.js';
+import { planesFromCodes, type SlabShape } from '../../src/engine/vectorBlock.js';
 
-describe('planesFromPacked', () => {
+/** The slab's planes from packed rows (`ceil(numFieldLocal/4)` bytes each), one packRowPlanes call per row. */
+function planesOfPackedRows(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {
+  const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
+  const { wordsPerPlane, words, numPlanes } = planes;
+  const table = planePackingTable(layout);
+  const bytesPerVector = Math.ceil(shape.numFieldLocal / 4);
+  for (let r = 0; r < shape.numVectorReal; r++) {
+    packRowPlanes(table, packed, r * bytesPerVector, shape.numFieldLocal, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
+  }
+  return planes;
+}
+
+describe('packRowPlanes', () => {
   for (const metric of ['ccc', 'duo', 'r2'] as MetricKind[]) {
     for (const sparse of [false, true]) {
       for (const numField of [1, 3, 4, 31, 32, 33, 63, 64, 65, 129, 250]) {
@@ -25,7 +40,7 @@ describe('planesFromPacked', () => {
           const rowCodes = (v: number, fieldFirst: number, out: Uint8Array): void => {
             for (let f = 0; f < out.length; f++) out[f] = code(v, fieldFirst + f);
           };
-          expect(planesFromPacked(layout, shape, packed)).toEqual(planesFromCodes(layout, shape, rowCodes));
+          expect(planesOfPackedRows(layout, shape, packed)).toEqual(planesFromCodes(layout, shape, rowCodes));
         });
       }
     }

@@ -1,19 +1,22 @@
-// Building a rank's synthetic block (SPEC §4) in shared memory: its rows are cut into chunks that short-lived
-// block workers claim in order, so rows become final front to back and can be uploaded while later ones are
-// built (FillingPlanes); small blocks are built on the main thread at once.
+// Building a rank's block in shared memory from its source (a synthetic problem of SPEC §4, or the slab of a packed
+// vector file): its rows are cut into chunks that short-lived block workers claim in order, generate or read, and
+// pack into planes, so rows become final front to back and can be uploaded (and sent to other ranks) while later
+// ones are built (FillingPlanes); small blocks are built on the main thread at once.
 import { Worker } from 'node:worker_threads';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
-import { syntheticRowFiller, type SyntheticBlockFill, type SyntheticChunksTask } from './syntheticRows.js';
+import { UserError } from '../core/errors.js';
+import { blockRowFiller, type BlockChunksTask, type BlockFill } from './blockRows.js';
+import type { ProblemSource } from './jobSpec.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import { finishedPlanes, type FillingPlanes, type SlabShape } from './vectorBlock.js';
 
 /** The compiled worker entry, next to this file in dist/. */
-const BLOCK_WORKER_URL = new URL('./syntheticBlockWorker.js', import.meta.url);
+const BLOCK_WORKER_URL = new URL('./blockBuildWorker.js', import.meta.url);
 
 /**
  * Fields (vector rows × slab fields) below which one more thread does not pay. A block worker takes ~30–50 ms
  * to start and load its modules (~100 ms on a loaded machine) and builds its own lookup tables (~10 ms); one
- * thread generates and packs ~500–1000 M fields/s. A share of 2^26 fields (16 MB of packed codes, ~0.1 s)
+ * thread generates and packs ~500–1000 M fields/s (reads and packs a file's at least as fast). A share of 2^26 fields (16 MB of packed codes, ~0.1 s)
  * keeps that start-up a small part of the share; a block of less than twice that is built on one thread.
  */
 export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 26;
@@ -24,8 +27,8 @@ export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 26;
  */
 const CHUNK_BYTES = 4 << 20;
 
-/** How a synthetic block is built besides what it holds. */
-export interface SyntheticBlockOptions {
+/** How a block is built besides what it holds. */
+export interface BlockBuildOptions {
   /** Threads to use at most (the rank's kernel threads); the main thread builds only a block kept on one thread. */
   readonly numThreads: number;
   /** Smallest share of fields worth a thread (default MIN_FIELDS_PER_BLOCK_THREAD; tests lower it). */
@@ -35,33 +38,34 @@ export interface SyntheticBlockOptions {
 }
 
 /** Number of threads that build a block of `numFields` fields (vector rows × slab fields) over `numRows` rows. */
-export function blockThreadCount(numRows: number, numFields: number, options: SyntheticBlockOptions): number {
+export function blockThreadCount(numRows: number, numFields: number, options: BlockBuildOptions): number {
   const minFields = options.minFieldsPerThread ?? MIN_FIELDS_PER_BLOCK_THREAD;
   return Math.max(1, Math.min(options.numThreads, numRows, Math.floor(numFields / minFields)));
 }
 
 /**
- * Starts building the planes of the synthetic block `shape` of `problem` and returns them while block workers
- * fill them (a block kept on one thread is filled before this returns). The result equals the single-threaded
- * build bit for bit: each row depends on global indices only (SPEC §4).
+ * Starts building the planes of block `shape` of `source` and returns them while block workers fill them (a block
+ * kept on one thread is filled before this returns). The result equals the single-threaded build bit for bit:
+ * each row depends on its global index only (SPEC §4; a file's row is where it is).
+ * @throws UserError (a block kept on one thread), or rejects `done` and `rowsReady` with it, when a file cannot be read.
  */
-export function startSyntheticBlock(
-  problem: 'random' | 'analytic', numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
-  options: SyntheticBlockOptions,
+export function startBlockBuild(
+  source: ProblemSource, numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
+  options: BlockBuildOptions,
 ): FillingPlanes {
   const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
-  const fill: SyntheticBlockFill = { problem, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane };
+  const fill: BlockFill = { source, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane };
   const numRows = shape.numVectorReal;
   const numThreads = blockThreadCount(numRows, numRows * shape.numFieldLocal, options);
   if (numThreads === 1) {
-    syntheticRowFiller(fill)(0, numRows);
+    blockRowFiller(fill)(0, numRows);
     return finishedPlanes(planes);
   }
   const rowBytes = 4 * layout.numPlanes * planes.wordsPerPlane;
   const chunkRows = Math.max(1, Math.floor((options.chunkBytes ?? CHUNK_BYTES) / rowBytes));
   const numChunks = Math.ceil(numRows / chunkRows);
   const progress = new ChunkProgress(numChunks);
-  const task: SyntheticChunksTask = { fill, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)) };
+  const task: BlockChunksTask = { fill, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)) };
   const workers = Array.from({ length: numThreads }, () => runBlockWorker(task, (chunk) => progress.markDone(chunk)));
   // Every worker has exited when this settles: none may still write into the block after a failure is reported.
   const done = Promise.allSettled(workers).then((settled) => {
@@ -81,12 +85,12 @@ export function startSyntheticBlock(
   };
 }
 
-/** Builds the planes of the synthetic block `shape` of `problem` (startSyntheticBlock) and waits until they are final. */
-export async function buildSyntheticBlock(
-  problem: 'random' | 'analytic', numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
-  options: SyntheticBlockOptions,
+/** Builds the planes of block `shape` of `source` (startBlockBuild) and waits until they are final. */
+export async function buildBlock(
+  source: ProblemSource, numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
+  options: BlockBuildOptions,
 ): Promise<PlaneMatrix> {
-  const filling = startSyntheticBlock(problem, numVector, numField, layout, shape, options);
+  const filling = startBlockBuild(source, numVector, numField, layout, shape, options);
   await filling.done;
   return filling.planes;
 }
@@ -139,7 +143,7 @@ class ChunkProgress {
 }
 
 /** Starts a block worker on `task`, calling `onChunk` for each chunk it finishes; resolves when it has exited normally. */
-function runBlockWorker(task: SyntheticChunksTask, onChunk: (chunk: number) => void): Promise<void> {
+function runBlockWorker(task: BlockChunksTask, onChunk: (chunk: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(BLOCK_WORKER_URL, { workerData: task });
     let failure: Error | undefined;
@@ -148,7 +152,9 @@ function runBlockWorker(task: SyntheticChunksTask, onChunk: (chunk: number) => v
       failure ??= error;
     });
     worker.on('exit', (code: number) => {
-      if (failure !== undefined) reject(new Error(`block worker failed: ${failure.message}`));
+      // A user's error (e.g. an unreadable input file) keeps its kind across the thread: it names the file itself.
+      if (failure?.name === 'UserError') reject(new UserError(failure.message));
+      else if (failure !== undefined) reject(new Error(`block worker failed: ${failure.message}`));
       else if (code !== 0) reject(new Error(`block worker exited with code ${code}`));
       else resolve();
     });

@@ -1,12 +1,18 @@
-// buildSyntheticBlock (packed rows, split over block workers) gives exactly the planes of the
-// per-field definition of SPEC §4 packed bit by bit (planesFromCodes), for every layout, both
-// problems, ragged slabs and several thread counts; rows become final front to back (startSyntheticBlock); small
-// blocks stay on one thread; whole runs keep their checksums.
-import { describe, expect, it } from 'vitest';
+// buildBlock (packed rows, split over block workers) gives exactly the planes of the per-field definition of
+// SPEC §4 packed bit by bit (planesFromCodes), for every layout, both synthetic problems and a packed file of the
+// random one, ragged slabs and several thread counts; rows become final front to back (startBlockBuild); small
+// blocks stay on one thread; a file that cannot be read fails as a user's error naming it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/core/errors.js';
+import { packFieldValues, writePackedVectorFile } from '../../src/io/packedVectorFile.js';
 import { AnalyticProblem, randomProblemCode } from '../../src/core/syntheticProblems.js';
 import type { MetricKind } from '../../src/core/types.js';
 import { runJob } from '../../src/engine/index.js';
-import { blockThreadCount, buildSyntheticBlock, MIN_FIELDS_PER_BLOCK_THREAD, startSyntheticBlock } from '../../src/engine/syntheticBlock.js';
+import { blockThreadCount, buildBlock, MIN_FIELDS_PER_BLOCK_THREAD, startBlockBuild } from '../../src/engine/blockBuild.js';
+import type { ProblemSource } from '../../src/engine/jobSpec.js';
 import { planeLayout } from '../../src/engine/tallyLayout.js';
 import { planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/vectorBlock.js';
 import { makeJob } from './jobFixtures.js';
@@ -29,7 +35,7 @@ async function expectSameAsDefinition(
 ): Promise<void> {
   const layout = planeLayout(metric, sparse);
   const expectedPlanes = planesFromCodes(layout, shape, definitionRowCodes(problem, numVector, numField));
-  const planes = await buildSyntheticBlock(problem, numVector, numField, layout, shape, { numThreads, minFieldsPerThread: 1 });
+  const planes = await buildBlock({ kind: problem }, numVector, numField, layout, shape, { numThreads, minFieldsPerThread: 1 });
   expect(planes.numVectors).toBe(expectedPlanes.numVectors);
   expect(planes.numPlanes).toBe(expectedPlanes.numPlanes);
   expect(planes.wordsPerPlane).toBe(expectedPlanes.wordsPerPlane);
@@ -37,7 +43,7 @@ async function expectSameAsDefinition(
   expect(Array.from(planes.words)).toEqual(Array.from(expectedPlanes.words));
 }
 
-describe('buildSyntheticBlock', () => {
+describe('buildBlock', () => {
   // Every layout and problem: a slab of the middle of the vectors and fields, with pad rows.
   const shape: SlabShape = { numVectorLocal: 24, vectorFirst: 40, numVectorReal: 21, fieldFirst: 37, numFieldLocal: 203 };
   for (const problem of ['random', 'analytic'] as Problem[]) {
@@ -71,7 +77,7 @@ describe('buildSyntheticBlock', () => {
   }
 });
 
-describe('startSyntheticBlock', () => {
+describe('startBlockBuild', () => {
   const numVector = 100;
   const numField = 5000;
   const shape: SlabShape = { numVectorLocal: 64, vectorFirst: 10, numVectorReal: 61, fieldFirst: 0, numFieldLocal: numField };
@@ -80,7 +86,7 @@ describe('startSyntheticBlock', () => {
   it('has rows [0, rowEnd) final when rowsReady(rowEnd) resolves, and all of them when done resolves', async () => {
     const layout = planeLayout('ccc', true);
     const expected = planesFromCodes(layout, shape, definitionRowCodes('random', numVector, numField));
-    const filling = startSyntheticBlock('random', numVector, numField, layout, shape, { numThreads: 3, minFieldsPerThread: 1, chunkBytes: 1 });
+    const filling = startBlockBuild({ kind: 'random' }, numVector, numField, layout, shape, { numThreads: 3, minFieldsPerThread: 1, chunkBytes: 1 });
     const rowWords = layout.numPlanes * filling.planes.wordsPerPlane;
     for (const rowEnd of [1, 7, 30, 61, 64]) {
       await filling.rowsReady(rowEnd);
@@ -94,10 +100,56 @@ describe('startSyntheticBlock', () => {
 
   it('rejects rowsReady and done with the worker\'s message when a block worker fails', async () => {
     const layout = planeLayout('duo', false);
-    const filling = startSyntheticBlock('bogus' as unknown as 'random', numVector, numField, layout, shape, { numThreads: 2, minFieldsPerThread: 1 });
-    await expect(filling.rowsReady(5)).rejects.toThrow(/block worker failed: unknown synthetic problem 'bogus'/);
-    await expect(filling.done).rejects.toThrow(/unknown synthetic problem/);
-    await expect(filling.rowsReady(1)).rejects.toThrow(/unknown synthetic problem/);
+    const filling = startBlockBuild({ kind: 'bogus' } as unknown as ProblemSource, numVector, numField, layout, shape, { numThreads: 2, minFieldsPerThread: 1 });
+    await expect(filling.rowsReady(5)).rejects.toThrow(/block worker failed: unknown block source 'bogus'/);
+    await expect(filling.done).rejects.toThrow(/unknown block source/);
+    await expect(filling.rowsReady(1)).rejects.toThrow(/unknown block source/);
+  });
+});
+
+describe('blocks read from a packed vector file', () => {
+  // The file holds the random problem of SPEC §4 (written from its per-field definition), so the planes read from
+  // any slab of it must be the definition's planes of that slab.
+  const numVector = 70;
+  const numField = 1037;
+  let dir = '';
+  let path = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'snptally-block-'));
+    path = join(dir, 'random.bin');
+    const codes = definitionRowCodes('random', numVector, numField);
+    const row = new Uint8Array(numField);
+    writePackedVectorFile(path, packFieldValues(numVector, numField, (v, f) => {
+      if (f === 0) codes(v, 0, row);
+      return row[f];
+    }), numVector, numField);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const shapes: SlabShape[] = [
+    { numVectorLocal: 72, vectorFirst: 0, numVectorReal: 70, fieldFirst: 0, numFieldLocal: numField },
+    { numVectorLocal: 24, vectorFirst: 23, numVectorReal: 23, fieldFirst: 37, numFieldLocal: 518 },
+    { numVectorLocal: 8, vectorFirst: 66, numVectorReal: 4, fieldFirst: 1000, numFieldLocal: 37 },
+  ];
+  for (const shape of shapes) {
+    for (const numThreads of [1, 3]) {
+      it(`rows ${shape.vectorFirst}+${shape.numVectorReal}, fields ${shape.fieldFirst}+${shape.numFieldLocal}, ${numThreads} thread(s)`, async () => {
+        const layout = planeLayout('ccc', true);
+        const expected = planesFromCodes(layout, shape, definitionRowCodes('random', numVector, numField));
+        const planes = await buildBlock({ kind: 'file', path }, numVector, numField, layout, shape, { numThreads, minFieldsPerThread: 1, chunkBytes: 64 });
+        expect(Array.from(planes.words)).toEqual(Array.from(expected.words));
+      });
+    }
+  }
+
+  it('fails as a user\'s error naming the file when it cannot be read, on workers and on one thread', async () => {
+    const shape = shapes[1];
+    const layout = planeLayout('duo', false);
+    const missing = join(dir, 'missing.bin');
+    const filling = startBlockBuild({ kind: 'file', path: missing }, numVector, numField, layout, shape, { numThreads: 2, minFieldsPerThread: 1 });
+    await expect(filling.done).rejects.toThrow(UserError);
+    await expect(filling.rowsReady(1)).rejects.toThrow(missing);
+    expect(() => startBlockBuild({ kind: 'file', path: missing }, numVector, numField, layout, shape, { numThreads: 1 })).toThrow(UserError);
   });
 });
 

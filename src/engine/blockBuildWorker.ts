@@ -1,0 +1,13 @@
+// Entry of a block worker thread: claims chunks of a block's rows in order, fills them in shared memory (generated
+// or read from the input file), reports each finished chunk to the main thread, and exits when no chunk is left.
+import { parentPort, workerData } from 'node:worker_threads';
+import { blockRowFiller, type BlockChunksTask } from './blockRows.js';
+
+const task = workerData as BlockChunksTask;
+const fillRows = blockRowFiller(task.fill);
+const numRows = task.fill.shape.numVectorReal;
+for (let chunk = Atomics.add(task.nextChunk, 0, 1); chunk < task.numChunks; chunk = Atomics.add(task.nextChunk, 0, 1)) {
+  const first = chunk * task.chunkRows;
+  fillRows(first, Math.min(first + task.chunkRows, numRows));
+  parentPort?.postMessage(chunk);
+}
