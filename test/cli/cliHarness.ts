@@ -14,11 +14,11 @@ export interface CliOutcome {
 }
 
 /** Runs `node main.js ...args` to completion; stderr is not a TTY, so no progress bar is drawn. */
-export function runCli(args: readonly string[], options: { cwd?: string } = {}): CliOutcome {
+export function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliOutcome {
   const child = spawnSync(process.execPath, [CLI_MAIN, ...args], {
     cwd: options.cwd,
     encoding: 'utf8',
-    env: { ...process.env, SNPTALLY_DEBUG: '' },
+    env: { ...process.env, SNPTALLY_DEBUG: '', ...options.env },
     timeout: 110_000,
   });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };

@@ -41,6 +41,27 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     expect(text.stdout).toMatch(new RegExp(`\ngpus rank 0 gpu 0 of ${numGpus}, rank 1 gpu ${1 % numGpus} of ${numGpus}: \\S`));
   });
 
+  it('SNPTALLY_GPU_PROFILE=1 writes each program\'s GPU time to stderr and changes no result', () => {
+    const args = ['run', '--backend', 'webgpu', '--vectors', '300', '--fields', '1000', '--json'];
+    const plain = runCli(args);
+    const profiled = runCli(args, { env: { SNPTALLY_GPU_PROFILE: '1' } });
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(profiled.status, profiled.stderr).toBe(0);
+    expect((JSON.parse(profiled.stdout) as { checksum: string }).checksum).toBe((JSON.parse(plain.stdout) as { checksum: string }).checksum);
+    expect(plain.stderr).not.toMatch(/gpu-profile/);
+    const rows = profiled.stderr.split('\n').filter((line) => line.startsWith('[gpu-profile]'));
+    const programs = rows.map((line) => /([\d.]+) ms +([\d.]+) % +(\d+) dispatches  (\S+)$/.exec(line)).filter((m) => m !== null);
+    // The run's sums, its finalize and a GEMM program (whichever family this adapter takes), each timed.
+    expect(programs.map((m) => m[4])).toEqual(expect.arrayContaining(['finalize2/dense', 'vectorSums:2:0.1:-']));
+    expect(programs.length).toBeGreaterThanOrEqual(3);
+    for (const m of programs) {
+      expect(Number(m[1])).toBeGreaterThan(0);
+      expect(Number(m[3])).toBeGreaterThanOrEqual(1);
+    }
+    expect(programs.reduce((sum, m) => sum + Number(m[2]), 0)).toBeCloseTo(100, 0);
+    expect(rows[rows.length - 1]).toMatch(/ ms in all$/);
+  });
+
   it('prints no gpus line for the CPU', () => {
     const outcome = runCli(['run', '--backend', 'cpu', '--npv', '2', '--vectors', '48', '--fields', '100', '--json']);
     expect(outcome.status, outcome.stderr).toBe(0);

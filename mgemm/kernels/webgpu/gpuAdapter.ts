@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { traced } from '../../../src/core/trace.js';
+import { GPU_PROFILE_REQUESTED } from './dispatchProfile.js';
 import { SUBGROUP_MATRIX_FEATURE } from './gpuConstants.js';
 import { parseGpuPosition, selectAdapter, stripGpuPosition, withGpuIndexLayer, type AdapterSource, type GpuPosition } from './gpuSelection.js';
 
@@ -101,6 +102,7 @@ export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
   const l = adapter.limits;
   const hasSubgroupMatrix = adapterHasSubgroupMatrix(adapter);
   const requiredFeatures: GPUFeatureName[] = hasSubgroupMatrix ? ['subgroups', SUBGROUP_MATRIX_FEATURE as GPUFeatureName] : [];
+  if (GPU_PROFILE_REQUESTED && adapter.features.has('timestamp-query')) requiredFeatures.push('timestamp-query');
   const device = await traced('open device', () => adapter.requestDevice({
     requiredFeatures,
     requiredLimits: {

@@ -8,6 +8,7 @@ export const BUFFER_USAGE = {
   COPY_DST: 0x0008,
   UNIFORM: 0x0040,
   STORAGE: 0x0080,
+  QUERY_RESOLVE: 0x0200,
 } as const;
 
 /** GPUMapMode.READ and WRITE (WebGPU spec §5.2). */

@@ -258,7 +258,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.finalizeScratch.destroy();
     this.scratch.destroy();
     for (const b of this.vectorWordBuffers) b.destroy();
-    this.runner.destroy();
+    await this.runner.destroy();
   }
 
   /**

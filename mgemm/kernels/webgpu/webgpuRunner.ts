@@ -6,6 +6,7 @@
 import { BUFFER_USAGE, MAP_MODE_READ, MAP_MODE_WRITE } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
 import { traced } from '../../../src/core/trace.js';
+import { DispatchProfile, GPU_PROFILE_REQUESTED, type SubmitTiming } from './dispatchProfile.js';
 import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
 
 /**
@@ -82,10 +83,13 @@ export class WebgpuRunner {
   private lostReason: string | null = null;
   private readonly transferred: TransferStatistics = { uploadedBytes: 0, readBackBytes: 0, peakPendingReadBacks: 0 };
   private numPendingReadBacks = 0;
+  /** GPU time per program, when asked for (SNPTALLY_GPU_PROFILE=1) and the device can time passes. */
+  private readonly profile: DispatchProfile | null;
 
   constructor(opened: OpenedGpu) {
     this.device = opened.device;
     this.capabilities = opened.capabilities;
+    this.profile = GPU_PROFILE_REQUESTED && this.device.features.has('timestamp-query') ? new DispatchProfile(this.device) : null;
     this.device.onuncapturederror = (event: GPUUncapturedErrorEvent) => { this.errors.push(event.error.message); };
     void this.device.lost.then((info) => { this.lostReason = info.message || info.reason; });
   }
@@ -256,14 +260,35 @@ export class WebgpuRunner {
     return uniformBuffer;
   }
 
+  /**
+   * Records `dispatches` in order into `encoder`: one compute pass for all, or, when profiling, one pass each with
+   * its timestamps (then the returned timing's afterSubmit must be called once the encoder is submitted).
+   */
+  private async encodePasses(encoder: GPUCommandEncoder, dispatches: readonly Dispatch[], uniformBuffers: GPUBuffer[]): Promise<SubmitTiming | null> {
+    if (dispatches.length === 0) return null;
+    if (this.profile === null) {
+      const pass = encoder.beginComputePass();
+      for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
+      pass.end();
+      return null;
+    }
+    const timing = this.profile.timeSubmit(dispatches.map((d) => d.program.cacheKey));
+    for (const [i, d] of dispatches.entries()) {
+      const pass = encoder.beginComputePass({ timestampWrites: timing.passTimestamps(i) });
+      uniformBuffers.push(await this.encodeDispatch(pass, d));
+      pass.end();
+    }
+    timing.resolve(encoder);
+    return timing;
+  }
+
   /** Runs dispatches in one compute pass and submit, waits for the GPU, then throws any device error. */
   async runDispatches(dispatches: readonly Dispatch[]): Promise<void> {
     const encoder = this.device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
     const uniformBuffers: GPUBuffer[] = [];
-    for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
-    pass.end();
+    const timing = await this.encodePasses(encoder, dispatches, uniformBuffers);
     this.device.queue.submit([encoder.finish()]);
+    timing?.afterSubmit();
     await this.device.queue.onSubmittedWorkDone();
     for (const b of uniformBuffers) b.destroy();
     this.throwIfFailed();
@@ -303,12 +328,9 @@ export class WebgpuRunner {
     const freeUniforms = (): void => {
       for (const b of uniformBuffers) b.destroy();
     };
+    let timing: SubmitTiming | null;
     try {
-      if (dispatches.length > 0) {
-        const pass = encoder.beginComputePass();
-        for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
-        pass.end();
-      }
+      timing = await this.encodePasses(encoder, dispatches, uniformBuffers);
     } catch (e) {
       freeUniforms();
       throw e;
@@ -316,6 +338,7 @@ export class WebgpuRunner {
     const staging = this.device.createBuffer({ size: stagingBytes, usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
     reads.forEach((read, idx) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[idx], alignTo4(read.numBytes)));
     this.device.queue.submit([encoder.finish()]);
+    timing?.afterSubmit();
     this.transferred.readBackBytes += totalBytes;
     const mapped = staging.mapAsync(MAP_MODE_READ, 0, stagingBytes);
     // collect() awaits the mapping; until then its failure must not count as unhandled.
@@ -380,7 +403,10 @@ export class WebgpuRunner {
     }
   }
 
-  destroy(): void {
+  /** Frees the device (after writing the GPU profile, when one was taken). */
+  async destroy(): Promise<void> {
+    const position = this.capabilities.position;
+    await this.profile?.report(position === null ? '' : `gpu ${position.index} `);
     for (const b of this.stagingBuffers) b.destroy();
     this.pipelines.clear();
     this.device.destroy();
