@@ -65,16 +65,18 @@ export interface TripleBatch {
 /**
  * Tally bytes of one mGEMM3 call. Several j-slices per call keep a GPU busy between read-backs (one
  * slice of nv 768 nf 16384 is ~0.1 ms of tensor-core GEMM on an H100) and amortize each call's fixed cost; the bound
- * keeps the two calls in flight (lookahead) to a few hundred MB of host memory at most.
+ * keeps the two calls in flight (lookahead) to about 512 MiB of host memory at most. 256 MiB rather than 64: on the
+ * H100, nv 4096 nf 16384 took 5.1–5.2 s instead of 5.5–5.6 s (3.1–3.4 s instead of 3.7–4.2 s with a threshold),
+ * since per-call host work left the GPU idle between calls (SNPTALLY_GPU_PROFILE: 4.6 s of GPU time in a 6.3 s compute).
  */
-const TALLY_BYTES_PER_CALL = 64 << 20;
+const TALLY_BYTES_PER_CALL = 256 << 20;
 
 /**
  * Device finalize with records: up to 8 records of 8 bytes per triple come back instead of tallies, and they
  * must fit one storage binding (128 MiB on common devices) or the batch falls back to the host; batches are
- * cut as if each triple had this many u32 tallies (64 bytes), i.e. at most 1 Mi triples and 64 MiB of records.
+ * cut as if each triple had this many u32 tallies (256 bytes), i.e. at most 1 Mi triples and 64 MiB of records.
  */
-const RECORD_WORDS_PER_TRIPLE = 16;
+const RECORD_WORDS_PER_TRIPLE = 64;
 
 /**
  * Triples finalized between yields to the event loop, so that the next batch's mGEMM3 advances during a
