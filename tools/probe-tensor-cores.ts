@@ -40,6 +40,24 @@ const FRAGMENT_MACS = 16 * 16 * 32;
 const STAGED_STEPS = 8;
 const ROW_WORDS = 8;
 
+/** A probe's program: `threads` threads, workgroup arrays As and Bs of the given words, the body's `lines`. */
+function probeProgram(cacheKey: string, threads: number, wordsA: number, wordsB: number, lines: readonly string[]): WgslProgram {
+  return {
+    cacheKey,
+    workgroupSize: [threads, 1],
+    storage: [
+      { name: 'seed', access: 'read', elementType: 'u32' },
+      { name: 'out', access: 'read_write', elementType: 'u32' },
+    ],
+    uniforms: [{ name: 'steps', type: 'u32' }],
+    extensions: ['chromium_experimental_subgroup_matrix'],
+    directives: ['diagnostic(off, chromium_experimental.subgroup_matrix_uniformity);'],
+    extraBuiltins: '@builtin(subgroup_id) sg: u32',
+    declarations: `var<workgroup> As: array<u32, ${wordsA}>;\nvar<workgroup> Bs: array<u32, ${wordsB}>;`,
+    mainBody: lines.join('\n'),
+  };
+}
+
 /**
  * A probe with `subgroups` subgroups of 32 threads, each owning `tiles` × `tiles` result matrices (the kernel: 4
  * subgroups, 4 × 4), whose operands come from `source`.
@@ -70,20 +88,7 @@ function tensorCoreProbe(source: OperandSource, subgroups: number, tiles: number
       lines.push(`  subgroupMatrixStore<row_major>(&out, ((wg.x * ${outTiles}u + sg * ${tiles * tiles}u + ${i * tiles + j}u) % 64u) * 256u, c${i}_${j}, 16u);`);
     }
   }
-  const program: WgslProgram = {
-    cacheKey: `probe:${source}:${subgroups}:${tiles}`,
-    workgroupSize: [32 * subgroups, 1],
-    storage: [
-      { name: 'seed', access: 'read', elementType: 'u32' },
-      { name: 'out', access: 'read_write', elementType: 'u32' },
-    ],
-    uniforms: [{ name: 'steps', type: 'u32' }],
-    extensions: ['chromium_experimental_subgroup_matrix'],
-    directives: ['diagnostic(off, chromium_experimental.subgroup_matrix_uniformity);'],
-    extraBuiltins: '@builtin(subgroup_id) sg: u32',
-    declarations: `var<workgroup> As: array<u32, ${STAGED_STEPS * stepWords}>;\nvar<workgroup> Bs: array<u32, ${STAGED_STEPS * stepWords}>;`,
-    mainBody: lines.join('\n'),
-  };
+  const program = probeProgram(`probe:${source}:${subgroups}:${tiles}`, 32 * subgroups, STAGED_STEPS * stepWords, STAGED_STEPS * stepWords, lines);
   return { name: `${source}, ${subgroups} subgroups of ${tiles}×${tiles} results`, program, macsPerStep: subgroups * tiles * tiles * FRAGMENT_MACS };
 }
 
@@ -125,20 +130,7 @@ function stagedStepProbe(subgroupCols: 2 | 4): TensorCoreProbe {
   for (let i = 0; i < 4; i++) {
     for (let j = 0; j < 4; j++) lines.push(`  subgroupMatrixStore<row_major>(&out, ((wg.x * ${subgroupCols * 32}u + sg * 16u + ${i * 4 + j}u) % 64u) * 256u, c${i}_${j}, 16u);`);
   }
-  const program: WgslProgram = {
-    cacheKey: `probe:staged:${subgroupCols}`,
-    workgroupSize: [threads, 1],
-    storage: [
-      { name: 'seed', access: 'read', elementType: 'u32' },
-      { name: 'out', access: 'read_write', elementType: 'u32' },
-    ],
-    uniforms: [{ name: 'steps', type: 'u32' }],
-    extensions: ['chromium_experimental_subgroup_matrix'],
-    directives: ['diagnostic(off, chromium_experimental.subgroup_matrix_uniformity);'],
-    extraBuiltins: '@builtin(subgroup_id) sg: u32',
-    declarations: `var<workgroup> As: array<u32, ${rowsA * 16}>;\nvar<workgroup> Bs: array<u32, ${rowsB * 16}>;`,
-    mainBody: lines.join('\n'),
-  };
+  const program = probeProgram(`probe:staged:${subgroupCols}`, threads, rowsA * 16, rowsB * 16, lines);
   // Two 32-byte rounds per step.
   return { name: `staged 64-byte steps (stores, 2 barriers), ${2 * subgroupCols} subgroups of 4×4 results`, program, macsPerStep: 2 * 2 * subgroupCols * 16 * FRAGMENT_MACS };
 }
