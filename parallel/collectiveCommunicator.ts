@@ -1,5 +1,6 @@
 // Collectives written once on top of point-to-point, shared by every communicator implementation.
 import type { Communicator, MessageArray, SendOptions } from './communicator.js';
+import { KeyedChain } from './keyedChain.js';
 
 /** Largest value a Uint32Array element can hold. */
 const UINT32_MAX = 0xffff_ffff;
@@ -58,25 +59,19 @@ export abstract class CollectiveCommunicator implements Communicator {
     checkUserTag('send', tag);
     checkSendOptions(options);
     const key = `${dest}|${tag}`;
-    const before = this.sendsWaiting.get(key);
-    if (before === undefined && options?.ready === undefined) {
+    if (!this.waitingSends.isBusy(key) && options?.ready === undefined) {
       await this.sendMessage(dest, tag, data);
       return;
     }
     const own = options?.immutable === true ? data : data.slice();
-    const sending = (async () => {
-      await before;
+    await this.waitingSends.run(key, async () => {
       await options?.ready?.(own.byteLength);
       await this.sendMessage(dest, tag, own);
-    })();
-    const settled = sending.catch(() => undefined);
-    this.sendsWaiting.set(key, settled);
-    void settled.then(() => { if (this.sendsWaiting.get(key) === settled) this.sendsWaiting.delete(key); });
-    await sending;
+    });
   }
 
-  /** Per (dest, tag), settles when the last send that waits (for `ready`, or behind one that does) has gone. */
-  private readonly sendsWaiting = new Map<string, Promise<void>>();
+  /** Sends that wait (for `ready`, or behind one that does), in order per (dest, tag). */
+  private readonly waitingSends = new KeyedChain();
 
   /** Messages between threads of one process arrive in memory that exists already: nothing to prepare. */
   prepareReceive(): void {}

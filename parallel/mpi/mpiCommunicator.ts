@@ -69,14 +69,22 @@ export class MpiCommunicator implements Communicator {
     this.prepared.set(`${source}|${tag}`, { array, mapped: mapPages(array.buffer as SharedArrayBuffer, PREFAULT_THREADS) });
   }
 
-  async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
-    checkPeerRank('recv', source, this.size);
-    this.checkTag('recv', tag);
+  /**
+   * The array prepareReceive set up for (source, tag), once its pages are mapped (the helpers write zeros, so
+   * matching must not start before); null when there is none of `like`'s kind or its helpers failed.
+   */
+  private async takePrepared(source: number, tag: number, like: MessageArray): Promise<MessageArray | null> {
     const key = `${source}|${tag}`;
     const prepared = this.prepared.get(key);
     this.prepared.delete(key);
-    // Matching starts only once the prepared array's pages are mapped: the helpers write zeros.
-    const ready = prepared !== undefined && isSameKind(prepared.array, like) && await prepared.mapped.then(() => true, () => false) ? prepared.array : null;
+    if (prepared === undefined || !isSameKind(prepared.array, like)) return null;
+    return prepared.mapped.then(() => prepared.array, () => null);
+  }
+
+  async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
+    checkPeerRank('recv', source, this.size);
+    this.checkTag('recv', tag);
+    const ready = await this.takePrepared(source, tag, like);
     const data = await this.context.poller.receive(this.handle, source, tag, (byteLength) => {
       if (byteLength % like.BYTES_PER_ELEMENT !== 0) {
         throw new Error(`recv from ${source} tag ${tag}: ${byteLength} bytes are not a whole number of ${arrayKindName(like)} elements`);

@@ -5,6 +5,7 @@
 // MPI_Test/MPI_Improbe calls are also what moves large messages along. A helper thread blocked in
 // MPI_Wait would need MPI_THREAD_MULTIPLE and its slower locking paths.
 import type { MessageArray } from '../communicator.js';
+import { KeyedChain } from '../keyedChain.js';
 import type { CommHandle, MpiBinding, RequestId } from './mpiBinding.js';
 
 /** Polls back to back while requests keep completing, then every millisecond (ranks may share cores). */
@@ -72,8 +73,8 @@ export class RequestPoller {
   private readonly receives = new Map<string, PendingReceive[]>();
   /** Per (comm, source, tag) key, the head receive whose header has been matched. */
   private readonly active = new Map<string, ActiveReceive>();
-  /** Per (comm, dest, tag) key, settles when the parts of the last message still being posted (send with `ready`) are. */
-  private readonly posting = new Map<string, Promise<void>>();
+  /** Messages still being posted (a send with `ready`, or one behind it), in order per (comm, dest, tag) key. */
+  private readonly posting = new KeyedChain();
   private scheduled = false;
   private idlePolls = 0;
   /** Pending requests of at least LARGE_TRANSFER_BYTES. */
@@ -109,7 +110,6 @@ export class RequestPoller {
    */
   send(comm: CommHandle, dest: number, tag: number, data: MessageArray, ready?: (byteEnd: number) => Promise<void>): SendProgress {
     const key = `${comm}|${dest}|${tag}`;
-    const before = this.posting.get(key);
     const parts: Promise<void>[] = [];
     const postHeader = (): void => {
       parts.push(this.wait(this.binding.isend(comm, dest, tag, Float64Array.of(data.byteLength))));
@@ -118,24 +118,20 @@ export class RequestPoller {
       const end = Math.min(data.byteLength, offset + MESSAGE_PIECE_BYTES);
       parts.push(this.wait(this.binding.isend(comm, dest, tag, new Uint8Array(data.buffer, data.byteOffset + offset, end - offset)), end - offset));
     };
-    if (before === undefined && ready === undefined) {
+    if (!this.posting.isBusy(key) && ready === undefined) {
       postHeader();
       for (let offset = 0; offset < data.byteLength; offset += MESSAGE_PIECE_BYTES) postPiece(offset);
       return { posted: Promise.resolve(), completed: Promise.all(parts).then(() => undefined) };
     }
-    const posted = (async () => {
-      await before;
+    // Later messages of the key wait for this one's parts to be posted, even if it failed (the job then ends anyway).
+    const posted = this.posting.run(key, async () => {
       postHeader();
       for (let offset = 0; offset < data.byteLength; offset += MESSAGE_PIECE_BYTES) {
         await ready?.(Math.min(data.byteLength, offset + MESSAGE_PIECE_BYTES));
         postPiece(offset);
       }
-    })();
-    // Later messages of the key wait for this one's parts to be posted, even if it failed (the job then ends anyway).
-    const settled = posted.catch(() => undefined);
-    this.posting.set(key, settled);
-    void settled.then(() => { if (this.posting.get(key) === settled) this.posting.delete(key); });
-    return { posted, completed: settled.then(() => Promise.all(parts)).then(() => undefined) };
+    });
+    return { posted, completed: posted.then(() => Promise.all(parts), () => Promise.all(parts)).then(() => undefined) };
   }
 
   /** Receives the next message (header and pieces, see send) from (source, tag) of `comm` into an array made by `allocate`. */
@@ -155,7 +151,7 @@ export class RequestPoller {
    * exchange's, may still be in flight when a rank finishes). A receive that was never matched is a bug.
    */
   async settle(): Promise<void> {
-    await Promise.all(this.posting.values());
+    await this.posting.idle();
     if (this.receives.size > 0) throw new Error(`${this.numPending} MPI receives were never matched`);
     await Promise.all([...this.waiters.keys()].map((id) => new Promise<void>((resolve, reject) => {
       const waiter = this.waiters.get(id);
