@@ -16,8 +16,9 @@ const BLOCK_WORKER_URL = new URL('./blockBuildWorker.js', import.meta.url);
 /**
  * Fields (vector rows × slab fields) below which one more thread does not pay. A block worker takes ~30–50 ms
  * to start and load its modules (~100 ms on a loaded machine) and builds its own lookup tables (~10 ms); one
- * thread generates and packs ~500–1000 M fields/s (reads and packs a file's at least as fast). A share of 2^26 fields (16 MB of packed codes, ~0.1 s)
- * keeps that start-up a small part of the share; a block of less than twice that is built on one thread.
+ * thread generates and packs ~500–1000 M fields/s (reads and packs a file's at least as fast). A share of 2^26
+ * fields (16 MB of packed codes, ~0.1 s) keeps that start-up a small part of the share; a block of less than twice
+ * that is built on one thread.
  */
 export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 26;
 
