@@ -2,9 +2,9 @@
 // vector file — as planes: the work that blockBuild.ts gives its block workers (or the main thread, for small
 // blocks) chunk by chunk.
 //
-// Only light imports (core, io's packed-file reader, and type-only): the block worker threads load this file.
+// The block worker threads load this file: it imports core, io (for the packed-file reader) and types only.
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../core/syntheticProblems.js';
-import { readPackedVectorSlab } from '../io/packedVectorFile.js';
+import { readPackedVectorSlab } from '../io/index.js';
 import type { ProblemSource } from './jobSpec.js';
 import { packRowPlanes, planePackingTable } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
