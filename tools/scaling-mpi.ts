@@ -134,11 +134,14 @@ function runOnce(options: ScalingOptions, procs: number, numVector: number): Omi
   const wallSeconds = (performance.now() - start) / 1000;
   if (child.error !== undefined) throw new Error(`cannot run mpirun: ${child.error.message}`);
   if (child.status !== 0) throw new Error(`mpirun -np ${procs} failed (status ${child.status}):\n${child.stderr}`);
-  // The report is the last line that is a JSON object: `run --json` prints only it, but native code in the
-  // ranks (Dawn's shader-compiler warnings, until the kernel left the deprecated forms) may write to stdout too.
-  const reportLine = child.stdout.split('\n').filter((line) => line.startsWith('{')).at(-1);
-  if (reportLine === undefined) throw new Error(`mpirun -np ${procs}: no JSON report on stdout:\n${child.stdout.slice(-2000)}`);
-  const report = JSON.parse(reportLine) as RunReport;
+  // `run --json` writes one JSON document to stdout and nothing else (stdout is the report's: anything else there
+  // is a bug to see, not to skip).
+  let report: RunReport;
+  try {
+    report = JSON.parse(child.stdout) as RunReport;
+  } catch {
+    throw new Error(`mpirun -np ${procs}: stdout is not one JSON report:\n${child.stdout.slice(-2000)}`);
+  }
   checkOneGpuPerRank(procs, report.rankDevices);
   return {
     procs, numVector, numField: options.numField, seconds: report.seconds, wallSeconds,
