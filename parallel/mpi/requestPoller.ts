@@ -43,12 +43,20 @@ interface PendingReceive {
   readonly reject: (error: Error) => void;
 }
 
+/**
+ * Where a message's bytes go: the receive's array, or — when no array of that size could be made — scratch bytes
+ * that take the pieces anyway (they are on their way) before the receive fails with the allocation's error.
+ */
+type ReceiveTarget =
+  | { readonly kind: 'array'; readonly data: MessageArray; readonly bytes: Uint8Array }
+  | { readonly kind: 'discard'; readonly error: Error; readonly bytes: Uint8Array };
+
 /** The receive at the head of its (comm, source, tag) queue, from its header on: its pieces are being matched. */
 interface ActiveReceive {
   readonly entry: PendingReceive;
   readonly header: Float64Array;
-  /** Set when the header has arrived: the message's bytes, and where they go. */
-  target: { readonly data: MessageArray | null; readonly bytes: Uint8Array; readonly allocationError: Error | null } | null;
+  /** Set when the header has arrived: where the message's bytes go. */
+  target: ReceiveTarget | null;
   matchedBytes: number;
   openPieces: number;
 }
@@ -266,10 +274,10 @@ export class RequestPoller {
     const byteLength = receiving.header[0];
     try {
       const data = receiving.entry.allocate(byteLength);
-      receiving.target = { data, bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), allocationError: null };
+      receiving.target = { kind: 'array', data, bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
     } catch (error) {
       // Its pieces are on their way to this rank: receive their bytes so MPI stays consistent.
-      receiving.target = { data: null, bytes: new Uint8Array(byteLength), allocationError: error instanceof Error ? error : new Error(String(error)) };
+      receiving.target = { kind: 'discard', error: error instanceof Error ? error : new Error(String(error)), bytes: new Uint8Array(byteLength) };
     }
   }
 
@@ -277,8 +285,8 @@ export class RequestPoller {
   private finishIfComplete(receiving: ActiveReceive): void {
     const { target } = receiving;
     if (target === null || receiving.matchedBytes < target.bytes.length || receiving.openPieces > 0) return;
-    if (target.allocationError !== null || target.data === null) receiving.entry.reject(target.allocationError ?? new Error('receive without an array'));
-    else receiving.entry.resolve(target.data);
+    if (target.kind === 'array') receiving.entry.resolve(target.data);
+    else receiving.entry.reject(target.error);
   }
 
   /** An MPI error is fatal to the job: every waiting operation fails with it. */
