@@ -21,6 +21,8 @@ export interface SubmitTiming {
   resolve(encoder: GPUCommandEncoder): void;
   /** Call after the submit: reads the timestamps when they are there and adds them to the profile. */
   afterSubmit(): void;
+  /** Frees the query sets and buffers of a submit that will not happen (encoding failed). */
+  discard(): void;
 }
 
 export class DispatchProfile {
@@ -54,6 +56,7 @@ export class DispatchProfile {
         sets.forEach((set, s) => encoder.resolveQuerySet(set, 0, set.count, resolved, s * DISPATCHES_PER_QUERY_SET * 16));
         encoder.copyBufferToBuffer(resolved, 0, readable, 0, Math.max(16, bytes));
       },
+      discard: free,
       afterSubmit: () => {
         const read = readable.mapAsync(MAP_MODE_READ).then(() => {
           const stamps = new BigUint64Array(readable.getMappedRange().slice(0));

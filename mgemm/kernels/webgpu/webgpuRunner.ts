@@ -273,10 +273,15 @@ export class WebgpuRunner {
       return null;
     }
     const timing = this.profile.timeSubmit(dispatches.map((d) => d.program.cacheKey));
-    for (const [i, d] of dispatches.entries()) {
-      const pass = encoder.beginComputePass({ timestampWrites: timing.passTimestamps(i) });
-      uniformBuffers.push(await this.encodeDispatch(pass, d));
-      pass.end();
+    try {
+      for (const [i, d] of dispatches.entries()) {
+        const pass = encoder.beginComputePass({ timestampWrites: timing.passTimestamps(i) });
+        uniformBuffers.push(await this.encodeDispatch(pass, d));
+        pass.end();
+      }
+    } catch (e) {
+      timing.discard();
+      throw e;
     }
     timing.resolve(encoder);
     return timing;
