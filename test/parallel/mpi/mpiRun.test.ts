@@ -3,7 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { randomProblemCode } from '../../../src/core/syntheticProblems.js';
 import type { RankDevice } from '../../../src/engine/index.js';
+import { packFieldValues, writePackedVectorFile } from '../../../src/io/packedVectorFile.js';
 import { gpuIndexLayerGate, webgpuGate } from '../../helpers/webgpuGate.js';
 import { CLI_MAIN, mpiUnavailableReason, runCliDirect, runUnderMpirun } from './mpiHarness.js';
 
@@ -94,6 +96,18 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('snptally run
       }
     });
   }
+
+  it('reads an input file on every rank (each its vector block and field slab): the SPEC checksum of its problem', () => {
+    // The random problem of RANDOM2 written as a packed file: runs over it must give that problem's checksum.
+    const path = join(workDir, 'random48x100.bin');
+    writePackedVectorFile(path, packFieldValues(48, 100, (v, f) => randomProblemCode(v, f, 100)), 48, 100);
+    for (const grid of [['--npv', '2', '--npf', '2'], ['--npv', '4', '--half-diagonal', 'split']]) {
+      const mpi = mpiRun(4, [...RANDOM2, '--input', path, ...grid, '--json']);
+      expect(mpi.stderr).toBe('');
+      expect(mpi.status).toBe(0);
+      expect(parseOneReport(mpi.stdout).checksum).toBe(SPEC.ccc2Random);
+    }
+  });
 
   it('writes the same per-rank files as the in-process run; ranks of field slab ≠ 0 leave theirs empty', () => {
     const args = [...RANDOM2, '--npv', '2', '--npf', '2', '--json'];
