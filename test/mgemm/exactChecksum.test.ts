@@ -1,5 +1,7 @@
-// The WGSL checksum sum against BigInt: checksumWeight's rv limbs and Σ rv·iv through the 12-bit columns, with
-// CHECKSUM_TERMS_PER_FOLD terms of the heaviest rv (limbs) and the largest iv between folds (the columns' bound), and random terms.
+// The WGSL checksum sum against BigInt: checksumWeight's rv limbs (from checksumResidues of a pair's or triple's first
+// uid and checksumResiduesPlus of the entry bits) and Σ rv·iv through the 12-bit columns, with CHECKSUM_TERMS_PER_FOLD
+// terms of the heaviest rv (limbs) and the largest iv between folds (the columns' bound), and random terms, first uids
+// near M among them (the entry bits carry past M).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumWeightWgsl } from '../../mgemm/kernels/webgpu/wgsl/exactChecksum.js';
@@ -16,8 +18,8 @@ const gate = await webgpuGate();
 const WORKGROUP = 64;
 const FOLDS_PER_THREAD = 3;
 const TERMS_PER_THREAD = FOLDS_PER_THREAD * CHECKSUM_TERMS_PER_FOLD;
-/** Words of one term: uid mod M, iv low, iv high. */
-const TERM_WORDS = 3;
+/** Words of one term: first uid mod M, entry bits, iv low, iv high. */
+const TERM_WORDS = 4;
 
 /** Each thread adds its terms, folding after every CHECKSUM_TERMS_PER_FOLD, and writes its 128-bit sum. */
 const TEST_PROGRAM: WgslProgram = {
@@ -38,7 +40,7 @@ ${checksumWeightWgsl()}`,
   for (var fold = 0u; fold < ${FOLDS_PER_THREAD}u; fold++) {
     for (var k = 0u; k < ${CHECKSUM_TERMS_PER_FOLD}u; k++) {
       let at = ${TERM_WORDS}u * (t * ${TERMS_PER_THREAD}u + fold * ${CHECKSUM_TERMS_PER_FOLD}u + k);
-      checksumAddTerm(checksumWeight(terms[at]), vec2<u32>(terms[at + 1u], terms[at + 2u]));
+      checksumAddTerm(checksumWeight(checksumResiduesPlus(checksumResidues(terms[at]), terms[at + 1u])), vec2<u32>(terms[at + 2u], terms[at + 3u]));
     }
     sum = checksumFold(sum);
   }
@@ -49,9 +51,15 @@ ${checksumWeightWgsl()}`,
 };
 
 interface Term {
+  /** The entry's uid mod M = (first + bits) mod M. */
   readonly uidMod: number;
+  /** Entry bits added to the pair's or triple's first uid, below 8. */
+  readonly bits: number;
   readonly iv: bigint;
 }
+
+/** The first uid mod M of a term. */
+const firstUidMod = (term: Term): number => (term.uidMod - term.bits + RANDOMIZE_MAX) % RANDOMIZE_MAX;
 
 const IV_MAX = (1n << 60n) - 1n;
 
@@ -75,13 +83,16 @@ function threadTerms(): Term[][] {
   const randomIv = (bits: number): bigint => ((BigInt(Math.floor(random() * 2 ** 30)) << 30n) | BigInt(Math.floor(random() * 2 ** 30))) >> BigInt(60 - bits);
   const heaviest = heaviestWeightUid();
   const threads: Term[][] = [
-    Array.from({ length: TERMS_PER_THREAD }, () => ({ uidMod: heaviest, iv: IV_MAX })),
-    Array.from({ length: TERMS_PER_THREAD }, (_, k) => ({ uidMod: heaviest, iv: k % 2 === 0 ? IV_MAX : 0n })),
-    Array.from({ length: TERMS_PER_THREAD }, () => ({ uidMod: 0, iv: 0n })),
+    Array.from({ length: TERMS_PER_THREAD }, (_, k) => ({ uidMod: heaviest, bits: k % 8, iv: IV_MAX })),
+    Array.from({ length: TERMS_PER_THREAD }, (_, k) => ({ uidMod: heaviest, bits: 7 - (k % 8), iv: k % 2 === 0 ? IV_MAX : 0n })),
+    Array.from({ length: TERMS_PER_THREAD }, () => ({ uidMod: 0, bits: 0, iv: 0n })),
+    // First uids M − 7 … M − 1 with every entry's bits: uid + bits wraps past M.
+    Array.from({ length: TERMS_PER_THREAD }, (_, k) => ({ uidMod: (RANDOMIZE_MAX - 1 - (k % 7) + (k % 8)) % RANDOMIZE_MAX, bits: k % 8, iv: IV_MAX - BigInt(k) })),
   ];
   for (let t = 0; t < 2 * WORKGROUP; t++) {
     threads.push(Array.from({ length: TERMS_PER_THREAD }, (_, k) => ({
       uidMod: k % 5 === 0 ? heaviest : Math.floor(random() * RANDOMIZE_MAX),
+      bits: Math.floor(random() * 8),
       iv: k % 7 === 0 ? IV_MAX : randomIv(1 + Math.floor(random() * 60)),
     })));
   }
@@ -97,7 +108,7 @@ describe.skipIf(!gate.available)(`WGSL checksum sum on ${gate.description}`, () 
 
   it('equals Σ rv·iv in BigInt, columns filled to their bound between folds', async () => {
     const threads = threadTerms();
-    const words = Uint32Array.from(threads.flatMap((terms) => terms.flatMap((term) => [term.uidMod, Number(term.iv & 0xffffffffn), Number(term.iv >> 32n)])));
+    const words = Uint32Array.from(threads.flatMap((terms) => terms.flatMap((term) => [firstUidMod(term), term.bits, Number(term.iv & 0xffffffffn), Number(term.iv >> 32n)])));
     const input = runner.createStorageBuffer(words.byteLength, { readBack: false });
     const output = runner.createStorageBuffer(threads.length * 16, { readBack: true });
     runner.upload(input, words);

@@ -204,6 +204,7 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
       // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2).
       let hiIsI = gi > gj;
       let pairMod = (mulMod(select(gi, gj, !hiIsI) % RMOD, u.numVectorMod) + select(gj, gi, !hiIsI) % RMOD) % RMOD;
+      let pairResidues = checksumResidues((pairMod * 4u) % RMOD);
       for (var e = 0u; e < 4u; e++) {
         if ((mask & (1u << e)) == 0u) { continue; }
         entries += 1u;
@@ -220,7 +221,7 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
         if (sdIsZero(v)) { zeros += 1u; continue; }
         if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
         let bits = select(b * 2u + a, a * 2u + b, hiIsI);
-        checksumAddTerm(checksumWeight((pairMod * 4u + bits) % RMOD), sdFloorTimes2p56(v));
+        checksumAddTerm(checksumWeight(checksumResiduesPlus(pairResidues, bits)), sdFloorTimes2p56(v));
       }
     }
   }

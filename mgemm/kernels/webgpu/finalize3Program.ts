@@ -317,7 +317,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
         let cLo = select(select(gk, gj, rankJ == 2u), gi, rankI == 2u);
         let cMid = select(select(gk, gj, rankJ == 1u), gi, rankI == 1u);
         let tripleMod = (mulMod((mulMod(cHi % RMOD, u.numVectorMod) + cMid % RMOD) % RMOD, u.numVectorMod) + cLo % RMOD) % RMOD;
-        let uidBase = (tripleMod * 8u) % RMOD;
+        let tripleResidues = checksumResidues((tripleMod * 8u) % RMOD);
         for (var e = 0u; e < 8u; e++) {
           if ((mask & (1u << e)) == 0u) { continue; }
           entries += 1u;
@@ -332,7 +332,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
           if (sdIsZero(v)) { zeros += 1u; continue; }
           if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
           let bits = ((e >> 2u) << (2u - rankI)) | (((e >> 1u) & 1u) << (2u - rankJ)) | ((e & 1u) << (2u - rankK));
-          checksumAddTerm(checksumWeight((uidBase + bits) % RMOD), sdFloorTimes2p56(v));
+          checksumAddTerm(checksumWeight(checksumResiduesPlus(tripleResidues, bits)), sdFloorTimes2p56(v));
         }
       }
     }

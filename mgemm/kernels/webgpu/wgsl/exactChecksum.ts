@@ -10,16 +10,23 @@ import { randomize, RANDOMIZE_MAX } from '../../../../src/core/randomize.js';
  */
 export const CHECKSUM_TERMS_PER_FOLD = 64;
 
+/** Entry bits of a pair (4 entries) or triple (8) that checksumResiduesPlus adds to its first uid: below this. */
+const MAX_ENTRY_BITS = 8;
+
 /**
  * Checksum weight rv = randomize(uid + OFFSET_LOW) + 714025·randomize(uid + OFFSET_HIGH) from uid mod 714025, and
  * the thread's sum Σ rv·iv kept as eight 12-bit limb columns that take limb products without carries (no 128-bit
  * product per entry); checksumFold carries them into a 128-bit sum.
+ * The two randomize residues are computed once per pair or triple (checksumResidues of its first uid, five
+ * remainders); an entry's uid adds its entry bits d < 8, which adds 4096·d < M to each residue
+ * (randomize(x + d) ≡ randomize(x) + 4096·d): one conditional subtraction instead of five remainders per entry.
  */
 export function checksumWeightWgsl(): string {
   // randomize(x) depends on x mod M only (for x < 2^52, see core/randomize.ts); the offsets enter as residues.
   const offsetLow = 956158765 % RANDOMIZE_MAX;
   const offsetHigh = 842467637 % RANDOMIZE_MAX;
-  if (randomize(0) !== 150889) throw new Error('randomize changed: update the WGSL checksum weight');
+  if (randomize(0) !== 150889 || randomize(1) !== 150889 + 4096) throw new Error('randomize changed: update the WGSL checksum weight');
+  if (4096 * (MAX_ENTRY_BITS - 1) >= RANDOMIZE_MAX) throw new Error('checksumResiduesPlus needs 4096·d < M');
   // rv = M·high + low with M = mHigh·2^12 + mLow; high, low < M < 2^20.
   const mHigh = Math.floor(RANDOMIZE_MAX / 4096);
   const mLow = RANDOMIZE_MAX % 4096;
@@ -33,10 +40,19 @@ fn mulMod(x: u32, y: u32) -> u32 {
 fn randomizeResidue(x: u32) -> u32 {
   return (4096u * x + 150889u) % RMOD;
 }
-/** rv of the entry with uid ≡ uidMod (mod M), < 2^40, as 12-bit limbs (least significant first; the last < 2^4). */
-fn checksumWeight(uidMod: u32) -> vec4<u32> {
-  let low = randomizeResidue((uidMod + ${offsetLow}u) % RMOD);
-  let high = randomizeResidue((uidMod + ${offsetHigh}u) % RMOD);
+/** (randomize(uid + OFFSET_LOW), randomize(uid + OFFSET_HIGH)) of the uid ≡ uidMod (mod M). */
+fn checksumResidues(uidMod: u32) -> vec2<u32> {
+  return vec2<u32>(randomizeResidue((uidMod + ${offsetLow}u) % RMOD), randomizeResidue((uidMod + ${offsetHigh}u) % RMOD));
+}
+/** checksumResidues of uid + d from those of uid, for entry bits d < ${MAX_ENTRY_BITS}. */
+fn checksumResiduesPlus(base: vec2<u32>, d: u32) -> vec2<u32> {
+  let sum = base + vec2<u32>(4096u * d);
+  return select(sum, sum - vec2<u32>(RMOD), sum >= vec2<u32>(RMOD));
+}
+/** rv = M·high + low of residues (low, high), < 2^40, as 12-bit limbs (least significant first; the last < 2^4). */
+fn checksumWeight(residues: vec2<u32>) -> vec4<u32> {
+  let low = residues.x;
+  let high = residues.y;
   // M·high + low with high and low split at bit 12: column sums below 2^23 before their carries.
   let a0 = ${mLow}u * (high & 0xfffu) + (low & 0xfffu);
   let a1 = ${mLow}u * (high >> 12u) + ${mHigh}u * (high & 0xfffu) + (low >> 12u) + (a0 >> 12u);
