@@ -6,7 +6,7 @@ import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/tallyLayo
 
 const caps = (hasSubgroupMatrix: boolean): GpuCapabilities => ({
   description: 'test adapter', position: null, maxStorageBufferBindingSize: 1 << 27, maxBufferSize: 2 ** 32, maxComputeWorkgroupStorageSize: 32768,
-  maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535, minStorageBufferOffsetAlignment: 256, hasSubgroupMatrix,
+  maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535, minStorageBufferOffsetAlignment: 256, minUniformBufferOffsetAlignment: 256, hasSubgroupMatrix,
 });
 
 describe('factorGroup', () => {

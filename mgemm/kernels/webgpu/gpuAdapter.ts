@@ -21,6 +21,8 @@ export interface GpuCapabilities {
   readonly maxComputeInvocationsPerWorkgroup: number;
   readonly maxComputeWorkgroupsPerDimension: number;
   readonly minStorageBufferOffsetAlignment: number;
+  /** Offsets of uniform bindings are multiples of this (one submit's uniforms share one buffer). */
+  readonly minUniformBufferOffsetAlignment: number;
   /** The adapter multiplies u8 subgroup matrices (16×16×32 → u32) with 32-wide subgroups: tensor cores. */
   readonly hasSubgroupMatrix: boolean;
 }
@@ -124,6 +126,7 @@ export async function openGpuDevice(adapter: GPUAdapter): Promise<OpenedGpu> {
     maxComputeInvocationsPerWorkgroup: device.limits.maxComputeInvocationsPerWorkgroup,
     maxComputeWorkgroupsPerDimension: device.limits.maxComputeWorkgroupsPerDimension,
     minStorageBufferOffsetAlignment: device.limits.minStorageBufferOffsetAlignment,
+    minUniformBufferOffsetAlignment: device.limits.minUniformBufferOffsetAlignment,
     hasSubgroupMatrix,
   };
   return { device, capabilities };

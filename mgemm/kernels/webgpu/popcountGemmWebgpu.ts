@@ -16,6 +16,7 @@ import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize
 import { checkPopcountGemmRequest, checkVectorSumsRequest } from '../../requestChecks.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
+import { ExpandedOperands } from './expandedOperands.js';
 import { createFinalize2Program, type Finalize2Program } from './finalize2Program.js';
 import { FinalizeScratchRing, type FinalizeScratch } from './finalizeScratch.js';
 import { createFinalize3Program, type Finalize3Program } from './finalize3Program.js';
@@ -32,7 +33,7 @@ import { submitTally3, submitTally3Finalize, timeTally3Kernels, type Finalize3Ho
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { ResidentPairCounts } from './tripleFinalizeWebgpu.js';
 import { createVectorSumsProgram } from './vectorSumsProgram.js';
-import { settled, WebgpuRunner, type Dispatch, type Pending, type TransferStatistics } from './webgpuRunner.js';
+import { settled, WebgpuRunner, type BufferRange, type Dispatch, type Pending, type TransferStatistics } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
@@ -102,6 +103,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * min(maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH = 256 MiB) however many requests are in flight.
    */
   private readonly scratch: GrowingBuffers<string>;
+  /** Whole B chunks expanded into u8 operands, kept across requests (expandedOperands.ts). */
+  private readonly expandedOperands: ExpandedOperands;
   /** Status, partials and records of finalize requests in flight: read back after their submit, so one set each. */
   private readonly finalizeScratch: FinalizeScratchRing;
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
@@ -126,6 +129,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
     this.pairCounts = new ResidentPairCounts(runner);
     this.scratch = new GrowingBuffers(runner);
+    this.expandedOperands = new ExpandedOperands(runner, EXPANDED_BYTES);
     this.finalizeScratch = new FinalizeScratchRing(runner);
   }
 
@@ -257,6 +261,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.pairCounts.clear();
     this.finalizeScratch.destroy();
     this.scratch.destroy();
+    this.expandedOperands.clear();
     for (const b of this.vectorWordBuffers) b.destroy();
     await this.runner.destroy();
   }
@@ -511,11 +516,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
       rowUnit: U8_GEMM_ROW_TILE, colUnit: U8_GEMM_COL_TILE, outWords: (rows, cols) => numGroups * padRows(rows) * padCols(cols),
     });
-    const maxRows = Math.max(0, ...blocks.map((blk) => padRows(blk.numRows)));
-    const maxCols = Math.max(0, ...blocks.map((blk) => padCols(blk.numCols)));
     const kBytes = a.wordsPerPlane * 32;
-    const expandedA = this.scratchBuffer('expandedA', maxRows * kBytes);
-    const expandedB = this.scratchBuffer('expandedB', maxCols * kBytes);
     const expand = (program: WgslProgram, chunk: PlaneChunk, first: number, count: number, numRowsPad: number, target: GPUBuffer): Dispatch => {
       const numWorkgroups = Math.ceil((numRowsPad * a.wordsPerPlane * 8) / EXPAND_WORKGROUP);
       const x = Math.min(numWorkgroups, maxGroups);
@@ -525,22 +526,51 @@ export class PopcountGemmWebgpu implements PopcountGemm {
         workgroups: [x, Math.ceil(numWorkgroups / x)],
       };
     };
+    // B's chunks expanded whole and kept (expandedOperands.ts), where a block's columns can be bound as a range of
+    // the expansion (row offsets aligned for a storage binding); per group, by chunk.
+    const keptB = await Promise.all(factors.map(async ({ expandB }) => {
+      const kept = new Map<PlaneChunk, GPUBuffer>();
+      if (kBytes % this.runner.capabilities.minStorageBufferOffsetAlignment !== 0) return kept;
+      for (const chunk of new Set(blocks.map((blk) => blk.bChunk))) {
+        const numRowsPad = padCols(chunk.numRows) + U8_GEMM_COL_TILE;
+        const buffer = await this.expandedOperands.of(chunk, expandB, kBytes, numRowsPad,
+          (target) => expand(expandB, chunk, chunk.firstRow, chunk.numRows, numRowsPad, target));
+        if (buffer !== null) kept.set(chunk, buffer);
+      }
+      return kept;
+    }));
+    const maxRows = Math.max(0, ...blocks.map((blk) => padRows(blk.numRows)));
+    const expandedA = this.scratchBuffer('expandedA', maxRows * kBytes);
+    const unkeptCols = blocks.filter((blk) => keptB.some((kept) => !kept.has(blk.bChunk))).map((blk) => padCols(blk.numCols));
+    const expandedB = unkeptCols.length === 0 ? null : this.scratchBuffer('expandedB', Math.max(...unkeptCols) * kBytes);
+    /** Dispatches that give group g's B operand of a block: none when its chunk's expansion is kept. */
+    const operandB = (g: number, blk: SubBlock): { readonly dispatches: Dispatch[]; readonly bound: GPUBuffer | BufferRange } => {
+      const kept = keptB[g].get(blk.bChunk);
+      if (kept !== undefined) {
+        return { dispatches: [], bound: { buffer: kept, offset: (blk.colFirst - blk.bChunk.firstRow) * kBytes, size: padCols(blk.numCols) * kBytes } };
+      }
+      if (expandedB === null) throw new Error('planU8: a block without a kept B expansion and no scratch');
+      return { dispatches: [expand(factors[g].expandB, blk.bChunk, blk.colFirst, blk.numCols, padCols(blk.numCols), expandedB)], bound: expandedB };
+    };
     return {
       family, blocks,
       shapeOf: (blk) => ({ groupWords: padRows(blk.numRows) * padCols(blk.numCols), rowStride: padCols(blk.numCols) }),
-      dispatchesOf: (blk, output) => factors.flatMap(({ expandA, expandB }, g) => [
-        expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), expandedA),
-        expand(expandB, blk.bChunk, blk.colFirst, blk.numCols, padCols(blk.numCols), expandedB),
-        {
-          program: gemm,
-          storage: [expandedA, expandedB, output],
-          uniforms: {
-            kBytes, outStride: padCols(blk.numCols), outOffset: g * padRows(blk.numRows) * padCols(blk.numCols),
-            skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst,
+      dispatchesOf: (blk, output) => factors.flatMap(({ expandA }, g) => {
+        const b = operandB(g, blk);
+        return [
+          expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), expandedA),
+          ...b.dispatches,
+          {
+            program: gemm,
+            storage: [expandedA, b.bound, output],
+            uniforms: {
+              kBytes, outStride: padCols(blk.numCols), outOffset: g * padRows(blk.numRows) * padCols(blk.numCols),
+              skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst,
+            },
+            workgroups: [padCols(blk.numCols) / gemm.tileCols, padRows(blk.numRows) / gemm.tileRows],
           },
-          workgroups: [padCols(blk.numCols) / gemm.tileCols, padRows(blk.numRows) / gemm.tileRows],
-        },
-      ]),
+        ];
+      }),
     };
   }
 

@@ -7,7 +7,8 @@ import { BUFFER_USAGE, MAP_MODE_READ, MAP_MODE_WRITE } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
 import { traced } from '../../../src/core/trace.js';
 import { DispatchProfile, GPU_PROFILE_REQUESTED, type SubmitTiming } from './dispatchProfile.js';
-import { emitShader, packUniforms, type WgslProgram } from './wgslProgram.js';
+import { BufferPool } from './bufferPool.js';
+import { emitShader, packUniformBlocks, uniformBytes, type WgslProgram } from './wgslProgram.js';
 
 /**
  * Part of a buffer bound as one storage binding: `offset` a multiple of the device's
@@ -85,11 +86,17 @@ export class WebgpuRunner {
   private numPendingReadBacks = 0;
   /** GPU time per program, when asked for (SNPTALLY_GPU_PROFILE=1) and the device can time passes. */
   private readonly profile: DispatchProfile | null;
+  /** Each submit's uniforms and read-back staging, reused once the submit is done (bufferPool.ts). */
+  private readonly uniformPool: BufferPool;
+  private readonly readBackPool: BufferPool;
 
   constructor(opened: OpenedGpu) {
     this.device = opened.device;
     this.capabilities = opened.capabilities;
     this.profile = GPU_PROFILE_REQUESTED && this.device.features.has('timestamp-query') ? new DispatchProfile(this.device) : null;
+    // Submits in flight at once are few (a request and the next one's, each read back before the one after).
+    this.uniformPool = new BufferPool(this.device, BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST, 8);
+    this.readBackPool = new BufferPool(this.device, BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST, 8);
     this.device.onuncapturederror = (event: GPUUncapturedErrorEvent) => { this.errors.push(event.error.message); };
     void this.device.lost.then((info) => { this.lostReason = info.message || info.reason; });
   }
@@ -243,42 +250,47 @@ export class WebgpuRunner {
     }
   }
 
-  /** Records one dispatch into `pass`; its uniform buffer is returned so the caller can destroy it after the submit. */
-  async encodeDispatch(pass: GPUComputePassEncoder, dispatch: Dispatch): Promise<GPUBuffer> {
-    const pipeline = await this.pipelineFor(dispatch.program);
-    const uniformData = packUniforms(dispatch.program, dispatch.uniforms);
-    const uniformBuffer = this.device.createBuffer({ size: uniformData.byteLength, usage: BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST });
-    this.device.queue.writeBuffer(uniformBuffer, 0, uniformData);
+  /** Records one dispatch into `pass`, its uniforms bound at `uniforms` (a block of the submit's uniform buffer). */
+  private encodeDispatch(pass: GPUComputePassEncoder, dispatch: Dispatch, pipeline: GPUComputePipeline, uniforms: GPUBufferBinding): void {
     const entries: GPUBindGroupEntry[] = dispatch.storage.map((bound, idx) => ({
       binding: idx, resource: 'offset' in bound ? { buffer: bound.buffer, offset: bound.offset, size: bound.size } : { buffer: bound },
     }));
-    entries.push({ binding: dispatch.storage.length, resource: { buffer: uniformBuffer } });
+    entries.push({ binding: dispatch.storage.length, resource: uniforms });
     const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bindGroup);
     pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
-    return uniformBuffer;
   }
 
   /**
    * Records `dispatches` in order into `encoder`: one compute pass for all, or, when profiling, one pass each with
-   * its timestamps (then the returned timing's afterSubmit must be called once the encoder is submitted).
+   * its timestamps (then the returned timing's afterSubmit must be called once the encoder is submitted). All their
+   * uniforms go into one buffer of the uniform pool, uploaded once (not a buffer and an upload per dispatch); it is
+   * pushed on `uniformBuffers` for the caller to give back after the submit.
    */
   private async encodePasses(encoder: GPUCommandEncoder, dispatches: readonly Dispatch[], uniformBuffers: GPUBuffer[]): Promise<SubmitTiming | null> {
     if (dispatches.length === 0) return null;
+    const pipelines = await Promise.all(dispatches.map((d) => this.pipelineFor(d.program)));
+    const { bytes, offsets } = packUniformBlocks(
+      dispatches.map((d) => ({ program: d.program, values: d.uniforms })), this.capabilities.minUniformBufferOffsetAlignment);
+    const uniformBuffer = this.uniformPool.take(bytes.byteLength);
+    uniformBuffers.push(uniformBuffer);
+    this.device.queue.writeBuffer(uniformBuffer, 0, bytes);
+    const encode = (pass: GPUComputePassEncoder, d: Dispatch, i: number): void => this.encodeDispatch(pass, d, pipelines[i],
+      { buffer: uniformBuffer, offset: offsets[i], size: uniformBytes(d.program) });
     if (this.profile === null) {
       const pass = encoder.beginComputePass();
-      for (const d of dispatches) uniformBuffers.push(await this.encodeDispatch(pass, d));
+      dispatches.forEach((d, i) => encode(pass, d, i));
       pass.end();
       return null;
     }
     const timing = this.profile.timeSubmit(dispatches.map((d) => d.program.cacheKey));
     try {
-      for (const [i, d] of dispatches.entries()) {
+      dispatches.forEach((d, i) => {
         const pass = encoder.beginComputePass({ timestampWrites: timing.passTimestamps(i) });
-        uniformBuffers.push(await this.encodeDispatch(pass, d));
+        encode(pass, d, i);
         pass.end();
-      }
+      });
     } catch (e) {
       timing.discard();
       throw e;
@@ -287,15 +299,26 @@ export class WebgpuRunner {
     return timing;
   }
 
-  /** Runs dispatches in one compute pass and submit, waits for the GPU, then throws any device error. */
-  async runDispatches(dispatches: readonly Dispatch[]): Promise<void> {
+  /**
+   * Encodes dispatches (one pass) and submits them without waiting for the GPU; `done` settles when the GPU has run
+   * them (their uniforms then go back to the pool). Device errors surface at the next check (throwIfFailed).
+   */
+  async submitDispatches(dispatches: readonly Dispatch[]): Promise<{ readonly done: Promise<void> }> {
     const encoder = this.device.createCommandEncoder();
     const uniformBuffers: GPUBuffer[] = [];
     const timing = await this.encodePasses(encoder, dispatches, uniformBuffers);
     this.device.queue.submit([encoder.finish()]);
     timing?.afterSubmit();
-    await this.device.queue.onSubmittedWorkDone();
-    for (const b of uniformBuffers) b.destroy();
+    const giveBack = (): void => {
+      for (const b of uniformBuffers) this.uniformPool.give(b);
+    };
+    return { done: this.device.queue.onSubmittedWorkDone().then(giveBack, giveBack) };
+  }
+
+  /** Runs dispatches in one compute pass and submit, waits for the GPU, then throws any device error. */
+  async runDispatches(dispatches: readonly Dispatch[]): Promise<void> {
+    const { done } = await this.submitDispatches(dispatches);
+    await done;
     this.throwIfFailed();
   }
 
@@ -316,7 +339,7 @@ export class WebgpuRunner {
   /**
    * Encodes dispatches (in order, one pass; none is fine) and copies of the first bytes of each read, submits them
    * as one, and returns without waiting for the GPU. `collect()` waits for the copies and gives the words of each
-   * read (plain ArrayBuffers the caller owns), then frees the submit's staging and uniform buffers and throws any
+   * read (plain ArrayBuffers the caller owns), then gives the submit's staging and uniform buffers back to their pools and throws any
    * device error. The buffers read may be written by later submits: the queue runs submits in order, so this
    * submit's copies see its own dispatches' results.
    */
@@ -331,7 +354,7 @@ export class WebgpuRunner {
     const encoder = this.device.createCommandEncoder();
     const uniformBuffers: GPUBuffer[] = [];
     const freeUniforms = (): void => {
-      for (const b of uniformBuffers) b.destroy();
+      for (const b of uniformBuffers) this.uniformPool.give(b);
     };
     let timing: SubmitTiming | null;
     try {
@@ -340,7 +363,7 @@ export class WebgpuRunner {
       freeUniforms();
       throw e;
     }
-    const staging = this.device.createBuffer({ size: stagingBytes, usage: BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST });
+    const staging = this.readBackPool.take(stagingBytes);
     reads.forEach((read, idx) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[idx], alignTo4(read.numBytes)));
     this.device.queue.submit([encoder.finish()]);
     timing?.afterSubmit();
@@ -363,7 +386,7 @@ export class WebgpuRunner {
         } finally {
           this.numPendingReadBacks--;
           if (staging.mapState === 'mapped') staging.unmap();
-          staging.destroy();
+          this.readBackPool.give(staging);
           freeUniforms();
         }
       },
@@ -413,6 +436,8 @@ export class WebgpuRunner {
     const position = this.capabilities.position;
     await this.profile?.report(position === null ? '' : `gpu ${position.index} `);
     for (const b of this.stagingBuffers) b.destroy();
+    this.uniformPool.destroy();
+    this.readBackPool.destroy();
     this.pipelines.clear();
     this.device.destroy();
   }

@@ -63,15 +63,29 @@ export function emitShader(program: WgslProgram): string {
   return lines.join('\n');
 }
 
-/** Packs uniform values in declaration order (i32 fields as two's complement). */
-export function packUniforms(program: WgslProgram, values: Readonly<Record<string, number>>): ArrayBuffer {
-  const buffer = new ArrayBuffer(uniformBytes(program));
-  const view = new DataView(buffer);
-  program.uniforms.forEach((field, idx) => {
-    const value = values[field.name];
-    if (value === undefined || !Number.isInteger(value)) throw new RangeError(`uniform ${field.name}: ${value}`);
-    if (field.type === 'u32') view.setUint32(idx * 4, value, true);
-    else view.setInt32(idx * 4, value, true);
+/**
+ * The uniform values of several dispatches in one buffer (one upload per submit, not one buffer per dispatch):
+ * each dispatch's block (its values in declaration order, i32 fields as two's complement) at the next multiple of
+ * `alignment` bytes. Returns the bytes and each block's offset.
+ */
+export function packUniformBlocks(
+  blocks: readonly { readonly program: WgslProgram; readonly values: Readonly<Record<string, number>> }[], alignment: number,
+): { readonly bytes: ArrayBuffer; readonly offsets: readonly number[] } {
+  const offsets: number[] = [];
+  let numBytes = 0;
+  for (const { program } of blocks) {
+    offsets.push(numBytes);
+    numBytes = Math.ceil((numBytes + uniformBytes(program)) / alignment) * alignment;
+  }
+  const bytes = new ArrayBuffer(Math.max(16, numBytes));
+  const view = new DataView(bytes);
+  blocks.forEach(({ program, values }, b) => {
+    program.uniforms.forEach((field, idx) => {
+      const value = values[field.name];
+      if (value === undefined || !Number.isInteger(value)) throw new RangeError(`${program.cacheKey}: uniform ${field.name}: ${value}`);
+      if (field.type === 'u32') view.setUint32(offsets[b] + idx * 4, value, true);
+      else view.setInt32(offsets[b] + idx * 4, value, true);
+    });
   });
-  return buffer;
+  return { bytes, offsets };
 }
