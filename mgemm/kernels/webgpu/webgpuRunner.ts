@@ -10,6 +10,12 @@ import { DispatchProfile, GPU_PROFILE_REQUESTED, type SubmitTiming } from './dis
 import { BufferPool } from './bufferPool.js';
 import { emitShader, packUniformBlocks, uniformBytes, type WgslProgram } from './wgslProgram.js';
 
+/** A submit's encoded passes: the profile's timing of them (when profiling) and their uniform buffer (none when empty). */
+interface EncodedPasses {
+  readonly timing: SubmitTiming | null;
+  readonly uniforms: GPUBuffer | null;
+}
+
 /**
  * Part of a buffer bound as one storage binding: `offset` a multiple of the device's
  * minStorageBufferOffsetAlignment, `size` a multiple of 4.
@@ -265,38 +271,43 @@ export class WebgpuRunner {
   /**
    * Records `dispatches` in order into `encoder`: one compute pass for all, or, when profiling, one pass each with
    * its timestamps (then the returned timing's afterSubmit must be called once the encoder is submitted). All their
-   * uniforms go into one buffer of the uniform pool, uploaded once (not a buffer and an upload per dispatch); it is
-   * pushed on `uniformBuffers` for the caller to give back after the submit.
+   * uniforms go into one buffer of the uniform pool, uploaded once (not a buffer and an upload per dispatch); the
+   * caller gives it back (releaseUniforms) once the submit is done, or now if encoding throws.
    */
-  private async encodePasses(encoder: GPUCommandEncoder, dispatches: readonly Dispatch[], uniformBuffers: GPUBuffer[]): Promise<SubmitTiming | null> {
-    if (dispatches.length === 0) return null;
+  private async encodePasses(encoder: GPUCommandEncoder, dispatches: readonly Dispatch[]): Promise<EncodedPasses> {
+    if (dispatches.length === 0) return { timing: null, uniforms: null };
     const pipelines = await Promise.all(dispatches.map((d) => this.pipelineFor(d.program)));
     const { bytes, offsets } = packUniformBlocks(
       dispatches.map((d) => ({ program: d.program, values: d.uniforms })), this.capabilities.minUniformBufferOffsetAlignment);
-    const uniformBuffer = this.uniformPool.take(bytes.byteLength);
-    uniformBuffers.push(uniformBuffer);
-    this.device.queue.writeBuffer(uniformBuffer, 0, bytes);
+    const uniforms = this.uniformPool.take(bytes.byteLength);
+    this.device.queue.writeBuffer(uniforms, 0, bytes);
     const encode = (pass: GPUComputePassEncoder, d: Dispatch, i: number): void => this.encodeDispatch(pass, d, pipelines[i],
-      { buffer: uniformBuffer, offset: offsets[i], size: uniformBytes(d.program) });
-    if (this.profile === null) {
-      const pass = encoder.beginComputePass();
-      dispatches.forEach((d, i) => encode(pass, d, i));
-      pass.end();
-      return null;
-    }
-    const timing = this.profile.timeSubmit(dispatches.map((d) => d.program.cacheKey));
+      { buffer: uniforms, offset: offsets[i], size: uniformBytes(d.program) });
+    const timing = this.profile?.timeSubmit(dispatches.map((d) => d.program.cacheKey)) ?? null;
     try {
-      dispatches.forEach((d, i) => {
-        const pass = encoder.beginComputePass({ timestampWrites: timing.passTimestamps(i) });
-        encode(pass, d, i);
+      if (timing === null) {
+        const pass = encoder.beginComputePass();
+        dispatches.forEach((d, i) => encode(pass, d, i));
         pass.end();
-      });
+      } else {
+        dispatches.forEach((d, i) => {
+          const pass = encoder.beginComputePass({ timestampWrites: timing.passTimestamps(i) });
+          encode(pass, d, i);
+          pass.end();
+        });
+        timing.resolve(encoder);
+      }
     } catch (e) {
-      timing.discard();
+      timing?.discard();
+      this.uniformPool.give(uniforms);
       throw e;
     }
-    timing.resolve(encoder);
-    return timing;
+    return { timing, uniforms };
+  }
+
+  /** Gives a submit's uniform buffer back to the pool (after the GPU ran the submit). */
+  private releaseUniforms(encoded: EncodedPasses): void {
+    if (encoded.uniforms !== null) this.uniformPool.give(encoded.uniforms);
   }
 
   /**
@@ -305,14 +316,11 @@ export class WebgpuRunner {
    */
   async submitDispatches(dispatches: readonly Dispatch[]): Promise<{ readonly done: Promise<void> }> {
     const encoder = this.device.createCommandEncoder();
-    const uniformBuffers: GPUBuffer[] = [];
-    const timing = await this.encodePasses(encoder, dispatches, uniformBuffers);
+    const encoded = await this.encodePasses(encoder, dispatches);
     this.device.queue.submit([encoder.finish()]);
-    timing?.afterSubmit();
-    const giveBack = (): void => {
-      for (const b of uniformBuffers) this.uniformPool.give(b);
-    };
-    return { done: this.device.queue.onSubmittedWorkDone().then(giveBack, giveBack) };
+    encoded.timing?.afterSubmit();
+    const release = (): void => this.releaseUniforms(encoded);
+    return { done: this.device.queue.onSubmittedWorkDone().then(release, release) };
   }
 
   /** Runs dispatches in one compute pass and submit, waits for the GPU, then throws any device error. */
@@ -352,21 +360,11 @@ export class WebgpuRunner {
     }
     const stagingBytes = Math.max(4, totalBytes);
     const encoder = this.device.createCommandEncoder();
-    const uniformBuffers: GPUBuffer[] = [];
-    const freeUniforms = (): void => {
-      for (const b of uniformBuffers) this.uniformPool.give(b);
-    };
-    let timing: SubmitTiming | null;
-    try {
-      timing = await this.encodePasses(encoder, dispatches, uniformBuffers);
-    } catch (e) {
-      freeUniforms();
-      throw e;
-    }
+    const encoded = await this.encodePasses(encoder, dispatches);
     const staging = this.readBackPool.take(stagingBytes);
     reads.forEach((read, idx) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[idx], alignTo4(read.numBytes)));
     this.device.queue.submit([encoder.finish()]);
-    timing?.afterSubmit();
+    encoded.timing?.afterSubmit();
     this.transferred.readBackBytes += totalBytes;
     const mapped = staging.mapAsync(MAP_MODE_READ, 0, stagingBytes);
     // collect() awaits the mapping; until then its failure must not count as unhandled.
@@ -387,7 +385,7 @@ export class WebgpuRunner {
           this.numPendingReadBacks--;
           if (staging.mapState === 'mapped') staging.unmap();
           this.readBackPool.give(staging);
-          freeUniforms();
+          this.releaseUniforms(encoded);
         }
       },
     };
