@@ -14,7 +14,8 @@ describe('transposeOf', () => {
       for (let r = 0; r < numRows; r++) {
         for (let c = 0; c < numCols; c++) want[c * numRows + r] = data[r * numCols + c];
       }
-      expect(t).toEqual(want);
+      expect(t.data).toEqual(want);
+      expect(t.numCols).toBe(numRows);
       expect(transposeOf({ data, numCols })).toBe(t);
     });
   }

@@ -4,7 +4,7 @@
 
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import type { Tally3Slice } from '../../contract.js';
-import { TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleThresholdBits } from '../../tripleFinalize.js';
+import { TRIPLE_VECTOR_WORDS, type PairCountMatrix, type TripleFinalizeRequest, type TripleThresholdBits } from '../../tripleFinalize.js';
 import {
   FINALIZE3_MAX_WORKGROUPS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program, type Finalize3Uniforms,
 } from './finalize3Program.js';
@@ -120,14 +120,13 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
   const words = new Uint32Array(Math.max(1, numWords));
   words.set(request.xVectors.subarray(xLo * vw, xHi * vw), 0);
   words.set(request.zVectors.subarray(zLo * vw, zHi * vw), colsAt);
+  // T[ccm] of a slice's rows is column yRow of xy: a row of its transpose (contiguous, not one cache miss per row).
+  const yx = pc === null ? null : transposeOf(pc.xy);
   for (const [idx, at] of perSlice) {
     const { xFirst, xCount, yRow, zFirst, zCount } = request.gemm.slices[idx];
     words.set(request.yVectors.subarray(yRow * vw, (yRow + 1) * vw), at.j);
-    if (pc === null) continue;
-    // T[ccm] of the rows: column yRow of xy, a row of its transpose (contiguous, not one cache miss per row).
-    const xyByColumn = transposeOf(pc.xy);
-    const numRowsXY = pc.xy.data.length / pc.xy.numCols;
-    words.set(xyByColumn.subarray(yRow * numRowsXY + xFirst, yRow * numRowsXY + xFirst + xCount), at.pairs);
+    if (pc === null || yx === null) continue;
+    words.set(yx.data.subarray(yRow * yx.numCols + xFirst, yRow * yx.numCols + xFirst + xCount), at.pairs);
     words.set(pc.yz.data.subarray(yRow * pc.yz.numCols + zFirst, yRow * pc.yz.numCols + zFirst + zCount), at.pairs + xCount);
   }
   return {
@@ -141,13 +140,13 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
 }
 
 /** Transposes of pair-count matrices by their array (never changed after first use, like ResidentPairCounts' keys). */
-const transposes = new WeakMap<Uint32Array, Uint32Array>();
+const transposes = new WeakMap<Uint32Array, PairCountMatrix>();
 
 /**
- * The transpose of a row-major matrix of `numCols` columns (cached): gathering a column of a 4096 × 4096 matrix
- * row by row for every j-slice took ~0.25 s of a 3-way run's main thread on the H100 host.
+ * The transpose of a pair-count matrix (cached): gathering a column of a 4096 × 4096 matrix row by row for every
+ * j-slice took ~0.25 s of a 3-way run's main thread on the H100 host.
  */
-export function transposeOf(matrix: { readonly data: Uint32Array; readonly numCols: number }): Uint32Array {
+export function transposeOf(matrix: PairCountMatrix): PairCountMatrix {
   const found = transposes.get(matrix.data);
   if (found !== undefined) return found;
   const { data, numCols } = matrix;
@@ -164,8 +163,9 @@ export function transposeOf(matrix: { readonly data: Uint32Array; readonly numCo
       }
     }
   }
-  transposes.set(data, out);
-  return out;
+  const transposed: PairCountMatrix = { data: out, numCols: numRows };
+  transposes.set(data, transposed);
+  return transposed;
 }
 
 /** Dense T[cmc] matrices kept at most: a unit of the 3-way plan uses one for all its j, the next unit usually another. */
