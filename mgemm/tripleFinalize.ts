@@ -55,11 +55,11 @@ export interface PairCountMatrix {
 
 /**
  * Dense 3-way tallies besides T[ccc], as whole block-pair matrices of the request's x, y and z: T[ccm] = Σ c_i c_j
- * (x × y), T[mcc] = Σ c_j c_k (y × z) and T[cmc] = Σ c_i c_k (x × z). The engine never changes them after their
- * first use, so a kernel set may keep them on the device (the same objects for every batch of a unit).
+ * (y × x: a slice's T[ccm] is row yRow), T[mcc] = Σ c_j c_k (y × z) and T[cmc] = Σ c_i c_k (x × z). The engine never
+ * changes them after their first use, so a kernel set may keep them on the device (the same objects for every batch of a unit).
  */
 export interface DenseTriplePairCounts {
-  readonly xy: PairCountMatrix;
+  readonly yx: PairCountMatrix;
   readonly yz: PairCountMatrix;
   readonly xz: PairCountMatrix;
 }

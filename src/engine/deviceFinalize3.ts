@@ -107,6 +107,7 @@ export class DeviceTripleFinalizer {
    */
   start(own: VectorBlock, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult> {
     const pc = batch.pairCounts;
+    if (pc !== null && pc.ji === null) throw new Error('device finalize of a dense batch needs its transposed pair counts (ji)');
     return this.finalizeTriples({
       gemm,
       products: this.products,
@@ -114,7 +115,7 @@ export class DeviceTripleFinalizer {
       xVectors: this.vectorWordsOf(own),
       yVectors: this.vectorWordsOf(batch.jb),
       zVectors: this.vectorWordsOf(batch.kb),
-      pairCounts: pc === null ? null : { xy: pc.ij, yz: pc.jk, xz: pc.ik },
+      pairCounts: pc === null || pc.ji === null ? null : { yx: pc.ji, yz: pc.jk, xz: pc.ik },
       xVectorFirst: own.vectorFirst,
       yVectorFirst: batch.jb.vectorFirst,
       zVectorFirst: batch.kb.vectorFirst,

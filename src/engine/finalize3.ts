@@ -35,6 +35,11 @@ export interface DensePairCounts {
   readonly ij: PairCounts;
   readonly ik: PairCounts;
   readonly jk: PairCounts;
+  /**
+   * ij's transpose (j rows × i columns: a j-slice's T[ccm] is one of its rows), for device finalize; null when not
+   * asked for. The same object as ij when i and j are one block (the matrix is then symmetric).
+   */
+  readonly ji: PairCounts | null;
 }
 
 /**

@@ -89,7 +89,9 @@ const TRIPLES_PER_YIELD = 1 << 12;
  * The units' j-slices in batches (at most TALLY_BYTES_PER_CALL at `wordsPerTriple` u32 per triple), in order;
  * blocks and pair counts are fetched as the units come up.
  */
-async function* tripleBatches(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], wordsPerTriple: number): AsyncGenerator<TripleBatch> {
+async function* tripleBatches(
+  env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], wordsPerTriple: number, withTranspose: boolean,
+): AsyncGenerator<TripleBatch> {
   const dense = env.ctx.layout.maskPlane === null;
   for (const unit of units) {
     const jb = unit.part === 1 ? own : await env.getBlock(unit.jBlock);
@@ -97,7 +99,7 @@ async function* tripleBatches(env: PipelineEnv, own: VectorBlock, units: readonl
     const slices: JSlice[] = [];
     forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;
-    const pairCounts = dense ? await densePairCounts(env, own, jb, kb) : null;
+    const pairCounts = dense ? await densePairCounts(env, own, jb, kb, withTranspose) : null;
     for (const batch of batchSlices(slices, wordsPerTriple, TALLY_BYTES_PER_CALL)) yield { jb, kb, slices: batch, pairCounts };
   }
 }
@@ -160,7 +162,7 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
     device?.start(own, batch, tripleBatchRequest(own, batch, plan)) ?? startGemm(batch);
   const batchWords = device !== null && env.ctx.sink.writesRecords ? Math.max(plan.termGroups.length, RECORD_WORDS_PER_TRIPLE) : plan.termGroups.length;
   let triplesSinceYield = 0;
-  await runOneAhead(tripleBatches(env, own, units, batchWords), start, async (batch, started) => {
+  await runOneAhead(tripleBatches(env, own, units, batchWords, device !== null), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
       const done = device?.apply(own, batch, started) ?? 0;
       numDeviceTriples += done;
@@ -189,8 +191,11 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   return { numTriples, numDeviceTriples };
 }
 
-/** Σ c_x c_y between the unit's blocks: the 2-way parts of dense 3-way tallies. */
-async function densePairCounts(env: PipelineEnv, ib: VectorBlock, jb: VectorBlock, kb: VectorBlock): Promise<DensePairCounts> {
+/**
+ * Σ c_x c_y between the unit's blocks: the 2-way parts of dense 3-way tallies; with `withTranspose` also j × i
+ * (device finalize reads T[ccm] per j: a GEMM, where transposing on the host took ~0.15 s per 4096² matrix).
+ */
+async function densePairCounts(env: PipelineEnv, ib: VectorBlock, jb: VectorBlock, kb: VectorBlock, withTranspose: boolean): Promise<DensePairCounts> {
   const cache = new Map<string, PairCounts>();
   const counts = async (x: VectorBlock, y: VectorBlock): Promise<PairCounts> => {
     const key = `${x.blockIdx},${y.blockIdx}`;
@@ -201,7 +206,7 @@ async function densePairCounts(env: PipelineEnv, ib: VectorBlock, jb: VectorBloc
     }
     return pc;
   };
-  return { ij: await counts(ib, jb), ik: await counts(ib, kb), jk: await counts(jb, kb) };
+  return { ij: await counts(ib, jb), ik: await counts(ib, kb), jk: await counts(jb, kb), ji: withTranspose ? await counts(jb, ib) : null };
 }
 
 async function pairCounts(gemm: PopcountGemm, env: PipelineEnv, x: VectorBlock, y: VectorBlock): Promise<PairCounts> {

@@ -131,7 +131,7 @@ async function requestOf(c: Case, ops: Operands, k: FormulaConstants, slices: re
     yVectors: vectorWords(k, c, ops.ySums, 0, ops.y.numVectors),
     zVectors: vectorWords(k, c, ops.zSums, 0, ops.z.numVectors),
     pairCounts: c.sparse ? null : {
-      xy: { data: await pairCounts(ops.layout, ops.x, ops.y), numCols: ops.y.numVectors },
+      yx: { data: await pairCounts(ops.layout, ops.y, ops.x), numCols: ops.x.numVectors },
       yz: { data: await pairCounts(ops.layout, ops.y, ops.z), numCols: ops.z.numVectors },
       xz: { data: await pairCounts(ops.layout, ops.x, ops.z), numCols: ops.z.numVectors },
     },
@@ -173,7 +173,7 @@ async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: Trip
           const pc = request.pairCounts;
           if (pc === null) throw new Error('dense request without pair counts');
           T.splice(0, 8, c.numField, sk1, sj1, pc.yz.data[yRow * pc.yz.numCols + zFirst + col], si1,
-            pc.xz.data[(xFirst + r) * pc.xz.numCols + zFirst + col], pc.xy.data[(xFirst + r) * pc.xy.numCols + yRow], tallies[s][0][t]);
+            pc.xz.data[(xFirst + r) * pc.xz.numCols + zFirst + col], pc.yx.data[yRow * pc.yx.numCols + xFirst + r], tallies[s][0][t]);
         }
         const rs = [0, 1, 2, 3, 4, 5, 6, 7].map((e) => T.reduce((sum, x, p) => sum + coefficient3(e, p, C) * x, 0));
         const cijk = rs.reduce((a, b) => a + b, 0);

@@ -1,13 +1,14 @@
-// Program factory of 3-way finalize on the device: tallies of one mGEMM3 sub-block (where the GEMM left them)
+// Program factory of 3-way finalize on the device: tallies of one slice's rectangle of an mGEMM3 sub-block (where the GEMM left them)
 // → r_abc of the eight entries by inclusion–exclusion (exact u32) → the SPEC §3 values in soft double
 // (wgsl/softDouble.ts; the operations of src/engine/finalize3.ts and core/formulas.ts combine3, bit for bit)
 // → threshold (core/thresholds.ts on float32 bits) → exact checksum partial sums (core/checksum.ts
 // tripleRowWeights: rv·iv in 128-bit integers) and appended records.
 //
 // Each workgroup (16 × 16 threads) walks tiles of TILE × TILE triples (2 × 2 per thread), grid-stride, so a
-// sub-block needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
+// rectangle needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
 // [S as 4 words, entries, zeros, 0, 0] each, and the same status words [records appended, needs-host flag].
-// Tally layout: group g, sub-block row r, column c at g·groupWords + r·rowStride + c. `sliceWords` holds the
+// Tally layout: group g, row r, column c of the dispatch's rectangle at g·groupWords + tallyFirst + r·rowStride + c
+// (a rectangle of a stacked GEMM's sub-block: sliceStacks.ts). `sliceWords` holds the
 // request's finalize words (tripleFinalizeWebgpu.ts requestFinalizeWords): per-vector words (mgemm/tripleFinalize.ts)
 // of the rows, j and the columns, and, dense, T[ccm] of each row and T[mcc] of each column, at the uniforms' offsets; `pairIK` the dense block-pair matrix of T[cmc]. A passing entry outside
 // [0, 16) sets status[1]: the host then finalizes the request (all its slices) itself, as the CPU path would
@@ -25,7 +26,7 @@ import type { WgslProgram } from './wgslProgram.js';
  */
 export const FINALIZE3_TILE = 32;
 /**
- * Workgroups of one sub-block's dispatch at most (each loops over tiles): a request holds a few sub-blocks per j
+ * Workgroups of one rectangle's dispatch at most (each loops over tiles): a request holds a few rectangles per j
  * and the engine makes thousands of j per unit, so per-tile partials would make the read-back large; 1024 workgroups still fill a large GPU.
  */
 export const FINALIZE3_MAX_WORKGROUPS = 1024;
@@ -39,16 +40,16 @@ if (TRIPLES_PER_THREAD_SIDE ** 2 * 8 > CHECKSUM_TERMS_PER_FOLD) throw new Error(
 export const FINALIZE3_THRESHOLD_KIND = { none: 0, single: 1, multi3: 2 } as const;
 
 const UNIFORMS = [
-  // Sub-block shape and where its tallies lie.
-  'numRows', 'numCols', 'rowStride', 'groupWords',
-  // Slice row / column of sub-block row / column 0, and the slice's rows and columns (a run3 request's slice
+  // Rectangle shape and where its tallies lie.
+  'numRows', 'numCols', 'rowStride', 'groupWords', 'tallyFirst',
+  // Slice row / column of rectangle row / column 0, and the slice's rows and columns (a run3 request's slice
   // is what the names call the request); record keys of the slice start at keyFirst (its first triple · 8).
   'rowFirst', 'colFirst', 'requestRows', 'requestCols', 'keyFirst',
   // Global vector indices of request row 0, of j and of request column 0; nv mod 714025 for checksum uids.
   'iVectorFirst', 'jVectorGlobal', 'kVectorFirst', 'numVectorMod',
   // Dense T[cmc]: row stride of the block-pair matrix and its row / column of request row / column 0.
   'ikStride', 'ikRowFirst', 'ikColFirst',
-  // Tiles of this sub-block, the dispatch width, and the index of its first partial.
+  // Tiles of this rectangle, the dispatch width, and the index of its first partial.
   'tilesX', 'numTiles', 'numWorkgroups', 'partialFirst',
   'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3', 'threshold4',
   'writeRecords', 'recordCapacity',
@@ -302,8 +303,9 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
         if (c >= u.numCols) { continue; }
         let cq = u.colFirst + c;
         let gk = u.kVectorFirst + cq;
-        if (u.thresholdKind == 1u && !mayPassSingle(r * u.rowStride + c, rq, cq)) { continue; }
-        let values = tripleValues(r * u.rowStride + c, rq, cq);
+        let t = u.tallyFirst + r * u.rowStride + c;
+        if (u.thresholdKind == 1u && !mayPassSingle(t, rq, cq)) { continue; }
+        let values = tripleValues(t, rq, cq);
         var f: array<u32, 8>;
         for (var e = 0u; e < 8u; e++) { f[e] = sdToF32Bits(values[e]); }
         let mask = passingEntries(f);

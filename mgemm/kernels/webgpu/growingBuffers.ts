@@ -1,5 +1,5 @@
 // Named storage buffers that grow on demand: a request asks for at least so many bytes and gets the buffer of that
-// name, replaced by a larger one when too small. The old one is freed once submitted work no longer reads it.
+// name, replaced by a larger one (a power of two) when too small. The old one is freed once submitted work no longer reads it.
 
 import type { WebgpuRunner } from './webgpuRunner.js';
 
@@ -14,7 +14,10 @@ export class GrowingBuffers<Name extends string> {
     if (existing !== undefined && existing.size >= numBytes) return existing;
     // Submitted work may still use it; work submitted from now on uses the new one.
     if (existing !== undefined) this.runner.destroyWhenIdle(existing);
-    const buffer = this.runner.createStorageBuffer(Math.max(16, numBytes), { readBack: true });
+    // A power of two (within one binding): sizes that creep up request by request (3-way stacks of later j-slices
+    // are taller) then make a few buffers, not one each — creating large buffers took 1.8 s of a 3-way run.
+    const size = Math.min(2 ** Math.ceil(Math.log2(Math.max(16, numBytes))), Math.max(numBytes, this.runner.capabilities.maxStorageBufferBindingSize));
+    const buffer = this.runner.createStorageBuffer(size, { readBack: true });
     this.buffers.set(name, buffer);
     return buffer;
   }

@@ -1,5 +1,6 @@
-// Program factory: the pair-product planes of one j, built on the GPU from resident planes. Output row r,
-// plane q is `X[xRowFirst + r][pairs[q][0]] AND Y[yRow][pairs[q][1]]`, in the contract's PlaneMatrix
+// Program factory: the pair-product planes of one j, built on the GPU from resident planes. Output row
+// outRowFirst + r, plane q is `X[xRowFirst + r][pairs[q][0]] AND Y[yRow][pairs[q][1]]` (several slices' products
+// lie one after another in one buffer: sliceStacks.ts), in the contract's PlaneMatrix
 // layout (row, then plane, then words), so the 2-way programs (tally2, expand) read it as their A operand.
 //
 // Assumptions: X, Y and the output are bound as vec4<u32> (wordsPerPlane is a multiple of 4); bits past
@@ -25,7 +26,7 @@ export function createPairProductProgram(numPlanesX: number, numPlanesY: number,
     ],
     uniforms: [
       { name: 'xRowFirst', type: 'u32' }, { name: 'numRows', type: 'u32' }, { name: 'yRow', type: 'u32' },
-      { name: 'vec4PerPlane', type: 'u32' }, { name: 'numWorkgroupsX', type: 'u32' },
+      { name: 'vec4PerPlane', type: 'u32' }, { name: 'numWorkgroupsX', type: 'u32' }, { name: 'outRowFirst', type: 'u32' },
     ],
     extensions: [],
     declarations: [
@@ -38,6 +39,6 @@ export function createPairProductProgram(numPlanesX: number, numPlanesY: number,
   let row = id / vecsPerRow;
   let q = (id % vecsPerRow) / u.vec4PerPlane;
   let v = id % u.vec4PerPlane;
-  P[id] = X[((u.xRowFirst + row) * PX + X_PLANES[q]) * u.vec4PerPlane + v] & Y[(u.yRow * PY + Y_PLANES[q]) * u.vec4PerPlane + v];`,
+  P[u.outRowFirst * vecsPerRow + id] = X[((u.xRowFirst + row) * PX + X_PLANES[q]) * u.vec4PerPlane + v] & Y[(u.yRow * PY + Y_PLANES[q]) * u.vec4PerPlane + v];`,
   };
 }

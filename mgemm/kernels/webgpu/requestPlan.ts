@@ -41,7 +41,7 @@ export interface RequestPlan {
  * request's outputs (aCount × bCount each, row 0 = aFirst, column 0 = bFirst).
  */
 export function scatter(
-  words: Uint32Array, block: SubBlock, request: Pick<PopcountGemmRequest, 'aFirst' | 'bFirst' | 'bCount'>, outputs: Uint32Array[],
+  words: Uint32Array, block: Pick<SubBlock, 'rowFirst' | 'numRows' | 'colFirst' | 'numCols'>, request: Pick<PopcountGemmRequest, 'aFirst' | 'bFirst' | 'bCount'>, outputs: Uint32Array[],
   shape: BlockShape,
 ): void {
   const rowOffset = block.rowFirst - request.aFirst;

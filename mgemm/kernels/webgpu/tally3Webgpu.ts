@@ -1,12 +1,13 @@
 // mGEMM3 on the GPU: for each j-slice of a 3-way request, the pair products (x_i AND y_j) are built on the
 // GPU from the resident x and y planes (pairProductProgram), then multiplied against the resident z planes
-// by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Many slices share one submit and one
-// read-back: each sub-block writes its own aligned range of one output buffer. No per-j upload.
-// submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch after each sub-block
-// (tripleFinalizeWebgpu.ts): the tallies stay on the GPU and only checksum partials, counts and records come back.
+// by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Consecutive slices are stacked into one GEMM
+// (sliceStacks.ts). Many stacks share one submit and one read-back: each sub-block writes its own aligned range of
+// one output buffer. No per-j upload.
+// submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch per slice after each
+// sub-block (tripleFinalizeWebgpu.ts): the tallies stay on the GPU and only checksum partials, counts and records come back.
 // Both return once submitted; the kernel set collects the results after the request's turn.
 
-import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest } from '../../contract.js';
+import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, Tally3Slice } from '../../contract.js';
 import type { PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemm3Request } from '../../requestChecks.js';
 import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest } from '../../tripleFinalize.js';
@@ -16,7 +17,8 @@ import type { FinalizeScratch } from './finalizeScratch.js';
 import { PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
 import { scatter, type BlockShape, type RequestPlan, type SubBlock } from './requestPlan.js';
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
-import { finalize3Dispatch, finalize3Workgroups, requestFinalizeWords, type SliceWordOffsets } from './tripleFinalizeWebgpu.js';
+import { stackSlices, type SliceStack, type StackPart } from './sliceStacks.js';
+import { finalize3Dispatch, finalize3Workgroups, requestFinalizeWords, type SliceWordOffsets, type TallyRect } from './tripleFinalizeWebgpu.js';
 import { settled, type BufferRange, type Dispatch, type Pending, type WebgpuRunner } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -43,13 +45,27 @@ export interface Finalize3Host extends Tally3Host {
   readonly finalizeScratch: FinalizeScratch;
 }
 
-/** One sub-block's result in a submit's output: which slice, where, its shape, and the step that computes it. */
+/**
+ * Outputs of a stacked GEMM at most (rows × union columns; sliceStacks.ts): ~1000 workgroups of the u8 kernel's
+ * 128 × 256 tiles, several waves on a large GPU, where one tetrahedron slice of nv 4096 is about one wave.
+ */
+const STACK_OUTPUTS = 1 << 25;
+/**
+ * Pair-product bytes of a stack at most (32768 rows at nf 16384): the u8 GEMM's blocks are no taller than its expansion
+ * (512 MiB), and the products buffer stays far below a binding's 2 GiB. Thin late slices would otherwise stack by the hundred.
+ */
+const STACK_PRODUCT_BYTES = 256 << 20;
+/** Computed outputs of a stack at most this many times its slices' own: columns outside a slice's z range are waste. */
+const STACK_WASTE_RATIO = 1.125;
+
+/** One slice's rectangle of a sub-block in a submit's output: which slice, the step that computes it, where the block's output lies. */
 interface Piece {
   readonly sliceIdx: number;
   readonly stepIdx: number;
-  readonly block: SubBlock;
-  readonly shape: BlockShape;
+  /** The block's output range in the submit's buffer (all its groups). */
   readonly byteOffset: number;
+  readonly numBytes: number;
+  readonly rect: TallyRect;
 }
 
 /** A step of a submit: its dispatches once the submit's output buffer is known. */
@@ -63,9 +79,10 @@ interface Submit {
 }
 
 /**
- * Cuts a request into submits. Pair products are built a row chunk at a time into one scratch buffer
- * (rows per chunk bounded by the binding size; chunks never straddle x's resident chunks), each followed
- * by the sub-blocks that read it: dispatches of one submit run in order, so one buffer serves all.
+ * Cuts a request into submits. The slices are stacked (sliceStacks.ts): per stack, each part's pair products are
+ * built into one scratch buffer, one after another, then the stack's GEMM plan runs on them against the union of
+ * the parts' z ranges, and each sub-block gives one piece per slice it holds rows and columns of. Dispatches of one
+ * submit run in order, so one products buffer serves all stacks.
  */
 async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Promise<{ submits: Submit[]; family: KernelFamily }> {
   const { x, y, z, planePairs, termGroups, slices } = request;
@@ -81,62 +98,89 @@ async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Pro
   if (rowsPerProduct < 1) throw new RangeError(`one row of pair products (${productRowBytes} bytes) exceeds the storage binding size (${host.maxBindingBytes} bytes)`);
   const productProgram = host.pairProductProgram(x.numPlanes, y.numPlanes, planePairs);
   await runner.pipelineFor(productProgram);
-  const maxSliceRows = Math.max(0, ...slices.map((s) => s.xCount));
-  const products = host.scratchBuffer('pairProducts', Math.min(rowsPerProduct, maxSliceRows) * productRowBytes);
+  const stacks = stackSlices(slices, {
+    maxRows: Math.min(rowsPerProduct, Math.max(1, Math.floor(STACK_PRODUCT_BYTES / productRowBytes))), maxOutputs: STACK_OUTPUTS, maxWasteRatio: STACK_WASTE_RATIO, rowCuts: xChunks.map((c) => c.firstRow),
+  });
+  const products = host.scratchBuffer('pairProducts', Math.max(1, ...stacks.map((s) => s.numRows)) * productRowBytes);
   const maxGroups = caps.maxComputeWorkgroupsPerDimension;
+  /** The dispatch building one part's pair products at its stack rows. */
+  const productDispatch = (part: StackPart): Dispatch => {
+    const slice = slices[part.sliceIdx];
+    const xRow = slice.xFirst + part.sliceRowFirst;
+    const xChunk = chunkOfRow(xChunks, xRow);
+    const yChunk = chunkOfRow(yChunks, slice.yRow);
+    const numWorkgroups = Math.ceil((part.numRows * productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP);
+    const wgX = Math.min(numWorkgroups, maxGroups);
+    return {
+      program: productProgram, storage: [xChunk.buffer, yChunk.buffer, products],
+      uniforms: {
+        xRowFirst: xRow - xChunk.firstRow, numRows: part.numRows, yRow: slice.yRow - yChunk.firstRow, vec4PerPlane: wordsPerPlane / 4,
+        numWorkgroupsX: wgX, outRowFirst: part.stackRowFirst,
+      },
+      workgroups: [wgX, Math.ceil(numWorkgroups / wgX)],
+    };
+  };
   const align = caps.minStorageBufferOffsetAlignment;
   const maxSubmitBytes = host.maxReadBackBytes;
   const numGroups = termGroups.length;
   const submits: Submit[] = [];
   let current: Submit = { steps: [], pieces: [], numBytes: 0 };
   let family: KernelFamily = 'bitwise';
-  for (let sliceIdx = 0; sliceIdx < slices.length; sliceIdx++) {
-    const slice = slices[sliceIdx];
-    if (slice.xCount === 0 || slice.zCount === 0) continue;
-    const yChunk = chunkOfRow(yChunks, slice.yRow);
-    // Shape only: the products exist on the GPU alone (aChunks of the plans below).
-    const productShape: PlaneMatrix = { numVectors: slice.xCount, numPlanes: planePairs.length, wordsPerPlane, words: new Uint32Array(0) };
-    for (const xChunk of xChunks) {
-      const lo = Math.max(slice.xFirst, xChunk.firstRow);
-      const hi = Math.min(slice.xFirst + slice.xCount, xChunk.firstRow + xChunk.numRows);
-      for (let first = lo; first < hi; first += rowsPerProduct) {
-        const numRows = Math.min(rowsPerProduct, hi - first);
-        const numWorkgroups = Math.ceil((numRows * productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP);
-        const wgX = Math.min(numWorkgroups, maxGroups);
-        const productDispatch: Dispatch = {
-          program: productProgram, storage: [xChunk.buffer, yChunk.buffer, products],
-          uniforms: {
-            xRowFirst: first - xChunk.firstRow, numRows, yRow: slice.yRow - yChunk.firstRow, vec4PerPlane: wordsPerPlane / 4, numWorkgroupsX: wgX,
-          },
-          workgroups: [wgX, Math.ceil(numWorkgroups / wgX)],
-        };
-        // Product rows are numbered within the slice (row 0 = x row xFirst).
-        const productChunk: PlaneChunk = { firstRow: first - slice.xFirst, numRows, buffer: products };
-        const plan = await host.plan({
-          a: productShape, aFirst: productChunk.firstRow, aCount: numRows, b: z, bFirst: slice.zFirst, bCount: slice.zCount, termGroups, strictUpper: false,
-        }, [productChunk]);
-        if (plan === null) continue;
-        family = plan.family;
-        current.steps.push(() => [productDispatch]);
-        for (const block of plan.blocks) {
-          const shape = plan.shapeOf(block);
-          const numBytes = shape.groupWords * numGroups * 4;
-          let byteOffset = Math.ceil(current.numBytes / align) * align;
-          if (current.pieces.length > 0 && byteOffset + numBytes > maxSubmitBytes) {
-            // The products stay in their buffer across submits (the queue runs submits in order).
-            submits.push(current);
-            current = { steps: [], pieces: [], numBytes: 0 };
-            byteOffset = 0;
-          }
-          current.pieces.push({ sliceIdx, stepIdx: current.steps.length, block, shape, byteOffset });
-          current.steps.push((output) => plan.dispatchesOf(block, { buffer: output, offset: byteOffset, size: numBytes }));
-          current.numBytes = byteOffset + numBytes;
-        }
+  for (const stack of stacks) {
+    // Shape only: the products exist on the GPU alone (aChunks of the plan below).
+    const productShape: PlaneMatrix = { numVectors: stack.numRows, numPlanes: planePairs.length, wordsPerPlane, words: new Uint32Array(0) };
+    const plan = await host.plan({
+      a: productShape, aFirst: 0, aCount: stack.numRows, b: z, bFirst: stack.zFirst, bCount: stack.zCount, termGroups, strictUpper: false,
+    }, [{ firstRow: 0, numRows: stack.numRows, buffer: products }]);
+    if (plan === null) continue;
+    family = plan.family;
+    let productsQueued = false;
+    for (const block of plan.blocks) {
+      const shape = plan.shapeOf(block);
+      const rects = rectsOf(stack, block, shape, slices);
+      if (rects.length === 0) continue;
+      if (!productsQueued) {
+        // The products stay in their buffer across submits (the queue runs submits in order).
+        const dispatches = stack.parts.map(productDispatch);
+        current.steps.push(() => dispatches);
+        productsQueued = true;
       }
+      const numBytes = shape.groupWords * numGroups * 4;
+      let byteOffset = Math.ceil(current.numBytes / align) * align;
+      if (current.pieces.length > 0 && byteOffset + numBytes > maxSubmitBytes) {
+        submits.push(current);
+        current = { steps: [], pieces: [], numBytes: 0 };
+        byteOffset = 0;
+      }
+      const stepIdx = current.steps.length;
+      for (const { sliceIdx, rect } of rects) current.pieces.push({ sliceIdx, stepIdx, byteOffset, numBytes, rect });
+      current.steps.push((output) => plan.dispatchesOf(block, { buffer: output, offset: byteOffset, size: numBytes }));
+      current.numBytes = byteOffset + numBytes;
     }
   }
   if (current.pieces.length > 0) submits.push(current);
   return { submits, family };
+}
+
+/** The rectangles of a stack's sub-block that belong to its slices: each part's rows in the block, within its slice's z range. */
+function rectsOf(stack: SliceStack, block: SubBlock, shape: BlockShape, slices: readonly Tally3Slice[]): { sliceIdx: number; rect: TallyRect }[] {
+  const rects: { sliceIdx: number; rect: TallyRect }[] = [];
+  for (const part of stack.parts) {
+    const r0 = Math.max(block.rowFirst, part.stackRowFirst);
+    const r1 = Math.min(block.rowFirst + block.numRows, part.stackRowFirst + part.numRows);
+    const slice = slices[part.sliceIdx];
+    const c0 = Math.max(block.colFirst, slice.zFirst);
+    const c1 = Math.min(block.colFirst + block.numCols, slice.zFirst + slice.zCount);
+    if (r1 <= r0 || c1 <= c0) continue;
+    rects.push({
+      sliceIdx: part.sliceIdx,
+      rect: {
+        rowFirst: part.sliceRowFirst + (r0 - part.stackRowFirst), numRows: r1 - r0, colFirst: c0, numCols: c1 - c0,
+        groupWords: shape.groupWords, rowStride: shape.rowStride, tallyFirst: (r0 - block.rowFirst) * shape.rowStride + (c0 - block.colFirst),
+      },
+    });
+  }
+  return rects;
 }
 
 /** The resident chunk holding `row`. */
@@ -158,10 +202,11 @@ export async function submitTally3(host: Tally3Host, request: PopcountGemm3Reque
     const output = host.scratchBuffer('output', submit.numBytes);
     return { dispatches: submit.steps.flatMap((step) => step(output)), reads: [{ buffer: output, numBytes: submit.numBytes }] };
   }, (submit, [words]) => {
-    for (const piece of submit.pieces) {
-      const slice = request.slices[piece.sliceIdx];
-      const pieceWords = words.subarray(piece.byteOffset / 4, piece.byteOffset / 4 + piece.shape.groupWords * request.termGroups.length);
-      scatter(pieceWords, piece.block, { aFirst: 0, bFirst: slice.zFirst, bCount: slice.zCount }, outputs[piece.sliceIdx], piece.shape);
+    for (const { sliceIdx, byteOffset, numBytes, rect } of submit.pieces) {
+      const slice = request.slices[sliceIdx];
+      // From the rectangle's first tally: scatter then reads group g's rows at g·groupWords + r·rowStride.
+      const pieceWords = words.subarray(byteOffset / 4 + rect.tallyFirst, (byteOffset + numBytes) / 4);
+      scatter(pieceWords, rect, { aFirst: 0, bFirst: slice.zFirst, bCount: slice.zCount }, outputs[sliceIdx], rect);
     }
   });
   return { collect: async () => { await pending.collect(); return outputs; } };
@@ -194,7 +239,7 @@ const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, e
 
 /**
  * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the dispatches of submitTally3's submits, each
- * sub-block's GEMM followed by its finalize dispatch on the output range it left, all in one submit — no tallies
+ * sub-block's GEMM followed by a finalize dispatch per slice rectangle of the output range it left, all in one submit — no tallies
  * come back, so the submits' outputs take turns in one buffer (a submit's dispatches run in order). Every slice's
  * words are uploaded first, into one buffer. Status, partials and records of the whole request come back together
  * (finalizeScratch.ts); the collected result is null when its records overflowed their room: submit again.
@@ -227,17 +272,16 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   if (pieces.length === 0) return settled(NOTHING_FINALIZED);
   const sliceWords = uploadSliceWords(host, request, pieces);
   const output = host.scratchBuffer('output', Math.max(...submits.map((submit) => submit.numBytes)));
-  const numGroups = gemm.termGroups.length;
-  const target = host.finalizeScratch.targetFor(pieces.reduce((sum, piece) => sum + finalize3Workgroups(piece.block), 0), request.records);
+  const target = host.finalizeScratch.targetFor(pieces.reduce((sum, piece) => sum + finalize3Workgroups(piece.rect), 0), request.records);
   let partialFirst = 0;
   const dispatches = submits.flatMap((submit) => {
     const finalizeAfter = new Map<number, Dispatch[]>();
     for (const piece of submit.pieces) {
-      const tallies: BufferRange = { buffer: output, offset: piece.byteOffset, size: piece.shape.groupWords * numGroups * 4 };
-      const dispatch = finalize3Dispatch(program, request, gemm.slices[piece.sliceIdx], { ...piece.block, ...piece.shape }, {
+      const tallies: BufferRange = { buffer: output, offset: piece.byteOffset, size: piece.numBytes };
+      const dispatch = finalize3Dispatch(program, request, gemm.slices[piece.sliceIdx], piece.rect, {
         tallies, sliceWords: sliceWords.buffer, pairIK, ...target.buffers,
       }, { partialFirst, recordCapacity: target.recordCapacity, keyFirst: keyFirsts[piece.sliceIdx], words: sliceWords.offsetsOf(piece.sliceIdx) });
-      partialFirst += finalize3Workgroups(piece.block);
+      partialFirst += finalize3Workgroups(piece.rect);
       const list = finalizeAfter.get(piece.stepIdx) ?? [];
       list.push(dispatch);
       finalizeAfter.set(piece.stepIdx, list);

@@ -4,12 +4,21 @@
 
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import type { Tally3Slice } from '../../contract.js';
-import { TRIPLE_VECTOR_WORDS, type PairCountMatrix, type TripleFinalizeRequest, type TripleThresholdBits } from '../../tripleFinalize.js';
+import { TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleThresholdBits } from '../../tripleFinalize.js';
 import {
   FINALIZE3_MAX_WORKGROUPS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program, type Finalize3Uniforms,
 } from './finalize3Program.js';
 import type { TallyBlock } from './pairFinalizeWebgpu.js';
 import type { BufferRange, Dispatch, WebgpuRunner } from './webgpuRunner.js';
+
+/**
+ * A slice's rectangle of a (stacked) GEMM sub-block: slice rows [rowFirst, +numRows) (row 0 = x row xFirst), z rows
+ * [colFirst, +numCols); group g's tally of rectangle row r, column c at g·groupWords + tallyFirst + r·rowStride + c
+ * of the tallies range.
+ */
+export interface TallyRect extends TallyBlock {
+  readonly tallyFirst: number;
+}
 
 /** Buffers of a 3-way finalize dispatch: the sub-block's tallies (a range), its request's finalize words; `pairIK` only dense. */
 export interface Finalize3Buffers {
@@ -42,12 +51,11 @@ function thresholdWords(threshold: TripleThresholdBits): [number, number, number
 }
 
 /**
- * The finalize dispatch of one sub-block of `slice` (block rows are slice rows: row 0 = x row xFirst; columns are
- * z rows), whose partials start at `partialFirst` and whose record keys start at `keyFirst` (the slice's first
- * triple in the request · 8).
+ * The finalize dispatch of one rectangle of `slice`, whose partials start at `partialFirst` and whose record keys
+ * start at `keyFirst` (the slice's first triple in the request · 8).
  */
 export function finalize3Dispatch(
-  program: Finalize3Program, request: TripleFinalizeRequest, slice: Tally3Slice, block: TallyBlock, buffers: Finalize3Buffers,
+  program: Finalize3Program, request: TripleFinalizeRequest, slice: Tally3Slice, block: TallyRect, buffers: Finalize3Buffers,
   options: { readonly partialFirst: number; readonly recordCapacity: number; readonly keyFirst: number; readonly words: SliceWordOffsets },
 ): Dispatch {
   const { formula, pairCounts } = request;
@@ -57,7 +65,7 @@ export function finalize3Dispatch(
   const [rsumLo, rsumHi] = doubleWords(formula.denseRsum);
   const t = thresholdWords(request.threshold);
   const uniforms: Finalize3Uniforms = {
-    numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords,
+    numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords, tallyFirst: block.tallyFirst,
     rowFirst: block.rowFirst, colFirst: block.colFirst - slice.zFirst, requestRows: slice.xCount, requestCols: slice.zCount,
     keyFirst: options.keyFirst,
     iVectorFirst: request.xVectorFirst + slice.xFirst, jVectorGlobal: request.yVectorFirst + slice.yRow,
@@ -120,12 +128,11 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
   const words = new Uint32Array(Math.max(1, numWords));
   words.set(request.xVectors.subarray(xLo * vw, xHi * vw), 0);
   words.set(request.zVectors.subarray(zLo * vw, zHi * vw), colsAt);
-  // T[ccm] of a slice's rows is column yRow of xy: a row of its transpose (contiguous, not one cache miss per row).
-  const yx = pc === null ? null : transposeOf(pc.xy);
   for (const [idx, at] of perSlice) {
     const { xFirst, xCount, yRow, zFirst, zCount } = request.gemm.slices[idx];
     words.set(request.yVectors.subarray(yRow * vw, (yRow + 1) * vw), at.j);
-    if (pc === null || yx === null) continue;
+    if (pc === null) continue;
+    const { yx } = pc;
     words.set(yx.data.subarray(yRow * yx.numCols + xFirst, yRow * yx.numCols + xFirst + xCount), at.pairs);
     words.set(pc.yz.data.subarray(yRow * pc.yz.numCols + zFirst, yRow * pc.yz.numCols + zFirst + zCount), at.pairs + xCount);
   }
@@ -137,35 +144,6 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
       return found;
     },
   };
-}
-
-/** Transposes of pair-count matrices by their array (never changed after first use, like ResidentPairCounts' keys). */
-const transposes = new WeakMap<Uint32Array, PairCountMatrix>();
-
-/**
- * The transpose of a pair-count matrix (cached): gathering a column of a 4096 × 4096 matrix row by row for every
- * j-slice took ~0.25 s of a 3-way run's main thread on the H100 host.
- */
-export function transposeOf(matrix: PairCountMatrix): PairCountMatrix {
-  const found = transposes.get(matrix.data);
-  if (found !== undefined) return found;
-  const { data, numCols } = matrix;
-  const numRows = numCols === 0 ? 0 : data.length / numCols;
-  const out = new Uint32Array(data.length);
-  // In square tiles, so that both sides stay in cache.
-  const TILE = 64;
-  for (let r0 = 0; r0 < numRows; r0 += TILE) {
-    const r1 = Math.min(numRows, r0 + TILE);
-    for (let c0 = 0; c0 < numCols; c0 += TILE) {
-      const c1 = Math.min(numCols, c0 + TILE);
-      for (let r = r0; r < r1; r++) {
-        for (let c = c0; c < c1; c++) out[c * numRows + r] = data[r * numCols + c];
-      }
-    }
-  }
-  const transposed: PairCountMatrix = { data: out, numCols: numRows };
-  transposes.set(data, transposed);
-  return transposed;
 }
 
 /** Dense T[cmc] matrices kept at most: a unit of the 3-way plan uses one for all its j, the next unit usually another. */
