@@ -1,16 +1,20 @@
-// Program factory of 3-way finalize on the device: tallies of one slice's rectangle of an mGEMM3 sub-block (where the GEMM left them)
+// Program factory of 3-way finalize on the device: tallies of the slices' rectangles of an mGEMM3 sub-block (where the GEMM left them)
 // → r_abc of the eight entries by inclusion–exclusion (exact u32) → the SPEC §3 values in soft double
 // (wgsl/softDouble.ts; the operations of src/engine/finalize3.ts and core/formulas.ts combine3, bit for bit)
 // → threshold (core/thresholds.ts on float32 bits) → exact checksum partial sums (core/checksum.ts
 // tripleRowWeights: rv·iv in 128-bit integers) and appended records.
 //
-// Each workgroup (16 × 16 threads) walks tiles of TILE × TILE triples (2 × 2 per thread), grid-stride, so a
-// rectangle needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
+// One dispatch finalizes one sub-block of a stacked GEMM (sliceStacks.ts): a table of rectangles, one per slice
+// the sub-block holds rows of (FINALIZE3_RECT_FIELDS, FINALIZE3_RECT_WORDS words each, in `sliceWords` at
+// rectsFirst). Each workgroup (16 × 16 threads) walks the tiles of TILE × TILE triples of all rectangles (2 × 2
+// per thread), grid-stride, finding a tile's rectangle by binary search of the rectangles' first tiles; so a
+// dispatch needs at most FINALIZE3_MAX_WORKGROUPS partials, in 2-way finalize's layout (finalize2Program.ts):
 // [S as 4 words, entries, zeros, 0, 0] each, and the same status words [records appended, needs-host flag].
-// Tally layout: group g, row r, column c of the dispatch's rectangle at g·groupWords + tallyFirst + r·rowStride + c
-// (a rectangle of a stacked GEMM's sub-block: sliceStacks.ts). `sliceWords` holds the
-// request's finalize words (tripleFinalizeWebgpu.ts requestFinalizeWords): per-vector words (mgemm/tripleFinalize.ts)
-// of the rows, j and the columns, and, dense, T[ccm] of each row and T[mcc] of each column, at the uniforms' offsets; `pairIK` the dense block-pair matrix of T[cmc]. A passing entry outside
+// Tally layout: group g, row r, column c of a rectangle at g·groupWords + tallyFirst + r·rowStride + c.
+// `sliceWords` holds the request's finalize words (tripleFinalizeWebgpu.ts requestFinalizeWords): per-vector
+// words (mgemm/tripleFinalize.ts) of the rows, j and the columns, and, dense, T[ccm] of each row and T[mcc] of
+// each column, at a rectangle's offsets; then the rectangle tables. `pairIK` is the dense block-pair matrix of
+// T[cmc]. A passing entry outside
 // [0, 16) sets status[1]: the host then finalizes the request (all its slices) itself, as the CPU path would
 // (error included).
 
@@ -26,8 +30,8 @@ import type { WgslProgram } from './wgslProgram.js';
  */
 export const FINALIZE3_TILE = 32;
 /**
- * Workgroups of one rectangle's dispatch at most (each loops over tiles): a request holds a few rectangles per j
- * and the engine makes thousands of j per unit, so per-tile partials would make the read-back large; 1024 workgroups still fill a large GPU.
+ * Workgroups of one dispatch at most (each loops over tiles): a request holds a few sub-blocks and the engine makes
+ * hundreds of requests per unit, so per-tile partials would make the read-back large; 1024 workgroups still fill a large GPU.
  */
 export const FINALIZE3_MAX_WORKGROUPS = 1024;
 
@@ -39,24 +43,44 @@ if (TRIPLES_PER_THREAD_SIDE ** 2 * 8 > CHECKSUM_TERMS_PER_FOLD) throw new Error(
 /** Threshold kinds as the uniform `thresholdKind` carries them. */
 export const FINALIZE3_THRESHOLD_KIND = { none: 0, single: 1, multi3: 2 } as const;
 
-const UNIFORMS = [
-  // Rectangle shape and where its tallies lie.
-  'numRows', 'numCols', 'rowStride', 'groupWords', 'tallyFirst',
+/**
+ * Fields of one rectangle in the table, in order (Finalize3Rect). A rectangle's tiles are numbered from tileFirst
+ * on (the tiles of the rectangles before it), tilesX per row of tiles.
+ */
+export const FINALIZE3_RECT_FIELDS = [
+  'tileFirst', 'tilesX',
+  // Rectangle shape and where its tallies lie in each group.
+  'numRows', 'numCols', 'tallyFirst',
   // Slice row / column of rectangle row / column 0, and the slice's rows and columns (a run3 request's slice
   // is what the names call the request); record keys of the slice start at keyFirst (its first triple · 8).
   'rowFirst', 'colFirst', 'requestRows', 'requestCols', 'keyFirst',
-  // Global vector indices of request row 0, of j and of request column 0; nv mod 714025 for checksum uids.
-  'iVectorFirst', 'jVectorGlobal', 'kVectorFirst', 'numVectorMod',
-  // Dense T[cmc]: row stride of the block-pair matrix and its row / column of request row / column 0.
-  'ikStride', 'ikRowFirst', 'ikColFirst',
-  // Tiles of this rectangle, the dispatch width, and the index of its first partial.
-  'tilesX', 'numTiles', 'numWorkgroups', 'partialFirst',
+  // Global vector indices of slice row 0, of j and of slice column 0.
+  'iVectorFirst', 'jVectorGlobal', 'kVectorFirst',
+  // Dense T[cmc]: the block-pair matrix's row / column of slice row / column 0.
+  'ikRowFirst', 'ikColFirst',
+  // Word offsets in sliceWords of the slice's row 0, j, column 0 and pair counts.
+  'rowWordsFirst', 'jWordsFirst', 'colWordsFirst', 'pairWordsFirst',
+] as const;
+
+/** Words of one rectangle in the table (its fields, padded to a multiple of 4). */
+export const FINALIZE3_RECT_WORDS = Math.ceil(FINALIZE3_RECT_FIELDS.length / 4) * 4;
+
+/** A rectangle's table fields, by name. */
+export type Finalize3Rect = Record<(typeof FINALIZE3_RECT_FIELDS)[number], number>;
+
+const UNIFORMS = [
+  // The sub-block's tally layout.
+  'rowStride', 'groupWords',
+  // The rectangle table: where in sliceWords, how many rectangles, their tiles in all.
+  'rectsFirst', 'numRects', 'numTiles',
+  // nv mod 714025 for checksum uids; dense T[cmc]: row stride of the block-pair matrix.
+  'numVectorMod', 'ikStride',
+  // The dispatch width, and the index of its first partial.
+  'numWorkgroups', 'partialFirst',
   'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3', 'threshold4',
   'writeRecords', 'recordCapacity',
   // SPEC §3 constants: C, m, and doubles as (lo, hi) bits.
   'countedBits', 'numField', 'multLo', 'multHi', 'rsumLo', 'rsumHi',
-  // Word offsets in sliceWords (the request's finalize words) of the slice's row 0, j, column 0 and pair counts.
-  'rowWordsFirst', 'jWordsFirst', 'colWordsFirst', 'pairWordsFirst',
 ] as const;
 
 /** Uniform values of one dispatch, by name. */
@@ -75,14 +99,14 @@ fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
   }
   return `
 fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
-  let pairs = u.pairWordsFirst;
+  let pairs = R.pairWordsFirst;
   return array<u32, 8>(
     u.numField,
     sliceWords[COL_VECTORS + cq * VW],
     sliceWords[J_VECTOR],
-    sliceWords[pairs + u.requestRows + cq],
+    sliceWords[pairs + R.requestRows + cq],
     sliceWords[ROW_VECTORS + rq * VW],
-    pairIK[(u.ikRowFirst + rq) * u.ikStride + u.ikColFirst + cq],
+    pairIK[(R.ikRowFirst + rq) * u.ikStride + R.ikColFirst + cq],
     sliceWords[pairs + rq],
     tallies[t]);
 }`;
@@ -248,11 +272,34 @@ var<private> MULT_F32: f32;
 var<private> RSUM_F32: f32;
 var<private> MULT_RSUM_F32_OK: bool;
 var<private> SCREEN_EXACT: bool;
-/** Word offsets in sliceWords of the rows', j's and the columns' vector words. */
+/** The rectangle of the tile at hand (loadRect). */
+struct Rect {
+${FINALIZE3_RECT_FIELDS.map((f) => `  ${f}: u32,`).join('\n')}
+};
+var<private> R: Rect;
+/** Word offsets in sliceWords of the rows', j's and the columns' vector words (of R). */
 var<private> ROW_VECTORS: u32;
 var<private> J_VECTOR: u32;
 var<private> COL_VECTORS: u32;
 ${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
+/** Loads rectangle k of the table into R (and its vector word offsets). */
+fn loadRect(k: u32) {
+  let at = u.rectsFirst + k * ${FINALIZE3_RECT_WORDS}u;
+${FINALIZE3_RECT_FIELDS.map((f, idx) => `  R.${f} = sliceWords[at + ${idx}u];`).join('\n')}
+  ROW_VECTORS = R.rowWordsFirst;
+  J_VECTOR = R.jWordsFirst;
+  COL_VECTORS = R.colWordsFirst;
+}
+/** The rectangle holding tile \`tile\`: the last whose first tile is at most it. */
+fn rectOfTile(tile: u32) -> u32 {
+  var lo = 0u;
+  var hi = u.numRects - 1u;
+  while (lo < hi) {
+    let mid = (lo + hi + 1u) / 2u;
+    if (sliceWords[u.rectsFirst + mid * ${FINALIZE3_RECT_WORDS}u] <= tile) { lo = mid; } else { hi = mid - 1u; }
+  }
+  return lo;
+}
 ${tripleTalliesWgsl(options.sparse)}
 ${tripleValuesWgsl(options.sparse)}
 ${screenWgsl(options.sparse)}
@@ -283,27 +330,26 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
   MULT_F32 = sdToF32Truncated(vec2<u32>(u.multLo, u.multHi));
   RSUM_F32 = sdToF32Truncated(vec2<u32>(u.rsumLo, u.rsumHi));
   MULT_RSUM_F32_OK = SCREEN_EXACT;
-  ROW_VECTORS = u.rowWordsFirst;
-  J_VECTOR = u.jWordsFirst;
-  COL_VECTORS = u.colWordsFirst;
   var sum = vec4<u32>(0u);
   var entries = 0u;
   var zeros = 0u;
-  let gj = u.jVectorGlobal;
   for (var tileIdx = wg.x; tileIdx < u.numTiles; tileIdx += u.numWorkgroups) {
-    let r0 = (tileIdx / u.tilesX) * TILE;
-    let c0 = (tileIdx % u.tilesX) * TILE;
+    loadRect(rectOfTile(tileIdx));
+    let gj = R.jVectorGlobal;
+    let tile = tileIdx - R.tileFirst;
+    let r0 = (tile / R.tilesX) * TILE;
+    let c0 = (tile % R.tilesX) * TILE;
     for (var ii = 0u; ii < ${TRIPLES_PER_THREAD_SIDE}u; ii++) {
       let r = r0 + lid.y + ii * SIDE;
-      if (r >= u.numRows) { continue; }
-      let rq = u.rowFirst + r;
-      let gi = u.iVectorFirst + rq;
+      if (r >= R.numRows) { continue; }
+      let rq = R.rowFirst + r;
+      let gi = R.iVectorFirst + rq;
       for (var kk = 0u; kk < ${TRIPLES_PER_THREAD_SIDE}u; kk++) {
         let c = c0 + lid.x + kk * SIDE;
-        if (c >= u.numCols) { continue; }
-        let cq = u.colFirst + c;
-        let gk = u.kVectorFirst + cq;
-        let t = u.tallyFirst + r * u.rowStride + c;
+        if (c >= R.numCols) { continue; }
+        let cq = R.colFirst + c;
+        let gk = R.kVectorFirst + cq;
+        let t = R.tallyFirst + r * u.rowStride + c;
         if (u.thresholdKind == 1u && !mayPassSingle(t, rq, cq)) { continue; }
         let values = tripleValues(t, rq, cq);
         var f: array<u32, 8>;
@@ -328,7 +374,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
             let at = atomicAdd(&status[0], 1u);
             if (at < u.recordCapacity) {
               records[2u * at] = f[e];
-              records[2u * at + 1u] = u.keyFirst + (((rq * u.requestCols + cq) << 3u) | e);
+              records[2u * at + 1u] = R.keyFirst + (((rq * R.requestCols + cq) << 3u) | e);
             }
           }
           if (sdIsZero(v)) { zeros += 1u; continue; }

@@ -3,8 +3,8 @@
 // by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Consecutive slices are stacked into one GEMM
 // (sliceStacks.ts). Many stacks share one submit and one read-back: each sub-block writes its own aligned range of
 // one output buffer. No per-j upload.
-// submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch per slice after each
-// sub-block (tripleFinalizeWebgpu.ts): the tallies stay on the GPU and only checksum partials, counts and records come back.
+// submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch after each sub-block
+// over its slices' rectangles (tripleFinalizeWebgpu.ts): the tallies stay on the GPU and only checksum partials, counts and records come back.
 // Both return once submitted; the kernel set collects the results after the request's turn.
 
 import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, Tally3Slice } from '../../contract.js';
@@ -14,11 +14,11 @@ import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest } 
 import type { Finalize3Program } from './finalize3Program.js';
 import type { KernelFamily } from './kernelChoice.js';
 import type { FinalizeScratch } from './finalizeScratch.js';
-import { PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
+import { PAIR_PRODUCT_PART_WORDS, PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
 import { scatter, type BlockShape, type RequestPlan, type SubBlock } from './requestPlan.js';
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
-import { stackSlices, type SliceStack, type StackPart } from './sliceStacks.js';
-import { finalize3Dispatch, finalize3Workgroups, requestFinalizeWords, type SliceWordOffsets, type TallyRect } from './tripleFinalizeWebgpu.js';
+import { stackSlices, type SliceStack } from './sliceStacks.js';
+import { finalize3Dispatch, finalize3RectTable, finalize3Workgroups, requestFinalizeWords, type TallyRect } from './tripleFinalizeWebgpu.js';
 import { settled, type BufferRange, type Dispatch, type Pending, type WebgpuRunner } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -68,6 +68,18 @@ interface Piece {
   readonly rect: TallyRect;
 }
 
+/** Consecutive parts of a stack whose pair products one dispatch builds (x rows in one chunk, y rows in one). */
+interface ProductRun {
+  readonly xChunk: PlaneChunk;
+  readonly yChunk: PlaneChunk;
+  /** Its first part in the parts table (in parts), and its parts. */
+  readonly partsFirst: number;
+  numParts: number;
+  /** Its stack rows. */
+  readonly rowFirst: number;
+  numRows: number;
+}
+
 /** A step of a submit: its dispatches once the submit's output buffer is known. */
 type Step = (output: GPUBuffer) => Dispatch[];
 
@@ -79,8 +91,8 @@ interface Submit {
 }
 
 /**
- * Cuts a request into submits. The slices are stacked (sliceStacks.ts): per stack, each part's pair products are
- * built into one scratch buffer, one after another, then the stack's GEMM plan runs on them against the union of
+ * Cuts a request into submits. The slices are stacked (sliceStacks.ts): per stack, its parts' pair products are
+ * built into one scratch buffer, one after another (pairProductProgram.ts, a table of the parts), then the stack's GEMM plan runs on them against the union of
  * the parts' z ranges, and each sub-block gives one piece per slice it holds rows and columns of. Dispatches of one
  * submit run in order, so one products buffer serves all stacks.
  */
@@ -103,30 +115,49 @@ async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Pro
   });
   const products = host.scratchBuffer('pairProducts', Math.max(1, ...stacks.map((s) => s.numRows)) * productRowBytes);
   const maxGroups = caps.maxComputeWorkgroupsPerDimension;
-  /** The dispatch building one part's pair products at its stack rows. */
-  const productDispatch = (part: StackPart): Dispatch => {
-    const slice = slices[part.sliceIdx];
-    const xRow = slice.xFirst + part.sliceRowFirst;
-    const xChunk = chunkOfRow(xChunks, xRow);
-    const yChunk = chunkOfRow(yChunks, slice.yRow);
-    const numWorkgroups = Math.ceil((part.numRows * productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP);
+  // Every stack's parts in one table (one upload per request); per stack one dispatch per run of parts whose x rows
+  // and y row lie in the same resident chunks (one run unless a stack crosses a chunk boundary). The table is shared
+  // between requests: the upload is queued after every earlier submit, which are all its readers.
+  const table: number[] = [];
+  const productRuns = stacks.map((stack) => {
+    const runs: ProductRun[] = [];
+    for (const part of stack.parts) {
+      const slice = slices[part.sliceIdx];
+      const xRow = slice.xFirst + part.sliceRowFirst;
+      const xChunk = chunkOfRow(xChunks, xRow);
+      const yChunk = chunkOfRow(yChunks, slice.yRow);
+      const last = runs.at(-1);
+      if (last !== undefined && last.xChunk === xChunk && last.yChunk === yChunk) {
+        last.numParts++;
+        last.numRows += part.numRows;
+      } else {
+        runs.push({ xChunk, yChunk, partsFirst: table.length / PAIR_PRODUCT_PART_WORDS, numParts: 1, rowFirst: part.stackRowFirst, numRows: part.numRows });
+      }
+      table.push(part.stackRowFirst, xRow - xChunk.firstRow, slice.yRow - yChunk.firstRow, 0);
+    }
+    return runs;
+  });
+  const parts = host.scratchBuffer('productParts', table.length * 4);
+  runner.upload(parts, Uint32Array.from(table));
+  const productDispatches = (stackIdx: number): Dispatch[] => productRuns[stackIdx].map((run) => {
+    const numWorkgroups = Math.ceil((run.numRows * productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP);
     const wgX = Math.min(numWorkgroups, maxGroups);
     return {
-      program: productProgram, storage: [xChunk.buffer, yChunk.buffer, products],
+      program: productProgram, storage: [run.xChunk.buffer, run.yChunk.buffer, products, parts],
       uniforms: {
-        xRowFirst: xRow - xChunk.firstRow, numRows: part.numRows, yRow: slice.yRow - yChunk.firstRow, vec4PerPlane: wordsPerPlane / 4,
-        numWorkgroupsX: wgX, outRowFirst: part.stackRowFirst,
+        partsFirst: run.partsFirst, numParts: run.numParts, rowFirst: run.rowFirst, numRows: run.numRows,
+        vec4PerPlane: wordsPerPlane / 4, numWorkgroupsX: wgX,
       },
       workgroups: [wgX, Math.ceil(numWorkgroups / wgX)],
     };
-  };
+  });
   const align = caps.minStorageBufferOffsetAlignment;
   const maxSubmitBytes = host.maxReadBackBytes;
   const numGroups = termGroups.length;
   const submits: Submit[] = [];
   let current: Submit = { steps: [], pieces: [], numBytes: 0 };
   let family: KernelFamily = 'bitwise';
-  for (const stack of stacks) {
+  for (const [stackIdx, stack] of stacks.entries()) {
     // Shape only: the products exist on the GPU alone (aChunks of the plan below).
     const productShape: PlaneMatrix = { numVectors: stack.numRows, numPlanes: planePairs.length, wordsPerPlane, words: new Uint32Array(0) };
     const plan = await host.plan({
@@ -141,7 +172,7 @@ async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Pro
       if (rects.length === 0) continue;
       if (!productsQueued) {
         // The products stay in their buffer across submits (the queue runs submits in order).
-        const dispatches = stack.parts.map(productDispatch);
+        const dispatches = productDispatches(stackIdx);
         current.steps.push(() => dispatches);
         productsQueued = true;
       }
@@ -239,9 +270,9 @@ const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, e
 
 /**
  * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the dispatches of submitTally3's submits, each
- * sub-block's GEMM followed by a finalize dispatch per slice rectangle of the output range it left, all in one submit — no tallies
- * come back, so the submits' outputs take turns in one buffer (a submit's dispatches run in order). Every slice's
- * words are uploaded first, into one buffer. Status, partials and records of the whole request come back together
+ * sub-block's GEMM followed by one finalize dispatch over its slices' rectangles of the output range it left, all
+ * in one submit — no tallies come back, so the submits' outputs take turns in one buffer (a submit's dispatches run
+ * in order). Every slice's words and every sub-block's rectangle table are uploaded first, into one buffer. Status, partials and records of the whole request come back together
  * (finalizeScratch.ts); the collected result is null when its records overflowed their room: submit again.
  */
 export async function submitTally3Finalize(host: Finalize3Host, request: TripleFinalizeRequest): Promise<Pending<PairFinalizeResult | null>> {
@@ -270,35 +301,43 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   const { submits } = await planSubmits(host, gemm);
   const pieces = submits.flatMap((submit) => submit.pieces);
   if (pieces.length === 0) return settled(NOTHING_FINALIZED);
-  const sliceWords = uploadSliceWords(host, request, pieces);
+  const finalizeWords = requestFinalizeWords(request, pieces.map((piece) => piece.sliceIdx));
+  // One finalize dispatch per sub-block (its pieces: one submit step), after that step; its table after the words.
+  let tableFirst = finalizeWords.words.length;
+  const finalizeSteps = submits.map((submit) => {
+    const bySteps = new Map<number, Piece[]>();
+    for (const piece of submit.pieces) bySteps.set(piece.stepIdx, [...(bySteps.get(piece.stepIdx) ?? []), piece]);
+    return [...bySteps].map(([stepIdx, blockPieces]) => {
+      const table = finalize3RectTable(request, blockPieces.map(({ sliceIdx, rect }) => ({
+        slice: gemm.slices[sliceIdx], rect, keyFirst: keyFirsts[sliceIdx], words: finalizeWords.offsetsOf(sliceIdx),
+      })));
+      const rectsFirst = tableFirst;
+      tableFirst += table.words.length;
+      return { stepIdx, first: blockPieces[0], table: { ...table, rectsFirst } };
+    });
+  });
+  const words = new Uint32Array(tableFirst);
+  words.set(finalizeWords.words);
+  for (const { table } of finalizeSteps.flat()) words.set(table.words, table.rectsFirst);
+  // Shared between requests: the upload is queued after every earlier submit, which are all this buffer's readers.
+  const sliceWords = host.scratchBuffer('sliceWords', words.byteLength);
+  host.runner.upload(sliceWords, words);
   const output = host.scratchBuffer('output', Math.max(...submits.map((submit) => submit.numBytes)));
-  const target = host.finalizeScratch.targetFor(pieces.reduce((sum, piece) => sum + finalize3Workgroups(piece.rect), 0), request.records);
+  const target = host.finalizeScratch.targetFor(finalizeSteps.flat().reduce((sum, { table }) => sum + finalize3Workgroups(table.numTiles), 0), request.records);
   let partialFirst = 0;
-  const dispatches = submits.flatMap((submit) => {
-    const finalizeAfter = new Map<number, Dispatch[]>();
-    for (const piece of submit.pieces) {
-      const tallies: BufferRange = { buffer: output, offset: piece.byteOffset, size: piece.numBytes };
-      const dispatch = finalize3Dispatch(program, request, gemm.slices[piece.sliceIdx], piece.rect, {
-        tallies, sliceWords: sliceWords.buffer, pairIK, ...target.buffers,
-      }, { partialFirst, recordCapacity: target.recordCapacity, keyFirst: keyFirsts[piece.sliceIdx], words: sliceWords.offsetsOf(piece.sliceIdx) });
-      partialFirst += finalize3Workgroups(piece.rect);
-      const list = finalizeAfter.get(piece.stepIdx) ?? [];
-      list.push(dispatch);
-      finalizeAfter.set(piece.stepIdx, list);
+  const dispatches = submits.flatMap((submit, submitIdx) => {
+    const finalizeAfter = new Map<number, Dispatch>();
+    for (const { stepIdx, first, table } of finalizeSteps[submitIdx]) {
+      const tallies: BufferRange = { buffer: output, offset: first.byteOffset, size: first.numBytes };
+      finalizeAfter.set(stepIdx, finalize3Dispatch(program, request, table, first.rect, { tallies, sliceWords, pairIK, ...target.buffers }, {
+        partialFirst, recordCapacity: target.recordCapacity,
+      }));
+      partialFirst += finalize3Workgroups(table.numTiles);
     }
-    return submit.steps.flatMap((step, stepIdx) => [...step(output), ...(finalizeAfter.get(stepIdx) ?? [])]);
+    return submit.steps.flatMap((step, stepIdx) => {
+      const finalize = finalizeAfter.get(stepIdx);
+      return finalize === undefined ? step(output) : [...step(output), finalize];
+    });
   });
   return host.finalizeScratch.submit(dispatches, target);
-}
-
-/** The request's finalize words for the slices the pieces belong to (requestFinalizeWords), uploaded. */
-function uploadSliceWords(host: Finalize3Host, request: TripleFinalizeRequest, pieces: readonly Piece[]): {
-  readonly buffer: GPUBuffer;
-  readonly offsetsOf: (sliceIdx: number) => SliceWordOffsets;
-} {
-  const { words, offsetsOf } = requestFinalizeWords(request, pieces.map((piece) => piece.sliceIdx));
-  // Shared between requests: the upload is queued after every earlier submit, which are all this buffer's readers.
-  const buffer = host.scratchBuffer('sliceWords', words.byteLength);
-  host.runner.upload(buffer, words);
-  return { buffer, offsetsOf };
 }

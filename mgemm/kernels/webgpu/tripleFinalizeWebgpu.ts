@@ -1,4 +1,4 @@
-// Host side of 3-way finalize on the device: the finalize dispatch of one sub-block of one j-slice, the per-request
+// Host side of 3-way finalize on the device: the finalize dispatch of one sub-block (a table of its slices' rectangles), the per-request
 // finalize words (vector words once per request, j's words and pair counts per slice), and the dense T[cmc] matrices kept on the device.
 // Partials and records come back in 2-way finalize's layout (pairFinalizeWebgpu.ts sumPartials, sortedRecords).
 
@@ -6,9 +6,11 @@ import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import type { Tally3Slice } from '../../contract.js';
 import { TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleThresholdBits } from '../../tripleFinalize.js';
 import {
-  FINALIZE3_MAX_WORKGROUPS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program, type Finalize3Uniforms,
+  FINALIZE3_MAX_WORKGROUPS, FINALIZE3_RECT_FIELDS, FINALIZE3_RECT_WORDS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program,
+  type Finalize3Rect, type Finalize3Uniforms,
 } from './finalize3Program.js';
 import type { TallyBlock } from './pairFinalizeWebgpu.js';
+import type { BlockShape } from './requestPlan.js';
 import type { BufferRange, Dispatch, WebgpuRunner } from './webgpuRunner.js';
 
 /**
@@ -30,9 +32,44 @@ export interface Finalize3Buffers {
   readonly records: GPUBuffer;
 }
 
-/** Workgroups (= partials) of a sub-block: one per tile, at most FINALIZE3_MAX_WORKGROUPS (they loop over tiles). */
-export function finalize3Workgroups(block: { readonly numRows: number; readonly numCols: number }): number {
-  return Math.min(FINALIZE3_MAX_WORKGROUPS, Math.ceil(block.numRows / FINALIZE3_TILE) * Math.ceil(block.numCols / FINALIZE3_TILE));
+/** One rectangle of a finalize dispatch: its slice, where its tallies lie, its slice's first record key (its first triple in the request · 8) and finalize words. */
+export interface FinalizeRect {
+  readonly slice: Tally3Slice;
+  readonly rect: TallyRect;
+  readonly keyFirst: number;
+  readonly words: SliceWordOffsets;
+}
+
+/** The rectangle table of one finalize dispatch (finalize3Program.ts FINALIZE3_RECT_FIELDS), and its tiles in all. */
+export interface RectTable {
+  readonly words: Uint32Array;
+  readonly numRects: number;
+  readonly numTiles: number;
+}
+
+/** The table of a sub-block's rectangles (all of one sub-block: one tally layout). */
+export function finalize3RectTable(request: TripleFinalizeRequest, rects: readonly FinalizeRect[]): RectTable {
+  const words = new Uint32Array(rects.length * FINALIZE3_RECT_WORDS);
+  let numTiles = 0;
+  rects.forEach(({ slice, rect, keyFirst, words: at }, k) => {
+    const tilesX = Math.ceil(rect.numCols / FINALIZE3_TILE);
+    const fields: Finalize3Rect = {
+      tileFirst: numTiles, tilesX, numRows: rect.numRows, numCols: rect.numCols, tallyFirst: rect.tallyFirst,
+      rowFirst: rect.rowFirst, colFirst: rect.colFirst - slice.zFirst, requestRows: slice.xCount, requestCols: slice.zCount, keyFirst,
+      iVectorFirst: request.xVectorFirst + slice.xFirst, jVectorGlobal: request.yVectorFirst + slice.yRow, kVectorFirst: request.zVectorFirst + slice.zFirst,
+      ikRowFirst: slice.xFirst, ikColFirst: slice.zFirst,
+      rowWordsFirst: at.rows, jWordsFirst: at.j, colWordsFirst: at.cols, pairWordsFirst: at.pairs,
+    };
+    FINALIZE3_RECT_FIELDS.forEach((name, idx) => { words[k * FINALIZE3_RECT_WORDS + idx] = fields[name]; });
+    numTiles += tilesX * Math.ceil(rect.numRows / FINALIZE3_TILE);
+  });
+  if (numTiles > 0xffffffff) throw new RangeError(`finalize3RectTable: ${numTiles} tiles exceed 32 bits`);
+  return { words, numRects: rects.length, numTiles };
+}
+
+/** Workgroups (= partials) of a dispatch of `numTiles` tiles: one per tile, at most FINALIZE3_MAX_WORKGROUPS (they loop over tiles). */
+export function finalize3Workgroups(numTiles: number): number {
+  return Math.min(FINALIZE3_MAX_WORKGROUPS, numTiles);
 }
 
 const bitsView = new DataView(new ArrayBuffer(8));
@@ -51,32 +88,27 @@ function thresholdWords(threshold: TripleThresholdBits): [number, number, number
 }
 
 /**
- * The finalize dispatch of one rectangle of `slice`, whose partials start at `partialFirst` and whose record keys
- * start at `keyFirst` (the slice's first triple in the request · 8).
+ * The finalize dispatch of one sub-block (tally layout `shape`): its rectangles' table lies in `buffers.sliceWords`
+ * at word `rectsFirst`; its partials start at `partialFirst`.
  */
 export function finalize3Dispatch(
-  program: Finalize3Program, request: TripleFinalizeRequest, slice: Tally3Slice, block: TallyRect, buffers: Finalize3Buffers,
-  options: { readonly partialFirst: number; readonly recordCapacity: number; readonly keyFirst: number; readonly words: SliceWordOffsets },
+  program: Finalize3Program, request: TripleFinalizeRequest, table: RectTable & { readonly rectsFirst: number }, shape: BlockShape,
+  buffers: Finalize3Buffers, options: { readonly partialFirst: number; readonly recordCapacity: number },
 ): Dispatch {
   const { formula, pairCounts } = request;
-  const tilesX = Math.ceil(block.numCols / FINALIZE3_TILE);
-  const numWorkgroups = finalize3Workgroups(block);
+  const numWorkgroups = finalize3Workgroups(table.numTiles);
   const [multLo, multHi] = doubleWords(formula.multiplier);
   const [rsumLo, rsumHi] = doubleWords(formula.denseRsum);
   const t = thresholdWords(request.threshold);
   const uniforms: Finalize3Uniforms = {
-    numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords, tallyFirst: block.tallyFirst,
-    rowFirst: block.rowFirst, colFirst: block.colFirst - slice.zFirst, requestRows: slice.xCount, requestCols: slice.zCount,
-    keyFirst: options.keyFirst,
-    iVectorFirst: request.xVectorFirst + slice.xFirst, jVectorGlobal: request.yVectorFirst + slice.yRow,
-    kVectorFirst: request.zVectorFirst + slice.zFirst, numVectorMod: request.numVector % RANDOMIZE_MAX,
-    ikStride: pairCounts?.xz.numCols ?? 0, ikRowFirst: slice.xFirst, ikColFirst: slice.zFirst,
-    tilesX, numTiles: tilesX * Math.ceil(block.numRows / FINALIZE3_TILE), numWorkgroups, partialFirst: options.partialFirst,
+    rowStride: shape.rowStride, groupWords: shape.groupWords,
+    rectsFirst: table.rectsFirst, numRects: table.numRects, numTiles: table.numTiles,
+    numVectorMod: request.numVector % RANDOMIZE_MAX, ikStride: pairCounts?.xz.numCols ?? 0,
+    numWorkgroups, partialFirst: options.partialFirst,
     thresholdKind: FINALIZE3_THRESHOLD_KIND[request.threshold.kind],
     threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3], threshold4: t[4],
     writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
     countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi,
-    rowWordsFirst: options.words.rows, jWordsFirst: options.words.j, colWordsFirst: options.words.cols, pairWordsFirst: options.words.pairs,
   };
   const { tallies, sliceWords, pairIK, partials, status, records } = buffers;
   return {
