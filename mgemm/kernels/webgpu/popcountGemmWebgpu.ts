@@ -25,7 +25,7 @@ import { GrowingBuffers } from './growingBuffers.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
 import { finalizeDispatch, finalizeTiles } from './pairFinalizeWebgpu.js';
 import { createPairProductProgram } from './pairProductProgram.js';
-import { OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
+import { DEVICE_OUTPUT_BYTES_PER_DISPATCH, OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
@@ -326,7 +326,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private tally3Host(): Tally3Host {
     return {
       runner: this.runner, resident: this.resident, maxBindingBytes: this.maxBindingBytes, maxReadBackBytes: this.maxReadBackBytes,
-      plan: (request, aChunks) => this.plan(request, aChunks),
+      plan: (request, aChunks, blockOutputBytes) => this.plan(request, aChunks, blockOutputBytes),
       scratchBuffer: (name, numBytes) => this.scratchBuffer(name, numBytes),
       pairProductProgram: (numPlanesX, numPlanesY, pairs) => this.pairProductProgram(numPlanesX, numPlanesY, pairs),
     };
@@ -339,7 +339,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private async submitPairFinalize(request: PairFinalizeRequest, scratch: FinalizeScratch): Promise<Pending<PairFinalizeResult | null>> {
     if (this.closed) throw new Error(`${this.name}: finalizePairs() after close()`);
     checkPopcountGemmRequest(request.gemm);
-    const plan = await this.plan(request.gemm);
+    const plan = await this.plan(request.gemm, undefined, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
     if (plan === null) return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } });
     const program = this.finalize2Program(request.formula.sparse);
     await this.runner.pipelineFor(program);
@@ -420,12 +420,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * The plan of a request, or null when there is nothing to compute (all outputs zero). `aChunks`, when
    * given, are A's rows on the GPU (3-way pair products; `request.a` then only carries their shape).
    */
-  private async plan(request: PopcountGemmRequest, aChunks?: readonly PlaneChunk[]): Promise<RequestPlan | null> {
+  private async plan(
+    request: PopcountGemmRequest, aChunks?: readonly PlaneChunk[], blockOutputBytes: number = OUTPUT_BYTES_PER_DISPATCH,
+  ): Promise<RequestPlan | null> {
     const { termGroups } = request;
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
     const { family, expandRows } = this.familyFor(termGroups, request.a.wordsPerPlane);
     await Promise.all(this.gemmPrograms(family, termGroups, request.a.numPlanes, request.b.numPlanes).map((p) => this.runner.pipelineFor(p)));
-    return family === 'bitwise' ? this.planBitwise(request, aChunks) : this.planU8(request, family, expandRows, aChunks);
+    return family === 'bitwise' ? this.planBitwise(request, aChunks, blockOutputBytes) : this.planU8(request, family, expandRows, aChunks, blockOutputBytes);
   }
 
   /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words, and a u8 sub-block's most rows. */
@@ -470,14 +472,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return programs;
   }
 
-  private async planBitwise(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[] | undefined): Promise<RequestPlan> {
+  private async planBitwise(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[] | undefined, blockOutputBytes: number): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
     const program = this.tally2Program(termGroups, a.numPlanes, b.numPlanes);
     const numGroups = termGroups.length;
     const maxGroups = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = await this.subBlocks(request, aChunks, {
       maxRows: maxGroups * program.tileRows, maxCols: maxGroups * program.tileCols, rowUnit: 1, colUnit: 1,
-      outWords: (rows, cols) => numGroups * rows * cols,
+      outWords: (rows, cols) => numGroups * rows * cols, outputBytes: blockOutputBytes,
     });
     return {
       family: 'bitwise', blocks,
@@ -502,6 +504,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    */
   private async planU8(
     request: PopcountGemmRequest, family: 'subgroup-matrix' | 'dot4', expandRows: number, aChunks: readonly PlaneChunk[] | undefined,
+    blockOutputBytes: number,
   ): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
     const numGroups = termGroups.length;
@@ -515,6 +518,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const blocks = await this.subBlocks(request, aChunks, {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
       rowUnit: U8_GEMM_ROW_TILE, colUnit: U8_GEMM_COL_TILE, outWords: (rows, cols) => numGroups * padRows(rows) * padCols(cols),
+      outputBytes: blockOutputBytes,
     });
     const kBytes = a.wordsPerPlane * 32;
     const expand = (program: WgslProgram, chunk: PlaneChunk, first: number, count: number, numRowsPad: number, target: GPUBuffer): Dispatch => {
@@ -576,19 +580,21 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /**
    * Cuts the request along A's and B's resident chunks, then into sub-blocks of at most maxRows ×
-   * maxCols whose outputs fit one binding and the per-dispatch read-back bound. Sub-blocks wholly
-   * below the diagonal of a strictUpper request are left out.
+   * maxCols whose outputs fit one binding and `outputBytes`. Sub-blocks wholly below the diagonal of a
+   * strictUpper request are left out.
    */
   private async subBlocks(request: PopcountGemmRequest, givenAChunks: readonly PlaneChunk[] | undefined, limits: {
     readonly maxRows: number; readonly maxCols: number;
     /** Sub-block rows and columns are multiples of these (except the last). */
     readonly rowUnit: number; readonly colUnit: number;
     readonly outWords: (rows: number, cols: number) => number;
+    /** Output bytes of a sub-block at most (all its groups). */
+    readonly outputBytes: number;
   }): Promise<SubBlock[]> {
     const pinned = [request.a, request.b];
     const aChunks = givenAChunks ?? await this.resident.chunksOf(request.a, pinned);
     const bChunks = await this.resident.chunksOf(request.b, pinned);
-    const maxOutWords = Math.floor(Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH) / 4);
+    const maxOutWords = Math.floor(Math.min(this.maxBindingBytes, limits.outputBytes) / 4);
     const { rowUnit, colUnit } = limits;
     const roundDown = (n: number, total: number, unit: number): number => (n >= total ? total : Math.max(unit, Math.floor(n / unit) * unit));
     const blocks: SubBlock[] = [];

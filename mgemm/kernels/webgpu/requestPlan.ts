@@ -10,6 +10,12 @@ import type { BufferRange, Dispatch } from './webgpuRunner.js';
 /** Output bytes of one dispatch: bounds the read-back buffer (and host copy) of one sub-block. */
 export const OUTPUT_BYTES_PER_DISPATCH = 256 << 20;
 
+/**
+ * Output bytes of one dispatch whose tallies stay on the device (device finalize; within one binding): sparse 3-way's
+ * eight groups in 256 MiB made sub-blocks of 8 M outputs, about one wave of u8 GEMM tiles on an H100 each.
+ */
+export const DEVICE_OUTPUT_BYTES_PER_DISPATCH = 1 << 30;
+
 /** A sub-block of a request: rows [rowFirst, +numRows) of A's chunk against columns [colFirst, +numCols) of B's chunk. */
 export interface SubBlock {
   readonly aChunk: PlaneChunk;

@@ -15,7 +15,9 @@ import type { Finalize3Program } from './finalize3Program.js';
 import type { KernelFamily } from './kernelChoice.js';
 import type { FinalizeScratch } from './finalizeScratch.js';
 import { PAIR_PRODUCT_PART_WORDS, PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
-import { scatter, type BlockShape, type RequestPlan, type SubBlock } from './requestPlan.js';
+import {
+  DEVICE_OUTPUT_BYTES_PER_DISPATCH, OUTPUT_BYTES_PER_DISPATCH, scatter, type BlockShape, type RequestPlan, type SubBlock,
+} from './requestPlan.js';
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
 import { stackSlices, type SliceStack } from './sliceStacks.js';
 import { finalize3Dispatch, finalize3RectTable, finalize3Workgroups, requestFinalizeWords, type TallyRect } from './tripleFinalizeWebgpu.js';
@@ -29,8 +31,8 @@ export interface Tally3Host {
   readonly maxBindingBytes: number;
   /** Output bytes of one submit's read-back (a submit holds at least one sub-block, whatever its size). */
   readonly maxReadBackBytes: number;
-  /** The 2-way plan of `request` whose A rows are `aChunks` (request.a carries only their shape). */
-  plan(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[]): Promise<RequestPlan | null>;
+  /** The 2-way plan of `request` whose A rows are `aChunks` (request.a carries only their shape), sub-blocks of at most blockOutputBytes. */
+  plan(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[], blockOutputBytes: number): Promise<RequestPlan | null>;
   /** A named scratch buffer of at least numBytes, shared by all requests (a replaced one lives until submitted work is done). */
   scratchBuffer(name: string, numBytes: number): GPUBuffer;
   pairProductProgram(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram;
@@ -96,7 +98,9 @@ interface Submit {
  * the parts' z ranges, and each sub-block gives one piece per slice it holds rows and columns of. Dispatches of one
  * submit run in order, so one products buffer serves all stacks.
  */
-async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Promise<{ submits: Submit[]; family: KernelFamily }> {
+async function planSubmits(
+  host: Tally3Host, request: PopcountGemm3Request, blockOutputBytes: number,
+): Promise<{ submits: Submit[]; family: KernelFamily }> {
   const { x, y, z, planePairs, termGroups, slices } = request;
   const { runner } = host;
   const caps = runner.capabilities;
@@ -162,7 +166,7 @@ async function planSubmits(host: Tally3Host, request: PopcountGemm3Request): Pro
     const productShape: PlaneMatrix = { numVectors: stack.numRows, numPlanes: planePairs.length, wordsPerPlane, words: new Uint32Array(0) };
     const plan = await host.plan({
       a: productShape, aFirst: 0, aCount: stack.numRows, b: z, bFirst: stack.zFirst, bCount: stack.zCount, termGroups, strictUpper: false,
-    }, [{ firstRow: 0, numRows: stack.numRows, buffer: products }]);
+    }, [{ firstRow: 0, numRows: stack.numRows, buffer: products }], blockOutputBytes);
     if (plan === null) continue;
     family = plan.family;
     let productsQueued = false;
@@ -228,7 +232,7 @@ function chunkOfRow(chunks: readonly PlaneChunk[], row: number): PlaneChunk {
 export async function submitTally3(host: Tally3Host, request: PopcountGemm3Request): Promise<Pending<PopcountGemm3Result>> {
   checkPopcountGemm3Request(request);
   const outputs = request.slices.map((s) => request.termGroups.map(() => new Uint32Array(s.xCount * s.zCount)));
-  const { submits } = await planSubmits(host, request);
+  const { submits } = await planSubmits(host, request, OUTPUT_BYTES_PER_DISPATCH);
   const pending = await host.runner.submitEachWithReadBack(submits, (submit) => {
     const output = host.scratchBuffer('output', submit.numBytes);
     return { dispatches: submit.steps.flatMap((step) => step(output)), reads: [{ buffer: output, numBytes: submit.numBytes }] };
@@ -251,7 +255,7 @@ export async function timeTally3Kernels(
   host: Tally3Host, request: PopcountGemm3Request, repetitions: number,
 ): Promise<{ seconds: number[]; family: KernelFamily }> {
   checkPopcountGemm3Request(request);
-  const { submits, family } = await planSubmits(host, request);
+  const { submits, family } = await planSubmits(host, request, OUTPUT_BYTES_PER_DISPATCH);
   const outputBytes = Math.max(0, ...submits.map((s) => s.numBytes));
   const output = host.scratchBuffer('output', outputBytes);
   const dispatches = submits.flatMap((submit) => submit.steps.flatMap((step) => step(output)));
@@ -298,7 +302,8 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   const program = host.finalize3Program(request.formula.sparse);
   await host.runner.pipelineFor(program);
   const pairIK = xz === undefined ? null : host.pairCountsBuffer(xz.data);
-  const { submits } = await planSubmits(host, gemm);
+  // The tallies stay on the device: larger sub-blocks (sparse requests' eight groups) fill the GPU better.
+  const { submits } = await planSubmits(host, gemm, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
   const pieces = submits.flatMap((submit) => submit.pieces);
   if (pieces.length === 0) return settled(NOTHING_FINALIZED);
   const finalizeWords = requestFinalizeWords(request, pieces.map((piece) => piece.sliceIdx));
