@@ -3,7 +3,8 @@
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384 --j3 4]
-//        [--e2e-nv2 4096 --e2e-nf2 32768 --e2e-nv3 192 --e2e-nf3 16384 --e2e-npv 1] [--e2e-finalize auto,host]
+//        [--e2e-nv2 32768 --e2e-nf2 65536 --e2e-nv3 4096 --e2e-nf3 16384 --e2e-npv 1] [--e2e-finalize auto,host]
+//        [--e2e-thresholds none,0.4]
 //        [--reps 3] [--kernels auto,bitwise]
 //        [--stagings 32/p,64/p/256] [--ways 2,3] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
@@ -12,8 +13,9 @@
 // vectors, pair products built on the GPU), timed from submit to completion, no read-back; 2-way also with
 // device finalize (GEMM, values, exact checksum partials, their read-back), as one request.
 // Comparisons are unique pairs (triples) × fields, as CoMet counts them; torch counts M·N·K multiply-adds.
-// End to end runs 2-way and 3-way cases with each --e2e-finalize placement (auto: values, thresholds and
-// checksum on the GPU; host: tallies read back and finalized on the CPU).
+// End to end runs whole jobs (synthetic input built and uploaded, compute, threshold, checksum), 2-way and 3-way,
+// at the kernel rows' sizes by default, with each --e2e-finalize placement (auto: values, thresholds and checksum on
+// the GPU; host: tallies read back and finalized on the CPU) and each of --e2e-thresholds (none: every value counts).
 import { singleThreshold } from '../src/core/thresholds.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -35,8 +37,10 @@ const { values: opts } = parseArgs({
     nv3: { type: 'string', default: '4096' }, nf3: { type: 'string', default: '16384' },
     /** j-slices per mGEMM3 call in the kernel-only 3-way run3 case. */
     j3: { type: 'string', default: '4' },
-    'e2e-nv2': { type: 'string', default: '4096' }, 'e2e-nf2': { type: 'string', default: '32768' },
-    'e2e-nv3': { type: 'string', default: '192' }, 'e2e-nf3': { type: 'string', default: '16384' },
+    'e2e-nv2': { type: 'string', default: '32768' }, 'e2e-nf2': { type: 'string', default: '65536' },
+    'e2e-nv3': { type: 'string', default: '4096' }, 'e2e-nf3': { type: 'string', default: '16384' },
+    /** Thresholds of the whole-job cases: `none` or a number each. */
+    'e2e-thresholds': { type: 'string', default: 'none,0.4' },
     'e2e-npv': { type: 'string', default: '1' },
     'e2e-finalize': { type: 'string', default: 'auto' },
     reps: { type: 'string', default: '3' },
@@ -318,12 +322,17 @@ async function endToEnd(): Promise<void> {
     ...(npvMany > 1 ? [[3, false, num('e2e-nv3'), num('e2e-nf3'), npvMany] as [NumWay, boolean, number, number, number]] : []),
   ];
   const placements = opts['e2e-finalize'].split(',').map((p) => (p === 'host' ? 'host' : 'auto') as JobSpec['finalize']);
+  const thresholds = opts['e2e-thresholds'].split(',').map((t) => (t === 'none' ? null : Number(t)));
   for (const [numWay, sparse, numVector, numField, npv] of cases.filter(([numWay]) => ways.has(numWay))) {
     for (const finalize of placements) {
-      const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv, finalize }));
-      const what = `${numWay}-way ${sparse ? 'sparse' : 'dense'} finalize ${finalize}`;
-      rows.push({ what: `${what} end to end`, shape: `nv ${numVector} nf ${numField} npv ${npv}`, seconds: r.seconds, rate: r.comparisonsPerSecond, note: `checksum ${r.checksum}` });
-      log(`e2e ${what} nv ${numVector} nf ${numField} npv ${npv}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s, ${r.checksum}`);
+      for (const threshold of thresholds) {
+        const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv, finalize, threshold }));
+        const what = `${numWay}-way ${sparse ? 'sparse' : 'dense'} finalize ${finalize}`;
+        const shape = `nv ${numVector} nf ${numField} npv ${npv}, threshold ${threshold ?? 'none'}`;
+        const note = `whole job; compute phase ${r.computeSeconds.toFixed(3)} s, ${r.computeComparisonsPerSecond.toExponential(3)} /s; checksum ${r.checksum}`;
+        rows.push({ what: `${what} end to end`, shape, seconds: r.seconds, rate: r.comparisonsPerSecond, note });
+        log(`e2e ${what} ${shape}: ${r.seconds.toFixed(2)} s, ${r.comparisonsPerSecond.toExponential(3)} comparisons/s (${note})`);
+      }
     }
   }
 }
