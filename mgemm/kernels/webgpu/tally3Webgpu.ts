@@ -1,11 +1,11 @@
 // mGEMM3 on the GPU: for each j-slice of a 3-way request, the pair products (x_i AND y_j) are built on the
 // GPU from the resident x and y planes (pairProductProgram), then multiplied against the resident z planes
-// by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Consecutive slices are stacked into one GEMM
-// (sliceStacks.ts). Many stacks share one submit and one read-back: each sub-block writes its own aligned range of
-// one output buffer. No per-j upload.
+// by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Consecutive slices are stacked into one
+// GEMM (sliceStacks.ts, stackProducts.ts); each slice takes its rectangle of a sub-block's output. Many stacks
+// share one submit and one read-back: each sub-block writes its own aligned range of one output buffer.
 // submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch after each sub-block
-// over its slices' rectangles (tripleFinalizeWebgpu.ts): the tallies stay on the GPU and only checksum partials, counts and records come back.
-// Both return once submitted; the kernel set collects the results after the request's turn.
+// over its slices' rectangles (tripleFinalizeWebgpu.ts): the tallies stay on the GPU and only checksum partials,
+// counts and records come back. Both return once submitted; the kernel set collects the results after the request's turn.
 
 import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, Tally3Slice } from '../../contract.js';
 import type { PairFinalizeResult } from '../../pairFinalize.js';
@@ -14,13 +14,15 @@ import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest } 
 import type { Finalize3Program } from './finalize3Program.js';
 import type { KernelFamily } from './kernelChoice.js';
 import type { FinalizeScratch } from './finalizeScratch.js';
-import { PAIR_PRODUCT_PART_WORDS, PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
 import {
   DEVICE_OUTPUT_BYTES_PER_DISPATCH, OUTPUT_BYTES_PER_DISPATCH, scatter, type BlockShape, type RequestPlan, type SubBlock,
 } from './requestPlan.js';
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
 import { stackSlices, type SliceStack } from './sliceStacks.js';
-import { finalize3Dispatch, finalize3RectTable, finalize3Workgroups, requestFinalizeWords, type TallyRect } from './tripleFinalizeWebgpu.js';
+import { stackProductDispatches } from './stackProducts.js';
+import {
+  finalize3Dispatch, finalize3RectTable, finalize3Workgroups, requestFinalizeWords, type RectTable, type TallyRect,
+} from './tripleFinalizeWebgpu.js';
 import { settled, type BufferRange, type Dispatch, type Pending, type WebgpuRunner } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -70,18 +72,6 @@ interface Piece {
   readonly rect: TallyRect;
 }
 
-/** Consecutive parts of a stack whose pair products one dispatch builds (x rows in one chunk, y rows in one). */
-interface ProductRun {
-  readonly xChunk: PlaneChunk;
-  readonly yChunk: PlaneChunk;
-  /** Its first part in the parts table (in parts), and its parts. */
-  readonly partsFirst: number;
-  numParts: number;
-  /** Its stack rows. */
-  readonly rowFirst: number;
-  numRows: number;
-}
-
 /** A step of a submit: its dispatches once the submit's output buffer is known. */
 type Step = (output: GPUBuffer) => Dispatch[];
 
@@ -94,16 +84,15 @@ interface Submit {
 
 /**
  * Cuts a request into submits. The slices are stacked (sliceStacks.ts): per stack, its parts' pair products are
- * built into one scratch buffer, one after another (pairProductProgram.ts, a table of the parts), then the stack's GEMM plan runs on them against the union of
- * the parts' z ranges, and each sub-block gives one piece per slice it holds rows and columns of. Dispatches of one
- * submit run in order, so one products buffer serves all stacks.
+ * built into one scratch buffer, one after another (stackProducts.ts), then the stack's GEMM plan runs on them
+ * against the union of the parts' z ranges, and each sub-block gives one piece per slice it holds rows and columns
+ * of. Dispatches of one submit run in order, so one products buffer serves all stacks.
  */
 async function planSubmits(
   host: Tally3Host, request: PopcountGemm3Request, blockOutputBytes: number,
 ): Promise<{ submits: Submit[]; family: KernelFamily }> {
   const { x, y, z, planePairs, termGroups, slices } = request;
   const { runner } = host;
-  const caps = runner.capabilities;
   const pinned = [x, y, z];
   const xChunks = await host.resident.chunksOf(x, pinned);
   const yChunks = await host.resident.chunksOf(y, pinned);
@@ -114,48 +103,16 @@ async function planSubmits(
   if (rowsPerProduct < 1) throw new RangeError(`one row of pair products (${productRowBytes} bytes) exceeds the storage binding size (${host.maxBindingBytes} bytes)`);
   const productProgram = host.pairProductProgram(x.numPlanes, y.numPlanes, planePairs);
   await runner.pipelineFor(productProgram);
+  const maxStackRows = Math.min(rowsPerProduct, Math.max(1, Math.floor(STACK_PRODUCT_BYTES / productRowBytes)));
   const stacks = stackSlices(slices, {
-    maxRows: Math.min(rowsPerProduct, Math.max(1, Math.floor(STACK_PRODUCT_BYTES / productRowBytes))), maxOutputs: STACK_OUTPUTS, maxWasteRatio: STACK_WASTE_RATIO, rowCuts: xChunks.map((c) => c.firstRow),
+    maxRows: maxStackRows, maxOutputs: STACK_OUTPUTS, maxWasteRatio: STACK_WASTE_RATIO, rowCuts: xChunks.map((c) => c.firstRow),
   });
   const products = host.scratchBuffer('pairProducts', Math.max(1, ...stacks.map((s) => s.numRows)) * productRowBytes);
-  const maxGroups = caps.maxComputeWorkgroupsPerDimension;
-  // Every stack's parts in one table (one upload per request); per stack one dispatch per run of parts whose x rows
-  // and y row lie in the same resident chunks (one run unless a stack crosses a chunk boundary). The table is shared
-  // between requests: the upload is queued after every earlier submit, which are all its readers.
-  const table: number[] = [];
-  const productRuns = stacks.map((stack) => {
-    const runs: ProductRun[] = [];
-    for (const part of stack.parts) {
-      const slice = slices[part.sliceIdx];
-      const xRow = slice.xFirst + part.sliceRowFirst;
-      const xChunk = chunkOfRow(xChunks, xRow);
-      const yChunk = chunkOfRow(yChunks, slice.yRow);
-      const last = runs.at(-1);
-      if (last !== undefined && last.xChunk === xChunk && last.yChunk === yChunk) {
-        last.numParts++;
-        last.numRows += part.numRows;
-      } else {
-        runs.push({ xChunk, yChunk, partsFirst: table.length / PAIR_PRODUCT_PART_WORDS, numParts: 1, rowFirst: part.stackRowFirst, numRows: part.numRows });
-      }
-      table.push(part.stackRowFirst, xRow - xChunk.firstRow, slice.yRow - yChunk.firstRow, 0);
-    }
-    return runs;
-  });
-  const parts = host.scratchBuffer('productParts', table.length * 4);
-  runner.upload(parts, Uint32Array.from(table));
-  const productDispatches = (stackIdx: number): Dispatch[] => productRuns[stackIdx].map((run) => {
-    const numWorkgroups = Math.ceil((run.numRows * productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP);
-    const wgX = Math.min(numWorkgroups, maxGroups);
-    return {
-      program: productProgram, storage: [run.xChunk.buffer, run.yChunk.buffer, products, parts],
-      uniforms: {
-        partsFirst: run.partsFirst, numParts: run.numParts, rowFirst: run.rowFirst, numRows: run.numRows,
-        vec4PerPlane: wordsPerPlane / 4, numWorkgroupsX: wgX,
-      },
-      workgroups: [wgX, Math.ceil(numWorkgroups / wgX)],
-    };
-  });
-  const align = caps.minStorageBufferOffsetAlignment;
+  const productDispatches = stackProductDispatches({
+    runner, program: productProgram, slices, xChunks, yChunks, products, productRowBytes, wordsPerPlane,
+    tableBuffer: (numBytes) => host.scratchBuffer('productParts', numBytes),
+  }, stacks);
+  const align = runner.capabilities.minStorageBufferOffsetAlignment;
   const maxSubmitBytes = host.maxReadBackBytes;
   const numGroups = termGroups.length;
   const submits: Submit[] = [];
@@ -218,13 +175,6 @@ function rectsOf(stack: SliceStack, block: SubBlock, shape: BlockShape, slices: 
   return rects;
 }
 
-/** The resident chunk holding `row`. */
-function chunkOfRow(chunks: readonly PlaneChunk[], row: number): PlaneChunk {
-  const chunk = chunks.find((c) => row >= c.firstRow && row < c.firstRow + c.numRows);
-  if (chunk === undefined) throw new RangeError(`row ${row} is in no resident chunk`);
-  return chunk;
-}
-
 /**
  * Submits a 3-way request: its submits one after another (runner.submitEachWithReadBack), each read back once and
  * scattered per slice; the last one's words come with the returned collect().
@@ -276,8 +226,9 @@ const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, e
  * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the dispatches of submitTally3's submits, each
  * sub-block's GEMM followed by one finalize dispatch over its slices' rectangles of the output range it left, all
  * in one submit — no tallies come back, so the submits' outputs take turns in one buffer (a submit's dispatches run
- * in order). Every slice's words and every sub-block's rectangle table are uploaded first, into one buffer. Status, partials and records of the whole request come back together
- * (finalizeScratch.ts); the collected result is null when its records overflowed their room: submit again.
+ * in order). Every slice's words and every sub-block's rectangle table are uploaded first, into one buffer. Status,
+ * partials and records of the whole request come back together (finalizeScratch.ts); the collected result is null
+ * when its records overflowed their room: submit again.
  */
 export async function submitTally3Finalize(host: Finalize3Host, request: TripleFinalizeRequest): Promise<Pending<PairFinalizeResult | null>> {
   const { gemm } = request;
@@ -306,35 +257,19 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   const { submits } = await planSubmits(host, gemm, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
   const pieces = submits.flatMap((submit) => submit.pieces);
   if (pieces.length === 0) return settled(NOTHING_FINALIZED);
-  const finalizeWords = requestFinalizeWords(request, pieces.map((piece) => piece.sliceIdx));
-  // One finalize dispatch per sub-block (its pieces: one submit step), after that step; its table after the words.
-  let tableFirst = finalizeWords.words.length;
-  const finalizeSteps = submits.map((submit) => {
-    const bySteps = new Map<number, Piece[]>();
-    for (const piece of submit.pieces) bySteps.set(piece.stepIdx, [...(bySteps.get(piece.stepIdx) ?? []), piece]);
-    return [...bySteps].map(([stepIdx, blockPieces]) => {
-      const table = finalize3RectTable(request, blockPieces.map(({ sliceIdx, rect }) => ({
-        slice: gemm.slices[sliceIdx], rect, keyFirst: keyFirsts[sliceIdx], words: finalizeWords.offsetsOf(sliceIdx),
-      })));
-      const rectsFirst = tableFirst;
-      tableFirst += table.words.length;
-      return { stepIdx, first: blockPieces[0], table: { ...table, rectsFirst } };
-    });
-  });
-  const words = new Uint32Array(tableFirst);
-  words.set(finalizeWords.words);
-  for (const { table } of finalizeSteps.flat()) words.set(table.words, table.rectsFirst);
+  const { words, blocksOf } = finalizeWordsAndTables(request, submits, keyFirsts);
   // Shared between requests: the upload is queued after every earlier submit, which are all this buffer's readers.
   const sliceWords = host.scratchBuffer('sliceWords', words.byteLength);
   host.runner.upload(sliceWords, words);
   const output = host.scratchBuffer('output', Math.max(...submits.map((submit) => submit.numBytes)));
-  const target = host.finalizeScratch.targetFor(finalizeSteps.flat().reduce((sum, { table }) => sum + finalize3Workgroups(table.numTiles), 0), request.records);
+  const numPartials = blocksOf.flat().reduce((sum, { table }) => sum + finalize3Workgroups(table.numTiles), 0);
+  const target = host.finalizeScratch.targetFor(numPartials, request.records);
   let partialFirst = 0;
   const dispatches = submits.flatMap((submit, submitIdx) => {
     const finalizeAfter = new Map<number, Dispatch>();
-    for (const { stepIdx, first, table } of finalizeSteps[submitIdx]) {
-      const tallies: BufferRange = { buffer: output, offset: first.byteOffset, size: first.numBytes };
-      finalizeAfter.set(stepIdx, finalize3Dispatch(program, request, table, first.rect, { tallies, sliceWords, pairIK, ...target.buffers }, {
+    for (const { stepIdx, byteOffset, numBytes, shape, table } of blocksOf[submitIdx]) {
+      const tallies: BufferRange = { buffer: output, offset: byteOffset, size: numBytes };
+      finalizeAfter.set(stepIdx, finalize3Dispatch(program, request, table, shape, { tallies, sliceWords, pairIK, ...target.buffers }, {
         partialFirst, recordCapacity: target.recordCapacity,
       }));
       partialFirst += finalize3Workgroups(table.numTiles);
@@ -345,4 +280,48 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
     });
   });
   return host.finalizeScratch.submit(dispatches, target);
+}
+
+/** The finalize of one sub-block: the submit step whose GEMM leaves its tallies, their range and layout, its rectangle table. */
+interface BlockFinalize {
+  readonly stepIdx: number;
+  readonly byteOffset: number;
+  readonly numBytes: number;
+  readonly shape: BlockShape;
+  /** Its rectangles, at word rectsFirst of the request's finalize words. */
+  readonly table: RectTable & { readonly rectsFirst: number };
+}
+
+/**
+ * The request's finalize words (requestFinalizeWords) followed by every sub-block's rectangle table, and per submit
+ * its sub-blocks' finalize (the pieces of one step are one sub-block's rectangles).
+ */
+function finalizeWordsAndTables(request: TripleFinalizeRequest, submits: readonly Submit[], keyFirsts: readonly number[]): {
+  readonly words: Uint32Array;
+  readonly blocksOf: BlockFinalize[][];
+} {
+  const pieces = submits.flatMap((submit) => submit.pieces);
+  const sliceWords = requestFinalizeWords(request, pieces.map((piece) => piece.sliceIdx));
+  let numWords = sliceWords.words.length;
+  const blocksOf = submits.map((submit) => {
+    const piecesOfStep = new Map<number, Piece[]>();
+    for (const piece of submit.pieces) {
+      const list = piecesOfStep.get(piece.stepIdx);
+      if (list === undefined) piecesOfStep.set(piece.stepIdx, [piece]);
+      else list.push(piece);
+    }
+    return [...piecesOfStep].map(([stepIdx, stepPieces]): BlockFinalize => {
+      const table = finalize3RectTable(request, stepPieces.map(({ sliceIdx, rect }) => ({
+        slice: request.gemm.slices[sliceIdx], rect, keyFirst: keyFirsts[sliceIdx], words: sliceWords.offsetsOf(sliceIdx),
+      })));
+      const { byteOffset, numBytes, rect } = stepPieces[0];
+      const block: BlockFinalize = { stepIdx, byteOffset, numBytes, shape: rect, table: { ...table, rectsFirst: numWords } };
+      numWords += table.words.length;
+      return block;
+    });
+  });
+  const words = new Uint32Array(numWords);
+  words.set(sliceWords.words);
+  for (const { table } of blocksOf.flat()) words.set(table.words, table.rectsFirst);
+  return { words, blocksOf };
 }
