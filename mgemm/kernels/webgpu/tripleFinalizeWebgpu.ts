@@ -1,5 +1,6 @@
-// Host side of 3-way finalize on the device: the finalize dispatch of one sub-block (a table of its slices' rectangles), the per-request
-// finalize words (vector words once per request, j's words and pair counts per slice), and the dense T[cmc] matrices kept on the device.
+// Host side of 3-way finalize on the device: the finalize dispatch of one sub-block (a table of its slices'
+// rectangles), the per-request finalize words (vector words once per request, j's words and pair counts per slice),
+// and the dense T[cmc] matrices kept on the device.
 // Partials and records come back in 2-way finalize's layout (pairFinalizeWebgpu.ts sumPartials, sortedRecords).
 
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
@@ -32,7 +33,10 @@ export interface Finalize3Buffers {
   readonly records: GPUBuffer;
 }
 
-/** One rectangle of a finalize dispatch: its slice, where its tallies lie, its slice's first record key (its first triple in the request · 8) and finalize words. */
+/**
+ * One rectangle of a finalize dispatch: its slice, where its tallies lie, its slice's first record key (its first
+ * triple in the request · 8) and finalize words.
+ */
 export interface FinalizeRect {
   readonly slice: Tally3Slice;
   readonly rect: TallyRect;
@@ -60,7 +64,11 @@ export function finalize3RectTable(request: TripleFinalizeRequest, rects: readon
       ikRowFirst: slice.xFirst, ikColFirst: slice.zFirst,
       rowWordsFirst: at.rows, jWordsFirst: at.j, colWordsFirst: at.cols, pairWordsFirst: at.pairs,
     };
-    FINALIZE3_RECT_FIELDS.forEach((name, idx) => { words[k * FINALIZE3_RECT_WORDS + idx] = fields[name]; });
+    FINALIZE3_RECT_FIELDS.forEach((name, idx) => {
+      const value = fields[name];
+      if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`finalize3RectTable: ${name} ${value} is not a u32`);
+      words[k * FINALIZE3_RECT_WORDS + idx] = value;
+    });
     numTiles += tilesX * Math.ceil(rect.numRows / FINALIZE3_TILE);
   });
   if (numTiles > 0xffffffff) throw new RangeError(`finalize3RectTable: ${numTiles} tiles exceed 32 bits`);
