@@ -21,6 +21,7 @@
 import { TRIPLE_VECTOR_WORDS } from '../../tripleFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
+import { lastAtMostWgsl } from './wgsl/lastAtMost.js';
 import { SOFT_DOUBLE_WGSL } from './wgsl/softDouble.js';
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -290,16 +291,8 @@ ${FINALIZE3_RECT_FIELDS.map((f, idx) => `  R.${f} = sliceWords[at + ${idx}u];`).
   J_VECTOR = R.jWordsFirst;
   COL_VECTORS = R.colWordsFirst;
 }
-/** The rectangle holding tile \`tile\`: the last whose first tile is at most it. */
-fn rectOfTile(tile: u32) -> u32 {
-  var lo = 0u;
-  var hi = u.numRects - 1u;
-  while (lo < hi) {
-    let mid = (lo + hi + 1u) / 2u;
-    if (sliceWords[u.rectsFirst + mid * ${FINALIZE3_RECT_WORDS}u] <= tile) { lo = mid; } else { hi = mid - 1u; }
-  }
-  return lo;
-}
+/** The rectangle holding a tile: the last whose first tile is at most it. */
+${lastAtMostWgsl('rectOfTile', 'u.numRects', (i) => `sliceWords[u.rectsFirst + ${i} * ${FINALIZE3_RECT_WORDS}u]`)}
 ${tripleTalliesWgsl(options.sparse)}
 ${tripleValuesWgsl(options.sparse)}
 ${screenWgsl(options.sparse)}

@@ -11,6 +11,7 @@
 // within the dispatch limit.
 
 import type { PlanePair } from '../../contract.js';
+import { lastAtMostWgsl } from './wgsl/lastAtMost.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** Threads per workgroup of the pair-product program. */
@@ -40,18 +41,14 @@ export function createPairProductProgram(numPlanesX: number, numPlanesY: number,
     declarations: [
       `const NUM_PAIRS = ${pairs.length}u;`, `const PX = ${numPlanesX}u;`, `const PY = ${numPlanesY}u;`,
       `const X_PLANES = ${constArray(pairs.map(([p]) => p))};`, `const Y_PLANES = ${constArray(pairs.map(([, q]) => q))};`,
+      '/** The part holding a stack row: the last whose first row is at most it. */',
+      lastAtMostWgsl('partOfRow', 'u.numParts', (i) => `parts[u.partsFirst + ${i}].x`),
     ].join('\n'),
     mainBody: `  let id = (wg.y * u.numWorkgroupsX + wg.x) * ${PAIR_PRODUCT_WORKGROUP}u + li;
   let vecsPerRow = NUM_PAIRS * u.vec4PerPlane;
   if (id >= u.numRows * vecsPerRow) { return; }
   let row = u.rowFirst + id / vecsPerRow;
-  var lo = 0u;
-  var hi = u.numParts - 1u;
-  while (lo < hi) {
-    let mid = (lo + hi + 1u) / 2u;
-    if (parts[u.partsFirst + mid].x <= row) { lo = mid; } else { hi = mid - 1u; }
-  }
-  let part = parts[u.partsFirst + lo];
+  let part = parts[u.partsFirst + partOfRow(row)];
   let xRow = part.y + (row - part.x);
   let inRow = id % vecsPerRow;
   let q = inRow / u.vec4PerPlane;
