@@ -11,18 +11,26 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { Option } from 'commander';
 import { defaultMultiplier, DEFAULT_PARAM, type NumWay } from '../src/core/types.js';
 import { runJob, type JobSpec } from '../src/engine/index.js';
+import { createToolProgram, parseToolOptions } from './lib/cliOptions.js';
 
 interface BenchCase { numWay: NumWay; sparse: boolean; numVector: number; numField: number }
 
-const quick = process.argv.includes('--quick');
-const asJson = process.argv.includes('--json');
-/** `--way 2` or `--way 3` keeps only the cases of that way. */
-const wayArg = process.argv.indexOf('--way');
-const onlyWay = wayArg >= 0 ? Number(process.argv[wayArg + 1]) : null;
-if (onlyWay !== null && onlyWay !== 2 && onlyWay !== 3) throw new Error(`--way must be 2 or 3, got ${process.argv[wayArg + 1]}`);
-const allCases: BenchCase[] = quick
+interface BenchCpuOptions {
+  readonly quick: boolean;
+  readonly json: boolean;
+  readonly way?: '2' | '3';
+}
+
+const options = parseToolOptions<BenchCpuOptions>(createToolProgram('bench-cpu',
+  'snptally comparisons per second (2-way and 3-way CCC, dense and sparse, 1 and 2 threads) beside plink1.9 --r2')
+  .option('--quick', 'small problems, one dense case per way (a smoke run)', false)
+  .option('--json', 'print one JSON array of the rows instead of text', false)
+  .addOption(new Option('--way <n>', 'only the cases of this way (default: both)').choices(['2', '3'])));
+const onlyWay = options.way === undefined ? null : Number(options.way);
+const allCases: BenchCase[] = options.quick
   ? [{ numWay: 2, sparse: false, numVector: 512, numField: 4096 }, { numWay: 3, sparse: false, numVector: 96, numField: 2048 }]
   : [
     { numWay: 2, sparse: false, numVector: 2048, numField: 16384 },
@@ -108,7 +116,7 @@ async function main(): Promise<void> {
           }
         }
         rows.push(row);
-        if (!asJson) {
+        if (!options.json) {
           const fmt = (x: unknown): string => (typeof x === 'number' ? x.toExponential(2) : '-');
           console.log(`CCC ${c.numWay}-way ${c.sparse ? 'sparse' : 'dense '} nv ${c.numVector} nf ${c.numField} threads ${t}: `
             + `${fmt(row.comparisonsPerSecond)} cmp/s (${row.seconds} s)`
@@ -119,7 +127,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  if (asJson) console.log(JSON.stringify(rows));
+  if (options.json) console.log(JSON.stringify(rows));
 }
 
 await main();

@@ -3,9 +3,9 @@
 // equivalent shapes in the same run, with the ratio. Writes everything as JSON with --out.
 //
 //   node dist/tools/bench-gpu.js [--nv2 32768 --nf2 65536] [--nv3 4096 --nf3 16384 --j3 4]
-//        [--e2e-nv2 32768 --e2e-nf2 65536 --e2e-nv3 4096 --e2e-nf3 16384 --e2e-npv 1] [--e2e-finalize auto,host]
-//        [--e2e-thresholds none,0.4]
-//        [--reps 3] [--kernels auto,bitwise]
+//        [--e2e-nv2 32768 --e2e-nf2 65536 --e2e-nv3 4096 --e2e-nf3 16384 --e2e-npv 1] [--e2e-finalize auto[,host]]
+//        [--e2e-thresholds none,0.4] [--e2e-threshold 0.505,0.64]
+//        [--reps 3] [--kernels auto,bitwise] [--upload-mib 0]
 //        [--stagings 32/p,64/p/256] [--ways 2,3] [--no-torch] [--no-checks] [--no-e2e] [--out FILE]
 //
 // Kernel-only: the engine's request shapes (2-way: the strict upper triangle of nv × nv; 3-way: the GEMM of
@@ -20,7 +20,6 @@ import { singleThreshold } from '../src/core/thresholds.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
 import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../src/core/types.js';
 import { runJob, type JobSpec } from '../src/engine/index.js';
 import {
@@ -30,37 +29,98 @@ import {
 import { denseFactors2 } from '../src/core/formulas.js';
 import { float32BitsAtMost, pairVectorWords } from '../src/engine/deviceFinalize2.js';
 import { planeLayout } from '../src/engine/tallyLayout.js';
+import { UserError } from '../src/core/errors.js';
+import {
+  choiceOf, createToolProgram, listOf, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions,
+  valueOption,
+} from './lib/cliOptions.js';
 
-const { values: opts } = parseArgs({
-  options: {
-    nv2: { type: 'string', default: '32768' }, nf2: { type: 'string', default: '65536' },
-    nv3: { type: 'string', default: '4096' }, nf3: { type: 'string', default: '16384' },
-    /** j-slices per mGEMM3 call in the kernel-only 3-way run3 case. */
-    j3: { type: 'string', default: '4' },
-    'e2e-nv2': { type: 'string', default: '32768' }, 'e2e-nf2': { type: 'string', default: '65536' },
-    'e2e-nv3': { type: 'string', default: '4096' }, 'e2e-nf3': { type: 'string', default: '16384' },
-    /** Thresholds of the whole-job cases: `none` or a number each. */
-    'e2e-thresholds': { type: 'string', default: 'none,0.4' },
-    'e2e-npv': { type: 'string', default: '1' },
-    'e2e-finalize': { type: 'string', default: 'auto' },
-    reps: { type: 'string', default: '3' },
-    kernels: { type: 'string', default: 'auto,bitwise' },
-    /** Tensor-core staging variants to time on 2-way dense, as kStep[/flag…], flags p (prefetch), 256 (tile columns): 32/p,64/p/256 */
-    stagings: { type: 'string', default: '' },
-    /** MiB to upload by each way in (0: no upload sweep). */
-    'upload-mib': { type: 'string', default: '0' },
-    /** Thresholds (dense,sparse) of the kernel-size end-to-end finalize timing; random planes give values near 0.5 (dense). */
-    'e2e-threshold': { type: 'string', default: '0.505,0.64' },
-    'no-torch': { type: 'boolean', default: false }, 'no-checks': { type: 'boolean', default: false },
-    'no-e2e': { type: 'boolean', default: false },
-    /** Which ways the kernel-only and end-to-end cases cover, e.g. `3` for 3-way only. */
-    ways: { type: 'string', default: '2,3' },
-    out: { type: 'string' },
-  },
-});
-const num = (name: keyof typeof opts): number => Number(opts[name]);
-const reps = num('reps');
-const ways = new Set(opts.ways.split(',').map(Number));
+/** The command line, named as its long options. */
+interface BenchGpuOptions {
+  readonly nv2: number;
+  readonly nf2: number;
+  readonly nv3: number;
+  readonly nf3: number;
+  readonly j3: number;
+  readonly e2eNv2: number;
+  readonly e2eNf2: number;
+  readonly e2eNv3: number;
+  readonly e2eNf3: number;
+  /** null: no threshold (every value counts). */
+  readonly e2eThresholds: readonly (number | null)[];
+  readonly e2eNpv: number;
+  readonly e2eFinalize: readonly JobSpec['finalize'][];
+  readonly reps: number;
+  readonly kernels: readonly KernelChoice[];
+  /** Absent: no staging sweep. */
+  readonly stagings?: readonly U8GemmStaging[];
+  readonly uploadMib: number;
+  /** Dense and sparse thresholds of the kernel-size end-to-end finalize timing. */
+  readonly e2eThreshold: readonly [number, number];
+  readonly torch: boolean;
+  readonly checks: boolean;
+  readonly e2e: boolean;
+  readonly ways: readonly ('2' | '3')[];
+  readonly out?: string;
+}
+
+/** `none` times no kernel family (for runs of the other parts alone). */
+type KernelChoice = KernelFamily | 'auto' | 'none';
+const KERNEL_CHOICES: readonly KernelChoice[] = ['auto', 'bitwise', 'subgroup-matrix', 'dot4', 'none'];
+
+const options = parseToolOptions<BenchGpuOptions>(createToolProgram('bench-gpu',
+  'WebGPU correctness checks, then comparisons per second of 2-way and 3-way CCC beside torch int8 GEMM')
+  .addOption(valueOption('--nv2 <n>', 'vectors of the 2-way kernel cases', parsePositiveInteger, '32768'))
+  .addOption(valueOption('--nf2 <n>', 'fields of the 2-way kernel cases', parsePositiveInteger, '65536'))
+  .addOption(valueOption('--nv3 <n>', 'vectors of the 3-way kernel cases', parsePositiveInteger, '4096'))
+  .addOption(valueOption('--nf3 <n>', 'fields of the 3-way kernel cases', parsePositiveInteger, '16384'))
+  .addOption(valueOption('--j3 <n>', 'j-slices per mGEMM3 call in the 3-way run3 case', parsePositiveInteger, '4'))
+  .addOption(valueOption('--e2e-nv2 <n>', 'vectors of the 2-way whole jobs', parsePositiveInteger, '32768'))
+  .addOption(valueOption('--e2e-nf2 <n>', 'fields of the 2-way whole jobs', parsePositiveInteger, '65536'))
+  .addOption(valueOption('--e2e-nv3 <n>', 'vectors of the 3-way whole jobs', parsePositiveInteger, '4096'))
+  .addOption(valueOption('--e2e-nf3 <n>', 'fields of the 3-way whole jobs', parsePositiveInteger, '16384'))
+  .addOption(valueOption('--e2e-thresholds <list>', 'thresholds of the whole jobs, comma-separated: none or a number each',
+    listOf(parseThresholdOrNone), 'none,0.4'))
+  .addOption(valueOption('--e2e-npv <n>', 'above 1: also dense whole jobs with this many in-process ranks', parsePositiveInteger, '1'))
+  .addOption(valueOption('--e2e-finalize <list>', 'finalize placements of the whole jobs, comma-separated: auto, host',
+    listOf(choiceOf(['auto', 'host'] as const)), 'auto'))
+  .addOption(valueOption('--reps <n>', 'timed repetitions of each kernel case, the median kept', parsePositiveInteger, '3'))
+  .addOption(valueOption('--kernels <list>', `kernel families to time, comma-separated: ${KERNEL_CHOICES.join(', ')}`,
+    listOf(choiceOf(KERNEL_CHOICES)), 'auto,bitwise'))
+  .addOption(valueOption('--stagings <list>', 'tensor-core staging variants to time on 2-way dense, comma-separated ' +
+    'kStep[/flag…] with K step 32, 64 or 128 and flags p (prefetch), 256 (tile columns), e.g. 32/p,64/p/256 (default: none)',
+    listOf(parseStaging)))
+  .addOption(valueOption('--upload-mib <n>', 'MiB to upload by each way in (0: no upload sweep)', parseNonNegativeInteger, '0'))
+  .addOption(valueOption('--e2e-threshold <dense,sparse>', 'thresholds of the kernel-size end-to-end finalize timing ' +
+    '(random planes give values near 0.5 dense)', parseDenseSparsePair, '0.505,0.64'))
+  .option('--no-torch', 'skip the torch._int_mm int8 comparison (default: run it)')
+  .option('--no-checks', 'skip the correctness checks (default: run them)')
+  .option('--no-e2e', 'skip the whole jobs (default: run them)')
+  .addOption(valueOption('--ways <list>', 'ways the kernel-only and whole-job cases cover, comma-separated: 2, 3',
+    listOf(choiceOf(['2', '3'] as const)), '2,3'))
+  .option('--out <file>', 'write the rows and checks as JSON to this file (default: none)'));
+
+/** An item of `--e2e-thresholds`: `none` or a number. */
+function parseThresholdOrNone(option: string, text: string): number | null {
+  return text === 'none' ? null : parseFiniteNumber(option, text);
+}
+
+/** An item of `--stagings`: kStep[/flag…]; flags other than p and 256 are ignored (older sweeps named more). */
+function parseStaging(option: string, text: string): U8GemmStaging {
+  const [kStep, ...flags] = text.split('/');
+  const kStepBytes = ([32, 64, 128] as const).find((bytes) => String(bytes) === kStep);
+  if (kStepBytes === undefined) throw new UserError(`${option} items start with a K step of 32, 64 or 128, got "${text}"`);
+  return { kStepBytes, prefetch: flags.includes('p'), tileCols: flags.includes('256') ? 256 : 128 };
+}
+
+function parseDenseSparsePair(option: string, text: string): readonly [number, number] {
+  const values = listOf(parseFiniteNumber)(option, text);
+  if (values.length !== 2) throw new UserError(`${option} takes two comma-separated values (dense,sparse), got "${text}"`);
+  return [values[0], values[1]];
+}
+
+const reps = options.reps;
+const ways = new Set(options.ways.map(Number));
 
 interface Row { readonly what: string; readonly shape: string; readonly seconds: number; readonly rate: number; readonly note: string }
 const rows: Row[] = [];
@@ -157,12 +217,12 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
 }
 
 /** Thresholds of the end-to-end finalize timing, dense and sparse (the count of passing values is logged). */
-const [THRESHOLD_E2E_DENSE, THRESHOLD_E2E_SPARSE] = opts['e2e-threshold'].split(',').map(Number);
+const [THRESHOLD_E2E_DENSE, THRESHOLD_E2E_SPARSE] = options.e2eThreshold;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
-  const nv2 = num('nv2'); const nf2 = num('nf2');
+  const nv2 = options.nv2; const nf2 = options.nf2;
   for (const sparse of ways.has(2) ? [false, true] : []) {
     const planes = randomPlanes(nv2, sparse ? 3 : 2, nf2, 7);
     const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: sparse ? SPARSE2 : [CCC_TERMS], strictUpper: true };
@@ -178,7 +238,7 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} end to end`, shape: `nv ${nv2} nf ${nf2}`, seconds: endToEnd, rate: comparisons / endToEnd, note: `${timing.family}; upload, compute, threshold ${sparse ? THRESHOLD_E2E_SPARSE : THRESHOLD_E2E_DENSE}, read-back of records` });
     log(`end to end 2-way ${sparse ? 'sparse' : 'dense'} (upload, compute, threshold, read-back): ${endToEnd.toFixed(3)} s, ${(comparisons / endToEnd).toExponential(3)} comparisons/s`);
   }
-  const nv3 = num('nv3'); const nf3 = num('nf3');
+  const nv3 = options.nv3; const nf3 = options.nf3;
   if (!ways.has(3)) return;
   for (const sparse of [false, true]) {
     const products = randomPlanes(nv3, sparse ? 9 : 4, nf3, 11);
@@ -191,7 +251,7 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv3} nf ${nf3}`, seconds, rate: comparisons / seconds, note: `${timing.family}; one j: ${nv3}×${nv3} triples; whole problem ≈ ${fullSeconds.toFixed(1)} s` });
     log(`kernel 3-way ${sparse ? 'sparse' : 'dense'} (${timing.family}, one j): ${(seconds * 1e3).toFixed(2)} ms, ${(comparisons / seconds).toExponential(3)} comparisons/s`);
   }
-  const numJ = num('j3');
+  const numJ = options.j3;
   for (const sparse of [false, true]) {
     // One block for i, j and k, as the engine's own-block unit; the j's are spread over the block.
     const planes = randomPlanes(nv3, sparse ? 3 : 2, nf3, 17);
@@ -222,7 +282,7 @@ function stagingName(s: U8GemmStaging): string {
 
 /** Seconds to upload `--upload-mib` MiB (from shared memory, as the engine's blocks are) by each way in, 3 times each. */
 async function uploadSweep(): Promise<void> {
-  const mib = num('upload-mib');
+  const mib = options.uploadMib;
   if (mib === 0) return;
   const words = new Uint32Array(new SharedArrayBuffer(mib << 20));
   for (let i = 0; i < words.length; i++) words[i] = Math.imul(i, 2654435761) >>> 0;
@@ -241,12 +301,8 @@ async function uploadSweep(): Promise<void> {
 
 /** Kernel-only 2-way dense (and 3-way dense) with each tensor-core staging variant. */
 async function stagingSweep(): Promise<void> {
-  const variants: U8GemmStaging[] = opts.stagings.split(',').filter((v) => v !== '').map((v) => {
-    const [kStep, ...flags] = v.split('/');
-    if (kStep !== '32' && kStep !== '64' && kStep !== '128') throw new Error(`--stagings ${v}: K step 32, 64 or 128`);
-    return { kStepBytes: Number(kStep) as 32 | 64 | 128, prefetch: flags.includes('p'), tileCols: flags.includes('256') ? 256 : 128 };
-  });
-  const nv2 = num('nv2'); const nf2 = num('nf2');
+  const variants = options.stagings ?? [];
+  const nv2 = options.nv2; const nf2 = options.nf2;
   const planes = randomPlanes(nv2, 2, nf2, 7);
   for (const u8Staging of variants) {
     const gemm = await createPopcountGemmWebgpu({ kernel: 'subgroup-matrix', u8Staging });
@@ -314,18 +370,16 @@ async function checks(): Promise<boolean> {
 
 async function endToEnd(): Promise<void> {
   // npv > 1: in-process ranks, each with its own device on the same GPU, finalize on several cores.
-  const npvMany = num('e2e-npv');
+  const npvMany = options.e2eNpv;
   const cases: [NumWay, boolean, number, number, number][] = [
-    [2, false, num('e2e-nv2'), num('e2e-nf2'), 1], [2, true, num('e2e-nv2'), num('e2e-nf2'), 1],
-    [3, false, num('e2e-nv3'), num('e2e-nf3'), 1], [3, true, num('e2e-nv3'), num('e2e-nf3'), 1],
-    ...(npvMany > 1 ? [[2, false, num('e2e-nv2'), num('e2e-nf2'), npvMany] as [NumWay, boolean, number, number, number]] : []),
-    ...(npvMany > 1 ? [[3, false, num('e2e-nv3'), num('e2e-nf3'), npvMany] as [NumWay, boolean, number, number, number]] : []),
+    [2, false, options.e2eNv2, options.e2eNf2, 1], [2, true, options.e2eNv2, options.e2eNf2, 1],
+    [3, false, options.e2eNv3, options.e2eNf3, 1], [3, true, options.e2eNv3, options.e2eNf3, 1],
+    ...(npvMany > 1 ? [[2, false, options.e2eNv2, options.e2eNf2, npvMany] as [NumWay, boolean, number, number, number]] : []),
+    ...(npvMany > 1 ? [[3, false, options.e2eNv3, options.e2eNf3, npvMany] as [NumWay, boolean, number, number, number]] : []),
   ];
-  const placements = opts['e2e-finalize'].split(',').map((p) => (p === 'host' ? 'host' : 'auto') as JobSpec['finalize']);
-  const thresholds = opts['e2e-thresholds'].split(',').map((t) => (t === 'none' ? null : Number(t)));
   for (const [numWay, sparse, numVector, numField, npv] of cases.filter(([numWay]) => ways.has(numWay))) {
-    for (const finalize of placements) {
-      for (const threshold of thresholds) {
+    for (const finalize of options.e2eFinalize) {
+      for (const threshold of options.e2eThresholds) {
         const r = await runJob(job({ numWay, sparse, numVector, numField, backend: 'webgpu', npv, finalize, threshold }));
         const what = `${numWay}-way ${sparse ? 'sparse' : 'dense'} finalize ${finalize}`;
         const shape = `nv ${numVector} nf ${numField} npv ${npv}, threshold ${threshold ?? 'none'}`;
@@ -338,7 +392,7 @@ async function endToEnd(): Promise<void> {
 }
 
 function torch(): void {
-  const shapes = [`${Math.min(num('nv2'), 16384)},${Math.min(num('nv2'), 16384)},${num('nf2')}`, `${num('nv3')},${num('nv3')},${num('nf3')}`];
+  const shapes = [`${Math.min(options.nv2, 16384)},${Math.min(options.nv2, 16384)},${options.nf2}`, `${options.nv3},${options.nv3},${options.nf3}`];
   const script = new URL('../../tools/bench-torch-int8.py', import.meta.url).pathname;
   const run = spawnSync('python3', [script, ...shapes], { encoding: 'utf8' });
   if (run.status !== 0) {
@@ -356,9 +410,9 @@ function torch(): void {
 async function main(): Promise<void> {
   process.env.XDG_RUNTIME_DIR ??= '/tmp';
   let ok = true;
-  if (!opts['no-checks']) ok = await checks();
+  if (options.checks) ok = await checks();
   // Each kernel family once (auto = what the engine uses: tensor cores where the adapter has them).
-  const families = [...new Set(opts.kernels.split(','))].filter((k) => k !== 'none') as (KernelFamily | 'auto')[];
+  const families = [...new Set(options.kernels)].filter((k) => k !== 'none');
   for (const kernel of families) {
     const gemm = await createPopcountGemmWebgpu({ kernel });
     report.adapter = gemm.capabilities;
@@ -371,8 +425,8 @@ async function main(): Promise<void> {
   }
   await uploadSweep();
   await stagingSweep();
-  if (!opts['no-torch']) torch();
-  if (!opts['no-e2e']) await endToEnd();
+  if (options.torch) torch();
+  if (options.e2e) await endToEnd();
   const torchRows = rows.filter((r) => r.what.startsWith('torch'));
   if (torchRows.length === 2) {
     for (const r of rows.filter((x) => x.what.endsWith('kernel') || x.what.endsWith('end to end'))) {
@@ -382,7 +436,7 @@ async function main(): Promise<void> {
   }
   log('\n| what | shape | seconds | comparisons/s (torch: MAC/s) | note |\n|---|---|---|---|---|');
   for (const r of rows) log(`| ${r.what} | ${r.shape} | ${r.seconds.toFixed(4)} | ${r.rate.toExponential(3)} | ${r.note} |`);
-  if (opts.out !== undefined) writeFileSync(opts.out, JSON.stringify(report, null, 2));
+  if (options.out !== undefined) writeFileSync(options.out, JSON.stringify(report, null, 2));
   if (!ok) { log('CHECKS FAILED'); process.exitCode = 1; }
 }
 

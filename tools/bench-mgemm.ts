@@ -1,9 +1,12 @@
 // Benchmark of the CPU popcount-GEMM on the dense CCC 2-way case: prints comparisons per second.
 // Usage: node dist/tools/bench-mgemm.js [--vectors 2048] [--fields 8192] [--threads 1,2] [--reps 5] [--backend cpu]
 
-import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { allocatePlaneMatrix, createPopcountGemm, type CpuBackendName, type PopcountGemmRequest } from '../mgemm/index.js';
+import { Option } from 'commander';
+import {
+  allocatePlaneMatrix, CPU_BACKEND_NAMES, createPopcountGemm, type CpuBackendName, type PopcountGemmRequest,
+} from '../mgemm/index.js';
+import { createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 /** Dense CCC 2-way: planes H and L per vector, all four products summed into one table entry. */
 const CCC_DENSE_TERMS = [
@@ -13,24 +16,23 @@ const CCC_DENSE_TERMS = [
   [1, 1],
 ] as const;
 
-function parseOptions(): { numVectors: number; numField: number; threadCounts: number[]; reps: number; backend: CpuBackendName } {
-  const { values } = parseArgs({
-    options: {
-      vectors: { type: 'string', default: '2048' },
-      fields: { type: 'string', default: '8192' },
-      threads: { type: 'string', default: '1,2' },
-      reps: { type: 'string', default: '5' },
-      backend: { type: 'string', default: 'cpu' },
-    },
-  });
-  const backend = values.backend === 'ref' ? 'ref' : 'cpu';
-  return {
-    numVectors: Number(values.vectors),
-    numField: Number(values.fields),
-    threadCounts: values.threads.split(',').map(Number),
-    reps: Number(values.reps),
-    backend,
-  };
+/** The command line, named as its long options. */
+interface BenchMgemmOptions {
+  readonly vectors: number;
+  readonly fields: number;
+  readonly threads: readonly number[];
+  readonly reps: number;
+  readonly backend: CpuBackendName;
+}
+
+function parseOptions(): BenchMgemmOptions {
+  const program = createToolProgram('bench-mgemm', 'comparisons per second of the CPU popcount-GEMM on the dense CCC 2-way case')
+    .addOption(valueOption('--vectors <n>', 'vectors (rows of both operands)', parsePositiveInteger, '2048'))
+    .addOption(valueOption('--fields <n>', 'fields per vector', parsePositiveInteger, '8192'))
+    .addOption(valueOption('--threads <list>', 'thread counts to time, comma-separated', listOf(parsePositiveInteger), '1,2'))
+    .addOption(valueOption('--reps <n>', 'timed runs of each case, the best kept', parsePositiveInteger, '5'))
+    .addOption(new Option('--backend <name>', 'CPU kernel set').choices(CPU_BACKEND_NAMES).default('cpu'));
+  return parseToolOptions<BenchMgemmOptions>(program);
 }
 
 /** Random 2-bit codes as H/L planes; bits past numField stay zero as the contract requires. */
@@ -47,7 +49,7 @@ function randomCccPlanes(numVectors: number, numField: number) {
 }
 
 async function main(): Promise<void> {
-  const { numVectors, numField, threadCounts, reps, backend } = parseOptions();
+  const { vectors: numVectors, fields: numField, threads: threadCounts, reps, backend } = parseOptions();
   const matrix = randomCccPlanes(numVectors, numField);
   console.log(`popcount-GEMM, CCC dense 2-way (4 terms), ${numVectors} vectors × ${numField} fields, best of ${reps}`);
   for (const numThreads of threadCounts) {

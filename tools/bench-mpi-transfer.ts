@@ -6,23 +6,34 @@
 // Rank 1 sends `--mib` MiB from shared memory (immutable, as the own block goes); rank 0 receives into shared memory
 // and reports seconds and GB/s per repetition. With `--busy-ms N`, rank 0's main thread is also kept busy in slices
 // of N ms (as a rank submitting GPU work is), to see how matching pieces from the event loop suffers.
-import { parseArgs } from 'node:util';
 import { detectMpiLaunch, startMpi } from '../parallel/index.js';
+import {
+  createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption,
+} from './lib/cliOptions.js';
 
-const { values: opts } = parseArgs({
-  options: { mib: { type: 'string', default: '724' }, reps: { type: 'string', default: '3' }, 'busy-ms': { type: 'string', default: '0' } },
-});
+/** The command line, named as its long options. */
+interface BenchMpiTransferOptions {
+  readonly mib: number;
+  readonly reps: number;
+  readonly busyMs: number;
+}
+
+const options = parseToolOptions<BenchMpiTransferOptions>(createToolProgram('bench-mpi-transfer',
+  'transfer rate of one vector block from rank 1 to rank 0 through the MPI communicator (run under mpirun -np 2)')
+  .addOption(valueOption('--mib <n>', 'MiB sent per repetition', parsePositiveInteger, '724'))
+  .addOption(valueOption('--reps <n>', 'repetitions', parsePositiveInteger, '3'))
+  .addOption(valueOption('--busy-ms <ms>', 'keep rank 0\'s main thread busy in slices of this many ms (0: idle)', parseNonNegativeNumber, '0')));
 
 const launch = detectMpiLaunch();
 if (launch === null) throw new Error('run this under mpirun -np 2');
 const runtime = startMpi(launch);
 const comm = runtime.world;
 if (comm.size !== 2) throw new Error('bench-mpi-transfer needs exactly 2 ranks');
-const bytes = Number(opts.mib) << 20;
-const busyMs = Number(opts['busy-ms']);
+const bytes = options.mib << 20;
+const busyMs = options.busyMs;
 const block = new Uint32Array(new SharedArrayBuffer(bytes));
 block.fill(comm.rank + 1);
-for (let rep = 0; rep < Number(opts.reps); rep++) {
+for (let rep = 0; rep < options.reps; rep++) {
   await comm.barrier();
   const start = performance.now();
   if (comm.rank === 1) {

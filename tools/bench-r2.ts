@@ -17,21 +17,34 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UserError } from '../src/core/errors.js';
+import {
+  createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption,
+} from './lib/cliOptions.js';
 
-interface BenchOptions { numSnp: number; numSample: number; numThreads: number; missingRate: number; json: boolean }
+/** The command line, named as its long options. */
+interface BenchR2Options {
+  readonly snps: number;
+  readonly samples: number;
+  readonly threads: number;
+  readonly missing: number;
+  readonly json: boolean;
+}
 
-function parseOptions(argv: readonly string[]): BenchOptions {
-  const value = (name: string, fallback: number): number => {
-    const at = argv.indexOf(name);
-    if (at < 0) return fallback;
-    const x = Number(argv[at + 1]);
-    if (!Number.isFinite(x) || x < 0) throw new Error(`${name} needs a non-negative number`);
-    return x;
-  };
-  return {
-    numSnp: value('--snps', 5000), numSample: value('--samples', 10000), numThreads: value('--threads', 2),
-    missingRate: value('--missing', 0.05), json: argv.includes('--json'),
-  };
+function parseOptions(argv: readonly string[]): BenchR2Options {
+  const program = createToolProgram('bench-r2', 'wall times of snptally run --metric r2 and plink1.9 --r2 (square, triangle) on one .bed')
+    .addOption(valueOption('--snps <n>', 'SNPs of the plink1.9 --dummy data', parsePositiveInteger, '5000'))
+    .addOption(valueOption('--samples <n>', 'samples of the --dummy data', parsePositiveInteger, '10000'))
+    .addOption(valueOption('--threads <n>', 'threads of both programs', parsePositiveInteger, '2'))
+    .addOption(valueOption('--missing <rate>', 'fraction of missing calls in the --dummy data, 0 to 1', parseMissingRate, '0.05'))
+    .option('--json', 'print one JSON object instead of text', false);
+  return parseToolOptions<BenchR2Options>(program, argv);
+}
+
+function parseMissingRate(option: string, text: string): number {
+  const rate = parseNonNegativeNumber(option, text);
+  if (rate > 1) throw new UserError(`${option} must be at most 1, got "${text}"`);
+  return rate;
 }
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
@@ -46,15 +59,15 @@ function timed(command: string, args: readonly string[]): { seconds: number; std
 }
 
 function main(): void {
-  const o = parseOptions(process.argv.slice(2));
+  const o = parseOptions(process.argv);
   const dir = mkdtempSync(join(tmpdir(), 'snptally-bench-r2-'));
   const loadBefore = loadavg()[0];
   try {
     const prefix = join(dir, 'data');
-    execFileSync('plink1.9', ['--dummy', String(o.numSample), String(o.numSnp), String(o.missingRate), '--seed', '1',
+    execFileSync('plink1.9', ['--dummy', String(o.samples), String(o.snps), String(o.missing), '--seed', '1',
       '--make-bed', '--out', prefix], { stdio: 'ignore' });
 
-    const threads = String(o.numThreads);
+    const threads = String(o.threads);
     const snptally = timed(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', prefix,
       '--threads', threads,
       '--output', join(dir, 'snptally'), '--json']);
@@ -64,7 +77,7 @@ function main(): void {
     const square = timed('plink1.9', plinkArgs('square'));
     const triangle = timed('plink1.9', plinkArgs('triangle'));
     const result = {
-      snps: o.numSnp, samples: o.numSample, threads: o.numThreads, missingRate: o.missingRate, pairs: report.entries,
+      snps: o.snps, samples: o.samples, threads: o.threads, missingRate: o.missing, pairs: report.entries,
       snptallySeconds: +snptally.seconds.toFixed(3), snptallyComputeSeconds: +report.seconds.toFixed(3),
       plinkSquareSeconds: +square.seconds.toFixed(3), plinkTriangleSeconds: +triangle.seconds.toFixed(3),
       speedupOverPlinkSquare: +(square.seconds / snptally.seconds).toFixed(2),
@@ -75,7 +88,7 @@ function main(): void {
       console.log(JSON.stringify(result));
       return;
     }
-    console.log(`r² of ${result.pairs} pairs: ${result.snps} SNPs × ${result.samples} samples, ${o.missingRate} missing, ${o.numThreads} threads`);
+    console.log(`r² of ${result.pairs} pairs: ${result.snps} SNPs × ${result.samples} samples, ${o.missing} missing, ${o.threads} threads`);
     console.log(`snptally run --metric r2 --sparse   ${result.snptallySeconds} s (engine ${result.snptallyComputeSeconds} s)`);
     console.log(`plink1.9 --r2 square bin4           ${result.plinkSquareSeconds} s   snptally ${result.speedupOverPlinkSquare}× faster`);
     console.log(`plink1.9 --r2 triangle bin4         ${result.plinkTriangleSeconds} s   snptally ${result.speedupOverPlinkTriangle}× faster`);

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { createToolProgram, parseToolOptions } from './lib/cliOptions.js';
 
 /** One folder of the level table, e.g. `{ folder: 'src/io', level: 2 }`. */
 export interface LevelModule {
@@ -136,7 +137,10 @@ function findRepoRoot(): string {
 }
 
 function main(): number {
-  const rootDir = resolve(process.argv[2] ?? findRepoRoot());
+  const program = createToolProgram('check-levels', `checks the module levels of ${ARCHITECTURE_DOC}`)
+    .argument('[repoRoot]', 'repository to check (default: the one holding this tool)');
+  parseToolOptions(program);
+  const rootDir = resolve(program.args.at(0) ?? findRepoRoot());
   const violations = checkLevels(rootDir);
   for (const v of violations) {
     process.stderr.write(`${v.file}:${v.line}: ${v.specifier ? `'${v.specifier}' ` : ''}${v.reason}\n`);

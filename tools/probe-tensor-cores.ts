@@ -11,19 +11,25 @@
 // throughput probes, and the kernel they bound is checked exactly by bench-gpu and the tests.
 /// <reference types="@webgpu/types" />
 
-import { parseArgs } from 'node:util';
 import { BUFFER_USAGE } from '../mgemm/kernels/webgpu/gpuConstants.js';
 import { openGpuDevice, requestGpuAdapter } from '../mgemm/kernels/webgpu/gpuAdapter.js';
 import { emitShader, type WgslProgram } from '../mgemm/kernels/webgpu/wgslProgram.js';
+import { createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
-const { values: opts } = parseArgs({
-  options: {
-    workgroups: { type: 'string', default: '2112' },
-    steps: { type: 'string', default: '4096' },
-    reps: { type: 'string', default: '5' },
-    json: { type: 'boolean', default: false },
-  },
-});
+/** The command line, named as its long options. */
+interface ProbeOptions {
+  readonly workgroups: number;
+  readonly steps: number;
+  readonly reps: number;
+  readonly json: boolean;
+}
+
+const options = parseToolOptions<ProbeOptions>(createToolProgram('probe-tensor-cores',
+  'u8 multiply-adds per second of WebGPU subgroup matrices (tensor cores) with operands in registers or workgroup memory')
+  .addOption(valueOption('--workgroups <n>', 'workgroups per dispatch', parsePositiveInteger, '2112'))
+  .addOption(valueOption('--steps <n>', 'multiply-add steps of each workgroup', parsePositiveInteger, '4096'))
+  .addOption(valueOption('--reps <n>', 'timed dispatches of each probe, the median kept', parsePositiveInteger, '5'))
+  .option('--json', 'print one JSON object instead of text', false));
 
 /** What a probe's step does besides its multiply-adds. */
 type OperandSource = 'registers' | 'workgroup' | 'workgroup+barrier';
@@ -137,9 +143,7 @@ function stagedStepProbe(subgroupCols: 2 | 4): TensorCoreProbe {
 
 async function main(): Promise<void> {
   process.env.XDG_RUNTIME_DIR ??= '/tmp';
-  const workgroups = Number(opts.workgroups);
-  const steps = Number(opts.steps);
-  const reps = Number(opts.reps);
+  const { workgroups, steps, reps } = options;
   const choice = await requestGpuAdapter();
   if (choice === null) throw new Error('no WebGPU adapter');
   const { device, capabilities } = await openGpuDevice(choice.adapter);
@@ -190,9 +194,9 @@ async function main(): Promise<void> {
     const median = seconds[Math.floor(seconds.length / 2)];
     const macsPerSecond = (workgroups * steps * probe.macsPerStep) / median;
     results.push({ probe: probe.name, seconds: median, macsPerSecond });
-    if (!opts.json) process.stdout.write(`${probe.name}: ${median.toFixed(4)} s, ${macsPerSecond.toExponential(3)} MAC/s\n`);
+    if (!options.json) process.stdout.write(`${probe.name}: ${median.toFixed(4)} s, ${macsPerSecond.toExponential(3)} MAC/s\n`);
   }
-  if (opts.json) process.stdout.write(`${JSON.stringify({ device: capabilities.description, workgroups, steps, results })}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify({ device: capabilities.description, workgroups, steps, results })}\n`);
   device.destroy();
 }
 

@@ -1,7 +1,7 @@
 // Weak- and strong-scaling series of 2-way CCC under mpirun (one rank per process, npv = processes),
 // printed as a table with parallel efficiency.
 //
-//   node dist/tools/scaling-mpi.js [--procs 1,2,4] [--backend cpu] [--weak-vectors 2048] [--strong-vectors 4096]
+//   node dist/tools/scaling-mpi.js [--procs 1,2] [--backend cpu] [--weak-vectors 2048] [--strong-vectors 4096]
 //     [--fields 16384] [--threads N] [--repeats 1] [--series weak,strong] [--half-diagonal lower-rows|split]
 //     [--mpirun-args "..."] [--json]
 //
@@ -25,19 +25,26 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Option } from 'commander';
 import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../parallel/index.js';
+import {
+  choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption,
+} from './lib/cliOptions.js';
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
+/** The command line, named as its long options. */
 interface ScalingOptions {
-  readonly procs: number[];
+  readonly procs: readonly number[];
   readonly backend: string;
   readonly weakVectors: number;
   readonly strongVectors: number;
-  readonly numField: number;
-  readonly threads: string | null;
+  readonly fields: number;
+  /** Absent: `snptally run`'s own default. */
+  readonly threads?: number;
   readonly repeats: number;
-  readonly mpirunArgs: string[];
+  /** Absent: none beyond those every run needs (defaultMpirunArgs). */
+  readonly mpirunArgs?: readonly string[];
   readonly series: readonly RunPoint['series'][];
   readonly halfDiagonal: HalfDiagonalPlan;
   readonly json: boolean;
@@ -72,45 +79,24 @@ interface RunReport {
 }
 
 function parseOptions(argv: readonly string[]): ScalingOptions {
-  const value = (name: string): string | undefined => {
-    const idx = argv.indexOf(name);
-    return idx >= 0 ? argv[idx + 1] : undefined;
-  };
-  const positive = (name: string, fallback: number): number => {
-    const text = value(name);
-    if (text === undefined) return fallback;
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${text}"`);
-    return n;
-  };
-  const procs = (value('--procs') ?? '1,2').split(',').map((text) => {
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--procs must list positive integers, got "${text}"`);
-    return n;
-  });
-  return {
-    procs,
-    backend: value('--backend') ?? 'cpu',
-    weakVectors: positive('--weak-vectors', 2048),
-    strongVectors: positive('--strong-vectors', 4096),
-    numField: positive('--fields', 16384),
-    threads: value('--threads') ?? null,
-    repeats: positive('--repeats', 1),
-    mpirunArgs: (value('--mpirun-args') ?? '').split(/\s+/).filter((arg) => arg.length > 0),
-    series: (value('--series') ?? 'weak,strong').split(',').map((name) => {
-      if (name !== 'weak' && name !== 'strong') throw new Error(`--series must list weak and/or strong, got "${name}"`);
-      return name;
-    }),
-    halfDiagonal: halfDiagonalOf(value('--half-diagonal')),
-    json: argv.includes('--json'),
-  };
+  const program = createToolProgram('scaling-mpi', 'weak- and strong-scaling series of 2-way CCC under mpirun, with parallel efficiency')
+    .addOption(valueOption('--procs <list>', 'process counts of each series, comma-separated', listOf(parsePositiveInteger), '1,2'))
+    .addOption(new Option('--backend <name>', 'kernel set of snptally run (the same choices)').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
+    .addOption(valueOption('--weak-vectors <n>', 'vectors of one process in the weak series (p processes: n · √p)', parsePositiveInteger, '2048'))
+    .addOption(valueOption('--strong-vectors <n>', 'vectors of every run of the strong series', parsePositiveInteger, '4096'))
+    .addOption(valueOption('--fields <n>', 'fields per vector', parsePositiveInteger, '16384'))
+    .addOption(valueOption('--threads <n>', 'kernel threads per rank (default: snptally run\'s, the machine\'s cores)', parsePositiveInteger))
+    .addOption(valueOption('--repeats <n>', 'runs of each point, the fastest kept', parsePositiveInteger, '1'))
+    .addOption(valueOption('--series <list>', 'which series to run, comma-separated: weak, strong', listOf(choiceOf(['weak', 'strong'] as const)), 'weak,strong'))
+    .addOption(new Option('--half-diagonal <plan>', 'who computes the d = npv/2 block diagonal (snptally run --half-diagonal)')
+      .choices(HALF_DIAGONAL_PLANS).default('lower-rows'))
+    .addOption(valueOption('--mpirun-args <args>', 'launcher options, split at white space (default: none)', splitWords))
+    .option('--json', 'print one JSON object instead of the tables', false);
+  return parseToolOptions<ScalingOptions>(program, argv);
 }
 
-function halfDiagonalOf(text: string | undefined): HalfDiagonalPlan {
-  if (text === undefined) return 'lower-rows';
-  const plan = HALF_DIAGONAL_PLANS.find((choice) => choice === text);
-  if (plan === undefined) throw new Error(`--half-diagonal must be one of ${HALF_DIAGONAL_PLANS.join(', ')}, got "${text}"`);
-  return plan;
+function splitWords(_option: string, text: string): string[] {
+  return text.split(/\s+/).filter((word) => word.length > 0);
 }
 
 /** Flags every run needs here: root may run mpirun only when told; more ranks than cores need oversubscription. */
@@ -123,12 +109,12 @@ function defaultMpirunArgs(procs: number): string[] {
 
 function runOnce(options: ScalingOptions, procs: number, numVector: number): Omit<RunPoint, 'series' | 'efficiency' | 'computeEfficiency'> {
   const runArgs = [
-    CLI_MAIN, 'run', '--vectors', String(numVector), '--fields', String(options.numField),
+    CLI_MAIN, 'run', '--vectors', String(numVector), '--fields', String(options.fields),
     '--npv', String(procs), '--backend', options.backend, '--half-diagonal', options.halfDiagonal, '--json',
-    ...(options.threads === null ? [] : ['--threads', options.threads]),
+    ...(options.threads === undefined ? [] : ['--threads', String(options.threads)]),
   ];
   const start = performance.now();
-  const child = spawnSync('mpirun', [...defaultMpirunArgs(procs), ...options.mpirunArgs, '-np', String(procs), process.execPath, ...runArgs], {
+  const child = spawnSync('mpirun', [...defaultMpirunArgs(procs), ...(options.mpirunArgs ?? []), '-np', String(procs), process.execPath, ...runArgs], {
     encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20,
   });
   const wallSeconds = (performance.now() - start) / 1000;
@@ -144,7 +130,7 @@ function runOnce(options: ScalingOptions, procs: number, numVector: number): Omi
   }
   checkOneGpuPerRank(procs, report.rankDevices);
   return {
-    procs, numVector, numField: options.numField, seconds: report.seconds, wallSeconds,
+    procs, numVector, numField: options.fields, seconds: report.seconds, wallSeconds,
     comparisonsPerSecond: report.comparisonsPerSecond, computeSeconds: report.computeSeconds,
     computeComparisonsPerSecond: report.computeComparisonsPerSecond, checksum: report.checksum, gpus: report.rankDevices.map((d) => d.gpuIndex),
   };
@@ -200,9 +186,9 @@ function setEfficiencies(points: RunPoint[]): void {
 }
 
 function main(): void {
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions(process.argv);
   const what = `2-way CCC, backend ${options.backend}, half-diagonal ${options.halfDiagonal}` +
-    (options.threads === null ? '' : `, ${options.threads} threads per rank`);
+    (options.threads === undefined ? '' : `, ${options.threads} threads per rank`);
   const tables: string[] = [];
   const result: Record<string, unknown> = { backend: options.backend, halfDiagonal: options.halfDiagonal };
   if (options.series.includes('weak')) {

@@ -7,6 +7,7 @@
 // kernels are queued while the last one's results come back; device finalize requests each hold a set of
 // finalize buffers (finalizeScratch.ts) until their records are back.
 
+import { traced } from '../../../src/core/trace.js';
 import { UserError } from '../../../src/core/errors.js';
 import type {
   ComputeDevice, PlaneMatrix, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
@@ -256,14 +257,16 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled([...this.requestsInFlight]);
-    await this.resident.clear();
-    this.pairCounts.clear();
-    this.finalizeScratch.destroy();
-    this.scratch.destroy();
-    this.expandedOperands.clear();
-    for (const b of this.vectorWordBuffers) b.destroy();
-    await this.runner.destroy();
+    await traced('close: requests settled', () => Promise.allSettled([...this.requestsInFlight]));
+    await traced('close: buffers freed', async () => {
+      await this.resident.clear();
+      this.pairCounts.clear();
+      this.finalizeScratch.destroy();
+      this.scratch.destroy();
+      this.expandedOperands.clear();
+      for (const b of this.vectorWordBuffers) b.destroy();
+    });
+    await traced('close: device destroyed', () => this.runner.destroy());
   }
 
   /**
