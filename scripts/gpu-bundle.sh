@@ -21,6 +21,7 @@ if [ -f "$root/build/mpi/snptally_mpi.node" ]; then mkdir -p "$dest/build/mpi" &
 [ -d "$root/build/vulkan" ] && cp -r "$root/build/vulkan" "$dest/build/vulkan"
 cp "$root/package.json" "$dest/"
 cp "$root/tools/bench-torch-int8.py" "$dest/tools/"
+cp "$root/tools/check-webgpu-cpu.sh" "$dest/tools/"
 cp "$root/scripts/gpu-run.sh" "$dest/"
 # Runtime packages: what dist/ imports (webgpu, commander, cli-progress) and their dependencies.
 for pkg in commander cli-progress string-width strip-ansi ansi-regex emoji-regex is-fullwidth-code-point msgpackr; do

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { UserError } from '../core/errors.js';
 import { sidecarPathOf } from '../io/index.js';
 import { prepareGenotypeFile, parseBadSitePolicy } from './genotypePreparation.js';
+import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { parseNonNegativeInteger } from './numberOptions.js';
 
 /** Adds the `prepare` command to `program`. */
@@ -28,6 +29,8 @@ export function addPrepareCommand(program: Command): void {
         throw new UserError(`${out} or its sidecar exists already; use --force to overwrite`);
       }
       const permuteSeed = typeof options.permute === 'string' ? parseSeed(options.permute) : null;
+      // The packed file's temporary names are <out>.<pid>-<hex>.tmp, the sidecar's <out>.json.<pid>-<hex>.tmp.
+      cleanUpOnInterrupt({ outputPrefixes: [`${out}.`] });
       const sidecar = await prepareGenotypeFile(input, out, {
         onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), permuteSeed,
       });

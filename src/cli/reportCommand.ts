@@ -2,7 +2,7 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { UserError } from '../core/errors.js';
-import { systemErrorText } from '../io/index.js';
+import { systemErrorText, temporaryPathFor } from '../io/index.js';
 import { entryHistograms } from './entryHistograms.js';
 import { parsePositiveInteger } from './numberOptions.js';
 import { packageVersion } from './packageVersion.js';
@@ -54,7 +54,7 @@ function locateRunInfo(run: string): LoadedRunInfo {
 }
 
 function writeTextAtomically(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
+  const temporary = temporaryPathFor(path);
   try {
     writeFileSync(temporary, text);
     renameSync(temporary, path);

@@ -6,6 +6,7 @@ import { UserError } from '../core/errors.js';
 import { writeJsonFileAtomically } from '../io/index.js';
 import { loadRunJob, type JobSpec, type RunResult } from './engineApi.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
+import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { writeRunInfo } from './runInfoFile.js';
 import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
@@ -70,6 +71,8 @@ export function addRunCommand(program: Command): void {
 async function runAction(options: RunOptionText): Promise<void> {
   const debugFailRank = readDebugFailRank();
   const launch = detectMpiLaunch();
+  // Rank files <stub>_<rank>.bin, run-info <stub>.run.json and <stub>.input.json.
+  if (options.output !== undefined) cleanUpOnInterrupt({ outputPrefixes: [`${options.output}_`, `${options.output}.`] });
   // Options are checked once before the input is read (a bad option must not wait for a conversion),
   // then again with the sizes the input records.
   if (options.input === undefined) {

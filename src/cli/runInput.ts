@@ -14,6 +14,7 @@ import {
   checkPreparedFile, genotypeInputKind, readSidecar, sidecarPathOf, type BadSitePolicy, type PreparedSidecar,
 } from '../io/index.js';
 import { prepareGenotypeFile } from './genotypePreparation.js';
+import { cleanUpOnInterrupt, forgetScratchDirectory } from './interruptCleanup.js';
 
 /** The input of a run, resolved to the packed file the engine reads. */
 export interface RunInput {
@@ -58,7 +59,11 @@ export async function resolveRunInput(
       `run \`snptally prepare ${givenPath} --out FILE\` once and give --input FILE`);
   }
   const directory = mkdtempSync(join(tmpdir(), 'snptally-input-'));
-  const dispose = (): void => rmSync(directory, { recursive: true, force: true });
+  cleanUpOnInterrupt({ scratchDirectory: directory });
+  const dispose = (): void => {
+    rmSync(directory, { recursive: true, force: true });
+    forgetScratchDirectory(directory);
+  };
   try {
     const packedPath = join(directory, 'input.packed');
     const sidecar = await prepareGenotypeFile(givenPath, packedPath, { onBadSite, permuteSeed: null });

@@ -7,7 +7,7 @@ import type { Communicator, IndexRange } from '../../parallel/index.js';
 import { DevicePairFinalizer } from './deviceFinalize2.js';
 import { finalizePairs, type PairBlock } from './finalize2.js';
 import { finalizeR2Pairs, termGroupsR2 } from './finalizeR2.js';
-import { runOneAhead } from './lookahead.js';
+import { runOneAhead, yieldToEventLoop } from './lookahead.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
 import { termGroups2 } from './tallyLayout.js';
@@ -27,6 +27,13 @@ export interface PairStep {
 
 /** Bounds the tally memory of one GEMM call (rows are processed in panels of this many output bytes). */
 const TALLY_BYTES_PER_CALL = 32 << 20;
+
+/**
+ * Pairs finalized on the host between yields to the event loop (~0.1 s on a slow core): a dense panel holds 8 Mi
+ * pairs, seconds of finalize that would otherwise hold up the next panel's kernel threads (their replies), the
+ * progress display and Ctrl-C.
+ */
+const PAIRS_PER_YIELD = 1 << 18;
 
 export interface PipelineEnv {
   readonly ctx: MetricContext;
@@ -180,9 +187,27 @@ function hostPairFinalize(env: PipelineEnv): {
     },
     finish: async (block, partial) => {
       const tallies = await reduceOverFields(env.fieldComm, partial);
-      return isFinalizer ? finalize(env.ctx, block, tallies) : pairsInPanel(block);
+      return isFinalizer ? finalizeInRowChunks(block, tallies, (part, partTallies) => finalize(env.ctx, part, partTallies)) : pairsInPanel(block);
     },
   };
+}
+
+/**
+ * Finalizes a panel a few rows at a time (at most PAIRS_PER_YIELD pairs), yielding to the event loop in between;
+ * rows in the same order as one call would take them, so records come out in the same order.
+ */
+async function finalizeInRowChunks(
+  block: PairBlock, tallies: readonly Uint32Array[], finalize: (part: PairBlock, partTallies: Uint32Array[]) => number,
+): Promise<number> {
+  const rowsPerChunk = Math.max(1, Math.floor(PAIRS_PER_YIELD / Math.max(1, block.numCols)));
+  let numPairs = 0;
+  for (let r0 = 0; r0 < block.numRows; r0 += rowsPerChunk) {
+    if (r0 > 0) await yieldToEventLoop();
+    const r1 = Math.min(block.numRows, r0 + rowsPerChunk);
+    const part = { ...block, rowFirst: block.rowFirst + r0, numRows: r1 - r0 };
+    numPairs += finalize(part, tallies.map((t) => t.subarray(r0 * block.numCols, r1 * block.numCols)));
+  }
+  return numPairs;
 }
 
 /**

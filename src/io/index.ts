@@ -42,3 +42,4 @@ export { prepareGenotypes } from './prepareGenotypes.js';
 export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
 export { systemErrorText } from './systemErrorText.js';
+export { isTemporaryNameFor, removeTemporaryFilesOf, temporaryPathFor } from './temporaryFiles.js';

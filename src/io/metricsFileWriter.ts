@@ -3,12 +3,12 @@
 // Why a temporary name: a run that fails or is interrupted must never leave a file that looks finished,
 // because the next run refuses to overwrite finished files and `dump` would read a truncated result.
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
 import { metricsRecordBytes } from './metricsFile.js';
 import { systemErrorText } from './systemErrorText.js';
+import { temporaryPathFor } from './temporaryFiles.js';
 
 /** Default size of the write buffer: large enough that writeSync calls are rare, small next to the tallies. */
 export const DEFAULT_WRITE_BUFFER_BYTES = 1 << 20;
@@ -64,7 +64,7 @@ export class MetricsFileWriter {
    * @throws UserError when the file cannot be created (missing directory, permissions).
    */
   static create(finalPath: string, numWay: NumWay, options: MetricsFileWriterOptions = {}): MetricsFileWriter {
-    const temporaryPath = `${finalPath}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    const temporaryPath = temporaryPathFor(finalPath);
     let fd: number;
     try {
       fd = openSync(temporaryPath, 'wx');

@@ -4,7 +4,7 @@
 // rows are appended as they are read; a permuted file is then copied vector by vector in the new order
 // with positioned reads (the source order is only known, for a VCF, once the file has been read).
 import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite, GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
@@ -12,6 +12,7 @@ import {
   FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, writeJsonFileAtomically, type PreparedSidecar,
 } from './preparedSidecar.js';
 import { systemErrorText } from './systemErrorText.js';
+import { temporaryPathFor } from './temporaryFiles.js';
 import { seededVectorOrder } from './vectorPermutation.js';
 
 /** Options of {@link prepareGenotypes}. */
@@ -34,7 +35,7 @@ export async function prepareGenotypes(
 ): Promise<PreparedSidecar> {
   const numField = source.sampleIds.length;
   const bytesPerVector = packedBytesPerVector(numField);
-  const temporary = temporaryPathOf(packedPath);
+  const temporary = temporaryPathFor(packedPath);
   const id: string[] = [];
   const chrom: string[] = [];
   const pos: number[] = [];
@@ -90,7 +91,7 @@ export async function prepareGenotypes(
 
 /** Copies the vectors of `fromPath` into `toPath` in `order` (positioned reads); returns the SHA-256. */
 function copyInOrder(fromPath: string, toPath: string, order: Uint32Array, bytesPerVector: number): string {
-  const permutedTemporary = temporaryPathOf(toPath);
+  const permutedTemporary = temporaryPathFor(toPath);
   const writer = new BufferedFileWriter(permutedTemporary, toPath);
   const fd = openSync(fromPath, 'r');
   const vector = new Uint8Array(bytesPerVector);
@@ -168,10 +169,6 @@ class BufferedFileWriter {
       throw new UserError(`cannot write ${this.finalPath}: ${systemErrorText(error)}`);
     }
   }
-}
-
-function temporaryPathOf(path: string): string {
-  return `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
 }
 
 function renameInto(from: string, to: string): void {

@@ -5,11 +5,12 @@
 // read the SNP names and the permutation without a library.
 import { openForReading } from './openForReading.js';
 import { closeSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { systemErrorText } from './systemErrorText.js';
+import { temporaryPathFor } from './temporaryFiles.js';
 
 export const SIDECAR_FORMAT = 'snptally-prepared';
 export const SIDECAR_VERSION = 1;
@@ -57,7 +58,7 @@ export function sidecarPathOf(packedPath: string): string {
 
 /** Writes JSON under a temporary name in the same directory, then renames it into place. */
 export function writeJsonFileAtomically(path: string, value: unknown): void {
-  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = temporaryPathFor(path);
   try {
     writeFileSync(temporary, `${JSON.stringify(value)}\n`);
     renameSync(temporary, path);
