@@ -5,6 +5,7 @@ import type { PopcountGemm, PopcountGemm3Request, TripleFinalizeResult } from '.
 import { DeviceTripleFinalizer } from './deviceFinalize3.js';
 import { finalizeTriples, type DensePairCounts, type PairCounts } from './finalize3.js';
 import { runOneAhead, yieldToEventLoop } from './lookahead.js';
+import { RecordedTriplesPerCall } from './recordedTriplesPerCall.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import { tally3Plan, termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from './vectorBlock.js';
@@ -72,19 +73,12 @@ export interface TripleBatch {
 const TALLY_BYTES_PER_CALL = 256 << 20;
 
 /**
- * Tally bytes of one device-finalized mGEMM3 call without records: its tallies never leave the GPU (sub-blocks bound
- * their buffer), so larger calls only mean fewer of them. H100, nv 4096 nf 16384 `--threshold 0.4`: 1.66–1.70 s
+ * Tally bytes of one device-finalized mGEMM3 call: its tallies never leave the GPU (sub-blocks bound their buffer),
+ * so larger calls only mean fewer of them; with records, RecordedTriplesPerCall bounds its triples too. H100, nv 4096 nf 16384 `--threshold 0.4`: 1.66–1.70 s
  * against 1.78–1.80 s at 256 MiB (no change without a threshold). A batch the device declines (a passing value
  * outside the checksum's range) is computed again with its tallies read back: up to 1 GiB of host memory, once.
  */
 const DEVICE_TALLY_BYTES_PER_CALL = 1 << 30;
-
-/**
- * Device finalize with records: up to 8 records of 8 bytes per triple come back instead of tallies, and they
- * must fit one storage binding (128 MiB on common devices) or the batch falls back to the host; batches are
- * cut as if each triple had this many u32 tallies (256 bytes), i.e. at most 1 Mi triples and 64 MiB of records.
- */
-const RECORD_WORDS_PER_TRIPLE = 64;
 
 /**
  * Triples finalized between yields to the event loop, so that the next batch's mGEMM3 advances during a
@@ -93,12 +87,18 @@ const RECORD_WORDS_PER_TRIPLE = 64;
  */
 const TRIPLES_PER_YIELD = 1 << 12;
 
+/** Bounds of the next batch: tally bytes (at `numGroups` u32 per triple) and triples. */
+interface BatchLimits {
+  readonly maxBytes: number;
+  readonly maxTriples: number;
+}
+
 /**
- * The units' j-slices in batches (at most `bytesPerCall` at `wordsPerTriple` u32 per triple), in order;
- * blocks and pair counts are fetched as the units come up.
+ * The units' j-slices in batches within `limits()` (read as each batch starts: device calls with records size
+ * from the calls before), in order; blocks and pair counts are fetched as the units come up.
  */
 async function* tripleBatches(
-  env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], wordsPerTriple: number, bytesPerCall: number, withTranspose: boolean,
+  env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], numGroups: number, limits: () => BatchLimits, withTranspose: boolean,
 ): AsyncGenerator<TripleBatch> {
   const dense = env.ctx.layout.maskPlane === null;
   for (const unit of units) {
@@ -108,30 +108,30 @@ async function* tripleBatches(
     forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;
     const pairCounts = dense ? await densePairCounts(env, own, jb, kb, withTranspose) : null;
-    for (const batch of batchSlices(slices, wordsPerTriple, bytesPerCall)) yield { jb, kb, slices: batch, pairCounts };
+    for (const batch of sliceBatches(slices, numGroups, limits)) yield { jb, kb, slices: batch, pairCounts };
   }
 }
 
 /**
- * Consecutive slices in batches of at most `maxBytes` of tallies (numGroups u32 per triple); a slice
- * larger than that is a batch of its own.
+ * Consecutive slices in batches of at most `maxBytes` of tallies (numGroups u32 per triple) and `maxTriples`
+ * triples, the limits read when each batch starts; a slice larger than that is a batch of its own.
  */
-export function batchSlices(slices: readonly JSlice[], numGroups: number, maxBytes: number): JSlice[][] {
-  const batches: JSlice[][] = [];
+export function* sliceBatches(slices: readonly JSlice[], numGroups: number, limits: () => BatchLimits): Generator<JSlice[]> {
   let batch: JSlice[] = [];
-  let batchBytes = 0;
+  let batchTriples = 0;
+  let limit = limits();
   for (const slice of slices) {
-    const bytes = 4 * numGroups * (slice.iRange.end - slice.iRange.first) * (slice.kRange.end - slice.kRange.first);
-    if (batch.length > 0 && batchBytes + bytes > maxBytes) {
-      batches.push(batch);
+    const triples = (slice.iRange.end - slice.iRange.first) * (slice.kRange.end - slice.kRange.first);
+    if (batch.length > 0 && ((batchTriples + triples) * 4 * numGroups > limit.maxBytes || batchTriples + triples > limit.maxTriples)) {
+      yield batch;
       batch = [];
-      batchBytes = 0;
+      batchTriples = 0;
+      limit = limits();
     }
     batch.push(slice);
-    batchBytes += bytes;
+    batchTriples += triples;
   }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
+  if (batch.length > 0) yield batch;
 }
 
 /** Triples finalized by a rank, and how many of them on the device. */
@@ -168,13 +168,14 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   const startGemm = (batch: TripleBatch): Promise<Uint32Array[][]> => env.gemm.run3(tripleBatchRequest(own, batch, plan));
   const start = (batch: TripleBatch): Promise<Uint32Array[][] | TripleFinalizeResult> =>
     device?.start(own, batch, tripleBatchRequest(own, batch, plan)) ?? startGemm(batch);
-  const withRecords = device !== null && env.ctx.sink.writesRecords;
-  const batchWords = withRecords ? Math.max(plan.termGroups.length, RECORD_WORDS_PER_TRIPLE) : plan.termGroups.length;
-  const bytesPerCall = device !== null && !withRecords ? DEVICE_TALLY_BYTES_PER_CALL : TALLY_BYTES_PER_CALL;
+  const recorded = device !== null && env.ctx.sink.writesRecords ? new RecordedTriplesPerCall() : null;
+  const maxBytes = device !== null ? DEVICE_TALLY_BYTES_PER_CALL : TALLY_BYTES_PER_CALL;
+  const limits = (): BatchLimits => ({ maxBytes, maxTriples: recorded?.limit ?? Infinity });
   let triplesSinceYield = 0;
-  await runOneAhead(tripleBatches(env, own, units, batchWords, bytesPerCall, device !== null), start, async (batch, started) => {
+  await runOneAhead(tripleBatches(env, own, units, plan.termGroups.length, limits, device !== null), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
       const done = device?.apply(own, batch, started) ?? 0;
+      recorded?.observe(done, started.records.count);
       numDeviceTriples += done;
       if (isFinalizer) numTriples += done;
       env.onWork(done * env.ctx.numField);

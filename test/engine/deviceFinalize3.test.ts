@@ -68,6 +68,8 @@ describe.skipIf(!gate.available)(`3-way finalize on the GPU (${gate.description}
     { name: 'CCC sparse nv 24 nf 60, npv 2, multi3', job: { numWay: 3, sparse: true, numVector: 24, numField: 60, thresholdSpec: MULTI3, decomposition: { numProcVector: 2 } } },
     { name: 'DUO dense nv 20 nf 35, no threshold', job: { metric: 'duo', numWay: 3, numVector: 20, numField: 35 } },
     { name: 'CCC dense nv 27 nf 50, npv 3, 2 stages, threshold 0.3', job: { numWay: 3, numVector: 27, numField: 50, threshold: 0.3, decomposition: { numProcVector: 3, numStage: 2 } } },
+    // 1.3 M triples: device calls with records grow from 1 Mi triples (recordedTriplesPerCall.ts), so several calls.
+    { name: 'CCC dense nv 200 nf 40, threshold 0.3', job: { numWay: 3, numVector: 200, numField: 40, threshold: 0.3 } },
   ] satisfies { name: string; job: JobOptions }[])('writes the same files as cpu: $name', async ({ name, job }) => {
     const stub = (backend: string): string => join(dir, `${name.replace(/[^a-z0-9]/gi, '')}-${backend}`);
     const cpu = await runJob(makeJob({ ...job, backend: 'cpu', outputStub: stub('cpu') }));

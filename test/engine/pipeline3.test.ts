@@ -1,6 +1,7 @@
 // The 3-way pipeline's pure parts: j-slices of a unit (every triple once) and their batching per mGEMM3 call.
 import { describe, expect, it } from 'vitest';
-import { batchSlices, forEachTripleSlice, type JSlice, type TripleUnit } from '../../src/engine/pipeline3.js';
+import { forEachTripleSlice, sliceBatches, type JSlice, type TripleUnit } from '../../src/engine/pipeline3.js';
+import { RecordedTriplesPerCall } from '../../src/engine/recordedTriplesPerCall.js';
 
 const slicesOf = (unit: TripleUnit, numI: number, numJ: number, numK: number): JSlice[] => {
   const slices: JSlice[] = [];
@@ -22,8 +23,10 @@ describe('forEachTripleSlice', () => {
   });
 });
 
-describe('batchSlices', () => {
+describe('sliceBatches', () => {
   const slices = slicesOf({ part: 3, jBlock: 1, kBlock: 2, sectionAxis: 1, sectionFirst: 0, sectionEnd: 10 }, 7, 10, 5);
+  const batchSlices = (all: JSlice[], numGroups: number, maxBytes: number, maxTriples = Infinity): JSlice[][] =>
+    [...sliceBatches(all, numGroups, () => ({ maxBytes, maxTriples }))];
 
   it('keeps every slice once, in order, each batch within the bound unless a slice alone exceeds it', () => {
     for (const maxBytes of [1, 4 * 7 * 5, 4 * 7 * 5 * 3 + 1, 1 << 20]) {
@@ -39,5 +42,36 @@ describe('batchSlices', () => {
     expect(batchSlices(slices, 1, 4 * 7 * 5 * 3 + 1).map((b) => b.length)).toEqual([3, 3, 3, 1]);
     expect(batchSlices(slices, 1, 1 << 20)).toHaveLength(1);
     expect(batchSlices([], 1, 100)).toEqual([]);
+  });
+
+  it('bounds triples too, and reads the limits afresh at each batch', () => {
+    // Slices of 7 × 5 = 35 triples.
+    expect(batchSlices(slices, 1, 1 << 20, 70).map((b) => b.length)).toEqual([2, 2, 2, 2, 2]);
+    const limits = [35, 105, 1000];
+    let asked = 0;
+    const batches = [...sliceBatches(slices, 1, () => ({ maxBytes: 1 << 20, maxTriples: limits[Math.min(asked++, limits.length - 1)] }))];
+    expect(batches.map((b) => b.length)).toEqual([1, 3, 6]);
+    expect(batches.flat()).toEqual(slices);
+  });
+});
+
+describe('RecordedTriplesPerCall', () => {
+  it('starts from all 8 entries passing, grows 4× a call while records are rare, and stays within the records room', () => {
+    const size = new RecordedTriplesPerCall();
+    expect(size.limit).toBe(1 << 20);
+    size.observe(size.limit, 0);
+    expect(size.limit).toBe(1 << 22);
+    size.observe(size.limit, 10);
+    expect(size.limit).toBe(1 << 24);
+    size.observe(size.limit, 100);
+    expect(size.limit).toBe(1 << 25);
+    // Dense records: half of 8 Mi records at 2 per triple.
+    size.observe(1 << 20, 1 << 21);
+    expect(size.limit).toBe(1 << 21);
+    // The densest call so far keeps bounding it, and it never drops below the first call's size.
+    size.observe(1 << 20, 0);
+    expect(size.limit).toBe(1 << 21);
+    size.observe(1 << 20, 8 << 20);
+    expect(size.limit).toBe(1 << 20);
   });
 });

@@ -5,7 +5,8 @@
 import type { PairFinalizeResult } from '../../pairFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
 import { GrowingBuffers } from './growingBuffers.js';
-import { sortedRecords, sumPartials } from './pairFinalizeWebgpu.js';
+import { sumPartials } from './pairFinalizeWebgpu.js';
+import { recordsInKeyOrder } from './recordOrder.js';
 import type { Dispatch, Pending, WebgpuRunner } from './webgpuRunner.js';
 
 /** Records room of the first finalize request; grown to what a request needed when it overflows. */
@@ -105,7 +106,7 @@ export class FinalizeScratch {
         // More records than came with the status: all of them again (at most RECORDS_WITH_STATUS read twice).
         const [recordWords] = numRecords <= numStaged ? [stagedWords ?? new Uint32Array(0)]
           : await this.runner.runAndReadBackMany([], [{ buffer: records, numBytes: numRecords * 8 }]);
-        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: sortedRecords(recordWords, numRecords) };
+        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: { count: numRecords, words: recordsInKeyOrder(recordWords, numRecords) } };
       },
     };
   }

@@ -1,7 +1,7 @@
 // Host side of 2-way finalize on the device: the finalize dispatch of one GEMM sub-block, and combining what
 // comes back (per-workgroup checksum partials, records) into the result of mgemm/pairFinalize.ts.
 
-import type { PairFinalizeRequest, PairRecords } from '../../pairFinalize.js';
+import type { PairFinalizeRequest } from '../../pairFinalize.js';
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KIND, FINALIZE2_TILE, type Finalize2Program, type Finalize2Uniforms } from './finalize2Program.js';
 import type { Dispatch } from './webgpuRunner.js';
@@ -90,12 +90,4 @@ export function sumPartials(words: Uint32Array, numTiles: number): { checksumSum
   let checksumSum = 0n;
   for (let k = 7; k >= 0; k--) checksumSum = (checksumSum << 16n) + BigInt(columns[k]);
   return { checksumSum, entries, zeros };
-}
-
-/** Records (value bits, key) in key order: as u64 (key · 2^32 + bits) they sort natively. */
-export function sortedRecords(words: Uint32Array, count: number): PairRecords {
-  const sorted = new Uint32Array(2 * count);
-  sorted.set(words.subarray(0, 2 * count));
-  new BigUint64Array(sorted.buffer).sort();
-  return { count, words: sorted };
 }

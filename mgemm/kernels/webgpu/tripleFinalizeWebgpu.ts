@@ -1,7 +1,7 @@
 // Host side of 3-way finalize on the device: the finalize dispatch of one sub-block (a table of its slices'
 // rectangles), the per-request finalize words (vector words once per request, j's words and pair counts per slice),
 // and the dense T[cmc] matrices kept on the device.
-// Partials and records come back in 2-way finalize's layout (pairFinalizeWebgpu.ts sumPartials, sortedRecords).
+// Partials and records come back in 2-way finalize's layout (pairFinalizeWebgpu.ts sumPartials, recordOrder.ts).
 
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import type { Tally3Slice } from '../../contract.js';

@@ -1,0 +1,61 @@
+// Device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort.
+import { describe, expect, it } from 'vitest';
+import { recordsInKeyOrder } from '../../mgemm/kernels/webgpu/recordOrder.js';
+
+/** Records (value bits, key) with distinct keys below `keyBound`, in a shuffled order. */
+function shuffledRecords(count: number, keyBound: number, seed: number): Uint32Array {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state;
+  };
+  const keys = new Set<number>();
+  while (keys.size < count) keys.add(next() % keyBound);
+  const words = new Uint32Array(2 * count);
+  let n = 0;
+  for (const key of keys) {
+    words[2 * n] = next();
+    words[2 * n + 1] = key;
+    n++;
+  }
+  return words;
+}
+
+/** The reference: records as [bits, key] sorted by key with Array.prototype.sort. */
+function referenceOrder(words: Uint32Array, count: number): number[] {
+  const records = Array.from({ length: count }, (_, n) => [words[2 * n], words[2 * n + 1]]);
+  records.sort((x, y) => x[1] - y[1]);
+  return records.flat();
+}
+
+describe('recordsInKeyOrder', () => {
+  const cases: [string, number, number][] = [
+    ['keys below 2^12 (one pass)', 3000, 1 << 12],
+    ['keys below 2^24 (two passes)', 50_000, 1 << 24],
+    ['keys up to 2^32 − 1 (three passes)', 20_000, 2 ** 32],
+    ['one record', 1, 1000],
+  ];
+  for (const [name, count, keyBound] of cases) {
+    it(`orders ${count} records by key, ${name}`, () => {
+      const words = shuffledRecords(count, keyBound, count + 17);
+      const before = words.slice();
+      const sorted = recordsInKeyOrder(words, count);
+      expect(Array.from(sorted)).toEqual(referenceOrder(words, count));
+      expect(words).toEqual(before);
+    });
+  }
+
+  it('takes only the first count records and returns a copy when already in order', () => {
+    const words = new Uint32Array([7, 1, 8, 5, 9, 9, 0xdeadbeef, 0]);
+    const sorted = recordsInKeyOrder(words, 3);
+    expect(Array.from(sorted)).toEqual([7, 1, 8, 5, 9, 9]);
+    sorted[0] = 42;
+    expect(words[0]).toBe(7);
+    expect(recordsInKeyOrder(words, 0)).toHaveLength(0);
+  });
+
+  it('keeps value bits that read as NaN payloads intact', () => {
+    const words = new Uint32Array([0x7fc00001, 3, 0xffffffff, 1, 0x7f800001, 2]);
+    expect(Array.from(recordsInKeyOrder(words, 3))).toEqual([0xffffffff, 1, 0x7f800001, 2, 0x7fc00001, 3]);
+  });
+});
