@@ -66,9 +66,12 @@ interface PairPanel {
   readonly block: PairBlock;
 }
 
-/** Pairs per panel with device finalize: tallies stay on the device, so panels can be large; records bound them. */
+/**
+ * Pairs per panel with device finalize and no records: tallies stay on the device, so panels can be large. With
+ * records the panels are the host's: each panel's records come back in key order, so the same panels write the
+ * CPU run's file byte for byte.
+ */
 const DEVICE_PAIRS_PER_PANEL = 1 << 26;
-const DEVICE_PAIRS_PER_PANEL_WITH_RECORDS = 1 << 22;
 
 /** Local rows × local columns of a step or panel; `strictUpper` (the diagonal block): only pairs with row < col. */
 export interface PairRegion {
@@ -212,12 +215,12 @@ async function finalizeInRowChunks(
 
 /**
  * Device finalize, one panel ahead: the next panel's GEMM and finalize are queued on the device before this
- * panel's small results are applied. A panel the device declines (a value outside its range, too many
- * records) is finalized on the host in host-sized panels, exactly as the CPU path would.
+ * panel's small results are applied. A panel the device declines (a value outside its range, more records than
+ * one binding holds) is finalized on the host in host-sized panels, exactly as the CPU path would.
  */
 async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
   const host = hostPairFinalize(env);
-  const pairsPerPanel = env.ctx.sink.writesRecords ? DEVICE_PAIRS_PER_PANEL_WITH_RECORDS : DEVICE_PAIRS_PER_PANEL;
+  const pairsPerPanel = env.ctx.sink.writesRecords ? host.pairsPerPanel : DEVICE_PAIRS_PER_PANEL;
   let numPairs = 0;
   let numDevicePairs = 0;
   await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
