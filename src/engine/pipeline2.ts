@@ -25,8 +25,13 @@ export interface PairStep {
   readonly colRange: IndexRange;
 }
 
-/** Bounds the tally memory of one GEMM call (rows are processed in panels of this many output bytes). */
-const TALLY_BYTES_PER_CALL = 32 << 20;
+/**
+ * Bounds the tally memory of one GEMM call (rows are processed in panels of this many output bytes). Device finalize
+ * with records cuts the same panels (see DEVICE_PAIRS_PER_PANEL): 4 Mi dense pairs give at most 16 Mi records, 128
+ * MiB, one storage binding on common devices; 8 Mi pairs made the H100's 2-way nv 32768 --threshold 0.6 --output run
+ * fall back to the host (42 s against 24–27 s).
+ */
+const TALLY_BYTES_PER_CALL = 16 << 20;
 
 /**
  * Pairs finalized on the host between yields to the event loop (~0.1 s on a slow core): a dense panel holds 8 Mi

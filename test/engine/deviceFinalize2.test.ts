@@ -51,7 +51,7 @@ describe.skipIf(!gate.available)(`2-way finalize on the GPU (${gate.description}
     { name: 'CCC sparse nv 57 nf 100, npv 2, split half diagonal, threshold 0.5', job: { sparse: true, numVector: 57, numField: 100, threshold: 0.5, decomposition: { numProcVector: 2, halfDiagonal: 'split' } } },
     // No threshold: every entry is a record (more than the first record buffer of 2^16 holds).
     { name: 'CCC dense nv 190 nf 40, no threshold', job: { numVector: 190, numField: 40 } },
-    // More than one host panel (8 Mi pairs, 2896 rows a side): the device must cut the same panels.
+    // More than one host panel (4 Mi pairs, 2048 rows a side): the device must cut the same panels.
     { name: 'CCC dense nv 3000 nf 24, threshold 0.6', job: { numVector: 3000, numField: 24, threshold: 0.6 } },
   ] satisfies { name: string; job: JobOptions }[])('writes the same files as cpu: $name', async ({ name, job }) => {
     const stub = (backend: string): string => join(dir, `${name.replace(/[^a-z0-9]/gi, '')}-${backend}`);
