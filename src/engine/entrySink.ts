@@ -2,9 +2,12 @@
 import { ChecksumAccumulator, pairRowWeights, tripleRowWeights } from '../core/checksum.js';
 import { markPassingEntries, type Threshold } from '../core/thresholds.js';
 
-/** Receives output records (SPEC §7): `numWay` coordinates `2·G + E` then a float32 value per record. */
+/**
+ * Receives output records (SPEC §7) laid out as in the file: per record `numWay` coordinates `2·G + E`, then the
+ * float32 value's bits, as host-order u32 words.
+ */
 export interface RecordWriter {
-  append(coords: Uint32Array, values: Float32Array, numRecords: number): void;
+  appendRecordWords(words: Uint32Array, numRecords: number): void;
 }
 
 const RECORDS_PER_FLUSH = 1 << 16;
@@ -16,10 +19,11 @@ const RECORDS_PER_FLUSH = 1 << 16;
  */
 export class EntrySink {
   readonly checksum = new ChecksumAccumulator();
-  private readonly coords: Uint32Array;
-  private readonly values = new Float32Array(RECORDS_PER_FLUSH);
-  /** The values' bits, for records whose float32 was rounded elsewhere (device finalize). */
-  private readonly valueBits = new Uint32Array(this.values.buffer);
+  /** Buffered records as the file lays them out: numWay coordinates and the value, `stride` words each. */
+  private readonly recordWords: Uint32Array;
+  /** The same words, for values rounded to float32 here. */
+  private readonly recordValues: Float32Array;
+  private readonly stride: number;
   private numBuffered = 0;
   /** Checksum weights of the current row, grown as needed. */
   private weights = new Float64Array(0);
@@ -32,7 +36,9 @@ export class EntrySink {
     readonly threshold: Threshold,
     private readonly writer: RecordWriter | null,
   ) {
-    this.coords = new Uint32Array(RECORDS_PER_FLUSH * numWay);
+    this.stride = numWay + 1;
+    this.recordWords = new Uint32Array(RECORDS_PER_FLUSH * this.stride);
+    this.recordValues = new Float32Array(this.recordWords.buffer);
   }
 
   /** Whether passing entries become output records. */
@@ -90,21 +96,21 @@ export class EntrySink {
    */
   addPairRecord(coord0: number, coord1: number, valueBits: number): void {
     if (this.writer === null) return;
-    const at = 2 * this.numBuffered;
-    this.coords[at] = coord0;
-    this.coords[at + 1] = coord1;
-    this.valueBits[this.numBuffered++] = valueBits;
+    const at = 3 * this.numBuffered++;
+    this.recordWords[at] = coord0;
+    this.recordWords[at + 1] = coord1;
+    this.recordWords[at + 2] = valueBits;
     if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
   }
 
   /** One output record of a triple entry whose threshold and checksum were handled elsewhere, as addPairRecord. */
   addTripleRecord(coord0: number, coord1: number, coord2: number, valueBits: number): void {
     if (this.writer === null) return;
-    const at = 3 * this.numBuffered;
-    this.coords[at] = coord0;
-    this.coords[at + 1] = coord1;
-    this.coords[at + 2] = coord2;
-    this.valueBits[this.numBuffered++] = valueBits;
+    const at = 4 * this.numBuffered++;
+    this.recordWords[at] = coord0;
+    this.recordWords[at + 1] = coord1;
+    this.recordWords[at + 2] = coord2;
+    this.recordWords[at + 3] = valueBits;
     if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
   }
 
@@ -118,8 +124,10 @@ export class EntrySink {
     if (this.writer === null) return;
     for (let e = 0; e < count; e++) {
       if (keep[e] === 0) continue;
-      coordsOf(e, this.coords, this.numWay * this.numBuffered);
-      this.push(values[e]);
+      const at = this.stride * this.numBuffered;
+      coordsOf(e, this.recordWords, at);
+      this.recordValues[at + this.numWay] = values[e];
+      if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
     }
   }
 
@@ -132,14 +140,9 @@ export class EntrySink {
     return { weights: this.weights, keep: this.keep };
   }
 
-  private push(value: number): void {
-    this.values[this.numBuffered++] = value;
-    if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
-  }
-
   /** Hands buffered records to the writer. */
   flush(): void {
-    if (this.writer !== null && this.numBuffered > 0) this.writer.append(this.coords, this.values, this.numBuffered);
+    if (this.writer !== null && this.numBuffered > 0) this.writer.appendRecordWords(this.recordWords, this.numBuffered);
     this.numBuffered = 0;
   }
 }

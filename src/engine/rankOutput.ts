@@ -22,8 +22,8 @@ export function openRankOutput(job: JobSpec, rank: number, numRanks: number, wri
   return {
     path,
     writer: {
-      append(coords, values, numRecords) {
-        if (writesRecords) file.append(coords, values, numRecords);
+      appendRecordWords(words, numRecords) {
+        if (writesRecords) file.appendRecordWords(words, numRecords);
       },
     },
     finish: () => file.finish(),

@@ -112,6 +112,33 @@ export class MetricsFileWriter {
     this.numRecordsWritten += numRecords;
   }
 
+  /**
+   * Appends `numRecords` records laid out as in the file: per record numWay coordinates, then the float32 value's
+   * bits, as host-order u32 words (the engine's buffers: one copy, no per-record work on little-endian hosts).
+   */
+  appendRecordWords(words: Uint32Array, numRecords: number): void {
+    this.expectState('open', 'appendRecordWords');
+    const stride = this.numWay + 1;
+    if (!Number.isSafeInteger(numRecords) || numRecords < 0 || words.length < numRecords * stride) {
+      throw new RangeError(`appendRecordWords of ${numRecords} records: ${words.length} words`);
+    }
+    let record = 0;
+    while (record < numRecords) {
+      const count = Math.min(numRecords - record, this.capacityRecords - this.bufferedRecords);
+      const from = words.subarray(record * stride, (record + count) * stride);
+      const at = this.bufferedRecords * stride;
+      if (LITTLE_ENDIAN_HOST) {
+        this.bufferWords.set(from, at);
+      } else {
+        for (let w = 0; w < from.length; w++) this.bufferView.setUint32(4 * (at + w), from[w], true);
+      }
+      this.bufferedRecords += count;
+      record += count;
+      if (this.bufferedRecords === this.capacityRecords) this.flush();
+    }
+    this.numRecordsWritten += numRecords;
+  }
+
   /** Flushes and closes the file; it keeps its temporary name until `commit`. */
   finish(): void {
     this.expectState('open', 'finish');

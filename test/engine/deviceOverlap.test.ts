@@ -33,9 +33,8 @@ interface RankResult {
 /** Keeps every record: coordinates then the value's bits. */
 function collectingWriter(numWay: number, into: number[]): RecordWriter {
   return {
-    append(coords, values, numRecords) {
-      const bits = new Uint32Array(values.buffer, values.byteOffset, numRecords);
-      for (let r = 0; r < numRecords; r++) into.push(...coords.subarray(r * numWay, (r + 1) * numWay), bits[r]);
+    appendRecordWords(words, numRecords) {
+      for (const word of words.subarray(0, numRecords * (numWay + 1))) into.push(word);
     },
   };
 }

@@ -54,6 +54,34 @@ describe('MetricsFileWriter', () => {
     expect([...bytes]).toEqual([2, 0, 0, 0, 7, 0, 0, 0, 0x00, 0x00, 0x00, 0x3f]);
   });
 
+  it('appendRecordWords writes the bytes append writes for the same records, across buffer boundaries', () => {
+    const dir = freshDir('recordwords');
+    const numRecords = 777;
+    const coords = new Uint32Array(numRecords * 2).map((_, i) => (i * 2654435761) >>> 0);
+    const values = new Float32Array(numRecords).map((_, i) => (i - 300) / 7);
+    const words = new Uint32Array(numRecords * 3);
+    const wordValues = new Float32Array(words.buffer);
+    for (let r = 0; r < numRecords; r++) {
+      words[3 * r] = coords[2 * r];
+      words[3 * r + 1] = coords[2 * r + 1];
+      wordValues[3 * r + 2] = values[r];
+    }
+    const byAppend = MetricsFileWriter.create(join(dir, 'a_0.bin'), 2, { bufferBytes: 36 });
+    byAppend.append(coords, values, numRecords);
+    const byWords = MetricsFileWriter.create(join(dir, 'w_0.bin'), 2, { bufferBytes: 36 });
+    byWords.appendRecordWords(words.subarray(0, 100 * 3), 100);
+    byWords.appendRecordWords(words.subarray(100 * 3), numRecords - 100);
+    expect(byWords.numRecordsWritten).toBe(numRecords);
+    expect(() => byWords.appendRecordWords(words.subarray(0, 5), 2)).toThrow(RangeError);
+    for (const writer of [byAppend, byWords]) {
+      writer.finish();
+      writer.commit();
+    }
+    const written = readFileSync(join(dir, 'w_0.bin'));
+    expect(written.length).toBe(numRecords * 12);
+    expect(written.equals(readFileSync(join(dir, 'a_0.bin')))).toBe(true);
+  });
+
   it('flushes across many small buffers and reads every record back in order', () => {
     const dir = freshDir('roundtrip');
     const finalPath = join(dir, 'r_0.bin');

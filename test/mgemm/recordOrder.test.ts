@@ -1,6 +1,7 @@
 // Device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort.
 import { describe, expect, it } from 'vitest';
 import { recordsInKeyOrder } from '../../mgemm/kernels/webgpu/recordOrder.js';
+import { RecordOrderPool } from '../../mgemm/kernels/webgpu/recordOrderPool.js';
 
 /** Records (value bits, key) with distinct keys below `keyBound`, in a shuffled order. */
 function shuffledRecords(count: number, keyBound: number, seed: number): Uint32Array {
@@ -57,5 +58,22 @@ describe('recordsInKeyOrder', () => {
   it('keeps value bits that read as NaN payloads intact', () => {
     const words = new Uint32Array([0x7fc00001, 3, 0xffffffff, 1, 0x7f800001, 2]);
     expect(Array.from(recordsInKeyOrder(words, 3))).toEqual([0xffffffff, 1, 0x7f800001, 2, 0x7fc00001, 3]);
+  });
+});
+
+describe('RecordOrderPool', () => {
+  it('orders large requests in worker threads, several at once, as recordsInKeyOrder does', async () => {
+    const pool = new RecordOrderPool();
+    try {
+      const requests = [200_000, 70_000, 1000, 150_000].map((count, n) => ({ count, words: shuffledRecords(count, 1 << 26, 5 + n) }));
+      const ordered = await Promise.all(requests.map(({ words, count }) => pool.order(words, count)));
+      requests.forEach(({ words, count }, n) => {
+        expect(ordered[n]).toEqual(recordsInKeyOrder(words, count));
+        // The caller's array is left whole (the worker got a copy).
+        expect(words.length).toBe(2 * count);
+      });
+    } finally {
+      await pool.close();
+    }
   });
 });

@@ -6,7 +6,6 @@ import type { PairFinalizeResult } from '../../pairFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
 import { GrowingBuffers } from './growingBuffers.js';
 import { sumPartials } from './pairFinalizeWebgpu.js';
-import { recordsInKeyOrder } from './recordOrder.js';
 import type { Dispatch, Pending, WebgpuRunner } from './webgpuRunner.js';
 
 /** Records room of the first finalize request; grown to what a request needed when it overflows. */
@@ -81,8 +80,9 @@ export class FinalizeScratch {
   /**
    * Zeroes the status and submits `dispatches` (which write `target`'s buffers) with the read-back of the status,
    * the partials (2-way layout) and the first records. The result's collect() reads the remaining records when
-   * there are more; records that overflowed their buffer grow the room and give null: the caller submits its
-   * request again (with this set) with room for all of them.
+   * there are more, in the order the GPU appended them (recordOrderPool.ts orders them, once the set is free);
+   * records that overflowed their buffer grow the room and give null: the caller submits its request again (with
+   * this set) with room for all of them.
    */
   async submit(dispatches: readonly Dispatch[], target: FinalizeTarget): Promise<Pending<PairFinalizeResult | null>> {
     const { buffers: { status, partials, records }, numPartials, wantsRecords, recordCapacity } = target;
@@ -106,7 +106,7 @@ export class FinalizeScratch {
         // More records than came with the status: all of them again (at most RECORDS_WITH_STATUS read twice).
         const [recordWords] = numRecords <= numStaged ? [stagedWords ?? new Uint32Array(0)]
           : await this.runner.runAndReadBackMany([], [{ buffer: records, numBytes: numRecords * 8 }]);
-        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: { count: numRecords, words: recordsInKeyOrder(recordWords, numRecords) } };
+        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: { count: numRecords, words: recordWords } };
       },
     };
   }

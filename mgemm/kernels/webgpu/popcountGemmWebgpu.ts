@@ -27,6 +27,7 @@ import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoi
 import { finalizeDispatch, finalizeTiles } from './pairFinalizeWebgpu.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { DEVICE_OUTPUT_BYTES_PER_DISPATCH, OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
+import { RecordOrderPool } from './recordOrderPool.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
@@ -108,6 +109,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly expandedOperands: ExpandedOperands;
   /** Status, partials and records of finalize requests in flight: read back after their submit, so one set each. */
   private readonly finalizeScratch: FinalizeScratchRing;
+  /** Orders device-finalize records by key in worker threads (recordOrderPool.ts). */
+  private readonly recordOrder = new RecordOrderPool();
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
   private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
   private readonly vectorWordBuffers: GPUBuffer[] = [];
@@ -266,6 +269,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       this.expandedOperands.clear();
       for (const b of this.vectorWordBuffers) b.destroy();
     });
+    await this.recordOrder.close();
     await traced('close: device destroyed', () => this.runner.destroy());
   }
 
@@ -298,20 +302,23 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /**
    * A finalize request: takes a scratch set (waiting for the request that held it before to complete), submits in
-   * its turn and collects after it; records that overflowed their room make it submit again in a later turn.
+   * its turn and collects after it; records that overflowed their room make it submit again in a later turn. The
+   * records are put in key order after the set is handed on.
    */
   private finalizeInTurns(submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>): Promise<PairFinalizeResult> {
     return this.tracked(async () => {
       const lease = await this.finalizeScratch.acquire();
+      let result: PairFinalizeResult | null = null;
       try {
-        for (;;) {
+        while (result === null) {
           const pending = await this.inTurn(() => submit(lease.scratch));
-          const result = await pending.collect();
-          if (result !== null) return result;
+          result = await pending.collect();
         }
       } finally {
         lease.release();
       }
+      if (result.kind !== 'done' || result.records.count === 0) return result;
+      return { ...result, records: { count: result.records.count, words: await this.recordOrder.order(result.records.words, result.records.count) } };
     });
   }
 
