@@ -44,7 +44,7 @@ export function mergeMetricsFiles(files: readonly string[], numWay: NumWay, out:
   const writer = MetricsFileWriter.create(out, numWay);
   try {
     for (const file of files) {
-      for (const chunk of readMetricsFileChunks(file, numWay)) writer.append(chunk.coords, chunk.values, chunk.numRecords);
+      for (const chunk of readMetricsFileChunks(file, numWay)) writer.appendRecordWords(chunk.words, chunk.numRecords);
     }
     writer.finish();
     writer.commit();

@@ -6,12 +6,18 @@ import type { NumWay } from '../core/types.js';
 import { metricsRecordBytes } from './metricsFile.js';
 import { systemErrorText } from './systemErrorText.js';
 
-/** A run of consecutive records: record r has coordinates `coords[r·numWay …]` and value `values[r]`. */
+/**
+ * A run of consecutive records: record r has coordinates `coords[r·numWay …]` and value `values[r]`; `words` holds
+ * them as the file lays them out, host-order u32 (numWay coordinates, then the value's bits), for writers.
+ */
 export interface MetricsRecordChunk {
   readonly coords: Uint32Array;
   readonly values: Float32Array;
+  readonly words: Uint32Array;
   readonly numRecords: number;
 }
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** One record: `numWay` coordinates (2·G + E each) and its float32 value. */
 export interface MetricsRecord {
@@ -84,5 +90,9 @@ function decodeRecords(bytes: Uint8Array, numWay: NumWay, numRecords: number): M
     for (let w = 0; w < numWay; w++) coords[r * numWay + w] = view.getUint32(offset + 4 * w, true);
     values[r] = view.getFloat32(offset + 4 * numWay, true);
   }
-  return { coords, values, numRecords };
+  const numWords = numRecords * (numWay + 1);
+  // The file is little-endian: on such hosts its bytes are the words (a fresh, aligned buffer).
+  const words = LITTLE_ENDIAN_HOST ? new Uint32Array(bytes.buffer, bytes.byteOffset, numWords)
+    : Uint32Array.from({ length: numWords }, (_, w) => view.getUint32(4 * w, true));
+  return { coords, values, words, numRecords };
 }

@@ -35,7 +35,6 @@ export class MetricsFileWriter {
   private fd: number | null;
   private readonly bufferBytes: Uint8Array;
   private readonly bufferWords: Uint32Array;
-  private readonly bufferValues: Float32Array;
   private readonly bufferView: DataView;
   private readonly capacityRecords: number;
   private bufferedRecords = 0;
@@ -55,7 +54,6 @@ export class MetricsFileWriter {
     const buffer = new ArrayBuffer(this.capacityRecords * recordBytes);
     this.bufferBytes = new Uint8Array(buffer);
     this.bufferWords = new Uint32Array(buffer);
-    this.bufferValues = new Float32Array(buffer);
     this.bufferView = new DataView(buffer);
   }
 
@@ -78,43 +76,9 @@ export class MetricsFileWriter {
   }
 
   /**
-   * Appends `numRecords` records: record r has coordinates `coords[r·numWay … r·numWay + numWay − 1]`
-   * (each 2·G + E) and value `values[r]`.
-   */
-  append(coords: Uint32Array, values: Float32Array, numRecords: number): void {
-    this.expectState('open', 'append');
-    const numWay = this.numWay;
-    if (!Number.isSafeInteger(numRecords) || numRecords < 0 ||
-        coords.length < numRecords * numWay || values.length < numRecords) {
-      throw new RangeError(`append of ${numRecords} records: ${coords.length} coords, ${values.length} values`);
-    }
-    const stride = numWay + 1;
-    let record = 0;
-    while (record < numRecords) {
-      const count = Math.min(numRecords - record, this.capacityRecords - this.bufferedRecords);
-      let word = this.bufferedRecords * stride;
-      if (LITTLE_ENDIAN_HOST) {
-        // Typed-array stores are little-endian here, which is the file's byte order: no DataView needed.
-        for (let r = record; r < record + count; r++, word += stride) {
-          for (let w = 0; w < numWay; w++) this.bufferWords[word + w] = coords[r * numWay + w];
-          this.bufferValues[word + numWay] = values[r];
-        }
-      } else {
-        for (let r = record; r < record + count; r++, word += stride) {
-          for (let w = 0; w < numWay; w++) this.bufferView.setUint32(4 * (word + w), coords[r * numWay + w], true);
-          this.bufferView.setFloat32(4 * (word + numWay), values[r], true);
-        }
-      }
-      this.bufferedRecords += count;
-      record += count;
-      if (this.bufferedRecords === this.capacityRecords) this.flush();
-    }
-    this.numRecordsWritten += numRecords;
-  }
-
-  /**
    * Appends `numRecords` records laid out as in the file: per record numWay coordinates, then the float32 value's
-   * bits, as host-order u32 words (the engine's buffers: one copy, no per-record work on little-endian hosts).
+   * bits, as host-order u32 words (the engine's buffers, a read chunk's `words`: one copy, no per-record work on
+   * little-endian hosts).
    */
   appendRecordWords(words: Uint32Array, numRecords: number): void {
     this.expectState('open', 'appendRecordWords');

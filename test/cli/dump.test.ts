@@ -12,8 +12,10 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 function writeMetrics(path: string, numWay: 2 | 3, records: ReadonlyArray<readonly [number[], number[], number]>): void {
   const writer = MetricsFileWriter.create(path, numWay);
   for (const [vectors, bits, value] of records) {
-    const coords = new Uint32Array(vectors.map((vectorIdx, w) => encodeMetricCoord(vectorIdx, bits[w])));
-    writer.append(coords, new Float32Array([value]), 1);
+    const words = new Uint32Array(numWay + 1);
+    vectors.forEach((vectorIdx, w) => { words[w] = encodeMetricCoord(vectorIdx, bits[w]); });
+    new Float32Array(words.buffer)[numWay] = value;
+    writer.appendRecordWords(words, 1);
   }
   writer.finish();
   writer.commit();
