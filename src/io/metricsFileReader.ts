@@ -80,19 +80,33 @@ export function* readMetricsFileRecords(path: string, numWay: NumWay): Generator
   }
 }
 
+/** A chunk over the file's bytes: the record words at once, coordinates and values split out when first asked for. */
 function decodeRecords(bytes: Uint8Array, numWay: NumWay, numRecords: number): MetricsRecordChunk {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const coords = new Uint32Array(numRecords * numWay);
-  const values = new Float32Array(numRecords);
-  const recordBytes = metricsRecordBytes(numWay);
-  for (let r = 0; r < numRecords; r++) {
-    const offset = r * recordBytes;
-    for (let w = 0; w < numWay; w++) coords[r * numWay + w] = view.getUint32(offset + 4 * w, true);
-    values[r] = view.getFloat32(offset + 4 * numWay, true);
-  }
-  const numWords = numRecords * (numWay + 1);
+  const stride = numWay + 1;
+  const numWords = numRecords * stride;
   // The file is little-endian: on such hosts its bytes are the words (a fresh, aligned buffer).
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const words = LITTLE_ENDIAN_HOST ? new Uint32Array(bytes.buffer, bytes.byteOffset, numWords)
     : Uint32Array.from({ length: numWords }, (_, w) => view.getUint32(4 * w, true));
-  return { coords, values, words, numRecords };
+  let coords: Uint32Array | undefined;
+  let values: Float32Array | undefined;
+  return {
+    words,
+    numRecords,
+    get coords(): Uint32Array {
+      if (coords === undefined) {
+        coords = new Uint32Array(numRecords * numWay);
+        for (let r = 0; r < numRecords; r++) for (let w = 0; w < numWay; w++) coords[r * numWay + w] = words[r * stride + w];
+      }
+      return coords;
+    },
+    get values(): Float32Array {
+      if (values === undefined) {
+        const bits = new Uint32Array(numRecords);
+        for (let r = 0; r < numRecords; r++) bits[r] = words[r * stride + numWay];
+        values = new Float32Array(bits.buffer);
+      }
+      return values;
+    },
+  };
 }
