@@ -6,6 +6,9 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { NumWay } from '../core/types.js';
 
+/** Whether typed arrays on this host are little-endian, as the files are: then a record's bytes are its u32 words. */
+export const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /** Bytes of one record: numWay coordinates and one value, 4 bytes each. */
 export function metricsRecordBytes(numWay: NumWay): number {
   return 4 * (numWay + 1);

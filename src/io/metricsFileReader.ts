@@ -3,7 +3,7 @@ import { openForReading } from './openForReading.js';
 import { closeSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
-import { metricsRecordBytes } from './metricsFile.js';
+import { LITTLE_ENDIAN_HOST, metricsRecordBytes } from './metricsFile.js';
 import { systemErrorText } from './systemErrorText.js';
 
 /**
@@ -17,7 +17,6 @@ export interface MetricsRecordChunk {
   readonly numRecords: number;
 }
 
-const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** One record: `numWay` coordinates (2·G + E each) and its float32 value. */
 export interface MetricsRecord {

@@ -6,14 +6,13 @@ import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
-import { metricsRecordBytes } from './metricsFile.js';
+import { LITTLE_ENDIAN_HOST, metricsRecordBytes } from './metricsFile.js';
 import { systemErrorText } from './systemErrorText.js';
 import { temporaryPathFor } from './temporaryFiles.js';
 
 /** Default size of the write buffer: large enough that writeSync calls are rare, small next to the tallies. */
 export const DEFAULT_WRITE_BUFFER_BYTES = 1 << 20;
 
-const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 type WriterState = 'open' | 'finished' | 'committed' | 'discarded';
 
