@@ -10,6 +10,7 @@
 // event loop turns, so a command that works synchronously would no longer stop on Ctrl-C until it had finished.
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { detectMpiLaunch } from '../../parallel/index.js';
 import { removeTemporaryFilesOf } from '../io/index.js';
 
 const INTERRUPTING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -36,11 +37,25 @@ export function forgetScratchDirectory(directory: string): void {
   scratchDirectories.delete(resolve(directory));
 }
 
-function endInterrupted(signal: InterruptingSignal): void {
+/**
+ * Removes the unfinished output files and scratch directories registered so far; returns how many files went and
+ * whether a scratch directory did. Also called by a rank that aborts an MPI job, before the launcher kills the others.
+ */
+export function removeUnfinishedOutputs(): { readonly files: number; readonly scratch: boolean } {
   const removed = [...outputPrefixes].flatMap((prefix) => removeTemporaryFilesOf(prefix));
   for (const directory of scratchDirectories) rmSync(directory, { recursive: true, force: true });
-  const scratch = scratchDirectories.size > 0 ? ' and the converted input' : '';
-  process.stderr.write(`snptally: interrupted (${signal}); removed ${removed.length} unfinished output file(s)${scratch}\n`);
+  const scratch = scratchDirectories.size > 0;
+  scratchDirectories.clear();
+  return { files: removed.length, scratch };
+}
+
+function endInterrupted(signal: InterruptingSignal): void {
+  const { files, scratch } = removeUnfinishedOutputs();
+  // Under mpirun every rank may get the signal (e.g. when another rank aborted the job): say which one speaks.
+  const worldRank = detectMpiLaunch()?.worldRank;
+  const who = worldRank === undefined ? '' : `rank ${worldRank}: `;
+  const converted = scratch ? ' and the converted input' : '';
+  process.stderr.write(`snptally: ${who}interrupted (${signal}); removed ${files} unfinished output file(s)${converted}\n`);
   // The signal again, now with its default action: process.exit() would first tear down the worker threads, and
   // a native kernel interrupted in one of them aborts the process instead (status 134).
   for (const other of INTERRUPTING_SIGNALS) process.removeAllListeners(other);

@@ -4,6 +4,7 @@ import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import type { JobSpec, RunResult } from './engineApi.js';
 import { startMpi, type MpiLaunch, type MpiRuntime } from '../../parallel/index.js';
+import { removeUnfinishedOutputs } from './interruptCleanup.js';
 import { createProgressDisplay } from './progressBar.js';
 import { buildRunJson, formatRunSummary } from './runReport.js';
 import { buildRunPlan, type RunOptionText, type RunPlan } from './runOptions.js';
@@ -81,6 +82,8 @@ function checkWorldSize(plan: RunPlan, options: RunOptionText, worldSize: number
 }
 
 function abortOnError(runtime: MpiRuntime, rank: number, error: unknown): never {
+  // The failing rank knows first: no unfinished file of the job should outlive it (the others may be killed outright).
+  removeUnfinishedOutputs();
   const message = error instanceof Error ? error.message : String(error);
   const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
   if (error instanceof UserError) return runtime.abortJob(`snptally: rank ${rank}: ${oneLine}`, EXIT_USER_ERROR);
