@@ -93,12 +93,21 @@ export function startBlockExchange(
     for (const { peerRank } of layout.exchange.sends) void comm.send(peerRank, TAG_SUMS, sums);
   }, () => undefined);
   const arriving = new Map<number, Promise<VectorBlock>>();
+  // Blocks are received one after the other in first-use order: a receiving rank copies the pieces of all its
+  // receives in turn, so two blocks at once would both arrive when the second alone should, late for the first step.
+  let previousWords: Promise<unknown> = Promise.resolve();
   for (const { block: blockIdx, peerRank: source } of layout.exchange.receives) {
     // Every block has the own block's shape: MPI maps the receive's memory meanwhile, off this thread.
     comm.prepareReceive(source, TAG_PLANES, SHARED_WORDS, planes.words.length);
-    arriving.set(blockIdx, (async () => {
+    const after = previousWords;
+    const receivedWords = (async () => {
+      await after.catch(() => undefined);
       // Received straight into shared memory (the CPU kernels' workers read it there).
-      const words = await traced(`block ${blockIdx} received from rank ${source}`, () => comm.recv(source, TAG_PLANES, SHARED_WORDS));
+      return traced(`block ${blockIdx} received from rank ${source}`, () => comm.recv(source, TAG_PLANES, SHARED_WORDS));
+    })();
+    previousWords = receivedWords;
+    arriving.set(blockIdx, (async () => {
+      const words = await receivedWords;
       if (words.length !== planes.words.length) {
         throw new Error(`block ${blockIdx} from rank ${source}: ${words.length} words, expected ${planes.words.length}`);
       }
