@@ -7,7 +7,7 @@ export { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix } from './plane
 export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export * from './tripleFinalize.js';
 export {
-  createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX, type WebgpuPopcountGemmOptions,
+  createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX, type WebgpuPopcountGemmOptions, type WebgpuProbe,
 } from './kernels/webgpu/popcountGemmWebgpu.js';
 export type { GpuCapabilities } from './kernels/webgpu/gpuAdapter.js';
 export type { KernelFamily } from './kernels/webgpu/kernelChoice.js';

@@ -1,4 +1,4 @@
-// Resolving `--backend auto`: the GPU through WebGPU when an adapter exists, otherwise the CPU kernels.
+// Resolving `--backend auto`: the GPU through WebGPU when a hardware adapter exists, otherwise the CPU kernels.
 import { probeWebgpu, type BackendName } from '../../mgemm/index.js';
 import { UserError } from '../core/errors.js';
 import type { JobSpec } from './jobSpec.js';
@@ -22,7 +22,10 @@ export async function resolveBackend(requested: JobSpec['backend']): Promise<Bac
   }
   if (requested !== 'auto') return { backend: requested, note: null };
   const probe = await probeWebgpu();
-  return probe.available
-    ? { backend: 'webgpu', note: `--backend auto: using webgpu on ${probe.description}` }
-    : { backend: 'cpu', note: `--backend auto: ${probe.description}, using cpu` };
+  if (!probe.available) return { backend: 'cpu', note: `--backend auto: ${probe.description}, using cpu` };
+  // A software adapter computes the same values several times slower than the CPU kernels (lavapipe: ~5×).
+  if (probe.isSoftware) {
+    return { backend: 'cpu', note: `--backend auto: only a software WebGPU adapter (${probe.description}), using cpu` };
+  }
+  return { backend: 'webgpu', note: `--backend auto: using webgpu on ${probe.description}` };
 }

@@ -76,11 +76,13 @@ describe.skipIf(!gate.available)(`webgpu backend end to end on ${gate.descriptio
     expect(result.verifiedValues).toBe(8 * ((30 * 29 * 28) / 6));
   });
 
-  it('--backend auto picks webgpu when an adapter exists and says so', async () => {
+  it(`--backend auto picks ${gate.isSoftware ? 'cpu over a software adapter' : 'webgpu on a hardware adapter'} and says so`, async () => {
     const c = SPEC_CASES[2];
     const result = await runJob(makeJob({ ...c.job, backend: 'auto' }));
-    expect(result.backend).toBe('webgpu');
-    expect(result.backendNote).toMatch(/^--backend auto: using webgpu on /);
+    expect(result.backend).toBe(gate.isSoftware ? 'cpu' : 'webgpu');
+    expect(result.backendNote).toMatch(gate.isSoftware
+      ? /^--backend auto: only a software WebGPU adapter \(.+\), using cpu$/
+      : /^--backend auto: using webgpu on /);
     expect(result.checksum).toBe(c.checksum);
   });
 });

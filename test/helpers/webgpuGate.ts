@@ -9,6 +9,8 @@ export interface WebgpuGate {
   readonly description: string;
   /** The adapter has u8 subgroup matrices (tensor cores). */
   readonly hasSubgroupMatrix: boolean;
+  /** A CPU implementation (lavapipe in CI): `--backend auto` does not choose it. */
+  readonly isSoftware: boolean;
 }
 
 /** Probes once; throws under CI=true when there is no adapter, so CI cannot silently skip GPU tests. */

@@ -77,12 +77,27 @@ export async function createPopcountGemmWebgpu(options: WebgpuPopcountGemmOption
   return new PopcountGemmWebgpu(new WebgpuRunner(opened), options);
 }
 
+/** What probeWebgpu found. */
+export interface WebgpuProbe {
+  readonly available: boolean;
+  /** The adapter, or why there is none. */
+  readonly description: string;
+  readonly hasSubgroupMatrix: boolean;
+  /** A CPU implementation (Dawn's fallback adapter, e.g. lavapipe): correct, but slower than the CPU kernels. */
+  readonly isSoftware: boolean;
+}
+
 /** Whether a WebGPU adapter exists (for `--backend auto`), its description, and whether it has tensor cores. */
-export async function probeWebgpu(): Promise<{ available: boolean; description: string; hasSubgroupMatrix: boolean }> {
+export async function probeWebgpu(): Promise<WebgpuProbe> {
   const choice = await requestGpuAdapter();
   return choice === null
-    ? { available: false, description: 'no WebGPU adapter', hasSubgroupMatrix: false }
-    : { available: true, description: describeAdapter(choice.adapter), hasSubgroupMatrix: adapterHasSubgroupMatrix(choice.adapter) };
+    ? { available: false, description: 'no WebGPU adapter', hasSubgroupMatrix: false, isSoftware: false }
+    : {
+      available: true,
+      description: describeAdapter(choice.adapter),
+      hasSubgroupMatrix: adapterHasSubgroupMatrix(choice.adapter),
+      isSoftware: choice.adapter.info.isFallbackAdapter,
+    };
 }
 
 const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
