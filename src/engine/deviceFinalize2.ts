@@ -45,6 +45,8 @@ type FinalizePairs = NonNullable<PopcountGemm['finalizePairs']>;
 /** Finalizes a run's pair panels on the device; `forRun` says whether the run may. */
 export class DevicePairFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
+  /** A panel's records in file layout, reused panel after panel (grown as needed). */
+  private fileWords = new Uint32Array(0);
 
   private constructor(
     private readonly ctx: MetricContext,
@@ -102,16 +104,26 @@ export class DevicePairFinalizer {
     const { sink } = this.ctx;
     sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
     const { words, count } = result.records;
-    const iFirst = block.rows.vectorFirst + block.rowFirst;
-    const jFirst = block.cols.vectorFirst + block.colFirst;
+    if (count === 0 || !sink.writesRecords) return;
+    // Keys are 4·(r·numCols + c) + entry, in increasing order: rows advance, never go back (no division a record).
+    const numCols = block.numCols;
+    let twiceI = 2 * (block.rows.vectorFirst + block.rowFirst);
+    const twiceJFirst = 2 * (block.cols.vectorFirst + block.colFirst);
+    let rowFirstPair = 0;
+    if (this.fileWords.length < 3 * count) this.fileWords = new Uint32Array(3 * count);
+    const out = this.fileWords;
     for (let k = 0; k < count; k++) {
       const key = words[2 * k + 1];
-      const entry = key & 3;
       const pair = key >>> 2;
-      const r = Math.floor(pair / block.numCols);
-      const c = pair - r * block.numCols;
-      sink.addPairRecord(2 * (iFirst + r) + (entry >> 1), 2 * (jFirst + c) + (entry & 1), words[2 * k]);
+      while (pair >= rowFirstPair + numCols) {
+        rowFirstPair += numCols;
+        twiceI += 2;
+      }
+      out[3 * k] = twiceI + ((key >>> 1) & 1);
+      out[3 * k + 1] = twiceJFirst + 2 * (pair - rowFirstPair) + (key & 1);
+      out[3 * k + 2] = words[2 * k];
     }
+    sink.addRecordWords(out, count);
   }
 
   /** Per-vector words of a block, computed once per block. */

@@ -65,6 +65,8 @@ type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 /** Computes and finalizes a run's batches of j-slices on the device; `forRun` says whether the run may. */
 export class DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
+  /** A batch's records in file layout, reused batch after batch (grown as needed). */
+  private fileWords = new Uint32Array(0);
   private readonly products: readonly number[];
 
   private constructor(
@@ -137,6 +139,9 @@ export class DeviceTripleFinalizer {
     let tripleFirst = 0;
     let numTriples = 0;
     for (const { iRange, kRange } of batch.slices) numTriples += (iRange.end - iRange.first) * (kRange.end - kRange.first);
+    if (count === 0 || !sink.writesRecords) return numTriples;
+    if (this.fileWords.length < 4 * count) this.fileWords = new Uint32Array(4 * count);
+    const out = this.fileWords;
     for (let n = 0; n < count; n++) {
       const key = words[2 * n + 1];
       const entry = key & 7;
@@ -156,8 +161,12 @@ export class DeviceTripleFinalizer {
       const i = own.vectorFirst + slice.iRange.first + r;
       const j = batch.jb.vectorFirst + slice.jLocal;
       const k = batch.kb.vectorFirst + slice.kRange.first + c;
-      sink.addTripleRecord(2 * i + (entry >> 2), 2 * j + ((entry >> 1) & 1), 2 * k + (entry & 1), words[2 * n]);
+      out[4 * n] = 2 * i + (entry >> 2);
+      out[4 * n + 1] = 2 * j + ((entry >> 1) & 1);
+      out[4 * n + 2] = 2 * k + (entry & 1);
+      out[4 * n + 3] = words[2 * n];
     }
+    sink.addRecordWords(out, count);
     return numTriples;
   }
 

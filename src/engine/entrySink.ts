@@ -91,27 +91,13 @@ export class EntrySink {
   }
 
   /**
-   * One output record of a pair entry whose threshold and checksum were handled elsewhere (device finalize):
-   * coordinates `2·G + E`, the value's float32 bits. Callers add records in the order the rows would give.
+   * Output records already laid out as in the file (`numWay` coordinates, then the value's float32 bits, each), whose
+   * threshold and checksum were handled elsewhere; they follow the records added before.
    */
-  addPairRecord(coord0: number, coord1: number, valueBits: number): void {
-    if (this.writer === null) return;
-    const at = 3 * this.numBuffered++;
-    this.recordWords[at] = coord0;
-    this.recordWords[at + 1] = coord1;
-    this.recordWords[at + 2] = valueBits;
-    if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
-  }
-
-  /** One output record of a triple entry whose threshold and checksum were handled elsewhere, as addPairRecord. */
-  addTripleRecord(coord0: number, coord1: number, coord2: number, valueBits: number): void {
-    if (this.writer === null) return;
-    const at = 4 * this.numBuffered++;
-    this.recordWords[at] = coord0;
-    this.recordWords[at + 1] = coord1;
-    this.recordWords[at + 2] = coord2;
-    this.recordWords[at + 3] = valueBits;
-    if (this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+  addRecordWords(words: Uint32Array, numRecords: number): void {
+    if (this.writer === null || numRecords === 0) return;
+    this.flush();
+    this.writer.appendRecordWords(words, numRecords);
   }
 
   /** Threshold, checksum and records of one row's entries; `coordsOf` writes entry e's coordinates. */

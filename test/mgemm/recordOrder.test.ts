@@ -31,8 +31,10 @@ function referenceOrder(words: Uint32Array, count: number): number[] {
 
 describe('recordsInKeyOrder', () => {
   const cases: [string, number, number][] = [
-    ['keys below 2^12 (one pass)', 3000, 1 << 12],
-    ['keys below 2^24 (two passes)', 50_000, 1 << 24],
+    ['keys below 2^12 (placed by key: one in 1.4 keys holds a record)', 3000, 1 << 12],
+    ['keys below 2^20 (placed by key: one in 5)', 200_000, 1 << 20],
+    ['keys below 2^16 (radix, one pass: one in 11)', 6000, 1 << 16],
+    ['keys below 2^24 (radix, two passes)', 50_000, 1 << 24],
     ['keys up to 2^32 − 1 (three passes)', 20_000, 2 ** 32],
     ['one record', 1, 1000],
   ];
@@ -53,6 +55,12 @@ describe('recordsInKeyOrder', () => {
     sorted[0] = 42;
     expect(words[0]).toBe(7);
     expect(recordsInKeyOrder(words, 0)).toHaveLength(0);
+  });
+
+  it('refuses records that repeat a key rather than drop one', () => {
+    const words = shuffledRecords(1000, 2000, 3);
+    words[2 * 500 + 1] = words[2 * 10 + 1];
+    expect(() => recordsInKeyOrder(words, 1000)).toThrow('1 of 1000 records repeat another record\'s key');
   });
 
   it('keeps value bits that read as NaN payloads intact', () => {

@@ -1,14 +1,28 @@
 // Device finalize appends records (value bits, key) in whatever order its threads pass the threshold; the engine
-// writes them in the CPU path's order, which is key order. A least-significant-digit radix sort on the key (keys of
-// one request are distinct): linear in the records, where sorting them as 64-bit integers (BigUint64Array.sort)
-// took 28.8 s of a 47 s 2-way run writing 358 M records on the H100 host.
+// writes them in the CPU path's order, which is key order. Keys of one request are distinct, so records are ordered
+// either by placing each value at its key in a dense array and reading the keys back in order (when records are
+// dense among the keys: about twice as fast), or by a least-significant-digit radix sort on the key. Sorting them as
+// 64-bit integers (BigUint64Array.sort) took 28.8 s of a 47 s 2-way run writing 358 M records on the H100 host.
 
 /** Bits of one radix digit at most: 4096 counters stay in L1, and keys below 2^24 take two passes. */
 const MAX_DIGIT_BITS = 12;
 
 /**
- * The first `count` records of `words` (pairs of u32: value bits, key) ordered by key, in a new array; `words` is
- * left as it was.
+ * Dense placement pays when at least one key in DENSE_KEYS_PER_RECORD holds a record: it costs ~1 ns a key (clearing
+ * and scanning the presence bits) plus ~10 ns a record, the radix sort ~25 ns a record (2 passes for keys < 2^24).
+ */
+const DENSE_KEYS_PER_RECORD = 10;
+/** Largest key range placed densely: its scratch is 4 bytes a key (128 MiB here), kept by the thread for the next request. */
+const DENSE_MAX_KEYS = 1 << 25;
+
+/** Dense placement scratch of this thread: a value per key and a presence bit per key. */
+let denseValues = new Uint32Array(0);
+let densePresent = new Uint32Array(0);
+
+/**
+ * The first `count` records of `words` (pairs of u32: value bits, key; keys distinct) ordered by key, in a new array;
+ * `words` is left as it was.
+ * @throws Error when two records have the same key.
  */
 export function recordsInKeyOrder(words: Uint32Array, count: number): Uint32Array {
   let from = words.slice(0, 2 * count);
@@ -20,6 +34,8 @@ export function recordsInKeyOrder(words: Uint32Array, count: number): Uint32Arra
     else maxKey = key;
   }
   if (sorted) return from;
+  const numKeys = maxKey + 1;
+  if (numKeys <= DENSE_MAX_KEYS && count * DENSE_KEYS_PER_RECORD >= numKeys) return placedByKey(from, count, numKeys);
   const keyBits = 32 - Math.clz32(maxKey);
   const passes = Math.ceil(keyBits / MAX_DIGIT_BITS);
   const digitBits = Math.ceil(keyBits / passes);
@@ -46,4 +62,34 @@ export function recordsInKeyOrder(words: Uint32Array, count: number): Uint32Arra
     [from, to] = [to, from];
   }
   return from;
+}
+
+/** Records `words` (a copy the caller owns) in key order through a value slot and a presence bit per key below `numKeys`. */
+function placedByKey(words: Uint32Array, count: number, numKeys: number): Uint32Array {
+  if (denseValues.length < numKeys) denseValues = new Uint32Array(numKeys);
+  const numPresenceWords = (numKeys + 31) >>> 5;
+  if (densePresent.length < numPresenceWords) densePresent = new Uint32Array(numPresenceWords);
+  const values = denseValues;
+  const present = densePresent;
+  present.fill(0, 0, numPresenceWords);
+  for (let n = 0; n < count; n++) {
+    const key = words[2 * n + 1];
+    values[key] = words[2 * n];
+    present[key >>> 5] |= 1 << (key & 31);
+  }
+  // The copy is rewritten in place: every record read above, keys come back in increasing order.
+  let placed = 0;
+  for (let w = 0; w < numPresenceWords; w++) {
+    let bits = present[w];
+    while (bits !== 0) {
+      const lowest = bits & -bits;
+      const key = (w << 5) + 31 - Math.clz32(lowest);
+      words[2 * placed] = values[key];
+      words[2 * placed + 1] = key;
+      placed++;
+      bits ^= lowest;
+    }
+  }
+  if (placed !== count) throw new Error(`${count - placed} of ${count} records repeat another record's key`);
+  return words;
 }
