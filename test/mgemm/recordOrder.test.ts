@@ -1,6 +1,6 @@
 // Device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort.
 import { describe, expect, it } from 'vitest';
-import { recordsInKeyOrder } from '../../mgemm/kernels/webgpu/recordOrder.js';
+import { ownRecordsInKeyOrder, recordsInKeyOrder } from '../../mgemm/kernels/webgpu/recordOrder.js';
 import { RecordOrderPool } from '../../mgemm/kernels/webgpu/recordOrderPool.js';
 
 /** Records (value bits, key) with distinct keys below `keyBound`, in a shuffled order. */
@@ -66,6 +66,16 @@ describe('recordsInKeyOrder', () => {
   it('keeps value bits that read as NaN payloads intact', () => {
     const words = new Uint32Array([0x7fc00001, 3, 0xffffffff, 1, 0x7f800001, 2]);
     expect(Array.from(recordsInKeyOrder(words, 3))).toEqual([0xffffffff, 1, 0x7f800001, 2, 0x7fc00001, 3]);
+  });
+});
+
+describe('ownRecordsInKeyOrder', () => {
+  it('orders records it was given, as recordsInKeyOrder does (dense and radix paths)', () => {
+    for (const [count, keyBound] of [[5000, 1 << 14], [5000, 1 << 22]]) {
+      const words = shuffledRecords(count, keyBound, 99 + count);
+      const expected = referenceOrder(words, count);
+      expect(Array.from(ownRecordsInKeyOrder(words.slice(), count))).toEqual(expected);
+    }
   });
 });
 

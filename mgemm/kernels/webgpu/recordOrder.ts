@@ -25,7 +25,15 @@ let densePresent = new Uint32Array(0);
  * @throws Error when two records have the same key.
  */
 export function recordsInKeyOrder(words: Uint32Array, count: number): Uint32Array {
-  let from = words.slice(0, 2 * count);
+  return ownRecordsInKeyOrder(words.slice(0, 2 * count), count);
+}
+
+/**
+ * As recordsInKeyOrder for records the caller gives away (a worker's own copy): `owned` is reordered in place, or
+ * read into a new array, and must not be used after; saves a copy of the records (and its fresh pages' faults).
+ */
+export function ownRecordsInKeyOrder(owned: Uint32Array, count: number): Uint32Array {
+  let from: Uint32Array = owned.length === 2 * count ? owned : owned.subarray(0, 2 * count);
   let maxKey = 0;
   let sorted = true;
   for (let n = 0; n < count; n++) {
@@ -41,7 +49,7 @@ export function recordsInKeyOrder(words: Uint32Array, count: number): Uint32Arra
   const digitBits = Math.ceil(keyBits / passes);
   const mask = (1 << digitBits) - 1;
   const starts = new Uint32Array(1 << digitBits);
-  let to = new Uint32Array(2 * count);
+  let to: Uint32Array = new Uint32Array(2 * count);
   for (let pass = 0; pass < passes; pass++) {
     const shift = pass * digitBits;
     starts.fill(0);

@@ -1,6 +1,6 @@
 // Worker thread of recordOrderPool.ts: puts one request's records in key order and sends them back.
 import { parentPort } from 'node:worker_threads';
-import { recordsInKeyOrder } from './recordOrder.js';
+import { ownRecordsInKeyOrder } from './recordOrder.js';
 import type { RecordOrderJob, RecordOrderReply } from './recordOrderPool.js';
 
 const port = parentPort;
@@ -8,7 +8,8 @@ if (port === null) throw new Error('recordOrderWorker runs as a worker thread');
 port.on('message', (job: RecordOrderJob) => {
   let reply: RecordOrderReply;
   try {
-    const words = recordsInKeyOrder(job.words, job.count);
+    // The job's records are this thread's own (transferred): ordered without another copy.
+    const words = ownRecordsInKeyOrder(job.words, job.count);
     reply = { id: job.id, words };
     port.postMessage(reply, [words.buffer as ArrayBuffer]);
   } catch (error) {
