@@ -8,6 +8,7 @@ import {
   type PairThresholdBits, type PopcountGemm,
 } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
+import { FILE_RECORDS_PER_CHUNK } from './entrySink.js';
 import type { PairBlock } from './finalize2.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
@@ -45,8 +46,8 @@ type FinalizePairs = NonNullable<PopcountGemm['finalizePairs']>;
 /** Finalizes a run's pair panels on the device; `forRun` says whether the run may. */
 export class DevicePairFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
-  /** A panel's records in file layout, reused panel after panel (grown as needed). */
-  private fileWords = new Uint32Array(0);
+  /** Records in file layout, a chunk at a time (a panel can hold 16 Mi records). */
+  private readonly fileWords = new Uint32Array(3 * FILE_RECORDS_PER_CHUNK);
 
   private constructor(
     private readonly ctx: MetricContext,
@@ -110,8 +111,8 @@ export class DevicePairFinalizer {
     let twiceI = 2 * (block.rows.vectorFirst + block.rowFirst);
     const twiceJFirst = 2 * (block.cols.vectorFirst + block.colFirst);
     let rowFirstPair = 0;
-    if (this.fileWords.length < 3 * count) this.fileWords = new Uint32Array(3 * count);
     const out = this.fileWords;
+    let filled = 0;
     for (let k = 0; k < count; k++) {
       const key = words[2 * k + 1];
       const pair = key >>> 2;
@@ -119,11 +120,15 @@ export class DevicePairFinalizer {
         rowFirstPair += numCols;
         twiceI += 2;
       }
-      out[3 * k] = twiceI + ((key >>> 1) & 1);
-      out[3 * k + 1] = twiceJFirst + 2 * (pair - rowFirstPair) + (key & 1);
-      out[3 * k + 2] = words[2 * k];
+      out[3 * filled] = twiceI + ((key >>> 1) & 1);
+      out[3 * filled + 1] = twiceJFirst + 2 * (pair - rowFirstPair) + (key & 1);
+      out[3 * filled + 2] = words[2 * k];
+      if (++filled === FILE_RECORDS_PER_CHUNK) {
+        sink.addRecordWords(out, filled);
+        filled = 0;
+      }
     }
-    sink.addRecordWords(out, count);
+    sink.addRecordWords(out, filled);
   }
 
   /** Per-vector words of a block, computed once per block. */

@@ -8,6 +8,7 @@ import {
 } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { float32BitsAtMost } from './deviceFinalize2.js';
+import { FILE_RECORDS_PER_CHUNK } from './entrySink.js';
 import { vectorFactors } from './finalize3.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
@@ -65,8 +66,8 @@ type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 /** Computes and finalizes a run's batches of j-slices on the device; `forRun` says whether the run may. */
 export class DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
-  /** A batch's records in file layout, reused batch after batch (grown as needed). */
-  private fileWords = new Uint32Array(0);
+  /** Records in file layout, a chunk at a time (a batch can hold 8 Mi records). */
+  private readonly fileWords = new Uint32Array(4 * FILE_RECORDS_PER_CHUNK);
   private readonly products: readonly number[];
 
   private constructor(
@@ -140,8 +141,8 @@ export class DeviceTripleFinalizer {
     let numTriples = 0;
     for (const { iRange, kRange } of batch.slices) numTriples += (iRange.end - iRange.first) * (kRange.end - kRange.first);
     if (count === 0 || !sink.writesRecords) return numTriples;
-    if (this.fileWords.length < 4 * count) this.fileWords = new Uint32Array(4 * count);
     const out = this.fileWords;
+    let filled = 0;
     for (let n = 0; n < count; n++) {
       const key = words[2 * n + 1];
       const entry = key & 7;
@@ -161,12 +162,16 @@ export class DeviceTripleFinalizer {
       const i = own.vectorFirst + slice.iRange.first + r;
       const j = batch.jb.vectorFirst + slice.jLocal;
       const k = batch.kb.vectorFirst + slice.kRange.first + c;
-      out[4 * n] = 2 * i + (entry >> 2);
-      out[4 * n + 1] = 2 * j + ((entry >> 1) & 1);
-      out[4 * n + 2] = 2 * k + (entry & 1);
-      out[4 * n + 3] = words[2 * n];
+      out[4 * filled] = 2 * i + (entry >> 2);
+      out[4 * filled + 1] = 2 * j + ((entry >> 1) & 1);
+      out[4 * filled + 2] = 2 * k + (entry & 1);
+      out[4 * filled + 3] = words[2 * n];
+      if (++filled === FILE_RECORDS_PER_CHUNK) {
+        sink.addRecordWords(out, filled);
+        filled = 0;
+      }
     }
-    sink.addRecordWords(out, count);
+    sink.addRecordWords(out, filled);
     return numTriples;
   }
 
