@@ -44,63 +44,95 @@ export function fillRandomProblemRow(v: number, fieldFirst: number, numField: nu
   }
 }
 
-/** The codes of 8 consecutive fields per inner randomizer value of the first, built on first use. */
-let packedCodesOfRandomIndex: Uint16Array | undefined;
+/** Inner randomizer step from one group of 8 fields to the next: 8·4096 mod M. */
+const GROUP_STEP = (8 * 4096) % RANDOMIZE_MAX;
+
+/** GROUP_STEP⁻¹ mod M (M = 5²·13⁴ is prime to 2): the position k of r = k·GROUP_STEP mod M on the walk below. */
+const GROUP_STEP_INVERSE = inverseModulo(GROUP_STEP, RANDOMIZE_MAX);
+
+/** The walk's packed bytes, built on first use. */
+let packedBytesOfWalk: Uint8Array | undefined;
 
 /**
- * For every inner randomizer value r1 of a field, the codes of that field and the next seven, whose inner
- * values are r1 + 4096·k mod M, packed 2 bits each from the least significant bits (two bytes of SPEC §1's
- * layout as a little-endian 16-bit value; 1.4 MB).
+ * The walk r_k = k·GROUP_STEP mod M (k = 0 … M−1) is the sequence of inner randomizer values of a row's
+ * consecutive 8-field groups. Bytes [2k, 2k + 2) hold the codes of the 8 fields whose first has inner value r_k
+ * (that field's and the next seven's, at r_k + 4096·j mod M), packed 2 bits each from the least significant bits:
+ * two bytes of SPEC §1's layout. A row's packed codes are then consecutive bytes of this table (1.4 MB), copied,
+ * not looked up group by group at scattered places.
  */
-function packedCodesOfInnerRandom(): Uint16Array {
-  if (packedCodesOfRandomIndex !== undefined) return packedCodesOfRandomIndex;
+function packedBytesAlongWalk(): Uint8Array {
+  if (packedBytesOfWalk !== undefined) return packedBytesOfWalk;
   const codes = codeOfInnerRandom();
-  const table = new Uint16Array(RANDOMIZE_MAX);
-  // 4096 and M are coprime, so r → r − 4096 mod M visits every value once. Walking it from r = 0, each
-  // window is the previous one shifted up one field with the new first code below:
-  // packed(r − 4096) = codes[r − 4096] | (packed(r) << 2) mod 2^16.
+  // First the 8 codes packed per inner value r: 4096 and M are coprime, so r → r − 4096 mod M visits every
+  // value once, and walking it from r = 0 each window is the previous one shifted up one field with the new
+  // first code below: packed(r − 4096) = codes[r − 4096] | (packed(r) << 2) mod 2^16.
+  const packedOf = new Uint16Array(RANDOMIZE_MAX);
   let packed = 0;
   for (let k = 7, r = (7 * 4096) % RANDOMIZE_MAX; k >= 0; k--, r = r < 4096 ? r + RANDOMIZE_MAX - 4096 : r - 4096) {
     packed = ((packed << 2) | codes[r]) & 0xffff;
   }
   for (let i = 0, r = 0; i < RANDOMIZE_MAX; i++) {
-    table[r] = packed;
+    packedOf[r] = packed;
     r = r < 4096 ? r + RANDOMIZE_MAX - 4096 : r - 4096;
     packed = ((packed << 2) | codes[r]) & 0xffff;
   }
-  packedCodesOfRandomIndex = table;
-  return table;
+  const bytes = new Uint8Array(2 * RANDOMIZE_MAX);
+  for (let k = 0, r = 0; k < RANDOMIZE_MAX; k++) {
+    bytes[2 * k] = packedOf[r] & 0xff;
+    bytes[2 * k + 1] = packedOf[r] >> 8;
+    r += GROUP_STEP;
+    if (r >= RANDOMIZE_MAX) r -= RANDOMIZE_MAX;
+  }
+  packedBytesOfWalk = bytes;
+  return bytes;
 }
 
 /**
  * Codes of fields `[fieldFirst, fieldFirst + count)` of vector `v` of the `random` problem, packed 4 per byte
  * LSB first (SPEC §1) into `out[outOffset …]`, `ceil(count/4)` bytes; the unused bits of a partial last byte
- * are 0. The same codes as `fillRandomProblemRow`, two bytes (8 fields, inner value + 8·4096 mod M) per lookup.
+ * are 0. The same codes as `fillRandomProblemRow`: the whole groups of 8 fields are a run of the walk's bytes
+ * (packedBytesAlongWalk) from the first field's position on it, the last few fields one at a time.
  */
 export function fillRandomProblemRowPacked(
   v: number, fieldFirst: number, numField: number, count: number, out: Uint8Array, outOffset: number,
 ): void {
   if (count === 0) return;
-  const table = packedCodesOfInnerRandom();
-  const numPairs = count >> 3;
-  let r1 = randomize(fieldFirst + numField * v);
-  for (let b = outOffset, end = outOffset + 2 * numPairs; b < end; b += 2) {
-    const packed = table[r1];
-    out[b] = packed;
-    out[b + 1] = packed >> 8;
-    r1 += 8 * 4096;
-    if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+  const walk = packedBytesAlongWalk();
+  const numGroups = count >> 3;
+  const r1 = randomize(fieldFirst + numField * v);
+  // Both products stay below 2^53: exact in doubles.
+  let k = (r1 * GROUP_STEP_INVERSE) % RANDOMIZE_MAX;
+  for (let b = outOffset, left = numGroups; left > 0;) {
+    const run = Math.min(left, RANDOMIZE_MAX - k);
+    out.set(walk.subarray(2 * k, 2 * (k + run)), b);
+    b += 2 * run;
+    left -= run;
+    k = 0;
   }
   const codes = codeOfInnerRandom();
-  for (let f0 = 8 * numPairs, b = outOffset + 2 * numPairs; f0 < count; f0 += 4, b++) {
+  let r = (r1 + (numGroups % RANDOMIZE_MAX) * GROUP_STEP) % RANDOMIZE_MAX;
+  for (let f0 = 8 * numGroups, b = outOffset + 2 * numGroups; f0 < count; f0 += 4, b++) {
     let byte = 0;
-    for (let k = 0, kEnd = Math.min(4, count - f0); k < kEnd; k++) {
-      byte |= codes[r1] << (2 * k);
-      r1 += 4096;
-      if (r1 >= RANDOMIZE_MAX) r1 -= RANDOMIZE_MAX;
+    for (let j = 0, jEnd = Math.min(4, count - f0); j < jEnd; j++) {
+      byte |= codes[r] << (2 * j);
+      r += 4096;
+      if (r >= RANDOMIZE_MAX) r -= RANDOMIZE_MAX;
     }
     out[b] = byte;
   }
+}
+
+/** x⁻¹ mod m for x prime to m (extended Euclid). */
+function inverseModulo(x: number, m: number): number {
+  let [r0, r1] = [m, x % m];
+  let [t0, t1] = [0, 1];
+  while (r1 !== 0) {
+    const q = Math.floor(r0 / r1);
+    [r0, r1] = [r1, r0 - q * r1];
+    [t0, t1] = [t1, t0 - q * t1];
+  }
+  if (r0 !== 1) throw new Error(`${x} has no inverse modulo ${m}`);
+  return t0 < 0 ? t0 + m : t0;
 }
 
 /** One perfect-shuffle step; `key` 0 or 1 picks which half goes to even positions. */

@@ -30,6 +30,8 @@ describe('fillRandomProblemRowPacked', () => {
     { v: 5, fieldFirst: 1, count: 1, numField: 3 },
     { v: 3, fieldFirst: 1000, count: 3003, numField: 5000 },
     { v: 1_000_003, fieldFirst: 70_001, count: 2002, numField: 1 << 20 },
+    // More 8-field groups than the randomizer has values: the row wraps around the generator's table.
+    { v: 2, fieldFirst: 5, count: 8 * 714_025 + 27, numField: 6_000_000 },
   ];
   for (const c of cases) {
     it(`packs randomProblemCode for v ${c.v}, fields ${c.fieldFirst}..${c.fieldFirst + c.count - 1} of ${c.numField}`, () => {
