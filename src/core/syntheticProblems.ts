@@ -50,6 +50,9 @@ const GROUP_STEP = (8 * 4096) % RANDOMIZE_MAX;
 /** GROUP_STEP⁻¹ mod M (M = 5²·13⁴ is prime to 2): the position k of r = k·GROUP_STEP mod M on the walk below. */
 const GROUP_STEP_INVERSE = inverseModulo(GROUP_STEP, RANDOMIZE_MAX);
 
+/** Number of positions on the walk of a row's 8-field groups (packedBytesAlongWalk): the randomizer's modulus. */
+export const RANDOM_WALK_LENGTH = RANDOMIZE_MAX;
+
 /** The walk's packed bytes, built on first use. */
 let packedBytesOfWalk: Uint8Array | undefined;
 
@@ -58,9 +61,9 @@ let packedBytesOfWalk: Uint8Array | undefined;
  * consecutive 8-field groups. Bytes [2k, 2k + 2) hold the codes of the 8 fields whose first has inner value r_k
  * (that field's and the next seven's, at r_k + 4096·j mod M), packed 2 bits each from the least significant bits:
  * two bytes of SPEC §1's layout. A row's packed codes are then consecutive bytes of this table (1.4 MB), copied,
- * not looked up group by group at scattered places.
+ * not looked up group by group at scattered places; a row starts at randomRowWalkStart.
  */
-function packedBytesAlongWalk(): Uint8Array {
+export function packedBytesAlongWalk(): Uint8Array {
   if (packedBytesOfWalk !== undefined) return packedBytesOfWalk;
   const codes = codeOfInnerRandom();
   // First the 8 codes packed per inner value r: 4096 and M are coprime, so r → r − 4096 mod M visits every
@@ -99,9 +102,7 @@ export function fillRandomProblemRowPacked(
   if (count === 0) return;
   const walk = packedBytesAlongWalk();
   const numGroups = count >> 3;
-  const r1 = randomize(fieldFirst + numField * v);
-  // Both products stay below 2^53: exact in doubles.
-  let k = (r1 * GROUP_STEP_INVERSE) % RANDOMIZE_MAX;
+  let k = randomRowWalkStart(v, fieldFirst, numField);
   for (let b = outOffset, left = numGroups; left > 0;) {
     const run = Math.min(left, RANDOMIZE_MAX - k);
     out.set(walk.subarray(2 * k, 2 * (k + run)), b);
@@ -109,17 +110,21 @@ export function fillRandomProblemRowPacked(
     left -= run;
     k = 0;
   }
-  const codes = codeOfInnerRandom();
-  let r = (r1 + (numGroups % RANDOMIZE_MAX) * GROUP_STEP) % RANDOMIZE_MAX;
-  for (let f0 = 8 * numGroups, b = outOffset + 2 * numGroups; f0 < count; f0 += 4, b++) {
+  const tailCount = count - 8 * numGroups;
+  if (tailCount === 0) return;
+  const tail = new Uint8Array(tailCount);
+  fillRandomProblemRow(v, fieldFirst + 8 * numGroups, numField, tail);
+  for (let f = 0, b = outOffset + 2 * numGroups; f < tailCount; f += 4, b++) {
     let byte = 0;
-    for (let j = 0, jEnd = Math.min(4, count - f0); j < jEnd; j++) {
-      byte |= codes[r] << (2 * j);
-      r += 4096;
-      if (r >= RANDOMIZE_MAX) r -= RANDOMIZE_MAX;
-    }
+    for (let j = 0; j < 4 && f + j < tailCount; j++) byte |= tail[f + j] << (2 * j);
     out[b] = byte;
   }
+}
+
+/** Position on the walk (packedBytesAlongWalk) of the inner randomizer value of field `fieldFirst` of vector `v`. */
+export function randomRowWalkStart(v: number, fieldFirst: number, numField: number): number {
+  // r1 < M and GROUP_STEP_INVERSE < M: the product stays below 2^53, exact in a double.
+  return (randomize(fieldFirst + numField * v) * GROUP_STEP_INVERSE) % RANDOMIZE_MAX;
 }
 
 /** x⁻¹ mod m for x prime to m (extended Euclid). */

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import { UserError } from '../core/errors.js';
-import { blockRowFiller, type BlockChunksTask, type BlockFill } from './blockRows.js';
+import { allocateRowTables, blockRowFiller, fillRowTables, type BlockChunksTask, type BlockFill } from './blockRows.js';
 import type { ProblemSource } from './jobSpec.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import { finishedPlanes, type FillingPlanes, type SlabShape } from './vectorBlock.js';
@@ -58,19 +58,28 @@ export function startBlockBuild(
   const fill: BlockFill = { source, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane };
   const numRows = shape.numVectorReal;
   const numThreads = blockThreadCount(numRows, numRows * shape.numFieldLocal, options);
+  const tables = allocateRowTables(fill);
   if (numThreads === 1) {
-    blockRowFiller(fill)(0, numRows);
+    fillRowTables(tables, fill);
+    blockRowFiller(fill, tables)(0, numRows);
     return finishedPlanes(planes);
   }
   const rowBytes = 4 * layout.numPlanes * planes.wordsPerPlane;
   const chunkRows = Math.max(1, Math.floor((options.chunkBytes ?? CHUNK_BYTES) / rowBytes));
   const numChunks = Math.ceil(numRows / chunkRows);
   const progress = new ChunkProgress(numChunks);
-  const task: BlockChunksTask = { fill, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)) };
+  const task: BlockChunksTask = { fill, tables, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)) };
   const workers = Array.from({ length: numThreads }, () => runBlockWorker(task, (chunk) => progress.markDone(chunk)));
+  // While the workers start (~0.1 s); they wait for the tables, and exit when this fails.
+  let tablesFailure: PromiseRejectedResult | undefined;
+  try {
+    fillRowTables(tables, fill);
+  } catch (reason) {
+    tablesFailure = { status: 'rejected', reason };
+  }
   // Every worker has exited when this settles: none may still write into the block after a failure is reported.
   const done = Promise.allSettled(workers).then((settled) => {
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    const failed = tablesFailure ?? settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed !== undefined) {
       progress.fail(failed.reason);
       throw failed.reason;

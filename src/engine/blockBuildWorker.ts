@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { blockRowFiller, type BlockChunksTask } from './blockRows.js';
 
 const task = workerData as BlockChunksTask;
-const fillRows = blockRowFiller(task.fill);
+const fillRows = blockRowFiller(task.fill, task.tables);
 const numRows = task.fill.shape.numVectorReal;
 for (let chunk = Atomics.add(task.nextChunk, 0, 1); chunk < task.numChunks; chunk = Atomics.add(task.nextChunk, 0, 1)) {
   const first = chunk * task.chunkRows;

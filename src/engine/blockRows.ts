@@ -1,12 +1,14 @@
 // Filling row ranges of a rank's block from its source — the synthetic problems of SPEC §4 or the slab of a packed
 // vector file — as planes: the work that blockBuild.ts gives its block workers (or the main thread, for small
-// blocks) chunk by chunk.
+// blocks) chunk by chunk. Rows are generated or read as packed codes and packed into planes; the random problem's
+// rows go straight to planes (randomPlaneRows.ts) where the host is little-endian.
 //
 // The block worker threads load this file: it imports core, io (for the packed-file reader) and types only.
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../core/syntheticProblems.js';
 import { readPackedVectorSlab } from '../io/index.js';
 import type { ProblemSource } from './jobSpec.js';
 import { packRowPlanes, planePackingTable } from './planePacking.js';
+import { allocatePlaneWalk, fillPlaneWalk, PLANE_BYTES_ARE_FIELD_GROUPS, randomPlaneRowFiller, type SharedPlaneWalk } from './randomPlaneRows.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import type { SlabShape } from './vectorBlock.js';
 
@@ -32,16 +34,37 @@ export interface BlockFill {
  */
 export interface BlockChunksTask {
   readonly fill: BlockFill;
+  readonly tables: SharedRowTables;
   readonly chunkRows: number;
   readonly numChunks: number;
   readonly nextChunk: Int32Array;
 }
 
 /**
- * A writer of rows `[rowFirst, rowEnd)` of `fill`, its tables built once. Each row depends only on its global
- * vector index and the slab's global fields, so any split of the rows gives the same block.
+ * Tables that every row filler of a block reads, in shared memory, made once by the thread that starts the build
+ * (fillRowTables) while the others start: the random problem's plane tables (little-endian hosts); null for
+ * sources that need none shared (each filler builds its own small ones).
  */
-export function blockRowFiller(fill: BlockFill): (rowFirst: number, rowEnd: number) => void {
+export type SharedRowTables = SharedPlaneWalk | null;
+
+/** The shared tables of `fill`'s rows, not filled yet (null when it needs none). */
+export function allocateRowTables(fill: BlockFill): SharedRowTables {
+  return fill.source.kind === 'random' && PLANE_BYTES_ARE_FIELD_GROUPS ? allocatePlaneWalk(fill.layout) : null;
+}
+
+/** Fills `tables` (from allocateRowTables(fill)); row fillers waiting for them go on. */
+export function fillRowTables(tables: SharedRowTables, fill: BlockFill): void {
+  if (tables !== null) fillPlaneWalk(tables, fill.layout);
+}
+
+/**
+ * A writer of rows `[rowFirst, rowEnd)` of `fill`, its own tables built once, the shared `tables` waited for.
+ * Each row depends only on its global vector index and the slab's global fields, so any split of the rows gives
+ * the same block.
+ */
+export function blockRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: number, rowEnd: number) => void {
+  // The random problem's planes are copied from tables along its randomizer's walk (no codes to pack).
+  if (tables !== null) return randomPlaneRowFiller(fill, tables);
   const { shape, layout } = fill;
   const numField = shape.numFieldLocal;
   const table = planePackingTable(layout);

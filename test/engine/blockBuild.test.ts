@@ -77,6 +77,14 @@ describe('buildBlock', () => {
   }
 });
 
+describe('buildBlock, random rows longer than the randomizer\'s walk', () => {
+  // 718,752 groups of 8 fields > 714,025 positions: the rows wrap around the walk's tables.
+  it('random ccc sparse, 2 rows of 5,750,013 fields from field 3, 2 threads', async () => {
+    const shape: SlabShape = { numVectorLocal: 2, vectorFirst: 1, numVectorReal: 2, fieldFirst: 3, numFieldLocal: 5_750_013 };
+    await expectSameAsDefinition('random', 'ccc', true, 3, 5_800_000, shape, 2);
+  });
+});
+
 describe('startBlockBuild', () => {
   const numVector = 100;
   const numField = 5000;
