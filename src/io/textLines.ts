@@ -1,10 +1,10 @@
-// Streams the lines of a text file, plain or gzip/BGZF-compressed (detected by its magic bytes), with line numbers.
+// Streams the lines of a text file, plain or gzip/BGZF-compressed (detected by its magic bytes), with line numbers:
+// as bytes in batches (large files), or one string at a time.
 //
 // BGZF (bgzip) is a series of concatenated gzip members; Node's gunzip decodes every member, not just the
 // first, so one createGunzip() reads plain gzip and BGZF alike (tested with hand-made BGZF blocks).
 import { openForReading } from './openForReading.js';
 import { closeSync, createReadStream, readSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { UserError } from '../core/errors.js';
@@ -29,42 +29,100 @@ export function isGzipFile(path: string): boolean {
 }
 
 /**
- * Yields the lines of `path` one at a time (bounded memory: one buffered chunk and one line). A trailing
- * `\r` is removed. Read or decompression failures become a UserError naming the file.
+ * Whole lines of a file, a batch at a time: line k of the batch is `bytes[starts[k], ends[k])`, without its line
+ * ending (`\n`, or `\r\n`), and is line `firstLineNumber + k` of the file. The batch's arrays are only valid until
+ * the next batch is requested.
  */
-export async function* readTextLines(path: string): AsyncGenerator<NumberedLine> {
+export interface LineBatch {
+  readonly bytes: Buffer;
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+  readonly firstLineNumber: number;
+}
+
+/** Bytes read (or decompressed) at a time: lines are found and handed on in batches of about this size. */
+const READ_CHUNK_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * Yields the lines of `path` in batches (bounded memory: a batch, and a line longer than one). The bytes are not
+ * decoded: readers of large files parse them as they are (vcfReader.ts). Read or decompression failures become a
+ * UserError naming the file and the last whole line.
+ */
+export async function* readLineBatches(path: string): AsyncGenerator<LineBatch> {
   const gzip = isGzipFile(path);
-  const file = createReadStream(path);
+  const file = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
   let stream: Readable = file;
   let failure: Error | null = null;
   const remember = (error: Error): void => { failure ??= error; };
   file.on('error', remember);
   if (gzip) {
-    const gunzip = createGunzip();
+    const gunzip = createGunzip({ chunkSize: READ_CHUNK_BYTES });
     gunzip.on('error', remember);
     stream = file.pipe(gunzip);
   }
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  // Depending on when it happens, a stream error either ends readline's iteration or is thrown by it:
-  // both end the loop, and the error is reported once below.
-  stream.on('error', () => lines.close());
+  // Bytes [0, filled) of `held` are not handed on yet: the start of a line whose end has not been read.
+  let held = Buffer.alloc(2 * READ_CHUNK_BYTES);
+  let filled = 0;
   let lineNumber = 0;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  /** Lines of held[0, end) (each ending with a newline when `whole`), as one batch. */
+  function* batchOf(end: number, whole: boolean): Generator<LineBatch> {
+    starts.length = 0;
+    ends.length = 0;
+    for (let start = 0; start < end;) {
+      const newline = whole ? held.indexOf(NEWLINE, start) : -1;
+      const next = newline < 0 || newline >= end ? end : newline;
+      starts.push(start);
+      ends.push(next > start && held[next - 1] === CARRIAGE_RETURN ? next - 1 : next);
+      start = next + 1;
+    }
+    if (starts.length === 0) return;
+    yield { bytes: held, starts, ends, firstLineNumber: lineNumber + 1 };
+    lineNumber += starts.length;
+  }
   try {
-    for await (const line of lines) {
-      lineNumber++;
-      yield { text: line.endsWith('\r') ? line.slice(0, -1) : line, lineNumber };
+    for await (const piece of stream as AsyncIterable<Buffer>) {
+      if (filled + piece.length > held.length) {
+        const grown = Buffer.alloc(Math.max(2 * held.length, filled + piece.length));
+        held.copy(grown, 0, 0, filled);
+        held = grown;
+      }
+      const searchFrom = filled;
+      piece.copy(held, filled);
+      filled += piece.length;
+      const lastNewline = held.lastIndexOf(NEWLINE, filled - 1);
+      if (lastNewline < searchFrom) continue;
+      yield* batchOf(lastNewline + 1, true);
+      held.copy(held, 0, lastNewline + 1, filled);
+      filled -= lastNewline + 1;
       if (failure !== null) break;
     }
   } catch (error) {
     if (!(error instanceof Error) || error instanceof UserError) throw error;
     remember(error);
   } finally {
-    lines.close();
     file.destroy();
   }
   if (failure !== null) {
     const what = gzip ? 'decompress' : 'read';
     throw new UserError(`cannot ${what} ${path} after line ${lineNumber}: ${describeStreamError(failure)}`);
+  }
+  // The last line, when the file does not end with a newline.
+  yield* batchOf(filled, false);
+}
+
+/**
+ * Yields the lines of `path` one at a time as UTF-8 text (bounded memory: a batch of lines). Read or decompression
+ * failures become a UserError naming the file.
+ */
+export async function* readTextLines(path: string): AsyncGenerator<NumberedLine> {
+  for await (const batch of readLineBatches(path)) {
+    for (let k = 0; k < batch.starts.length; k++) {
+      yield { text: batch.bytes.toString('utf8', batch.starts[k], batch.ends[k]), lineNumber: batch.firstLineNumber + k };
+    }
   }
 }
 

@@ -9,7 +9,7 @@ import { UserError } from '../core/errors.js';
 import { CODE_BY_ALLELE1_COPIES, CODE_MISSING } from './genotypeCodes.js';
 import type { GenotypeReadOptions, GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
-import { readTextLines, type NumberedLine } from './textLines.js';
+import { readLineBatches, type LineBatch } from './textLines.js';
 
 const FIXED_COLUMNS = 9;
 const HEADER_COLUMNS = ['#CHROM', 'POS', 'ID', 'REF', 'ALT', 'QUAL', 'FILTER', 'INFO', 'FORMAT'];
@@ -22,64 +22,77 @@ export function looksLikeVcf(path: string): boolean {
 /** A site the reader refuses: thrown inside, turned into a skip or an error by the policy. */
 class BadSiteError extends Error {}
 
+/** Where the data lines start: the batch holding the #CHROM line, and the index of the line after it. */
+interface DataStart {
+  readonly batch: LineBatch;
+  readonly next: number;
+}
+
 /**
  * Opens a VCF: reads the meta lines and the #CHROM header (sample IDs); rows are then read on demand.
  * @throws UserError when the header is missing or malformed, or names no samples.
  */
 export async function openVcf(path: string, options: GenotypeReadOptions): Promise<GenotypeSource> {
-  const lines = readTextLines(path);
-  let sampleIds: string[];
+  const batches = readLineBatches(path);
+  let header: { sampleIds: string[]; dataStart: DataStart };
   try {
-    sampleIds = await readHeader(path, lines);
+    header = await readHeader(path, batches);
   } catch (error) {
-    await lines.return(undefined);
+    await batches.return(undefined);
     throw error;
   }
   return {
     kind: 'vcf',
     path,
-    sampleIds,
+    sampleIds: header.sampleIds,
     numSnpKnown: null,
-    rows: () => vcfRows(path, lines, sampleIds.length, options),
+    rows: () => vcfRows(path, batches, header.dataStart, header.sampleIds.length, options),
   };
 }
 
-async function readHeader(path: string, lines: AsyncGenerator<NumberedLine>): Promise<string[]> {
-  for (;;) {
-    const next = await lines.next();
-    if (next.done === true) throw new UserError(`${path}: no #CHROM header line (is it a VCF file?)`);
-    const { text, lineNumber } = next.value;
-    if (text.startsWith('##')) continue;
-    if (!text.startsWith('#CHROM')) {
-      throw new UserError(`${path} line ${lineNumber}: expected the #CHROM header line, found "${text.slice(0, 40)}"`);
+async function readHeader(path: string, batches: AsyncGenerator<LineBatch>): Promise<{ sampleIds: string[]; dataStart: DataStart }> {
+  // Not for-await: leaving such a loop would end the generator, and the rows go on reading it.
+  for (let next = await batches.next(); next.done !== true; next = await batches.next()) {
+    const batch = next.value;
+    for (let k = 0; k < batch.starts.length; k++) {
+      const lineNumber = batch.firstLineNumber + k;
+      // Meta lines are skipped undecoded (a VCF can have thousands).
+      if (batch.bytes[batch.starts[k]] === CHAR_HASH && batch.bytes[batch.starts[k] + 1] === CHAR_HASH) continue;
+      const text = batch.bytes.toString('utf8', batch.starts[k], batch.ends[k]);
+      if (!text.startsWith('#CHROM')) {
+        throw new UserError(`${path} line ${lineNumber}: expected the #CHROM header line, found "${text.slice(0, 40)}"`);
+      }
+      const columns = text.split('\t');
+      const fixedOk = HEADER_COLUMNS.every((name, i) => columns[i] === name);
+      if (!fixedOk || columns.length <= FIXED_COLUMNS) {
+        throw new UserError(
+          `${path} line ${lineNumber}: header must be tab-separated ${HEADER_COLUMNS.join(' ')} then sample IDs`);
+      }
+      // The generator is not advanced again before the rows read this batch's remaining lines.
+      return { sampleIds: columns.slice(FIXED_COLUMNS), dataStart: { batch, next: k + 1 } };
     }
-    const columns = text.split('\t');
-    const fixedOk = HEADER_COLUMNS.every((name, i) => columns[i] === name);
-    if (!fixedOk || columns.length <= FIXED_COLUMNS) {
-      throw new UserError(
-        `${path} line ${lineNumber}: header must be tab-separated ${HEADER_COLUMNS.join(' ')} then sample IDs`);
-    }
-    return columns.slice(FIXED_COLUMNS);
   }
+  throw new UserError(`${path}: no #CHROM header line (is it a VCF file?)`);
 }
 
 async function* vcfRows(
-  path: string, lines: AsyncGenerator<NumberedLine>, numSample: number, options: GenotypeReadOptions,
+  path: string, batches: AsyncGenerator<LineBatch>, dataStart: DataStart, numSample: number, options: GenotypeReadOptions,
 ): AsyncGenerator<GenotypeRow> {
-  const packed = new Uint8Array(packedBytesPerVector(numSample));
-  for await (const { text, lineNumber } of lines) {
-    if (text === '') continue;
-    const numColumns = countColumns(text);
-    if (numColumns !== FIXED_COLUMNS + numSample) {
-      throw new UserError(
-        `${path} line ${lineNumber}: ${numColumns - FIXED_COLUMNS} sample columns, but the header names ${numSample} samples`);
+  const line = new VcfLineParser(path, numSample);
+  const linesOf = async function* (): AsyncGenerator<{ batch: LineBatch; k: number }> {
+    for (let k = dataStart.next; k < dataStart.batch.starts.length; k++) yield { batch: dataStart.batch, k };
+    for await (const batch of batches) {
+      for (let k = 0; k < batch.starts.length; k++) yield { batch, k };
     }
+  };
+  for await (const { batch, k } of linesOf()) {
+    const start = batch.starts[k];
+    const end = batch.ends[k];
+    if (start === end) continue;
+    const lineNumber = batch.firstLineNumber + k;
     let row: GenotypeRow;
     try {
-      const fixed = fixedColumns(text);
-      const snp = parseSite(fixed.columns);
-      const numMissing = packCalls(text, fixed.samplesStart, fixed.columns[FIXED_COLUMNS - 1], numSample, packed);
-      row = { snp, packed, numMissing };
+      row = line.parse(batch.bytes, start, end, lineNumber);
     } catch (error) {
       if (!(error instanceof BadSiteError)) throw error;
       const site = { path, line: lineNumber, reason: error.message };
@@ -93,23 +106,115 @@ async function* vcfRows(
   }
 }
 
-/** Tab-separated columns of a line (counted with indexOf: lines of many samples are long). */
-function countColumns(text: string): number {
-  let count = 1;
-  for (let tab = text.indexOf('\t'); tab >= 0; tab = text.indexOf('\t', tab + 1)) count++;
-  return count;
+/**
+ * Reads data lines from their bytes: the fixed columns are decoded, the calls are not. The common shape — GT
+ * first in FORMAT, one-character alleles such as `0/1`, `1|1`, `./.` — is decoded byte by byte; any other call
+ * goes through {@link callCode}. A line's column count is checked before anything else is reported about it.
+ */
+class VcfLineParser {
+  private readonly packed: Uint8Array;
+  private readonly fixedEnds = new Int32Array(FIXED_COLUMNS);
+
+  constructor(private readonly path: string, private readonly numSample: number) {
+    this.packed = new Uint8Array(packedBytesPerVector(numSample));
+  }
+
+  /**
+   * The row of line `lineNumber`, bytes `[start, end)` (valid until the next line is parsed).
+   * @throws UserError when its sample count is not the header's; BadSiteError for a site the policy decides on.
+   */
+  parse(bytes: Buffer, start: number, end: number, lineNumber: number): GenotypeRow {
+    const fixedEnds = this.fixedEnds;
+    let p = start;
+    for (let c = 0; c < FIXED_COLUMNS; c++) {
+      const tab = bytes.indexOf(TAB, p);
+      if (tab < 0 || tab >= end) this.throwColumnCount(bytes, start, end, lineNumber);
+      fixedEnds[c] = tab;
+      p = tab + 1;
+    }
+    const column = (c: number): string => bytes.toString('utf8', c === 0 ? start : fixedEnds[c - 1] + 1, fixedEnds[c]);
+    const format = column(FIXED_COLUMNS - 1);
+    const gtIndex = format.split(':').indexOf('GT');
+    const calls = gtIndex < 0 ? null : this.packCalls(bytes, p, end, gtIndex);
+    if (calls === null ? countColumns(bytes, start, end) !== FIXED_COLUMNS + this.numSample : !calls.complete) {
+      this.throwColumnCount(bytes, start, end, lineNumber);
+    }
+    const snp = parseSite([column(0), column(1), column(2), column(3), column(4)]);
+    if (calls === null) throw new BadSiteError(`no GT in FORMAT "${format}"`);
+    if (calls.badCall !== null) throw calls.badCall;
+    return { snp, packed: this.packed, numMissing: calls.numMissing };
+  }
+
+  /**
+   * Packs the GT calls of the sample columns from `p` to `end`; `complete` says whether there were exactly as many
+   * columns as samples. A bad call does not stop the scan (the column count comes first): the first is returned.
+   */
+  private packCalls(bytes: Buffer, p: number, end: number, gtIndex: number): { complete: boolean; numMissing: number; badCall: BadSiteError | null } {
+    const packed = this.packed;
+    packed.fill(0);
+    let numMissing = 0;
+    let badCall: BadSiteError | null = null;
+    let s = 0;
+    for (; s < this.numSample && p <= end; s++) {
+      let code = -1;
+      let next = -1;
+      if (gtIndex === 0 && p + 3 <= end) {
+        const separator = bytes[p + 1];
+        const after = p + 3 === end ? TAB : bytes[p + 3];
+        if ((separator === CHAR_SLASH || separator === CHAR_BAR) && (after === TAB || after === CHAR_COLON)) {
+          code = DIPLOID_CODE[(bytes[p] << 8) | bytes[p + 2]];
+          next = after === TAB ? p + 4 : columnEnd(bytes, p + 3, end) + 1;
+        }
+      }
+      if (code < 0) {
+        const fieldEnd = columnEnd(bytes, p, end);
+        code = this.otherCallCode(bytes.toString('utf8', p, fieldEnd), gtIndex, s);
+        if (code < 0) {
+          badCall ??= this.badCall;
+          code = CODE_MISSING;
+        }
+        next = fieldEnd + 1;
+      }
+      if (code === CODE_MISSING) numMissing++;
+      packed[s >>> 2] |= code << ((s & 3) * 2);
+      p = next;
+    }
+    // The last column ends at the line's end: p is then one past it.
+    return { complete: s === this.numSample && p === end + 1, numMissing, badCall };
+  }
+
+  /** Why the last otherCallCode returned −1. */
+  private badCall: BadSiteError | null = null;
+
+  /** Code of a sample column in any other shape (callCode), or −1 with badCall set when the call is bad. */
+  private otherCallCode(sampleText: string, gtIndex: number, sampleIdx: number): number {
+    try {
+      return callCode(gtIndex === 0 ? sampleText.split(':', 1)[0] : sampleText.split(':')[gtIndex] ?? '.', sampleIdx);
+    } catch (error) {
+      if (!(error instanceof BadSiteError)) throw error;
+      this.badCall = error;
+      return -1;
+    }
+  }
+
+  private throwColumnCount(bytes: Buffer, start: number, end: number, lineNumber: number): never {
+    const numColumns = countColumns(bytes, start, end);
+    throw new UserError(
+      `${this.path} line ${lineNumber}: ${numColumns - FIXED_COLUMNS} sample columns, but the header names ${this.numSample} samples`);
+  }
 }
 
-/** The 9 fixed columns and where the first sample column starts (the line has all of them). */
-function fixedColumns(text: string): { columns: string[]; samplesStart: number } {
-  const columns: string[] = [];
-  let start = 0;
-  for (let c = 0; c < FIXED_COLUMNS; c++) {
-    const tab = text.indexOf('\t', start);
-    columns.push(text.slice(start, tab));
-    start = tab + 1;
-  }
-  return { columns, samplesStart: start };
+/** End of the column starting at `p`: the next tab, or the line's end. */
+function columnEnd(bytes: Buffer, p: number, end: number): number {
+  const tab = bytes.indexOf(TAB, p);
+  return tab < 0 || tab >= end ? end : tab;
+}
+
+/** Tab-separated columns of the line `[start, end)`. */
+function countColumns(bytes: Buffer, start: number, end: number): number {
+  let count = 1;
+  for (let tab = bytes.indexOf(TAB, start); tab >= 0 && tab < end; tab = bytes.indexOf(TAB, tab + 1)) count++;
+  return count;
 }
 
 function parseSite(columns: readonly string[]): SnpInfo {
@@ -129,39 +234,11 @@ const CHAR_DOT = 46;
 const CHAR_SLASH = 47;
 const CHAR_BAR = 124;
 const CHAR_COLON = 58;
+const CHAR_HASH = 35;
+const TAB = 9;
 
-/**
- * Packs the GT calls of one line (sample columns from `samplesStart`) into `packed`; returns the number
- * of missing calls. The common shape — GT first in FORMAT, one-character alleles such as `0/1`, `1|1`,
- * `./.` — is decoded from character codes; anything else goes through {@link callCode}.
- */
-function packCalls(text: string, samplesStart: number, format: string, numSample: number, packed: Uint8Array): number {
-  const formatKeys = format.split(':');
-  const gtIndex = formatKeys.indexOf('GT');
-  if (gtIndex < 0) throw new BadSiteError(`no GT in FORMAT "${format}"`);
-  packed.fill(0);
-  let numMissing = 0;
-  let start = samplesStart;
-  for (let s = 0; s < numSample; s++) {
-    const tab = text.indexOf('\t', start);
-    const end = tab < 0 ? text.length : tab;
-    let code = -1;
-    if (gtIndex === 0 && end - start >= 3 && (end - start === 3 || text.charCodeAt(start + 3) === CHAR_COLON)) {
-      const separator = text.charCodeAt(start + 1);
-      if (separator === CHAR_SLASH || separator === CHAR_BAR) {
-        code = diploidCode(text.charCodeAt(start), text.charCodeAt(start + 2));
-      }
-    }
-    if (code < 0) {
-      const sampleText = text.slice(start, end);
-      code = callCode(gtIndex === 0 ? sampleText.split(':', 1)[0] : sampleText.split(':')[gtIndex] ?? '.', s);
-    }
-    if (code === CODE_MISSING) numMissing++;
-    packed[s >>> 2] |= code << ((s & 3) * 2);
-    start = end + 1;
-  }
-  return numMissing;
-}
+/** diploidCode of every pair of bytes, `(first << 8) | second`: one lookup a call. */
+const DIPLOID_CODE = Int8Array.from({ length: 1 << 16 }, (_, pair) => diploidCode(pair >> 8, pair & 0xff));
 
 /** Code of a diploid call from its two allele characters; −1 when either is not 0, 1 or `.`. */
 function diploidCode(first: number, second: number): number {

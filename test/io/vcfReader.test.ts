@@ -75,6 +75,19 @@ describe('VCF reader', () => {
     expect((await readVcf('same-bgzf.vcf.gz', bgzf)).rows).toEqual(plain);
   });
 
+  it('reads lines longer than the reader\'s chunks (300,000 samples), with CRLF endings, plain and gzip', async () => {
+    const numSample = 300_000;
+    const many = patternedDosages(3, numSample, 5);
+    const crlf = vcfText(many, numSample).split('\n').join('\r\n');
+    const expected = many.map((row) => row.map(specCode));
+    for (const [name, content] of [['wide.vcf', crlf], ['wide.vcf.gz', gzipSync(crlf)]] as const) {
+      const { source, rows } = await readVcf(name, content);
+      expect(source.sampleIds).toHaveLength(numSample);
+      expect(rows.ids).toEqual(['rs0', 'rs1', 'rs2']);
+      expect(rows.codes).toEqual(expected);
+    }
+  });
+
   it('refuses a truncated compressed file, naming it', async () => {
     const bgzf = bgzfBytes(text, 300);
     await expectUserError(readVcf('cut.vcf.gz', bgzf.subarray(0, Math.floor(bgzf.length / 2))),

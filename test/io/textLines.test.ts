@@ -1,0 +1,61 @@
+// Lines of text files, plain and gzip-compressed: batches of byte ranges (readLineBatches) and strings
+// (readTextLines) agree with splitting the whole text, across read chunks, with CRLF endings, empty lines,
+// lines longer than a read chunk and a last line without a newline.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readLineBatches, readTextLines } from '../../src/io/textLines.js';
+
+const workDir = mkdtempSync(join(tmpdir(), 'snptally-lines-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+/** The text's lines as a plain split would give them: on \n, a trailing \r dropped, no line after a final \n. */
+function expectedLines(text: string): string[] {
+  const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+  if (text.endsWith('\n')) lines.pop();
+  return lines;
+}
+
+async function batchedLines(path: string): Promise<Array<{ text: string; lineNumber: number }>> {
+  const out: Array<{ text: string; lineNumber: number }> = [];
+  for await (const batch of readLineBatches(path)) {
+    for (let k = 0; k < batch.starts.length; k++) {
+      out.push({ text: batch.bytes.toString('utf8', batch.starts[k], batch.ends[k]), lineNumber: batch.firstLineNumber + k });
+    }
+  }
+  return out;
+}
+
+// Lines of every length around the 1 MiB read chunk, one 2.5 MiB line, CRLF and LF, empty lines, UTF-8.
+const long = 'x'.repeat((5 << 20) / 2);
+const texts: Array<[string, string]> = [
+  ['short lines, final newline', 'a\nbb\n\nccc\n'],
+  ['no final newline, CRLF', 'a\r\nbb\r\n\r\nlast'],
+  ['UTF-8 and a lone \\r inside a line', 'naïve\tα\r\nx\ry\n'],
+  ['lines across read chunks', Array.from({ length: 30000 }, (_, i) => `line ${i} ${'z'.repeat(i % 97)}`).join('\n')],
+  ['a line longer than two read chunks', `first\n${long}\r\nafter\n${long}`],
+];
+
+describe('readLineBatches and readTextLines', () => {
+  for (const [name, text] of texts) {
+    for (const compressed of [false, true]) {
+      it(`${name}${compressed ? ' (gzip)' : ''}`, async () => {
+        const path = join(workDir, `t${compressed ? '.gz' : '.txt'}`);
+        writeFileSync(path, compressed ? gzipSync(text) : text);
+        const expected = expectedLines(text).map((line, i) => ({ text: line, lineNumber: i + 1 }));
+        expect(await batchedLines(path)).toEqual(expected);
+        const asText: Array<{ text: string; lineNumber: number }> = [];
+        for await (const line of readTextLines(path)) asText.push({ text: line.text, lineNumber: line.lineNumber });
+        expect(asText).toEqual(expected);
+      });
+    }
+  }
+
+  it('yields nothing for an empty file', async () => {
+    const path = join(workDir, 'empty.txt');
+    writeFileSync(path, '');
+    expect(await batchedLines(path)).toEqual([]);
+  });
+});
