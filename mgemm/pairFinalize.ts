@@ -54,8 +54,9 @@ export interface PairFinalizeRequest {
 }
 
 /**
- * Passing records sorted as the CPU path emits them: `words[2k]` = float32 bits of the value, `words[2k + 1]` =
- * key `((row − aFirst)·bCount + (col − bFirst))·4 + 2a + b`, keys ascending.
+ * Passing records as the output lays them out (SPEC §7), in the CPU path's order (row by row, columns and entries
+ * ascending): `words[3k]` = 2·i + a, `words[3k + 1]` = 2·j + b, `words[3k + 2]` = float32 bits of the value, where
+ * i = rowVectorFirst + row and j = colVectorFirst + col.
  */
 export interface PairRecords {
   readonly count: number;

@@ -8,7 +8,6 @@ import {
   type PairThresholdBits, type PopcountGemm,
 } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import { FILE_RECORDS_PER_CHUNK } from './entrySink.js';
 import type { PairBlock } from './finalize2.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
@@ -46,8 +45,6 @@ type FinalizePairs = NonNullable<PopcountGemm['finalizePairs']>;
 /** Finalizes a run's pair panels on the device; `forRun` says whether the run may. */
 export class DevicePairFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
-  /** Records in file layout, a chunk at a time (a panel can hold 16 Mi records). */
-  private readonly fileWords = new Uint32Array(3 * FILE_RECORDS_PER_CHUNK);
 
   private constructor(
     private readonly ctx: MetricContext,
@@ -100,35 +97,11 @@ export class DevicePairFinalizer {
     return this.finalizePairs(request);
   }
 
-  /** Adds a panel's device results to the checksum and its records (already in the CPU path's order) to the output. */
-  apply(block: PairBlock, result: DoneResult): void {
+  /** Adds a panel's device results to the checksum and its records (in the CPU path's order and file layout) to the output. */
+  apply(result: DoneResult): void {
     const { sink } = this.ctx;
     sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
-    const { words, count } = result.records;
-    if (count === 0 || !sink.writesRecords) return;
-    // Keys are 4·(r·numCols + c) + entry, in increasing order: rows advance, never go back (no division a record).
-    const numCols = block.numCols;
-    let twiceI = 2 * (block.rows.vectorFirst + block.rowFirst);
-    const twiceJFirst = 2 * (block.cols.vectorFirst + block.colFirst);
-    let rowFirstPair = 0;
-    const out = this.fileWords;
-    let filled = 0;
-    for (let k = 0; k < count; k++) {
-      const key = words[2 * k + 1];
-      const pair = key >>> 2;
-      while (pair >= rowFirstPair + numCols) {
-        rowFirstPair += numCols;
-        twiceI += 2;
-      }
-      out[3 * filled] = twiceI + ((key >>> 1) & 1);
-      out[3 * filled + 1] = twiceJFirst + 2 * (pair - rowFirstPair) + (key & 1);
-      out[3 * filled + 2] = words[2 * k];
-      if (++filled === FILE_RECORDS_PER_CHUNK) {
-        sink.addRecordWords(out, filled);
-        filled = 0;
-      }
-    }
-    sink.addRecordWords(out, filled);
+    sink.addRecordWords(result.records.words, result.records.count);
   }
 
   /** Per-vector words of a block, computed once per block. */

@@ -231,7 +231,7 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
   await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
     const b = panel.block;
     if (result.kind === 'done') {
-      device.apply(b, result);
+      device.apply(result);
       numDevicePairs += pairsInPanel(b);
     } else {
       // The same rows and columns as the declined panel, cut into host-sized panels.

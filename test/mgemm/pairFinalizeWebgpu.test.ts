@@ -106,7 +106,7 @@ function requestOf(c: Case, ops: Operands, k: FormulaConstants): PairFinalizeReq
   };
 }
 
-/** What the CPU computes for the request: S, counts, and the records (value bits, key) in key order. */
+/** What the CPU computes for the request: S, counts, and the records (2i + a, 2j + b, value bits) row by row. */
 async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: PairFinalizeRequest): Promise<{ sum: bigint; entries: number; zeros: number; records: number[] }> {
   const { gemm } = request;
   const tallies = await new PopcountGemmRef().run(gemm);
@@ -143,7 +143,7 @@ async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: Pair
       for (let e = 0; e < 4; e++) {
         if (keep[e] === 0) continue;
         accumulator.add(entryUid2(NUM_VECTOR, request.rowVectorFirst + row, e >> 1, request.colVectorFirst + bRow, e & 1), values[e]);
-        records.push(float32Bits(values[e]), t * 4 + e);
+        records.push(2 * (request.rowVectorFirst + row) + (e >> 1), 2 * (request.colVectorFirst + bRow) + (e & 1), float32Bits(values[e]));
       }
     }
   }

@@ -1,6 +1,7 @@
-// Device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort.
+// Device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort, and 2-way records
+// as output coordinates against the key's definition.
 import { describe, expect, it } from 'vitest';
-import { ownRecordsInKeyOrder, recordsInKeyOrder } from '../../mgemm/kernels/webgpu/recordOrder.js';
+import { orderedRecords, ownRecordsInKeyOrder, pairCoordinateRecords, type PairCoordinateForm } from '../../mgemm/kernels/webgpu/recordOrder.js';
 import { RecordOrderPool } from '../../mgemm/kernels/webgpu/recordOrderPool.js';
 
 /** Records (value bits, key) with distinct keys below `keyBound`, in a shuffled order. */
@@ -29,7 +30,7 @@ function referenceOrder(words: Uint32Array, count: number): number[] {
   return records.flat();
 }
 
-describe('recordsInKeyOrder', () => {
+describe('ownRecordsInKeyOrder', () => {
   const cases: [string, number, number][] = [
     ['keys below 2^12 (placed by key: one in 1.4 keys holds a record)', 3000, 1 << 12],
     ['keys below 2^20 (placed by key: one in 5)', 200_000, 1 << 20],
@@ -41,55 +42,78 @@ describe('recordsInKeyOrder', () => {
   for (const [name, count, keyBound] of cases) {
     it(`orders ${count} records by key, ${name}`, () => {
       const words = shuffledRecords(count, keyBound, count + 17);
-      const before = words.slice();
-      const sorted = recordsInKeyOrder(words, count);
-      expect(Array.from(sorted)).toEqual(referenceOrder(words, count));
-      expect(words).toEqual(before);
+      const expected = referenceOrder(words, count);
+      expect(Array.from(ownRecordsInKeyOrder(words, count))).toEqual(expected);
     });
   }
 
-  it('takes only the first count records and returns a copy when already in order', () => {
+  it('takes only the first count records', () => {
     const words = new Uint32Array([7, 1, 8, 5, 9, 9, 0xdeadbeef, 0]);
-    const sorted = recordsInKeyOrder(words, 3);
-    expect(Array.from(sorted)).toEqual([7, 1, 8, 5, 9, 9]);
-    sorted[0] = 42;
-    expect(words[0]).toBe(7);
-    expect(recordsInKeyOrder(words, 0)).toHaveLength(0);
+    expect(Array.from(ownRecordsInKeyOrder(words.slice(), 3))).toEqual([7, 1, 8, 5, 9, 9]);
+    expect(Array.from(ownRecordsInKeyOrder(new Uint32Array([3, 9, 4, 2, 0, 0]), 2))).toEqual([4, 2, 3, 9]);
+    expect(ownRecordsInKeyOrder(words, 0)).toHaveLength(0);
   });
 
   it('refuses records that repeat a key rather than drop one', () => {
     const words = shuffledRecords(1000, 2000, 3);
     words[2 * 500 + 1] = words[2 * 10 + 1];
-    expect(() => recordsInKeyOrder(words, 1000)).toThrow('1 of 1000 records repeat another record\'s key');
+    expect(() => ownRecordsInKeyOrder(words, 1000)).toThrow('1 of 1000 records repeat another record\'s key');
   });
 
   it('keeps value bits that read as NaN payloads intact', () => {
     const words = new Uint32Array([0x7fc00001, 3, 0xffffffff, 1, 0x7f800001, 2]);
-    expect(Array.from(recordsInKeyOrder(words, 3))).toEqual([0xffffffff, 1, 0x7f800001, 2, 0x7fc00001, 3]);
+    expect(Array.from(ownRecordsInKeyOrder(words, 3))).toEqual([0xffffffff, 1, 0x7f800001, 2, 0x7fc00001, 3]);
   });
 });
 
-describe('ownRecordsInKeyOrder', () => {
-  it('orders records it was given, as recordsInKeyOrder does (dense and radix paths)', () => {
-    for (const [count, keyBound] of [[5000, 1 << 14], [5000, 1 << 22]]) {
-      const words = shuffledRecords(count, keyBound, 99 + count);
-      const expected = referenceOrder(words, count);
-      expect(Array.from(ownRecordsInKeyOrder(words.slice(), count))).toEqual(expected);
-    }
+/** The coordinate records of ordered (value bits, key) records, from the key's definition (a division a record). */
+function referenceCoordinates(ordered: readonly number[], form: PairCoordinateForm): number[] {
+  const out: number[] = [];
+  for (let n = 0; n < ordered.length / 2; n++) {
+    const key = ordered[2 * n + 1];
+    const pair = Math.floor(key / 4);
+    const r = Math.floor(pair / form.numCols);
+    const c = pair % form.numCols;
+    out.push(form.twiceRowFirst + 2 * r + ((key >> 1) & 1), form.twiceColFirst + 2 * c + (key & 1), ordered[2 * n]);
+  }
+  return out;
+}
+
+describe('pairCoordinateRecords', () => {
+  it('gives each record its row and column vectors\' coordinates 2·i + a, 2·j + b and its value, in key order', () => {
+    // 300 columns, keys below 4·300·50 (rows 0 … 49); a row and column offset as a panel of a block has.
+    const form: PairCoordinateForm = { twiceRowFirst: 2 * 1000, twiceColFirst: 2 * 77, numCols: 300 };
+    const words = shuffledRecords(9000, 4 * 300 * 50, 31);
+    const ordered = referenceOrder(words, 9000);
+    expect(Array.from(pairCoordinateRecords(Uint32Array.from(ordered), 9000, form))).toEqual(referenceCoordinates(ordered, form));
+    expect(Array.from(orderedRecords(words.slice(), 9000, form))).toEqual(referenceCoordinates(ordered, form));
   });
 });
 
 describe('RecordOrderPool', () => {
-  it('orders large requests in worker threads, several at once, as recordsInKeyOrder does', async () => {
+  it('orders large requests in worker threads, several at once, as ownRecordsInKeyOrder does', async () => {
     const pool = new RecordOrderPool();
     try {
       const requests = [200_000, 70_000, 1000, 150_000].map((count, n) => ({ count, words: shuffledRecords(count, 1 << 26, 5 + n) }));
-      const ordered = await Promise.all(requests.map(({ words, count }) => pool.order(words, count)));
-      requests.forEach(({ words, count }, n) => {
-        expect(ordered[n]).toEqual(recordsInKeyOrder(words, count));
-        // The caller's array is left whole (the worker got a copy).
-        expect(words.length).toBe(2 * count);
-      });
+      const expected = requests.map(({ words, count }) => referenceOrder(words, count));
+      // The first is exactly its records (handed over), the others views of longer arrays (copied).
+      const given = requests.map(({ words, count }, n) => (n === 0 ? words : Uint32Array.from([...words, 1, 2]).subarray(0, 2 * count)));
+      const ordered = await Promise.all(given.map((words, n) => pool.order(words, requests[n].count, null)));
+      ordered.forEach((words, n) => expect(Array.from(words)).toEqual(expected[n]));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('gives 2-way records as output coordinates when asked, on the main thread and in workers', async () => {
+    const pool = new RecordOrderPool();
+    try {
+      const form: PairCoordinateForm = { twiceRowFirst: 10, twiceColFirst: 4000, numCols: 1000 };
+      for (const count of [500, 120_000]) {
+        const words = shuffledRecords(count, 4 * 1000 * 400, 7 + count);
+        const expected = referenceCoordinates(referenceOrder(words, count), form);
+        expect(Array.from(await pool.order(words, count, form))).toEqual(expected);
+      }
     } finally {
       await pool.close();
     }

@@ -27,6 +27,7 @@ import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoi
 import { finalizeDispatch, finalizeTiles } from './pairFinalizeWebgpu.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { DEVICE_OUTPUT_BYTES_PER_DISPATCH, OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
+import type { PairCoordinateForm } from './recordOrder.js';
 import { RecordOrderPool } from './recordOrderPool.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
@@ -213,7 +214,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */
   finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
-    return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch));
+    const { aFirst, bFirst, bCount } = request.gemm;
+    const form: PairCoordinateForm = {
+      twiceRowFirst: 2 * (request.rowVectorFirst + aFirst), twiceColFirst: 2 * (request.colVectorFirst + bFirst), numCols: bCount,
+    };
+    return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch), form);
   }
 
   /**
@@ -224,7 +229,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.finalizeInTurns((scratch) => {
       if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
       return submitTally3Finalize(this.finalize3Host(scratch), request);
-    });
+    }, null);
   }
 
   /** Kernel-only timing of a 3-way request (as timeKernels): the seconds of each repetition of all its dispatches. */
@@ -318,9 +323,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /**
    * A finalize request: takes a scratch set (waiting for the request that held it before to complete), submits in
    * its turn and collects after it; records that overflowed their room make it submit again in a later turn. The
-   * records are put in key order after the set is handed on.
+   * records are put in key order after the set is handed on (2-way ones as output coordinates, `form`).
    */
-  private finalizeInTurns(submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>): Promise<PairFinalizeResult> {
+  private finalizeInTurns(
+    submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>, form: PairCoordinateForm | null,
+  ): Promise<PairFinalizeResult> {
     return this.tracked(async () => {
       const lease = await this.finalizeScratch.acquire();
       let result: PairFinalizeResult | null = null;
@@ -333,7 +340,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
         lease.release();
       }
       if (result.kind !== 'done' || result.records.count === 0) return result;
-      return { ...result, records: { count: result.records.count, words: await this.recordOrder.order(result.records.words, result.records.count) } };
+      return { ...result, records: { count: result.records.count, words: await this.recordOrder.order(result.records.words, result.records.count, form) } };
     });
   }
 
