@@ -15,9 +15,8 @@ import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
-import { UserError } from '../src/core/errors.js';
 import {
-  createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption,
+  createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 
 /** The command line, named as its long options. */
@@ -33,15 +32,9 @@ const options = parseToolOptions<BenchPrepareOptions>(createToolProgram('bench-p
   'wall times of snptally prepare and plink1.9 --make-bed on one VCF (plain, gzip) and one fileset')
   .addOption(valueOption('--snps <n>', 'SNPs of the plink1.9 --dummy data', parsePositiveInteger, '20000'))
   .addOption(valueOption('--samples <n>', 'samples of the --dummy data', parsePositiveInteger, '2000'))
-  .addOption(valueOption('--missing <rate>', 'fraction of missing calls, 0 to 1', parseMissingRate, '0.02'))
+  .addOption(valueOption('--missing <rate>', 'fraction of missing calls, 0 to 1', parseFraction, '0.02'))
   .addOption(valueOption('--reps <n>', 'runs of each command (the best counts)', parsePositiveInteger, '3'))
   .option('--json', 'print one JSON object instead of text', false));
-
-function parseMissingRate(option: string, text: string): number {
-  const rate = parseNonNegativeNumber(option, text);
-  if (rate > 1) throw new UserError(`${option} must be at most 1, got "${text}"`);
-  return rate;
-}
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 

@@ -17,9 +17,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../src/core/errors.js';
 import {
-  createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption,
+  createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 
 /** The command line, named as its long options. */
@@ -36,15 +35,9 @@ function parseOptions(argv: readonly string[]): BenchR2Options {
     .addOption(valueOption('--snps <n>', 'SNPs of the plink1.9 --dummy data', parsePositiveInteger, '5000'))
     .addOption(valueOption('--samples <n>', 'samples of the --dummy data', parsePositiveInteger, '10000'))
     .addOption(valueOption('--threads <n>', 'threads of both programs', parsePositiveInteger, '2'))
-    .addOption(valueOption('--missing <rate>', 'fraction of missing calls in the --dummy data, 0 to 1', parseMissingRate, '0.05'))
+    .addOption(valueOption('--missing <rate>', 'fraction of missing calls in the --dummy data, 0 to 1', parseFraction, '0.05'))
     .option('--json', 'print one JSON object instead of text', false);
   return parseToolOptions<BenchR2Options>(program, argv);
-}
-
-function parseMissingRate(option: string, text: string): number {
-  const rate = parseNonNegativeNumber(option, text);
-  if (rate > 1) throw new UserError(`${option} must be at most 1, got "${text}"`);
-  return rate;
 }
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');

@@ -7,6 +7,7 @@
 // set through commander's `.choices()`, as src/cli does; a flag through `.option()` with default false.
 import { Command, CommanderError, Option, type OptionValues } from 'commander';
 import { UserError } from '../../src/core/errors.js';
+import { parseNonNegativeNumber } from '../../src/cli/numberOptions.js';
 
 export {
   parseFiniteNumber, parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger,
@@ -67,6 +68,13 @@ export function valueOption<T>(
 /** A comma-separated list, each item read by `parseItem` (so an empty item is an error of that item). */
 export function listOf<T>(parseItem: OptionTextParser<T>): OptionTextParser<T[]> {
   return (option, text) => text.split(',').map((item) => parseItem(option, item));
+}
+
+/** A number from 0 to 1 (a rate, a fraction). */
+export function parseFraction(option: string, text: string): number {
+  const value = parseNonNegativeNumber(option, text);
+  if (value > 1) throw new UserError(`${option} must be at most 1, got "${text}"`);
+  return value;
 }
 
 /** One of `choices`, exactly as written. */
