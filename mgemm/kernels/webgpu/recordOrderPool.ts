@@ -1,6 +1,6 @@
-// Puts device-finalize records in key order (2-way ones also into output coordinates) off the main thread. The sort is linear but costs ~35 ns a record in
-// JavaScript: 13 s of a 2-way H100 run writing 358 M records, all of it on the main thread, between the GPU's
-// panels. In worker threads it overlaps the main thread's writing of the previous request's records and the sorts
+// Puts device-finalize records in key order (2-way ones also into output coordinates) off the main thread. The
+// sort is linear but costs ~35 ns a record in JavaScript: 13 s of a 2-way H100 run writing 358 M records, all of it
+// on the main thread, between the GPU's panels. In worker threads it overlaps the main thread's writing of the previous request's records and the sorts
 // of other requests in flight. Small requests are sorted in place (posting them would cost more).
 import { Worker } from 'node:worker_threads';
 import { orderedRecords, type PairCoordinateForm } from './recordOrder.js';
@@ -44,7 +44,8 @@ export class RecordOrderPool {
     if (count < MIN_RECORDS_FOR_WORKER) return Promise.resolve(orderedRecords(words.slice(0, 2 * count), count, form));
     const worker = this.leastLoaded();
     const id = this.nextId++;
-    // The read-back array is usually exactly the records: handed over without a copy (0.4 GB/s of main thread saved).
+    // The read-back array is usually exactly the records: handed over without a copy (copies took 1.35 s of the
+    // main thread in that run).
     const whole = words.byteOffset === 0 && words.buffer instanceof ArrayBuffer && words.buffer.byteLength === 8 * count;
     const own = whole ? words : words.slice(0, 2 * count);
     return new Promise<Uint32Array>((resolve, reject) => {
