@@ -8,7 +8,7 @@
 //   snptally  prepare INPUT --out FILE --force   packed file + sidecar (SNP and sample IDs, SHA-256 of the file)
 //   PLINK     --vcf INPUT --make-bed              .bed/.bim/.fam (the conversion PLINK users run first)
 //   PLINK     --bfile INPUT --make-bed            a fileset rewritten: PLINK's own reading speed
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -18,6 +18,7 @@ import { createGzip } from 'node:zlib';
 import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
+import { bestProcessSeconds } from './lib/timedProcess.js';
 
 /** The command line, named as its long options. */
 interface BenchPrepareOptions {
@@ -38,19 +39,6 @@ const options = parseToolOptions<BenchPrepareOptions>(createToolProgram('bench-p
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
-/** Best wall seconds of `reps` runs of a command that must succeed. */
-function bestSeconds(command: string, args: readonly string[], reps: number): number {
-  let best = Infinity;
-  for (let rep = 0; rep < reps; rep++) {
-    const start = performance.now();
-    const r = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
-    const seconds = (performance.now() - start) / 1000;
-    if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout.slice(-2000)}`);
-    best = Math.min(best, seconds);
-  }
-  return best;
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'snptally-bench-prepare-'));
 try {
   const data = join(dir, 'data');
@@ -64,8 +52,8 @@ try {
     { input: 'VCF, gzip', path: `${data}.vcf.gz`, plinkArgs: ['--vcf', `${data}.vcf.gz`] },
     { input: 'PLINK fileset', path: data, plinkArgs: ['--bfile', data] },
   ].map(({ input, path, plinkArgs }) => {
-    const snptally = bestSeconds(process.execPath, [CLI_MAIN, 'prepare', path, '--out', join(dir, 'out.packed'), '--force'], options.reps);
-    const plinkSeconds = bestSeconds('plink1.9', [...plinkArgs, '--make-bed', '--allow-no-sex', '--out', join(dir, 'plink-out')], options.reps);
+    const snptally = bestProcessSeconds(process.execPath, [CLI_MAIN, 'prepare', path, '--out', join(dir, 'out.packed'), '--force'], options.reps);
+    const plinkSeconds = bestProcessSeconds('plink1.9', [...plinkArgs, '--make-bed', '--allow-no-sex', '--out', join(dir, 'plink-out')], options.reps);
     const bytes = statSync(path.endsWith('.vcf') || path.endsWith('.gz') ? path : `${path}.bed`).size;
     return {
       input, bytes, snptallySeconds: +snptally.toFixed(3), plinkSeconds: +plinkSeconds.toFixed(3),

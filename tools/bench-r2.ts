@@ -12,7 +12,7 @@
 //   PLINK     --r2 triangle bin4   each unique pair once (rows get [0, i]): the like-for-like all-pairs run
 // Binary float output (bin4) on both sides so that neither is timed formatting text: square's text matrix
 // is 25 M decimal numbers at 5000 SNPs, and `inter-chr --ld-window-r2 0` prints 12.5 M text lines.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
+import { timedProcess } from './lib/timedProcess.js';
 
 /** The command line, named as its long options. */
 interface BenchR2Options {
@@ -42,15 +43,6 @@ function parseOptions(argv: readonly string[]): BenchR2Options {
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
-/** Wall seconds of a command that must succeed; its stdout. */
-function timed(command: string, args: readonly string[]): { seconds: number; stdout: string } {
-  const start = performance.now();
-  const r = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
-  const seconds = (performance.now() - start) / 1000;
-  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout.slice(-2000)}`);
-  return { seconds, stdout: r.stdout };
-}
-
 function main(): void {
   const o = parseOptions(process.argv);
   const dir = mkdtempSync(join(tmpdir(), 'snptally-bench-r2-'));
@@ -61,14 +53,14 @@ function main(): void {
       '--make-bed', '--out', prefix], { stdio: 'ignore' });
 
     const threads = String(o.threads);
-    const snptally = timed(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', prefix,
+    const snptally = timedProcess(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', prefix,
       '--threads', threads,
       '--output', join(dir, 'snptally'), '--json']);
     const report = JSON.parse(snptally.stdout) as { seconds: number; entries: number };
     const plinkArgs = (shape: string): string[] =>
       ['--bfile', prefix, '--r2', shape, 'bin4', '--threads', threads, '--allow-no-sex', '--out', join(dir, `plink-${shape}`)];
-    const square = timed('plink1.9', plinkArgs('square'));
-    const triangle = timed('plink1.9', plinkArgs('triangle'));
+    const square = timedProcess('plink1.9', plinkArgs('square'));
+    const triangle = timedProcess('plink1.9', plinkArgs('triangle'));
     const result = {
       snps: o.snps, samples: o.samples, threads: o.threads, missingRate: o.missing, pairs: report.entries,
       snptallySeconds: +snptally.seconds.toFixed(3), snptallyComputeSeconds: +report.seconds.toFixed(3),
