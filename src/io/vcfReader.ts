@@ -79,30 +79,35 @@ async function* vcfRows(
   path: string, batches: AsyncGenerator<LineBatch>, dataStart: DataStart, numSample: number, options: GenotypeReadOptions,
 ): AsyncGenerator<GenotypeRow> {
   const line = new VcfLineParser(path, numSample);
-  const linesOf = async function* (): AsyncGenerator<{ batch: LineBatch; k: number }> {
-    for (let k = dataStart.next; k < dataStart.batch.starts.length; k++) yield { batch: dataStart.batch, k };
-    for await (const batch of batches) {
-      for (let k = 0; k < batch.starts.length; k++) yield { batch, k };
-    }
-  };
-  for await (const { batch, k } of linesOf()) {
-    const start = batch.starts[k];
-    const end = batch.ends[k];
-    if (start === end) continue;
-    const lineNumber = batch.firstLineNumber + k;
-    let row: GenotypeRow;
-    try {
-      row = line.parse(batch.bytes, start, end, lineNumber);
-    } catch (error) {
-      if (!(error instanceof BadSiteError)) throw error;
-      const site = { path, line: lineNumber, reason: error.message };
-      if (options.onBadSite === 'error') {
-        throw new UserError(`${path} line ${lineNumber}: ${error.message} (use --on-bad-site skip to skip such sites)`);
+  try {
+    // The header's batch from the line after #CHROM, then every later batch: an await per batch, not per line.
+    for (let batch: LineBatch | null = dataStart.batch, k = dataStart.next; batch !== null;) {
+      for (; k < batch.starts.length; k++) {
+        const start = batch.starts[k];
+        const end = batch.ends[k];
+        if (start === end) continue;
+        const lineNumber = batch.firstLineNumber + k;
+        let row: GenotypeRow;
+        try {
+          row = line.parse(batch.bytes, start, end, lineNumber);
+        } catch (error) {
+          if (!(error instanceof BadSiteError)) throw error;
+          const site = { path, line: lineNumber, reason: error.message };
+          if (options.onBadSite === 'error') {
+            throw new UserError(`${path} line ${lineNumber}: ${error.message} (use --on-bad-site skip to skip such sites)`);
+          }
+          options.reportSkipped?.(site);
+          continue;
+        }
+        yield row;
       }
-      options.reportSkipped?.(site);
-      continue;
+      const next = await batches.next();
+      batch = next.done === true ? null : next.value;
+      k = 0;
     }
-    yield row;
+  } finally {
+    // Ends the file's stream when the rows are left early (an error, a reader that stops).
+    await batches.return(undefined);
   }
 }
 
@@ -168,9 +173,11 @@ class VcfLineParser {
       }
       if (code < 0) {
         const fieldEnd = columnEnd(bytes, p, end);
-        code = this.otherCallCode(bytes.toString('utf8', p, fieldEnd), gtIndex, s);
-        if (code < 0) {
-          badCall ??= this.badCall;
+        const other = otherCallCode(bytes.toString('utf8', p, fieldEnd), gtIndex, s);
+        if (typeof other === 'number') {
+          code = other;
+        } else {
+          badCall ??= other;
           code = CODE_MISSING;
         }
         next = fieldEnd + 1;
@@ -183,24 +190,20 @@ class VcfLineParser {
     return { complete: s === this.numSample && p === end + 1, numMissing, badCall };
   }
 
-  /** Why the last otherCallCode returned −1. */
-  private badCall: BadSiteError | null = null;
-
-  /** Code of a sample column in any other shape (callCode), or −1 with badCall set when the call is bad. */
-  private otherCallCode(sampleText: string, gtIndex: number, sampleIdx: number): number {
-    try {
-      return callCode(gtIndex === 0 ? sampleText.split(':', 1)[0] : sampleText.split(':')[gtIndex] ?? '.', sampleIdx);
-    } catch (error) {
-      if (!(error instanceof BadSiteError)) throw error;
-      this.badCall = error;
-      return -1;
-    }
-  }
-
   private throwColumnCount(bytes: Buffer, start: number, end: number, lineNumber: number): never {
     const numColumns = countColumns(bytes, start, end);
     throw new UserError(
       `${this.path} line ${lineNumber}: ${numColumns - FIXED_COLUMNS} sample columns, but the header names ${this.numSample} samples`);
+  }
+}
+
+/** Code of a sample column in any shape but the common one (callCode), or why the call is bad. */
+function otherCallCode(sampleText: string, gtIndex: number, sampleIdx: number): number | BadSiteError {
+  try {
+    return callCode(gtIndex === 0 ? sampleText.split(':', 1)[0] : sampleText.split(':')[gtIndex] ?? '.', sampleIdx);
+  } catch (error) {
+    if (!(error instanceof BadSiteError)) throw error;
+    return error;
   }
 }
 
