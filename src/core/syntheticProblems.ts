@@ -102,14 +102,7 @@ export function fillRandomProblemRowPacked(
   if (count === 0) return;
   const walk = packedBytesAlongWalk();
   const numGroups = count >> 3;
-  let k = randomRowWalkStart(v, fieldFirst, numField);
-  for (let b = outOffset, left = numGroups; left > 0;) {
-    const run = Math.min(left, RANDOMIZE_MAX - k);
-    out.set(walk.subarray(2 * k, 2 * (k + run)), b);
-    b += 2 * run;
-    left -= run;
-    k = 0;
-  }
+  copyAlongWalk(walk, 2, randomRowWalkStart(v, fieldFirst, numField), numGroups, out, outOffset);
   const tailCount = count - 8 * numGroups;
   if (tailCount === 0) return;
   const tail = new Uint8Array(tailCount);
@@ -125,6 +118,21 @@ export function fillRandomProblemRowPacked(
 export function randomRowWalkStart(v: number, fieldFirst: number, numField: number): number {
   // r1 < M and GROUP_STEP_INVERSE < M: the product stays below 2^53, exact in a double.
   return (randomize(fieldFirst + numField * v) * GROUP_STEP_INVERSE) % RANDOMIZE_MAX;
+}
+
+/**
+ * Copies `count` positions of a table laid out along the walk (`bytesPerPosition` bytes each, RANDOM_WALK_LENGTH
+ * positions) from position `start` on, wrapping at the walk's end, to `out[at …]`: a row's groups of 8 fields.
+ */
+export function copyAlongWalk(
+  table: Uint8Array, bytesPerPosition: number, start: number, count: number, out: Uint8Array, at: number,
+): void {
+  for (let k = start, left = count, b = at; left > 0; k = 0) {
+    const run = Math.min(left, RANDOMIZE_MAX - k);
+    out.set(table.subarray(bytesPerPosition * k, bytesPerPosition * (k + run)), b);
+    b += bytesPerPosition * run;
+    left -= run;
+  }
 }
 
 /** x⁻¹ mod m for x prime to m (extended Euclid). */

@@ -2,7 +2,9 @@
 // are consecutive positions of the inner randomizer's walk (syntheticProblems.ts packedBytesAlongWalk), so one
 // plane's bytes of a row are a run of that plane's table along the walk: a copy per plane and row, no packing.
 // The block workers load this file (through blockRows.ts): core and types only.
-import { fillRandomProblemRow, packedBytesAlongWalk, RANDOM_WALK_LENGTH, randomRowWalkStart } from '../core/syntheticProblems.js';
+import {
+  copyAlongWalk, fillRandomProblemRow, packedBytesAlongWalk, RANDOM_WALK_LENGTH, randomRowWalkStart,
+} from '../core/syntheticProblems.js';
 import type { BlockFill } from './blockRows.js';
 import { planePackingTable } from './planePacking.js';
 import type { PlaneLayout } from './tallyLayout.js';
@@ -75,6 +77,7 @@ export function randomPlaneRowFiller(fill: BlockFill, walk: SharedPlaneWalk): (r
   const { vectorFirst, fieldFirst, numFieldLocal: count } = shape;
   const numPlanes = layout.numPlanes;
   const table = filledPlaneWalk(walk);
+  const planeTables = Array.from({ length: numPlanes }, (_, p) => table.subarray(p * RANDOM_WALK_LENGTH, (p + 1) * RANDOM_WALK_LENGTH));
   const bytes = new Uint8Array(fill.words.buffer, fill.words.byteOffset, fill.words.byteLength);
   const numGroups = count >> 3;
   const tail = new Uint8Array(count - 8 * numGroups);
@@ -86,13 +89,7 @@ export function randomPlaneRowFiller(fill: BlockFill, walk: SharedPlaneWalk): (r
       if (tail.length > 0) fillRandomProblemRow(v, fieldFirst + 8 * numGroups, numField, tail);
       for (let p = 0; p < numPlanes; p++) {
         const rowByte = 4 * (r * numPlanes + p) * wordsPerPlane;
-        const ofPlane = p * RANDOM_WALK_LENGTH;
-        for (let b = rowByte, k = start, left = numGroups; left > 0; k = 0) {
-          const run = Math.min(left, RANDOM_WALK_LENGTH - k);
-          bytes.set(table.subarray(ofPlane + k, ofPlane + k + run), b);
-          b += run;
-          left -= run;
-        }
+        copyAlongWalk(planeTables[p], 1, start, numGroups, bytes, rowByte);
         let end = rowByte + numGroups;
         if (tail.length > 0) {
           let byte = 0;
