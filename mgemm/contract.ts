@@ -140,8 +140,11 @@ export interface RunPreview {
   readonly pairTermGroups: readonly TermGroup[] | null;
   /** Plane pairs and term groups of its 3-way requests (`run3`, `finalizeTriples`), or null in a 2-way run. */
   readonly triples: { readonly planePairs: readonly PlanePair[]; readonly termGroups: readonly TermGroup[] } | null;
-  /** Device finalize (`finalizePairs` in a 2-way run, `finalizeTriples` in a 3-way one) and its formulas, or null. */
-  readonly deviceFinalize: { readonly sparse: boolean } | null;
+  /**
+   * Device finalize (`finalizePairs` in a 2-way run, `finalizeTriples` in a 3-way one): its formulas and whether it
+   * returns records; or null.
+   */
+  readonly deviceFinalize: { readonly sparse: boolean; readonly records: boolean } | null;
   /** The planes of its `vectorSums` requests (the run's layout). */
   readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;
 }

@@ -60,8 +60,19 @@ export interface PairFinalizeRequest {
  */
 export interface PairRecords {
   readonly count: number;
+  /** The records' words, valid until `release()` (they may lie where the device's read-back put them). */
   readonly words: Uint32Array;
+  /** Frees what holds `words`; call it once, after the records are used (or dropped). */
+  release(): void;
 }
+
+/** `release` of records that need none (a copy the caller owns). */
+export function noRecordsToRelease(): void {
+  // Nothing holds them but the array itself.
+}
+
+/** No records. */
+export const NO_PAIR_RECORDS: PairRecords = { count: 0, words: new Uint32Array(0), release: noRecordsToRelease };
 
 export type PairFinalizeResult =
   | {

@@ -212,6 +212,7 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
     if (firstSum !== null && result.checksumSum !== firstSum) throw new Error('device finalize gave different sums on the same request');
     firstSum = result.checksumSum;
     if (endToEnd && rep === reps) log(`  ${result.records.count} records above ${threshold}`);
+    result.records.release();
   }
   return seconds;
 }

@@ -97,11 +97,18 @@ export class DevicePairFinalizer {
     return this.finalizePairs(request);
   }
 
-  /** Adds a panel's device results to the checksum and its records (in the CPU path's order and file layout) to the output. */
+  /**
+   * Adds a panel's device results to the checksum and its records (in the CPU path's order and file layout) to the
+   * output, then releases the records (they may lie in the device's read-back memory).
+   */
   apply(result: DoneResult): void {
     const { sink } = this.ctx;
-    sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
-    sink.addRecordWords(result.records.words, result.records.count);
+    try {
+      sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
+      sink.addRecordWords(result.records.words, result.records.count);
+    } finally {
+      result.records.release();
+    }
   }
 
   /** Per-vector words of a block, computed once per block. */

@@ -27,9 +27,10 @@ export interface PairStep {
 
 /**
  * Bounds the tally memory of one GEMM call (rows are processed in panels of this many output bytes). Device finalize
- * with records cuts the same panels (see DEVICE_PAIRS_PER_PANEL): 4 Mi dense pairs give at most 16 Mi records, 128
- * MiB, one storage binding on common devices; 8 Mi pairs made the H100's 2-way nv 32768 --threshold 0.6 --output run
- * fall back to the host (42 s against 24–27 s).
+ * with records cuts the same panels (see DEVICE_PAIRS_PER_PANEL): 4 Mi dense pairs give at most 16 Mi records, 192
+ * MiB at 12 bytes, within one storage binding of the GPUs measured (a device with smaller bindings declines a panel
+ * whose records do not fit, and the host finalizes it); 8 Mi pairs made the H100's 2-way nv 32768 --threshold 0.6
+ * --output run fall back to the host (42 s against 24–27 s, when records were 8 bytes).
  */
 const TALLY_BYTES_PER_CALL = 16 << 20;
 

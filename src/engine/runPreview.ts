@@ -27,7 +27,7 @@ export function runPreview(
   if (spec.numWay === 2) {
     const onDevice = DevicePairFinalizer.forRun(ctx, gemm, fieldComm, options) !== null;
     const pairTermGroups = spec.metric === 'r2' ? termGroupsR2(spec.sparse) : termGroups2(layout);
-    return { ...shape, pairTermGroups, triples: null, deviceFinalize: onDevice ? { sparse } : null };
+    return { ...shape, pairTermGroups, triples: null, deviceFinalize: onDevice ? { sparse, records: options.writesRecords } : null };
   }
   const onDevice = DeviceTripleFinalizer.forRun(ctx, gemm, fieldComm, options) !== null;
   const { planePairs, termGroups } = tally3Plan(layout);
@@ -36,6 +36,6 @@ export function runPreview(
     // Dense 3-way tallies need the block-pair counts (pipeline3.ts pairCounts).
     pairTermGroups: sparse ? null : termGroups2(layout).slice(0, 1),
     triples: { planePairs, termGroups },
-    deviceFinalize: onDevice ? { sparse } : null,
+    deviceFinalize: onDevice ? { sparse, records: options.writesRecords } : null,
   };
 }

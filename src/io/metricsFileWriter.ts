@@ -77,7 +77,8 @@ export class MetricsFileWriter {
   /**
    * Appends `numRecords` records laid out as in the file: per record numWay coordinates, then the float32 value's
    * bits, as host-order u32 words (the engine's buffers, a read chunk's `words`: one copy, no per-record work on
-   * little-endian hosts).
+   * little-endian hosts). On little-endian hosts a buffer's worth or more, with nothing buffered before it, goes to
+   * the file from `words` itself (2-way GPU runs append hundreds of MiB a panel: the copy took 0.4 s of 4.3 GB).
    */
   appendRecordWords(words: Uint32Array, numRecords: number): void {
     this.expectState('open', 'appendRecordWords');
@@ -87,6 +88,10 @@ export class MetricsFileWriter {
     }
     let record = 0;
     while (record < numRecords) {
+      if (LITTLE_ENDIAN_HOST && this.bufferedRecords === 0 && numRecords - record >= this.capacityRecords) {
+        this.writeAll(new Uint8Array(words.buffer, words.byteOffset + 4 * record * stride, 4 * (numRecords - record) * stride));
+        break;
+      }
       const count = Math.min(numRecords - record, this.capacityRecords - this.bufferedRecords);
       const from = words.subarray(record * stride, (record + count) * stride);
       const at = this.bufferedRecords * stride;
@@ -135,14 +140,19 @@ export class MetricsFileWriter {
   private flush(): void {
     const fd = this.fd;
     if (fd === null || this.bufferedRecords === 0) return;
-    const length = this.bufferedRecords * metricsRecordBytes(this.numWay);
+    this.writeAll(this.bufferBytes.subarray(0, this.bufferedRecords * metricsRecordBytes(this.numWay)));
+    this.bufferedRecords = 0;
+  }
+
+  private writeAll(bytes: Uint8Array): void {
+    const fd = this.fd;
+    if (fd === null) throw new Error('MetricsFileWriter: write after close');
     try {
       let done = 0;
-      while (done < length) done += writeSync(fd, this.bufferBytes, done, length - done);
+      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
     } catch (error) {
       throw new UserError(`cannot write output file ${this.temporaryPath}: ${systemErrorText(error)}`);
     }
-    this.bufferedRecords = 0;
   }
 
   private closeFile(): void {

@@ -72,7 +72,9 @@ describe('MetricsFileWriter', () => {
     const values = new Float32Array(numRecords).map((_, i) => (i - 300) / 7);
     const words = recordWords(coords, values, 2);
     const writer = MetricsFileWriter.create(join(dir, 'w_0.bin'), 2, { bufferBytes: 36 });
-    writer.appendRecordWords(words.subarray(0, 100 * 3), 100);
+    // Buffered; then the buffer filled and the rest straight from the words (a view at an offset); then straight.
+    writer.appendRecordWords(words.subarray(0, 3), 1);
+    writer.appendRecordWords(words.subarray(3, 100 * 3), 99);
     writer.appendRecordWords(words.subarray(100 * 3), numRecords - 100);
     expect(writer.numRecordsWritten).toBe(numRecords);
     expect(() => writer.appendRecordWords(words.subarray(0, 5), 2)).toThrow(RangeError);

@@ -164,6 +164,7 @@ function expectOracleResult(got: PairFinalizeResult, want: Awaited<ReturnType<ty
   if (got.kind !== 'done') throw new Error(`device declined: ${got.reason}`);
   expect({ sum: got.checksumSum, entries: got.entries, zeros: got.zeros }).toEqual({ sum: want.sum, entries: want.entries, zeros: want.zeros });
   expect(Array.from(got.records.words)).toEqual(want.records);
+  got.records.release();
 }
 
 const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPopcountGemmOptions }[] = [
@@ -227,6 +228,9 @@ describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`
       const want = await oracle(big, bigOps, kDefault, request);
       expect(got.checksumSum).toBe(want.sum);
       expect(Array.from(got.records.words)).toEqual(want.records);
+      got.records.release();
+      // Released records read as empty: their read-back buffer is unmapped and back in the pool.
+      expect(got.records.words).toHaveLength(0);
     } finally {
       await gemm.close();
     }

@@ -1,7 +1,6 @@
-// Device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort, and 2-way records
-// as output coordinates against the key's definition.
+// 3-way device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort.
 import { describe, expect, it } from 'vitest';
-import { orderedRecords, ownRecordsInKeyOrder, pairCoordinateRecords, type PairCoordinateForm } from '../../mgemm/kernels/webgpu/recordOrder.js';
+import { ownRecordsInKeyOrder } from '../../mgemm/kernels/webgpu/recordOrder.js';
 import { RecordOrderPool } from '../../mgemm/kernels/webgpu/recordOrderPool.js';
 
 /** Records (value bits, key) with distinct keys below `keyBound`, in a shuffled order. */
@@ -66,30 +65,6 @@ describe('ownRecordsInKeyOrder', () => {
   });
 });
 
-/** The coordinate records of ordered (value bits, key) records, from the key's definition (a division a record). */
-function referenceCoordinates(ordered: readonly number[], form: PairCoordinateForm): number[] {
-  const out: number[] = [];
-  for (let n = 0; n < ordered.length / 2; n++) {
-    const key = ordered[2 * n + 1];
-    const pair = Math.floor(key / 4);
-    const r = Math.floor(pair / form.numCols);
-    const c = pair % form.numCols;
-    out.push(form.twiceRowFirst + 2 * r + ((key >> 1) & 1), form.twiceColFirst + 2 * c + (key & 1), ordered[2 * n]);
-  }
-  return out;
-}
-
-describe('pairCoordinateRecords', () => {
-  it('gives each record its row and column vectors\' coordinates 2·i + a, 2·j + b and its value, in key order', () => {
-    // 300 columns, keys below 4·300·50 (rows 0 … 49); a row and column offset as a panel of a block has.
-    const form: PairCoordinateForm = { twiceRowFirst: 2 * 1000, twiceColFirst: 2 * 77, numCols: 300 };
-    const words = shuffledRecords(9000, 4 * 300 * 50, 31);
-    const ordered = referenceOrder(words, 9000);
-    expect(Array.from(pairCoordinateRecords(Uint32Array.from(ordered), 9000, form))).toEqual(referenceCoordinates(ordered, form));
-    expect(Array.from(orderedRecords(words.slice(), 9000, form))).toEqual(referenceCoordinates(ordered, form));
-  });
-});
-
 describe('RecordOrderPool', () => {
   it('orders large requests in worker threads, several at once, as ownRecordsInKeyOrder does', async () => {
     const pool = new RecordOrderPool();
@@ -98,22 +73,8 @@ describe('RecordOrderPool', () => {
       const expected = requests.map(({ words, count }) => referenceOrder(words, count));
       // The first is exactly its records (handed over), the others views of longer arrays (copied).
       const given = requests.map(({ words, count }, n) => (n === 0 ? words : Uint32Array.from([...words, 1, 2]).subarray(0, 2 * count)));
-      const ordered = await Promise.all(given.map((words, n) => pool.order(words, requests[n].count, null)));
+      const ordered = await Promise.all(given.map((words, n) => pool.order(words, requests[n].count)));
       ordered.forEach((words, n) => expect(Array.from(words)).toEqual(expected[n]));
-    } finally {
-      await pool.close();
-    }
-  });
-
-  it('gives 2-way records as output coordinates when asked, on the main thread and in workers', async () => {
-    const pool = new RecordOrderPool();
-    try {
-      const form: PairCoordinateForm = { twiceRowFirst: 10, twiceColFirst: 4000, numCols: 1000 };
-      for (const count of [500, 120_000]) {
-        const words = shuffledRecords(count, 4 * 1000 * 400, 7 + count);
-        const expected = referenceCoordinates(referenceOrder(words, count), form);
-        expect(Array.from(await pool.order(words, count, form))).toEqual(expected);
-      }
     } finally {
       await pool.close();
     }

@@ -8,6 +8,8 @@
 // Tally layout: group g, sub-block row r, column c at g·groupWords + r·rowStride + c. Per-vector words
 // as mgemm/pairFinalize.ts says. A passing entry outside [0, 16) (or negative) sets status[1]: the host
 // then finalizes the request itself, exactly as the CPU path would (including its error).
+// Records are not appended here: each pair with a passing entry leaves its pass mask and values at its place in
+// the request (pairRecordPrograms.ts then writes them out in key order).
 
 import { PAIR_VECTOR_WORDS } from '../../pairFinalize.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from './wgsl/exactChecksum.js';
@@ -18,7 +20,10 @@ import type { WgslProgram } from './wgslProgram.js';
 export const FINALIZE2_TILE = 64;
 /** u32 words of one workgroup's partial result. */
 export const FINALIZE2_PARTIAL_WORDS = 8;
-/** Status words: [records appended (may exceed the capacity), needs-host flag]. */
+/**
+ * Status words: [records (2-way: the total of pairRecordPrograms.ts; 3-way: appended, may exceed the capacity),
+ * needs-host flag].
+ */
 export const FINALIZE2_STATUS_WORDS = 4;
 
 const THREADS_PER_SIDE = 16;
@@ -36,12 +41,12 @@ const UNIFORMS = [
   'rowFirst', 'colFirst', 'strictUpper',
   // Global vector index of matrix row 0 of A and of B; nv mod 714025 for checksum uids.
   'rowVectorFirst', 'colVectorFirst', 'numVectorMod',
-  // Record keys: sub-block row / column 0 relative to the request, and the request's columns.
+  // Place in the request (pass masks and values): sub-block row / column 0 relative to the request, and its columns.
   'keyRowFirst', 'keyColFirst', 'keyNumCols',
   // Tiles of this sub-block, the dispatch width, and the index of its first partial.
   'tilesX', 'numTiles', 'dispatchX', 'partialFirst',
   'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3',
-  'writeRecords', 'recordCapacity',
+  'writeRecords',
   // SPEC §3 constants: C, m, and doubles as (lo, hi) bits.
   'countedBits', 'numField', 'multLo', 'multHi', 'paramLo', 'paramHi', 'rsumLo', 'rsumHi', 'recipCLo', 'recipCHi',
 ] as const;
@@ -201,6 +206,14 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
       for (var e = 0u; e < 4u; e++) { f[e] = sdToF32Bits(values[e]); }
       let mask = passingEntries(f);
       if (mask == 0u) { continue; }
+      if (u.writeRecords != 0u) {
+        // Pair p of the request (row-major): its records' place in key order (pairRecordPrograms.ts).
+        let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
+        passMasks[p] = mask;
+        for (var e = 0u; e < 4u; e++) {
+          if ((mask & (1u << e)) != 0u) { passValues[4u * p + e] = f[e]; }
+        }
+      }
       // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2).
       let hiIsI = gi > gj;
       let pairMod = (mulMod(select(gi, gj, !hiIsI) % RMOD, u.numVectorMod) + select(gj, gi, !hiIsI) % RMOD) % RMOD;
@@ -211,13 +224,6 @@ fn passingEntries(f: array<u32, 4>) -> u32 {
         let v = values[e];
         let a = e >> 1u;
         let b = e & 1u;
-        if (u.writeRecords != 0u) {
-          let at = atomicAdd(&status[0], 1u);
-          if (at < u.recordCapacity) {
-            records[2u * at] = f[e];
-            records[2u * at + 1u] = (((u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c) << 2u) | e;
-          }
-        }
         if (sdIsZero(v)) { zeros += 1u; continue; }
         if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
         let bits = select(b * 2u + a, a * 2u + b, hiIsI);
@@ -237,7 +243,8 @@ ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
       { name: 'colVec', access: 'read', elementType: 'u32' },
       { name: 'partials', access: 'read_write', elementType: 'u32' },
       { name: 'status', access: 'read_write', elementType: 'atomic<u32>' },
-      { name: 'records', access: 'read_write', elementType: 'u32' },
+      { name: 'passMasks', access: 'read_write', elementType: 'u32' },
+      { name: 'passValues', access: 'read_write', elementType: 'u32' },
     ],
     uniforms: UNIFORMS.map((name) => ({ name, type: 'u32' as const })),
     extensions: [],

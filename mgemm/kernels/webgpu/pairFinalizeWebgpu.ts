@@ -1,10 +1,13 @@
-// Host side of 2-way finalize on the device: the finalize dispatch of one GEMM sub-block, and combining what
-// comes back (per-workgroup checksum partials, records) into the result of mgemm/pairFinalize.ts.
+// Host side of 2-way finalize on the device: the finalize dispatch of one GEMM sub-block, the dispatches that
+// write a request's records in key order (pairRecordPrograms.ts), and combining the per-workgroup checksum
+// partials into the result of mgemm/pairFinalize.ts.
 
 import type { PairFinalizeRequest } from '../../pairFinalize.js';
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KIND, FINALIZE2_TILE, type Finalize2Program, type Finalize2Uniforms } from './finalize2Program.js';
+import { PAIR_RECORDS_WORKGROUP, PAIRS_PER_SLOT } from './pairRecordPrograms.js';
 import type { Dispatch } from './webgpuRunner.js';
+import type { WgslProgram } from './wgslProgram.js';
 
 /** Where a sub-block's tallies lie in the GEMM's output buffer, and which rows and columns they are. */
 export interface TallyBlock {
@@ -24,7 +27,14 @@ export interface FinalizeBuffers {
   readonly colVectors: GPUBuffer;
   readonly partials: GPUBuffer;
   readonly status: GPUBuffer;
-  readonly records: GPUBuffer;
+  /** Pass mask and values of each pair of the request (pairRecordPrograms.ts); any buffer when records are not wanted. */
+  readonly passMasks: GPUBuffer;
+  readonly passValues: GPUBuffer;
+}
+
+/** Bytes of the pass masks and values of a request of `numPairs` pairs (4 and 16 per pair). */
+export function pairRecordScratchBytes(numPairs: number): { readonly passMasks: number; readonly passValues: number } {
+  return { passMasks: 4 * numPairs, passValues: 16 * numPairs };
 }
 
 /** Workgroup tiles of a sub-block. */
@@ -42,7 +52,7 @@ function doubleWords(x: number): [lo: number, hi: number] {
 /** The finalize dispatch of one sub-block whose partials start at `partialFirst`. */
 export function finalizeDispatch(
   program: Finalize2Program, request: PairFinalizeRequest, block: TallyBlock, buffers: FinalizeBuffers,
-  options: { readonly partialFirst: number; readonly recordCapacity: number; readonly maxWorkgroupsPerDimension: number },
+  options: { readonly partialFirst: number; readonly maxWorkgroupsPerDimension: number },
 ): Dispatch {
   const { gemm, formula, threshold } = request;
   const { tilesX, numTiles } = finalizeTiles(block);
@@ -60,16 +70,65 @@ export function finalizeDispatch(
     keyRowFirst: block.rowFirst - gemm.aFirst, keyColFirst: block.colFirst - gemm.bFirst, keyNumCols: gemm.bCount,
     tilesX, numTiles, dispatchX, partialFirst: options.partialFirst,
     thresholdKind: FINALIZE2_THRESHOLD_KIND[threshold.kind], threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3],
-    writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
+    writeRecords: request.records ? 1 : 0,
     countedBits: formula.countedBits, numField: formula.numField,
     multLo, multHi, paramLo, paramHi, rsumLo, rsumHi, recipCLo, recipCHi,
   };
   return {
     program,
-    storage: [buffers.tallies, buffers.rowVectors, buffers.colVectors, buffers.partials, buffers.status, buffers.records],
+    storage: [buffers.tallies, buffers.rowVectors, buffers.colVectors, buffers.partials, buffers.status, buffers.passMasks, buffers.passValues],
     uniforms,
     workgroups: [dispatchX, Math.ceil(numTiles / dispatchX)],
   };
+}
+
+/** The three programs of pairRecordPrograms.ts. */
+export interface PairRecordPrograms {
+  readonly slotCounts: WgslProgram;
+  readonly slotOffsets: WgslProgram;
+  readonly recordWrites: WgslProgram;
+}
+
+/** What the record writes need of a request: its rows and columns, and the global vectors of its matrices' row 0. */
+export type PairRecordPlace = Pick<PairFinalizeRequest, 'rowVectorFirst' | 'colVectorFirst'> & {
+  readonly gemm: Pick<PairFinalizeRequest['gemm'], 'aFirst' | 'aCount' | 'bFirst' | 'bCount'>;
+};
+
+/**
+ * The dispatches that follow a request's finalize dispatches and write its records, in key order, into `records`
+ * (room for `recordCapacity`); status[0] gets their number. `slotOffsets` holds a word per slot and one more.
+ */
+export function pairRecordDispatches(
+  programs: PairRecordPrograms, request: PairRecordPlace,
+  buffers: Pick<FinalizeBuffers, 'status' | 'passMasks' | 'passValues'> & { readonly slotOffsets: GPUBuffer; readonly records: GPUBuffer },
+  options: { readonly recordCapacity: number; readonly maxWorkgroupsPerDimension: number },
+): Dispatch[] {
+  const { aFirst, aCount, bFirst, bCount } = request.gemm;
+  const numPairs = aCount * bCount;
+  const numSlots = pairSlots(numPairs);
+  const numWorkgroups = Math.ceil(numSlots / PAIR_RECORDS_WORKGROUP);
+  const dispatchX = Math.max(1, Math.min(numWorkgroups, options.maxWorkgroupsPerDimension));
+  const workgroups: [number, number] = [dispatchX, Math.ceil(numWorkgroups / dispatchX)];
+  const { status, passMasks, passValues, slotOffsets, records } = buffers;
+  return [
+    { program: programs.slotCounts, storage: [passMasks, slotOffsets], uniforms: { numPairs, numSlots, dispatchX }, workgroups },
+    { program: programs.slotOffsets, storage: [slotOffsets, status], uniforms: { numSlots }, workgroups: [1, 1] },
+    {
+      program: programs.recordWrites,
+      storage: [passMasks, passValues, slotOffsets, records],
+      uniforms: {
+        numPairs, numSlots, dispatchX, numCols: bCount,
+        twiceRowFirst: 2 * (request.rowVectorFirst + aFirst), twiceColFirst: 2 * (request.colVectorFirst + bFirst),
+        recordCapacity: options.recordCapacity,
+      },
+      workgroups,
+    },
+  ];
+}
+
+/** Slots of PAIRS_PER_SLOT pairs of a request. */
+export function pairSlots(numPairs: number): number {
+  return Math.ceil(numPairs / PAIRS_PER_SLOT);
 }
 
 /** Σ of the partials' 128-bit sums (exact: 16-bit columns summed in doubles, then one BigInt) and counts. */

@@ -13,7 +13,7 @@ import type {
   ComputeDevice, PlaneMatrix, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
   RunPreview, TermGroup, VectorSums, VectorSumsRequest,
 } from '../../contract.js';
-import type { PairFinalizeRequest, PairFinalizeResult } from '../../pairFinalize.js';
+import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest, checkVectorSumsRequest } from '../../requestChecks.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './expandProgram.js';
@@ -24,10 +24,10 @@ import { createFinalize3Program, type Finalize3Program } from './finalize3Progra
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter, type GpuCapabilities } from './gpuAdapter.js';
 import { GrowingBuffers } from './growingBuffers.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
-import { finalizeDispatch, finalizeTiles } from './pairFinalizeWebgpu.js';
+import { finalizeDispatch, finalizeTiles, pairRecordDispatches, pairRecordScratchBytes, pairSlots, type PairRecordPrograms } from './pairFinalizeWebgpu.js';
+import { createPairRecordWritesProgram, createPairSlotCountsProgram, createPairSlotOffsetsProgram } from './pairRecordPrograms.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { DEVICE_OUTPUT_BYTES_PER_DISPATCH, OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
-import type { PairCoordinateForm } from './recordOrder.js';
 import { RecordOrderPool } from './recordOrderPool.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
@@ -125,7 +125,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private readonly expandedOperands: ExpandedOperands;
   /** Status, partials and records of finalize requests in flight: read back after their submit, so one set each. */
   private readonly finalizeScratch: FinalizeScratchRing;
-  /** Orders device-finalize records by key in worker threads (recordOrderPool.ts). */
+  /** Orders 3-way device-finalize records by key in worker threads (recordOrderPool.ts). */
   private readonly recordOrder = new RecordOrderPool();
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
   private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
@@ -214,11 +214,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */
   finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
-    const { aFirst, bFirst, bCount } = request.gemm;
-    const form: PairCoordinateForm = {
-      twiceRowFirst: 2 * (request.rowVectorFirst + aFirst), twiceColFirst: 2 * (request.colVectorFirst + bFirst), numCols: bCount,
-    };
-    return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch), form);
+    return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch), false);
   }
 
   /**
@@ -229,7 +225,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return this.finalizeInTurns((scratch) => {
       if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
       return submitTally3Finalize(this.finalize3Host(scratch), request);
-    }, null);
+    }, true);
   }
 
   /** Kernel-only timing of a 3-way request (as timeKernels): the seconds of each repetition of all its dispatches. */
@@ -322,11 +318,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /**
    * A finalize request: takes a scratch set (waiting for the request that held it before to complete), submits in
-   * its turn and collects after it; records that overflowed their room make it submit again in a later turn. The
-   * records are put in key order after the set is handed on (2-way ones as output coordinates, `form`).
+   * its turn and collects after it; records that overflowed their room make it submit again in a later turn.
+   * Records that came back as appended (`orderRecords`: 3-way) are put in key order after the set is handed on.
    */
   private finalizeInTurns(
-    submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>, form: PairCoordinateForm | null,
+    submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>, orderRecords: boolean,
   ): Promise<PairFinalizeResult> {
     return this.tracked(async () => {
       const lease = await this.finalizeScratch.acquire();
@@ -339,8 +335,16 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       } finally {
         lease.release();
       }
-      if (result.kind !== 'done' || result.records.count === 0) return result;
-      return { ...result, records: { count: result.records.count, words: await this.recordOrder.order(result.records.words, result.records.count, form) } };
+      if (!orderRecords || result.kind !== 'done' || result.records.count === 0) return result;
+      // The ordering worker takes its own copy (a mapped read-back cannot be handed to another thread).
+      const { count, words, release } = result.records;
+      let own: Uint32Array;
+      try {
+        own = words.slice(0, 2 * count);
+      } finally {
+        release();
+      }
+      return { ...result, records: { count, words: await this.recordOrder.order(own, count), release: noRecordsToRelease } };
     });
   }
 
@@ -365,34 +369,46 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   }
 
   /**
-   * One submit: per sub-block the GEMM's dispatches, then the finalize dispatch on the output it left; status,
-   * partials and records come back to `scratch` (finalizeScratch.ts).
+   * One submit: per sub-block the GEMM's dispatches, then the finalize dispatch on the output it left; with records,
+   * the dispatches that write them in key order (pairRecordPrograms.ts). Status, partials and records come back to
+   * `scratch` (finalizeScratch.ts).
    */
   private async submitPairFinalize(request: PairFinalizeRequest, scratch: FinalizeScratch): Promise<Pending<PairFinalizeResult | null>> {
     if (this.closed) throw new Error(`${this.name}: finalizePairs() after close()`);
     checkPopcountGemmRequest(request.gemm);
     const plan = await this.plan(request.gemm, undefined, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
-    if (plan === null) return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } });
+    if (plan === null) return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS });
     const program = this.finalize2Program(request.formula.sparse);
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
-    const target = scratch.targetFor(numTiles, request.records);
+    const numPairs = request.gemm.aCount * request.gemm.bCount;
+    const scratchBytes = pairRecordScratchBytes(request.records ? numPairs : 0);
+    if (scratchBytes.passValues > this.runner.capabilities.maxStorageBufferBindingSize) {
+      return settled({ kind: 'needsHost', reason: `pass values of ${numPairs} pairs exceed one binding` });
+    }
+    const target = scratch.targetFor(numTiles, request.records, 3);
     const output = this.outputFor(plan, request.gemm.termGroups.length);
     const buffers = {
       tallies: output,
       rowVectors: this.vectorWordsBuffer(request.rowVectors),
       colVectors: this.vectorWordsBuffer(request.colVectors),
+      passMasks: this.scratchBuffer('passMasks', scratchBytes.passMasks),
+      passValues: this.scratchBuffer('passValues', scratchBytes.passValues),
       ...target.buffers,
     };
+    const maxWorkgroupsPerDimension = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     let partialFirst = 0;
     const dispatches = plan.blocks.flatMap((blk, k) => {
-      const finalize = finalizeDispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, {
-        partialFirst, recordCapacity: target.recordCapacity, maxWorkgroupsPerDimension: this.runner.capabilities.maxComputeWorkgroupsPerDimension,
-      });
+      const finalize = finalizeDispatch(program, request, { ...blk, ...plan.shapeOf(blk) }, buffers, { partialFirst, maxWorkgroupsPerDimension });
       partialFirst += tiles[k];
       return [...plan.dispatchesOf(blk, output), finalize];
     });
+    if (request.records) {
+      const slotOffsets = this.scratchBuffer('slotOffsets', 4 * (pairSlots(numPairs) + 1));
+      dispatches.push(...pairRecordDispatches(this.pairRecordPrograms(), request, { ...buffers, slotOffsets },
+        { recordCapacity: target.recordCapacity, maxWorkgroupsPerDimension }));
+    }
     return scratch.submit(dispatches, target);
   }
 
@@ -493,9 +509,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       if (termGroups.every((g) => g.length === 0)) return;
       programs.push(...this.gemmPrograms(this.familyFor(termGroups, wordsPerPlane).family, termGroups, numPlanesA, numPlanes));
     };
-    if (deviceFinalize !== null) {
-      programs.push(triples === null ? this.finalize2Program(deviceFinalize.sparse) : this.finalize3Program(deviceFinalize.sparse));
+    if (deviceFinalize !== null && triples === null) {
+      programs.push(this.finalize2Program(deviceFinalize.sparse));
+      if (deviceFinalize.records) programs.push(...Object.values(this.pairRecordPrograms()));
     }
+    if (deviceFinalize !== null && triples !== null) programs.push(this.finalize3Program(deviceFinalize.sparse));
     if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
     if (triples !== null) {
       programs.push(this.pairProductProgram(numPlanes, numPlanes, triples.planePairs));
@@ -678,6 +696,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   private finalize2Program(sparse: boolean): Finalize2Program {
     return this.cachedProgram(`finalize2/${sparse ? 'sparse' : 'dense'}`, () => createFinalize2Program({ sparse }));
+  }
+
+  private pairRecordPrograms(): PairRecordPrograms {
+    return {
+      slotCounts: this.cachedProgram('pairRecords/slotCounts', createPairSlotCountsProgram),
+      slotOffsets: this.cachedProgram('pairRecords/slotOffsets', createPairSlotOffsetsProgram),
+      recordWrites: this.cachedProgram('pairRecords/writes', createPairRecordWritesProgram),
+    };
   }
 
   private finalize3Program(sparse: boolean): Finalize3Program {

@@ -1,8 +1,9 @@
-// Device finalize appends records (value bits, key) in whatever order its threads pass the threshold; the engine
-// writes them in the CPU path's order, which is key order (2-way records also as output coordinates, below). Keys of one request are distinct, so records are ordered
-// either by placing each value at its key in a dense array and reading the keys back in order (when records are
-// dense among the keys: about twice as fast), or by a least-significant-digit radix sort on the key. Sorting them as
-// 64-bit integers (BigUint64Array.sort) took 28.8 s of a 47 s 2-way run writing 358 M records on the H100 host.
+// 3-way device finalize appends records (value bits, key) in whatever order its threads pass the threshold; the
+// engine writes them in the CPU path's order, which is key order. (2-way records are written in key order on the
+// device: pairRecordPrograms.ts.) Keys of one request are distinct, so records are ordered either by placing each
+// value at its key in a dense array and reading the keys back in order (when records are dense among the keys:
+// about twice as fast), or by a least-significant-digit radix sort on the key. Sorting them as 64-bit integers
+// (BigUint64Array.sort) took 28.8 s of a 47 s 2-way run writing 358 M records on the H100 host.
 
 /** Bits of one radix digit at most: 4096 counters stay in L1, and keys below 2^24 take two passes. */
 const MAX_DIGIT_BITS = 12;
@@ -18,15 +19,6 @@ const DENSE_MAX_KEYS = 1 << 25;
 /** Dense placement scratch of this thread: a value per key and a presence bit per key. */
 let denseValues = new Uint32Array(0);
 let densePresent = new Uint32Array(0);
-
-/**
- * Records the caller gives away (`owned`, pairs of u32: value bits, key; keys distinct) in key order
- * (ownRecordsInKeyOrder), as coordinate records when `form` is given (pairCoordinateRecords).
- */
-export function orderedRecords(owned: Uint32Array, count: number, form: PairCoordinateForm | null): Uint32Array {
-  const ordered = ownRecordsInKeyOrder(owned, count);
-  return form === null ? ordered : pairCoordinateRecords(ordered, count, form);
-}
 
 /**
  * The first `count` records of `owned` ordered by key, for records the caller gives away (a worker's own copy): `owned` is reordered in place, or
@@ -100,38 +92,4 @@ function placedByKey(words: Uint32Array, count: number, numKeys: number): Uint32
   }
   if (placed !== count) throw new Error(`${count - placed} of ${count} records repeat another record's key`);
   return words;
-}
-
-/**
- * Where a 2-way request's records go in the output (mgemm/pairFinalize.ts PairRecords): row r of the request is
- * vector i = (twiceRowFirst / 2) + r, column c vector j = (twiceColFirst / 2) + c.
- */
-export interface PairCoordinateForm {
-  readonly twiceRowFirst: number;
-  readonly twiceColFirst: number;
-  /** Columns of the request: keys are (r·numCols + c)·4 + 2a + b. */
-  readonly numCols: number;
-}
-
-/**
- * Records (value bits, key) in key order as coordinate records `[2i + a, 2j + b, value bits]`, 3 words each, in a
- * new array. Keys increase, so rows advance and never go back: no division a record.
- */
-export function pairCoordinateRecords(ordered: Uint32Array, count: number, form: PairCoordinateForm): Uint32Array {
-  const out = new Uint32Array(3 * count);
-  const { twiceColFirst, numCols } = form;
-  let twiceI = form.twiceRowFirst;
-  let rowFirstPair = 0;
-  for (let k = 0; k < count; k++) {
-    const key = ordered[2 * k + 1];
-    const pair = key >>> 2;
-    while (pair >= rowFirstPair + numCols) {
-      rowFirstPair += numCols;
-      twiceI += 2;
-    }
-    out[3 * k] = twiceI + ((key >>> 1) & 1);
-    out[3 * k + 1] = twiceColFirst + 2 * (pair - rowFirstPair) + (key & 1);
-    out[3 * k + 2] = ordered[2 * k];
-  }
-  return out;
 }

@@ -1,9 +1,10 @@
-// Puts device-finalize records in key order (2-way ones also into output coordinates) off the main thread. The
-// sort is linear but costs ~35 ns a record in JavaScript: 13 s of a 2-way H100 run writing 358 M records, all of it
-// on the main thread, between the GPU's panels. In worker threads it overlaps the main thread's writing of the previous request's records and the sorts
-// of other requests in flight. Small requests are sorted in place (posting them would cost more).
+// Puts 3-way device-finalize records in key order off the main thread. The sort is linear but costs ~35 ns a
+// record in JavaScript (13 s of a 2-way H100 run writing 358 M records, when 2-way records were sorted here too),
+// all of it on the main thread, between the GPU's requests. In worker threads it overlaps the main thread's
+// writing of the previous request's records and the sorts of other requests in flight. Small requests are sorted
+// in place (posting them would cost more).
 import { Worker } from 'node:worker_threads';
-import { orderedRecords, type PairCoordinateForm } from './recordOrder.js';
+import { ownRecordsInKeyOrder } from './recordOrder.js';
 
 /** The compiled worker entry, next to this file in dist/. */
 const RECORD_ORDER_WORKER_URL = new URL('./recordOrderWorker.js', import.meta.url);
@@ -17,8 +18,6 @@ export interface RecordOrderJob {
   /** Records (value bits, key) to order; this buffer is the job's own (transferred). */
   readonly words: Uint32Array;
   readonly count: number;
-  /** 2-way records come back as output coordinates (pairCoordinateRecords); null: ordered (value bits, key). */
-  readonly form: PairCoordinateForm | null;
 }
 
 export type RecordOrderReply = { readonly id: number; readonly words: Uint32Array } | { readonly id: number; readonly error: string };
@@ -37,11 +36,11 @@ export class RecordOrderPool {
   private nextId = 0;
 
   /**
-   * The first `count` records of `words` in key order, as coordinate records when `form` is given (orderedRecords).
-   * `words` is given away: it must not be used after (its buffer is handed to a worker when it holds just them).
+   * The first `count` records of `words` in key order. `words` is given away: it must not be used after (its buffer
+   * is handed to a worker when it holds just them).
    */
-  order(words: Uint32Array, count: number, form: PairCoordinateForm | null): Promise<Uint32Array> {
-    if (count < MIN_RECORDS_FOR_WORKER) return Promise.resolve(orderedRecords(words.slice(0, 2 * count), count, form));
+  order(words: Uint32Array, count: number): Promise<Uint32Array> {
+    if (count < MIN_RECORDS_FOR_WORKER) return Promise.resolve(ownRecordsInKeyOrder(words.slice(0, 2 * count), count));
     const worker = this.leastLoaded();
     const id = this.nextId++;
     // The read-back array is usually exactly the records: handed over without a copy (copies took 1.35 s of the
@@ -51,7 +50,7 @@ export class RecordOrderPool {
     return new Promise<Uint32Array>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.setLoad(worker, 1);
-      const job: RecordOrderJob = { id, words: own, count, form };
+      const job: RecordOrderJob = { id, words: own, count };
       worker.postMessage(job, [own.buffer as ArrayBuffer]);
     });
   }

@@ -1,7 +1,6 @@
-// Worker thread of recordOrderPool.ts: puts one request's records in key order (2-way: as output coordinates)
-// and sends them back.
+// Worker thread of recordOrderPool.ts: puts one request's records in key order and sends them back.
 import { parentPort } from 'node:worker_threads';
-import { orderedRecords } from './recordOrder.js';
+import { ownRecordsInKeyOrder } from './recordOrder.js';
 import type { RecordOrderJob, RecordOrderReply } from './recordOrderPool.js';
 
 const port = parentPort;
@@ -10,7 +9,7 @@ port.on('message', (job: RecordOrderJob) => {
   let reply: RecordOrderReply;
   try {
     // The job's records are this thread's own (transferred): ordered without another copy.
-    const words = orderedRecords(job.words, job.count, job.form);
+    const words = ownRecordsInKeyOrder(job.words, job.count);
     reply = { id: job.id, words };
     port.postMessage(reply, [words.buffer as ArrayBuffer]);
   } catch (error) {

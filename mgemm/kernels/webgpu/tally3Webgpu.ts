@@ -8,7 +8,7 @@
 // counts and records come back. Both return once submitted; the kernel set collects the results after the request's turn.
 
 import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, Tally3Slice } from '../../contract.js';
-import type { PairFinalizeResult } from '../../pairFinalize.js';
+import { NO_PAIR_RECORDS, type PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemm3Request } from '../../requestChecks.js';
 import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest } from '../../tripleFinalize.js';
 import type { Finalize3Program } from './finalize3Program.js';
@@ -220,7 +220,7 @@ export async function timeTally3Kernels(
 }
 
 /** The result of a request with nothing to finalize. */
-const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: { count: 0, words: new Uint32Array(0) } };
+const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS };
 
 /**
  * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the dispatches of submitTally3's submits, each
@@ -263,7 +263,7 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   host.runner.upload(sliceWords, words);
   const output = host.scratchBuffer('output', Math.max(...submits.map((submit) => submit.numBytes)));
   const numPartials = blocksOf.flat().reduce((sum, { table }) => sum + finalize3Workgroups(table.numTiles), 0);
-  const target = host.finalizeScratch.targetFor(numPartials, request.records);
+  const target = host.finalizeScratch.targetFor(numPartials, request.records, 2);
   let partialFirst = 0;
   const dispatches = submits.flatMap((submit, submitIdx) => {
     const finalizeAfter = new Map<number, Dispatch>();
