@@ -26,16 +26,20 @@ export interface PairStep {
 }
 
 /**
- * Bounds the tally memory of one GEMM call (rows are processed in panels of this many output bytes). Device finalize
- * with records cuts the same panels (see DEVICE_PAIRS_PER_PANEL): 4 Mi dense pairs give at most 16 Mi records, 192
- * MiB at 12 bytes, within one storage binding of the GPUs measured (a device with smaller bindings declines a panel
- * whose records do not fit, and the host finalizes it); 8 Mi pairs made the H100's 2-way nv 32768 --threshold 0.6
- * --output run fall back to the host (42 s against 24–27 s, when records were 8 bytes).
+ * Pairs of one panel (one GEMM call; 16 MiB of tallies for dense CCC/DUO's one term group, 64 MiB for sparse's four,
+ * 112 MiB for sparse r²'s seven). A rank's records come out panel by panel (row-major within one), so device
+ * finalize with records cuts the same panels and writes the CPU run's file byte for byte. 4 Mi pairs give at most
+ * 16 Mi records, 192 MiB at 12 bytes, within one storage binding of the GPUs measured (a device with smaller bindings
+ * declines a panel whose records do not fit, and the host finalizes it); 8 Mi pairs made the H100's 2-way nv 32768
+ * --threshold 0.6 --output run fall back to the host (when records were 8 bytes). Panels of 1 Mi pairs for sparse
+ * runs (16 MiB of their four groups' tallies) kept three quarters of the H100 idle with records (nv 32768 nf 65536
+ * --sparse --threshold 0.99 --output: compute 3.3–3.9 s against 0.92 s without --output); on the CPU (dev machine,
+ * 2 cores) sparse nv 12288 nf 4096 ran the same, nv 6144 nf 8192 3 % slower.
  */
-const TALLY_BYTES_PER_CALL = 16 << 20;
+const PAIRS_PER_PANEL = 1 << 22;
 
 /**
- * Pairs finalized on the host between yields to the event loop (~0.1 s on a slow core): a dense panel holds 8 Mi
+ * Pairs finalized on the host between yields to the event loop (~0.1 s on a slow core): a panel holds 4 Mi
  * pairs, seconds of finalize that would otherwise hold up the next panel's kernel threads (their replies), the
  * progress display and Ctrl-C.
  */
@@ -165,7 +169,7 @@ export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: re
   if (device !== null) return runPairStepsOnDevice(env, own, steps, device);
   const host = hostPairFinalize(env);
   let numPairs = 0;
-  await runOneAhead(pairPanels(env, own, steps, host.pairsPerPanel), host.startGemm, async (panel, partial) => {
+  await runOneAhead(pairPanels(env, own, steps, PAIRS_PER_PANEL), host.startGemm, async (panel, partial) => {
     const done = await host.finish(panel.block, partial);
     if (env.fieldComm.rank === 0) numPairs += done;
     env.onWork(done * env.ctx.numField);
@@ -175,7 +179,6 @@ export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: re
 
 /** Host finalize: GEMM tallies come back, are reduced over field slabs, and field rank 0 finalizes them. */
 function hostPairFinalize(env: PipelineEnv): {
-  readonly pairsPerPanel: number;
   readonly startGemm: (panel: PairPanel) => Promise<Uint32Array[]>;
   /** Finalizes a panel's partial tallies; returns its pairs. */
   readonly finish: (block: PairBlock, partial: Uint32Array[]) => Promise<number>;
@@ -185,7 +188,6 @@ function hostPairFinalize(env: PipelineEnv): {
   const finalize = isR2 ? finalizeR2Pairs : finalizePairs;
   const isFinalizer = env.fieldComm.rank === 0;
   return {
-    pairsPerPanel: TALLY_BYTES_PER_CALL / (4 * groups.length),
     startGemm: (panel) => {
       const b = panel.block;
       return env.gemm.run({
@@ -226,7 +228,7 @@ async function finalizeInRowChunks(
  */
 async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
   const host = hostPairFinalize(env);
-  const pairsPerPanel = env.ctx.sink.writesRecords ? host.pairsPerPanel : DEVICE_PAIRS_PER_PANEL;
+  const pairsPerPanel = env.ctx.sink.writesRecords ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
   let numPairs = 0;
   let numDevicePairs = 0;
   await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
@@ -235,13 +237,14 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
       device.apply(result);
       numDevicePairs += pairsInPanel(b);
     } else {
-      // The same rows and columns as the declined panel, cut into host-sized panels.
+      // The same rows and columns as the declined panel (without records it may be a large device panel), cut into
+      // the host's panels.
       const region = {
         rowRange: { begin: b.rowFirst, end: b.rowFirst + b.numRows },
         colRange: { begin: b.colFirst, end: b.colFirst + b.numCols },
         strictUpper: b.strictUpper,
       };
-      for (const block of pairPanelsOf(b.rows, b.cols, region, host.pairsPerPanel)) {
+      for (const block of pairPanelsOf(b.rows, b.cols, region, PAIRS_PER_PANEL)) {
         await host.finish(block, await host.startGemm({ block }));
       }
     }

@@ -53,6 +53,8 @@ describe.skipIf(!gate.available)(`2-way finalize on the GPU (${gate.description}
     { name: 'CCC dense nv 190 nf 40, no threshold', job: { numVector: 190, numField: 40 } },
     // More than one host panel (4 Mi pairs, 2048 rows a side): the device must cut the same panels.
     { name: 'CCC dense nv 3000 nf 24, threshold 0.6', job: { numVector: 3000, numField: 24, threshold: 0.6 } },
+    // Sparse panels are 4 Mi pairs too (four term groups: 64 MiB of tallies a call on the host).
+    { name: 'CCC sparse nv 2100 nf 24, threshold 0.6', job: { sparse: true, numVector: 2100, numField: 24, threshold: 0.6 } },
   ] satisfies { name: string; job: JobOptions }[])('writes the same files as cpu: $name', async ({ name, job }) => {
     const stub = (backend: string): string => join(dir, `${name.replace(/[^a-z0-9]/gi, '')}-${backend}`);
     const cpu = await runJob(makeJob({ ...job, backend: 'cpu', outputStub: stub('cpu') }));
