@@ -92,10 +92,12 @@ export interface TripleFinalizeRequest {
 }
 
 /**
- * Passing records of the whole request, sorted as the CPU path emits them: `words[2n]` = float32 bits of the
- * value, `words[2n + 1]` = key `(tripleFirst(s) + r · zCount + c) · 8 + 4a + 2b + c'` (slice s, its row r and
- * column c, entry bits a of i, b of j, c' of k; tripleFirst(s) = Σ xCount · zCount of the slices before s), keys
- * ascending — so that, read as little-endian u64s, records sort by key: slice by slice, row-major within one.
+ * Passing records of the whole request as the output lays them out (SPEC §7), in the CPU path's order (slice by
+ * slice, row-major within one, entries 4a + 2b + c ascending): `words[4n]` = 2·i + a, `words[4n + 1]` = 2·j + b,
+ * `words[4n + 2]` = 2·k + c, `words[4n + 3]` = float32 bits of the value, where for slice s, its row r and column
+ * col: i = xVectorFirst + xFirst + r, j = yVectorFirst + yRow, k = zVectorFirst + zFirst + col. (On the device
+ * they are keyed `(tripleFirst(s) + r · zCount + col) · 8 + 4a + 2b + c` — tripleFirst(s) = Σ xCount · zCount of the
+ * slices before s — and put in that order by key.)
  */
 export interface TripleRecords {
   readonly count: number;

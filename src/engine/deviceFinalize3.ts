@@ -8,7 +8,6 @@ import {
 } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { float32BitsAtMost } from './deviceFinalize2.js';
-import { FILE_RECORDS_PER_CHUNK } from './entrySink.js';
 import { vectorFactors } from './finalize3.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
@@ -66,8 +65,6 @@ type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 /** Computes and finalizes a run's batches of j-slices on the device; `forRun` says whether the run may. */
 export class DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
-  /** Records in file layout, a chunk at a time (a batch can hold 8 Mi records). */
-  private readonly fileWords = new Uint32Array(4 * FILE_RECORDS_PER_CHUNK);
   private readonly products: readonly number[];
 
   private constructor(
@@ -129,49 +126,15 @@ export class DeviceTripleFinalizer {
   }
 
   /**
-   * Adds a batch's device results to the checksum and its records (keys ascending: slice by slice, row-major, as
-   * the CPU path emits them) to the output; returns the batch's triples.
+   * Adds a batch's device results to the checksum and its records (in the CPU path's order and file layout) to the
+   * output; returns the batch's triples.
    */
-  apply(own: VectorBlock, batch: TripleBatch, result: DoneResult): number {
+  apply(batch: TripleBatch, result: DoneResult): number {
     const { sink } = this.ctx;
     sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
-    const { words, count } = result.records;
-    let sliceIdx = 0;
-    let tripleFirst = 0;
+    sink.addRecordWords(result.records.words, result.records.count);
     let numTriples = 0;
     for (const { iRange, kRange } of batch.slices) numTriples += (iRange.end - iRange.first) * (kRange.end - kRange.first);
-    if (count === 0 || !sink.writesRecords) return numTriples;
-    const out = this.fileWords;
-    let filled = 0;
-    for (let n = 0; n < count; n++) {
-      const key = words[2 * n + 1];
-      const entry = key & 7;
-      let triple = (key >>> 3) - tripleFirst;
-      let slice = batch.slices[sliceIdx];
-      let numK = slice.kRange.end - slice.kRange.first;
-      let sliceTriples = (slice.iRange.end - slice.iRange.first) * numK;
-      while (triple >= sliceTriples) {
-        tripleFirst += sliceTriples;
-        triple -= sliceTriples;
-        slice = batch.slices[++sliceIdx];
-        numK = slice.kRange.end - slice.kRange.first;
-        sliceTriples = (slice.iRange.end - slice.iRange.first) * numK;
-      }
-      const r = Math.floor(triple / numK);
-      const c = triple - r * numK;
-      const i = own.vectorFirst + slice.iRange.first + r;
-      const j = batch.jb.vectorFirst + slice.jLocal;
-      const k = batch.kb.vectorFirst + slice.kRange.first + c;
-      out[4 * filled] = 2 * i + (entry >> 2);
-      out[4 * filled + 1] = 2 * j + ((entry >> 1) & 1);
-      out[4 * filled + 2] = 2 * k + (entry & 1);
-      out[4 * filled + 3] = words[2 * n];
-      if (++filled === FILE_RECORDS_PER_CHUNK) {
-        sink.addRecordWords(out, filled);
-        filled = 0;
-      }
-    }
-    sink.addRecordWords(out, filled);
     return numTriples;
   }
 

@@ -11,8 +11,6 @@ export interface RecordWriter {
 }
 
 const RECORDS_PER_FLUSH = 1 << 16;
-/** Records that device-finalize results turn into file layout at a time before adding them (addRecordWords). */
-export const FILE_RECORDS_PER_CHUNK = 1 << 16;
 
 /**
  * Thresholds entries, adds them to the checksum and buffers their output records. Entries arrive a row

@@ -174,7 +174,7 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   let triplesSinceYield = 0;
   await runOneAhead(tripleBatches(env, own, units, plan.termGroups.length, limits, device !== null), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
-      const done = device?.apply(own, batch, started) ?? 0;
+      const done = device?.apply(batch, started) ?? 0;
       recorded?.observe(done, started.records.count);
       numDeviceTriples += done;
       if (isFinalizer) numTriples += done;

@@ -1,6 +1,7 @@
-// 3-way device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort.
+// 3-way device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort, and in file
+// layout against the key's definition.
 import { describe, expect, it } from 'vitest';
-import { ownRecordsInKeyOrder } from '../../mgemm/kernels/webgpu/recordOrder.js';
+import { ownRecordsInKeyOrder, tripleCoordinateRecords, type TripleSliceCoordinates } from '../../mgemm/kernels/webgpu/recordOrder.js';
 import { RecordOrderPool } from '../../mgemm/kernels/webgpu/recordOrderPool.js';
 
 /** Records (value bits, key) with distinct keys below `keyBound`, in a shuffled order. */
@@ -65,15 +66,54 @@ describe('ownRecordsInKeyOrder', () => {
   });
 });
 
+/** Slices of a request with an empty one among them, as a batch of j-slices has. */
+const SLICES: readonly TripleSliceCoordinates[] = [
+  { twiceIFirst: 2 * 100, twiceJ: 2 * 900, twiceKFirst: 2 * 40, xCount: 300, zCount: 500 },
+  { twiceIFirst: 2 * 100, twiceJ: 2 * 901, twiceKFirst: 2 * 41, xCount: 0, zCount: 499 },
+  { twiceIFirst: 2 * 7, twiceJ: 2 * 902, twiceKFirst: 2 * 42, xCount: 290, zCount: 480 },
+  { twiceIFirst: 2 * 7, twiceJ: 2 * 903, twiceKFirst: 0, xCount: 28, zCount: 1 },
+];
+const SLICE_TRIPLES = SLICES.reduce((sum, s) => sum + s.xCount * s.zCount, 0);
+
+/** File-layout records of ordered (value bits, key) records, from the key's definition (a search and division a record). */
+function referenceTripleCoordinates(ordered: readonly number[], slices: readonly TripleSliceCoordinates[]): number[] {
+  const out: number[] = [];
+  for (let n = 0; n < ordered.length / 2; n++) {
+    const key = ordered[2 * n + 1];
+    let triple = Math.floor(key / 8);
+    let s = 0;
+    while (triple >= slices[s].xCount * slices[s].zCount) {
+      triple -= slices[s].xCount * slices[s].zCount;
+      s++;
+    }
+    const r = Math.floor(triple / slices[s].zCount);
+    const c = triple % slices[s].zCount;
+    out.push(slices[s].twiceIFirst + 2 * r + ((key >> 2) & 1), slices[s].twiceJ + ((key >> 1) & 1), slices[s].twiceKFirst + 2 * c + (key & 1), ordered[2 * n]);
+  }
+  return out;
+}
+
+describe('tripleCoordinateRecords', () => {
+  it('gives each record its i, j and k coordinates 2·v + bit and its value, across slices (an empty one among them)', () => {
+    const words = shuffledRecords(20_000, 8 * SLICE_TRIPLES, 31);
+    const ordered = referenceOrder(words, 20_000);
+    expect(Array.from(tripleCoordinateRecords(Uint32Array.from(ordered), 20_000, SLICES))).toEqual(referenceTripleCoordinates(ordered, SLICES));
+  });
+
+  it('refuses a key past the request\'s slices', () => {
+    expect(() => tripleCoordinateRecords(new Uint32Array([5, 8 * SLICE_TRIPLES]), 1, SLICES)).toThrow(RangeError);
+  });
+});
+
 describe('RecordOrderPool', () => {
-  it('orders large requests in worker threads, several at once, as ownRecordsInKeyOrder does', async () => {
+  it('orders requests in worker threads (the smallest on the main thread), several at once, into file layout', async () => {
     const pool = new RecordOrderPool();
     try {
-      const requests = [200_000, 70_000, 1000, 150_000].map((count, n) => ({ count, words: shuffledRecords(count, 1 << 26, 5 + n) }));
-      const expected = requests.map(({ words, count }) => referenceOrder(words, count));
+      const requests = [200_000, 70_000, 1000, 150_000].map((count, n) => ({ count, words: shuffledRecords(count, 8 * SLICE_TRIPLES, 5 + n) }));
+      const expected = requests.map(({ words, count }) => referenceTripleCoordinates(referenceOrder(words, count), SLICES));
       // The first is exactly its records (handed over), the others views of longer arrays (copied).
       const given = requests.map(({ words, count }, n) => (n === 0 ? words : Uint32Array.from([...words, 1, 2]).subarray(0, 2 * count)));
-      const ordered = await Promise.all(given.map((words, n) => pool.order(words, requests[n].count)));
+      const ordered = await Promise.all(given.map((words, n) => pool.order(words, requests[n].count, SLICES)));
       ordered.forEach((words, n) => expect(Array.from(words)).toEqual(expected[n]));
     } finally {
       await pool.close();

@@ -145,7 +145,7 @@ async function requestOf(c: Case, ops: Operands, k: FormulaConstants, slices: re
   };
 }
 
-/** What the CPU computes for the request: S, counts, and the records (value bits, key) in key order, slice by slice. */
+/** What the CPU computes for the request: S, counts, and the records [2i + a, 2j + b, 2k + c, value bits] slice by slice, row-major. */
 async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: TripleFinalizeRequest): Promise<{ sum: bigint; entries: number; zeros: number; records: number[] }> {
   const tallies = await new PopcountGemmRef().run3(request.gemm);
   const products = request.products;
@@ -155,7 +155,6 @@ async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: Trip
   const values = new Float64Array(8);
   const keep = new Uint8Array(8);
   const T = new Array<number>(8).fill(0);
-  let tripleFirst = 0;
   request.gemm.slices.forEach((slice, s) => {
     const { yRow, xFirst, xCount, zFirst, zCount } = slice;
     const sj1 = ops.ySums.sums[yRow];
@@ -189,11 +188,11 @@ async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: Trip
           const uid = entryUid3(NUM_VECTOR, request.xVectorFirst + xFirst + r, e >> 2, request.yVectorFirst + yRow, (e >> 1) & 1,
             request.zVectorFirst + zFirst + col, e & 1);
           accumulator.add(uid, values[e]);
-          records.push(float32Bits(values[e]), (tripleFirst + t) * 8 + e);
+          records.push(2 * (request.xVectorFirst + xFirst + r) + (e >> 2), 2 * (request.yVectorFirst + yRow) + ((e >> 1) & 1),
+            2 * (request.zVectorFirst + zFirst + col) + (e & 1), float32Bits(values[e]));
         }
       }
     }
-    tripleFirst += xCount * zCount;
   });
   return { sum: accumulator.sum(), entries: accumulator.entries, zeros: accumulator.zeros, records };
 }
@@ -303,7 +302,7 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
       const k = constantsOf(c.metric);
       const ops = operandsOf(c);
       const all = await oracle({ ...c, threshold: { kind: 'none' } }, ops, k, await requestOf({ ...c, threshold: { kind: 'none' } }, ops, k));
-      const bits = new Uint32Array(all.records.filter((_, idx) => idx % 2 === 0)).sort();
+      const bits = new Uint32Array(all.records.filter((_, idx) => idx % 4 === 3)).sort();
       const asDouble = (b: number): number => new Float32Array(new Uint32Array([b]).buffer)[0];
       const thresholds: number[] = [];
       for (const q of [0.5, 0.9, 0.999]) {

@@ -28,6 +28,7 @@ import { finalizeDispatch, finalizeTiles, pairRecordDispatches, pairRecordScratc
 import { createPairRecordWritesProgram, createPairSlotCountsProgram, createPairSlotOffsetsProgram } from './pairRecordPrograms.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { DEVICE_OUTPUT_BYTES_PER_DISPATCH, OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan, type SubBlock } from './requestPlan.js';
+import type { TripleSliceCoordinates } from './recordOrder.js';
 import { RecordOrderPool } from './recordOrderPool.js';
 import { ResidentPlanes, type PlaneChunk } from './residentPlanes.js';
 import { chooseTally2Geometry } from './tally2Geometry.js';
@@ -214,7 +215,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */
   finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {
-    return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch), false);
+    return this.finalizeInTurns((scratch) => this.submitPairFinalize(request, scratch), null);
   }
 
   /**
@@ -222,10 +223,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * finalize of every slice of the request (tally3Webgpu.ts submitTally3Finalize).
    */
   finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
+    const { xVectorFirst, yVectorFirst, zVectorFirst } = request;
+    const slices: TripleSliceCoordinates[] = request.gemm.slices.map(({ yRow, xFirst, xCount, zFirst, zCount }) => ({
+      twiceIFirst: 2 * (xVectorFirst + xFirst), twiceJ: 2 * (yVectorFirst + yRow), twiceKFirst: 2 * (zVectorFirst + zFirst), xCount, zCount,
+    }));
     return this.finalizeInTurns((scratch) => {
       if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
       return submitTally3Finalize(this.finalize3Host(scratch), request);
-    }, true);
+    }, slices);
   }
 
   /** Kernel-only timing of a 3-way request (as timeKernels): the seconds of each repetition of all its dispatches. */
@@ -319,10 +324,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /**
    * A finalize request: takes a scratch set (waiting for the request that held it before to complete), submits in
    * its turn and collects after it; records that overflowed their room make it submit again in a later turn.
-   * Records that came back as appended (`orderRecords`: 3-way) are put in key order after the set is handed on.
+   * Records that came back as appended (3-way, with the `slices` they lie in) are put in key order and file layout
+   * after the set is handed on.
    */
   private finalizeInTurns(
-    submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>, orderRecords: boolean,
+    submit: (scratch: FinalizeScratch) => Promise<Pending<PairFinalizeResult | null>>, slices: readonly TripleSliceCoordinates[] | null,
   ): Promise<PairFinalizeResult> {
     return this.tracked(async () => {
       const lease = await this.finalizeScratch.acquire();
@@ -335,7 +341,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       } finally {
         lease.release();
       }
-      if (!orderRecords || result.kind !== 'done' || result.records.count === 0) return result;
+      if (slices === null || result.kind !== 'done' || result.records.count === 0) return result;
       // The ordering worker takes its own copy (a mapped read-back cannot be handed to another thread).
       const { count, words, release } = result.records;
       let own: Uint32Array;
@@ -344,7 +350,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       } finally {
         release();
       }
-      return { ...result, records: { count, words: await this.recordOrder.order(own, count), release: noRecordsToRelease } };
+      return { ...result, records: { count, words: await this.recordOrder.order(own, count, slices), release: noRecordsToRelease } };
     });
   }
 

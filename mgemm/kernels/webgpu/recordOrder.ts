@@ -1,6 +1,7 @@
 // 3-way device finalize appends records (value bits, key) in whatever order its threads pass the threshold; the
-// engine writes them in the CPU path's order, which is key order. (2-way records are written in key order on the
-// device: pairRecordPrograms.ts.) Keys of one request are distinct, so records are ordered either by placing each
+// engine writes them in the CPU path's order, which is key order, and as the output lays them out
+// (tripleCoordinateRecords, below). (2-way records are written in key order and file layout on the device:
+// pairRecordPrograms.ts.) Keys of one request are distinct, so records are ordered either by placing each
 // value at its key in a dense array and reading the keys back in order (when records are dense among the keys:
 // about twice as fast), or by a least-significant-digit radix sort on the key. Sorting them as 64-bit integers
 // (BigUint64Array.sort) took 28.8 s of a 47 s 2-way run writing 358 M records on the H100 host.
@@ -19,6 +20,11 @@ const DENSE_MAX_KEYS = 1 << 25;
 /** Dense placement scratch of this thread: a value per key and a presence bit per key. */
 let denseValues = new Uint32Array(0);
 let densePresent = new Uint32Array(0);
+
+/** 3-way records the caller gives away (`owned`, value bits and key) in key order and file layout. */
+export function orderedTripleRecords(owned: Uint32Array, count: number, slices: readonly TripleSliceCoordinates[]): Uint32Array {
+  return tripleCoordinateRecords(ownRecordsInKeyOrder(owned, count), count, slices);
+}
 
 /**
  * The first `count` records of `owned` ordered by key, for records the caller gives away (a worker's own copy): `owned` is reordered in place, or
@@ -92,4 +98,49 @@ function placedByKey(words: Uint32Array, count: number, numKeys: number): Uint32
   }
   if (placed !== count) throw new Error(`${count - placed} of ${count} records repeat another record's key`);
   return words;
+}
+
+/** Where one slice of a 3-way request puts its records: 2i, 2j and 2k of its row 0, column 0, and its shape. */
+export interface TripleSliceCoordinates {
+  readonly twiceIFirst: number;
+  readonly twiceJ: number;
+  readonly twiceKFirst: number;
+  readonly xCount: number;
+  readonly zCount: number;
+}
+
+/**
+ * Ordered 3-way records (value bits, key; keys as mgemm/tripleFinalize.ts TripleRecords) as the output lays them
+ * out, `[2i + a, 2j + b, 2k + c, value bits]`, in a new array. Keys increase, so slices and rows advance and never
+ * go back: no division a record.
+ */
+export function tripleCoordinateRecords(ordered: Uint32Array, count: number, slices: readonly TripleSliceCoordinates[]): Uint32Array {
+  const out = new Uint32Array(4 * count);
+  let sliceIdx = 0;
+  let slice = slices[0];
+  let sliceEnd = slice === undefined ? 0 : slice.xCount * slice.zCount;
+  let rowFirst = 0;
+  let twiceI = slice?.twiceIFirst ?? 0;
+  let tripleFirst = 0;
+  for (let n = 0; n < count; n++) {
+    const key = ordered[2 * n + 1];
+    const triple = key >>> 3;
+    while (triple >= sliceEnd) {
+      tripleFirst = sliceEnd;
+      slice = slices[++sliceIdx];
+      if (slice === undefined) throw new RangeError(`record key ${key} is past the request's slices`);
+      sliceEnd += slice.xCount * slice.zCount;
+      rowFirst = tripleFirst;
+      twiceI = slice.twiceIFirst;
+    }
+    while (triple >= rowFirst + slice.zCount) {
+      rowFirst += slice.zCount;
+      twiceI += 2;
+    }
+    out[4 * n] = twiceI + ((key >>> 2) & 1);
+    out[4 * n + 1] = slice.twiceJ + ((key >>> 1) & 1);
+    out[4 * n + 2] = slice.twiceKFirst + 2 * (triple - rowFirst) + (key & 1);
+    out[4 * n + 3] = ordered[2 * n];
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
-// Worker thread of recordOrderPool.ts: puts one request's records in key order and sends them back.
+// Worker thread of recordOrderPool.ts: puts one request's records in key order and file layout and sends them back.
 import { parentPort } from 'node:worker_threads';
-import { ownRecordsInKeyOrder } from './recordOrder.js';
+import { orderedTripleRecords } from './recordOrder.js';
 import type { RecordOrderJob, RecordOrderReply } from './recordOrderPool.js';
 
 const port = parentPort;
@@ -9,7 +9,7 @@ port.on('message', (job: RecordOrderJob) => {
   let reply: RecordOrderReply;
   try {
     // The job's records are this thread's own (transferred): ordered without another copy.
-    const words = ownRecordsInKeyOrder(job.words, job.count);
+    const words = orderedTripleRecords(job.words, job.count, job.slices);
     reply = { id: job.id, words };
     port.postMessage(reply, [words.buffer as ArrayBuffer]);
   } catch (error) {
