@@ -2,7 +2,7 @@
 // The `snptally` command: parses the command line, runs a subcommand, turns every failure into one line.
 import { Command, CommanderError } from 'commander';
 import { detectMpiLaunch } from '../../parallel/index.js';
-import { UserError } from '../core/errors.js';
+import { ReportedUserError, UserError } from '../core/errors.js';
 import { addDumpCommand } from './dumpCommand.js';
 import { packageVersion } from './packageVersion.js';
 import { addMergeCommand } from './mergeCommand.js';
@@ -54,6 +54,7 @@ async function main(argv: readonly string[]): Promise<number> {
       // Commander has printed its message (or the help/version text) already.
       return error.exitCode === 0 ? 0 : EXIT_USER_ERROR;
     }
+    if (error instanceof ReportedUserError) return EXIT_USER_ERROR;
     if (error instanceof UserError) {
       if (reportsUserErrors) process.stderr.write(`snptally: ${error.message}\n`);
       return EXIT_USER_ERROR;

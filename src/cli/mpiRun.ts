@@ -1,6 +1,6 @@
 // `snptally run` under mpirun/srun: one rank per process over MPI; world rank 0 alone prints; a failing rank aborts the job.
 import { availableParallelism } from 'node:os';
-import { UserError } from '../core/errors.js';
+import { ReportedUserError, UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import type { JobSpec, RunResult } from './engineApi.js';
 import { startMpi, type MpiLaunch, type MpiRuntime } from '../../parallel/index.js';
@@ -15,7 +15,7 @@ const EXIT_INTERNAL_ERROR = 2;
 
 /**
  * Runs the job as this process's rank. Problems every rank sees alike (options, the job check, the
- * world size) end all ranks normally, with a UserError that only world rank 0 prints (see main).
+ * world size) end all ranks normally, with a UserError that only world rank 0 prints (endAllRanks).
  * Any other failure on a rank prints `snptally: rank N: …` once, from that rank, and MPI_Abort ends the job.
  */
 /** What the `run` command hands to an MPI run beyond its options. */
@@ -41,6 +41,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
     plan = buildRunPlan(options, Math.max(1, Math.floor(availableParallelism() / runtime.localSize)), extras.inputSize);
     checkWorldSize(plan, options, world.size);
   } catch (error) {
+    if (error instanceof UserError) return endAllRanks(runtime, world.rank, error);
     await runtime.finalize();
     throw error;
   }
@@ -52,10 +53,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
     result = await engine.runJobAsRank(plan.spec, world, { onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank });
   } catch (error) {
     progress.stop();
-    if (error instanceof engine.JobRejectedError) {
-      await runtime.finalize();
-      throw error;
-    }
+    if (error instanceof engine.JobRejectedError) return endAllRanks(runtime, world.rank, error);
     return abortOnError(runtime, world.rank, error);
   }
   progress.stop();
@@ -79,6 +77,18 @@ function checkWorldSize(plan: RunPlan, options: RunOptionText, worldSize: number
       `the MPI launcher started ${worldSize} processes but --npv ${d.numProcVector} × --npf ${d.numProcField} × ` +
       `--npr ${d.numProcRepl} = ${gridRanks} ranks; give a grid of ${worldSize} ranks (e.g. --npv ${worldSize})`);
   }
+}
+
+/**
+ * Ends every rank after a UserError that all of them met alike: world rank 0 prints it before MPI_Finalize, whose
+ * fence keeps the other ranks from exiting first. (Printed after it, the message was sometimes lost: mpirun may stop
+ * the job once one process exits with an error, and rank 0 had not written yet — seen in CI with 3 processes on
+ * 2 cores.) The rethrown error is marked as printed, so that main prints nothing more.
+ */
+async function endAllRanks(runtime: MpiRuntime, rank: number, error: UserError): Promise<never> {
+  if (rank === 0) process.stderr.write(`snptally: ${error.message}\n`);
+  await runtime.finalize();
+  throw new ReportedUserError(error.message);
 }
 
 function abortOnError(runtime: MpiRuntime, rank: number, error: unknown): never {

@@ -7,3 +7,11 @@ export class UserError extends Error {
     this.name = 'UserError';
   }
 }
+
+/** A UserError that was printed already (by world rank 0 of an MPI job): the CLI exits with its status, silently. */
+export class ReportedUserError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReportedUserError';
+  }
+}
