@@ -44,7 +44,7 @@ export class RecordOrderPool {
    * it must not be used after (its buffer is handed to a worker when it holds just them).
    */
   order(words: Uint32Array, count: number, slices: readonly TripleSliceCoordinates[]): Promise<Uint32Array> {
-    if (count < MIN_RECORDS_FOR_WORKER) return Promise.resolve(orderedTripleRecords(words.slice(0, 2 * count), count, slices));
+    if (count < MIN_RECORDS_FOR_WORKER) return Promise.resolve(orderedTripleRecords(words, count, slices));
     const worker = this.leastLoaded();
     const id = this.nextId++;
     // The read-back array is usually exactly the records: handed over without a copy (copies took 1.35 s of the
