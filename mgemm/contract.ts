@@ -171,9 +171,10 @@ export interface PopcountGemm {
   /**
    * Present on kernel sets that keep operands where they compute (a GPU's memory): starts moving `planes` there
    * ahead of the requests that use them, e.g. a block received from another rank while the last one computes,
-   * and returns at once. An upload error surfaces at the first request that uses the matrix.
+   * and returns at once. An upload error surfaces at the first request that uses the matrix. With `rowsReady`
+   * (as in VectorSumsRequest) the planes are still arriving: rows are moved as they become final.
    */
-  prefetch?(planes: PlaneMatrix): void;
+  prefetch?(planes: PlaneMatrix, rowsReady?: (rowEnd: number) => Promise<void>): void;
   /**
    * Present on kernel sets that can get ready for a run's requests ahead of them (GPU program compiles): starts
    * that and returns at once. Nothing is lost: a failure surfaces at the first request that needs what failed.

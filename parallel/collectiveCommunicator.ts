@@ -1,5 +1,5 @@
 // Collectives written once on top of point-to-point, shared by every communicator implementation.
-import type { Communicator, MessageArray, SendOptions } from './communicator.js';
+import type { Communicator, MessageArray, ReceiveOptions, SendOptions } from './communicator.js';
 import { KeyedChain } from './keyedChain.js';
 
 /** Largest value a Uint32Array element can hold. */
@@ -14,6 +14,13 @@ export function arrayKindName(data: MessageArray): 'Uint8Array' | 'Uint32Array' 
 
 export function isSameKind<T extends MessageArray>(data: MessageArray, like: T): data is T {
   return arrayKindName(data) === arrayKindName(like);
+}
+
+/** A copy of `data` in shared memory, of the same element type. */
+function sharedCopy<T extends MessageArray>(data: T): T {
+  const copy = new (data.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(data.byteLength));
+  copy.set(data);
+  return copy;
 }
 
 /** A fresh copy with the same element type (slice keeps the type; TS only knows the union). */
@@ -76,10 +83,15 @@ export abstract class CollectiveCommunicator implements Communicator {
   /** Messages between threads of one process arrive in memory that exists already: nothing to prepare. */
   prepareReceive(): void {}
 
-  async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
+  /** A message between threads arrives whole: `progress` is called once, with its whole length. */
+  async recv<T extends MessageArray>(source: number, tag: number, like: T, options?: ReceiveOptions<T>): Promise<T> {
     this.checkPeer('recv', source);
     checkUserTag('recv', tag);
-    return expectKind(await this.receiveMessage(source, tag), like, `recv from ${source} tag ${tag}`);
+    const received = expectKind(await this.receiveMessage(source, tag), like, `recv from ${source} tag ${tag}`);
+    // Transports move copies in ordinary memory; a receive like a shared array is given shared memory.
+    const data = like.buffer instanceof SharedArrayBuffer && !(received.buffer instanceof SharedArrayBuffer) ? sharedCopy(received) : received;
+    options?.progress?.(data, data.byteLength);
+    return data;
   }
 
   /**

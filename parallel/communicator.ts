@@ -16,6 +16,17 @@ export interface SendOptions {
   readonly ready?: (byteEnd: number) => Promise<void>;
 }
 
+/** How a receive reports its message before it is complete. */
+export interface ReceiveOptions<T extends MessageArray> {
+  /**
+   * Called with the message's array once it exists and whenever more of its bytes have arrived: bytes
+   * [0, byteEnd) are final. Called at least once, with the whole length, before the receive resolves; a transport
+   * that moves a message in pieces (MPI) calls it as they arrive, so the caller may use the first bytes early (a GPU
+   * uploads a received block's rows while later ones are on their way). It must not throw.
+   */
+  readonly progress?: (data: T, byteEnd: number) => void;
+}
+
 export interface Communicator {
   /** This process's rank in the communicator, 0 ≤ rank < size. */
   readonly rank: number;
@@ -26,8 +37,11 @@ export interface Communicator {
    * promises never to change `data` again, so it may be sent without a private copy (e.g. a rank's vector block).
    */
   send(dest: number, tag: number, data: MessageArray, options?: SendOptions): Promise<void>;
-  /** Receives the message from `source` with `tag` into a new array of the same kind as `like` (shared memory if `like` is). */
-  recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T>;
+  /**
+   * Receives the message from `source` with `tag` into a new array of the same kind as `like` (shared memory if
+   * `like` is); `options.progress` follows its bytes as they arrive.
+   */
+  recv<T extends MessageArray>(source: number, tag: number, like: T, options?: ReceiveOptions<T>): Promise<T>;
   /**
    * Says that the next message from `source` with `tag` will hold `length` elements of `like`'s kind, so that a
    * transport may set its memory up before the message comes (MPI maps a large shared buffer's pages off the

@@ -1,5 +1,5 @@
 // Public API of the parallel layer: the process grid, pure decomposition plans, and the communicators.
-export type { Communicator, MessageArray, SendOptions } from './communicator.js';
+export type { Communicator, MessageArray, ReceiveOptions, SendOptions } from './communicator.js';
 export { evenSplit, rangeLength, type IndexRange } from './evenSplit.js';
 export {
   coordsOf,

@@ -3,7 +3,7 @@ import { writeSync } from 'node:fs';
 import {
   arrayKindName, checkPeerRank, checkSendOptions, checkSplitArguments, checkUint32Sums, checkUserTag, isSameKind,
 } from '../collectiveCommunicator.js';
-import type { Communicator, MessageArray, SendOptions } from '../communicator.js';
+import type { Communicator, MessageArray, ReceiveOptions, SendOptions } from '../communicator.js';
 import type { CommHandle, MpiBinding } from './mpiBinding.js';
 import { mapPages, PREFAULT_MIN_BYTES, PREFAULT_THREADS } from './pagePrefault.js';
 import type { RequestPoller } from './requestPoller.js';
@@ -81,17 +81,18 @@ export class MpiCommunicator implements Communicator {
     return prepared.mapped.then(() => prepared.array, () => null);
   }
 
-  async recv<T extends MessageArray>(source: number, tag: number, like: T): Promise<T> {
+  /** `progress` is called when the header has come (byte 0) and as the pieces arrive (requestPoller.ts). */
+  async recv<T extends MessageArray>(source: number, tag: number, like: T, options?: ReceiveOptions<T>): Promise<T> {
     checkPeerRank('recv', source, this.size);
     this.checkTag('recv', tag);
     const ready = await this.takePrepared(source, tag, like);
-    const data = await this.context.poller.receive(this.handle, source, tag, (byteLength) => {
+    const allocate = (byteLength: number): T => {
       if (byteLength % like.BYTES_PER_ELEMENT !== 0) {
         throw new Error(`recv from ${source} tag ${tag}: ${byteLength} bytes are not a whole number of ${arrayKindName(like)} elements`);
       }
-      return ready !== null && ready.byteLength === byteLength ? ready : allocateLike(like, byteLength / like.BYTES_PER_ELEMENT);
-    });
-    return data as T;
+      return ready !== null && ready.byteLength === byteLength ? ready as T : allocateLike(like, byteLength / like.BYTES_PER_ELEMENT);
+    };
+    return this.context.poller.receive(this.handle, source, tag, allocate, options?.progress);
   }
 
   async allReduceSum<T extends Uint32Array | Float64Array>(data: T): Promise<T> {

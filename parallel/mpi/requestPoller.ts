@@ -5,6 +5,7 @@
 // MPI_Test/MPI_Improbe calls are also what moves large messages along. A helper thread blocked in
 // MPI_Wait would need MPI_THREAD_MULTIPLE and its slower locking paths.
 import type { MessageArray } from '../communicator.js';
+import { LeadingRun } from '../../src/core/orderedProgress.js';
 import { KeyedChain } from '../keyedChain.js';
 import type { CommHandle, MpiBinding, RequestId } from './mpiBinding.js';
 
@@ -39,6 +40,8 @@ interface PendingReceive {
   readonly tag: number;
   /** Allocates the receive buffer once the message size is known (throws if the size does not fit). */
   readonly allocate: (byteLength: number) => MessageArray;
+  /** Told of the array (byte 0) and of each longer run of arrived leading bytes (Communicator ReceiveOptions). */
+  readonly progress?: (data: MessageArray, byteEnd: number) => void;
   readonly resolve: (data: MessageArray) => void;
   readonly reject: (error: Error) => void;
 }
@@ -48,7 +51,7 @@ interface PendingReceive {
  * that take the pieces anyway (they are on their way) before the receive fails with the allocation's error.
  */
 type ReceiveTarget =
-  | { readonly kind: 'array'; readonly data: MessageArray; readonly bytes: Uint8Array }
+  | { readonly kind: 'array'; readonly data: MessageArray; readonly bytes: Uint8Array; readonly arrived: LeadingRun }
   | { readonly kind: 'discard'; readonly error: Error; readonly bytes: Uint8Array };
 
 /** The receive at the head of its (comm, source, tag) queue, from its header on: its pieces are being matched. */
@@ -142,11 +145,22 @@ export class RequestPoller {
     return { posted, completed: posted.then(() => Promise.all(parts), () => Promise.all(parts)).then(() => undefined) };
   }
 
-  /** Receives the next message (header and pieces, see send) from (source, tag) of `comm` into an array made by `allocate`. */
-  receive(comm: CommHandle, source: number, tag: number, allocate: (byteLength: number) => MessageArray): Promise<MessageArray> {
+  /**
+   * Receives the next message (header and pieces, see send) from (source, tag) of `comm` into an array made by
+   * `allocate`; `progress` is called once the array is made (byte 0) and whenever the run of arrived leading pieces
+   * grows (pieces may complete out of order), the last time with the whole length just before the receive resolves.
+   */
+  receive<T extends MessageArray>(
+    comm: CommHandle, source: number, tag: number, allocate: (byteLength: number) => T, progress?: (data: T, byteEnd: number) => void,
+  ): Promise<T> {
     return new Promise((resolve, reject) => {
       const key = `${comm}|${source}|${tag}`;
-      const entry: PendingReceive = { comm, source, tag, allocate, resolve, reject };
+      // The array passed on is the one `allocate` made: a T.
+      const entry: PendingReceive = {
+        comm, source, tag, allocate, reject,
+        progress: progress === undefined ? undefined : (data, byteEnd) => progress(data as T, byteEnd),
+        resolve: (data) => resolve(data as T),
+      };
       const queue = this.receives.get(key);
       if (queue === undefined) this.receives.set(key, [entry]);
       else queue.push(entry);
@@ -245,6 +259,7 @@ export class RequestPoller {
           if (matched.byteLength !== length) {
             throw new Error(`MPI message from ${head.source} tag ${head.tag}: a piece of ${matched.byteLength} bytes at byte ${active.matchedBytes} of ${target.bytes.length}, expected ${length}`);
           }
+          const pieceIndex = active.matchedBytes / MESSAGE_PIECE_BYTES;
           const piece = target.bytes.subarray(active.matchedBytes, active.matchedBytes + length);
           active.matchedBytes += length;
           active.openPieces++;
@@ -253,6 +268,7 @@ export class RequestPoller {
           this.addWaiter(id, {
             resolve: () => {
               receiving.openPieces--;
+              this.pieceArrived(receiving, pieceIndex);
               this.finishIfComplete(receiving);
             },
             reject: head.reject,
@@ -272,13 +288,26 @@ export class RequestPoller {
   /** The header of `receiving` has arrived: allocates its array (a size that does not fit is received, then rejected). */
   private headerArrived(receiving: ActiveReceive): void {
     const byteLength = receiving.header[0];
+    let data: MessageArray;
     try {
-      const data = receiving.entry.allocate(byteLength);
-      receiving.target = { kind: 'array', data, bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+      data = receiving.entry.allocate(byteLength);
     } catch (error) {
       // Its pieces are on their way to this rank: receive their bytes so MPI stays consistent.
       receiving.target = { kind: 'discard', error: error instanceof Error ? error : new Error(String(error)), bytes: new Uint8Array(byteLength) };
+      return;
     }
+    const arrived = new LeadingRun(Math.ceil(byteLength / MESSAGE_PIECE_BYTES));
+    receiving.target = { kind: 'array', data, bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), arrived };
+    receiving.entry.progress?.(data, 0);
+  }
+
+  /** Piece `pieceIndex` of `receiving` has arrived: tells `progress` if the leading arrived bytes grew. */
+  private pieceArrived(receiving: ActiveReceive, pieceIndex: number): void {
+    const { target } = receiving;
+    if (target?.kind !== 'array') return;
+    const before = target.arrived.leading;
+    const after = target.arrived.markDone(pieceIndex);
+    if (after > before) receiving.entry.progress?.(target.data, Math.min(target.bytes.length, after * MESSAGE_PIECE_BYTES));
   }
 
   /** Resolves (or rejects) `receiving` once every piece has been matched and has arrived. */

@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import { UserError } from '../core/errors.js';
+import { LeadingRun, Watermark } from '../core/orderedProgress.js';
 import { allocateRowTables, blockRowFiller, fillRowTables, type BlockChunksTask, type BlockFill } from './blockRows.js';
 import type { ProblemSource } from './jobSpec.js';
 import type { PlaneLayout } from './tallyLayout.js';
@@ -109,48 +110,28 @@ export async function buildBlock(
 
 /** Which chunks of a block are final, and the waits for a leading run of them. */
 class ChunkProgress {
-  private readonly isDone: Uint8Array;
-  /** Chunks `[0, leading)` are all final. */
-  private leading = 0;
-  private failure: { readonly reason: unknown } | null = null;
-  private waits: Array<{ readonly chunks: number; resolve(): void; reject(reason: unknown): void }> = [];
+  private readonly chunks: LeadingRun;
+  private readonly finalChunks = new Watermark();
 
   constructor(private readonly numChunks: number) {
-    this.isDone = new Uint8Array(numChunks);
+    this.chunks = new LeadingRun(numChunks);
   }
 
   markDone(chunk: number): void {
-    this.isDone[chunk] = 1;
-    while (this.leading < this.numChunks && this.isDone[this.leading] === 1) this.leading++;
-    this.settleWaits();
+    this.finalChunks.advance(this.chunks.markDone(chunk));
   }
 
   markAllDone(): void {
-    this.isDone.fill(1);
-    this.leading = this.numChunks;
-    this.settleWaits();
+    this.finalChunks.advance(this.numChunks);
   }
 
   fail(reason: unknown): void {
-    this.failure = { reason };
-    for (const wait of this.waits) wait.reject(reason);
-    this.waits = [];
+    this.finalChunks.fail(reason);
   }
 
   /** Resolves once chunks `[0, chunks)` are final. */
   whenDone(chunks: number): Promise<void> {
-    if (chunks <= this.leading) return Promise.resolve();
-    if (this.failure !== null) return Promise.reject(this.failure.reason);
-    return new Promise((resolve, reject) => this.waits.push({ chunks, resolve, reject }));
-  }
-
-  private settleWaits(): void {
-    const waiting = [];
-    for (const wait of this.waits) {
-      if (wait.chunks <= this.leading) wait.resolve();
-      else waiting.push(wait);
-    }
-    this.waits = waiting;
+    return this.finalChunks.whenReached(chunks);
   }
 }
 

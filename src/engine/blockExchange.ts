@@ -1,12 +1,13 @@
 // Loading the own vector block and exchanging blocks with the ranks that read them.
+import { Watermark } from '../core/orderedProgress.js';
 import { traced, traceMark } from '../core/trace.js';
-import type { PopcountGemm, VectorSums } from '../../mgemm/index.js';
+import type { PlaneMatrix, PopcountGemm, VectorSums } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankLayout } from './rankPlans.js';
 import type { PlaneLayout } from './tallyLayout.js';
 import { startBlockBuild } from './blockBuild.js';
-import type { FillingPlanes, SlabShape, VectorBlock } from './vectorBlock.js';
+import type { FillingPlanes, ReceivedBlocks, SlabShape, VectorBlock } from './vectorBlock.js';
 
 /**
  * Starts building the planes of the rank's own block on its field slab: block workers (blockBuild.ts) generate a
@@ -71,12 +72,13 @@ const SUMS_LIKE = new Float64Array(0);
 /**
  * Sends the own block to every rank that reads it and starts receiving the blocks this rank reads. The planes
  * go while they are built (each piece once its rows are final, so a peer has them soon after the build ends,
- * not after this rank's sums); the sums once `own` has them. Returns a lookup that resolves when a block has
- * arrived (sends and receives proceed meanwhile). A failed `own` sends no sums: the rank fails through it.
+ * not after this rank's sums); the sums once `own` has them. A received block's planes are offered as their
+ * rows arrive (`arriving`), and whole with their sums (`block`); sends and receives proceed meanwhile. A failed
+ * `own` sends no sums: the rank fails through it.
  */
 export function startBlockExchange(
   comm: Communicator, layout: RankLayout, filling: FillingPlanes, own: Promise<VectorBlock>,
-): (blockIdx: number) => Promise<VectorBlock> {
+): ReceivedBlocks {
   const { planes } = filling;
   const rowBytes = planes.numPlanes * planes.wordsPerPlane * 4;
   const bytesReady = (byteEnd: number): Promise<void> => filling.rowsReady(Math.ceil(byteEnd / rowBytes));
@@ -92,44 +94,93 @@ export function startBlockExchange(
     sums.set(block.counts, n);
     for (const { peerRank } of layout.exchange.sends) void comm.send(peerRank, TAG_SUMS, sums);
   }, () => undefined);
-  const arriving = new Map<number, Promise<VectorBlock>>();
+  const blocks = new Map<number, Promise<VectorBlock>>();
+  const arriving = new Map<number, Promise<FillingPlanes>>();
   // Blocks are received one after the other in first-use order: a receiving rank copies the pieces of all its
   // receives in turn, so two blocks at once would both arrive when the second alone should, late for the first step.
   let previousWords: Promise<unknown> = Promise.resolve();
   for (const { block: blockIdx, peerRank: source } of layout.exchange.receives) {
     // Every block has the own block's shape: MPI maps the receive's memory meanwhile, off this thread.
     comm.prepareReceive(source, TAG_PLANES, SHARED_WORDS, planes.words.length);
+    const incoming = new IncomingPlanes(planes, `block ${blockIdx} from rank ${source}`);
     const after = previousWords;
     const receivedWords = (async () => {
       await after.catch(() => undefined);
       // Received straight into shared memory (the CPU kernels' workers read it there).
-      return traced(`block ${blockIdx} received from rank ${source}`, () => comm.recv(source, TAG_PLANES, SHARED_WORDS));
+      return traced(`block ${blockIdx} received from rank ${source}`, () => comm.recv(source, TAG_PLANES, SHARED_WORDS, {
+        progress: (words, byteEnd) => incoming.progress(words, byteEnd),
+      }));
     })();
+    receivedWords.catch((error: unknown) => incoming.fail(error));
     previousWords = receivedWords;
-    arriving.set(blockIdx, (async () => {
-      const words = await receivedWords;
-      if (words.length !== planes.words.length) {
-        throw new Error(`block ${blockIdx} from rank ${source}: ${words.length} words, expected ${planes.words.length}`);
-      }
+    arriving.set(blockIdx, incoming.filling);
+    blocks.set(blockIdx, (async () => {
+      await receivedWords;
+      const { planes: received } = await incoming.filling;
       const both = await comm.recv(source, TAG_SUMS, SUMS_LIKE);
       const shape = slabShape(layout, blockIdx);
       return {
         blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal,
-        planes: { ...planes, words: toShared(words) }, sums: both.slice(0, n), counts: both.slice(n),
+        planes: received, sums: both.slice(0, n), counts: both.slice(n),
       };
     })());
   }
-  return (blockIdx) => {
-    const block = arriving.get(blockIdx);
-    if (block === undefined) throw new Error(`block ${blockIdx} was not planned to be received`);
-    return block;
+  const planned = <T>(map: Map<number, Promise<T>>, blockIdx: number): Promise<T> => {
+    const found = map.get(blockIdx);
+    if (found === undefined) throw new Error(`block ${blockIdx} was not planned to be received`);
+    return found;
   };
+  return { block: (blockIdx) => planned(blocks, blockIdx), arriving: (blockIdx) => planned(arriving, blockIdx) };
 }
 
-/** Kernel worker threads read planes without copies only from shared memory. */
-function toShared(words: Uint32Array): Uint32Array {
-  if (words.buffer instanceof SharedArrayBuffer) return words;
-  const shared = new Uint32Array(new SharedArrayBuffer(words.byteLength));
-  shared.set(words);
-  return shared;
+/**
+ * The planes of one block being received: made from the receive's array once it exists (the own block's shape,
+ * other words), with rows final as far as the receive's progress says.
+ */
+class IncomingPlanes {
+  readonly filling: Promise<FillingPlanes>;
+  private readonly bytesArrived = new Watermark();
+  private readonly rowBytes: number;
+  private settle: { resolve(filling: FillingPlanes): void; reject(reason: unknown): void } | null = null;
+
+  constructor(private readonly shape: PlaneMatrix, private readonly what: string) {
+    this.rowBytes = shape.numPlanes * shape.wordsPerPlane * 4;
+    this.filling = new Promise((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+    this.filling.catch(() => undefined);
+  }
+
+  /** The receive's progress: the first call makes the planes; every call says how many bytes are final. */
+  progress(words: Uint32Array, byteEnd: number): void {
+    if (this.settle !== null) {
+      if (words.length !== this.shape.words.length) {
+        this.fail(new Error(`${this.what}: ${words.length} words, expected ${this.shape.words.length}`));
+        return;
+      }
+      // Kernel worker threads read planes without copies only from shared memory (recv's `like` is shared).
+      if (!(words.buffer instanceof SharedArrayBuffer)) {
+        this.fail(new Error(`${this.what}: received outside shared memory`));
+        return;
+      }
+      const { resolve } = this.settle;
+      this.settle = null;
+      const planes: PlaneMatrix = { ...this.shape, words };
+      const { rowBytes } = this;
+      const done = this.bytesArrived.whenReached(words.byteLength);
+      done.catch(() => undefined);
+      resolve({
+        planes,
+        rowsReady: (rowEnd) => this.bytesArrived.whenReached(Math.min(rowEnd * rowBytes, words.byteLength)),
+        done,
+      });
+    }
+    this.bytesArrived.advance(byteEnd);
+  }
+
+  fail(reason: unknown): void {
+    this.settle?.reject(reason);
+    this.settle = null;
+    this.bytesArrived.fail(reason);
+  }
 }

@@ -11,7 +11,7 @@ import { runOneAhead, yieldToEventLoop } from './lookahead.js';
 import type { FinalizePlacement } from './jobSpec.js';
 import type { MetricContext } from './metricContext.js';
 import { termGroups2 } from './tallyLayout.js';
-import type { VectorBlock } from './vectorBlock.js';
+import type { ReceivedBlocks, VectorBlock } from './vectorBlock.js';
 
 /**
  * One block of the rank's block row, or the part of it the plan gives this rank: its column block, whether it
@@ -50,7 +50,8 @@ export interface PipelineEnv {
   readonly gemm: PopcountGemm;
   /** Ranks that share this rank's vectors and differ in field slab; tallies are summed over it. */
   readonly fieldComm: Communicator;
-  readonly getBlock: (blockIdx: number) => Promise<VectorBlock>;
+  /** The blocks received from other ranks (the own block is passed to each pipeline directly). */
+  readonly blocks: ReceivedBlocks;
   /** Whether 2-way panels may be finalized on the device (deviceFinalize2.ts). */
   readonly finalizePlacement: FinalizePlacement;
   /** Called with the number of comparisons (pairs or triples × fields) just finished. */
@@ -138,12 +139,12 @@ function columnTiles(range: IndexRange, side: number): IndexRange[] {
 /** The panels of the rank's steps, in order; column blocks are awaited as the steps come up. */
 async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], pairsPerPanel: number): AsyncGenerator<PairPanel> {
   for (const [s, step] of steps.entries()) {
-    const cols = step.isDiagonalBlock ? own : await env.getBlock(step.colBlock);
-    // The next step's column block goes to the device as soon as it arrives, while this step computes (its
+    const cols = step.isDiagonalBlock ? own : await env.blocks.block(step.colBlock);
+    // The next step's column block goes to the device while this step computes, its rows as they arrive (its
     // errors surface when the step awaits it).
     const next = steps[s + 1];
     if (env.gemm.prefetch !== undefined && next !== undefined && !next.isDiagonalBlock) {
-      void env.getBlock(next.colBlock).then((block) => env.gemm.prefetch?.(block.planes), () => undefined);
+      void env.blocks.arriving(next.colBlock).then((incoming) => env.gemm.prefetch?.(incoming.planes, incoming.rowsReady), () => undefined);
     }
     traceMark(`step: block ${own.blockIdx} × block ${step.colBlock}`);
     const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };

@@ -102,8 +102,8 @@ async function* tripleBatches(
 ): AsyncGenerator<TripleBatch> {
   const dense = env.ctx.layout.maskPlane === null;
   for (const unit of units) {
-    const jb = unit.part === 1 ? own : await env.getBlock(unit.jBlock);
-    const kb = unit.part === 3 ? await env.getBlock(unit.kBlock) : jb;
+    const jb = unit.part === 1 ? own : await env.blocks.block(unit.jBlock);
+    const kb = unit.part === 3 ? await env.blocks.block(unit.kBlock) : jb;
     const slices: JSlice[] = [];
     forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;

@@ -162,14 +162,14 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     const filling = await building;
     const summing = traced('own block loaded', () => sumOwnBlock(job, layout, ctx.layout, filling, fieldComm, gemm));
     // Peers get the block's rows as they are built, while this rank uploads and sums them.
-    const getBlock = startBlockExchange(comm, layout, filling, summing);
+    const blocks = startBlockExchange(comm, layout, filling, summing);
     const own = await summing;
     const computeStart = performance.now();
     const total = layout.totalComparisons;
     let done = 0;
     let lastReport = 0;
     const env: PipelineEnv = {
-      ctx, gemm, fieldComm, getBlock, finalizePlacement: job.finalize,
+      ctx, gemm, fieldComm, blocks, finalizePlacement: job.finalize,
       onWork: (n) => {
         done += n;
         // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.

@@ -26,6 +26,17 @@ export interface FillingPlanes {
   readonly done: Promise<void>;
 }
 
+/** The blocks a rank reads from other ranks, as they arrive (blockExchange.ts startBlockExchange). */
+export interface ReceivedBlocks {
+  /** Resolves when block `blockIdx` has arrived whole, with its sums; rejects if its transfer fails. */
+  block(blockIdx: number): Promise<VectorBlock>;
+  /**
+   * Resolves once the planes of block `blockIdx` exist, their rows still arriving in order: a kernel set may move
+   * the first rows while later ones come. `planes` is the object that `block` later resolves with.
+   */
+  arriving(blockIdx: number): Promise<FillingPlanes>;
+}
+
 /** Planes that are already final, as FillingPlanes. */
 export function finishedPlanes(planes: PlaneMatrix): FillingPlanes {
   return { planes, rowsReady: () => Promise.resolve(), done: Promise.resolve() };

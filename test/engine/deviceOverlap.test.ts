@@ -16,7 +16,7 @@ import { runTripleUnits } from '../../src/engine/pipeline3.js';
 import { rankLayout } from '../../src/engine/rankPlans.js';
 import { runPreview } from '../../src/engine/runPreview.js';
 import { planeLayout } from '../../src/engine/tallyLayout.js';
-import type { VectorBlock } from '../../src/engine/vectorBlock.js';
+import { finishedPlanes, type ReceivedBlocks, type VectorBlock } from '../../src/engine/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob } from './jobFixtures.js';
 
@@ -88,7 +88,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, befo
   beforeRun(ctx);
   const blocks = await allBlocks(job, gemm);
   const own = blocks[layout.coords.vectorIdx];
-  const env = { ctx, gemm: counted, fieldComm, getBlock: (idx: number) => Promise.resolve(blocks[idx]), finalizePlacement: job.finalize, onWork: () => undefined };
+  const env = { ctx, gemm: counted, fieldComm, blocks: blocksAtHand(blocks), finalizePlacement: job.finalize, onWork: () => undefined };
   let numDeviceTuples = 0;
   if (numWay === 2) {
     numDeviceTuples = (await runPairSteps(env, own, layout.pairSteps)).numDevicePairs;
@@ -135,3 +135,8 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
     });
   });
 });
+
+/** Blocks that are all here already, as the exchange gives them. */
+function blocksAtHand(blocks: readonly VectorBlock[]): ReceivedBlocks {
+  return { block: (idx) => Promise.resolve(blocks[idx]), arriving: (idx) => Promise.resolve(finishedPlanes(blocks[idx].planes)) };
+}

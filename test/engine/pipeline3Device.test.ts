@@ -15,7 +15,7 @@ import { formulaConstants, type MetricContext } from '../../src/engine/metricCon
 import { runTripleUnits } from '../../src/engine/pipeline3.js';
 import { rankLayout } from '../../src/engine/rankPlans.js';
 import { planeLayout, tally3Plan } from '../../src/engine/tallyLayout.js';
-import type { VectorBlock } from '../../src/engine/vectorBlock.js';
+import type { ReceivedBlocks, VectorBlock } from '../../src/engine/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob } from './jobFixtures.js';
 
@@ -81,10 +81,13 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   const exchange = startBlockExchange(comm, layout, filling, summing);
   const own = await summing;
   const blocks = [own];
-  const getBlock = async (idx: number): Promise<VectorBlock> => {
-    const block = await exchange(idx);
-    blocks.push(block);
-    return block;
+  const received: ReceivedBlocks = {
+    block: async (idx) => {
+      const block = await exchange.block(idx);
+      blocks.push(block);
+      return block;
+    },
+    arriving: (idx) => exchange.arriving(idx),
   };
   const sink = new EntrySink(job.numVector, 3, job.threshold, null);
   const ctx: MetricContext = {
@@ -94,7 +97,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   let numTriples = 0;
   let numDeviceTriples = 0;
   for (const units of layout.tripleUnitsByStage) {
-    const outcome = await runTripleUnits({ ctx, gemm, fieldComm, getBlock, finalizePlacement: placement, onWork: () => undefined }, own, units);
+    const outcome = await runTripleUnits({ ctx, gemm, fieldComm, blocks: received, finalizePlacement: placement, onWork: () => undefined }, own, units);
     numTriples += outcome.numTriples;
     numDeviceTriples += outcome.numDeviceTriples;
   }

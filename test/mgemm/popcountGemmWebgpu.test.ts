@@ -124,6 +124,34 @@ describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`
       expect(gemm.transfers.uploadedBytes - before).toBe(matrixBytes(request.b) + matrixBytes(request.a) + matrixBytes(other.a) + matrixBytes(other.b));
     });
 
+    // A block still arriving from another rank: the test writes rows only when rowsReady asks for them, after a
+    // pause, so an upload that read a row before asking would compute with zeros.
+    it('uploads a prefetched matrix still arriving only as rowsReady says its rows are final', async () => {
+      const request = requestOf(GROUP_SETS[2], { aCount: 60, bCount: 80, numField: 500, strictUpper: false, seed: 14 });
+      const final = request.b;
+      const arriving = { ...final, words: new Uint32Array(final.words.length) };
+      const rowWords = final.numPlanes * final.wordsPerPlane;
+      let written = 0;
+      const rowsReady = async (rowEnd: number): Promise<void> => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        const end = Math.min(rowEnd, final.numVectors);
+        if (end > written) arriving.words.set(final.words.subarray(written * rowWords, end * rowWords), written * rowWords);
+        written = Math.max(written, end);
+      };
+      gemm.prefetch(arriving, rowsReady);
+      const expected = await ref.run(request);
+      const actual = await gemm.run({ ...request, b: arriving });
+      expect(neededMismatches(request, expected, actual)).toEqual([]);
+      expect(written).toBe(final.numVectors);
+    });
+
+    it('closes while a prefetched matrix waits for rows that never come', async () => {
+      const closing = await createPopcountGemmWebgpu(options);
+      const request = requestOf(GROUP_SETS[0], { aCount: 10, bCount: 20, numField: 300, strictUpper: false, seed: 15 });
+      closing.prefetch(request.b, () => new Promise<void>(() => undefined));
+      await closing.close();
+    });
+
     it('returns empty or zero outputs when there is nothing to add', async () => {
       const request = requestOf(GROUP_SETS[1], { aCount: 5, bCount: 4, numField: 40, strictUpper: false, seed: 5 });
       expect(await gemm.run({ ...request, termGroups: [] })).toEqual([]);

@@ -209,8 +209,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   }
 
   /** Starts uploading `planes` ahead of the requests that use them (ResidentPlanes.prefetch); returns at once. */
-  prefetch(planes: PlaneMatrix): void {
-    if (!this.closed) this.resident.prefetch(planes);
+  prefetch(planes: PlaneMatrix, rowsReady?: (rowEnd: number) => Promise<void>): void {
+    if (!this.closed) this.resident.prefetch(planes, rowsReady);
   }
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */

@@ -33,6 +33,8 @@ export class ResidentPlanes {
   /** Uploads started by prefetch, not yet asked for (the budget may be exceeded by them meanwhile). */
   private readonly prefetched = new Map<PlaneMatrix, Promise<PlaneChunk[]>>();
   private residentBytes = 0;
+  /** Rejects when `clear` starts: prefetches waiting for rows stop waiting. */
+  private cleared = rejectLater();
 
   /**
    * @param maxChunkBytes bytes of one chunk (at most the device's storage binding size)
@@ -67,11 +69,15 @@ export class ResidentPlanes {
 
   /**
    * Starts uploading `matrix` ahead of the request that will use it (e.g. a block received while the last one
-   * computes) and returns at once; an upload error surfaces at that request.
+   * computes) and returns at once; an upload error surfaces at that request. A matrix still arriving comes with
+   * `rowsReady`: its pieces are copied as their rows arrive (the upload holds the staging ring meanwhile), and
+   * `clear` ends the wait for rows that may never come.
    */
-  prefetch(matrix: PlaneMatrix): void {
+  prefetch(matrix: PlaneMatrix, rowsReady?: RowsReady): void {
     if (this.entries.has(matrix) || this.prefetched.has(matrix)) return;
-    const chunks = this.upload(matrix);
+    const untilCleared = rowsReady === undefined ? undefined
+      : (rowEnd: number) => Promise.race([rowsReady(rowEnd), this.cleared.promise]);
+    const chunks = this.upload(matrix, untilCleared);
     chunks.catch(() => undefined);
     this.prefetched.set(matrix, chunks);
   }
@@ -103,8 +109,10 @@ export class ResidentPlanes {
     }
   }
 
-  /** Frees every resident buffer, prefetched ones once their uploads have settled. */
+  /** Frees every resident buffer, prefetched ones once their uploads have settled (or stopped waiting for rows). */
   async clear(): Promise<void> {
+    this.cleared.reject(new Error('the kernel set was closed before the prefetched planes arrived'));
+    this.cleared = rejectLater();
     for (const early of this.prefetched.values()) {
       for (const chunk of await early.catch(() => [])) chunk.buffer.destroy();
     }
@@ -113,4 +121,14 @@ export class ResidentPlanes {
     this.entries.clear();
     this.residentBytes = 0;
   }
+}
+
+/** A promise rejected only when `reject` is called (never an unhandled rejection). */
+function rejectLater(): { readonly promise: Promise<never>; readonly reject: (reason: Error) => void } {
+  let reject: (reason: Error) => void = () => undefined;
+  const promise = new Promise<never>((_, rejectPromise) => {
+    reject = rejectPromise;
+  });
+  promise.catch(() => undefined);
+  return { promise, reject };
 }

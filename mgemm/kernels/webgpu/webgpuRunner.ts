@@ -194,7 +194,14 @@ export class WebgpuRunner {
     const pieceWords = STAGING_BYTES / 4;
     for (let first = 0, piece = 0; first < words.length; first += pieceWords, piece++) {
       const count = Math.min(pieceWords, words.length - first);
-      await options.wordsReady?.(first + count);
+      try {
+        await options.wordsReady?.(first + count);
+      } catch (error) {
+        // The words will not come (their source failed, or the kernel set closes): the buffer is nobody's
+        // (copies of earlier pieces may still be running).
+        this.destroyWhenIdle(buffer);
+        throw error;
+      }
       const staging = await this.stagingBuffer(piece % STAGING_RING);
       new Uint32Array(staging.getMappedRange(0, count * 4)).set(words.subarray(first, first + count));
       staging.unmap();

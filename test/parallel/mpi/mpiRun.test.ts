@@ -7,6 +7,7 @@ import { randomProblemCode } from '../../../src/core/syntheticProblems.js';
 import type { RankDevice } from '../../../src/engine/index.js';
 import { packFieldValues, writePackedVectorFile } from '../../../src/io/packedVectorFile.js';
 import { gpuIndexLayerGate, webgpuGate } from '../../helpers/webgpuGate.js';
+import { MESSAGE_PIECE_BYTES } from '../../../parallel/mpi/index.js';
 import { CLI_MAIN, mpiUnavailableReason, runCliDirect, runUnderMpirun } from './mpiHarness.js';
 
 /** SPEC §5 reference checksums of the problems used here. */
@@ -151,6 +152,19 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('snptally run
     expect(numGpus).toBeGreaterThanOrEqual(1);
     // One node: node-local ranks are the world ranks.
     expect(report.rankDevices.map((d) => [d.rank, d.gpuIndex, d.gpuCount])).toEqual([0, 1, 2].map((rank) => [rank, rank % numGpus, numGpus]));
+  });
+
+  // Blocks of 12 MiB: two MPI pieces each (MESSAGE_PIECE_BYTES), which the GPU takes as they arrive.
+  it.skipIf(!gpu.available)(`--backend webgpu with blocks of several MPI pieces (the GPU may take them as they arrive) gives the CPU's checksum (${gpu.description})`, () => {
+    const problem = ['--vectors', '48', '--fields', String(1 << 21)];
+    // 24 vectors per block, 2 planes of 2^21 bits each.
+    expect(24 * 2 * ((1 << 21) / 8)).toBeGreaterThan(MESSAGE_PIECE_BYTES);
+    const mpi = mpiRun(2, [...problem, '--npv', '2', '--half-diagonal', 'split', '--backend', 'webgpu', '--json']);
+    expect(mpi.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('Warning: '))).toEqual([]);
+    expect(mpi.status).toBe(0);
+    const cpu = runCliDirect(['run', ...problem, '--backend', 'cpu', '--json']);
+    expect(cpu.status).toBe(0);
+    expect(parseOneReport(mpi.stdout).checksum).toBe((JSON.parse(cpu.stdout) as RunJson).checksum);
   });
 
   it('a grid that does not match the number of processes is refused once, before any work', () => {
