@@ -1,5 +1,6 @@
 // One worker's end of the full mesh of MessageChannels: posts copies to peers and files arrivals in a mailbox.
 import type { MessagePort } from 'node:worker_threads';
+import { decodeLargeViews, encodeLargeViews } from '../../src/core/largeViews.js';
 import type { MessageArray } from '../communicator.js';
 import { Mailbox, mailboxKey } from '../mailbox.js';
 import type { WireMessage } from './messages.js';
@@ -16,7 +17,8 @@ export class MeshTransport {
     private readonly ports: ReadonlyArray<MessagePort | null>,
   ) {
     ports.forEach((port, source) => {
-      port?.on('message', (message: WireMessage) => {
+      port?.on('message', (posted: unknown) => {
+        const message = decodeLargeViews<WireMessage>(posted);
         this.mailbox.deliver(mailboxKey(message.contextId, source, message.tag), message.data);
       });
     });
@@ -35,7 +37,7 @@ export class MeshTransport {
     const port = this.ports[destWorldRank];
     if (port === null || port === undefined) throw new Error(`no channel to rank ${destWorldRank}`);
     const message: WireMessage = { contextId, tag, data: copy };
-    port.postMessage(message, [copy.buffer as ArrayBuffer]);
+    port.postMessage(encodeLargeViews(message), [copy.buffer as ArrayBuffer]);
   }
 
   /** Closes this rank's ends of the mesh (after its last exchange), so nothing keeps its thread alive. */

@@ -47,12 +47,13 @@ interface PendingReceive {
 }
 
 /**
- * Where a message's bytes go: the receive's array, or — when no array of that size could be made — scratch bytes
- * that take the pieces anyway (they are on their way) before the receive fails with the allocation's error.
+ * Where a message's `byteLength` bytes go: the receive's array, or — when no array of that size could be made — one
+ * piece's scratch bytes that take every piece anyway (they are on their way) before the receive fails with the
+ * allocation's error. Pieces are viewed one at a time: V8 cannot view a message past 4 GiB as bytes in one array.
  */
 type ReceiveTarget =
-  | { readonly kind: 'array'; readonly data: MessageArray; readonly bytes: Uint8Array; readonly arrived: LeadingRun }
-  | { readonly kind: 'discard'; readonly error: Error; readonly bytes: Uint8Array };
+  | { readonly kind: 'array'; readonly byteLength: number; readonly data: MessageArray; readonly arrived: LeadingRun }
+  | { readonly kind: 'discard'; readonly byteLength: number; readonly error: Error; readonly scratch: Uint8Array };
 
 /** The receive at the head of its (comm, source, tag) queue, from its header on: its pieces are being matched. */
 interface ActiveReceive {
@@ -251,16 +252,18 @@ export class RequestPoller {
         if (target === null) break;
         // One piece per key and poll: with single-copy (CMA) transfers Open MPI copies a matched piece inside these
         // calls, so the event loop (GPU submits and completions) runs between pieces, not after the whole message.
-        if (active.matchedBytes < target.bytes.length) {
+        if (active.matchedBytes < target.byteLength) {
           const matched = this.binding.improbe(head.comm, head.source, head.tag);
           if (matched === null) break;
           progressed = true;
-          const length = Math.min(MESSAGE_PIECE_BYTES, target.bytes.length - active.matchedBytes);
+          const length = Math.min(MESSAGE_PIECE_BYTES, target.byteLength - active.matchedBytes);
           if (matched.byteLength !== length) {
-            throw new Error(`MPI message from ${head.source} tag ${head.tag}: a piece of ${matched.byteLength} bytes at byte ${active.matchedBytes} of ${target.bytes.length}, expected ${length}`);
+            throw new Error(`MPI message from ${head.source} tag ${head.tag}: a piece of ${matched.byteLength} bytes at byte ${active.matchedBytes} of ${target.byteLength}, expected ${length}`);
           }
           const pieceIndex = active.matchedBytes / MESSAGE_PIECE_BYTES;
-          const piece = target.bytes.subarray(active.matchedBytes, active.matchedBytes + length);
+          const piece = target.kind === 'array'
+            ? new Uint8Array(target.data.buffer, target.data.byteOffset + active.matchedBytes, length)
+            : target.scratch.subarray(0, length);
           active.matchedBytes += length;
           active.openPieces++;
           const receiving = active;
@@ -275,7 +278,7 @@ export class RequestPoller {
             byteLength: length,
           });
         }
-        if (active.matchedBytes < target.bytes.length) break;
+        if (active.matchedBytes < target.byteLength) break;
         queue.shift();
         this.active.delete(key);
         this.finishIfComplete(active);
@@ -293,11 +296,14 @@ export class RequestPoller {
       data = receiving.entry.allocate(byteLength);
     } catch (error) {
       // Its pieces are on their way to this rank: receive their bytes so MPI stays consistent.
-      receiving.target = { kind: 'discard', error: error instanceof Error ? error : new Error(String(error)), bytes: new Uint8Array(byteLength) };
+      receiving.target = {
+        kind: 'discard', byteLength, error: error instanceof Error ? error : new Error(String(error)),
+        scratch: new Uint8Array(Math.min(byteLength, MESSAGE_PIECE_BYTES)),
+      };
       return;
     }
     const arrived = new LeadingRun(Math.ceil(byteLength / MESSAGE_PIECE_BYTES));
-    receiving.target = { kind: 'array', data, bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), arrived };
+    receiving.target = { kind: 'array', byteLength, data, arrived };
     receiving.entry.progress?.(data, 0);
   }
 
@@ -307,13 +313,13 @@ export class RequestPoller {
     if (target?.kind !== 'array') return;
     const before = target.arrived.leading;
     const after = target.arrived.markDone(pieceIndex);
-    if (after > before) receiving.entry.progress?.(target.data, Math.min(target.bytes.length, after * MESSAGE_PIECE_BYTES));
+    if (after > before) receiving.entry.progress?.(target.data, Math.min(target.byteLength, after * MESSAGE_PIECE_BYTES));
   }
 
   /** Resolves (or rejects) `receiving` once every piece has been matched and has arrived. */
   private finishIfComplete(receiving: ActiveReceive): void {
     const { target } = receiving;
-    if (target === null || receiving.matchedBytes < target.bytes.length || receiving.openPieces > 0) return;
+    if (target === null || receiving.matchedBytes < target.byteLength || receiving.openPieces > 0) return;
     if (target.kind === 'array') receiving.entry.resolve(target.data);
     else receiving.entry.reject(target.error);
   }

@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import { UserError } from '../core/errors.js';
+import { encodeLargeViews } from '../core/largeViews.js';
 import { LeadingRun, Watermark } from '../core/orderedProgress.js';
 import { allocateRowTables, blockRowFiller, fillRowTables, type BlockChunksTask, type BlockFill } from './blockRows.js';
 import type { ProblemSource } from './jobSpec.js';
@@ -138,7 +139,7 @@ class ChunkProgress {
 /** Starts a block worker on `task`, calling `onChunk` for each chunk it finishes; resolves when it has exited normally. */
 function runBlockWorker(task: BlockChunksTask, onChunk: (chunk: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(BLOCK_WORKER_URL, { workerData: task });
+    const worker = new Worker(BLOCK_WORKER_URL, { workerData: encodeLargeViews(task) });
     let failure: Error | undefined;
     worker.on('message', onChunk);
     worker.on('error', (error: Error) => {

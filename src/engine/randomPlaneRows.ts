@@ -78,25 +78,27 @@ export function randomPlaneRowFiller(fill: BlockFill, walk: SharedPlaneWalk): (r
   const numPlanes = layout.numPlanes;
   const table = filledPlaneWalk(walk);
   const planeTables = Array.from({ length: numPlanes }, (_, p) => table.subarray(p * RANDOM_WALK_LENGTH, (p + 1) * RANDOM_WALK_LENGTH));
-  const bytes = new Uint8Array(fill.words.buffer, fill.words.byteOffset, fill.words.byteLength);
+  // One byte view per row: a view of a whole block past 4 GiB cannot be made (V8's typed arrays stop at 2^32 elements).
+  const rowBytes = 4 * numPlanes * wordsPerPlane;
   const numGroups = count >> 3;
   const tail = new Uint8Array(count - 8 * numGroups);
   const usedBytes = 4 * Math.ceil(count / 32);
   return (rowFirst, rowEnd) => {
     for (let r = rowFirst; r < rowEnd; r++) {
+      const row = new Uint8Array(fill.words.buffer, fill.words.byteOffset + r * rowBytes, rowBytes);
       const v = vectorFirst + r;
       const start = randomRowWalkStart(v, fieldFirst, numField);
       if (tail.length > 0) fillRandomProblemRow(v, fieldFirst + 8 * numGroups, numField, tail);
       for (let p = 0; p < numPlanes; p++) {
-        const rowByte = 4 * (r * numPlanes + p) * wordsPerPlane;
-        copyAlongWalk(planeTables[p], 1, start, numGroups, bytes, rowByte);
-        let end = rowByte + numGroups;
+        const planeByte = 4 * p * wordsPerPlane;
+        copyAlongWalk(planeTables[p], 1, start, numGroups, row, planeByte);
+        let end = planeByte + numGroups;
         if (tail.length > 0) {
           let byte = 0;
           for (let j = 0; j < tail.length; j++) byte |= ((layout.bitsOfCode[tail[j]] >> p) & 1) << j;
-          bytes[end++] = byte;
+          row[end++] = byte;
         }
-        bytes.fill(0, end, rowByte + usedBytes);
+        row.fill(0, end, planeByte + usedBytes);
       }
     }
   };

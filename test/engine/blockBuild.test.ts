@@ -115,6 +115,23 @@ describe('startBlockBuild', () => {
   });
 });
 
+// A block of 4 GiB or more (e.g. 262144 vectors × 65536 fields on one rank): its words reach the block workers whole
+// (structured clone truncates such views, core/largeViews.ts). Only the first rows are real: the rest of the
+// buffer is reserved, never touched.
+describe('buildBlock, a block past 4 GiB', () => {
+  it('random ccc dense, 48 real rows of a 4 GiB + 32 KiB block, 2 threads', async () => {
+    const layout = planeLayout('ccc', false);
+    const numField = 8192;
+    const rowBytes = layout.numPlanes * (numField / 8);
+    const numVectorLocal = 2 ** 32 / rowBytes + 16;
+    const shape: SlabShape = { numVectorLocal, vectorFirst: 0, numVectorReal: 48, fieldFirst: 0, numFieldLocal: numField };
+    const planes = await buildBlock({ kind: 'random' }, 48, numField, layout, shape, { numThreads: 2, minFieldsPerThread: 1 });
+    expect(planes.words.byteLength).toBeGreaterThan(2 ** 32);
+    const expected = planesFromCodes(layout, { ...shape, numVectorLocal: 48 }, definitionRowCodes('random', 48, numField));
+    expect(Array.from(planes.words.subarray(0, expected.words.length))).toEqual(Array.from(expected.words));
+  });
+});
+
 describe('blocks read from a packed vector file', () => {
   // The file holds the random problem of SPEC §4 (written from its per-field definition), so the planes read from
   // any slab of it must be the definition's planes of that slab.

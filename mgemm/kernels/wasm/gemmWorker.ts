@@ -2,6 +2,7 @@
 // tasks the pool posts (GemmTasks, and 3-way panels whose pair products it builds first).
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { decodeLargeViews } from '../../../src/core/largeViews.js';
 import { createTaskRunner, type GemmTaskRunner } from './popcountGemmWasm.js';
 import { ProductScratch, runTally3Task } from './tally3Task.js';
 import type { GemmWorkerData, TaskMessage, WorkerReply } from './workerProtocol.js';
@@ -23,7 +24,8 @@ async function serveTasks(): Promise<void> {
     return;
   }
   const scratch = new ProductScratch();
-  port.on('message', (message: TaskMessage) => {
+  port.on('message', (posted: unknown) => {
+    const message = decodeLargeViews<TaskMessage>(posted);
     const { taskId } = message;
     try {
       if (message.kind === 'gemm') runTask(message.task);

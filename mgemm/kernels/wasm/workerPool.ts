@@ -1,6 +1,7 @@
 // A fixed pool of kernel worker threads, each with its own wasm instance, running tasks one at a time.
 
 import { Worker } from 'node:worker_threads';
+import { encodeLargeViews } from '../../../src/core/largeViews.js';
 import type { GemmWorkerData, KernelTask, TaskMessage, WorkerReply } from './workerProtocol.js';
 
 /** The compiled worker entry, next to this file in dist/. */
@@ -109,7 +110,7 @@ export class GemmWorkerPool {
       thread.running = { taskId, pending };
       thread.worker.ref();
       const message: TaskMessage = { taskId, ...pending.task };
-      thread.worker.postMessage(message);
+      thread.worker.postMessage(encodeLargeViews(message));
     }
   }
 

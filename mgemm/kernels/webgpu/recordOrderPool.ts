@@ -4,6 +4,7 @@
 // main thread's writing of the previous request's records and the sorts of other requests in flight. Tiny
 // requests are ordered in place (posting them would cost more).
 import { Worker } from 'node:worker_threads';
+import { decodeLargeViews, encodeLargeViews } from '../../../src/core/largeViews.js';
 import { orderedTripleRecords, type TripleSliceCoordinates } from './recordOrder.js';
 
 /** The compiled worker entry, next to this file in dist/. */
@@ -55,7 +56,7 @@ export class RecordOrderPool {
       this.waiting.set(id, { resolve, reject });
       this.setLoad(worker, 1);
       const job: RecordOrderJob = { id, words: own, count, slices };
-      worker.postMessage(job, [own.buffer as ArrayBuffer]);
+      worker.postMessage(encodeLargeViews(job), [own.buffer as ArrayBuffer]);
     });
   }
 
@@ -76,7 +77,8 @@ export class RecordOrderPool {
   private started(): Worker {
     const worker = new Worker(RECORD_ORDER_WORKER_URL);
     worker.unref();
-    worker.on('message', (reply: RecordOrderReply) => {
+    worker.on('message', (posted: unknown) => {
+      const reply = decodeLargeViews<RecordOrderReply>(posted);
       this.setLoad(worker, -1);
       const waiting = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
