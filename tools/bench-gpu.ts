@@ -28,6 +28,7 @@ import {
 } from '../mgemm/index.js';
 import { denseFactors2 } from '../src/core/formulas.js';
 import { float32BitsAtMost, pairVectorWords } from '../src/engine/deviceFinalize2.js';
+import { PAIRS_PER_PANEL } from '../src/engine/pipeline2.js';
 import { planeLayout } from '../src/engine/tallyLayout.js';
 import { UserError } from '../src/core/errors.js';
 import {
@@ -199,20 +200,31 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
     rowVectors: vectorWords, colVectors: vectorWords, rowVectorFirst: 0, colVectorFirst: 0, numVector: kernelRequest.aCount,
     threshold: endToEnd ? { kind: 'single', above: float32BitsAtMost(threshold) } : { kind: 'none' }, records: endToEnd,
   });
+  // With records, calls of the engine's record panels (row strips of at most PAIRS_PER_PANEL pairs): a device keeps
+  // room for every pair of a call, which a whole request of nv 32768 (16 GiB) would exceed.
+  const rowsPerCall = endToEnd ? Math.max(1, Math.floor(PAIRS_PER_PANEL / kernelRequest.bCount)) : kernelRequest.aCount;
   const seconds: number[] = [];
   let firstSum: bigint | null = null;
   for (let rep = 0; rep <= reps; rep++) {
     if (endToEnd && rep > 0) planes = { ...planes, words: planes.words.slice() };
     const start = performance.now();
     if (endToEnd && rep > 0) vectorWords = await wordsOf(planes);
-    const result = await gemm.finalizePairs(finalizeRequest());
+    let sum = 0n;
+    let numRecords = 0;
+    for (let rowFirst = 0; rowFirst < kernelRequest.aCount; rowFirst += rowsPerCall) {
+      const request = finalizeRequest();
+      const rows = { aFirst: kernelRequest.aFirst + rowFirst, aCount: Math.min(rowsPerCall, kernelRequest.aCount - rowFirst) };
+      const result = await gemm.finalizePairs({ ...request, gemm: { ...request.gemm, ...rows } });
+      if (result.kind !== 'done') throw new Error(`device finalize declined the benchmark request: ${result.reason}`);
+      sum += result.checksumSum;
+      numRecords += result.records.count;
+      result.records.release();
+    }
     if (rep > 0) seconds.push((performance.now() - start) / 1000);
     else log(`first device-finalize call (compiles its programs): ${((performance.now() - start) / 1000).toFixed(3)} s`);
-    if (result.kind !== 'done') throw new Error(`device finalize declined the benchmark request: ${result.reason}`);
-    if (firstSum !== null && result.checksumSum !== firstSum) throw new Error('device finalize gave different sums on the same request');
-    firstSum = result.checksumSum;
-    if (endToEnd && rep === reps) log(`  ${result.records.count} records above ${threshold}`);
-    result.records.release();
+    if (firstSum !== null && sum !== firstSum) throw new Error('device finalize gave different sums on the same request');
+    firstSum = sum;
+    if (endToEnd && rep === reps) log(`  ${numRecords} records above ${threshold}`);
   }
   return seconds;
 }

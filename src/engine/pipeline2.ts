@@ -36,7 +36,7 @@ export interface PairStep {
  * --sparse --threshold 0.99 --output: compute 3.3–3.9 s against 0.92 s without --output); on the CPU (dev machine,
  * 2 cores) sparse nv 12288 nf 4096 ran the same, nv 6144 nf 8192 3 % slower.
  */
-const PAIRS_PER_PANEL = 1 << 22;
+export const PAIRS_PER_PANEL = 1 << 22;
 
 /**
  * Pairs finalized on the host between yields to the event loop (~0.1 s on a slow core): a panel holds 4 Mi
