@@ -200,9 +200,20 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
     rowVectors: vectorWords, colVectors: vectorWords, rowVectorFirst: 0, colVectorFirst: 0, numVector: kernelRequest.aCount,
     threshold: endToEnd ? { kind: 'single', above: float32BitsAtMost(threshold) } : { kind: 'none' }, records: endToEnd,
   });
-  // With records, calls of the engine's record panels (row strips of at most PAIRS_PER_PANEL pairs): a device keeps
-  // room for every pair of a call, which a whole request of nv 32768 (16 GiB) would exceed.
-  const rowsPerCall = endToEnd ? Math.max(1, Math.floor(PAIRS_PER_PANEL / kernelRequest.bCount)) : kernelRequest.aCount;
+  // With records, calls of the engine's record panels (square tiles of PAIRS_PER_PANEL pairs, as pipeline2.ts cuts a
+  // step): a device keeps room for every pair of a call, which a whole request of nv 32768 (16 GiB) would exceed, and
+  // thin strips would expand a u8 kernel's B operand anew for a few rows each.
+  const side = endToEnd ? Math.floor(Math.sqrt(PAIRS_PER_PANEL)) : Math.max(kernelRequest.aCount, kernelRequest.bCount);
+  const tiles: { readonly aFirst: number; readonly aCount: number; readonly bFirst: number; readonly bCount: number }[] = [];
+  for (let row = 0; row < kernelRequest.aCount; row += side) {
+    for (let col = 0; col < kernelRequest.bCount; col += side) {
+      const aCount = Math.min(side, kernelRequest.aCount - row);
+      const bCount = Math.min(side, kernelRequest.bCount - col);
+      // Below the diagonal a strictly upper request has no pairs.
+      if (kernelRequest.strictUpper && kernelRequest.bFirst + col + bCount <= kernelRequest.aFirst + row + 1) continue;
+      tiles.push({ aFirst: kernelRequest.aFirst + row, aCount, bFirst: kernelRequest.bFirst + col, bCount });
+    }
+  }
   const seconds: number[] = [];
   let firstSum: bigint | null = null;
   for (let rep = 0; rep <= reps; rep++) {
@@ -211,10 +222,9 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
     if (endToEnd && rep > 0) vectorWords = await wordsOf(planes);
     let sum = 0n;
     let numRecords = 0;
-    for (let rowFirst = 0; rowFirst < kernelRequest.aCount; rowFirst += rowsPerCall) {
+    for (const tile of tiles) {
       const request = finalizeRequest();
-      const rows = { aFirst: kernelRequest.aFirst + rowFirst, aCount: Math.min(rowsPerCall, kernelRequest.aCount - rowFirst) };
-      const result = await gemm.finalizePairs({ ...request, gemm: { ...request.gemm, ...rows } });
+      const result = await gemm.finalizePairs({ ...request, gemm: { ...request.gemm, ...tile } });
       if (result.kind !== 'done') throw new Error(`device finalize declined the benchmark request: ${result.reason}`);
       sum += result.checksumSum;
       numRecords += result.records.count;
