@@ -1,6 +1,6 @@
 // ExpandedOperands: an expansion is made once per (chunk, program) and holds the expand program's bytes (checked
 // against the bit planes directly), is found again while kept, is made anew after the byte budget evicted it, and
-// is refused (null) when one alone exceeds the budget.
+// is refused (null) when one alone exceeds the budget, or when it would have to evict one the request holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExpandProgram, EXPAND_WORKGROUP } from '../../mgemm/kernels/webgpu/expandProgram.js';
 import { ExpandedOperands } from '../../mgemm/kernels/webgpu/expandedOperands.js';
@@ -77,17 +77,35 @@ describe.skipIf(!gate.available)(`ExpandedOperands on ${gate.description}`, () =
     const [chunkA, chunkB] = planes.map(chunkOf);
     // Room for one expansion: the second evicts the first.
     const kept = new ExpandedOperands(runner, EXPANSION_BYTES);
-    const a1 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA));
+    const a1 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), []);
     expect(a1).not.toBeNull();
     expect(await readBytes(a1 as GPUBuffer)).toEqual(expected(planes[0]));
-    expect(await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA))).toBe(a1);
-    const b1 = await kept.of(chunkB, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkB));
+    expect(await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), [])).toBe(a1);
+    const b1 = await kept.of(chunkB, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkB), []);
     expect(await readBytes(b1 as GPUBuffer)).toEqual(expected(planes[1]));
-    const a2 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA));
+    const a2 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), []);
     expect(a2).not.toBe(a1);
     expect(await readBytes(a2 as GPUBuffer)).toEqual(expected(planes[0]));
     // Larger than the whole budget: not kept.
-    expect(await kept.of(chunkA, program, ROW_BYTES, 2 * NUM_ROWS_PAD, expandOf(chunkA))).toBeNull();
+    expect(await kept.of(chunkA, program, ROW_BYTES, 2 * NUM_ROWS_PAD, expandOf(chunkA), [])).toBeNull();
+    kept.clear();
+    chunkA.buffer.destroy();
+    chunkB.buffer.destroy();
+  });
+
+  // A sparse request expands B two ways: the second expansion must not evict the first, which the request's
+  // dispatches (not submitted yet) still read.
+  it('never evicts an expansion the request holds: the next one is refused instead', async () => {
+    const random = seededRandom(78);
+    const planes = [0, 1].map(() => Uint32Array.from({ length: NUM_ROWS * NUM_PLANES * WORDS_PER_PLANE }, () => Math.floor(random() * 2 ** 32)));
+    const [chunkA, chunkB] = planes.map(chunkOf);
+    const kept = new ExpandedOperands(runner, EXPANSION_BYTES);
+    const a1 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), []);
+    expect(a1).not.toBeNull();
+    expect(await kept.of(chunkB, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkB), [a1 as GPUBuffer])).toBeNull();
+    // Still kept and intact: found again, same bytes.
+    expect(await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), [])).toBe(a1);
+    expect(await readBytes(a1 as GPUBuffer)).toEqual(expected(planes[0]));
     kept.clear();
     chunkA.buffer.destroy();
     chunkB.buffer.destroy();

@@ -27,10 +27,14 @@ export class ExpandedOperands {
 
   /**
    * The expansion of `chunk` by `program`, `numRowsPad` rows of `rowBytes` (rows past the chunk's are zeros);
-   * a new one is submitted now, ahead of the request that uses it (the queue runs submits in order). Null when
-   * one expansion would exceed the budget.
+   * a new one is submitted now, ahead of the request that uses it (the queue runs submits in order). Expansions in
+   * `pinned` (the ones the calling request already holds) are never evicted: its dispatches are not submitted yet.
+   * Null when this one does not fit the budget beside them.
    */
-  async of(chunk: PlaneChunk, program: WgslProgram, rowBytes: number, numRowsPad: number, expand: (target: GPUBuffer) => Dispatch): Promise<GPUBuffer | null> {
+  async of(
+    chunk: PlaneChunk, program: WgslProgram, rowBytes: number, numRowsPad: number, expand: (target: GPUBuffer) => Dispatch,
+    pinned: readonly GPUBuffer[],
+  ): Promise<GPUBuffer | null> {
     const numBytes = numRowsPad * rowBytes;
     if (numBytes > this.maxBytes) return null;
     let perProgram = this.byChunk.get(chunk.buffer);
@@ -40,7 +44,9 @@ export class ExpandedOperands {
       this.lru.push(found);
       return found.buffer;
     }
-    while (this.keptBytes + numBytes > this.maxBytes) this.evictOldest();
+    const pinnedBytes = this.lru.reduce((sum, kept) => sum + (pinned.includes(kept.buffer) ? kept.numBytes : 0), 0);
+    if (pinnedBytes + numBytes > this.maxBytes) return null;
+    while (this.keptBytes + numBytes > this.maxBytes) this.evictOldest(pinned);
     const kept: Kept = {
       buffer: this.runner.createStorageBuffer(numBytes, { readBack: false }), numBytes, chunkBuffer: chunk.buffer, programKey: program.cacheKey,
     };
@@ -56,12 +62,14 @@ export class ExpandedOperands {
   }
 
   clear(): void {
-    while (this.lru.length > 0) this.evictOldest();
+    while (this.lru.length > 0) this.evictOldest([]);
   }
 
-  private evictOldest(): void {
-    const oldest = this.lru.shift();
-    if (oldest === undefined) return;
+  /** Evicts the least recently used expansion not in `pinned`. */
+  private evictOldest(pinned: readonly GPUBuffer[]): void {
+    const at = this.lru.findIndex((kept) => !pinned.includes(kept.buffer));
+    if (at < 0) throw new Error('ExpandedOperands: nothing to evict');
+    const [oldest] = this.lru.splice(at, 1);
     // Submitted requests may still read it; requests planned from now on do not find it.
     this.byChunk.get(oldest.chunkBuffer)?.delete(oldest.programKey);
     this.runner.destroyWhenIdle(oldest.buffer);

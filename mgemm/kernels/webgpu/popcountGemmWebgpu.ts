@@ -486,8 +486,9 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words, and a u8 sub-block's most rows. */
   private familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number): { readonly family: KernelFamily; readonly expandRows: number } {
-    let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
     const kBytes = wordsPerPlane * 32;
+    // `auto` weighs the rows the expansion budget allows, not the binding size (tests shrink that to drive the edges).
+    let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities, EXPANDED_BYTES / kBytes);
     const expandRows = Math.floor(Math.min(EXPANDED_BYTES, this.maxBindingBytes) / kBytes / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
     // The u8 kernels work on rows padded to 128 and columns padded to 256: when 256 expanded rows or one
     // padded tile of every group's output do not fit a binding, the bitwise kernel (no expansion, no
@@ -587,18 +588,23 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       };
     };
     // B's chunks expanded whole and kept (expandedOperands.ts), where a block's columns can be bound as a range of
-    // the expansion (row offsets aligned for a storage binding); per group, by chunk.
-    const keptB = await Promise.all(factors.map(async ({ expandB }) => {
+    // the expansion (row offsets aligned for a storage binding); per group, by chunk. One at a time: each must not
+    // evict one that this request already uses (sparse groups expand B two ways: two chunk-sized expansions).
+    const keptB: Map<PlaneChunk, GPUBuffer>[] = [];
+    const usedByThisRequest: GPUBuffer[] = [];
+    for (const { expandB } of factors) {
       const kept = new Map<PlaneChunk, GPUBuffer>();
-      if (kBytes % this.runner.capabilities.minStorageBufferOffsetAlignment !== 0) return kept;
+      keptB.push(kept);
+      if (kBytes % this.runner.capabilities.minStorageBufferOffsetAlignment !== 0) continue;
       for (const chunk of new Set(blocks.map((blk) => blk.bChunk))) {
         const numRowsPad = padCols(chunk.numRows) + U8_GEMM_COL_TILE;
         const buffer = await this.expandedOperands.of(chunk, expandB, kBytes, numRowsPad,
-          (target) => expand(expandB, chunk, chunk.firstRow, chunk.numRows, numRowsPad, target));
-        if (buffer !== null) kept.set(chunk, buffer);
+          (target) => expand(expandB, chunk, chunk.firstRow, chunk.numRows, numRowsPad, target), usedByThisRequest);
+        if (buffer === null) continue;
+        kept.set(chunk, buffer);
+        usedByThisRequest.push(buffer);
       }
-      return kept;
-    }));
+    }
     const maxRows = Math.max(0, ...blocks.map((blk) => padRows(blk.numRows)));
     const expandedA = this.scratchBuffer('expandedA', maxRows * kBytes);
     const unkeptCols = blocks.filter((blk) => keptB.some((kept) => !kept.has(blk.bChunk))).map((blk) => padCols(blk.numCols));
