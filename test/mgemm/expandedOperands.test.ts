@@ -71,10 +71,16 @@ describe.skipIf(!gate.available)(`ExpandedOperands on ${gate.description}`, () =
     return new Uint8Array(words.buffer, words.byteOffset, EXPANSION_BYTES);
   };
 
-  it('keeps one expansion per chunk within the budget, evicting the least recently used', async () => {
-    const random = seededRandom(77);
+  /** Two chunks of random planes on the GPU, and their words. */
+  const twoRandomChunks = (seed: number): { planes: Uint32Array[]; chunkA: PlaneChunk; chunkB: PlaneChunk } => {
+    const random = seededRandom(seed);
     const planes = [0, 1].map(() => Uint32Array.from({ length: NUM_ROWS * NUM_PLANES * WORDS_PER_PLANE }, () => Math.floor(random() * 2 ** 32)));
     const [chunkA, chunkB] = planes.map(chunkOf);
+    return { planes, chunkA, chunkB };
+  };
+
+  it('keeps one expansion per chunk within the budget, evicting the least recently used', async () => {
+    const { planes, chunkA, chunkB } = twoRandomChunks(77);
     // Room for one expansion: the second evicts the first.
     const kept = new ExpandedOperands(runner, EXPANSION_BYTES);
     const a1 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), []);
@@ -96,9 +102,7 @@ describe.skipIf(!gate.available)(`ExpandedOperands on ${gate.description}`, () =
   // A sparse request expands B two ways: the second expansion must not evict the first, which the request's
   // dispatches (not submitted yet) still read.
   it('never evicts an expansion the request holds: the next one is refused instead', async () => {
-    const random = seededRandom(78);
-    const planes = [0, 1].map(() => Uint32Array.from({ length: NUM_ROWS * NUM_PLANES * WORDS_PER_PLANE }, () => Math.floor(random() * 2 ** 32)));
-    const [chunkA, chunkB] = planes.map(chunkOf);
+    const { planes, chunkA, chunkB } = twoRandomChunks(78);
     const kept = new ExpandedOperands(runner, EXPANSION_BYTES);
     const a1 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), []);
     expect(a1).not.toBeNull();
