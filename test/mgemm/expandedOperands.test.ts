@@ -46,7 +46,9 @@ describe.skipIf(!gate.available)(`ExpandedOperands on ${gate.description}`, () =
   };
   const expandOf = (chunk: PlaneChunk) => (target: GPUBuffer): Dispatch => ({
     program, storage: [chunk.buffer, target],
-    uniforms: { rowFirst: 0, numRows: NUM_ROWS, numRowsPad: NUM_ROWS_PAD, wordsPerPlane: WORDS_PER_PLANE, numWorkgroupsX: 1 },
+    uniforms: {
+      rowFirst: 0, numRows: NUM_ROWS, numRowsPad: NUM_ROWS_PAD, wordsPerPlane: WORDS_PER_PLANE, wordFirst: 0, numWords: WORDS_PER_PLANE, numWorkgroupsX: 1,
+    },
     workgroups: [Math.ceil((NUM_ROWS_PAD * WORDS_PER_PLANE * 8) / EXPAND_WORKGROUP), 1],
   });
   /** The bytes the expansion must hold: per field, the sum of its two plane bits; zero rows past NUM_ROWS. */

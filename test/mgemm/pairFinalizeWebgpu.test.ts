@@ -171,6 +171,8 @@ const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPop
   { name: 'bitwise', options: { kernel: 'bitwise' } },
   { name: 'bitwise, 4 KiB bindings (several sub-blocks)', options: { kernel: 'bitwise', maxBindingBytes: 4096 } },
   { name: 'u8 dot4 (padded tally layout)', options: { kernel: 'dot4' } },
+  // 64 KiB expansions: K slabs of 128 bytes, so the finalize reads tallies added over two and three slabs.
+  { name: 'u8 dot4, 64 KiB expansions (K slabs)', options: { kernel: 'dot4', u8ExpansionBytes: 64 << 10 } },
   ...(gate.hasSubgroupMatrix ? [{ name: 'u8 subgroup-matrix', options: { kernel: 'subgroup-matrix' as const } }] : []),
 ];
 

@@ -122,7 +122,11 @@ const WEBGPU_OPTION_SETS: readonly { readonly name: string; readonly options: We
   { name: 'webgpu bitwise, 4 KiB bindings and read-backs', options: { kernel: 'bitwise', maxBindingBytes: 4096, maxReadBackBytes: 4096 } },
   { name: 'webgpu u8 dot4', options: { kernel: 'dot4' } },
   { name: 'webgpu u8 dot4, 512 KiB bindings, 1 MiB read-backs', options: { kernel: 'dot4', maxBindingBytes: 512 << 10, maxReadBackBytes: 1 << 20 } },
-  ...(gate.hasSubgroupMatrix ? [{ name: 'webgpu subgroup-matrix', options: { kernel: 'subgroup-matrix' as const } }] : []),
+  { name: 'webgpu u8 dot4, 1 MiB expansions (K slabs of 256 bytes past 256 fields)', options: { kernel: 'dot4', u8ExpansionBytes: 1 << 20 } },
+  ...(gate.hasSubgroupMatrix ? [
+    { name: 'webgpu subgroup-matrix', options: { kernel: 'subgroup-matrix' as const } },
+    { name: 'webgpu subgroup-matrix, 1 MiB expansions (K slabs)', options: { kernel: 'subgroup-matrix' as const, u8ExpansionBytes: 1 << 20 } },
+  ] : []),
 ];
 
 /** Kernel sets checked against ref. */

@@ -70,7 +70,12 @@ const OPTION_SETS: readonly { readonly name: string; readonly options: WebgpuPop
   { name: 'u8 dot4, device limits', options: { kernel: 'dot4' } },
   // 512 KiB: u8 sub-blocks of a few hundred rows; groups whose 128 × 256 tiles do not fit fall back to bitwise.
   { name: 'u8 dot4, 512 KiB bindings', options: { kernel: 'dot4', maxBindingBytes: 512 << 10 } },
-  ...(gate.hasSubgroupMatrix ? [{ name: 'u8 subgroup-matrix (tensor cores)', options: { kernel: 'subgroup-matrix' as const } }] : []),
+  // 1 MiB expansions: K slabs of 256 bytes (u8Slabs.ts) past 256 fields, the output added to slab by slab.
+  { name: 'u8 dot4, 1 MiB expansions (K slabs)', options: { kernel: 'dot4', u8ExpansionBytes: 1 << 20 } },
+  ...(gate.hasSubgroupMatrix ? [
+    { name: 'u8 subgroup-matrix (tensor cores)', options: { kernel: 'subgroup-matrix' as const } },
+    { name: 'u8 subgroup-matrix, 1 MiB expansions (K slabs)', options: { kernel: 'subgroup-matrix' as const, u8ExpansionBytes: 1 << 20 } },
+  ] : []),
 ];
 
 describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`, () => {

@@ -35,6 +35,7 @@ import { chooseTally2Geometry } from './tally2Geometry.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
 import { submitTally3, submitTally3Finalize, timeTally3Kernels, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
+import { planU8Slabs, type U8Slab, type U8SlabPlan } from './u8Slabs.js';
 import { ResidentPairCounts } from './tripleFinalizeWebgpu.js';
 import { createVectorSumsProgram } from './vectorSumsProgram.js';
 import { settled, WebgpuRunner, type BufferRange, type Dispatch, type Pending, type TransferStatistics } from './webgpuRunner.js';
@@ -53,6 +54,11 @@ export interface WebgpuPopcountGemmOptions {
   readonly residentBytes?: number;
   /** Kernel family (default `auto`: tensor cores when the adapter has them, see kernelChoice.ts). */
   readonly kernel?: KernelFamily | 'auto';
+  /**
+   * Bytes of one expanded u8 operand (default EXPANDED_BYTES; the binding size bounds it too). Tests set it small to
+   * cut few fields into K slabs (u8Slabs.ts: a slab's expansion of U8_SLAB_ROWS rows fits it).
+   */
+  readonly u8ExpansionBytes?: number;
   /** Workgroup-memory staging of the tensor-core kernel (default DEFAULT_U8_STAGING); benchmarks sweep it. */
   readonly u8Staging?: U8GemmStaging;
   /** Which of the host's GPUs: slot modulo their number (the node-local rank; default: the first GPU). */
@@ -66,7 +72,7 @@ export interface WebgpuPopcountGemmOptions {
 }
 
 const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
-/** Bytes of one expanded u8 operand (rows × 32·wordsPerPlane): bounds the rows of a u8 sub-block. */
+/** Bytes of one expanded u8 operand (rows × 32 bytes per plane word of a K slab): bounds the rows of a u8 sub-block. */
 const EXPANDED_BYTES = 512 << 20;
 
 /** Opens the adapter's device; a missing adapter is a UserError naming what is needed. */
@@ -110,6 +116,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /** The GPU is driven from the calling thread. */
   readonly numThreads = 1;
   private readonly maxBindingBytes: number;
+  /** Bytes of one expanded u8 operand (within a binding). */
+  private readonly expansionBytes: number;
   private readonly resident: ResidentPlanes;
   private readonly kernel: KernelFamily | 'auto';
   private readonly u8Staging: U8GemmStaging;
@@ -142,6 +150,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   constructor(private readonly runner: WebgpuRunner, options: WebgpuPopcountGemmOptions) {
     const caps = runner.capabilities;
     this.maxBindingBytes = Math.min(caps.maxStorageBufferBindingSize, options.maxBindingBytes ?? caps.maxStorageBufferBindingSize);
+    this.expansionBytes = Math.min(this.maxBindingBytes, options.u8ExpansionBytes ?? EXPANDED_BYTES);
     this.resident = new ResidentPlanes(runner, this.maxBindingBytes, options.residentBytes ?? DEFAULT_RESIDENT_BYTES);
     this.kernel = options.kernel ?? 'auto';
     this.u8Staging = options.u8Staging ?? DEFAULT_U8_STAGING;
@@ -150,7 +159,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
     this.pairCounts = new ResidentPairCounts(runner);
     this.scratch = new GrowingBuffers(runner);
-    this.expandedOperands = new ExpandedOperands(runner, EXPANDED_BYTES);
+    this.expandedOperands = new ExpandedOperands(runner, this.expansionBytes);
     this.finalizeScratch = new FinalizeScratchRing(runner);
   }
 
@@ -479,23 +488,27 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   ): Promise<RequestPlan | null> {
     const { termGroups } = request;
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
-    const { family, expandRows } = this.familyFor(termGroups, request.a.wordsPerPlane);
+    const { family, slabPlan, expandRows } = this.familyFor(termGroups, request.a.wordsPerPlane);
     await Promise.all(this.gemmPrograms(family, termGroups, request.a.numPlanes, request.b.numPlanes).map((p) => this.runner.pipelineFor(p)));
-    return family === 'bitwise' ? this.planBitwise(request, aChunks, blockOutputBytes) : this.planU8(request, family, expandRows, aChunks, blockOutputBytes);
+    return family === 'bitwise' ? this.planBitwise(request, aChunks, blockOutputBytes) : this.planU8(request, family, slabPlan, expandRows, aChunks, blockOutputBytes);
   }
 
-  /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words, and a u8 sub-block's most rows. */
-  private familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number): { readonly family: KernelFamily; readonly expandRows: number } {
-    const kBytes = wordsPerPlane * 32;
-    // `auto` weighs the rows the expansion budget allows, not the binding size (tests shrink that to drive the edges).
-    let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities, EXPANDED_BYTES / kBytes);
-    const expandRows = Math.floor(Math.min(EXPANDED_BYTES, this.maxBindingBytes) / kBytes / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
+  /**
+   * The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words; for the u8 families, the
+   * K slabs (u8Slabs.ts) and a u8 sub-block's most rows.
+   */
+  private familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number): {
+    readonly family: KernelFamily; readonly slabPlan: U8SlabPlan; readonly expandRows: number;
+  } {
+    const slabPlan = planU8Slabs(wordsPerPlane * 32, this.expansionBytes);
+    const expandRows = Math.floor(this.expansionBytes / slabPlan.slabBytes / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
+    let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
     // The u8 kernels work on rows padded to 128 and columns padded to 256: when 256 expanded rows or one
     // padded tile of every group's output do not fit a binding, the bitwise kernel (no expansion, no
     // padding) takes the request.
     const tileOutBytes = termGroups.length * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE * 4;
     if (family !== 'bitwise' && (expandRows < U8_GEMM_COL_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH))) family = 'bitwise';
-    return { family, expandRows };
+    return { family, slabPlan, expandRows };
   }
 
   /** The programs of a 2-way plan of `family` (the plan waits for them; prepareStart compiles them ahead). */
@@ -556,12 +569,13 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   }
 
   /**
-   * Per sub-block and group g: expand A's rows and B's columns into u8 counts (Σ of the group's
-   * planes), then one u8 GEMM into group g's padded output. Padded rows and columns are zero.
+   * Per sub-block, K slab and group g: expand A's rows and B's columns of the slab into u8 counts (Σ of the group's
+   * planes), then one u8 GEMM into group g's padded output, adding to it after the first slab. Padded rows and
+   * columns are zero.
    */
   private async planU8(
-    request: PopcountGemmRequest, family: 'subgroup-matrix' | 'dot4', expandRows: number, aChunks: readonly PlaneChunk[] | undefined,
-    blockOutputBytes: number,
+    request: PopcountGemmRequest, family: 'subgroup-matrix' | 'dot4', slabPlan: U8SlabPlan, expandRows: number,
+    aChunks: readonly PlaneChunk[] | undefined, blockOutputBytes: number,
   ): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
     const numGroups = termGroups.length;
@@ -577,69 +591,75 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       rowUnit: U8_GEMM_ROW_TILE, colUnit: U8_GEMM_COL_TILE, outWords: (rows, cols) => numGroups * padRows(rows) * padCols(cols),
       outputBytes: blockOutputBytes,
     });
-    const kBytes = a.wordsPerPlane * 32;
-    const expand = (program: WgslProgram, chunk: PlaneChunk, first: number, count: number, numRowsPad: number, target: GPUBuffer): Dispatch => {
-      const numWorkgroups = Math.ceil((numRowsPad * a.wordsPerPlane * 8) / EXPAND_WORKGROUP);
+    const { slabs, slabBytes } = slabPlan;
+    const expand = (
+      program: WgslProgram, chunk: PlaneChunk, first: number, count: number, numRowsPad: number, slab: U8Slab, target: GPUBuffer,
+    ): Dispatch => {
+      const numWorkgroups = Math.ceil((numRowsPad * slab.numWords * 8) / EXPAND_WORKGROUP);
       const x = Math.min(numWorkgroups, maxGroups);
       return {
         program, storage: [chunk.buffer, target],
-        uniforms: { rowFirst: first - chunk.firstRow, numRows: count, numRowsPad, wordsPerPlane: a.wordsPerPlane, numWorkgroupsX: x },
+        uniforms: {
+          rowFirst: first - chunk.firstRow, numRows: count, numRowsPad, wordsPerPlane: a.wordsPerPlane, wordFirst: slab.wordFirst,
+          numWords: slab.numWords, numWorkgroupsX: x,
+        },
         workgroups: [x, Math.ceil(numWorkgroups / x)],
       };
     };
     // B's chunks expanded whole and kept (expandedOperands.ts), where a block's columns can be bound as a range of
     // the expansion (row offsets aligned for a storage binding); per group, by chunk. One at a time: each must not
     // evict one that this request already uses (sparse groups expand B two ways: two chunk-sized expansions).
+    // Not when K is cut into slabs: rows that long are cut because the budget holds too few of them.
     const keptB: Map<PlaneChunk, GPUBuffer>[] = [];
     const usedByThisRequest: GPUBuffer[] = [];
     for (const { expandB } of factors) {
       const kept = new Map<PlaneChunk, GPUBuffer>();
       keptB.push(kept);
-      if (kBytes % this.runner.capabilities.minStorageBufferOffsetAlignment !== 0) continue;
+      if (slabs.length > 1 || slabBytes % this.runner.capabilities.minStorageBufferOffsetAlignment !== 0) continue;
       for (const chunk of new Set(blocks.map((blk) => blk.bChunk))) {
         const numRowsPad = padCols(chunk.numRows) + U8_GEMM_COL_TILE;
-        const buffer = await this.expandedOperands.of(chunk, expandB, kBytes, numRowsPad,
-          (target) => expand(expandB, chunk, chunk.firstRow, chunk.numRows, numRowsPad, target), usedByThisRequest);
+        const buffer = await this.expandedOperands.of(chunk, expandB, slabBytes, numRowsPad,
+          (target) => expand(expandB, chunk, chunk.firstRow, chunk.numRows, numRowsPad, slabs[0], target), usedByThisRequest);
         if (buffer === null) continue;
         kept.set(chunk, buffer);
         usedByThisRequest.push(buffer);
       }
     }
     const maxRows = Math.max(0, ...blocks.map((blk) => padRows(blk.numRows)));
-    const expandedA = this.scratchBuffer('expandedA', maxRows * kBytes);
+    const expandedA = this.scratchBuffer('expandedA', maxRows * slabBytes);
     const unkeptCols = blocks.filter((blk) => keptB.some((kept) => !kept.has(blk.bChunk))).map((blk) => padCols(blk.numCols));
-    const expandedB = unkeptCols.length === 0 ? null : this.scratchBuffer('expandedB', Math.max(...unkeptCols) * kBytes);
-    /** Dispatches that give group g's B operand of a block: none when its chunk's expansion is kept. */
-    const operandB = (g: number, blk: SubBlock): { readonly dispatches: Dispatch[]; readonly bound: GPUBuffer | BufferRange } => {
+    const expandedB = unkeptCols.length === 0 ? null : this.scratchBuffer('expandedB', Math.max(...unkeptCols) * slabBytes);
+    /** Dispatches that give group g's B operand of a block's slab: none when its chunk's expansion is kept. */
+    const operandB = (g: number, blk: SubBlock, slab: U8Slab): { readonly dispatches: Dispatch[]; readonly bound: GPUBuffer | BufferRange } => {
       const kept = keptB[g].get(blk.bChunk);
       if (kept !== undefined) {
-        return { dispatches: [], bound: { buffer: kept, offset: (blk.colFirst - blk.bChunk.firstRow) * kBytes, size: padCols(blk.numCols) * kBytes } };
+        return { dispatches: [], bound: { buffer: kept, offset: (blk.colFirst - blk.bChunk.firstRow) * slabBytes, size: padCols(blk.numCols) * slabBytes } };
       }
       if (expandedB === null) throw new Error('planU8: a block without a kept B expansion and no scratch');
-      return { dispatches: [expand(factors[g].expandB, blk.bChunk, blk.colFirst, blk.numCols, padCols(blk.numCols), expandedB)], bound: expandedB };
+      return { dispatches: [expand(factors[g].expandB, blk.bChunk, blk.colFirst, blk.numCols, padCols(blk.numCols), slab, expandedB)], bound: expandedB };
     };
     return {
       family, blocks,
       shapeOf: (blk) => ({ groupWords: padRows(blk.numRows) * padCols(blk.numCols), rowStride: padCols(blk.numCols) }),
-      dispatchesOf: (blk, output) => factors.flatMap(({ expandA }, g) => {
-        const b = operandB(g, blk);
+      dispatchesOf: (blk, output) => slabs.flatMap((slab, s) => factors.flatMap(({ expandA }, g) => {
+        const b = operandB(g, blk, slab);
         // Consecutive groups with the same A planes (sparse T[..c] and T[..m]) share one expansion: the GEMM in
         // between only read it. Half of sparse 3-way's expansions (0.7 s of a 15 s run on an H100).
         const expandedBefore = g > 0 && factors[g - 1].expandA === expandA;
         return [
-          ...(expandedBefore ? [] : [expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), expandedA)]),
+          ...(expandedBefore ? [] : [expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), slab, expandedA)]),
           ...b.dispatches,
           {
             program: gemm,
             storage: [expandedA, b.bound, output],
             uniforms: {
-              kBytes, outStride: padCols(blk.numCols), outOffset: g * padRows(blk.numRows) * padCols(blk.numCols),
-              skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst,
+              kBytes: slab.rowBytes, outStride: padCols(blk.numCols), outOffset: g * padRows(blk.numRows) * padCols(blk.numCols),
+              skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst, accumulate: s > 0 ? 1 : 0,
             },
             workgroups: [padCols(blk.numCols) / gemm.tileCols, padRows(blk.numRows) / gemm.tileRows],
           },
         ];
-      }),
+      })),
     };
   }
 

@@ -9,7 +9,8 @@
 //   the deprecated bool forms counted u8 elements, and Dawn printed a warning to stdout for each.
 // - `dot4`: portable dot4U8Packed (4 multiply-adds per instruction), one output per thread; the same
 //   operands and outputs, so the expansion and scatter paths are tested on any adapter (lavapipe).
-// Both skip tiles wholly below the diagonal when asked (strictUpper requests).
+// Both skip tiles wholly below the diagonal when asked (strictUpper requests), and add to the output already there
+// when asked (`accumulate`: the K slabs after the first, u8Slabs.ts).
 
 import type { WgslProgram } from './wgslProgram.js';
 
@@ -21,7 +22,7 @@ export type U8GemmKind = 'subgroup-matrix' | 'dot4';
 
 const UNIFORMS = [
   { name: 'kBytes', type: 'u32' }, { name: 'outStride', type: 'u32' }, { name: 'outOffset', type: 'u32' },
-  { name: 'skipBelowDiagonal', type: 'u32' }, { name: 'diagonalOffset', type: 'i32' },
+  { name: 'skipBelowDiagonal', type: 'u32' }, { name: 'diagonalOffset', type: 'i32' }, { name: 'accumulate', type: 'u32' },
 ] as const;
 
 export interface U8GemmProgram extends WgslProgram {
@@ -77,7 +78,16 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   lines.push(`  let row0 = wg.y * ${WT}u;`, `  let col0 = wg.x * ${WTN}u;`);
   lines.push(`  if (u.skipBelowDiagonal != 0u && i32(row0) + u.diagonalOffset >= i32(col0 + ${WTN - 1}u)) { return; }`);
   lines.push(`  let sr = (sg / ${SGC}u) * 64u;`, `  let sc = (sg % ${SGC}u) * 64u;`);
+  /** Offset in `out` of result matrix (i, j) of this subgroup. */
+  const resultOffset = (i: number, j: number): string => `u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u`;
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) lines.push(`  var c${i}_${j} = subgroup_matrix_result<u32, 16, 16>();`);
+  lines.push(`  if (u.accumulate != 0u) {`);
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j < T; j++) {
+      lines.push(`    c${i}_${j} = subgroupMatrixLoad<subgroup_matrix_result<u32, 16, 16>, row_major>(&out, ${resultOffset(i, j)}, u.outStride);`);
+    }
+  }
+  lines.push(`  }`);
   /** The tensor-core work of one staged K step: the microkernel. */
   const mma = (indent: string): void => {
     lines.push(`${indent}for (var kk = 0u; kk < ${KS}u; kk += 32u) {`);
@@ -132,7 +142,7 @@ function subgroupMatrixProgram(staging: U8GemmStaging): U8GemmProgram {
   }
   for (let i = 0; i < T; i++) {
     for (let j = 0; j < T; j++) {
-      lines.push(`  subgroupMatrixStore<row_major>(&out, u.outOffset + (row0 + sr + ${16 * i}u) * u.outStride + col0 + sc + ${16 * j}u, c${i}_${j}, u.outStride);`);
+      lines.push(`  subgroupMatrixStore<row_major>(&out, ${resultOffset(i, j)}, c${i}_${j}, u.outStride);`);
     }
   }
   return {
@@ -173,9 +183,10 @@ function dot4Program(): U8GemmProgram {
   let r = r0 + lid.y;
   let c = c0 + lid.x;
   let k4 = u.kBytes / 4u;
-  var acc = 0u;
+  let at = u.outOffset + r * u.outStride + c;
+  var acc = select(0u, out[at], u.accumulate != 0u);
   for (var q = 0u; q < k4; q++) { acc += dot4U8Packed(A[r * k4 + q], B[c * k4 + q]); }
-  out[u.outOffset + r * u.outStride + c] = acc;`,
+  out[at] = acc;`,
     tileRows: T,
     tileCols: T,
   };
