@@ -20,6 +20,7 @@ import {
 import type { PlaneChunk, ResidentPlanes } from './residentPlanes.js';
 import { stackSlices, type SliceStack } from './sliceStacks.js';
 import { stackProductDispatches } from './stackProducts.js';
+import { U8_SLAB_ROWS } from './u8Slabs.js';
 import {
   finalize3Dispatch, finalize3RectTable, finalize3Workgroups, requestFinalizeWords, type RectTable, type TallyRect,
 } from './tripleFinalizeWebgpu.js';
@@ -55,8 +56,10 @@ export interface Finalize3Host extends Tally3Host {
  */
 const STACK_OUTPUTS = 1 << 25;
 /**
- * Pair-product bytes of a stack at most (32768 rows at nf 16384): the u8 GEMM's blocks are no taller than its expansion
- * (512 MiB), and the products buffer stays far below a binding's 2 GiB. Thin late slices would otherwise stack by the hundred.
+ * Pair-product bytes of a stack at most (32768 rows at nf 16384): the products buffer stays far below a binding's 2 GiB.
+ * Thin late slices would otherwise stack by the hundred. With very many fields, stacks still reach U8_SLAB_ROWS rows
+ * (within a binding): stacks of a few hundred rows made GEMMs of a few workgroup tiles each (H100, sparse nv 1024
+ * nf 262144: 910-row stacks, 31 s).
  */
 const STACK_PRODUCT_BYTES = 256 << 20;
 /** Computed outputs of a stack at most this many times its slices' own: columns outside a slice's z range are waste. */
@@ -103,7 +106,7 @@ async function planSubmits(
   if (rowsPerProduct < 1) throw new RangeError(`one row of pair products (${productRowBytes} bytes) exceeds the storage binding size (${host.maxBindingBytes} bytes)`);
   const productProgram = host.pairProductProgram(x.numPlanes, y.numPlanes, planePairs);
   await runner.pipelineFor(productProgram);
-  const maxStackRows = Math.min(rowsPerProduct, Math.max(1, Math.floor(STACK_PRODUCT_BYTES / productRowBytes)));
+  const maxStackRows = Math.min(rowsPerProduct, Math.max(U8_SLAB_ROWS, Math.floor(STACK_PRODUCT_BYTES / productRowBytes)));
   const stacks = stackSlices(slices, {
     maxRows: maxStackRows, maxOutputs: STACK_OUTPUTS, maxWasteRatio: STACK_WASTE_RATIO, rowCuts: xChunks.map((c) => c.firstRow),
   });
