@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole runs with --backend cpu and --backend webgpu, case by case: the checksum and entry count must be equal
-# (dense and sparse, ragged sizes, thresholds, DUO, 3-way, field slabs, stages, the split half-diagonal).
+# (dense and sparse, ragged sizes, thresholds, DUO, 3-way, field slabs, stages, the split half-diagonal, field ranks
+# that hold no fields).
 # Prints one line per case and exits 1 if any case differs or fails.
 #
 #   bash tools/check-webgpu-cpu.sh [--small]
@@ -27,6 +28,8 @@ if $small; then
     "3way-dense --way 3 --vectors 90 --fields 999"
     "3way-sparse-thr --way 3 --sparse --vectors 81 --fields 1001 --threshold 0.3"
     "3way-npv2-stages2-thr --way 3 --vectors 80 --fields 700 --npv 2 --stages 2 --threshold 0.3"
+    "2way-npf-past-fields --vectors 60 --fields 3 --npf 4"
+    "3way-sparse-npf-past-fields --way 3 --sparse --vectors 40 --fields 3 --npf 4"
   )
 else
   cases=(
@@ -41,6 +44,8 @@ else
     "3way-npv2-stages2-thr --way 3 --vectors 400 --fields 2000 --npv 2 --stages 2 --threshold 0.3"
     "3way-duo-sparse --way 3 --metric duo --sparse --vectors 200 --fields 999"
     "3way-multi-thr --way 3 --vectors 300 --fields 1500 --threshold 0.3,0.35,0.4,0.45,0.5"
+    "2way-npf-past-fields --vectors 300 --fields 3 --npf 4"
+    "3way-sparse-npf-past-fields --way 3 --sparse --vectors 100 --fields 3 --npf 4"
   )
 fi
 

@@ -33,9 +33,11 @@ interface Case {
  * Random x, y, z (or one matrix for all three, as the engine's part-1 units) and 1–6 slices with odd
  * offsets; a few slices are empty. `density` is the chance of a set bit (0.5 dense, 0.05 sparse).
  */
-function randomCase(layout: Layout, seed: number, options: { density: number; maxRows: number; maxField: number; shared: boolean }): Case {
+function randomCase(
+  layout: Layout, seed: number, options: { density: number; maxRows: number; maxField: number; shared: boolean; numField?: number },
+): Case {
   const random = seededRandom(seed);
-  const numField = 1 + Math.floor(random() * options.maxField);
+  const numField = options.numField ?? 1 + Math.floor(random() * options.maxField);
   const rows = (): number => 1 + Math.floor(random() * options.maxRows);
   const make = (numVectors: number): { bits: FieldBits; planes: PlaneMatrix } => {
     const bits = randomFieldBits(random, numVectors, layout.numPlanes, numField, options.density);
@@ -168,6 +170,13 @@ describe.each(KERNEL_SETS)('$name run3 equals ref', ({ gpu, create }) => {
     }));
     const many = { ...request, slices };
     expect(mismatches(await ref.run3(many), await gemm.run3(many))).toEqual([]);
+  });
+
+  it.skipIf(skip).each(LAYOUTS)('zero tallies without fields (a field rank that holds none): $name', async (layout) => {
+    const c = randomCase(layout, 5, { density: 0.5, maxRows: 20, maxField: 0, shared: false, numField: 0 });
+    const got = await gemm.run3(c.request);
+    expect(mismatches(await ref.run3(c.request), got)).toEqual([]);
+    expect(got.flat().every((tallies) => tallies.every((t) => t === 0))).toBe(true);
   });
 
   it.skipIf(skip)('returns empty outputs for empty slices and no slices', async () => {

@@ -101,6 +101,8 @@ describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`
     });
 
     it.each([
+      // A field rank that holds none of the fields (npf > nf): every tally is zero.
+      { name: 'no fields', aCount: 3, bCount: 5, numField: 0, strictUpper: false, seed: 5 },
       { name: 'one field', aCount: 3, bCount: 5, numField: 1, strictUpper: false, seed: 1 },
       { name: '33 fields, one row', aCount: 1, bCount: 77, numField: 33, strictUpper: false, seed: 2 },
       { name: '129 fields, tile edge + 1', aCount: 65, bCount: 65, numField: 129, strictUpper: true, seed: 3 },

@@ -1,8 +1,9 @@
 // The runner's split of submit and collect: read-backs submitted one after another and collected in any order see
 // the buffer as the queue left it at their submit (what sharing scratch between requests in flight relies on), and
 // count as pending until collected; a program compiled ahead whose WGSL is broken fails its first use with the
-// compile error (and nothing goes unhandled meanwhile).
+// compile error (and nothing goes unhandled meanwhile); grids of no workgroups are left out.
 import { describe, expect, it } from 'vitest';
+import { foldWorkgroups } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
 import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { openTestRunner } from '../helpers/webgpuRunner.js';
@@ -19,7 +20,28 @@ const FILL: WgslProgram = {
 /** A program whose WGSL does not compile. */
 const BROKEN: WgslProgram = { ...FILL, cacheKey: 'test/broken', mainBody: '  out[0] = undeclaredName;' };
 
+describe('foldWorkgroups', () => {
+  it('folds a 1-D grid into rows of at most the limit, covering every workgroup once; none is [1, 0]', () => {
+    expect(foldWorkgroups(5, 65535)).toEqual([5, 1]);
+    expect(foldWorkgroups(65535 * 2 + 1, 65535)).toEqual([65535, 3]);
+    expect(foldWorkgroups(0, 65535)).toEqual([1, 0]);
+  });
+});
+
 describe.skipIf(!gate.available)(`webgpu runner (${gate.description})`, () => {
+  it('leaves out dispatches of no workgroups, and runs the others of the submit with their own uniforms', async () => {
+    const runner = await openTestRunner();
+    try {
+      const buffer = runner.createStorageBuffer(64 * 4, { readBack: true });
+      const none = { program: FILL, storage: [buffer], uniforms: { value: 5 }, workgroups: foldWorkgroups(0, 65535) };
+      const fill = { program: FILL, storage: [buffer], uniforms: { value: 6 }, workgroups: [1, 1] as const };
+      expect(await runner.runAndReadBackMany([none, fill], [{ buffer, numBytes: 8 }])).toEqual([Uint32Array.of(6, 6)]);
+      expect(await runner.runAndReadBackMany([none], [{ buffer, numBytes: 8 }])).toEqual([Uint32Array.of(6, 6)]);
+    } finally {
+      runner.destroy();
+    }
+  });
+
   it('collects read-backs submitted one after another, in any order, each as of its submit', async () => {
     const runner = await openTestRunner();
     try {

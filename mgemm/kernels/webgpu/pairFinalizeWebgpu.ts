@@ -6,7 +6,7 @@ import type { PairFinalizeRequest } from '../../pairFinalize.js';
 import { RANDOMIZE_MAX } from '../../../src/core/randomize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KIND, FINALIZE2_TILE, type Finalize2Program, type Finalize2Uniforms } from './finalize2Program.js';
 import { PAIR_RECORDS_WORKGROUP, PAIRS_PER_SLOT } from './pairRecordPrograms.js';
-import type { Dispatch } from './webgpuRunner.js';
+import { foldWorkgroups, type Dispatch } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** Where a sub-block's tallies lie in the GEMM's output buffer, and which rows and columns they are. */
@@ -56,7 +56,8 @@ export function finalizeDispatch(
 ): Dispatch {
   const { gemm, formula, threshold } = request;
   const { tilesX, numTiles } = finalizeTiles(block);
-  const dispatchX = Math.max(1, Math.min(numTiles, options.maxWorkgroupsPerDimension));
+  const workgroups = foldWorkgroups(numTiles, options.maxWorkgroupsPerDimension);
+  const dispatchX = workgroups[0];
   const [multLo, multHi] = doubleWords(formula.multiplier);
   const [paramLo, paramHi] = doubleWords(formula.param);
   const [rsumLo, rsumHi] = doubleWords(formula.rsum);
@@ -78,7 +79,7 @@ export function finalizeDispatch(
     program,
     storage: [buffers.tallies, buffers.rowVectors, buffers.colVectors, buffers.partials, buffers.status, buffers.passMasks, buffers.passValues],
     uniforms,
-    workgroups: [dispatchX, Math.ceil(numTiles / dispatchX)],
+    workgroups,
   };
 }
 
@@ -107,8 +108,8 @@ export function pairRecordDispatches(
   const numPairs = aCount * bCount;
   const numSlots = pairSlots(numPairs);
   const numWorkgroups = Math.ceil(numSlots / PAIR_RECORDS_WORKGROUP);
-  const dispatchX = Math.max(1, Math.min(numWorkgroups, options.maxWorkgroupsPerDimension));
-  const workgroups: [number, number] = [dispatchX, Math.ceil(numWorkgroups / dispatchX)];
+  const workgroups = foldWorkgroups(numWorkgroups, options.maxWorkgroupsPerDimension);
+  const dispatchX = workgroups[0];
   const { status, passMasks, passValues, slotOffsets, records } = buffers;
   return [
     { program: programs.slotCounts, storage: [passMasks, slotOffsets], uniforms: { numPairs, numSlots, dispatchX }, workgroups },

@@ -38,7 +38,7 @@ import { createU8GemmProgram, DEFAULT_U8_STAGING, U8_GEMM_COL_TILE, U8_GEMM_ROW_
 import { planU8Slabs, type U8Slab, type U8SlabPlan } from './u8Slabs.js';
 import { ResidentPairCounts } from './tripleFinalizeWebgpu.js';
 import { createVectorSumsProgram } from './vectorSumsProgram.js';
-import { settled, WebgpuRunner, type BufferRange, type Dispatch, type Pending, type TransferStatistics } from './webgpuRunner.js';
+import { foldWorkgroups, settled, WebgpuRunner, type BufferRange, type Dispatch, type Pending, type TransferStatistics } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
@@ -106,6 +106,13 @@ export async function probeWebgpu(): Promise<WebgpuProbe> {
       hasSubgroupMatrix: adapterHasSubgroupMatrix(choice.adapter),
       isSoftware: choice.adapter.info.isFallbackAdapter,
     };
+}
+
+/** A request on the u8 kernels: the family, its K slabs (u8Slabs.ts) and a u8 sub-block's most rows (and columns). */
+interface U8Choice {
+  readonly family: 'subgroup-matrix' | 'dot4';
+  readonly slabPlan: U8SlabPlan;
+  readonly expandRows: number;
 }
 
 const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
@@ -438,10 +445,10 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const output = this.scratchBuffer('vectorSums', 8 * n);
     const maxPerDimension = this.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const dispatches: Dispatch[] = chunks.map((chunk) => {
-      const wgX = Math.min(chunk.numRows, maxPerDimension);
+      const workgroups = foldWorkgroups(chunk.numRows, maxPerDimension);
       return {
-        program, storage: [chunk.buffer, output], workgroups: [wgX, Math.ceil(chunk.numRows / wgX)],
-        uniforms: { numRows: chunk.numRows, outRowFirst: chunk.firstRow, vec4PerPlane: planes.wordsPerPlane / 4, numWorkgroupsX: wgX },
+        program, storage: [chunk.buffer, output], workgroups,
+        uniforms: { numRows: chunk.numRows, outRowFirst: chunk.firstRow, vec4PerPlane: planes.wordsPerPlane / 4, numWorkgroupsX: workgroups[0] },
       };
     });
     const pending = await this.runner.submitWithReadBack(dispatches, [{ buffer: output, numBytes: 8 * n }]);
@@ -488,26 +495,23 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   ): Promise<RequestPlan | null> {
     const { termGroups } = request;
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
-    const { family, slabPlan, expandRows } = this.familyFor(termGroups, request.a.wordsPerPlane);
-    await Promise.all(this.gemmPrograms(family, termGroups, request.a.numPlanes, request.b.numPlanes).map((p) => this.runner.pipelineFor(p)));
-    return family === 'bitwise' ? this.planBitwise(request, aChunks, blockOutputBytes) : this.planU8(request, family, slabPlan, expandRows, aChunks, blockOutputBytes);
+    const choice = this.familyFor(termGroups, request.a.wordsPerPlane);
+    await Promise.all(this.gemmPrograms(choice.family, termGroups, request.a.numPlanes, request.b.numPlanes).map((p) => this.runner.pipelineFor(p)));
+    return choice.family === 'bitwise' ? this.planBitwise(request, aChunks, blockOutputBytes) : this.planU8(request, choice, aChunks, blockOutputBytes);
   }
 
-  /**
-   * The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words; for the u8 families, the
-   * K slabs (u8Slabs.ts) and a u8 sub-block's most rows.
-   */
-  private familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number): {
-    readonly family: KernelFamily; readonly slabPlan: U8SlabPlan; readonly expandRows: number;
-  } {
+  /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words (see U8Choice). */
+  private familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number): { readonly family: 'bitwise' } | U8Choice {
+    const family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
+    // No fields (a field rank that holds none of them): nothing to expand, and the bitwise kernel writes the zeros.
+    if (family === 'bitwise' || wordsPerPlane === 0) return { family: 'bitwise' };
     const slabPlan = planU8Slabs(wordsPerPlane * 32, this.expansionBytes);
     const expandRows = Math.floor(this.expansionBytes / slabPlan.slabBytes / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
-    let family = chooseKernelFamily(this.kernel, termGroups, this.runner.capabilities);
     // The u8 kernels work on rows padded to 128 and columns padded to 256: when 256 expanded rows or one
     // padded tile of every group's output do not fit a binding, the bitwise kernel (no expansion, no
     // padding) takes the request.
     const tileOutBytes = termGroups.length * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE * 4;
-    if (family !== 'bitwise' && (expandRows < U8_GEMM_COL_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH))) family = 'bitwise';
+    if (expandRows < U8_GEMM_COL_TILE || tileOutBytes > Math.min(this.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH)) return { family: 'bitwise' };
     return { family, slabPlan, expandRows };
   }
 
@@ -574,8 +578,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    * columns are zero.
    */
   private async planU8(
-    request: PopcountGemmRequest, family: 'subgroup-matrix' | 'dot4', slabPlan: U8SlabPlan, expandRows: number,
-    aChunks: readonly PlaneChunk[] | undefined, blockOutputBytes: number,
+    request: PopcountGemmRequest, { family, slabPlan, expandRows }: U8Choice, aChunks: readonly PlaneChunk[] | undefined, blockOutputBytes: number,
   ): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
     const numGroups = termGroups.length;
@@ -595,15 +598,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const expand = (
       program: WgslProgram, chunk: PlaneChunk, first: number, count: number, numRowsPad: number, slab: U8Slab, target: GPUBuffer,
     ): Dispatch => {
-      const numWorkgroups = Math.ceil((numRowsPad * slab.numWords * 8) / EXPAND_WORKGROUP);
-      const x = Math.min(numWorkgroups, maxGroups);
+      const workgroups = foldWorkgroups(Math.ceil((numRowsPad * slab.numWords * 8) / EXPAND_WORKGROUP), maxGroups);
       return {
         program, storage: [chunk.buffer, target],
         uniforms: {
           rowFirst: first - chunk.firstRow, numRows: count, numRowsPad, wordsPerPlane: a.wordsPerPlane, wordFirst: slab.wordFirst,
-          numWords: slab.numWords, numWorkgroupsX: x,
+          numWords: slab.numWords, numWorkgroupsX: workgroups[0],
         },
-        workgroups: [x, Math.ceil(numWorkgroups / x)],
+        workgroups,
       };
     };
     // B's chunks expanded whole and kept (expandedOperands.ts), where a block's columns can be bound as a range of

@@ -6,7 +6,7 @@ import type { Tally3Slice } from '../../contract.js';
 import { PAIR_PRODUCT_PART_WORDS, PAIR_PRODUCT_WORKGROUP } from './pairProductProgram.js';
 import type { PlaneChunk } from './residentPlanes.js';
 import type { SliceStack } from './sliceStacks.js';
-import type { Dispatch, WebgpuRunner } from './webgpuRunner.js';
+import { foldWorkgroups, type Dispatch, type WebgpuRunner } from './webgpuRunner.js';
 import type { WgslProgram } from './wgslProgram.js';
 
 /** Consecutive parts of a stack that one dispatch builds. */
@@ -65,15 +65,14 @@ export function stackProductDispatches(context: StackProductsContext, stacks: re
   context.runner.upload(tableBuffer, Uint32Array.from(table));
   const maxGroups = context.runner.capabilities.maxComputeWorkgroupsPerDimension;
   return (stackIdx) => runsOf[stackIdx].map((run) => {
-    const numWorkgroups = Math.ceil((run.numRows * context.productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP);
-    const wgX = Math.min(numWorkgroups, maxGroups);
+    const workgroups = foldWorkgroups(Math.ceil((run.numRows * context.productRowBytes) / 16 / PAIR_PRODUCT_WORKGROUP), maxGroups);
     return {
       program: context.program, storage: [run.xChunk.buffer, run.yChunk.buffer, context.products, tableBuffer],
       uniforms: {
         partsFirst: run.partsFirst, numParts: run.numParts, rowFirst: run.rowFirst, numRows: run.numRows,
-        vec4PerPlane: context.wordsPerPlane / 4, numWorkgroupsX: wgX,
+        vec4PerPlane: context.wordsPerPlane / 4, numWorkgroupsX: workgroups[0],
       },
-      workgroups: [wgX, Math.ceil(numWorkgroups / wgX)],
+      workgroups,
     };
   });
 }

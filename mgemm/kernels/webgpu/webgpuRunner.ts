@@ -34,6 +34,15 @@ export interface Dispatch {
   readonly workgroups: readonly [x: number, y: number];
 }
 
+/**
+ * `count` workgroups of a 1-D grid folded into x × y, at most `maxPerDimension` in x (the program numbers them
+ * y·x + x and skips those past its work); x is at least 1, so no work is [1, 0], a dispatch the runner leaves out.
+ */
+export function foldWorkgroups(count: number, maxPerDimension: number): readonly [x: number, y: number] {
+  const x = Math.max(1, Math.min(count, maxPerDimension));
+  return [x, Math.ceil(count / x)];
+}
+
 /** The first `numBytes` of a buffer, to be copied back to the host. */
 export interface BufferRead {
   readonly buffer: GPUBuffer;
@@ -291,7 +300,9 @@ export class WebgpuRunner {
    * uniforms go into one buffer of the uniform pool, uploaded once (not a buffer and an upload per dispatch); the
    * caller gives it back (releaseUniforms) once the submit is done, or now if encoding throws.
    */
-  private async encodePasses(encoder: GPUCommandEncoder, dispatches: readonly Dispatch[]): Promise<EncodedPasses> {
+  private async encodePasses(encoder: GPUCommandEncoder, allDispatches: readonly Dispatch[]): Promise<EncodedPasses> {
+    // A grid with no workgroups (no fields on this rank, say) runs nothing, and Dawn warns on stdout of each.
+    const dispatches = allDispatches.filter((d) => d.workgroups[0] > 0 && d.workgroups[1] > 0);
     if (dispatches.length === 0) return { timing: null, uniforms: null };
     const pipelines = await Promise.all(dispatches.map((d) => this.pipelineFor(d.program)));
     const { bytes, offsets } = packUniformBlocks(
