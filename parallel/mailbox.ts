@@ -8,7 +8,9 @@ import type { MessageArray } from './communicator.js';
  */
 export class Mailbox {
   private readonly arrived = new Map<string, MessageArray[]>();
-  private readonly waiting = new Map<string, Array<(data: MessageArray) => void>>();
+  private readonly waiting = new Map<string, Array<{ readonly resolve: (data: MessageArray) => void; readonly reject: (error: Error) => void }>>();
+  /** Set by close(): every receive, waiting or to come, fails with it. */
+  private closedWith: Error | null = null;
 
   /** Hands a message to the oldest waiting receive of `key`, or stores it. */
   deliver(key: string, data: MessageArray): void {
@@ -16,7 +18,7 @@ export class Mailbox {
     const receiver = receivers?.shift();
     if (receiver !== undefined) {
       if (receivers !== undefined && receivers.length === 0) this.waiting.delete(key);
-      receiver(data);
+      receiver.resolve(data);
       return;
     }
     const queue = this.arrived.get(key);
@@ -26,17 +28,26 @@ export class Mailbox {
 
   /** The oldest message of `key`, now or when it arrives. Registration order is match order. */
   take(key: string): Promise<MessageArray> {
+    if (this.closedWith !== null) return Promise.reject(this.closedWith);
     const queue = this.arrived.get(key);
     const data = queue?.shift();
     if (data !== undefined) {
       if (queue !== undefined && queue.length === 0) this.arrived.delete(key);
       return Promise.resolve(data);
     }
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const receivers = this.waiting.get(key);
-      if (receivers === undefined) this.waiting.set(key, [resolve]);
-      else receivers.push(resolve);
+      if (receivers === undefined) this.waiting.set(key, [{ resolve, reject }]);
+      else receivers.push({ resolve, reject });
     });
+  }
+
+  /** Fails every waiting receive and every later one with `reason` (the job is being stopped). */
+  close(reason: Error): void {
+    this.closedWith ??= reason;
+    const receivers = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    for (const receiver of receivers) receiver.reject(this.closedWith);
   }
 
   /** Number of messages delivered but not yet received (for tests and leak checks). */

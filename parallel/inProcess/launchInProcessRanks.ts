@@ -1,7 +1,7 @@
 // Runs N ranks as worker threads of this process, wired as a full mesh, and collects their results or the first failure.
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { UserError } from '../../src/core/errors.js';
-import type { RankWorkerData, WorkerReport } from './messages.js';
+import type { RankWorkerData, StopRequest, WorkerReport } from './messages.js';
 
 /** Options of {@link launchInProcessRanks}. */
 export interface LaunchInProcessOptions {
@@ -36,7 +36,8 @@ const rankWorkerUrl = new URL('./rankWorker.js', import.meta.url);
  * Starts `numRanks` workers that each run `entry(comm, payload, reportProgress)` and resolves with
  * their results in rank order. The first failure (a throw, `abort`, a crash) rejects with
  * `rank N: <message>` (a {@link UserError} when the rank threw one, else a {@link RankError}) after
- * every worker is terminated, so a rank blocked in a receive cannot hang the launch.
+ * every worker has stopped: each is asked to (its receives fail, so a rank blocked in one unwinds) and
+ * terminated if it has not ended within EXIT_GRACE_MS, so no rank can hang the launch.
  */
 export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<unknown[]> {
   const { numRanks } = options;
@@ -58,7 +59,12 @@ export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<u
       // Stop every worker before settling: callers may rely on no rank thread being left.
       void Promise.allSettled(workers.map(stop)).then(outcome);
     };
-    const fail = (error: Error): void => settle(() => reject(error), (worker) => worker.terminate());
+    const fail = (error: Error): void => {
+      if (settled) return;
+      const stop: StopRequest = { kind: 'stop', reason: error.message };
+      for (const worker of workers) worker.postMessage(stop);
+      settle(() => reject(error), exitOrTerminate);
+    };
 
     const onReport = (rank: number, report: WorkerReport): void => {
       if (settled) return;
@@ -117,9 +123,10 @@ export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<u
 }
 
 /**
- * After a success each worker ends by itself (it closes its ports once it has reported). Waiting for that
- * rather than terminating matters for ranks holding native resources: terminating a thread while a
- * WebGPU (Dawn) device of its is still being torn down crashed the process. A thread still running after
+ * Each worker ends by itself once it has reported (it closes its ports), after a failure too once asked to stop.
+ * Waiting for that rather than terminating matters for ranks holding native resources: terminating a thread while
+ * a WebGPU (Dawn) device of its is open or still being torn down crashed the process (`FATAL ERROR:
+ * Error::ThrowAsJavaScriptException`, in-process GPU ranks when one failed). A thread still running after
  * EXIT_GRACE_MS is terminated.
  */
 const EXIT_GRACE_MS = 5000;

@@ -45,6 +45,11 @@ export class MeshTransport {
     for (const port of this.ports) port?.close();
   }
 
+  /** Fails this rank's receives, waiting and to come, with `reason`: another rank failed and the job stops. */
+  stop(reason: Error): void {
+    this.mailbox.close(reason);
+  }
+
   /** The next message from world rank `sourceWorldRank` in `contextId` with `tag`. */
   take(sourceWorldRank: number, contextId: string, tag: number): Promise<MessageArray> {
     return this.mailbox.take(mailboxKey(contextId, sourceWorldRank, tag));

@@ -26,6 +26,12 @@ export interface WireMessage {
   readonly data: MessageArray;
 }
 
+/** Launcher → worker: another rank failed; end this rank's run (its receives fail) and the thread. */
+export interface StopRequest {
+  readonly kind: 'stop';
+  readonly reason: string;
+}
+
 /** Worker → launcher. */
 export type WorkerReport =
   | { readonly kind: 'progress'; readonly done: number; readonly total: number }

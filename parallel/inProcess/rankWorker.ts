@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { InProcessCommunicator } from './inProcessCommunicator.js';
 import { MeshTransport } from './meshTransport.js';
-import type { RankEntry, RankWorkerData, WorkerReport } from './messages.js';
+import type { RankEntry, RankWorkerData, StopRequest, WorkerReport } from './messages.js';
 
 const launcherPort = parentPort;
 if (launcherPort === null) throw new Error('rankWorker.js must run as a worker thread');
@@ -18,17 +18,21 @@ const comm = new InProcessCommunicator(
   data.rank,
 );
 
+// Another rank failed: this rank's receives fail, so its run unwinds through its own error path (closing its GPU
+// device) instead of the thread being terminated with the device open (launchInProcessRanks).
+launcherPort.on('message', (request: StopRequest) => transport.stop(new Error(`stopped: ${request.reason}`)));
+
 try {
   const entry = await loadEntry(data.entryModuleUrl, data.entryExportName);
   const result = await entry(comm, data.payload, (done, total) => report({ kind: 'progress', done, total }));
   report({ kind: 'result', result });
-  // The run's last collective is behind us: let the thread end by itself (see launchInProcessRanks).
-  transport.close();
-  launcherPort.close();
 } catch (error) {
   const described = error instanceof Error ? error : new Error(String(error));
   report({ kind: 'error', name: described.name, message: described.message, stack: described.stack });
 }
+// The run's last collective is behind us, or it failed: let the thread end by itself (see launchInProcessRanks).
+transport.close();
+launcherPort.close();
 
 async function loadEntry(moduleUrl: string, exportName: string): Promise<RankEntry> {
   const module = (await import(moduleUrl)) as Record<string, unknown>;

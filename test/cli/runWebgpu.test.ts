@@ -43,6 +43,21 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     expect(text.stdout).toMatch(new RegExp(`\ngpus rank 0 gpu 0 of ${numGpus}, rank 1 gpu ${1 % numGpus} of ${numGpus}: \\S`));
   });
 
+  // The other ranks stop through their own error path (their GPU devices closed) before any thread ends: terminating
+  // them with their devices open aborted the process natively, without the rank's message.
+  it.each([
+    { name: 'field ranks', args: ['--npf', '4'] },
+    { name: 'vector ranks exchanging blocks', args: ['--npv', '4', '--vectors', '300', '--fields', '300'] },
+    { name: '3-way vector ranks', args: ['--way', '3', '--npv', '3'] },
+  ])('in-process ranks on the GPU: a failing rank ends the job with its message ($name)', ({ args }) => {
+    const outcome = runCli(['run', '--backend', 'webgpu', '--vectors', '60', '--fields', '100', ...args],
+      { env: { SNPTALLY_DEBUG_FAIL_RANK: '1' } });
+    expect(outcome.status, outcome.stderr).toBe(2);
+    const lines = outcome.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('Warning: '));
+    expect(lines).toEqual(['snptally: internal error: rank 1: induced failure of rank 1 (SNPTALLY_DEBUG_FAIL_RANK)']);
+    expect(outcome.stdout).toBe('');
+  });
+
   it('SNPTALLY_GPU_PROFILE=1 writes each program\'s GPU time to stderr and changes no result', () => {
     const args = ['run', '--backend', 'webgpu', '--vectors', '300', '--fields', '1000', '--json'];
     const plain = runCli(args);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
 import { launchInProcessRanks, RankError } from '../../parallel/index.js';
+import { NOTE_BYTES } from './fixtures/commEntries.js';
 
 /** The compiled fixture module next to this compiled test in dist/. */
 const entryModuleUrl = new URL('./fixtures/commEntries.js', import.meta.url);
@@ -74,6 +75,14 @@ describe('launchInProcessRanks', () => {
     const failure = launch(4, 'failingRank');
     await expect(failure).rejects.toThrow('rank 2: induced failure');
     await expect(failure).rejects.toBeInstanceOf(RankError);
+  });
+
+  it('stops the other ranks through their own code: their receives fail, then their threads end', { timeout: 20_000 }, async () => {
+    const notes = new SharedArrayBuffer(4 * NOTE_BYTES);
+    await expect(launch(4, 'stoppedWhileReceiving', { notes })).rejects.toThrow('rank 2: induced failure');
+    const noteOf = (rank: number): string => new TextDecoder().decode(new Uint8Array(notes, rank * NOTE_BYTES, NOTE_BYTES)).replace(/\0+$/, '');
+    expect([0, 1, 3].map(noteOf)).toEqual(Array(3).fill('stopped: rank 2: induced failure'));
+    expect(noteOf(2)).toBe('');
   });
 
   it('ends every rank when one aborts', { timeout: 20_000 }, async () => {

@@ -1,4 +1,4 @@
-// Tag matching: arrivals and receives meet per key in FIFO order, whichever comes first.
+// Tag matching: arrivals and receives meet per key in FIFO order, whichever comes first; a closed mailbox fails receives.
 import { describe, expect, it } from 'vitest';
 import { Mailbox } from '../../parallel/mailbox.js';
 
@@ -17,5 +17,15 @@ describe('Mailbox', () => {
     expect(Array.from(await mailbox.take('a'))).toEqual([3]);
     expect(Array.from(await mailbox.take('b'))).toEqual([9]);
     expect(mailbox.numPending).toBe(0);
+  });
+
+  it('fails every waiting receive and every later one once closed, with the first reason', async () => {
+    const mailbox = new Mailbox();
+    const waiting = [mailbox.take('a'), mailbox.take('a'), mailbox.take('b')];
+    mailbox.close(new Error('stopped: rank 1 failed'));
+    mailbox.close(new Error('a second reason'));
+    for (const receive of waiting) await expect(receive).rejects.toThrow('stopped: rank 1 failed');
+    mailbox.deliver('a', Uint8Array.of(1));
+    await expect(mailbox.take('a')).rejects.toThrow('stopped: rank 1 failed');
   });
 });

@@ -220,9 +220,7 @@ export class WebgpuRunner {
       // Mapping again waits for this copy to finish: the next use of this staging buffer starts then. The
       // last pieces' mappings are awaited only by a later upload, if any: a device closed before that
       // aborts them, which is not an error.
-      const mapped = staging.mapAsync(MAP_MODE_WRITE);
-      mapped.catch(() => undefined);
-      this.stagingMaps[piece % STAGING_RING] = mapped;
+      this.stagingMaps[piece % STAGING_RING] = this.mapInFlight(staging.mapAsync(MAP_MODE_WRITE));
     }
     return buffer;
   }
@@ -236,6 +234,21 @@ export class WebgpuRunner {
 
   private readonly stagingBuffers: GPUBuffer[] = [];
   private readonly stagingMaps: Promise<void>[] = [];
+  /** Mappings that nobody may await (see mapInFlight). */
+  private readonly mapsInFlight = new Set<Promise<void>>();
+
+  /**
+   * Keeps `mapping` until it settles, so that destroy() waits for it: a thread that ends (an in-process rank unwinding
+   * after another failed) with a mapping of Dawn's unsettled aborts the process. Its failure does not count as unhandled.
+   */
+  private mapInFlight(mapping: Promise<void>): Promise<void> {
+    this.mapsInFlight.add(mapping);
+    const forget = (): void => {
+      this.mapsInFlight.delete(mapping);
+    };
+    mapping.then(forget, forget);
+    return mapping;
+  }
 
   /** Staging buffer `idx` of the upload ring, mapped for writing. */
   private async stagingBuffer(idx: number): Promise<GPUBuffer> {
@@ -394,9 +407,8 @@ export class WebgpuRunner {
     this.device.queue.submit([encoder.finish()]);
     encoded.timing?.afterSubmit();
     this.transferred.readBackBytes += totalBytes;
-    const mapped = staging.mapAsync(MAP_MODE_READ, 0, stagingBytes);
-    // collect() awaits the mapping; until then its failure must not count as unhandled.
-    mapped.catch(() => undefined);
+    // collect() awaits the mapping (a failed request may never collect it).
+    const mapped = this.mapInFlight(staging.mapAsync(MAP_MODE_READ, 0, stagingBytes));
     this.numPendingReadBacks++;
     this.transferred.peakPendingReadBacks = Math.max(this.transferred.peakPendingReadBacks, this.numPendingReadBacks);
     let collected = false;
@@ -486,10 +498,11 @@ export class WebgpuRunner {
     }
   }
 
-  /** Frees the device (after writing the GPU profile, when one was taken). */
+  /** Frees the device (after writing the GPU profile, when one was taken, and once no mapping is pending). */
   async destroy(): Promise<void> {
     const position = this.capabilities.position;
     await this.profile?.report(position === null ? '' : `gpu ${position.index} `);
+    await Promise.allSettled([...this.mapsInFlight]);
     for (const b of this.stagingBuffers) b.destroy();
     this.uniformPool.destroy();
     this.readBackPool.destroy();
