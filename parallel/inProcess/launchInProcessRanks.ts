@@ -131,6 +131,8 @@ export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<u
  */
 const EXIT_GRACE_MS = 5000;
 function exitOrTerminate(worker: Worker): Promise<unknown> {
+  // A thread that has ended already (its 'exit' may have been emitted before this) has nothing to wait for.
+  if (worker.threadId === -1) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => void worker.terminate().then(resolve, resolve), EXIT_GRACE_MS);
     worker.once('exit', () => {

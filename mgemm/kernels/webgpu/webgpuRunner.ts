@@ -218,8 +218,7 @@ export class WebgpuRunner {
       encoder.copyBufferToBuffer(staging, 0, buffer, first * 4, count * 4);
       this.device.queue.submit([encoder.finish()]);
       // Mapping again waits for this copy to finish: the next use of this staging buffer starts then. The
-      // last pieces' mappings are awaited only by a later upload, if any: a device closed before that
-      // aborts them, which is not an error.
+      // last pieces' mappings are awaited by a later upload, if any, and by destroy().
       this.stagingMaps[piece % STAGING_RING] = this.mapInFlight(staging.mapAsync(MAP_MODE_WRITE));
     }
     return buffer;
