@@ -13,13 +13,14 @@ describe('level table', () => {
   it('is read from docs/ARCHITECTURE.md', () => {
     expect(parseLevelTable(ARCHITECTURE)).toEqual([
       { folder: 'src/core', level: 1 },
-      { folder: 'mgemm', level: 2 },
+      { folder: 'src/mgemm', level: 2 },
       { folder: 'src/io', level: 2 },
-      { folder: 'parallel', level: 3 },
-      { folder: 'src/engine', level: 4 },
-      { folder: 'src/cli', level: 5 },
-      { folder: 'tools', level: 5 },
-      { folder: 'examples', level: 5 },
+      { folder: 'src/parallel', level: 3 },
+      { folder: 'src/analyses', level: 4 },
+      { folder: 'src/engine', level: 5 },
+      { folder: 'src/cli', level: 6 },
+      { folder: 'tools', level: 6 },
+      { folder: 'examples', level: 6 },
     ]);
   });
 });
@@ -46,26 +47,28 @@ describe('checkLevels on a small tree', () => {
     write('src/io/index.ts', "export * from './reader.js';\n");
     write('src/io/reader.ts',
       "import type { A } from '../core/types.js';\n" +
-      "import { plan } from '../../parallel/index.js';\n" +
-      "import { kernel } from '../../mgemm/index.js';\n" + // same level, through its index: allowed
-      "import { pack } from '../../mgemm/packing.js';\n");
-    write('mgemm/index.ts', "export const kernel = 1;\nimport fs from 'node:fs';\n");
-    write('mgemm/kernels/wasm/assembly/k.ts', "import '../../../../src/cli/main.js';\n");
-    write('parallel/index.ts', "export const plan = 1;\n");
-    write('parallel/plan.ts',
+      "import { plan } from '../parallel/index.js';\n" +
+      "import { kernel } from '../mgemm/index.js';\n" + // same level, through its index: allowed
+      "import { pack } from '../mgemm/packing.js';\n");
+    write('src/mgemm/index.ts', "export const kernel = 1;\nimport fs from 'node:fs';\n");
+    write('src/mgemm/kernels/wasm/assembly/k.ts', "import '../../../../cli/main.js';\n");
+    write('src/parallel/index.ts', "export const plan = 1;\n");
+    write('src/parallel/plan.ts',
       "import { kernel } from '../mgemm/index.js';\n" +
-      "import { read } from '../src/io/reader.js';\n" +
-      "import { x } from '../src/core/types.js';\n");
+      "import { read } from '../io/reader.js';\n" +
+      "import { x } from '../core/types.js';\n");
     write('src/engine/run.ts', "const cli = await import('../cli/main.js');\n");
+    write('tools/bench.ts', "import { runJob } from '../src/engine/run/runJob.js';\n");
     write('src/stray.ts', 'export {};\n');
 
     const found = checkLevels(root).map((v) => `${v.file}:${v.line} ${v.reason}`);
     expect(found).toEqual([
-      'parallel/plan.ts:2 enters src/io other than through src/io/index.ts',
-      'src/engine/run.ts:1 imports upward: src/cli (level 5) from src/engine (level 4)',
-      'src/io/reader.ts:2 imports upward: parallel (level 3) from src/io (level 2)',
-      'src/io/reader.ts:4 enters mgemm other than through mgemm/index.ts',
+      'src/engine/run.ts:1 imports upward: src/cli (level 6) from src/engine (level 5)',
+      'src/io/reader.ts:2 imports upward: src/parallel (level 3) from src/io (level 2)',
+      'src/io/reader.ts:4 enters src/mgemm other than through src/mgemm/index.ts',
+      'src/parallel/plan.ts:2 enters src/io other than through src/io/index.ts',
       'src/stray.ts:1 is in no level of docs/ARCHITECTURE.md',
+      'tools/bench.ts:1 enters src/engine other than through src/engine/index.ts',
     ]);
   });
 });

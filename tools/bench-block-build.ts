@@ -8,8 +8,7 @@
 // seconds until the whole block is, and fields per second. Each build writes into a fresh block, so first-write page
 // faults count, as in a run.
 import type { MetricKind } from '../src/core/types.js';
-import { startBlockBuild } from '../src/engine/blockBuild.js';
-import { planeLayout } from '../src/engine/tallyLayout.js';
+import { planeLayout, startBlockBuild } from '../src/engine/index.js';
 import {
   choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';

@@ -25,11 +25,9 @@ import { runJob, type JobSpec } from '../src/engine/index.js';
 import {
   allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmRequest,
   type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging,
-} from '../mgemm/index.js';
+} from '../src/mgemm/index.js';
 import { denseFactors2 } from '../src/core/formulas.js';
-import { float32BitsAtMost, pairVectorWords } from '../src/engine/deviceFinalize2.js';
-import { PAIRS_PER_PANEL } from '../src/engine/pipeline2.js';
-import { planeLayout } from '../src/engine/tallyLayout.js';
+import { float32BitsAtMost, PAIRS_PER_PANEL, pairVectorWords, planeLayout } from '../src/engine/index.js';
 import { UserError } from '../src/core/errors.js';
 import {
   choiceOf, createToolProgram, listOf, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions,

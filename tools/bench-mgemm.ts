@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Option } from 'commander';
 import {
   allocatePlaneMatrix, CPU_BACKEND_NAMES, createPopcountGemm, type CpuBackendName, type PopcountGemmRequest,
-} from '../mgemm/index.js';
+} from '../src/mgemm/index.js';
 import { createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 /** Dense CCC 2-way: planes H and L per vector, all four products summed into one table entry. */

@@ -6,7 +6,7 @@
 // Rank 1 sends `--mib` MiB from shared memory (immutable, as the own block goes); rank 0 receives into shared memory
 // and reports seconds and GB/s per repetition. With `--busy-ms N`, rank 0's main thread is also kept busy in slices
 // of N ms (as a rank submitting GPU work is), to see how matching pieces from the event loop suffers.
-import { detectMpiLaunch, startMpi } from '../parallel/index.js';
+import { detectMpiLaunch, startMpi } from '../src/parallel/index.js';
 import {
   createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';

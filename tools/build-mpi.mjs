@@ -8,7 +8,7 @@ import { addonBuild } from './addonBuild.mjs';
 
 const build = addonBuild({
   label: 'build:mpi',
-  sourceDir: 'parallel/mpi',
+  sourceDir: 'src/parallel/mpi',
   sources: ['src/mpiBinding.cc'],
   outDirName: 'mpi',
   targetName: 'snptally_mpi',

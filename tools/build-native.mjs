@@ -8,7 +8,7 @@ import { addonBuild } from './addonBuild.mjs';
 
 const build = addonBuild({
   label: 'build:native',
-  sourceDir: 'mgemm/kernels/native',
+  sourceDir: 'src/mgemm/kernels/native',
   sources: ['src/popcountAvx512.cc'],
   outDirName: 'native',
   targetName: 'snptally_popcount',

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { repoRoot } from './addonBuild.mjs';
 
 const LABEL = 'build:vulkan-layer';
-const sourceDir = path.join(repoRoot, 'mgemm/kernels/webgpu/gpuIndexLayer');
+const sourceDir = path.join(repoRoot, 'src/mgemm/kernels/webgpu/runtime/gpuIndexLayer');
 const source = path.join(sourceDir, 'gpuIndexLayer.c');
 const manifestName = 'VkLayer_snptally_gpu_index.json';
 const outDir = path.join(repoRoot, 'build/vulkan');

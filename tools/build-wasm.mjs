@@ -10,7 +10,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 
 /** Each wasm module: its AssemblyScript entry file and output file, relative to the repo root. */
 const wasmModules = [
-  { entry: 'mgemm/kernels/wasm/assembly/index.ts', outFile: 'build/wasm/popcountGemm.wasm' },
+  { entry: 'src/mgemm/kernels/wasm/assembly/index.ts', outFile: 'build/wasm/popcountGemm.wasm' },
 ];
 
 for (const { entry, outFile } of wasmModules) {

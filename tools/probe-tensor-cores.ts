@@ -11,9 +11,7 @@
 // throughput probes, and the kernel they bound is checked exactly by bench-gpu and the tests.
 /// <reference types="@webgpu/types" />
 
-import { BUFFER_USAGE } from '../mgemm/kernels/webgpu/gpuConstants.js';
-import { openGpuDevice, requestGpuAdapter } from '../mgemm/kernels/webgpu/gpuAdapter.js';
-import { emitShader, type WgslProgram } from '../mgemm/kernels/webgpu/wgslProgram.js';
+import { BUFFER_USAGE, emitShader, openGpuDevice, requestGpuAdapter, type WgslProgram } from '../src/mgemm/index.js';
 import { createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 /** The command line, named as its long options. */

@@ -26,7 +26,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option } from 'commander';
-import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../parallel/index.js';
+import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../src/parallel/index.js';
 import {
   choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';

@@ -10,7 +10,7 @@
 // event loop turns, so a command that works synchronously would no longer stop on Ctrl-C until it had finished.
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { detectMpiLaunch } from '../../parallel/index.js';
+import { detectMpiLaunch } from '../parallel/index.js';
 import { removeTemporaryFilesOf } from '../io/index.js';
 
 const INTERRUPTING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `snptally` command: parses the command line, runs a subcommand, turns every failure into one line.
 import { Command, CommanderError } from 'commander';
-import { detectMpiLaunch } from '../../parallel/index.js';
+import { detectMpiLaunch } from '../parallel/index.js';
 import { ReportedUserError, UserError } from '../core/errors.js';
 import { addDumpCommand } from './dumpCommand.js';
 import { packageVersion } from './packageVersion.js';

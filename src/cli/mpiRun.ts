@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { ReportedUserError, UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import type { JobSpec, RunResult } from './engineApi.js';
-import { startMpi, type MpiLaunch, type MpiRuntime } from '../../parallel/index.js';
+import { startMpi, type MpiLaunch, type MpiRuntime } from '../parallel/index.js';
 import { removeUnfinishedOutputs } from './interruptCleanup.js';
 import { createProgressDisplay } from './progressBar.js';
 import { buildRunJson, formatRunSummary } from './runReport.js';

@@ -1,7 +1,7 @@
 // `snptally run`: validate the options into a JobSpec, run it with a progress display, print the result.
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
-import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../../parallel/index.js';
+import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../parallel/index.js';
 import { UserError } from '../core/errors.js';
 import { writeJsonFileAtomically } from '../io/index.js';
 import { loadRunJob, type JobSpec, type RunResult } from './engineApi.js';

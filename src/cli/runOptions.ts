@@ -1,7 +1,7 @@
 // Turns the text of `snptally run`'s options into a validated JobSpec (pure: no I/O, no engine).
 import { UserError } from '../core/errors.js';
 import { DEFAULT_PARAM, defaultMultiplier, type MetricKind, type NumWay, type ProblemSize } from '../core/types.js';
-import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../../parallel/index.js';
+import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../parallel/index.js';
 import type { JobSpec } from './engineApi.js';
 import {
   parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger,

@@ -1,7 +1,7 @@
 // --verify: every value of analytic problems equals its O(8) expectation, on every metric and way.
 import { describe, expect, it } from 'vitest';
-import { AnalyticVerifier } from '../../src/engine/analyticVerifier.js';
-import { formulaConstants } from '../../src/engine/metricContext.js';
+import { AnalyticVerifier } from '../../src/engine/finalize/analyticVerifier.js';
+import { formulaConstants } from '../../src/engine/finalize/metricContext.js';
 import { runJob } from '../../src/engine/index.js';
 import { makeJob } from './jobFixtures.js';
 

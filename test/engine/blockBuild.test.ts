@@ -11,10 +11,10 @@ import { packFieldValues, writePackedVectorFile } from '../../src/io/packedVecto
 import { AnalyticProblem, randomProblemCode } from '../../src/core/syntheticProblems.js';
 import type { MetricKind } from '../../src/core/types.js';
 import { runJob } from '../../src/engine/index.js';
-import { blockThreadCount, buildBlock, MIN_FIELDS_PER_BLOCK_THREAD, startBlockBuild } from '../../src/engine/blockBuild.js';
-import type { ProblemSource } from '../../src/engine/jobSpec.js';
-import { planeLayout } from '../../src/engine/tallyLayout.js';
-import { planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/vectorBlock.js';
+import { blockThreadCount, buildBlock, MIN_FIELDS_PER_BLOCK_THREAD, startBlockBuild } from '../../src/engine/blocks/blockBuild.js';
+import type { ProblemSource } from '../../src/engine/run/jobSpec.js';
+import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/blocks/vectorBlock.js';
 import { makeJob } from './jobFixtures.js';
 
 type Problem = 'random' | 'analytic';

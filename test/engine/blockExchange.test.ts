@@ -2,11 +2,11 @@
 // block's planes are offered before it is whole, with rows final exactly as far as the receive has reported, and
 // whole with its sums; a block of the wrong size or a failed receive rejects both, never leaves them waiting.
 import { describe, expect, it } from 'vitest';
-import type { Communicator, MessageArray, ReceiveOptions } from '../../parallel/index.js';
-import { buildOwnPlanes, startBlockExchange } from '../../src/engine/blockExchange.js';
-import { rankLayout } from '../../src/engine/rankPlans.js';
-import { planeLayout } from '../../src/engine/tallyLayout.js';
-import type { VectorBlock } from '../../src/engine/vectorBlock.js';
+import type { Communicator, MessageArray, ReceiveOptions } from '../../src/parallel/index.js';
+import { buildOwnPlanes, startBlockExchange } from '../../src/engine/blocks/blockExchange.js';
+import { rankLayout } from '../../src/engine/run/rankPlans.js';
+import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import type { VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 import { makeJob } from './jobFixtures.js';
 
 const job = makeJob({ numVector: 64, numField: 3000, decomposition: { numProcVector: 2 } });

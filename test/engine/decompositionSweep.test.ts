@@ -2,7 +2,7 @@
 // phases up to the maximum (one run, and one run per phase summed), 3-way stages 1–5.
 import { describe, expect, it } from 'vitest';
 import { runJob, type DecompositionSpec } from '../../src/engine/index.js';
-import { maxNumPhase } from '../../parallel/index.js';
+import { maxNumPhase } from '../../src/parallel/index.js';
 import { randomProblemCode } from '../../src/core/syntheticProblems.js';
 import { naiveMetrics } from '../helpers/naiveMetrics.js';
 import { caseNamed, makeJob, SPEC_CASES, splitRunChecksum } from './jobFixtures.js';

@@ -5,18 +5,18 @@
 // without a threshold some requests overflow their record room and run again while another is in flight; and
 // the kernel set, told the run's preview before its input, compiled every program the run used ahead of it.
 import { describe, expect, it } from 'vitest';
-import { createPopcountGemm, createPopcountGemmWebgpu, type PopcountGemm, type PopcountGemmWebgpu } from '../../mgemm/index.js';
-import { LocalCommunicator } from '../../parallel/index.js';
-import { buildOwnPlanes, sumOwnBlock } from '../../src/engine/blockExchange.js';
-import { EntrySink, type RecordWriter } from '../../src/engine/entrySink.js';
-import type { JobSpec } from '../../src/engine/jobSpec.js';
-import { formulaConstants, type MetricContext } from '../../src/engine/metricContext.js';
-import { runPairSteps } from '../../src/engine/pipeline2.js';
-import { runTripleUnits } from '../../src/engine/pipeline3.js';
-import { rankLayout } from '../../src/engine/rankPlans.js';
-import { runPreview } from '../../src/engine/runPreview.js';
-import { planeLayout } from '../../src/engine/tallyLayout.js';
-import { finishedPlanes, type ReceivedBlocks, type VectorBlock } from '../../src/engine/vectorBlock.js';
+import { createPopcountGemm, createPopcountGemmWebgpu, type PopcountGemm, type PopcountGemmWebgpu } from '../../src/mgemm/index.js';
+import { LocalCommunicator } from '../../src/parallel/index.js';
+import { buildOwnPlanes, sumOwnBlock } from '../../src/engine/blocks/blockExchange.js';
+import { EntrySink, type RecordWriter } from '../../src/engine/finalize/entrySink.js';
+import type { JobSpec } from '../../src/engine/run/jobSpec.js';
+import { formulaConstants, type MetricContext } from '../../src/engine/finalize/metricContext.js';
+import { runPairSteps } from '../../src/engine/pipeline/pipeline2.js';
+import { runTripleUnits } from '../../src/engine/pipeline/pipeline3.js';
+import { rankLayout } from '../../src/engine/run/rankPlans.js';
+import { runPreview } from '../../src/engine/run/runPreview.js';
+import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { finishedPlanes, type ReceivedBlocks, type VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob } from './jobFixtures.js';
 

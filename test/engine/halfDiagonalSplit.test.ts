@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { maxNumPhase } from '../../parallel/index.js';
+import { maxNumPhase } from '../../src/parallel/index.js';
 import { runJob, type DecompositionSpec } from '../../src/engine/index.js';
 import { readMetricsFileRecords } from '../../src/io/index.js';
 import { caseNamed, makeJob, splitRunChecksum, type JobOptions } from './jobFixtures.js';

@@ -2,9 +2,9 @@
 // diagonal block), strictUpper only on tiles that start on the diagonal, and panels near square and near the
 // requested size, so that GPU sub-blocks are not thin.
 import { describe, expect, it } from 'vitest';
-import { allocatePlaneMatrix } from '../../mgemm/index.js';
-import { pairPanelsOf, type PairRegion } from '../../src/engine/pipeline2.js';
-import type { VectorBlock } from '../../src/engine/vectorBlock.js';
+import { allocatePlaneMatrix } from '../../src/mgemm/index.js';
+import { pairPanelsOf, type PairRegion } from '../../src/engine/pipeline/pipeline2.js';
+import type { VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 
 const block: VectorBlock = {
   blockIdx: 0, vectorFirst: 0, numVectorReal: 0, planes: allocatePlaneMatrix(0, 1, 0), sums: new Float64Array(0), counts: new Float64Array(0),

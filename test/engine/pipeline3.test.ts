@@ -1,7 +1,7 @@
 // The 3-way pipeline's pure parts: j-slices of a unit (every triple once) and their batching per mGEMM3 call.
 import { describe, expect, it } from 'vitest';
-import { forEachTripleSlice, sliceBatches, type JSlice, type TripleUnit } from '../../src/engine/pipeline3.js';
-import { RecordedTriplesPerCall } from '../../src/engine/recordedTriplesPerCall.js';
+import { forEachTripleSlice, sliceBatches, type JSlice, type TripleUnit } from '../../src/engine/pipeline/pipeline3.js';
+import { RecordedTriplesPerCall } from '../../src/engine/pipeline/recordedTriplesPerCall.js';
 
 const slicesOf = (unit: TripleUnit, numI: number, numJ: number, numK: number): JSlice[] => {
   const slices: JSlice[] = [];

@@ -6,16 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   createPopcountGemm, createPopcountGemmWebgpu, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemm, type PopcountGemmWebgpu,
-} from '../../mgemm/index.js';
-import { LocalCommunicator } from '../../parallel/index.js';
-import { buildOwnPlanes, sumOwnBlock, startBlockExchange } from '../../src/engine/blockExchange.js';
-import { EntrySink } from '../../src/engine/entrySink.js';
-import type { FinalizePlacement, JobSpec } from '../../src/engine/jobSpec.js';
-import { formulaConstants, type MetricContext } from '../../src/engine/metricContext.js';
-import { runTripleUnits } from '../../src/engine/pipeline3.js';
-import { rankLayout } from '../../src/engine/rankPlans.js';
-import { planeLayout, tally3Plan } from '../../src/engine/tallyLayout.js';
-import type { ReceivedBlocks, VectorBlock } from '../../src/engine/vectorBlock.js';
+} from '../../src/mgemm/index.js';
+import { LocalCommunicator } from '../../src/parallel/index.js';
+import { buildOwnPlanes, sumOwnBlock, startBlockExchange } from '../../src/engine/blocks/blockExchange.js';
+import { EntrySink } from '../../src/engine/finalize/entrySink.js';
+import type { FinalizePlacement, JobSpec } from '../../src/engine/run/jobSpec.js';
+import { formulaConstants, type MetricContext } from '../../src/engine/finalize/metricContext.js';
+import { runTripleUnits } from '../../src/engine/pipeline/pipeline3.js';
+import { rankLayout } from '../../src/engine/run/rankPlans.js';
+import { planeLayout, tally3Plan } from '../../src/engine/finalize/tallyLayout.js';
+import type { ReceivedBlocks, VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob } from './jobFixtures.js';
 

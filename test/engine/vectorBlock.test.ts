@@ -2,11 +2,11 @@
 // planesFromCodes builds bit by bit, for every metric layout, odd field counts, and garbage in the unused bits of
 // each vector's last byte.
 import { describe, expect, it } from 'vitest';
-import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
+import { allocatePlaneMatrix, type PlaneMatrix } from '../../src/mgemm/index.js';
 import type { MetricKind } from '../../src/core/types.js';
-import { packRowPlanes, planePackingTable } from '../../src/engine/planePacking.js';
-import { planeLayout, type PlaneLayout } from '../../src/engine/tallyLayout.js';
-import { planesFromCodes, type SlabShape } from '../../src/engine/vectorBlock.js';
+import { packRowPlanes, planePackingTable } from '../../src/engine/blocks/planePacking.js';
+import { planeLayout, type PlaneLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planesFromCodes, type SlabShape } from '../../src/engine/blocks/vectorBlock.js';
 
 /** The slab's planes from packed rows (`ceil(numFieldLocal/4)` bytes each), one packRowPlanes call per row. */
 function planesOfPackedRows(layout: PlaneLayout, shape: SlabShape, packed: Uint8Array): PlaneMatrix {

@@ -1,7 +1,7 @@
 // Whether GPU tests can run here: a WebGPU adapter is needed; under CI=true (lavapipe installed) its absence fails.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { probeWebgpu } from '../../mgemm/index.js';
+import { probeWebgpu } from '../../src/mgemm/index.js';
 
 export interface WebgpuGate {
   readonly available: boolean;

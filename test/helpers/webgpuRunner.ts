@@ -1,6 +1,6 @@
 // A WebGPU runner on the default adapter, for tests that dispatch WGSL programs directly (no kernel set).
-import { openGpuDevice, requestGpuAdapter } from '../../mgemm/kernels/webgpu/gpuAdapter.js';
-import { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
+import { openGpuDevice, requestGpuAdapter } from '../../src/mgemm/kernels/webgpu/runtime/gpuAdapter.js';
+import { WebgpuRunner } from '../../src/mgemm/kernels/webgpu/runtime/webgpuRunner.js';
 
 /** Opens the default adapter's device; throws when there is none (callers skip on webgpuGate first). */
 export async function openTestRunner(): Promise<WebgpuRunner> {

@@ -3,10 +3,10 @@
 // terms of the heaviest rv (limbs) and the largest iv between folds (the columns' bound), and random terms, first uids
 // near M among them (the entry bits carry past M).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
-import { CHECKSUM_TERMS_PER_FOLD, checksumWeightWgsl } from '../../mgemm/kernels/webgpu/wgsl/exactChecksum.js';
-import { SOFT_DOUBLE_WGSL } from '../../mgemm/kernels/webgpu/wgsl/softDouble.js';
-import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
+import type { WebgpuRunner } from '../../src/mgemm/kernels/webgpu/runtime/webgpuRunner.js';
+import { CHECKSUM_TERMS_PER_FOLD, checksumWeightWgsl } from '../../src/mgemm/kernels/webgpu/programs/wgsl/exactChecksum.js';
+import { SOFT_DOUBLE_WGSL } from '../../src/mgemm/kernels/webgpu/programs/wgsl/softDouble.js';
+import type { WgslProgram } from '../../src/mgemm/kernels/webgpu/programs/wgslProgram.js';
 import { checksumWeight } from '../../src/core/checksum.js';
 import { RANDOMIZE_MAX } from '../../src/core/randomize.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';

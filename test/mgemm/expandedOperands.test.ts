@@ -2,11 +2,11 @@
 // against the bit planes directly), is found again while kept, is made anew after the byte budget evicted it, and
 // is refused (null) when one alone exceeds the budget, or when it would have to evict one the request holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExpandProgram, EXPAND_WORKGROUP } from '../../mgemm/kernels/webgpu/expandProgram.js';
-import { ExpandedOperands } from '../../mgemm/kernels/webgpu/expandedOperands.js';
-import type { PlaneChunk } from '../../mgemm/kernels/webgpu/residentPlanes.js';
-import type { Dispatch, WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
-import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
+import { createExpandProgram, EXPAND_WORKGROUP } from '../../src/mgemm/kernels/webgpu/programs/expandProgram.js';
+import { ExpandedOperands } from '../../src/mgemm/kernels/webgpu/operands/expandedOperands.js';
+import type { PlaneChunk } from '../../src/mgemm/kernels/webgpu/operands/residentPlanes.js';
+import type { Dispatch, WebgpuRunner } from '../../src/mgemm/kernels/webgpu/runtime/webgpuRunner.js';
+import type { WgslProgram } from '../../src/mgemm/kernels/webgpu/programs/wgslProgram.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { openTestRunner } from '../helpers/webgpuRunner.js';
 import { seededRandom } from './planeFixtures.js';

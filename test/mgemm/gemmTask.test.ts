@@ -1,8 +1,8 @@
 // Row-panel planning: every needed row exactly once, aligned cuts, balanced work, strictUpper columns.
 
 import { describe, expect, it } from 'vitest';
-import type { PopcountGemmRequest } from '../../mgemm/index.js';
-import { planRowPanels, type RowPanel } from '../../mgemm/kernels/wasm/gemmTask.js';
+import type { PopcountGemmRequest } from '../../src/mgemm/index.js';
+import { planRowPanels, type RowPanel } from '../../src/mgemm/kernels/wasm/gemmTask.js';
 
 function requestOfShape(aCount: number, bCount: number, strictUpper: boolean): PopcountGemmRequest {
   const planes = { numVectors: Math.max(aCount, bCount), numPlanes: 2, wordsPerPlane: 8, words: new Uint32Array(0) };

@@ -5,7 +5,7 @@ import { UserError } from '../../src/core/errors.js';
 import {
   adapterFlagFor, chooseGpuIndex, GPU_INDEX_LAYER_NAME, parseGpuPosition, selectAdapter, stripGpuPosition,
   withGpuIndexLayer, type AdapterSource,
-} from '../../mgemm/kernels/webgpu/gpuSelection.js';
+} from '../../src/mgemm/kernels/webgpu/runtime/gpuSelection.js';
 
 describe('chooseGpuIndex', () => {
   it('gives the ranks of a host its GPUs in turn', () => {

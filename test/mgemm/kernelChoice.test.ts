@@ -1,8 +1,8 @@
 // Kernel-family choice: which term groups factor into plane sums, and which family each adapter gets.
 import { describe, expect, it } from 'vitest';
-import type { GpuCapabilities } from '../../mgemm/index.js';
-import { chooseKernelFamily, factorGroup } from '../../mgemm/kernels/webgpu/kernelChoice.js';
-import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/tallyLayout.js';
+import type { GpuCapabilities } from '../../src/mgemm/index.js';
+import { chooseKernelFamily, factorGroup } from '../../src/mgemm/kernels/webgpu/plan/kernelChoice.js';
+import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/finalize/tallyLayout.js';
 
 const caps = (hasSubgroupMatrix: boolean): GpuCapabilities => ({
   description: 'test adapter', position: null, maxStorageBufferBindingSize: 1 << 27, maxBufferSize: 2 ** 32, maxComputeWorkgroupStorageSize: 32768,

@@ -5,16 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPopcountGemmWebgpu, PAIR_VECTOR_WORDS, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits, type PlaneMatrix,
   type PopcountGemmWebgpu, type WebgpuPopcountGemmOptions,
-} from '../../mgemm/index.js';
-import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
+} from '../../src/mgemm/index.js';
+import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { ChecksumAccumulator, entryUid2 } from '../../src/core/checksum.js';
 import { denseFactors2, denseValue2, sparseValue2, type FormulaConstants } from '../../src/core/formulas.js';
 import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js';
 import { defaultMultiplier, DEFAULT_PARAM, countedBitsPerField, type MetricKind } from '../../src/core/types.js';
-import { planesFromCodes } from '../../src/engine/vectorBlock.js';
-import { referenceVectorSums } from '../../mgemm/kernels/ref/popcountGemmRef.js';
-import { planeLayout, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
-import { float32BitsAtMost } from '../../src/engine/deviceFinalize2.js';
+import { planesFromCodes } from '../../src/engine/blocks/vectorBlock.js';
+import { referenceVectorSums } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
+import { planeLayout, termGroups2, type PlaneLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { float32BitsAtMost } from '../../src/engine/finalize/deviceFinalize2.js';
 import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';

@@ -2,9 +2,9 @@
 // masks and values over requests of a few to many slots (the scan's runs of one and of many slots per thread), empty
 // and full slots, records that overflow their room (none written, the total still reported), and the masks left zero.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pairRecordDispatches, pairSlots, type PairRecordPlace } from '../../mgemm/kernels/webgpu/pairFinalizeWebgpu.js';
-import { createPairRecordWritesProgram, createPairSlotCountsProgram, createPairSlotOffsetsProgram, PAIRS_PER_SLOT } from '../../mgemm/kernels/webgpu/pairRecordPrograms.js';
-import type { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
+import { pairRecordDispatches, pairSlots, type PairRecordPlace } from '../../src/mgemm/kernels/webgpu/finalize/pairFinalizeWebgpu.js';
+import { createPairRecordWritesProgram, createPairSlotCountsProgram, createPairSlotOffsetsProgram, PAIRS_PER_SLOT } from '../../src/mgemm/kernels/webgpu/finalize/pairRecordPrograms.js';
+import type { WebgpuRunner } from '../../src/mgemm/kernels/webgpu/runtime/webgpuRunner.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { openTestRunner } from '../helpers/webgpuRunner.js';
 import { seededRandom } from './planeFixtures.js';

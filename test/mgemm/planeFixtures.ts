@@ -1,6 +1,6 @@
 // Test fixtures for mgemm: seeded random bit planes built from per-field bits, and a naive tally oracle.
 
-import { planeWordsFor, type PlaneMatrix, type PopcountGemmRequest } from '../../mgemm/index.js';
+import { planeWordsFor, type PlaneMatrix, type PopcountGemmRequest } from '../../src/mgemm/index.js';
 import { mulberry32 } from '../../src/io/vectorPermutation.js';
 
 /** Small deterministic PRNG (mulberry32, the one `prepare --permute` uses) so failures reproduce. */

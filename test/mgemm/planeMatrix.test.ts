@@ -1,9 +1,9 @@
 // Plane-matrix helpers: padding, shared allocation, sharing copies, and the 3-way pair products.
 
 import { describe, expect, it } from 'vitest';
-import { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix, WORDS_PER_PLANE_ALIGN } from '../../mgemm/index.js';
+import { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix, WORDS_PER_PLANE_ALIGN } from '../../src/mgemm/index.js';
 // Pair products are the CPU kernel sets' own step of run3 (mgemm/tally3ByPairProducts.ts), not an mgemm export.
-import { pairProductPlanes } from '../../mgemm/planeMatrix.js';
+import { pairProductPlanes } from '../../src/mgemm/planeMatrix.js';
 import { planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 describe('planeWordsFor', () => {

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPopcountGemmWebgpu, type PlaneMatrix, type PopcountGemm, type PopcountGemm3Request, type PopcountGemm3Result, type Tally3Slice,
   type WebgpuPopcountGemmOptions,
-} from '../../mgemm/index.js';
-import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
-import { createPopcountGemmWasm } from '../../mgemm/kernels/wasm/popcountGemmWasm.js';
-import { planeLayout, tally3Plan } from '../../src/engine/tallyLayout.js';
+} from '../../src/mgemm/index.js';
+import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
+import { createPopcountGemmWasm } from '../../src/mgemm/kernels/wasm/popcountGemmWasm.js';
+import { planeLayout, tally3Plan } from '../../src/engine/finalize/tallyLayout.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { planesFromFieldBits, randomFieldBits, seededRandom, type FieldBits } from './planeFixtures.js';
 

@@ -1,8 +1,8 @@
 // The reference kernel against the per-field definition of a tally, plus its cheap identities.
 
 import { describe, expect, it } from 'vitest';
-import type { PopcountGemmRequest } from '../../mgemm/index.js';
-import { PopcountGemmRef, popcount32 } from '../../mgemm/kernels/ref/popcountGemmRef.js';
+import type { PopcountGemmRequest } from '../../src/mgemm/index.js';
+import { PopcountGemmRef, popcount32 } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { CCC_DENSE_TERMS, naiveTallies, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 describe('popcount32', () => {

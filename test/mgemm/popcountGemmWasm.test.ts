@@ -3,12 +3,12 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PopcountGemm, PopcountGemmRequest, TermGroup } from '../../mgemm/index.js';
-import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
-import { KC_WORDS, MC_ROWS, NC_COLS_MAX } from '../../mgemm/kernels/wasm/blockSizes.js';
-import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../../mgemm/kernels/native/nativePopcount.js';
-import { createPopcountGemmWasm, WASM_KERNEL_SET_NAME } from '../../mgemm/kernels/wasm/popcountGemmWasm.js';
-import type { CpuMicrokernel } from '../../mgemm/kernels/wasm/workerProtocol.js';
+import type { PopcountGemm, PopcountGemmRequest, TermGroup } from '../../src/mgemm/index.js';
+import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
+import { KC_WORDS, MC_ROWS, NC_COLS_MAX } from '../../src/mgemm/kernels/wasm/blockSizes.js';
+import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../../src/mgemm/kernels/native/nativePopcount.js';
+import { createPopcountGemmWasm, WASM_KERNEL_SET_NAME } from '../../src/mgemm/kernels/wasm/popcountGemmWasm.js';
+import type { CpuMicrokernel } from '../../src/mgemm/kernels/wasm/workerProtocol.js';
 import { CCC_DENSE_TERMS, neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 const NUM_PLANES = 3;

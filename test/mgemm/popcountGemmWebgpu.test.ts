@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPopcountGemmWebgpu, type PlaneMatrix, type PopcountGemmRequest, type PopcountGemmWebgpu, type TermGroup, type WebgpuPopcountGemmOptions,
-} from '../../mgemm/index.js';
-import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
-import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/tallyLayout.js';
+} from '../../src/mgemm/index.js';
+import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
+import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/finalize/tallyLayout.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 

@@ -1,8 +1,8 @@
 // 3-way device-finalize records in key order (mgemm/kernels/webgpu/recordOrder.ts) against a plain sort, and in file
 // layout against the key's definition.
 import { describe, expect, it } from 'vitest';
-import { ownRecordsInKeyOrder, tripleCoordinateRecords, type TripleSliceCoordinates } from '../../mgemm/kernels/webgpu/recordOrder.js';
-import { RecordOrderPool } from '../../mgemm/kernels/webgpu/recordOrderPool.js';
+import { ownRecordsInKeyOrder, tripleCoordinateRecords, type TripleSliceCoordinates } from '../../src/mgemm/kernels/webgpu/finalize/recordOrder.js';
+import { RecordOrderPool } from '../../src/mgemm/kernels/webgpu/finalize/recordOrderPool.js';
 
 /** Records (value bits, key) with distinct keys below `keyBound`, in a shuffled order. */
 function shuffledRecords(count: number, keyBound: number, seed: number): Uint32Array {

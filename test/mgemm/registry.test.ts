@@ -1,7 +1,7 @@
 // Conformance: every CPU kernel set the registry lists computes the per-field tally definition.
 
 import { describe, expect, it } from 'vitest';
-import { CPU_BACKEND_NAMES, createPopcountGemm, type PopcountGemmRequest } from '../../mgemm/index.js';
+import { CPU_BACKEND_NAMES, createPopcountGemm, type PopcountGemmRequest } from '../../src/mgemm/index.js';
 import { CCC_DENSE_TERMS, naiveTallies, neededEntries, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 describe.each(CPU_BACKEND_NAMES)('kernel set %s', (backend) => {

@@ -3,8 +3,8 @@
 // row, output and waste limits; tetrahedron slices (z = (j, n)) stack many to one.
 
 import { describe, expect, it } from 'vitest';
-import type { Tally3Slice } from '../../mgemm/index.js';
-import { stackSlices, type SliceStack, type SliceStackLimits } from '../../mgemm/kernels/webgpu/sliceStacks.js';
+import type { Tally3Slice } from '../../src/mgemm/index.js';
+import { stackSlices, type SliceStack, type SliceStackLimits } from '../../src/mgemm/kernels/webgpu/plan/sliceStacks.js';
 import { seededRandom } from './planeFixtures.js';
 
 /** Every property the driver relies on; returns what is wrong (empty when nothing). */

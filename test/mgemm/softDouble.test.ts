@@ -2,9 +2,9 @@
 // operands per operation, plus rounding ties, carries into the exponent, exact results and cancellations;
 // the limb products of sdMul (and its short-factor and u32 forms) also on constructed exact and near ties.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebgpuRunner } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
-import { SOFT_DOUBLE_WGSL } from '../../mgemm/kernels/webgpu/wgsl/softDouble.js';
-import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
+import type { WebgpuRunner } from '../../src/mgemm/kernels/webgpu/runtime/webgpuRunner.js';
+import { SOFT_DOUBLE_WGSL } from '../../src/mgemm/kernels/webgpu/programs/wgsl/softDouble.js';
+import type { WgslProgram } from '../../src/mgemm/kernels/webgpu/programs/wgslProgram.js';
 import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { openTestRunner } from '../helpers/webgpuRunner.js';

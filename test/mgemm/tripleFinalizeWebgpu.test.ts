@@ -6,16 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPopcountGemmWebgpu, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemmWebgpu, type Tally3Slice,
   type TripleFinalizeRequest, type TripleThresholdBits, type WebgpuPopcountGemmOptions,
-} from '../../mgemm/index.js';
-import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
+} from '../../src/mgemm/index.js';
+import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { ChecksumAccumulator, entryUid3 } from '../../src/core/checksum.js';
 import { denseValue3, sparseValue3, type FormulaConstants } from '../../src/core/formulas.js';
 import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js';
 import { countedBitsPerField, defaultMultiplier, DEFAULT_PARAM, type MetricKind } from '../../src/core/types.js';
-import { float32BitsAtMost } from '../../src/engine/deviceFinalize2.js';
-import { coefficient3, planeLayout, tally3Plan, termGroups2, type PlaneLayout } from '../../src/engine/tallyLayout.js';
-import { planesFromCodes } from '../../src/engine/vectorBlock.js';
-import { referenceVectorSums } from '../../mgemm/kernels/ref/popcountGemmRef.js';
+import { float32BitsAtMost } from '../../src/engine/finalize/deviceFinalize2.js';
+import { coefficient3, planeLayout, tally3Plan, termGroups2, type PlaneLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planesFromCodes } from '../../src/engine/blocks/vectorBlock.js';
+import { referenceVectorSums } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';

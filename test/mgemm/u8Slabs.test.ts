@@ -1,7 +1,7 @@
 // K slabs of the u8 path: whole rows while the budget holds U8_SLAB_ROWS of them, else slabs that it does hold,
 // covering every field once in order, never shorter than the unit.
 import { describe, expect, it } from 'vitest';
-import { planU8Slabs, U8_SLAB_ROWS, U8_SLAB_UNIT_BYTES } from '../../mgemm/kernels/webgpu/u8Slabs.js';
+import { planU8Slabs, U8_SLAB_ROWS, U8_SLAB_UNIT_BYTES } from '../../src/mgemm/kernels/webgpu/plan/u8Slabs.js';
 
 /** The slabs' fields cover [0, kBytes) once, in order, each a multiple of the unit and at most slabBytes. */
 function expectCover(kBytes: number, budget: number): void {

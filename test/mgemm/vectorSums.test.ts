@@ -4,13 +4,13 @@
 // (small bindings).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPopcountGemmWebgpu, type PopcountGemm, type VectorSumsRequest } from '../../mgemm/index.js';
-import { PopcountGemmRef } from '../../mgemm/kernels/ref/popcountGemmRef.js';
-import { createPopcountGemmWasm } from '../../mgemm/kernels/wasm/popcountGemmWasm.js';
+import { createPopcountGemmWebgpu, type PopcountGemm, type VectorSumsRequest } from '../../src/mgemm/index.js';
+import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
+import { createPopcountGemmWasm } from '../../src/mgemm/kernels/wasm/popcountGemmWasm.js';
 import { countOnes, isMissing } from '../../src/core/bitCodes.js';
 import type { MetricKind } from '../../src/core/types.js';
-import { planeLayout } from '../../src/engine/tallyLayout.js';
-import { planesFromCodes } from '../../src/engine/vectorBlock.js';
+import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planesFromCodes } from '../../src/engine/blocks/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';
 

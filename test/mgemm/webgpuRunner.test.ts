@@ -3,8 +3,8 @@
 // count as pending until collected; a program compiled ahead whose WGSL is broken fails its first use with the
 // compile error (and nothing goes unhandled meanwhile); grids of no workgroups are left out.
 import { describe, expect, it } from 'vitest';
-import { foldWorkgroups } from '../../mgemm/kernels/webgpu/webgpuRunner.js';
-import type { WgslProgram } from '../../mgemm/kernels/webgpu/wgslProgram.js';
+import { foldWorkgroups } from '../../src/mgemm/kernels/webgpu/runtime/webgpuRunner.js';
+import type { WgslProgram } from '../../src/mgemm/kernels/webgpu/programs/wgslProgram.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { openTestRunner } from '../helpers/webgpuRunner.js';
 

@@ -13,7 +13,7 @@ import {
   validateDecomposition,
   type HalfDiagonalPlan,
   type ProcessGrid,
-} from '../../parallel/index.js';
+} from '../../src/parallel/index.js';
 import { countStepPairs, firstPairNotOnce } from './planCoverage.js';
 
 const decompositionOf = (grid: ProcessGrid, numPhase: number, phaseIdx: number, halfDiagonal: HalfDiagonalPlan) => ({

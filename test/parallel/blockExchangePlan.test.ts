@@ -11,7 +11,7 @@ import {
   type BlockExchange,
   type BlocksNeeded,
   type ProcessGrid,
-} from '../../parallel/index.js';
+} from '../../src/parallel/index.js';
 
 function checkExchanges(grid: ProcessGrid, neededBy: (rank: number) => BlocksNeeded): void {
   const exchanges: BlockExchange[] = [];

@@ -1,7 +1,7 @@
 // Inconsistent decompositions are refused with a one-line UserError; consistent ones pass.
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
-import { maxNumPhase, validateDecomposition, type Decomposition } from '../../parallel/index.js';
+import { maxNumPhase, validateDecomposition, type Decomposition } from '../../src/parallel/index.js';
 
 const base: Decomposition = {
   numProcVector: 4, numProcField: 2, numProcRepl: 1,

@@ -8,7 +8,7 @@ import {
   numVectorLocal,
   rankOf,
   vectorBlockRange,
-} from '../../parallel/index.js';
+} from '../../src/parallel/index.js';
 
 describe('process grid', () => {
   it('maps rank = field + npf·(vector + npv·repl) and back for every rank', () => {

@@ -1,7 +1,7 @@
 // Ranks as worker threads: point-to-point, collectives, split, progress, and failures that end the launch without hanging.
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
-import { launchInProcessRanks, RankError } from '../../parallel/index.js';
+import { launchInProcessRanks, RankError } from '../../src/parallel/index.js';
 import { NOTE_BYTES } from './fixtures/commEntries.js';
 
 /** The compiled fixture module next to this compiled test in dist/. */

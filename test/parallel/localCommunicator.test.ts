@@ -1,6 +1,6 @@
 // The size-1 communicator: messages to itself by tag, collectives that return copies, split, abort.
 import { describe, expect, it } from 'vitest';
-import { LocalCommunicator } from '../../parallel/index.js';
+import { LocalCommunicator } from '../../src/parallel/index.js';
 
 describe('LocalCommunicator', () => {
   it('queues messages to itself by tag, in order, as copies', async () => {

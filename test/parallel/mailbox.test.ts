@@ -1,6 +1,6 @@
 // Tag matching: arrivals and receives meet per key in FIFO order, whichever comes first; a closed mailbox fails receives.
 import { describe, expect, it } from 'vitest';
-import { Mailbox } from '../../parallel/mailbox.js';
+import { Mailbox } from '../../src/parallel/mailbox.js';
 
 describe('Mailbox', () => {
   it('matches per key in order, with receives before or after arrival', async () => {

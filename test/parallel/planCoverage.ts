@@ -1,5 +1,5 @@
 // Test helper: the global pairs/triples a plan's steps/units stand for, counted over many mock ranks (no threads).
-import type { BlockCirculantStep, SlabUnit } from '../../parallel/index.js';
+import type { BlockCirculantStep, SlabUnit } from '../../src/parallel/index.js';
 
 /**
  * Adds 1 at i·nv + j (i < j) for every real pair of one 2-way step (its row range × its column range);

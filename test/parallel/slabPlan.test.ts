@@ -11,7 +11,7 @@ import {
   slabPlan,
   validateDecomposition,
   type ProcessGrid,
-} from '../../parallel/index.js';
+} from '../../src/parallel/index.js';
 import { countUnitTriples, firstTripleNotOnce } from './planCoverage.js';
 
 interface Sweep {

@@ -7,11 +7,11 @@
 // set through commander's `.choices()`, as src/cli does; a flag through `.option()` with default false.
 import { Command, CommanderError, Option, type OptionValues } from 'commander';
 import { UserError } from '../../src/core/errors.js';
-import { parseNonNegativeNumber } from '../../src/cli/numberOptions.js';
+import { parseNonNegativeNumber } from '../../src/cli/index.js';
 
 export {
   parseFiniteNumber, parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger,
-} from '../../src/cli/numberOptions.js';
+} from '../../src/cli/index.js';
 
 /** Reads the text of `option`; throws UserError naming the option when the text is not a valid value. */
 export type OptionTextParser<T> = (option: string, text: string) => T;

@@ -1,6 +1,6 @@
 // Launch detection from the environment: Open MPI's mpirun, PMI-2 and PMIx launchers, or none.
 import { describe, expect, it } from 'vitest';
-import { detectMpiLaunch } from '../../../parallel/index.js';
+import { detectMpiLaunch } from '../../../src/parallel/index.js';
 
 describe('detectMpiLaunch', () => {
   it('sees no launcher in a plain environment', () => {

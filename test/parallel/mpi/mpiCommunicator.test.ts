@@ -2,8 +2,8 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launchInProcessRanks } from '../../../parallel/index.js';
-import { MESSAGE_PIECE_BYTES, PREFAULT_MIN_BYTES } from '../../../parallel/mpi/index.js';
+import { launchInProcessRanks } from '../../../src/parallel/index.js';
+import { MESSAGE_PIECE_BYTES, PREFAULT_MIN_BYTES } from '../../../src/parallel/mpi/index.js';
 import { digestOf, wordsOf, type ProbeReport } from './fixtures/communicatorProbe.js';
 import { mpiUnavailableReason, runUnderMpirun } from './mpiHarness.js';
 

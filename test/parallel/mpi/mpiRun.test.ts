@@ -7,7 +7,7 @@ import { randomProblemCode } from '../../../src/core/syntheticProblems.js';
 import type { RankDevice } from '../../../src/engine/index.js';
 import { packFieldValues, writePackedVectorFile } from '../../../src/io/packedVectorFile.js';
 import { gpuIndexLayerGate, webgpuGate } from '../../helpers/webgpuGate.js';
-import { MESSAGE_PIECE_BYTES } from '../../../parallel/mpi/index.js';
+import { MESSAGE_PIECE_BYTES } from '../../../src/parallel/mpi/index.js';
 import { CLI_MAIN, mpiUnavailableReason, runCliDirect, runUnderMpirun } from './mpiHarness.js';
 
 /** SPEC §5 reference checksums of the problems used here. */

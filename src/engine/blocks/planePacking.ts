@@ -1,0 +1,74 @@
+// Packed 2-bit rows (SPEC §1: 4 fields per byte, LSB first) → one vector row of bit planes.
+//
+// Only type imports: the block worker threads load this file, and it must stay cheap to load.
+import type { PlaneLayout } from '../finalize/tallyLayout.js';
+
+/** Entries per plane of a PlanePackingTable: every value of two packed bytes (8 fields). */
+const PAIR_VALUES = 1 << 16;
+
+/**
+ * `table[p·65536 + pair]`: bit k is plane p's bit (the code's `bitsOfCode`) of field k of the 8 fields in
+ * `pair` (two packed bytes, the first in the low 8 bits). Built once per layout and thread, 64 KB per plane.
+ */
+export function planePackingTable(layout: PlaneLayout): Uint8Array {
+  const numPlanes = layout.numPlanes;
+  const nibbleOf = new Uint8Array(numPlanes * 256);
+  for (let byte = 0; byte < 256; byte++) {
+    for (let k = 0; k < 4; k++) {
+      const bits = layout.bitsOfCode[(byte >> (2 * k)) & 3];
+      for (let p = 0; p < numPlanes; p++) nibbleOf[p * 256 + byte] |= ((bits >> p) & 1) << k;
+    }
+  }
+  const table = new Uint8Array(numPlanes * PAIR_VALUES);
+  for (let p = 0; p < numPlanes; p++) {
+    for (let pair = 0; pair < PAIR_VALUES; pair++) {
+      table[p * PAIR_VALUES + pair] = nibbleOf[p * 256 + (pair & 0xff)] | (nibbleOf[p * 256 + (pair >> 8)] << 4);
+    }
+  }
+  return table;
+}
+
+/** Where one vector row goes: `numPlanes` planes of `wordsPerPlane` words from `words[rowBase]`. */
+export interface PlaneRowTarget {
+  readonly words: Uint32Array;
+  readonly rowBase: number;
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+}
+
+/**
+ * Writes the planes of one row of `numField` fields from the packed bytes `packed[src …]`
+ * (`ceil(numField/4)` bytes), 32 fields (8 bytes) per plane word, one `table` lookup per byte pair and plane.
+ * Fields past `numField` are cleared in every plane (garbage in the last byte's unused bits is ignored);
+ * the words past `ceil(numField/32)` (alignment padding) are left as they are (zero in a fresh matrix).
+ */
+export function packRowPlanes(table: Uint8Array, packed: Uint8Array, src: number, numField: number, target: PlaneRowTarget): void {
+  const bytesPerVector = Math.ceil(numField / 4);
+  const numWordsUsed = Math.ceil(numField / 32);
+  const tailFields = numField % 32;
+  const tailMask = tailFields === 0 ? 0xffffffff : (1 << tailFields) - 1;
+  const { words, rowBase, numPlanes, wordsPerPlane } = target;
+  const numFullWords = Math.floor(bytesPerVector / 8);
+  for (let w = 0, b = src; w < numFullWords; w++, b += 8) {
+    // 8 bytes = 4 pairs of 8 fields; unaligned byte reads, as rows of a file start anywhere.
+    const pair0 = packed[b] | (packed[b + 1] << 8);
+    const pair1 = packed[b + 2] | (packed[b + 3] << 8);
+    const pair2 = packed[b + 4] | (packed[b + 5] << 8);
+    const pair3 = packed[b + 6] | (packed[b + 7] << 8);
+    for (let p = 0, t = 0; p < numPlanes; p++, t += PAIR_VALUES) {
+      words[rowBase + p * wordsPerPlane + w] = table[t + pair0] | (table[t + pair1] << 8) | (table[t + pair2] << 16) | (table[t + pair3] << 24);
+    }
+  }
+  if (numFullWords < numWordsUsed) {
+    // The last word has fewer than 8 bytes: a byte at a time, zero-extended to a pair.
+    const byteFirst = src + 8 * numFullWords;
+    const byteEnd = src + bytesPerVector;
+    for (let p = 0, t = 0; p < numPlanes; p++, t += PAIR_VALUES) {
+      let word = 0;
+      for (let b = byteFirst; b < byteEnd; b++) word |= (table[t + packed[b]] & 0xf) << (4 * (b - byteFirst));
+      words[rowBase + p * wordsPerPlane + numFullWords] = word & tailMask;
+    }
+  } else if (tailFields !== 0) {
+    for (let p = 0; p < numPlanes; p++) words[rowBase + p * wordsPerPlane + numWordsUsed - 1] &= tailMask;
+  }
+}

@@ -1,0 +1,134 @@
+// Where computed table entries go: threshold, exact checksum, per-rank output records.
+import { ChecksumAccumulator, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
+import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
+
+/**
+ * Receives output records (SPEC §7) laid out as in the file: per record `numWay` coordinates `2·G + E`, then the
+ * float32 value's bits, as host-order u32 words.
+ */
+export interface RecordWriter {
+  appendRecordWords(words: Uint32Array, numRecords: number): void;
+}
+
+const RECORDS_PER_FLUSH = 1 << 16;
+
+/**
+ * Thresholds entries, adds them to the checksum and buffers their output records. Entries arrive a row
+ * at a time (one vector i, or a pair i, j, against a run of consecutive vectors) so that the checksum's
+ * weights and sums run as tight loops.
+ */
+export class EntrySink {
+  readonly checksum = new ChecksumAccumulator();
+  /** Buffered records as the file lays them out: numWay coordinates and the value, `stride` words each. */
+  private readonly recordWords: Uint32Array;
+  /** The same words, for values rounded to float32 here. */
+  private readonly recordValues: Float32Array;
+  private readonly stride: number;
+  private numBuffered = 0;
+  /** Checksum weights of the current row, grown as needed. */
+  private weights = new Float64Array(0);
+  /** Which entries of the current row pass the threshold. */
+  private keep = new Uint8Array(0);
+
+  constructor(
+    private readonly numVector: number,
+    private readonly numWay: 2 | 3,
+    readonly threshold: Threshold,
+    private readonly writer: RecordWriter | null,
+  ) {
+    this.stride = numWay + 1;
+    this.recordWords = new Uint32Array(RECORDS_PER_FLUSH * this.stride);
+    this.recordValues = new Float32Array(this.recordWords.buffer);
+  }
+
+  /** Whether passing entries become output records. */
+  get writesRecords(): boolean {
+    return this.writer !== null;
+  }
+
+  /**
+   * The pairs (i, j) for j = jFirst … jFirst + numCols − 1: `values[4c + 2a + b]` is the value of entry
+   * bits (a of i, b of j) of the c-th pair.
+   */
+  addPairRow(i: number, jFirst: number, numCols: number, values: Float64Array): void {
+    const count = 4 * numCols;
+    const { weights, keep } = this.scratchFor(count);
+    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
+    this.addRow(values, weights, keep, count, (e, coords, at) => {
+      coords[at] = 2 * i + ((e >> 1) & 1);
+      coords[at + 1] = 2 * (jFirst + (e >> 2)) + (e & 1);
+    });
+  }
+
+  /**
+   * One entry (bits a of i, b of j) of each pair (i, j) for j = jFirst … jFirst + numCols − 1, for metrics
+   * with a single table entry per pair (r²): `values[c]` is the c-th pair's value.
+   */
+  addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
+    const { weights, keep } = this.scratchFor(4 * numCols);
+    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
+    // Keep the weight of entry (a, b) of each pair, in place: index c ≤ 4c + 2a + b.
+    for (let c = 0; c < numCols; c++) weights[c] = weights[4 * c + 2 * a + b];
+    this.addRow(values, weights, keep, numCols, (e, coords, at) => {
+      coords[at] = 2 * i + a;
+      coords[at + 1] = 2 * (jFirst + e) + b;
+    });
+  }
+
+  /**
+   * The triples (i, j, k) for k = kFirst … kFirst + numK − 1: `values[8t + 4a + 2b + c]` is the value of
+   * entry bits (a of i, b of j, c of k) of the t-th triple.
+   */
+  addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void {
+    const count = 8 * numK;
+    const { weights, keep } = this.scratchFor(count);
+    tripleRowWeights(this.numVector, i, j, kFirst, numK, weights);
+    this.addRow(values, weights, keep, count, (e, coords, at) => {
+      coords[at] = 2 * i + ((e >> 2) & 1);
+      coords[at + 1] = 2 * j + ((e >> 1) & 1);
+      coords[at + 2] = 2 * (kFirst + (e >> 3)) + (e & 1);
+    });
+  }
+
+  /**
+   * Output records already laid out as in the file (`numWay` coordinates, then the value's float32 bits, each), whose
+   * threshold and checksum were handled elsewhere; they follow the records added before.
+   */
+  addRecordWords(words: Uint32Array, numRecords: number): void {
+    if (this.writer === null || numRecords === 0) return;
+    this.flush();
+    this.writer.appendRecordWords(words, numRecords);
+  }
+
+  /** Threshold, checksum and records of one row's entries; `coordsOf` writes entry e's coordinates. */
+  private addRow(
+    values: Float64Array, weights: Float64Array, keep: Uint8Array, count: number,
+    coordsOf: (e: number, coords: Uint32Array, at: number) => void,
+  ): void {
+    markPassingEntries(this.threshold, values, count, keep);
+    this.checksum.addEntries(values, weights, count, keep);
+    if (this.writer === null) return;
+    for (let e = 0; e < count; e++) {
+      if (keep[e] === 0) continue;
+      const at = this.stride * this.numBuffered;
+      coordsOf(e, this.recordWords, at);
+      this.recordValues[at + this.numWay] = values[e];
+      if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+    }
+  }
+
+  private scratchFor(count: number): { weights: Float64Array; keep: Uint8Array } {
+    if (this.weights.length < count) {
+      const size = Math.max(count, 2 * this.weights.length);
+      this.weights = new Float64Array(size);
+      this.keep = new Uint8Array(size);
+    }
+    return { weights: this.weights, keep: this.keep };
+  }
+
+  /** Hands buffered records to the writer. */
+  flush(): void {
+    if (this.writer !== null && this.numBuffered > 0) this.writer.appendRecordWords(this.recordWords, this.numBuffered);
+    this.numBuffered = 0;
+  }
+}

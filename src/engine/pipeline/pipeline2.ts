@@ -1,0 +1,264 @@
+// The 2-way pipeline of one rank: its block-circulant steps, each a popcount-GEMM of its own block
+// against a column block, reduced over field slabs, then finalized by field rank 0 — or, where the kernel
+// set and the run allow it, finalized on the device where the tallies lie (deviceFinalize2.ts).
+import { traceMark } from '../../core/trace.js';
+import type { PopcountGemm } from '../../mgemm/index.js';
+import type { Communicator, IndexRange } from '../../parallel/index.js';
+import { DevicePairFinalizer } from '../finalize/deviceFinalize2.js';
+import { finalizePairs, type PairBlock } from '../finalize/finalize2.js';
+import { finalizeR2Pairs, termGroupsR2 } from '../finalize/finalizeR2.js';
+import { runOneAhead, yieldToEventLoop } from './lookahead.js';
+import type { FinalizePlacement } from '../run/jobSpec.js';
+import type { MetricContext } from '../finalize/metricContext.js';
+import { termGroups2 } from '../finalize/tallyLayout.js';
+import type { ReceivedBlocks, VectorBlock } from '../blocks/vectorBlock.js';
+
+/**
+ * One block of the rank's block row, or the part of it the plan gives this rank: its column block, whether it
+ * is the diagonal block, and the local rows of the own block and local columns of the column block computed
+ * (real vectors only; a `split` half-diagonal block has a half range on one side, parallel/blockCirculantPlan.ts).
+ */
+export interface PairStep {
+  readonly colBlock: number;
+  readonly isDiagonalBlock: boolean;
+  readonly rowRange: IndexRange;
+  readonly colRange: IndexRange;
+}
+
+/**
+ * Pairs of one panel (one GEMM call; 16 MiB of tallies for dense CCC/DUO's one term group, 64 MiB for sparse's four,
+ * 112 MiB for sparse r²'s seven). A rank's records come out panel by panel (row-major within one), so device
+ * finalize with records cuts the same panels and writes the CPU run's file byte for byte. 4 Mi pairs give at most
+ * 16 Mi records, 192 MiB at 12 bytes, within one storage binding of the GPUs measured (a device with smaller bindings
+ * declines a panel whose records do not fit, and the host finalizes it); 8 Mi pairs made the H100's 2-way nv 32768
+ * --threshold 0.6 --output run fall back to the host (when records were 8 bytes). Panels of 1 Mi pairs for sparse
+ * runs (16 MiB of their four groups' tallies) kept three quarters of the H100 idle with records (nv 32768 nf 65536
+ * --sparse --threshold 0.99 --output: compute 3.3–3.9 s against 0.92 s without --output); on the CPU (dev machine,
+ * 2 cores) sparse nv 12288 nf 4096 ran the same, nv 6144 nf 8192 3 % slower.
+ */
+export const PAIRS_PER_PANEL = 1 << 22;
+
+/**
+ * Pairs finalized on the host between yields to the event loop (~0.1 s on a slow core): a panel holds 4 Mi
+ * pairs, seconds of finalize that would otherwise hold up the next panel's kernel threads (their replies), the
+ * progress display and Ctrl-C.
+ */
+const PAIRS_PER_YIELD = 1 << 18;
+
+export interface PipelineEnv {
+  readonly ctx: MetricContext;
+  readonly gemm: PopcountGemm;
+  /** Ranks that share this rank's vectors and differ in field slab; tallies are summed over it. */
+  readonly fieldComm: Communicator;
+  /** The blocks received from other ranks (the own block is passed to each pipeline directly). */
+  readonly blocks: ReceivedBlocks;
+  /** Whether 2-way panels may be finalized on the device (deviceFinalize2.ts). */
+  readonly finalizePlacement: FinalizePlacement;
+  /** Called with the number of comparisons (pairs or triples × fields) just finished. */
+  readonly onWork: (comparisons: number) => void;
+}
+
+/** Sum of partial tallies over field slabs (a no-op without field decomposition). */
+export async function reduceOverFields(fieldComm: Communicator, tallies: Uint32Array[]): Promise<Uint32Array[]> {
+  if (fieldComm.size === 1) return tallies;
+  return Promise.all(tallies.map((t) => fieldComm.allReduceSum(t)));
+}
+
+/** Unique pairs of a step, for progress accounting. */
+export function pairsOfStep(step: PairStep): number {
+  const numRows = Math.max(0, step.rowRange.end - step.rowRange.begin);
+  const numCols = Math.max(0, step.colRange.end - step.colRange.begin);
+  // The diagonal block's ranges are the whole block on both sides: its strict upper triangle.
+  return step.isDiagonalBlock ? (numRows * (numRows - 1)) / 2 : numRows * numCols;
+}
+
+/** One GEMM call of a step: a panel of the rank's rows against the step's columns. */
+interface PairPanel {
+  readonly block: PairBlock;
+}
+
+/**
+ * Pairs per panel with device finalize and no records: tallies stay on the device, so panels can be large. With
+ * records the panels are the host's: each panel's records come back in key order, so the same panels write the
+ * CPU run's file byte for byte.
+ */
+const DEVICE_PAIRS_PER_PANEL = 1 << 26;
+
+/** Local rows × local columns of a step or panel; `strictUpper` (the diagonal block): only pairs with row < col. */
+export interface PairRegion {
+  readonly rowRange: IndexRange;
+  readonly colRange: IndexRange;
+  readonly strictUpper: boolean;
+}
+
+/**
+ * Panels of `region` of `rows` × `cols`, about `pairsPerPanel` pairs each, as near square as the region allows:
+ * a wide region cut only along its rows would give thin panels, i.e. GPU sub-blocks of a few row tiles (dispatches
+ * of few workgroups, the whole column block expanded per panel). On the diagonal block (`strictUpper`) only
+ * columns right of a row hold unique pairs: each row panel's square diagonal tile is `strictUpper`, the tiles right
+ * of it are whole.
+ */
+export function* pairPanelsOf(rows: VectorBlock, cols: VectorBlock, region: PairRegion, pairsPerPanel: number): Generator<PairBlock> {
+  const { rowRange, colRange, strictUpper } = region;
+  const side = Math.max(1, Math.floor(Math.sqrt(pairsPerPanel)));
+  if (strictUpper) {
+    for (let rowFirst = rowRange.begin; rowFirst < rowRange.end; rowFirst += side) {
+      const numRows = Math.min(side, rowRange.end - rowFirst);
+      // Columns left of the panel's first row hold no unique pairs; the diagonal tile starts at that row.
+      const diagonalFirst = Math.max(rowFirst, colRange.begin);
+      const diagonalEnd = Math.min(rowFirst + numRows, colRange.end);
+      if (diagonalEnd > diagonalFirst) {
+        yield { rows, rowFirst, numRows, cols, colFirst: diagonalFirst, numCols: diagonalEnd - diagonalFirst, strictUpper: true };
+      }
+      for (const tile of columnTiles({ begin: Math.max(diagonalEnd, colRange.begin), end: colRange.end }, side)) {
+        yield { rows, rowFirst, numRows, cols, colFirst: tile.begin, numCols: tile.end - tile.begin, strictUpper: false };
+      }
+    }
+    return;
+  }
+  const tiles = columnTiles(colRange, side);
+  const widest = Math.max(1, ...tiles.map((t) => t.end - t.begin));
+  const rowsPerCall = Math.max(1, Math.floor(pairsPerPanel / widest));
+  for (let rowFirst = rowRange.begin; rowFirst < rowRange.end; rowFirst += rowsPerCall) {
+    const numRows = Math.min(rowsPerCall, rowRange.end - rowFirst);
+    for (const tile of tiles) yield { rows, rowFirst, numRows, cols, colFirst: tile.begin, numCols: tile.end - tile.begin, strictUpper: false };
+  }
+}
+
+/** `range` cut into the fewest equal tiles of at most `side` columns (none when it is empty). */
+function columnTiles(range: IndexRange, side: number): IndexRange[] {
+  const count = range.end - range.begin;
+  if (count <= 0) return [];
+  const numTiles = Math.ceil(count / side);
+  return Array.from({ length: numTiles }, (_, t) => ({
+    begin: range.begin + Math.floor((t * count) / numTiles),
+    end: range.begin + Math.floor(((t + 1) * count) / numTiles),
+  }));
+}
+
+/** The panels of the rank's steps, in order; column blocks are awaited as the steps come up. */
+async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], pairsPerPanel: number): AsyncGenerator<PairPanel> {
+  for (const [s, step] of steps.entries()) {
+    const cols = step.isDiagonalBlock ? own : await env.blocks.block(step.colBlock);
+    // The next step's column block goes to the device while this step computes, its rows as they arrive (its
+    // errors surface when the step awaits it).
+    const next = steps[s + 1];
+    if (env.gemm.prefetch !== undefined && next !== undefined && !next.isDiagonalBlock) {
+      void env.blocks.arriving(next.colBlock).then((incoming) => env.gemm.prefetch?.(incoming.planes, incoming.rowsReady), () => undefined);
+    }
+    traceMark(`step: block ${own.blockIdx} × block ${step.colBlock}`);
+    const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };
+    for (const block of pairPanelsOf(own, cols, region, pairsPerPanel)) yield { block };
+  }
+}
+
+/** Pairs finalized by a rank, and how many of them on the device. */
+export interface PairStepsOutcome {
+  readonly numPairs: number;
+  readonly numDevicePairs: number;
+}
+
+/**
+ * Runs the rank's 2-way steps; returns the number of pairs finalized here. The GEMM of the next panel is
+ * started before the current one is finalized, so kernel threads compute while this thread finalizes.
+ * Where the kernel set and the run allow it, panels are finalized on the device (deviceFinalize2.ts).
+ */
+export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<PairStepsOutcome> {
+  const device = DevicePairFinalizer.forRun(env.ctx, env.gemm, env.fieldComm, {
+    placement: env.finalizePlacement, writesRecords: env.ctx.sink.writesRecords,
+  });
+  if (device !== null) return runPairStepsOnDevice(env, own, steps, device);
+  const host = hostPairFinalize(env);
+  let numPairs = 0;
+  await runOneAhead(pairPanels(env, own, steps, PAIRS_PER_PANEL), host.startGemm, async (panel, partial) => {
+    const done = await host.finish(panel.block, partial);
+    if (env.fieldComm.rank === 0) numPairs += done;
+    env.onWork(done * env.ctx.numField);
+  });
+  return { numPairs, numDevicePairs: 0 };
+}
+
+/** Host finalize: GEMM tallies come back, are reduced over field slabs, and field rank 0 finalizes them. */
+function hostPairFinalize(env: PipelineEnv): {
+  readonly startGemm: (panel: PairPanel) => Promise<Uint32Array[]>;
+  /** Finalizes a panel's partial tallies; returns its pairs. */
+  readonly finish: (block: PairBlock, partial: Uint32Array[]) => Promise<number>;
+} {
+  const isR2 = env.ctx.spec.metric === 'r2';
+  const groups = isR2 ? termGroupsR2(env.ctx.spec.sparse) : termGroups2(env.ctx.layout);
+  const finalize = isR2 ? finalizeR2Pairs : finalizePairs;
+  const isFinalizer = env.fieldComm.rank === 0;
+  return {
+    startGemm: (panel) => {
+      const b = panel.block;
+      return env.gemm.run({
+        a: b.rows.planes, aFirst: b.rowFirst, aCount: b.numRows,
+        b: b.cols.planes, bFirst: b.colFirst, bCount: b.numCols,
+        termGroups: groups, strictUpper: b.strictUpper,
+      });
+    },
+    finish: async (block, partial) => {
+      const tallies = await reduceOverFields(env.fieldComm, partial);
+      return isFinalizer ? finalizeInRowChunks(block, tallies, (part, partTallies) => finalize(env.ctx, part, partTallies)) : pairsInPanel(block);
+    },
+  };
+}
+
+/**
+ * Finalizes a panel a few rows at a time (at most PAIRS_PER_YIELD pairs), yielding to the event loop in between;
+ * rows in the same order as one call would take them, so records come out in the same order.
+ */
+async function finalizeInRowChunks(
+  block: PairBlock, tallies: readonly Uint32Array[], finalize: (part: PairBlock, partTallies: Uint32Array[]) => number,
+): Promise<number> {
+  const rowsPerChunk = Math.max(1, Math.floor(PAIRS_PER_YIELD / Math.max(1, block.numCols)));
+  let numPairs = 0;
+  for (let r0 = 0; r0 < block.numRows; r0 += rowsPerChunk) {
+    if (r0 > 0) await yieldToEventLoop();
+    const r1 = Math.min(block.numRows, r0 + rowsPerChunk);
+    const part = { ...block, rowFirst: block.rowFirst + r0, numRows: r1 - r0 };
+    numPairs += finalize(part, tallies.map((t) => t.subarray(r0 * block.numCols, r1 * block.numCols)));
+  }
+  return numPairs;
+}
+
+/**
+ * Device finalize, one panel ahead: the next panel's GEMM and finalize are queued on the device before this
+ * panel's small results are applied. A panel the device declines (a value outside its range, more records than
+ * one binding holds) is finalized on the host in host-sized panels, exactly as the CPU path would.
+ */
+async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
+  const host = hostPairFinalize(env);
+  const pairsPerPanel = env.ctx.sink.writesRecords ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
+  let numPairs = 0;
+  let numDevicePairs = 0;
+  await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
+    const b = panel.block;
+    if (result.kind === 'done') {
+      device.apply(result);
+      numDevicePairs += pairsInPanel(b);
+    } else {
+      // The same rows and columns as the declined panel (without records it may be a large device panel), cut into
+      // the host's panels.
+      const region = {
+        rowRange: { begin: b.rowFirst, end: b.rowFirst + b.numRows },
+        colRange: { begin: b.colFirst, end: b.colFirst + b.numCols },
+        strictUpper: b.strictUpper,
+      };
+      for (const block of pairPanelsOf(b.rows, b.cols, region, PAIRS_PER_PANEL)) {
+        await host.finish(block, await host.startGemm({ block }));
+      }
+    }
+    const done = pairsInPanel(b);
+    numPairs += done;
+    env.onWork(done * env.ctx.numField);
+  });
+  return { numPairs, numDevicePairs };
+}
+
+function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {
+  if (!b.strictUpper) return b.numRows * b.numCols;
+  let n = 0;
+  for (let r = 0; r < b.numRows; r++) n += Math.max(0, b.numCols - r - 1);
+  return n;
+}

@@ -1,0 +1,31 @@
+// Resolving `--backend auto`: the GPU through WebGPU when a hardware adapter exists, otherwise the CPU kernels.
+import { probeWebgpu, type BackendName } from '../../mgemm/index.js';
+import { UserError } from '../../core/errors.js';
+import type { JobSpec } from './jobSpec.js';
+
+export interface BackendChoice {
+  readonly backend: BackendName;
+  /** One line saying what `auto` found; null when the backend was named explicitly. */
+  readonly note: string | null;
+}
+
+export async function resolveBackend(requested: JobSpec['backend']): Promise<BackendChoice> {
+  if (requested === 'webgpu') {
+    // Probing here fails early with a clear message, and it loads Dawn in this (the launching) thread: when
+    // only rank threads held Dawn's addon, its unloading after the last one ended crashed the process
+    // (segmentation fault after large in-process runs on an H100; `auto`, which probes, never crashed).
+    const probe = await probeWebgpu();
+    if (!probe.available) {
+      throw new UserError('--backend webgpu: no WebGPU adapter found (a GPU with a Vulkan driver, or the Vulkan CPU driver lavapipe, is needed)');
+    }
+    return { backend: 'webgpu', note: null };
+  }
+  if (requested !== 'auto') return { backend: requested, note: null };
+  const probe = await probeWebgpu();
+  if (!probe.available) return { backend: 'cpu', note: `--backend auto: ${probe.description}, using cpu` };
+  // A software adapter computes the same values several times slower than the CPU kernels (lavapipe: ~5×).
+  if (probe.isSoftware) {
+    return { backend: 'cpu', note: `--backend auto: only a software WebGPU adapter (${probe.description}), using cpu` };
+  }
+  return { backend: 'webgpu', note: `--backend auto: using webgpu on ${probe.description}` };
+}

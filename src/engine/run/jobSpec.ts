@@ -1,0 +1,108 @@
+// What one run computes (JobSpec) and what it reports (RunResult): the boundary between the CLI and the engine.
+import type { Threshold } from '../../core/thresholds.js';
+import type { MetricSpec } from '../../core/types.js';
+import type { HalfDiagonalPlan } from '../../parallel/index.js';
+
+/** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
+export type ProblemSource =
+  | { readonly kind: 'random' }
+  | { readonly kind: 'analytic' }
+  | { readonly kind: 'file'; readonly path: string };
+
+/** The process grid of SPEC §6, the slice of phases/stages to compute, and the 2-way half-diagonal plan. */
+export interface DecompositionSpec {
+  readonly numProcVector: number;
+  readonly numProcField: number;
+  readonly numProcRepl: number;
+  readonly numPhase: number;
+  readonly phaseMin: number;
+  /** Inclusive. */
+  readonly phaseMax: number;
+  readonly numStage: number;
+  readonly stageMin: number;
+  /** Inclusive. */
+  readonly stageMax: number;
+  /**
+   * 2-way: who computes the d = npv/2 block diagonal of an even npv. `lower-rows` is SPEC §6's plan; `split`
+   * shares each of its blocks between its two rows (balanced work, same pairs and checksum, other records
+   * per rank). Must be `lower-rows` for 3-way.
+   */
+  readonly halfDiagonal: HalfDiagonalPlan;
+}
+
+/** Where a run finalizes: `auto` on the device when the kernel set and the run allow it, `host` always on the CPU. */
+export type FinalizePlacement = 'auto' | 'host';
+
+/** Threshold of SPEC §7: none, one value for every entry, or CoMet's per-entry forms (core/thresholds). */
+export type ThresholdSpec = Threshold;
+
+export interface JobSpec {
+  readonly metricSpec: MetricSpec;
+  readonly numVector: number;
+  readonly numField: number;
+  readonly source: ProblemSource;
+  readonly decomposition: DecompositionSpec;
+  readonly threshold: ThresholdSpec;
+  /** Write per-rank binary files `<stub>_<rank>.bin` (SPEC §7); null: no output. */
+  readonly outputStub: string | null;
+  /** Overwrite existing output files. */
+  readonly force: boolean;
+  /** Output values as float32 (the checksum always uses doubles). */
+  readonly singlePrecisionOutput: boolean;
+  /** Kernel set; `auto` is webgpu when an adapter exists, else cpu (runJob resolves it before ranks start). */
+  readonly backend: 'ref' | 'cpu' | 'webgpu' | 'auto';
+  /**
+   * Where CCC/DUO values, thresholds and the checksum are computed: `auto` on the GPU when the kernel set
+   * offers it and the run allows it (see deviceFinalize2.ts, deviceFinalize3.ts), `host` always on the CPU.
+   */
+  readonly finalize: FinalizePlacement;
+  /** Kernel threads for the whole process (split among in-process ranks). */
+  readonly numThreads: number;
+  /** Check every value of an analytic problem against its independently computed expectation. */
+  readonly verify: boolean;
+}
+
+/** Where one rank's kernels ran: the CPU, or a GPU and its place among its host's GPUs. */
+export interface RankDevice {
+  readonly rank: number;
+  readonly description: string;
+  /** Index among the host's GPUs and their number; null on the CPU or when unknown. */
+  readonly gpuIndex: number | null;
+  readonly gpuCount: number | null;
+}
+
+export interface RunResult {
+  /** CoMet format `hi-mid-lo` (SPEC §5). */
+  readonly checksum: string;
+  /** Table entries that passed the threshold (all entries without one). */
+  readonly entries: number;
+  /** Of those, the ones whose value is 0. */
+  readonly zeros: number;
+  /** Unique pairs/triples × fields (CoMet's comparisons). */
+  readonly comparisons: number;
+  /** Wall-clock seconds of the whole run (ranks started, input loaded or generated, computed, written). */
+  readonly seconds: number;
+  readonly comparisonsPerSecond: number;
+  /**
+   * Seconds of the slowest rank to load or generate its input, and to compute from loaded input to reduced
+   * results (uploads, exchanges, GEMMs, finalize, threshold, checksum, output); `computeComparisonsPerSecond`
+   * divides by the latter: the rate a benchmark of the engine itself compares.
+   */
+  readonly inputSeconds: number;
+  readonly computeSeconds: number;
+  readonly computeComparisonsPerSecond: number;
+  /** The kernel set that ran (`auto` resolved). */
+  readonly backend: string;
+  /** Why `--backend auto` chose its kernel set (null for any other backend). */
+  readonly backendNote: string | null;
+  readonly numRanks: number;
+  /** Number of values checked by `--verify` (0 when not asked). */
+  readonly verifiedValues: number;
+  /** Pairs finalized on the GPU (`finalize` auto with webgpu, 2-way ccc/duo); 0 when finalized on the host. */
+  readonly deviceFinalizedPairs: number;
+  /** Triples finalized on the GPU (`finalize` auto with webgpu, 3-way ccc/duo); 0 when finalized on the host. */
+  readonly deviceFinalizedTriples: number;
+  readonly outputFiles: readonly string[];
+  /** One entry per rank, in rank order. */
+  readonly rankDevices: readonly RankDevice[];
+}

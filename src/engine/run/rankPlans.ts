@@ -1,0 +1,88 @@
+// A rank's view of the decomposition: its grid coordinates, block shapes, the steps or units it
+// computes (from the parallel plans), which blocks it needs and which ranks need its block.
+import {
+  blockCirculantPlan, blockExchangePlan, coordsOf, fieldSlabRange, numFieldLocal, numVectorLocal, rankOf, slabPlan,
+  slabPhaseUnits, vectorBlockRange, type BlockExchange, type GridCoords, type IndexRange,
+} from '../../parallel/index.js';
+import type { JobSpec } from './jobSpec.js';
+import { pairsOfStep, type PairStep } from '../pipeline/pipeline2.js';
+import { forEachTripleSlice, type TripleUnit } from '../pipeline/pipeline3.js';
+
+export interface RankLayout {
+  readonly coords: GridCoords;
+  readonly numVectorLocal: number;
+  readonly numFieldLocal: number;
+  readonly fieldRange: IndexRange;
+  /** Real vectors of each vector block. */
+  readonly blockRanges: readonly IndexRange[];
+  readonly pairSteps: readonly PairStep[];
+  /** 3-way units, one list per stage of [stageMin, stageMax]. */
+  readonly tripleUnitsByStage: readonly (readonly TripleUnit[])[];
+  /** Blocks this rank receives and the ranks it sends its own block to. */
+  readonly exchange: BlockExchange;
+  /** Comparisons (unique tuples × fields) this rank computes, for progress. */
+  readonly totalComparisons: number;
+}
+
+const range = (first: number, last: number): number[] => Array.from({ length: last - first + 1 }, (_, t) => first + t);
+
+/** Blocks the rank at (vector block, replica) reads in the job's phases (any field slab reads the same). */
+function blocksRead(job: JobSpec, vectorIdx: number, replIdx: number): number[] {
+  const d = job.decomposition;
+  const rank = rankOf(d, { vectorIdx, replIdx, fieldIdx: 0 });
+  const blocks: number[] = [];
+  for (const phaseIdx of range(d.phaseMin, d.phaseMax)) {
+    if (job.metricSpec.numWay === 2) {
+      const plan = blockCirculantPlan({ grid: d, rank, numVector: job.numVector, numPhase: d.numPhase, phaseIdx, halfDiagonal: d.halfDiagonal });
+      for (const s of plan) blocks.push(s.colBlock);
+    } else {
+      for (const u of slabPhaseUnits({ grid: d, rank, numPhase: d.numPhase, phaseIdx })) blocks.push(u.jBlock, u.kBlock);
+    }
+  }
+  return blocks;
+}
+
+export function rankLayout(job: JobSpec, rank: number): RankLayout {
+  const d = job.decomposition;
+  const coords = coordsOf(d, rank);
+  const nvl = numVectorLocal(job.numVector, d.numProcVector, job.metricSpec.numWay);
+  const nfl = numFieldLocal(job.numField, d.numProcField);
+  const blockRanges = range(0, d.numProcVector - 1).map((b) => vectorBlockRange(job.numVector, nvl, b));
+  const realOf = (b: number): number => blockRanges[b].end - blockRanges[b].begin;
+  const phases = range(d.phaseMin, d.phaseMax);
+
+  const pairSteps: PairStep[] = [];
+  const tripleUnitsByStage: TripleUnit[][] = [];
+  let tuples = 0;
+  if (job.metricSpec.numWay === 2) {
+    for (const phaseIdx of phases) {
+      for (const s of blockCirculantPlan({ grid: d, rank, numVector: job.numVector, numPhase: d.numPhase, phaseIdx, halfDiagonal: d.halfDiagonal })) {
+        const step: PairStep = { colBlock: s.colBlock, isDiagonalBlock: s.isDiagonalBlock, rowRange: s.rowRange, colRange: s.colRange };
+        pairSteps.push(step);
+        tuples += pairsOfStep(step);
+      }
+    }
+  } else {
+    for (const stageIdx of range(d.stageMin, d.stageMax)) {
+      const units: TripleUnit[] = phases.flatMap((phaseIdx) =>
+        slabPlan({ grid: d, rank, numPhase: d.numPhase, phaseIdx, numVectorLocal: nvl, numStage: d.numStage, stageIdx })
+          .map((u) => ({
+            part: u.part, jBlock: u.jBlock, kBlock: u.kBlock, sectionAxis: u.sectionAxis,
+            sectionFirst: u.sectionRange.begin, sectionEnd: u.sectionRange.end,
+          })));
+      for (const u of units) {
+        forEachTripleSlice(u, realOf(coords.vectorIdx), realOf(u.jBlock), realOf(u.kBlock), (_j, i, k) => {
+          tuples += (i.end - i.first) * (k.end - k.first);
+        });
+      }
+      tripleUnitsByStage.push(units);
+    }
+  }
+
+  return {
+    coords, numVectorLocal: nvl, numFieldLocal: nfl, fieldRange: fieldSlabRange(job.numField, nfl, coords.fieldIdx),
+    blockRanges, pairSteps, tripleUnitsByStage,
+    exchange: blockExchangePlan(d, rank, (vectorIdx, replIdx) => blocksRead(job, vectorIdx, replIdx)),
+    totalComparisons: tuples * job.numField,
+  };
+}

@@ -1,0 +1,213 @@
+// The logic of one rank, written only against the Communicator interface: build the own block while the kernel
+// set opens (it prepares while the input loads), sum the own block and reduce its sums over field slabs, exchange
+// blocks, run the 2-way or 3-way pipeline, reduce the checksum.
+import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
+import { CHECKSUM_LIMBS } from '../../core/checksum.js';
+import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
+import type { Communicator } from '../../parallel/index.js';
+import { AnalyticVerifier } from '../finalize/analyticVerifier.js';
+import { EntrySink } from '../finalize/entrySink.js';
+import type { JobSpec } from './jobSpec.js';
+import { formulaConstants, type MetricContext } from '../finalize/metricContext.js';
+import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
+import { runTripleUnits } from '../pipeline/pipeline3.js';
+import { buildOwnPlanes, startBlockExchange, sumOwnBlock } from '../blocks/blockExchange.js';
+import { rankLayout, type RankLayout } from './rankPlans.js';
+import { openRankOutput } from './rankOutput.js';
+import { runPreview } from './runPreview.js';
+import { planeLayout } from '../finalize/tallyLayout.js';
+
+const PROGRESS_INTERVAL_MS = 200;
+
+/** What a rank reports back; checksum fields are already summed over all ranks. */
+export interface RankOutcome {
+  readonly rank: number;
+  readonly checksumLimbs: number[];
+  readonly entries: number;
+  readonly zeros: number;
+  readonly verifiedValues: number;
+  /** Pairs whose values, threshold and checksum were computed on the GPU, summed over all ranks. */
+  readonly deviceFinalizedPairs: number;
+  /** Triples finalized on the GPU, summed over all ranks. */
+  readonly deviceFinalizedTriples: number;
+  /** Unique pairs/triples × fields, summed over all ranks. */
+  readonly comparisons: number;
+  readonly outputFile: string | null;
+  /** Slowest rank's seconds to load or generate its own vector block and sum it (its kernel set opens meanwhile). */
+  readonly inputSeconds: number;
+  /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
+  readonly computeSeconds: number;
+  /** Where this rank's kernels ran. */
+  readonly device: ComputeDevice;
+}
+
+/** How a rank runs besides its job. */
+export interface RankOptions {
+  /** Kernel threads of this rank (default: the job's threads split among the ranks of `comm`, all in this process). */
+  readonly numThreads?: number;
+  /** Fail on purpose after the rank has started (opened its output, begun its exchanges): tests of failure handling. */
+  readonly induceFailure?: boolean;
+  /**
+   * Which of this host's GPUs the rank takes (`webgpu`), as slot modulo their number: the node-local
+   * rank under MPI. Default: the rank in `comm` (in-process ranks all run on this host).
+   */
+  readonly gpuSlot?: number;
+}
+
+/** Runs one rank of `job`. `reportProgress(done, total)` counts comparisons. */
+export async function runRank(
+  comm: Communicator, job: JobSpec, reportProgress: (done: number, total: number) => void, options: RankOptions = {},
+): Promise<RankOutcome> {
+  const layout: RankLayout = rankLayout(job, comm.rank);
+  const { coords } = layout;
+  // Ranks sharing a vector block and replica, ordered by field slab.
+  const fieldComm = await comm.split(coords.vectorIdx + job.decomposition.numProcVector * coords.replIdx, coords.fieldIdx);
+  const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
+  const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
+  const isFinalizer = coords.fieldIdx === 0;
+  const output = openRankOutput(job, comm.rank, comm.size, isFinalizer);
+  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null);
+  const constants = formulaConstants(job.metricSpec);
+  const verifier = job.verify && job.source.kind === 'analytic'
+    ? new AnalyticVerifier(job.metricSpec, constants, job.numVector, job.numField) : null;
+  const ctx: MetricContext = {
+    spec: job.metricSpec, constants, layout: planes, numVector: job.numVector, numField: job.numField, sink, verifier,
+  };
+  let computed: ComputedRank;
+  try {
+    computed = await computeRank({ comm, job, layout, ctx, fieldComm, numThreads, options }, reportProgress);
+    sink.flush();
+  } catch (e) {
+    output?.discard();
+    throw e;
+  }
+  const { numTuples, numDevicePairs, numDeviceTriples, inputStart, computeStart, device } = computed;
+
+  // Exact reduction of the checksum and counts over all ranks.
+  sink.checksum.normalize();
+  const reduced = await comm.allReduceSum(Float64Array.from([
+    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
+    numDevicePairs, numDeviceTriples,
+  ]));
+  traceMark('checksum reduced');
+  output?.finish();
+  const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
+  // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
+  await comm.barrier();
+  output?.commit();
+  return {
+    rank: comm.rank,
+    checksumLimbs: Array.from(reduced.subarray(0, CHECKSUM_LIMBS)),
+    entries: reduced[CHECKSUM_LIMBS],
+    zeros: reduced[CHECKSUM_LIMBS + 1],
+    verifiedValues: reduced[CHECKSUM_LIMBS + 2],
+    comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
+    deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
+    deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
+    outputFile: output?.path ?? null,
+    inputSeconds: phaseSeconds[0],
+    computeSeconds: phaseSeconds[1],
+    device,
+  };
+}
+
+/** What a rank computes with: its job, layout, context and field communicator. */
+interface RankSetup {
+  readonly comm: Communicator;
+  readonly job: JobSpec;
+  readonly layout: RankLayout;
+  readonly ctx: MetricContext;
+  readonly fieldComm: Communicator;
+  readonly numThreads: number;
+  readonly options: RankOptions;
+}
+
+/** What computeRank did: tuples finalized here (on the device among them), when its phases began, where it ran. */
+interface ComputedRank {
+  readonly numTuples: number;
+  readonly numDevicePairs: number;
+  readonly numDeviceTriples: number;
+  readonly inputStart: number;
+  readonly computeStart: number;
+  readonly device: ComputeDevice;
+}
+
+/**
+ * Builds the own block while the rank's kernel set opens and prepares for the run (GPU programs compile while the
+ * input loads), sums the own block, exchanges blocks and runs the 2-way or 3-way pipeline; closes the kernel set.
+ */
+async function computeRank(setup: RankSetup, reportProgress: (done: number, total: number) => void): Promise<ComputedRank> {
+  const { comm, job, layout, ctx, fieldComm, numThreads, options } = setup;
+  if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
+  const backend = job.backend;
+  setTraceLabel(`rank ${comm.rank}`);
+  // The own block is built (mostly on block workers) while the kernel set opens on this thread: opening a GPU
+  // device takes 0.1–0.2 s, more when several ranks of a host open theirs at once.
+  const inputStart = performance.now();
+  const building = buildOwnPlanes(job, layout, ctx.layout, numThreads);
+  // Awaited below; a build that fails while the kernel set is still opening is not an unhandled rejection.
+  building.catch(() => undefined);
+  let gemm: PopcountGemm;
+  try {
+    gemm = await traced('kernel set opened', () => createPopcountGemm({ backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank }));
+  } catch (error) {
+    // No block worker may still be writing the block when the rank fails.
+    await building.then((filling) => filling.done).catch(() => undefined);
+    throw error;
+  }
+  try {
+    gemm.prepareStart?.(runPreview(ctx, gemm, fieldComm, layout.fieldRange.end - layout.fieldRange.begin, {
+      placement: job.finalize, writesRecords: ctx.sink.writesRecords,
+    }));
+    const filling = await building;
+    const summing = traced('own block loaded', () => sumOwnBlock(job, layout, ctx.layout, filling, fieldComm, gemm));
+    // Peers get the block's rows as they are built, while this rank uploads and sums them.
+    const blocks = startBlockExchange(comm, layout, filling, summing);
+    const own = await summing;
+    const computeStart = performance.now();
+    const total = layout.totalComparisons;
+    let done = 0;
+    let lastReport = 0;
+    const env: PipelineEnv = {
+      ctx, gemm, fieldComm, blocks, finalizePlacement: job.finalize,
+      onWork: (n) => {
+        done += n;
+        // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
+        const now = performance.now();
+        if (now - lastReport >= PROGRESS_INTERVAL_MS || done === total) {
+          lastReport = now;
+          reportProgress(done, total);
+        }
+      },
+    };
+    if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
+    const counted = { numTuples: 0, numDevicePairs: 0, numDeviceTriples: 0 };
+    if (job.metricSpec.numWay === 2) {
+      const pairs = await runPairSteps(env, own, layout.pairSteps);
+      counted.numTuples = pairs.numPairs;
+      counted.numDevicePairs = pairs.numDevicePairs;
+    } else {
+      for (const units of layout.tripleUnitsByStage) {
+        const triples = await runTripleUnits(env, own, units);
+        counted.numTuples += triples.numTriples;
+        counted.numDeviceTriples += triples.numDeviceTriples;
+      }
+    }
+    traceMark('steps done');
+    return { ...counted, inputStart, computeStart, device: gemm.device };
+  } finally {
+    await traced('kernel set closed', () => gemm.close());
+  }
+}
+
+/** Per phase, the largest of every rank's seconds (the communicator only sums: each rank fills its own slots). */
+async function slowestRankSeconds(comm: Communicator, seconds: readonly number[]): Promise<number[]> {
+  const all = new Float64Array(comm.size * seconds.length);
+  all.set(seconds, comm.rank * seconds.length);
+  const summed = await comm.allReduceSum(all);
+  return seconds.map((_, phase) => {
+    let slowest = 0;
+    for (let r = 0; r < comm.size; r++) slowest = Math.max(slowest, summed[r * seconds.length + phase]);
+    return slowest;
+  });
+}

@@ -1,0 +1,77 @@
+// Runs a whole job on this machine: checks it, runs its ranks (in this thread or as worker threads),
+// and combines their reports into a RunResult.
+import { rmSync } from 'node:fs';
+import { UserError } from '../../core/errors.js';
+import { checkTallyLimits, checkVectorLimit } from '../../core/limits.js';
+import { checkPackedVectorFile, findExistingOutputs } from '../../io/index.js';
+import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
+import { resolveBackend } from './backendChoice.js';
+import type { JobSpec, RunResult } from './jobSpec.js';
+import type { RankPayload } from './rankEntry.js';
+import { runRank, type RankOutcome } from './rankRun.js';
+import { combineRankOutcomes } from './runResult.js';
+
+export interface RunHooks {
+  /** Comparisons done so far and in total, summed over ranks. */
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Debugging failure handling: this rank fails on purpose once started (the CLI's SNPTALLY_DEBUG_FAIL_RANK). */
+  readonly debugFailRank?: number;
+}
+
+/** Checks a job before any rank starts; every problem is a one-line UserError. */
+export function checkJob(job: JobSpec): void {
+  const { metricSpec: m, numVector, numField } = job;
+  validateDecomposition({ numWay: m.numWay, numVector, numField }, job.decomposition);
+  checkTallyLimits(m.metric, m.numWay, numField);
+  checkVectorLimit(numVector);
+  if (m.metric === 'r2' && m.numWay !== 2) {
+    throw new UserError('--metric r2 is 2-way only: LD r² is defined for pairs of SNPs (drop --way 3)');
+  }
+  if (m.metric === 'r2' && job.verify) {
+    throw new UserError('--verify knows the analytic values of ccc and duo only, not of --metric r2');
+  }
+  if (job.verify && job.source.kind !== 'analytic') {
+    throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
+  }
+  if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
+  if (job.outputStub !== null && !job.force) {
+    const existing = findExistingOutputs(job.outputStub);
+    if (existing.length > 0) {
+      throw new UserError(`output ${existing[0]}${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''} already exists; use --force to overwrite`);
+    }
+  }
+}
+
+export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
+  checkJob(requestedJob);
+  const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
+  const job: JobSpec = { ...requestedJob, backend };
+  const d = job.decomposition;
+  const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
+  const staleOutputs = job.outputStub !== null ? findExistingOutputs(job.outputStub) : [];
+  const failRank = hooks.debugFailRank ?? null;
+  const start = performance.now();
+  let outcomes: RankOutcome[];
+  if (numRanks === 1) {
+    outcomes = [await runRank(new LocalCommunicator(), job, (done, total) => hooks.onProgress?.(done, total), {
+      induceFailure: failRank === 0,
+    })];
+  } else {
+    const payload: RankPayload = { job, failRank };
+    outcomes = (await launchInProcessRanks({
+      numRanks,
+      entryModuleUrl: new URL('./rankEntry.js', import.meta.url).href,
+      entryExportName: 'rankEntry',
+      payload,
+      onProgress: hooks.onProgress,
+    })) as RankOutcome[];
+  }
+  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000, backendNote);
+  removeStaleOutputs(staleOutputs, result.outputFiles);
+  return result;
+}
+
+/** --force: files of an earlier run that this run did not rewrite (e.g. it had more ranks) go only now. */
+export function removeStaleOutputs(staleOutputs: readonly string[], outputFiles: readonly string[]): void {
+  for (const stale of staleOutputs) if (!outputFiles.includes(stale)) rmSync(stale, { force: true });
+}

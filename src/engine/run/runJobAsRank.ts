@@ -1,0 +1,77 @@
+// Runs a job as one rank of a multi-process (MPI) run: every process calls this with its world communicator.
+import { UserError } from '../../core/errors.js';
+import { findExistingOutputs } from '../../io/index.js';
+import { broadcastObject, gatherObjects, type Communicator } from '../../parallel/index.js';
+import type { JobSpec, RunResult } from './jobSpec.js';
+import { runRank, type RankOutcome } from './rankRun.js';
+import { resolveBackend } from './backendChoice.js';
+import { combineRankOutcomes } from './runResult.js';
+import { checkJob, removeStaleOutputs, type RunHooks } from './runJob.js';
+
+/**
+ * A problem with the job that every rank sees alike (it was checked once and the outcome shared), so the
+ * ranks end together: one of them reports it, none aborts.
+ */
+export class JobRejectedError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobRejectedError';
+  }
+}
+
+/** Rank 0's verdict on the job, shared with every rank (msgpackr over the communicator). */
+type JobCheckOutcome = { readonly ok: true; readonly staleOutputs: string[] } | { readonly ok: false; readonly message: string };
+
+/** Point-to-point tag of the rank reports gathered at the end (the block exchange uses 0 and 1). */
+const TAG_RANK_OUTCOME = 7;
+
+/** Options of {@link runJobAsRank} besides the hooks. */
+export interface RankRunHooks extends RunHooks {
+  /** Kernel threads of this process (default: the job's `numThreads`, all of them: one rank per process). */
+  readonly numThreads?: number;
+  /** This process's rank among those on its host (MPI's node-local rank): picks its GPU (default: the world rank). */
+  readonly localRank?: number;
+}
+
+/**
+ * Collective over `world` (size = npv·npf·npr, rank = SPEC §6 rank): rank 0 checks the job (input file,
+ * existing outputs) once and shares the verdict, every rank runs its part, rank 0 gathers the reports.
+ * Returns the RunResult on rank 0 and null elsewhere. A rejected job throws {@link JobRejectedError} on
+ * every rank; any other throw is this rank's own failure and the caller must abort the job.
+ * `hooks.onProgress` reports this rank's own share of the work.
+ */
+export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, hooks: RankRunHooks = {}): Promise<RunResult | null> {
+  // Each rank resolves `--backend auto` for its own process (its own adapter).
+  const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
+  const job: JobSpec = { ...requestedJob, backend };
+  const d = job.decomposition;
+  const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
+  if (world.size !== numRanks) {
+    throw new JobRejectedError(`the job has ${numRanks} ranks (npv ${d.numProcVector} × npf ${d.numProcField} × npr ${d.numProcRepl}) but ${world.size} processes run it`);
+  }
+  const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? checkOnce(job) : null);
+  if (verdict === null || !verdict.ok) throw new JobRejectedError(verdict === null ? 'no job check' : verdict.message);
+
+  const start = performance.now();
+  const outcome = await runRank(world, job, (done, total) => hooks.onProgress?.(done, total), {
+    numThreads: hooks.numThreads ?? job.numThreads,
+    induceFailure: hooks.debugFailRank === world.rank,
+    gpuSlot: hooks.localRank ?? world.rank,
+  });
+  const outcomes = await gatherObjects<RankOutcome>(world, 0, TAG_RANK_OUTCOME, outcome);
+  if (outcomes === null) return null;
+  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000, backendNote);
+  removeStaleOutputs(verdict.staleOutputs, result.outputFiles);
+  return result;
+}
+
+/** The checks of a single-process run, made on rank 0 only (one reader of the file system). */
+function checkOnce(job: JobSpec): JobCheckOutcome {
+  try {
+    checkJob(job);
+  } catch (error) {
+    if (error instanceof UserError) return { ok: false, message: error.message };
+    throw error;
+  }
+  return { ok: true, staleOutputs: job.outputStub !== null ? findExistingOutputs(job.outputStub) : [] };
+}

@@ -1,0 +1,32 @@
+// Combines the reports of all ranks of a run into the RunResult the CLI prints.
+import { ChecksumAccumulator, formatChecksum } from '../../core/checksum.js';
+import type { JobSpec, RunResult } from './jobSpec.js';
+import type { RankOutcome } from './rankRun.js';
+
+/** `outcomes` in rank order; checksum fields are already reduced over ranks, so rank 0's suffice. */
+export function combineRankOutcomes(
+  job: JobSpec, outcomes: readonly RankOutcome[], seconds: number, backendNote: string | null,
+): RunResult {
+  const first = outcomes[0];
+  const total = new ChecksumAccumulator();
+  total.merge(Float64Array.from(first.checksumLimbs), first.entries, first.zeros);
+  return {
+    checksum: formatChecksum(total.sum()),
+    entries: first.entries,
+    zeros: first.zeros,
+    comparisons: first.comparisons,
+    seconds,
+    comparisonsPerSecond: seconds > 0 ? first.comparisons / seconds : 0,
+    inputSeconds: first.inputSeconds,
+    computeSeconds: first.computeSeconds,
+    computeComparisonsPerSecond: first.computeSeconds > 0 ? first.comparisons / first.computeSeconds : 0,
+    backend: job.backend,
+    backendNote,
+    numRanks: outcomes.length,
+    verifiedValues: first.verifiedValues,
+    deviceFinalizedPairs: first.deviceFinalizedPairs,
+    deviceFinalizedTriples: first.deviceFinalizedTriples,
+    outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
+    rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device })),
+  };
+}

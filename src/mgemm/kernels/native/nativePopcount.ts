@@ -1,0 +1,48 @@
+// Loads the native AVX-512 popcount-GEMM kernel (build/native/snptally_popcount.node, see
+// src/popcountAvx512.cc) and says why it cannot be used when it cannot: not built, or a CPU without
+// AVX512F + AVX512_VPOPCNTDQ. The kernel computes GemmTasks (mgemm/kernels/wasm/gemmTask.ts) in place.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { GemmTask } from '../wasm/gemmTask.js';
+
+/** Name of this microkernel: AVX-512 VPOPCNTQ, 4×4 tiles. */
+export const NATIVE_KERNEL_NAME = 'avx512-vpopcntq_4x4';
+
+/** The native kernel's functions. */
+export interface NativePopcountKernel {
+  /** Computes the task's panel of every output (outputs must be zeroed; they are added to). */
+  runTask(task: GemmTask): void;
+}
+
+interface NativeAddon {
+  runTask(task: GemmTask): void;
+  cpuSupported(): boolean;
+}
+
+export type NativeKernelStatus =
+  | { readonly available: true; readonly kernel: NativePopcountKernel }
+  | { readonly available: false; readonly reason: string };
+
+/** dist/src/mgemm/kernels/native/ → the repository's build/native/. */
+const ADDON_URL = new URL('../../../../../build/native/snptally_popcount.node', import.meta.url);
+const UNAVAILABLE_URL = new URL('../../../../../build/native/UNAVAILABLE', import.meta.url);
+
+let status: NativeKernelStatus | undefined;
+
+/** The native kernel, loaded once per thread, or why it is unavailable. */
+export function loadNativePopcountKernel(): NativeKernelStatus {
+  if (status !== undefined) return status;
+  const addonPath = fileURLToPath(ADDON_URL);
+  const unavailablePath = fileURLToPath(UNAVAILABLE_URL);
+  if (!existsSync(addonPath)) {
+    const reason = existsSync(unavailablePath) ? readFileSync(unavailablePath, 'utf8').trim() : 'not built (run npm run build)';
+    status = { available: false, reason: `native kernel unavailable: ${reason}` };
+    return status;
+  }
+  const addon = createRequire(import.meta.url)(addonPath) as NativeAddon;
+  status = addon.cpuSupported()
+    ? { available: true, kernel: { runTask: (task) => addon.runTask(task) } }
+    : { available: false, reason: 'native kernel unavailable: this CPU lacks AVX512F/AVX512_VPOPCNTDQ' };
+  return status;
+}

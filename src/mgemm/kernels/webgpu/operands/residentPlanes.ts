@@ -1,0 +1,134 @@
+// GPU copies of PlaneMatrix operands, kept resident between calls and cut into row chunks that fit one
+// storage binding. Operands are identified by object: the engine never changes a matrix after its first
+// use, so a matrix is uploaded once and reused by every later request (LRU-evicted past a byte budget).
+// A matrix can be uploaded ahead of its first request (prefetch): its chunks join the resident set, and
+// evict others, only when a request asks for it, i.e. inside that request's turn.
+
+import type { PlaneMatrix, VectorSumsRequest } from '../../../contract.js';
+import type { WebgpuRunner } from '../runtime/webgpuRunner.js';
+
+/** Rows [firstRow, firstRow + numRows) of a matrix, in their own buffer (row 0 of the buffer is firstRow). */
+export interface PlaneChunk {
+  readonly firstRow: number;
+  readonly numRows: number;
+  readonly buffer: GPUBuffer;
+}
+
+interface Entry {
+  readonly chunks: readonly PlaneChunk[];
+  readonly numBytes: number;
+}
+
+/**
+ * Matrices kept at most: the engine reuses a handful (own block, column blocks); operands that are new
+ * on every call must not pile up (the map also keeps their host words alive).
+ */
+const MAX_RESIDENT_MATRICES = 8;
+
+/** Resolves once rows `[0, rowEnd)` of a matrix being written are final: the contract's own type. */
+type RowsReady = NonNullable<VectorSumsRequest['rowsReady']>;
+
+export class ResidentPlanes {
+  private readonly entries = new Map<PlaneMatrix, Entry>();
+  /** Uploads started by prefetch, not yet asked for (the budget may be exceeded by them meanwhile). */
+  private readonly prefetched = new Map<PlaneMatrix, Promise<PlaneChunk[]>>();
+  private residentBytes = 0;
+  /** Rejects when `clear` starts: prefetches waiting for rows stop waiting. */
+  private cleared = rejectLater();
+
+  /**
+   * @param maxChunkBytes bytes of one chunk (at most the device's storage binding size)
+   * @param budgetBytes resident bytes beyond which the least recently used matrices are freed
+   */
+  constructor(private readonly runner: WebgpuRunner, private readonly maxChunkBytes: number, private readonly budgetBytes: number) {}
+
+  /**
+   * The chunks of `matrix`, uploading it on first use (through the runner's staging ring: reused staging memory
+   * is several times faster than buffers mapped at creation). Matrices in `pinned` are never evicted by this call.
+   * A matrix still being written comes with `rowsReady` (contract.ts VectorSumsRequest): each piece of it is
+   * copied once its rows are final.
+   * Callers hold the kernel set's turn, so no other request uploads or evicts meanwhile.
+   */
+  async chunksOf(matrix: PlaneMatrix, pinned: readonly PlaneMatrix[], rowsReady?: RowsReady): Promise<readonly PlaneChunk[]> {
+    const found = this.entries.get(matrix);
+    if (found !== undefined) {
+      // Re-insert: Map order is the LRU order.
+      this.entries.delete(matrix);
+      this.entries.set(matrix, found);
+      return found.chunks;
+    }
+    const numBytes = matrix.numVectors * matrix.numPlanes * matrix.wordsPerPlane * 4;
+    const early = this.prefetched.get(matrix);
+    this.prefetched.delete(matrix);
+    this.evictFor(numBytes, pinned);
+    const chunks = await (early ?? this.upload(matrix, rowsReady));
+    this.entries.set(matrix, { chunks, numBytes });
+    this.residentBytes += numBytes;
+    return chunks;
+  }
+
+  /**
+   * Starts uploading `matrix` ahead of the request that will use it (e.g. a block received while the last one
+   * computes) and returns at once; an upload error surfaces at that request. A matrix still arriving comes with
+   * `rowsReady`: its pieces are copied as their rows arrive (the upload holds the staging ring meanwhile), and
+   * `clear` ends the wait for rows that may never come.
+   */
+  prefetch(matrix: PlaneMatrix, rowsReady?: RowsReady): void {
+    if (this.entries.has(matrix) || this.prefetched.has(matrix)) return;
+    const untilCleared = rowsReady === undefined ? undefined
+      : (rowEnd: number) => Promise.race([rowsReady(rowEnd), this.cleared.promise]);
+    const chunks = this.upload(matrix, untilCleared);
+    chunks.catch(() => undefined);
+    this.prefetched.set(matrix, chunks);
+  }
+
+  private async upload(matrix: PlaneMatrix, rowsReady?: RowsReady): Promise<PlaneChunk[]> {
+    const rowWords = matrix.numPlanes * matrix.wordsPerPlane;
+    const rowsPerChunk = Math.floor(this.maxChunkBytes / (rowWords * 4));
+    if (rowsPerChunk < 1) {
+      throw new RangeError(`one vector's planes (${rowWords * 4} bytes) exceed the GPU's storage binding size (${this.maxChunkBytes} bytes)`);
+    }
+    const chunks: PlaneChunk[] = [];
+    for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
+      const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
+      const wordsReady = rowsReady === undefined ? undefined : (wordEnd: number) => rowsReady(firstRow + Math.ceil(wordEnd / rowWords));
+      const buffer = await this.runner.createStorageBufferStaged(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false, wordsReady });
+      chunks.push({ firstRow, numRows, buffer });
+    }
+    return chunks;
+  }
+
+  private evictFor(numBytes: number, pinned: readonly PlaneMatrix[]): void {
+    for (const [matrix, entry] of this.entries) {
+      if (this.residentBytes + numBytes <= this.budgetBytes && this.entries.size < MAX_RESIDENT_MATRICES) return;
+      if (pinned.includes(matrix)) continue;
+      // Requests submitted earlier may still read it (pinned matrices are the ones this request uses).
+      for (const chunk of entry.chunks) this.runner.destroyWhenIdle(chunk.buffer);
+      this.entries.delete(matrix);
+      this.residentBytes -= entry.numBytes;
+    }
+  }
+
+  /** Frees every resident buffer, prefetched ones once their uploads have settled (or stopped waiting for rows). */
+  async clear(): Promise<void> {
+    this.cleared.reject(new Error('the kernel set was closed before the prefetched planes arrived'));
+    this.cleared = rejectLater();
+    for (const early of this.prefetched.values()) {
+      for (const chunk of await early.catch(() => [])) chunk.buffer.destroy();
+    }
+    this.prefetched.clear();
+    for (const entry of this.entries.values()) for (const chunk of entry.chunks) chunk.buffer.destroy();
+    this.entries.clear();
+    this.residentBytes = 0;
+  }
+}
+
+/** A promise rejected only when `reject` is called (never an unhandled rejection). */
+function rejectLater(): { readonly promise: Promise<never>; readonly reject: (reason: Error) => void } {
+  let reject: (reason: Error) => void = () => undefined;
+  const promise = new Promise<never>((_, rejectPromise) => {
+    reject = rejectPromise;
+  });
+  promise.catch(() => undefined);
+  return { promise, reject };
+}
