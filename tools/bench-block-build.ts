@@ -8,7 +8,8 @@
 // seconds until the whole block is, and fields per second. Each build writes into a fresh block, so first-write page
 // faults count, as in a run.
 import type { MetricKind } from '../src/core/types.js';
-import { planeLayout, startBlockBuild } from '../src/engine/index.js';
+import { builtInPlaneLayout } from '../src/analyses/index.js';
+import { startBlockBuild } from '../src/engine/index.js';
 import {
   choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
@@ -44,7 +45,7 @@ const options = parseToolOptions<BenchBlockBuildOptions>(createToolProgram('benc
   .addOption(valueOption('--reps <n>', 'repetitions per thread count', parsePositiveInteger, '3'))
   .option('--json', 'print one JSON object', false));
 
-const layout = planeLayout(options.metric, options.sparse);
+const layout = builtInPlaneLayout(options.metric, options.sparse);
 const shape = { numVectorLocal: options.vectors, vectorFirst: 0, numVectorReal: options.vectors, fieldFirst: 0, numFieldLocal: options.fields };
 const numFields = options.vectors * options.fields;
 const timings: BlockBuildTiming[] = [];

@@ -27,7 +27,8 @@ import {
   type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging,
 } from '../src/mgemm/index.js';
 import { denseFactors2 } from '../src/core/formulas.js';
-import { float32BitsAtMost, PAIRS_PER_PANEL, pairVectorWords, planeLayout } from '../src/engine/index.js';
+import { PAIRS_PER_PANEL } from '../src/engine/index.js';
+import { builtInPlaneLayout, float32BitsAtMost, pairVectorWords } from '../src/analyses/index.js';
 import { UserError } from '../src/core/errors.js';
 import {
   choiceOf, createToolProgram, listOf, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions,
@@ -185,7 +186,7 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
   }
   const k = { countedBits: 2, multiplier: defaultMultiplier('ccc'), param: DEFAULT_PARAM };
   const { recipC, rsum } = denseFactors2(k, numField);
-  const layout = planeLayout('ccc', sparse);
+  const layout = builtInPlaneLayout('ccc', sparse);
   const wordsOf = async (matrix: PlaneMatrix): Promise<Uint32Array> => {
     const { sums, counts } = await gemm.vectorSums({ planes: matrix, countPlanes: layout.countPlanes, maskPlane: layout.maskPlane });
     return pairVectorWords(k, numField, sparse, matrix.numVectors, kernelRequest.aCount, sums, counts);

@@ -1,7 +1,9 @@
 // LD r² benchmark: `snptally run --metric r2` against `plink1.9 --r2` on the same .bed, same thread count,
-// in one run; prints wall times and the ratios.
+// in one run; prints wall times and the ratios; and r²'s compute time against sparse CCC's on the same prepared
+// file (the same tallies' cost: r² must finalize as fast as CCC does).
 //
-//   node dist/tools/bench-r2.js [--snps 5000] [--samples 10000] [--threads 2] [--missing 0.05] [--json]
+//   node dist/tools/bench-r2.js [--snps 5000] [--samples 10000] [--threads 2] [--missing 0.05] [--backend cpu]
+//                               [--plink plink1.9] [--json]
 //
 // Data: `plink1.9 --dummy <samples> <snps> <missing>` (.bed/.bim/.fam); both programs read the same .bed
 // (snptally converts it to its packed layout on the fly, and that time is counted).
@@ -28,6 +30,8 @@ interface BenchR2Options {
   readonly samples: number;
   readonly threads: number;
   readonly missing: number;
+  readonly backend: string;
+  readonly plink: string;
   readonly json: boolean;
 }
 
@@ -37,8 +41,18 @@ function parseOptions(argv: readonly string[]): BenchR2Options {
     .addOption(valueOption('--samples <n>', 'samples of the --dummy data', parsePositiveInteger, '10000'))
     .addOption(valueOption('--threads <n>', 'threads of both programs', parsePositiveInteger, '2'))
     .addOption(valueOption('--missing <rate>', 'fraction of missing calls in the --dummy data, 0 to 1', parseFraction, '0.05'))
+    .addOption(valueOption('--backend <name>', 'snptally kernel set (cpu, webgpu, ...)', (_o, text) => text, 'cpu'))
+    .addOption(valueOption('--plink <path>', 'the plink1.9 program', (_o, text) => text, 'plink1.9'))
     .option('--json', 'print one JSON object instead of text', false);
   return parseToolOptions<BenchR2Options>(program, argv);
+}
+
+/** What bench-r2 reads of `run --json`. */
+interface RunReport {
+  readonly computeSeconds: number;
+  readonly entries: number;
+  readonly backend: string;
+  readonly deviceFinalizedPairs: number;
 }
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
@@ -49,21 +63,31 @@ function main(): void {
   const loadBefore = loadavg()[0];
   try {
     const prefix = join(dir, 'data');
-    execFileSync('plink1.9', ['--dummy', String(o.samples), String(o.snps), String(o.missing), '--seed', '1',
+    execFileSync(o.plink, ['--dummy', String(o.samples), String(o.snps), String(o.missing), '--seed', '1',
       '--make-bed', '--out', prefix], { stdio: 'ignore' });
 
     const threads = String(o.threads);
+    const engine = ['--threads', threads, '--backend', o.backend, '--json'];
     const snptally = timedProcess(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', prefix,
-      '--threads', threads,
-      '--output', join(dir, 'snptally'), '--json']);
-    const report = JSON.parse(snptally.stdout) as { seconds: number; entries: number };
+      ...engine, '--output', join(dir, 'snptally')]);
+    const report = JSON.parse(snptally.stdout) as RunReport;
+    // Compute alone, r² against sparse CCC, on one prepared file (no conversion, no output).
+    const packed = join(dir, 'data.packed');
+    execFileSync(process.execPath, [CLI_MAIN, 'prepare', prefix, '--out', packed], { stdio: 'ignore' });
+    const computeOf = (metric: string): RunReport =>
+      JSON.parse(timedProcess(process.execPath, [CLI_MAIN, 'run', '--metric', metric, '--sparse', '--input', packed, ...engine]).stdout) as RunReport;
+    const r2Compute = computeOf('r2');
+    const cccCompute = computeOf('ccc');
     const plinkArgs = (shape: string): string[] =>
       ['--bfile', prefix, '--r2', shape, 'bin4', '--threads', threads, '--allow-no-sex', '--out', join(dir, `plink-${shape}`)];
-    const square = timedProcess('plink1.9', plinkArgs('square'));
-    const triangle = timedProcess('plink1.9', plinkArgs('triangle'));
+    const square = timedProcess(o.plink, plinkArgs('square'));
+    const triangle = timedProcess(o.plink, plinkArgs('triangle'));
     const result = {
       snps: o.snps, samples: o.samples, threads: o.threads, missingRate: o.missing, pairs: report.entries,
-      snptallySeconds: +snptally.seconds.toFixed(3), snptallyComputeSeconds: +report.seconds.toFixed(3),
+      backend: report.backend, deviceFinalizedPairs: report.deviceFinalizedPairs,
+      snptallySeconds: +snptally.seconds.toFixed(3), snptallyComputeSeconds: +report.computeSeconds.toFixed(3),
+      r2ComputeSeconds: +r2Compute.computeSeconds.toFixed(3), sparseCccComputeSeconds: +cccCompute.computeSeconds.toFixed(3),
+      r2OverCccCompute: +(r2Compute.computeSeconds / cccCompute.computeSeconds).toFixed(2),
       plinkSquareSeconds: +square.seconds.toFixed(3), plinkTriangleSeconds: +triangle.seconds.toFixed(3),
       speedupOverPlinkSquare: +(square.seconds / snptally.seconds).toFixed(2),
       speedupOverPlinkTriangle: +(triangle.seconds / snptally.seconds).toFixed(2),
@@ -74,7 +98,8 @@ function main(): void {
       return;
     }
     console.log(`r² of ${result.pairs} pairs: ${result.snps} SNPs × ${result.samples} samples, ${o.missing} missing, ${o.threads} threads`);
-    console.log(`snptally run --metric r2 --sparse   ${result.snptallySeconds} s (engine ${result.snptallyComputeSeconds} s)`);
+    console.log(`snptally run --metric r2 --sparse --backend ${result.backend} --output   ${result.snptallySeconds} s (compute ${result.snptallyComputeSeconds} s, ${result.deviceFinalizedPairs} pairs finalized on the device)`);
+    console.log(`compute on the prepared file: r² ${result.r2ComputeSeconds} s, sparse CCC ${result.sparseCccComputeSeconds} s: r²/CCC ${result.r2OverCccCompute}`);
     console.log(`plink1.9 --r2 square bin4           ${result.plinkSquareSeconds} s   snptally ${result.speedupOverPlinkSquare}× faster`);
     console.log(`plink1.9 --r2 triangle bin4         ${result.plinkTriangleSeconds} s   snptally ${result.speedupOverPlinkTriangle}× faster`);
     console.log(`(1-min load average ${result.loadAverageBefore} before, ${result.loadAverageAfter} after)`);

@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
 import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../parallel/index.js';
+import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { writeJsonFileAtomically } from '../io/index.js';
 import { loadRunJob, type JobSpec, type RunResult } from './engineApi.js';
@@ -20,7 +21,7 @@ export function addRunCommand(program: Command): void {
     .description(
       'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum\n' +
       `(no options: a random 2-way CCC problem of ${DEFAULT_NUM_VECTOR} vectors × ${DEFAULT_NUM_FIELD} fields)`)
-    .addOption(new Option('--metric <name>', 'similarity metric (r2: LD r², 2-way)').choices(['ccc', 'duo', 'r2']).default('ccc'))
+    .addOption(new Option('--metric <name>', 'similarity metric (r2: LD r², 2-way)').choices([...ANALYSIS_NAMES]).default('ccc'))
     .addOption(new Option('--way <n>', 'pairs (2) or triples (3)').choices(['2', '3']).default('2'))
     .addOption(new Option('--problem <kind>', 'synthetic problem of SPEC §4 (default: random)')
       .choices(['random', 'analytic']).conflicts('input'))

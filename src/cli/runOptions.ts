@@ -1,4 +1,5 @@
 // Turns the text of `snptally run`'s options into a validated JobSpec (pure: no I/O, no engine).
+import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { DEFAULT_PARAM, defaultMultiplier, type MetricKind, type NumWay, type ProblemSize } from '../core/types.js';
 import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../parallel/index.js';
@@ -69,7 +70,7 @@ export interface RunPlan {
 export function buildRunPlan(
   options: RunOptionText, defaultNumThreads: number, inputSize: ProblemSize | null = null,
 ): RunPlan {
-  const metric = parseChoice('--metric', options.metric ?? 'ccc', ['ccc', 'duo', 'r2'] as const);
+  const metric = parseChoice('--metric', options.metric ?? 'ccc', ANALYSIS_NAMES);
   const numWay: NumWay = parseChoice('--way', options.way ?? '2', ['2', '3'] as const) === '2' ? 2 : 3;
   const backend = parseChoice('--backend', options.backend ?? 'cpu', ['cpu', 'ref', 'webgpu', 'auto'] as const);
   const finalize = parseChoice('--finalize', options.finalize ?? 'auto', ['auto', 'host'] as const);

@@ -1,16 +1,20 @@
 // Core value types shared by every layer: metrics, ways, problem sizes.
 
 /**
- * Which metric: Custom Correlation Coefficient, DUO, or LD r² (squared Pearson correlation of allele-1
- * dosages g = c1 ∈ {0,1,2} over the samples present in both SNPs; 2-way only).
+ * The built-in metrics (src/analyses): Custom Correlation Coefficient, DUO, or LD r² (squared Pearson correlation of
+ * allele-1 dosages g = c1 ∈ {0,1,2} over the samples present in both SNPs; 2-way only).
  */
-export type MetricKind = 'ccc' | 'duo' | 'r2';
+export type BuiltInMetric = 'ccc' | 'duo' | 'r2';
+
+/** A metric's name: a built-in one, or that of an analysis loaded from its own module. */
+export type MetricKind = string;
 
 /** 2-way (pairs) or 3-way (triples). */
 export type NumWay = 2 | 3;
 
 /** Metric settings of a run (SPEC §3). */
 export interface MetricSpec {
+  /** The analysis that computes it (src/analyses). */
   readonly metric: MetricKind;
   readonly numWay: NumWay;
   /** Sparse mode: the code `10` means missing. */

@@ -1,7 +1,7 @@
 // --verify: every value of analytic problems equals its O(8) expectation, on every metric and way.
 import { describe, expect, it } from 'vitest';
-import { AnalyticVerifier } from '../../src/engine/finalize/analyticVerifier.js';
-import { formulaConstants } from '../../src/engine/finalize/metricContext.js';
+import { AnalyticVerifier } from '../../src/analyses/comet/analyticVerifier.js';
+import { cometSettings } from '../../src/analyses/comet/cometSettings.js';
 import { runJob } from '../../src/engine/index.js';
 import { makeJob } from './jobFixtures.js';
 
@@ -22,7 +22,7 @@ describe('analytic verification', () => {
 
   it('rejects a value that differs from the expectation', () => {
     const spec = makeJob({ numVector: 10, numField: 50 }).metricSpec;
-    const verifier = new AnalyticVerifier(spec, formulaConstants(spec), 10, 50);
+    const verifier = new AnalyticVerifier(spec, cometSettings('ccc', { spec, numVector: 10, numField: 50 }).constants, 10, 50);
     const right = verifier.expected2(1, 1, 4, 0);
     expect(() => verifier.check2(1, 1, 4, 0, right)).not.toThrow();
     expect(() => verifier.check2(1, 1, 4, 0, right * (1 + 2 ** -52))).toThrow(/expected/);

@@ -13,7 +13,7 @@ import type { MetricKind } from '../../src/core/types.js';
 import { runJob } from '../../src/engine/index.js';
 import { blockThreadCount, buildBlock, MIN_FIELDS_PER_BLOCK_THREAD, startBlockBuild } from '../../src/engine/blocks/blockBuild.js';
 import type { ProblemSource } from '../../src/engine/run/jobSpec.js';
-import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout } from '../helpers/layouts.js';
 import { planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/blocks/vectorBlock.js';
 import { makeJob } from './jobFixtures.js';
 

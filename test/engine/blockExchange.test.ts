@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Communicator, MessageArray, ReceiveOptions } from '../../src/parallel/index.js';
 import { buildOwnPlanes, startBlockExchange } from '../../src/engine/blocks/blockExchange.js';
 import { rankLayout } from '../../src/engine/run/rankPlans.js';
-import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout } from '../helpers/layouts.js';
 import type { VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 import { makeJob } from './jobFixtures.js';
 

@@ -10,12 +10,13 @@ import { LocalCommunicator } from '../../src/parallel/index.js';
 import { buildOwnPlanes, sumOwnBlock } from '../../src/engine/blocks/blockExchange.js';
 import { EntrySink, type RecordWriter } from '../../src/engine/finalize/entrySink.js';
 import type { JobSpec } from '../../src/engine/run/jobSpec.js';
-import { formulaConstants, type MetricContext } from '../../src/engine/finalize/metricContext.js';
+import type { RankFinalize } from '../../src/engine/finalize/rankFinalize.js';
+import { rankFinalizeFor } from '../helpers/rankFinalize.js';
 import { runPairSteps } from '../../src/engine/pipeline/pipeline2.js';
 import { runTripleUnits } from '../../src/engine/pipeline/pipeline3.js';
 import { rankLayout } from '../../src/engine/run/rankPlans.js';
 import { runPreview } from '../../src/engine/run/runPreview.js';
-import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout } from '../helpers/layouts.js';
 import { finishedPlanes, type ReceivedBlocks, type VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob } from './jobFixtures.js';
@@ -53,16 +54,13 @@ async function allBlocks(job: JobSpec, gemm: PopcountGemm): Promise<VectorBlock[
 }
 
 /** Runs rank 0's steps or units on `gemm` (records kept when `records`); `beforeRun` sees the run's context first. */
-async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, beforeRun: (ctx: MetricContext) => void = () => undefined): Promise<RankResult> {
+async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, beforeRun: (run: RankFinalize) => void = () => undefined): Promise<RankResult> {
   const layout = rankLayout(job, 0);
   const fieldComm = await new LocalCommunicator().split(0, 0);
   const numWay = job.metricSpec.numWay;
   const emitted: number[] = [];
   const sink = new EntrySink(job.numVector, numWay, job.threshold, records ? collectingWriter(numWay, emitted) : null);
-  const ctx: MetricContext = {
-    spec: job.metricSpec, constants: formulaConstants(job.metricSpec), layout: planeLayout(job.metricSpec.metric, job.metricSpec.sparse),
-    numVector: job.numVector, numField: job.numField, sink, verifier: null,
-  };
+  const run = rankFinalizeFor(job, sink);
   let numFinalizeRequests = 0;
   const finalizePairs = gemm.finalizePairs?.bind(gemm);
   const finalizeTriples = gemm.finalizeTriples?.bind(gemm);
@@ -85,10 +83,10 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, befo
     }),
     close: () => gemm.close(),
   };
-  beforeRun(ctx);
+  beforeRun(run);
   const blocks = await allBlocks(job, gemm);
   const own = blocks[layout.coords.vectorIdx];
-  const env = { ctx, gemm: counted, fieldComm, blocks: blocksAtHand(blocks), finalizePlacement: job.finalize, onWork: () => undefined };
+  const env = { run, gemm: counted, fieldComm, blocks: blocksAtHand(blocks), finalizePlacement: job.finalize, onWork: () => undefined };
   let numDeviceTuples = 0;
   if (numWay === 2) {
     numDeviceTuples = (await runPairSteps(env, own, layout.pairSteps)).numDevicePairs;
@@ -117,8 +115,8 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
       const webgpu: PopcountGemmWebgpu = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
       try {
         let prepared: readonly string[] = [];
-        const got = await runRank0(job, webgpu, records, (ctx) => {
-          webgpu.prepareStart(runPreview(ctx, webgpu, new LocalCommunicator(), job.numField, { placement: job.finalize, writesRecords: records }));
+        const got = await runRank0(job, webgpu, records, (run) => {
+          webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
           prepared = [...webgpu.compiledPrograms];
         });
         expect(got.numFinalizeRequests).toBeGreaterThanOrEqual(3);

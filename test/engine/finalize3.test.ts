@@ -1,7 +1,7 @@
 // The factored 3-way inclusion–exclusion of finalize3 against its definition (tallyLayout's coefficient3).
 import { describe, expect, it } from 'vitest';
-import { entryTallies3 } from '../../src/engine/finalize/finalize3.js';
-import { coefficient3 } from '../../src/engine/finalize/tallyLayout.js';
+import { entryTallies3 } from '../../src/analyses/comet/tripleValues.js';
+import { coefficient3 } from '../helpers/layouts.js';
 import { seededRandom } from '../mgemm/planeFixtures.js';
 
 describe('entryTallies3', () => {

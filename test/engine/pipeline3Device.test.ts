@@ -11,10 +11,10 @@ import { LocalCommunicator } from '../../src/parallel/index.js';
 import { buildOwnPlanes, sumOwnBlock, startBlockExchange } from '../../src/engine/blocks/blockExchange.js';
 import { EntrySink } from '../../src/engine/finalize/entrySink.js';
 import type { FinalizePlacement, JobSpec } from '../../src/engine/run/jobSpec.js';
-import { formulaConstants, type MetricContext } from '../../src/engine/finalize/metricContext.js';
+import { rankFinalizeFor } from '../helpers/rankFinalize.js';
 import { runTripleUnits } from '../../src/engine/pipeline/pipeline3.js';
 import { rankLayout } from '../../src/engine/run/rankPlans.js';
-import { planeLayout, tally3Plan } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout, tally3Plan } from '../helpers/layouts.js';
 import type { ReceivedBlocks, VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob } from './jobFixtures.js';
@@ -90,14 +90,11 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
     arriving: (idx) => exchange.arriving(idx),
   };
   const sink = new EntrySink(job.numVector, 3, job.threshold, null);
-  const ctx: MetricContext = {
-    spec: job.metricSpec, constants: formulaConstants(job.metricSpec), layout: planes, numVector: job.numVector, numField: job.numField,
-    sink, verifier: null,
-  };
+  const run = rankFinalizeFor(job, sink);
   let numTriples = 0;
   let numDeviceTriples = 0;
   for (const units of layout.tripleUnitsByStage) {
-    const outcome = await runTripleUnits({ ctx, gemm, fieldComm, blocks: received, finalizePlacement: placement, onWork: () => undefined }, own, units);
+    const outcome = await runTripleUnits({ run, gemm, fieldComm, blocks: received, finalizePlacement: placement, onWork: () => undefined }, own, units);
     numTriples += outcome.numTriples;
     numDeviceTriples += outcome.numDeviceTriples;
   }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../src/mgemm/index.js';
 import type { MetricKind } from '../../src/core/types.js';
 import { packRowPlanes, planePackingTable } from '../../src/engine/blocks/planePacking.js';
-import { planeLayout, type PlaneLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout, type PlaneLayout } from '../helpers/layouts.js';
 import { planesFromCodes, type SlabShape } from '../../src/engine/blocks/vectorBlock.js';
 
 /** The slab's planes from packed rows (`ceil(numFieldLocal/4)` bytes each), one packRowPlanes call per row. */

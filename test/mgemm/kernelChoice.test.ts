@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuCapabilities } from '../../src/mgemm/index.js';
 import { chooseKernelFamily, factorGroup } from '../../src/mgemm/kernels/webgpu/plan/kernelChoice.js';
-import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout, tally3Plan, termGroups2 } from '../helpers/layouts.js';
 
 const caps = (hasSubgroupMatrix: boolean): GpuCapabilities => ({
   description: 'test adapter', position: null, maxStorageBufferBindingSize: 1 << 27, maxBufferSize: 2 ** 32, maxComputeWorkgroupStorageSize: 32768,

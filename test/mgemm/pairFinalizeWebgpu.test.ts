@@ -13,8 +13,8 @@ import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js
 import { defaultMultiplier, DEFAULT_PARAM, countedBitsPerField, type MetricKind } from '../../src/core/types.js';
 import { planesFromCodes } from '../../src/engine/blocks/vectorBlock.js';
 import { referenceVectorSums } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
-import { planeLayout, termGroups2, type PlaneLayout } from '../../src/engine/finalize/tallyLayout.js';
-import { float32BitsAtMost } from '../../src/engine/finalize/deviceFinalize2.js';
+import { planeLayout, termGroups2, type PlaneLayout } from '../helpers/layouts.js';
+import { float32BitsAtMost } from '../../src/analyses/comet/devicePairs.js';
 import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';

@@ -10,7 +10,7 @@ import {
 } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWasm } from '../../src/mgemm/kernels/wasm/popcountGemmWasm.js';
-import { planeLayout, tally3Plan } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout, tally3Plan } from '../helpers/layouts.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { planesFromFieldBits, randomFieldBits, seededRandom, type FieldBits } from './planeFixtures.js';
 

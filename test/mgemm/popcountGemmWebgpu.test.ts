@@ -6,7 +6,7 @@ import {
   createPopcountGemmWebgpu, type PlaneMatrix, type PopcountGemmRequest, type PopcountGemmWebgpu, type TermGroup, type WebgpuPopcountGemmOptions,
 } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
-import { planeLayout, tally3Plan, termGroups2 } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout, tally3Plan, termGroups2 } from '../helpers/layouts.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 

@@ -9,7 +9,7 @@ import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js'
 import { createPopcountGemmWasm } from '../../src/mgemm/kernels/wasm/popcountGemmWasm.js';
 import { countOnes, isMissing } from '../../src/core/bitCodes.js';
 import type { MetricKind } from '../../src/core/types.js';
-import { planeLayout } from '../../src/engine/finalize/tallyLayout.js';
+import { planeLayout } from '../helpers/layouts.js';
 import { planesFromCodes } from '../../src/engine/blocks/vectorBlock.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';

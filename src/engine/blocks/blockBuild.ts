@@ -9,7 +9,7 @@ import { encodeLargeViews } from '../../core/largeViews.js';
 import { LeadingRun, Watermark } from '../../core/orderedProgress.js';
 import { allocateRowTables, blockRowFiller, fillRowTables, type BlockChunksTask, type BlockFill } from './blockRows.js';
 import type { ProblemSource } from '../run/jobSpec.js';
-import type { PlaneLayout } from '../finalize/tallyLayout.js';
+import type { PlaneLayout } from '../../analyses/index.js';
 import { finishedPlanes, type FillingPlanes, type SlabShape } from './vectorBlock.js';
 
 /** The compiled worker entry, next to this file in dist/. */

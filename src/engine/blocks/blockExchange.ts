@@ -5,7 +5,7 @@ import type { PlaneMatrix, PopcountGemm, VectorSums } from '../../mgemm/index.js
 import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec } from '../run/jobSpec.js';
 import type { RankLayout } from '../run/rankPlans.js';
-import type { PlaneLayout } from '../finalize/tallyLayout.js';
+import type { PlaneLayout } from '../../analyses/index.js';
 import { startBlockBuild } from './blockBuild.js';
 import type { FillingPlanes, ReceivedBlocks, SlabShape, VectorBlock } from './vectorBlock.js';
 

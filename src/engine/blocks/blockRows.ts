@@ -9,7 +9,7 @@ import { readPackedVectorSlab } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
 import { packRowPlanes, planePackingTable } from './planePacking.js';
 import { allocatePlaneWalk, fillPlaneWalk, PLANE_BYTES_ARE_FIELD_GROUPS, randomPlaneRowFiller, type SharedPlaneWalk } from './randomPlaneRows.js';
-import type { PlaneLayout } from '../finalize/tallyLayout.js';
+import type { PlaneLayout } from '../../analyses/index.js';
 import type { SlabShape } from './vectorBlock.js';
 
 /**

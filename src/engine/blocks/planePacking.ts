@@ -1,7 +1,7 @@
 // Packed 2-bit rows (SPEC §1: 4 fields per byte, LSB first) → one vector row of bit planes.
 //
 // Only type imports: the block worker threads load this file, and it must stay cheap to load.
-import type { PlaneLayout } from '../finalize/tallyLayout.js';
+import type { PlaneLayout } from '../../analyses/index.js';
 
 /** Entries per plane of a PlanePackingTable: every value of two packed bytes (8 fields). */
 const PAIR_VALUES = 1 << 16;

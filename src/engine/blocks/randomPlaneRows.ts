@@ -7,7 +7,7 @@ import {
 } from '../../core/syntheticProblems.js';
 import type { BlockFill } from './blockRows.js';
 import { planePackingTable } from './planePacking.js';
-import type { PlaneLayout } from '../finalize/tallyLayout.js';
+import type { PlaneLayout } from '../../analyses/index.js';
 
 /**
  * Whether typed arrays are little-endian here: then byte g of a plane row is the plane's bits of fields

@@ -1,6 +1,6 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
-import type { PlaneLayout } from '../finalize/tallyLayout.js';
+import type { PlaneLayout } from '../../analyses/index.js';
 
 /** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
 export interface VectorBlock {

@@ -1,16 +1,13 @@
 // The 2-way pipeline of one rank: its block-circulant steps, each a popcount-GEMM of its own block
 // against a column block, reduced over field slabs, then finalized by field rank 0 — or, where the kernel
-// set and the run allow it, finalized on the device where the tallies lie (deviceFinalize2.ts).
+// set and the run allow it, finalized on the device where the tallies lie (the analysis's device finalizer, rankFinalize.ts).
 import { traceMark } from '../../core/trace.js';
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator, IndexRange } from '../../parallel/index.js';
-import { DevicePairFinalizer } from '../finalize/deviceFinalize2.js';
-import { finalizePairs, type PairBlock } from '../finalize/finalize2.js';
-import { finalizeR2Pairs, termGroupsR2 } from '../finalize/finalizeR2.js';
+import type { DevicePairFinalizer, PairBlock } from '../../analyses/index.js';
+import { devicePairFinalizer, type RankFinalize } from '../finalize/rankFinalize.js';
 import { runOneAhead, yieldToEventLoop } from './lookahead.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
-import type { MetricContext } from '../finalize/metricContext.js';
-import { termGroups2 } from '../finalize/tallyLayout.js';
 import type { ReceivedBlocks, VectorBlock } from '../blocks/vectorBlock.js';
 
 /**
@@ -46,13 +43,13 @@ export const PAIRS_PER_PANEL = 1 << 22;
 const PAIRS_PER_YIELD = 1 << 18;
 
 export interface PipelineEnv {
-  readonly ctx: MetricContext;
+  readonly run: RankFinalize;
   readonly gemm: PopcountGemm;
   /** Ranks that share this rank's vectors and differ in field slab; tallies are summed over it. */
   readonly fieldComm: Communicator;
   /** The blocks received from other ranks (the own block is passed to each pipeline directly). */
   readonly blocks: ReceivedBlocks;
-  /** Whether 2-way panels may be finalized on the device (deviceFinalize2.ts). */
+  /** Whether panels may be finalized on the device (rankFinalize.ts). */
   readonly finalizePlacement: FinalizePlacement;
   /** Called with the number of comparisons (pairs or triples × fields) just finished. */
   readonly onWork: (comparisons: number) => void;
@@ -161,19 +158,17 @@ export interface PairStepsOutcome {
 /**
  * Runs the rank's 2-way steps; returns the number of pairs finalized here. The GEMM of the next panel is
  * started before the current one is finalized, so kernel threads compute while this thread finalizes.
- * Where the kernel set and the run allow it, panels are finalized on the device (deviceFinalize2.ts).
+ * Where the kernel set and the run allow it, panels are finalized on the device (rankFinalize.ts).
  */
 export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<PairStepsOutcome> {
-  const device = DevicePairFinalizer.forRun(env.ctx, env.gemm, env.fieldComm, {
-    placement: env.finalizePlacement, writesRecords: env.ctx.sink.writesRecords,
-  });
+  const device = devicePairFinalizer(env.run, env.gemm, { placement: env.finalizePlacement, fieldComm: env.fieldComm });
   if (device !== null) return runPairStepsOnDevice(env, own, steps, device);
   const host = hostPairFinalize(env);
   let numPairs = 0;
   await runOneAhead(pairPanels(env, own, steps, PAIRS_PER_PANEL), host.startGemm, async (panel, partial) => {
     const done = await host.finish(panel.block, partial);
     if (env.fieldComm.rank === 0) numPairs += done;
-    env.onWork(done * env.ctx.numField);
+    env.onWork(done * env.run.numField);
   });
   return { numPairs, numDevicePairs: 0 };
 }
@@ -184,9 +179,9 @@ function hostPairFinalize(env: PipelineEnv): {
   /** Finalizes a panel's partial tallies; returns its pairs. */
   readonly finish: (block: PairBlock, partial: Uint32Array[]) => Promise<number>;
 } {
-  const isR2 = env.ctx.spec.metric === 'r2';
-  const groups = isR2 ? termGroupsR2(env.ctx.spec.sparse) : termGroups2(env.ctx.layout);
-  const finalize = isR2 ? finalizeR2Pairs : finalizePairs;
+  const pairs = env.run.analysis.pairs;
+  if (pairs === null) throw new Error('a 2-way run of an analysis without pairs');
+  const groups = [...pairs.termGroups];
   const isFinalizer = env.fieldComm.rank === 0;
   return {
     startGemm: (panel) => {
@@ -199,7 +194,7 @@ function hostPairFinalize(env: PipelineEnv): {
     },
     finish: async (block, partial) => {
       const tallies = await reduceOverFields(env.fieldComm, partial);
-      return isFinalizer ? finalizeInRowChunks(block, tallies, (part, partTallies) => finalize(env.ctx, part, partTallies)) : pairsInPanel(block);
+      return isFinalizer ? finalizeInRowChunks(block, tallies, (part, partTallies) => pairs.finalize(env.run, part, partTallies)) : pairsInPanel(block);
     },
   };
 }
@@ -229,13 +224,13 @@ async function finalizeInRowChunks(
  */
 async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
   const host = hostPairFinalize(env);
-  const pairsPerPanel = env.ctx.sink.writesRecords ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
+  const pairsPerPanel = env.run.sink.writesRecords ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
   let numPairs = 0;
   let numDevicePairs = 0;
   await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
     const b = panel.block;
     if (result.kind === 'done') {
-      device.apply(result);
+      device.apply(result, env.run.sink);
       numDevicePairs += pairsInPanel(b);
     } else {
       // The same rows and columns as the declined panel (without records it may be a large device panel), cut into
@@ -251,7 +246,7 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
     }
     const done = pairsInPanel(b);
     numPairs += done;
-    env.onWork(done * env.ctx.numField);
+    env.onWork(done * env.run.numField);
   });
   return { numPairs, numDevicePairs };
 }

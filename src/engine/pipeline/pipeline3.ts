@@ -1,13 +1,14 @@
 // The 3-way pipeline of one rank: for each block unit of its slab, its j-slices (the unit's stage range)
 // in batches, one mGEMM3 call per batch — (i AND j) plane products against k's planes, built by the
-// kernel set — then finalize slice by slice on the host, or the whole batch on the device.
+// kernel set — then finalize slice by slice on the host, or the whole batch on the device; the analysis says which
+// tallies (its TriplePlan) and how they become values.
 import type { PopcountGemm, PopcountGemm3Request, TripleFinalizeResult } from '../../mgemm/index.js';
-import { DeviceTripleFinalizer } from '../finalize/deviceFinalize3.js';
-import { finalizeTriples, type DensePairCounts, type PairCounts } from '../finalize/finalize3.js';
+import type { BlockPairCounts, PairCounts, TripleBatch as AnalysisTripleBatch, TriplePlan } from '../../analyses/index.js';
+import type { TermGroup } from '../../mgemm/index.js';
+import { deviceTripleFinalizer } from '../finalize/rankFinalize.js';
 import { runOneAhead, yieldToEventLoop } from './lookahead.js';
 import { RecordedTriplesPerCall } from './recordedTriplesPerCall.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
-import { tally3Plan, termGroups2 } from '../finalize/tallyLayout.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
 
 /** One block unit of a slab for one stage (see parallel/slabPlan): blocks and the section to compute. */
@@ -55,12 +56,11 @@ export interface JSlice {
   readonly kRange: Range;
 }
 
-/** One mGEMM3 call: consecutive j-slices of one unit, with the unit's blocks and (dense) pair counts. */
-export interface TripleBatch {
+/** One mGEMM3 call: consecutive j-slices of one unit, with the unit's blocks and the pair counts the plan asks for. */
+export interface TripleBatch extends AnalysisTripleBatch {
   readonly jb: VectorBlock;
   readonly kb: VectorBlock;
   readonly slices: readonly JSlice[];
-  readonly pairCounts: DensePairCounts | null;
 }
 
 /**
@@ -98,16 +98,17 @@ interface BatchLimits {
  * from the calls before), in order; blocks and pair counts are fetched as the units come up.
  */
 async function* tripleBatches(
-  env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], numGroups: number, limits: () => BatchLimits, withTranspose: boolean,
+  env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], plan: TriplePlan, limits: () => BatchLimits, withTranspose: boolean,
 ): AsyncGenerator<TripleBatch> {
-  const dense = env.ctx.layout.maskPlane === null;
+  const numGroups = plan.termGroups.length;
+  const pairCountGroup = plan.pairCountGroup;
   for (const unit of units) {
     const jb = unit.part === 1 ? own : await env.blocks.block(unit.jBlock);
     const kb = unit.part === 3 ? await env.blocks.block(unit.kBlock) : jb;
     const slices: JSlice[] = [];
     forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;
-    const pairCounts = dense ? await densePairCounts(env, own, jb, kb, withTranspose) : null;
+    const pairCounts = pairCountGroup !== null ? await blockPairCounts(env, pairCountGroup, own, jb, kb, withTranspose) : null;
     for (const batch of sliceBatches(slices, numGroups, limits)) yield { jb, kb, slices: batch, pairCounts };
   }
 }
@@ -141,9 +142,9 @@ export interface TripleUnitsOutcome {
 }
 
 /** The mGEMM3 request of a batch: x = own block, y = J block, z = K block. */
-export function tripleBatchRequest(own: VectorBlock, batch: TripleBatch, plan: ReturnType<typeof tally3Plan>): PopcountGemm3Request {
+export function tripleBatchRequest(own: VectorBlock, batch: TripleBatch, plan: TriplePlan): PopcountGemm3Request {
   return {
-    x: own.planes, y: batch.jb.planes, z: batch.kb.planes, planePairs: plan.planePairs, termGroups: plan.termGroups,
+    x: own.planes, y: batch.jb.planes, z: batch.kb.planes, planePairs: plan.planePairs, termGroups: [...plan.termGroups],
     slices: batch.slices.map(({ jLocal, iRange, kRange }) => ({
       yRow: jLocal, xFirst: iRange.first, xCount: iRange.end - iRange.first, zFirst: kRange.first, zCount: kRange.end - kRange.first,
     })),
@@ -158,27 +159,28 @@ export function tripleBatchRequest(own: VectorBlock, batch: TripleBatch, plan: R
  * with run3 and finalized on the host, as every batch is without device finalize.
  */
 export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[]): Promise<TripleUnitsOutcome> {
-  const plan = tally3Plan(env.ctx.layout);
+  const triples = env.run.analysis.triples;
+  if (triples === null) throw new Error('a 3-way run of an analysis without triples');
+  const plan = triples.plan;
   const isFinalizer = env.fieldComm.rank === 0;
   let numTriples = 0;
   let numDeviceTriples = 0;
-  const device = DeviceTripleFinalizer.forRun(env.ctx, env.gemm, env.fieldComm, {
-    placement: env.finalizePlacement, writesRecords: env.ctx.sink.writesRecords,
-  });
+  const device = deviceTripleFinalizer(env.run, env.gemm, { placement: env.finalizePlacement, fieldComm: env.fieldComm });
   const startGemm = (batch: TripleBatch): Promise<Uint32Array[][]> => env.gemm.run3(tripleBatchRequest(own, batch, plan));
   const start = (batch: TripleBatch): Promise<Uint32Array[][] | TripleFinalizeResult> =>
     device?.start(own, batch, tripleBatchRequest(own, batch, plan)) ?? startGemm(batch);
-  const recorded = device !== null && env.ctx.sink.writesRecords ? new RecordedTriplesPerCall() : null;
+  const recorded = device !== null && env.run.sink.writesRecords ? new RecordedTriplesPerCall() : null;
   const maxBytes = device !== null ? DEVICE_TALLY_BYTES_PER_CALL : TALLY_BYTES_PER_CALL;
   const limits = (): BatchLimits => ({ maxBytes, maxTriples: recorded?.limit ?? Infinity });
   let triplesSinceYield = 0;
-  await runOneAhead(tripleBatches(env, own, units, plan.termGroups.length, limits, device !== null), start, async (batch, started) => {
+  await runOneAhead(tripleBatches(env, own, units, plan, limits, device !== null), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
-      const done = device?.apply(batch, started) ?? 0;
+      device?.apply(started, env.run.sink);
+      const done = triplesOf(batch);
       recorded?.observe(done, started.records.count);
       numDeviceTriples += done;
       if (isFinalizer) numTriples += done;
-      env.onWork(done * env.ctx.numField);
+      env.onWork(done * env.run.numField);
       return;
     }
     // Host finalize; a batch the device declined is computed again, with its tallies read back.
@@ -194,25 +196,35 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
       }
       const tallies = await reduceOverFields(env.fieldComm, partials[s]);
       const slice = { iBlock: own, iFirst: iRange.first, numI, jBlock: batch.jb, jLocal, kBlock: batch.kb, kFirst: kRange.first, numK };
-      const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, batch.pairCounts) : numI * numK;
+      const done = isFinalizer ? triples.finalize(env.run, slice, tallies, batch.pairCounts) : numI * numK;
       if (isFinalizer) numTriples += done;
-      env.onWork(done * env.ctx.numField);
+      env.onWork(done * env.run.numField);
     }
   });
   return { numTriples, numDeviceTriples };
 }
 
+/** Triples of a batch's slices. */
+function triplesOf(batch: TripleBatch): number {
+  let numTriples = 0;
+  for (const { iRange, kRange } of batch.slices) numTriples += (iRange.end - iRange.first) * (kRange.end - kRange.first);
+  return numTriples;
+}
+
 /**
- * Σ c_x c_y between the unit's blocks: the 2-way parts of dense 3-way tallies; with `withTranspose` also j × i
- * (device finalize reads T[ccm] per j: a GEMM, where transposing on the host took ~0.15 s per 4096² matrix).
+ * Tallies of the plan's pair-count group between the unit's blocks (e.g. the 2-way parts of dense CCC 3-way); with
+ * `withTranspose` also j × i (device finalize reads a j row of ij: a GEMM, where transposing on the host took
+ * ~0.15 s per 4096² matrix).
  */
-async function densePairCounts(env: PipelineEnv, ib: VectorBlock, jb: VectorBlock, kb: VectorBlock, withTranspose: boolean): Promise<DensePairCounts> {
+async function blockPairCounts(
+  env: PipelineEnv, group: TermGroup, ib: VectorBlock, jb: VectorBlock, kb: VectorBlock, withTranspose: boolean,
+): Promise<BlockPairCounts> {
   const cache = new Map<string, PairCounts>();
   const counts = async (x: VectorBlock, y: VectorBlock): Promise<PairCounts> => {
     const key = `${x.blockIdx},${y.blockIdx}`;
     let pc = cache.get(key);
     if (pc === undefined) {
-      pc = await pairCounts(env.gemm, env, x, y);
+      pc = await pairCounts(env, group, x, y);
       cache.set(key, pc);
     }
     return pc;
@@ -220,11 +232,10 @@ async function densePairCounts(env: PipelineEnv, ib: VectorBlock, jb: VectorBloc
   return { ij: await counts(ib, jb), ik: await counts(ib, kb), jk: await counts(jb, kb), ji: withTranspose ? await counts(jb, ib) : null };
 }
 
-async function pairCounts(gemm: PopcountGemm, env: PipelineEnv, x: VectorBlock, y: VectorBlock): Promise<PairCounts> {
-  const groups = termGroups2(env.ctx.layout).slice(0, 1);
-  const partial = await gemm.run({
+async function pairCounts(env: PipelineEnv, group: TermGroup, x: VectorBlock, y: VectorBlock): Promise<PairCounts> {
+  const partial = await env.gemm.run({
     a: x.planes, aFirst: 0, aCount: x.numVectorReal, b: y.planes, bFirst: 0, bCount: y.numVectorReal,
-    termGroups: groups, strictUpper: false,
+    termGroups: [group], strictUpper: false,
   });
   const [data] = await reduceOverFields(env.fieldComm, partial);
   return { data, numCols: y.numVectorReal };

@@ -1,6 +1,7 @@
 // What one run computes (JobSpec) and what it reports (RunResult): the boundary between the CLI and the engine.
 import type { Threshold } from '../../core/thresholds.js';
 import type { MetricSpec } from '../../core/types.js';
+import type { AnalysisRef } from '../../analyses/index.js';
 import type { HalfDiagonalPlan } from '../../parallel/index.js';
 
 /** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
@@ -37,7 +38,10 @@ export type FinalizePlacement = 'auto' | 'host';
 export type ThresholdSpec = Threshold;
 
 export interface JobSpec {
+  /** The analysis's settings; `metric` names it (a built-in analysis, or the one `analysisModule` exports). */
   readonly metricSpec: MetricSpec;
+  /** URL of a module exporting the analysis `metric` names, when it is not built in (src/analyses/registry.ts). */
+  readonly analysisModule?: string;
   readonly numVector: number;
   readonly numField: number;
   readonly source: ProblemSource;
@@ -52,8 +56,8 @@ export interface JobSpec {
   /** Kernel set; `auto` is webgpu when an adapter exists, else cpu (runJob resolves it before ranks start). */
   readonly backend: 'ref' | 'cpu' | 'webgpu' | 'auto';
   /**
-   * Where CCC/DUO values, thresholds and the checksum are computed: `auto` on the GPU when the kernel set
-   * offers it and the run allows it (see deviceFinalize2.ts, deviceFinalize3.ts), `host` always on the CPU.
+   * Where values, thresholds and the checksum are computed: `auto` on the GPU when the kernel set offers it and the
+   * analysis and the run allow it (see finalize/rankFinalize.ts), `host` always on the CPU.
    */
   readonly finalize: FinalizePlacement;
   /** Kernel threads for the whole process (split among in-process ranks). */
@@ -105,4 +109,9 @@ export interface RunResult {
   readonly outputFiles: readonly string[];
   /** One entry per rank, in rank order. */
   readonly rankDevices: readonly RankDevice[];
+}
+
+/** The analysis a job runs, as every thread and process of the job finds it. */
+export function analysisRef(job: JobSpec): AnalysisRef {
+  return { name: job.metricSpec.metric, moduleUrl: job.analysisModule ?? null };
 }

@@ -5,17 +5,17 @@ import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
 import { CHECKSUM_LIMBS } from '../../core/checksum.js';
 import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import { AnalyticVerifier } from '../finalize/analyticVerifier.js';
+import { loadAnalysis } from '../../analyses/index.js';
 import { EntrySink } from '../finalize/entrySink.js';
 import type { JobSpec } from './jobSpec.js';
-import { formulaConstants, type MetricContext } from '../finalize/metricContext.js';
+import type { RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
 import { runTripleUnits } from '../pipeline/pipeline3.js';
 import { buildOwnPlanes, startBlockExchange, sumOwnBlock } from '../blocks/blockExchange.js';
 import { rankLayout, type RankLayout } from './rankPlans.js';
 import { openRankOutput } from './rankOutput.js';
 import { runPreview } from './runPreview.js';
-import { planeLayout } from '../finalize/tallyLayout.js';
+import { analysisRef } from './jobSpec.js';
 
 const PROGRESS_INTERVAL_MS = 200;
 
@@ -62,20 +62,16 @@ export async function runRank(
   const { coords } = layout;
   // Ranks sharing a vector block and replica, ordered by field slab.
   const fieldComm = await comm.split(coords.vectorIdx + job.decomposition.numProcVector * coords.replIdx, coords.fieldIdx);
-  const planes = planeLayout(job.metricSpec.metric, job.metricSpec.sparse);
+  const analysis = (await loadAnalysis(analysisRef(job))).forRun({ spec: job.metricSpec, numVector: job.numVector, numField: job.numField });
   const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
   const isFinalizer = coords.fieldIdx === 0;
   const output = openRankOutput(job, comm.rank, comm.size, isFinalizer);
   const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null);
-  const constants = formulaConstants(job.metricSpec);
-  const verifier = job.verify && job.source.kind === 'analytic'
-    ? new AnalyticVerifier(job.metricSpec, constants, job.numVector, job.numField) : null;
-  const ctx: MetricContext = {
-    spec: job.metricSpec, constants, layout: planes, numVector: job.numVector, numField: job.numField, sink, verifier,
-  };
+  const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
+  const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier };
   let computed: ComputedRank;
   try {
-    computed = await computeRank({ comm, job, layout, ctx, fieldComm, numThreads, options }, reportProgress);
+    computed = await computeRank({ comm, job, layout, run, fieldComm, numThreads, options }, reportProgress);
     sink.flush();
   } catch (e) {
     output?.discard();
@@ -116,7 +112,7 @@ interface RankSetup {
   readonly comm: Communicator;
   readonly job: JobSpec;
   readonly layout: RankLayout;
-  readonly ctx: MetricContext;
+  readonly run: RankFinalize;
   readonly fieldComm: Communicator;
   readonly numThreads: number;
   readonly options: RankOptions;
@@ -137,14 +133,14 @@ interface ComputedRank {
  * input loads), sums the own block, exchanges blocks and runs the 2-way or 3-way pipeline; closes the kernel set.
  */
 async function computeRank(setup: RankSetup, reportProgress: (done: number, total: number) => void): Promise<ComputedRank> {
-  const { comm, job, layout, ctx, fieldComm, numThreads, options } = setup;
+  const { comm, job, layout, run, fieldComm, numThreads, options } = setup;
   if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
   const backend = job.backend;
   setTraceLabel(`rank ${comm.rank}`);
   // The own block is built (mostly on block workers) while the kernel set opens on this thread: opening a GPU
   // device takes 0.1–0.2 s, more when several ranks of a host open theirs at once.
   const inputStart = performance.now();
-  const building = buildOwnPlanes(job, layout, ctx.layout, numThreads);
+  const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads);
   // Awaited below; a build that fails while the kernel set is still opening is not an unhandled rejection.
   building.catch(() => undefined);
   let gemm: PopcountGemm;
@@ -156,11 +152,9 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     throw error;
   }
   try {
-    gemm.prepareStart?.(runPreview(ctx, gemm, fieldComm, layout.fieldRange.end - layout.fieldRange.begin, {
-      placement: job.finalize, writesRecords: ctx.sink.writesRecords,
-    }));
+    gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange.end - layout.fieldRange.begin, { placement: job.finalize, fieldComm }));
     const filling = await building;
-    const summing = traced('own block loaded', () => sumOwnBlock(job, layout, ctx.layout, filling, fieldComm, gemm));
+    const summing = traced('own block loaded', () => sumOwnBlock(job, layout, run.analysis.planes, filling, fieldComm, gemm));
     // Peers get the block's rows as they are built, while this rank uploads and sums them.
     const blocks = startBlockExchange(comm, layout, filling, summing);
     const own = await summing;
@@ -169,7 +163,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     let done = 0;
     let lastReport = 0;
     const env: PipelineEnv = {
-      ctx, gemm, fieldComm, blocks, finalizePlacement: job.finalize,
+      run, gemm, fieldComm, blocks, finalizePlacement: job.finalize,
       onWork: (n) => {
         done += n;
         // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.

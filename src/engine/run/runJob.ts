@@ -2,11 +2,12 @@
 // and combines their reports into a RunResult.
 import { rmSync } from 'node:fs';
 import { UserError } from '../../core/errors.js';
-import { checkTallyLimits, checkVectorLimit } from '../../core/limits.js';
+import { checkVectorLimit } from '../../core/limits.js';
+import { loadAnalysis } from '../../analyses/index.js';
 import { checkPackedVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
 import { resolveBackend } from './backendChoice.js';
-import type { JobSpec, RunResult } from './jobSpec.js';
+import { analysisRef, type JobSpec, type RunResult } from './jobSpec.js';
 import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { combineRankOutcomes } from './runResult.js';
@@ -19,16 +20,17 @@ export interface RunHooks {
 }
 
 /** Checks a job before any rank starts; every problem is a one-line UserError. */
-export function checkJob(job: JobSpec): void {
+export async function checkJob(job: JobSpec): Promise<void> {
   const { metricSpec: m, numVector, numField } = job;
+  const analysis = await loadAnalysis(analysisRef(job));
   validateDecomposition({ numWay: m.numWay, numVector, numField }, job.decomposition);
-  checkTallyLimits(m.metric, m.numWay, numField);
-  checkVectorLimit(numVector);
-  if (m.metric === 'r2' && m.numWay !== 2) {
-    throw new UserError('--metric r2 is 2-way only: LD r² is defined for pairs of SNPs (drop --way 3)');
+  analysis.check({ spec: m, numVector, numField });
+  if (!analysis.ways.includes(m.numWay)) {
+    throw new UserError(`--metric ${m.metric} is ${analysis.ways.join('- and ')}-way only (not --way ${m.numWay})`);
   }
-  if (m.metric === 'r2' && job.verify) {
-    throw new UserError('--verify knows the analytic values of ccc and duo only, not of --metric r2');
+  checkVectorLimit(numVector);
+  if (job.verify && analysis.forRun({ spec: m, numVector, numField }).analyticVerifier() === null) {
+    throw new UserError(`--verify knows no analytic values of --metric ${m.metric}`);
   }
   if (job.verify && job.source.kind !== 'analytic') {
     throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
@@ -43,7 +45,7 @@ export function checkJob(job: JobSpec): void {
 }
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
-  checkJob(requestedJob);
+  await checkJob(requestedJob);
   const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
   const job: JobSpec = { ...requestedJob, backend };
   const d = job.decomposition;

@@ -49,7 +49,7 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
   if (world.size !== numRanks) {
     throw new JobRejectedError(`the job has ${numRanks} ranks (npv ${d.numProcVector} × npf ${d.numProcField} × npr ${d.numProcRepl}) but ${world.size} processes run it`);
   }
-  const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? checkOnce(job) : null);
+  const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? await checkOnce(job) : null);
   if (verdict === null || !verdict.ok) throw new JobRejectedError(verdict === null ? 'no job check' : verdict.message);
 
   const start = performance.now();
@@ -66,9 +66,9 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
 }
 
 /** The checks of a single-process run, made on rank 0 only (one reader of the file system). */
-function checkOnce(job: JobSpec): JobCheckOutcome {
+async function checkOnce(job: JobSpec): Promise<JobCheckOutcome> {
   try {
-    checkJob(job);
+    await checkJob(job);
   } catch (error) {
     if (error instanceof UserError) return { ok: false, message: error.message };
     throw error;

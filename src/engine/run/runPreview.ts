@@ -1,41 +1,32 @@
 // What a rank's run will ask of its kernel set — plane shapes, vector sums, term groups, device finalize — told to the kernel
 // set before the rank loads its input, so that a GPU kernel set compiles its programs meanwhile.
 import { planeWordsFor, type PopcountGemm, type RunPreview } from '../../mgemm/index.js';
-import type { Communicator } from '../../parallel/index.js';
-import { DevicePairFinalizer } from '../finalize/deviceFinalize2.js';
-import { DeviceTripleFinalizer } from '../finalize/deviceFinalize3.js';
-import { termGroupsR2 } from '../finalize/finalizeR2.js';
-import type { FinalizePlacement } from './jobSpec.js';
-import type { MetricContext } from '../finalize/metricContext.js';
-import { tally3Plan, termGroups2 } from '../finalize/tallyLayout.js';
+import { devicePairFinalizer, deviceTripleFinalizer, type DeviceFinalizeSetting, type RankFinalize } from '../finalize/rankFinalize.js';
 
 /**
  * The requests of a run whose field slab has `numFieldLocal` fields, as pipeline2.ts and pipeline3.ts will make
- * them: 2-way GEMMs (3-way dense runs: the block-pair counts' one group), 3-way mGEMM3s, and device finalize when
- * the run's finalizer (deviceFinalize2.ts / deviceFinalize3.ts `forRun`) takes it.
+ * them: 2-way GEMMs (3-way: the plan's block-pair counts' one group), 3-way mGEMM3s, and device finalize when the
+ * analysis's device finalizer takes the run.
  */
-export function runPreview(
-  ctx: MetricContext, gemm: PopcountGemm, fieldComm: Communicator, numFieldLocal: number,
-  options: { readonly placement: FinalizePlacement; readonly writesRecords: boolean },
-): RunPreview {
-  const { layout, spec } = ctx;
-  const sparse = layout.maskPlane !== null;
+export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal: number, setting: DeviceFinalizeSetting): RunPreview {
+  const { planes, pairs, triples } = rank.analysis;
+  const sparse = planes.maskPlane !== null;
+  const records = rank.sink.writesRecords;
   const shape = {
-    numPlanes: layout.numPlanes, wordsPerPlane: planeWordsFor(numFieldLocal),
-    vectorSums: { countPlanes: layout.countPlanes, maskPlane: layout.maskPlane },
+    numPlanes: planes.numPlanes, wordsPerPlane: planeWordsFor(numFieldLocal),
+    vectorSums: { countPlanes: planes.countPlanes, maskPlane: planes.maskPlane },
   };
-  if (spec.numWay === 2) {
-    const onDevice = DevicePairFinalizer.forRun(ctx, gemm, fieldComm, options) !== null;
-    const pairTermGroups = spec.metric === 'r2' ? termGroupsR2(spec.sparse) : termGroups2(layout);
-    return { ...shape, pairTermGroups, triples: null, deviceFinalize: onDevice ? { sparse, records: options.writesRecords } : null };
+  if (pairs !== null) {
+    const onDevice = devicePairFinalizer(rank, gemm, setting) !== null;
+    return { ...shape, pairTermGroups: [...pairs.termGroups], triples: null, deviceFinalize: onDevice ? { sparse, records } : null };
   }
-  const onDevice = DeviceTripleFinalizer.forRun(ctx, gemm, fieldComm, options) !== null;
-  const { planePairs, termGroups } = tally3Plan(layout);
+  if (triples === null) throw new Error('an analysis run with neither pairs nor triples');
+  const onDevice = deviceTripleFinalizer(rank, gemm, setting) !== null;
+  const { planePairs, termGroups, pairCountGroup } = triples.plan;
   return {
     ...shape,
-    // Dense 3-way tallies need the block-pair counts (pipeline3.ts pairCounts).
-    pairTermGroups: sparse ? null : termGroups2(layout).slice(0, 1),
-    triples: { planePairs, termGroups },
-    deviceFinalize: onDevice ? { sparse, records: options.writesRecords } : null,
+    pairTermGroups: pairCountGroup === null ? null : [pairCountGroup],
+    triples: { planePairs, termGroups: [...termGroups] },
+    deviceFinalize: onDevice ? { sparse, records } : null,
   };
 }

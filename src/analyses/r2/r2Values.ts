@@ -12,9 +12,8 @@
 // double PLINK computes. A SNP without variance over the common samples (vx·vy = 0, hence cov = 0) gives
 // 0/0 = NaN, which PLINK prints as `nan`.
 import type { TermGroup } from '../../mgemm/index.js';
-import type { PairBlock } from './finalize2.js';
-import type { MetricContext } from './metricContext.js';
-import { R2_PLANE } from './tallyLayout.js';
+import type { FinalizeContext, PairBlock } from '../analysis.js';
+import { R2_PLANE } from './r2Planes.js';
 
 /** The entry bits of r²'s single table entry per pair: (1, 1), allele-1 dosage against allele-1 dosage. */
 export const R2_ENTRY_BIT = 1;
@@ -42,13 +41,19 @@ export function r2FromSums(n: number, sx: number, sy: number, sxx: number, syy: 
   return (cov * cov) / (vx * vy);
 }
 
+/** What r²'s finalize needs of a run. */
+export interface R2Settings {
+  readonly sparse: boolean;
+  readonly numField: number;
+}
+
 /**
  * r² of every pair of the block, one table entry (R2_ENTRY_BIT, R2_ENTRY_BIT) each. `tallies` are the
- * groups of `termGroupsR2(ctx.spec.sparse)`, each numRows × numCols. Returns the number of pairs.
+ * groups of `termGroupsR2(settings.sparse)`, each numRows × numCols. Returns the number of pairs.
  */
-export function finalizeR2Pairs(ctx: MetricContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
+export function finalizeR2Pairs(settings: R2Settings, ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
   const { rows, cols } = block;
-  const sparse = ctx.spec.sparse;
+  const sparse = settings.sparse;
   const rowsReal = Math.min(block.numRows, rows.numVectorReal - block.rowFirst);
   const colsReal = Math.min(block.numCols, cols.numVectorReal - block.colFirst);
   const nonzeroHom = tallies[0];
@@ -60,7 +65,7 @@ export function finalizeR2Pairs(ctx: MetricContext, block: PairBlock, tallies: r
   const nonzeroRow = sparse ? tallies[3] : homRow;
   const nonzeroCol = sparse ? tallies[5] : homCol;
   const common = sparse ? tallies[6] : homRow;
-  const nf = ctx.numField;
+  const nf = settings.numField;
   const sink = ctx.sink;
   let numPairs = 0;
   const rowValues = new Float64Array(Math.max(0, colsReal));

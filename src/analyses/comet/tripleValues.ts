@@ -1,4 +1,4 @@
-// 3-way finalize: the products T[uvw] of one j-slice → the eight entries r_abc → values (SPEC §2–3).
+// CoMet's 3-way finalize: the products T[uvw] of one j-slice → the eight entries r_abc → values (SPEC §2–3).
 //
 // Cost per triple is what matters (3-way CPU time is mostly here), so the work is factored:
 // - per vector (once per slice): f = rc·s of each entry bit and g = 1 − p·f, with SPEC §3's operations;
@@ -8,39 +8,8 @@
 // Tallies are integers below 2^53, so any order of their integer sums gives the same doubles; the
 // floating-point operations on them are SPEC §3's, in its order.
 import type { FormulaConstants } from '../../core/formulas.js';
-import type { MetricContext } from './metricContext.js';
-import type { VectorBlock } from '../blocks/vectorBlock.js';
-
-/** Σ c_x c_y of all local pairs of two blocks (dense 3-way gets T[ccm], T[cmc], T[mcc] from these). */
-export interface PairCounts {
-  readonly data: Uint32Array;
-  /** Local rows of the first block are rows; local rows of the second are columns. */
-  readonly numCols: number;
-}
-
-/** One j-slice of triples: local j of block `jBlock`, rows i of `iBlock`, cols k of `kBlock`. */
-export interface TripleSlice {
-  readonly iBlock: VectorBlock;
-  readonly iFirst: number;
-  readonly numI: number;
-  readonly jBlock: VectorBlock;
-  readonly jLocal: number;
-  readonly kBlock: VectorBlock;
-  readonly kFirst: number;
-  readonly numK: number;
-}
-
-/** Dense-only inputs: 2-way counts between the three blocks. */
-export interface DensePairCounts {
-  readonly ij: PairCounts;
-  readonly ik: PairCounts;
-  readonly jk: PairCounts;
-  /**
-   * ij's transpose (j rows × i columns: a j-slice's T[ccm] is one of its rows), for device finalize; null when not
-   * asked for. The same object as ij when i and j are one block (the matrix is then symmetric).
-   */
-  readonly ji: PairCounts | null;
-}
+import type { BlockPairCounts, FinalizeContext, TripleSlice, VectorBlockView } from '../analysis.js';
+import type { CometSettings } from './cometSettings.js';
 
 /**
  * r_abc (index 4a + 2b + c) from the products T[uvw] (index 4u + 2v + w, u = 1 for the count c1,
@@ -77,11 +46,11 @@ export interface VectorFactors {
  * Factors of local vectors [first, first + count) of a block: dense f = ((1/C)·(1/m))·s, sparse
  * f = ((1/C)·(1/c))·s (SPEC §3's rc_t = 1/c_t; a vector with c = 0 gives value 0 and its f is unused).
  */
-export function vectorFactors(ctx: MetricContext, block: VectorBlock, first: number, count: number): VectorFactors {
-  const C = ctx.constants.countedBits;
-  const p = ctx.constants.param;
-  const sparse = ctx.layout.maskPlane !== null;
-  const nf = ctx.numField;
+export function vectorFactors(run: CometSettings, block: VectorBlockView, first: number, count: number): VectorFactors {
+  const C = run.constants.countedBits;
+  const p = run.constants.param;
+  const sparse = run.sparse;
+  const nf = run.numField;
   const recipC = 1 / C;
   const recipCrc = recipC * (1 / nf);
   const f0 = new Float64Array(count), f1 = new Float64Array(count), g0 = new Float64Array(count), g1 = new Float64Array(count);
@@ -110,24 +79,24 @@ function orderedProduct(multF: number, fx: number, gx: number, fy: number, gy: n
  * Values of the slice's triples. `tallies[g]` (numI × numK) is the product T[products[g]];
  * dense runs pass only T[ccc] and the pair counts.
  */
-export function finalizeTriples(
-  ctx: MetricContext, slice: TripleSlice, products: readonly number[], tallies: readonly Uint32Array[],
-  pairCounts: DensePairCounts | null,
+export function finalizeCometTriples(
+  run: CometSettings, ctx: FinalizeContext, slice: TripleSlice, products: readonly number[], tallies: readonly Uint32Array[],
+  pairCounts: BlockPairCounts | null,
 ): number {
-  const k: FormulaConstants = ctx.constants;
+  const k: FormulaConstants = run.constants;
   const C = k.countedBits;
   const mult = k.multiplier;
-  const sparse = ctx.layout.maskPlane !== null;
-  const nf = ctx.numField;
+  const sparse = run.sparse;
+  const nf = run.numField;
   const denseRsum = (1 / (C * C * C)) * (1 / nf);
   const { iBlock, jBlock, kBlock, jLocal } = slice;
   const j = jBlock.vectorFirst + jLocal;
   const numIReal = Math.min(slice.numI, iBlock.numVectorReal - slice.iFirst);
   const numKReal = Math.min(slice.numK, kBlock.numVectorReal - slice.kFirst);
   if (numIReal <= 0 || numKReal <= 0) return 0;
-  const fi = vectorFactors(ctx, iBlock, slice.iFirst, numIReal);
-  const fj = vectorFactors(ctx, jBlock, jLocal, 1);
-  const fk = vectorFactors(ctx, kBlock, slice.kFirst, numKReal);
+  const fi = vectorFactors(run, iBlock, slice.iFirst, numIReal);
+  const fj = vectorFactors(run, jBlock, jLocal, 1);
+  const fk = vectorFactors(run, kBlock, slice.kFirst, numKReal);
   const fj0 = fj.f0[0], fj1 = fj.f1[0], gj0 = fj.g0[0], gj1 = fj.g1[0];
   const sj1 = jBlock.sums[jLocal];
   const cj = sparse ? jBlock.counts[jLocal] : nf;
@@ -164,7 +133,7 @@ export function finalizeTriples(
         zero = ci === 0 || cj === 0 || kBlock.counts[lk] === 0 || cijk === 0;
         rsum = 1 / cijk;
       } else {
-        const dense = pc as DensePairCounts;
+        const dense = pc as BlockPairCounts;
         entryTallies3(C, nf, kBlock.sums[lk], sj1, dense.jk.data[jLocal * dense.jk.numCols + lk], si1,
           dense.ik.data[li * dense.ik.numCols + lk], tij, T7[t], r);
         rsum = denseRsum;

@@ -1,18 +1,15 @@
-// 2-way finalize on the device: when a run may use it, what the engine hands the kernel set (per-vector
-// factors computed with the CPU path's own double operations, the threshold as float32 bits), and how the
-// small results go into the rank's checksum and records in the CPU path's order.
+// CoMet's 2-way finalize on the device: when a run may use it, what it hands the kernel set (per-vector factors
+// computed with the CPU path's own double operations, the threshold as float32 bits), and how the small results go
+// into the rank's checksum and records in the CPU path's order.
 import { denseFactors2, type FormulaConstants } from '../../core/formulas.js';
 import type { Threshold } from '../../core/thresholds.js';
 import {
   PAIR_VECTOR_WORDS, pairFormulaOnDevice, type PairFinalizeRequest, type PairFinalizeResult, type PairFormula,
   type PairThresholdBits, type PopcountGemm,
 } from '../../mgemm/index.js';
-import type { Communicator } from '../../parallel/index.js';
-import type { PairBlock } from './finalize2.js';
-import type { FinalizePlacement } from '../run/jobSpec.js';
-import type { MetricContext } from './metricContext.js';
-import { termGroups2 } from './tallyLayout.js';
-import type { VectorBlock } from '../blocks/vectorBlock.js';
+import type { DeviceFinalizeOptions, DevicePairFinalizer, PairBlock, ResultSink, VectorBlockView } from '../analysis.js';
+import type { CometSettings } from './cometSettings.js';
+import { termGroups2 } from './cometTallies.js';
 
 type DoneResult = Extract<PairFinalizeResult, { kind: 'done' }>;
 
@@ -42,12 +39,12 @@ function thresholdBits(threshold: Threshold): PairThresholdBits | null {
 /** The kernel set's device finalize, typed as present. */
 type FinalizePairs = NonNullable<PopcountGemm['finalizePairs']>;
 
-/** Finalizes a run's pair panels on the device; `forRun` says whether the run may. */
-export class DevicePairFinalizer {
-  private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
+/** Finalizes a run's pair panels on the device; `create` says whether the run may. */
+export class CometDevicePairs implements DevicePairFinalizer {
+  private readonly vectorWords = new WeakMap<VectorBlockView, Uint32Array>();
 
   private constructor(
-    private readonly ctx: MetricContext,
+    private readonly run: CometSettings,
     private readonly finalizePairs: FinalizePairs,
     private readonly formula: PairFormula,
     private readonly threshold: PairThresholdBits,
@@ -55,25 +52,21 @@ export class DevicePairFinalizer {
   ) {}
 
   /**
-   * The finalizer of a run, or null when it finalizes on the host: r² (its own formulas), field slabs (tallies
-   * are summed across ranks first), --verify (needs every value), `host` placement, a kernel set without
-   * device finalize, or constants outside the device library's range.
+   * The finalizer of a run, or null when it finalizes on the host: a kernel set without device finalize, constants
+   * outside the device library's range, or a threshold it cannot apply.
    */
-  static forRun(
-    ctx: MetricContext, gemm: PopcountGemm, fieldComm: Communicator, options: { readonly placement: FinalizePlacement; readonly writesRecords: boolean },
-  ): DevicePairFinalizer | null {
+  static create(run: CometSettings, gemm: PopcountGemm, threshold: Threshold, options: DeviceFinalizeOptions): CometDevicePairs | null {
     const finalizePairs = gemm.finalizePairs?.bind(gemm);
-    if (options.placement === 'host' || finalizePairs === undefined) return null;
-    if (ctx.spec.metric === 'r2' || ctx.spec.numWay !== 2 || fieldComm.size !== 1 || ctx.verifier !== null) return null;
-    const k = ctx.constants;
-    const { recipC, rsum } = denseFactors2(k, ctx.numField);
+    if (finalizePairs === undefined) return null;
+    const k = run.constants;
+    const { recipC, rsum } = denseFactors2(k, run.numField);
     const formula: PairFormula = {
-      sparse: ctx.layout.maskPlane !== null, countedBits: k.countedBits === 1 ? 1 : 2,
-      multiplier: k.multiplier, param: k.param, numField: ctx.numField, rsum, recipC,
+      sparse: run.sparse, countedBits: k.countedBits === 1 ? 1 : 2,
+      multiplier: k.multiplier, param: k.param, numField: run.numField, rsum, recipC,
     };
-    const threshold = thresholdBits(ctx.sink.threshold);
-    if (threshold === null || !pairFormulaOnDevice(formula, ctx.numVector)) return null;
-    return new DevicePairFinalizer(ctx, finalizePairs, formula, threshold, options.writesRecords);
+    const bits = thresholdBits(threshold);
+    if (bits === null || !pairFormulaOnDevice(formula, run.numVector)) return null;
+    return new CometDevicePairs(run, finalizePairs, formula, bits, options.writesRecords);
   }
 
   /** Computes and finalizes a panel on the device. */
@@ -83,14 +76,14 @@ export class DevicePairFinalizer {
       gemm: {
         a: rows.planes, aFirst: block.rowFirst, aCount: block.numRows,
         b: cols.planes, bFirst: block.colFirst, bCount: block.numCols,
-        termGroups: termGroups2(this.ctx.layout), strictUpper: block.strictUpper,
+        termGroups: termGroups2(this.run.layout), strictUpper: block.strictUpper,
       },
       formula: this.formula,
       rowVectors: this.vectorWordsOf(rows),
       colVectors: this.vectorWordsOf(cols),
       rowVectorFirst: rows.vectorFirst,
       colVectorFirst: cols.vectorFirst,
-      numVector: this.ctx.numVector,
+      numVector: this.run.numVector,
       threshold: this.threshold,
       records: this.records,
     };
@@ -101,8 +94,7 @@ export class DevicePairFinalizer {
    * Adds a panel's device results to the checksum and its records (in the CPU path's order and file layout) to the
    * output, then releases the records (they may lie in the device's read-back memory).
    */
-  apply(result: DoneResult): void {
-    const { sink } = this.ctx;
+  apply(result: DoneResult, sink: ResultSink): void {
     try {
       sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
       sink.addRecordWords(result.records.words, result.records.count);
@@ -112,10 +104,10 @@ export class DevicePairFinalizer {
   }
 
   /** Per-vector words of a block, computed once per block. */
-  private vectorWordsOf(block: VectorBlock): Uint32Array {
+  private vectorWordsOf(block: VectorBlockView): Uint32Array {
     let words = this.vectorWords.get(block);
     if (words !== undefined) return words;
-    words = pairVectorWords(this.ctx.constants, this.ctx.numField, this.formula.sparse, block.planes.numVectors, block.numVectorReal, block.sums, block.counts);
+    words = pairVectorWords(this.run.constants, this.run.numField, this.formula.sparse, block.planes.numVectors, block.numVectorReal, block.sums, block.counts);
     this.vectorWords.set(block, words);
     return words;
   }

@@ -4,8 +4,9 @@ import { countBits, isMissing } from '../../core/bitCodes.js';
 import { denseValue2, denseValue3, sparseValue2, sparseValue3, type FormulaConstants } from '../../core/formulas.js';
 import { AnalyticProblem, ANALYTIC_NUM_GROUP } from '../../core/syntheticProblems.js';
 import type { MetricSpec } from '../../core/types.js';
+import type { ValueVerifier } from '../analysis.js';
 
-export class AnalyticVerifier {
+export class AnalyticVerifier implements ValueVerifier {
   private readonly groupSizes: number[];
   private readonly problem: AnalyticProblem;
   private readonly cache = new Map<number, Uint8Array>();

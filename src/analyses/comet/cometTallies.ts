@@ -1,29 +1,18 @@
-// Which bit planes represent a vector for a metric, and which plane products make each tally.
+// CoMet's planes and tallies: which bit planes represent a vector for CCC and DUO, and which plane products make
+// each tally.
 //
 // c1 (the counted 1-bits of a field) is a sum of 0/1 planes: CCC c1 = H + L, DUO c1 = D. Sparse mode
 // adds the presence mask M. A tally Σ_f Π_t (c1 or m)_t is then a sum of popcounts of plane ANDs.
-import { CODE_MISSING } from '../../core/bitCodes.js';
-import type { MetricKind } from '../../core/types.js';
 import type { TermGroup } from '../../mgemm/index.js';
+import type { PlaneLayout, TriplePlan } from '../analysis.js';
+import { planeBitsOfCodes } from '../planeBits.js';
 
-export interface PlaneLayout {
-  readonly numPlanes: number;
-  /** Planes whose sum is c1. */
-  readonly countPlanes: readonly number[];
-  /** The presence plane in sparse mode (and always for r²), else null (every field present). */
-  readonly maskPlane: number | null;
-  /** Plane bits (bit p = plane p) of each 2-bit code. */
-  readonly bitsOfCode: readonly number[];
-}
+/** CoMet's 2-bit metrics: CCC counts both bits of a field, DUO the low bit. */
+export type CometMetric = 'ccc' | 'duo';
 
-/** The planes of a metric and mode (see file header). */
-export function planeLayout(metric: MetricKind, sparse: boolean): PlaneLayout {
-  const table = (f: (b1: number, b0: number, missing: boolean) => number[]): number[] =>
-    [0, 1, 2, 3].map((code) => {
-      const missing = sparse && code === CODE_MISSING;
-      return f(code >> 1, code & 1, missing).reduce((bits, bit, p) => bits | (bit << p), 0);
-    });
-  if (metric === 'r2') return r2PlaneLayout(table);
+/** The planes of a CoMet metric and mode (see file header). */
+export function cometPlaneLayout(metric: CometMetric, sparse: boolean): PlaneLayout {
+  const table = (f: (b1: number, b0: number, missing: boolean) => number[]): number[] => planeBitsOfCodes(sparse, f);
   if (metric === 'ccc') {
     // Dense: H = b1, L = b0 (so `10` counts 1 like `01`). Sparse: a present field has b1 ⇒ b0.
     return sparse
@@ -34,23 +23,6 @@ export function planeLayout(metric: MetricKind, sparse: boolean): PlaneLayout {
   return sparse
     ? { numPlanes: 2, countPlanes: [0], maskPlane: 1, bitsOfCode: table((_b1, b0, m) => (m ? [0, 0] : [b0, 1])) }
     : { numPlanes: 1, countPlanes: [0], maskPlane: null, bitsOfCode: table((b1, b0) => [b1 | b0]) };
-}
-
-/**
- * Planes of the r² layout: HOM (g = 2), NONZERO (g ≥ 1), HET (g = 1), PRESENT (m). g = HOM + NONZERO and,
- * as HOM ⇒ NONZERO, g² = 3·HOM + NONZERO.
- */
-export const R2_PLANE = { hom: 0, nonzero: 1, het: 2, present: 3 } as const;
-
-/**
- * r²'s planes (R2_PLANE), in both modes: the allele-1 dosage g = c1 of CCC. Sparse: `10` is missing
- * (all planes 0, as CCC sparse). Dense: `10` is a het (g = 1, as CCC dense) and every field is present.
- */
-function r2PlaneLayout(table: (f: (b1: number, b0: number, missing: boolean) => number[]) => number[]): PlaneLayout {
-  return {
-    numPlanes: 4, countPlanes: [R2_PLANE.hom, R2_PLANE.nonzero], maskPlane: R2_PLANE.present,
-    bitsOfCode: table((b1, b0, m) => (m ? [0, 0, 0, 0] : [b1 & b0, b1 | b0, b1 ^ b0, 1])),
-  };
 }
 
 /** Factor kinds of a tally product: the counted bits c1 or the presence mask m. */
@@ -83,8 +55,7 @@ export const FACTORS3: readonly (readonly [Factor, Factor, Factor])[] = [0, 1, 2
  * the B operand is k's planes. Dense layouts need only T[ccc] (the rest come from 2-way tallies and sums);
  * sparse layouts need all eight T[uvw].
  */
-export interface Tally3Plan {
-  readonly planePairs: readonly (readonly [number, number])[];
+export interface Tally3Plan extends TriplePlan {
   /** Term groups over (pair index, k plane); `products[g]` says which T[uvw] group g computes. */
   readonly termGroups: TermGroup[];
   readonly products: readonly number[];
@@ -103,7 +74,9 @@ export function tally3Plan(layout: PlaneLayout): Tally3Plan {
     return planesOf(layout, u).flatMap((p) => planesOf(layout, v).flatMap((q) =>
       planesOf(layout, w).map((r) => [pairIndex(p, q), r] as const)));
   });
-  return { planePairs, termGroups, products };
+  // Dense layouts take T[ccm], T[cmc], T[mcc] from the 2-way counts Σ c_x c_y between the three blocks.
+  const pairCountGroup = layout.maskPlane === null ? termGroups2(layout)[0] : null;
+  return { planePairs, termGroups, products, pairCountGroup };
 }
 
 /**

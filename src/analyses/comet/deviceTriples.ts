@@ -1,4 +1,4 @@
-// 3-way finalize on the device (mgemm/tripleFinalize.ts): when a run may use it, what the engine hands the kernel
+// CoMet's 3-way finalize on the device (mgemm/tripleFinalize.ts): when a run may use it, what it hands the kernel
 // set (per-vector factors computed with finalize3.ts's own double operations, pair counts, the threshold as
 // float32 bits), and how the small results go into the rank's checksum and records in the CPU path's order.
 import type { Threshold } from '../../core/thresholds.js';
@@ -6,14 +6,11 @@ import {
   TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult, type TripleFormula,
   type TripleThresholdBits,
 } from '../../mgemm/index.js';
-import type { Communicator } from '../../parallel/index.js';
-import { float32BitsAtMost } from './deviceFinalize2.js';
-import { vectorFactors } from './finalize3.js';
-import type { FinalizePlacement } from '../run/jobSpec.js';
-import type { MetricContext } from './metricContext.js';
-import type { TripleBatch } from '../pipeline/pipeline3.js';
-import { tally3Plan } from './tallyLayout.js';
-import type { VectorBlock } from '../blocks/vectorBlock.js';
+import type { DeviceFinalizeOptions, DeviceTripleFinalizer, ResultSink, TripleBatch, VectorBlockView } from '../analysis.js';
+import type { CometSettings } from './cometSettings.js';
+import { tally3Plan } from './cometTallies.js';
+import { float32BitsAtMost } from './devicePairs.js';
+import { vectorFactors } from './tripleValues.js';
 
 type DoneResult = Extract<TripleFinalizeResult, { kind: 'done' }>;
 
@@ -38,13 +35,13 @@ export function tripleThresholdBits(threshold: Threshold): TripleThresholdBits |
  * Per-vector words of a block's real vectors (mgemm/tripleFinalize.ts): s1, count, f_a = rc·s_a and
  * g_a = 1 − p·f_a with finalize3.ts's operations (dense rc = (1/C)·(1/m), sparse rc = (1/C)·(1/c)).
  */
-export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint32Array {
-  const sparse = ctx.layout.maskPlane !== null;
-  const { f0, f1, g0, g1 } = vectorFactors(ctx, block, 0, block.numVectorReal);
+export function tripleVectorWords(run: CometSettings, block: VectorBlockView): Uint32Array {
+  const sparse = run.sparse;
+  const { f0, f1, g0, g1 } = vectorFactors(run, block, 0, block.numVectorReal);
   const words = new Uint32Array(block.numVectorReal * TRIPLE_VECTOR_WORDS);
   const doubles = new Float64Array(words.buffer);
   for (let v = 0; v < block.numVectorReal; v++) {
-    const count = sparse ? block.counts[v] : ctx.numField;
+    const count = sparse ? block.counts[v] : run.numField;
     const at = v * TRIPLE_VECTOR_WORDS;
     words[at] = block.sums[v];
     words[at + 1] = count;
@@ -62,50 +59,46 @@ export function tripleVectorWords(ctx: MetricContext, block: VectorBlock): Uint3
 /** The kernel set's device finalize, typed as present. */
 type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 
-/** Computes and finalizes a run's batches of j-slices on the device; `forRun` says whether the run may. */
-export class DeviceTripleFinalizer {
-  private readonly vectorWords = new WeakMap<VectorBlock, Uint32Array>();
+/** Computes and finalizes a run's batches of j-slices on the device; `create` says whether the run may. */
+export class CometDeviceTriples implements DeviceTripleFinalizer {
+  private readonly vectorWords = new WeakMap<VectorBlockView, Uint32Array>();
   private readonly products: readonly number[];
 
   private constructor(
-    private readonly ctx: MetricContext,
+    private readonly run: CometSettings,
     private readonly finalizeTriples: FinalizeTriples,
     private readonly formula: TripleFormula,
     private readonly threshold: TripleThresholdBits,
     private readonly records: boolean,
   ) {
-    this.products = tally3Plan(ctx.layout).products;
+    this.products = tally3Plan(run.layout).products;
   }
 
   /**
-   * The finalizer of a run, or null when it finalizes on the host: the reasons of DevicePairFinalizer.forRun
-   * (`host` placement, no device finalize in the kernel set, not CCC/DUO, field slabs, --verify, constants
-   * outside the device library's range, a threshold it cannot apply) and checksum uids beyond 2^52.
+   * The finalizer of a run, or null when it finalizes on the host: the reasons of CometDevicePairs.create and
+   * checksum uids beyond 2^52.
    */
-  static forRun(
-    ctx: MetricContext, gemm: PopcountGemm, fieldComm: Communicator, options: { readonly placement: FinalizePlacement; readonly writesRecords: boolean },
-  ): DeviceTripleFinalizer | null {
+  static create(run: CometSettings, gemm: PopcountGemm, threshold: Threshold, options: DeviceFinalizeOptions): CometDeviceTriples | null {
     const finalizeTriples = gemm.finalizeTriples?.bind(gemm);
-    if (options.placement === 'host' || finalizeTriples === undefined) return null;
-    if (ctx.spec.metric === 'r2' || ctx.spec.numWay !== 3 || fieldComm.size !== 1 || ctx.verifier !== null) return null;
-    const k = ctx.constants;
+    if (finalizeTriples === undefined) return null;
+    const k = run.constants;
     const C = k.countedBits;
     const formula: TripleFormula = {
-      sparse: ctx.layout.maskPlane !== null, countedBits: C === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param,
-      numField: ctx.numField,
-      // As finalize3.ts computes it.
-      denseRsum: (1 / (C * C * C)) * (1 / ctx.numField),
+      sparse: run.sparse, countedBits: C === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param,
+      numField: run.numField,
+      // As tripleValues.ts computes it.
+      denseRsum: (1 / (C * C * C)) * (1 / run.numField),
     };
-    const threshold = tripleThresholdBits(ctx.sink.threshold);
-    if (threshold === null || !tripleFormulaOnDevice(formula, ctx.numVector)) return null;
-    return new DeviceTripleFinalizer(ctx, finalizeTriples, formula, threshold, options.writesRecords);
+    const bits = tripleThresholdBits(threshold);
+    if (bits === null || !tripleFormulaOnDevice(formula, run.numVector)) return null;
+    return new CometDeviceTriples(run, finalizeTriples, formula, bits, options.writesRecords);
   }
 
   /**
    * Computes and finalizes a batch of j-slices on the device: `gemm` is its mGEMM3 request (x = own block, y = the
    * batch's J block, z = its K block); the kernel set builds the pair products itself.
    */
-  start(own: VectorBlock, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult> {
+  start(own: VectorBlockView, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult> {
     const pc = batch.pairCounts;
     if (pc !== null && pc.ji === null) throw new Error('device finalize of a dense batch needs its transposed pair counts (ji)');
     return this.finalizeTriples({
@@ -119,29 +112,22 @@ export class DeviceTripleFinalizer {
       xVectorFirst: own.vectorFirst,
       yVectorFirst: batch.jb.vectorFirst,
       zVectorFirst: batch.kb.vectorFirst,
-      numVector: this.ctx.numVector,
+      numVector: this.run.numVector,
       threshold: this.threshold,
       records: this.records,
     });
   }
 
-  /**
-   * Adds a batch's device results to the checksum and its records (in the CPU path's order and file layout) to the
-   * output; returns the batch's triples.
-   */
-  apply(batch: TripleBatch, result: DoneResult): number {
-    const { sink } = this.ctx;
+  /** Adds a batch's device results to the checksum and its records (in the CPU path's order and file layout) to the output. */
+  apply(result: DoneResult, sink: ResultSink): void {
     sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
     sink.addRecordWords(result.records.words, result.records.count);
-    let numTriples = 0;
-    for (const { iRange, kRange } of batch.slices) numTriples += (iRange.end - iRange.first) * (kRange.end - kRange.first);
-    return numTriples;
   }
 
-  private vectorWordsOf(block: VectorBlock): Uint32Array {
+  private vectorWordsOf(block: VectorBlockView): Uint32Array {
     let words = this.vectorWords.get(block);
     if (words === undefined) {
-      words = tripleVectorWords(this.ctx, block);
+      words = tripleVectorWords(this.run, block);
       this.vectorWords.set(block, words);
     }
     return words;

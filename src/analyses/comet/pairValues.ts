@@ -1,34 +1,22 @@
-// 2-way finalize: tallies of a block of pairs → the four table entries r_ab → values (SPEC §2–3).
+// CoMet's 2-way finalize: tallies of a block of pairs → the four table entries r_ab → values (SPEC §2–3).
 import { combine2, denseFactors2, sparseValue2 } from '../../core/formulas.js';
-import type { MetricContext } from './metricContext.js';
-import type { VectorBlock } from '../blocks/vectorBlock.js';
-
-/** A block of pairs: local rows [rowFirst, +numRows) of `rows` × local cols [colFirst, +numCols) of `cols`. */
-export interface PairBlock {
-  readonly rows: VectorBlock;
-  readonly rowFirst: number;
-  readonly numRows: number;
-  readonly cols: VectorBlock;
-  readonly colFirst: number;
-  readonly numCols: number;
-  /** Same block on both sides: only pairs with row < col are unique. */
-  readonly strictUpper: boolean;
-}
+import type { FinalizeContext, PairBlock } from '../analysis.js';
+import type { CometSettings } from './cometSettings.js';
 
 /**
  * Values of every pair of the block. `tallies` are the term groups of `termGroups2`:
  * dense [Σ c_i c_j]; sparse [Σ c_i c_j, Σ c_i m_j, Σ m_i c_j, Σ m_i m_j], each numRows × numCols.
  */
-export function finalizePairs(ctx: MetricContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
+export function finalizeCometPairs(run: CometSettings, ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
   const { rows, cols } = block;
-  const C = ctx.constants.countedBits;
-  const sparse = ctx.layout.maskPlane !== null;
+  const C = run.constants.countedBits;
+  const sparse = run.sparse;
   const rowsReal = Math.min(block.numRows, rows.numVectorReal - block.rowFirst);
   const colsReal = Math.min(block.numCols, cols.numVectorReal - block.colFirst);
   const [r11s, sIJs, sJIs, nIJs] = tallies;
-  const k = ctx.constants;
+  const k = run.constants;
   // Dense: f factors depend on one vector only, so compute them once per vector (same operations).
-  const nf = ctx.numField;
+  const nf = run.numField;
   const { recipCrc, rsum } = denseFactors2(k, nf);
   let numPairs = 0;
   // Values of one row, 4 per pair (entry bits a, b at 2a + b), handed to the sink a row at a time.

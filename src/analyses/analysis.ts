@@ -1,0 +1,198 @@
+// The analysis interface: everything the engine needs to know about a metric, and nothing more.
+//
+// An analysis says which bit planes represent a vector, which popcount tallies of plane pairs (2-way) or plane
+// triples (3-way) it needs, how the tallies of one pair or triple become its values (on the host and, where it
+// has one, on the device), and which results it supports. The engine builds planes, runs the modified GEMMs over
+// its decomposition, and hands the tallies back here; it never names an analysis. An analysis lives in one folder
+// under src/analyses and is found by name (registry.ts) or by its module's URL (an analysis of one's own).
+import type { Threshold } from '../core/thresholds.js';
+import type { MetricSpec, NumWay } from '../core/types.js';
+import type { ChecksumAccumulator } from '../core/checksum.js';
+import type {
+  PairFinalizeResult, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
+} from '../mgemm/index.js';
+
+/** The run facts an analysis is bound to: its metric settings and the problem's size. */
+export interface AnalysisSettings {
+  readonly spec: MetricSpec;
+  readonly numVector: number;
+  readonly numField: number;
+}
+
+/** Which bit planes represent a vector (built from SPEC §1's 2-bit codes), and what its per-vector sums count. */
+export interface PlaneLayout {
+  readonly numPlanes: number;
+  /** Planes whose sum over a vector's fields is its sum (the `s` of SPEC §2; their popcounts are added). */
+  readonly countPlanes: readonly number[];
+  /** The presence plane (its popcount is the vector's count of present fields), or null: every field is present. */
+  readonly maskPlane: number | null;
+  /** Plane bits (bit p = plane p) of each 2-bit code 0–3. */
+  readonly bitsOfCode: readonly number[];
+}
+
+/** A block of vectors as finalize sees it: its first global index, real vectors, planes and per-vector sums. */
+export interface VectorBlockView {
+  readonly blockIdx: number;
+  readonly vectorFirst: number;
+  readonly numVectorReal: number;
+  readonly planes: PlaneMatrix;
+  /** Σ of the count planes over all fields (reduced across field slabs). */
+  readonly sums: Float64Array;
+  /** Present fields over all fields (numField when the layout has no mask plane). */
+  readonly counts: Float64Array;
+}
+
+/** A block of pairs: local rows [rowFirst, +numRows) of `rows` × local cols [colFirst, +numCols) of `cols`. */
+export interface PairBlock {
+  readonly rows: VectorBlockView;
+  readonly rowFirst: number;
+  readonly numRows: number;
+  readonly cols: VectorBlockView;
+  readonly colFirst: number;
+  readonly numCols: number;
+  /** Same block on both sides: only pairs with row < col are unique. */
+  readonly strictUpper: boolean;
+}
+
+/** Tallies of one term group between all local vectors of two blocks (rows × numCols). */
+export interface PairCounts {
+  readonly data: Uint32Array;
+  readonly numCols: number;
+}
+
+/** The block-pair tallies a 3-way analysis asked for (TriplePlan.pairCountGroup), between the three blocks. */
+export interface BlockPairCounts {
+  readonly ij: PairCounts;
+  readonly ik: PairCounts;
+  readonly jk: PairCounts;
+  /** ij's transpose (j rows × i columns), when the device finalize asked for it; the same object as ij when i and j are one block. */
+  readonly ji: PairCounts | null;
+}
+
+/** One j-slice of triples: local j of `jBlock`, rows i of `iBlock`, cols k of `kBlock`. */
+export interface TripleSlice {
+  readonly iBlock: VectorBlockView;
+  readonly iFirst: number;
+  readonly numI: number;
+  readonly jBlock: VectorBlockView;
+  readonly jLocal: number;
+  readonly kBlock: VectorBlockView;
+  readonly kFirst: number;
+  readonly numK: number;
+}
+
+/** A half-open range of local vector indices. */
+export interface Range { readonly first: number; readonly end: number }
+
+/** Consecutive j-slices of one mGEMM3 call: i in the rank's own block, j in `jb`, k in `kb`. */
+export interface TripleBatch {
+  readonly jb: VectorBlockView;
+  readonly kb: VectorBlockView;
+  readonly slices: readonly { readonly jLocal: number; readonly iRange: Range; readonly kRange: Range }[];
+  readonly pairCounts: BlockPairCounts | null;
+}
+
+/**
+ * Where finalized values go: the threshold (SPEC §7), the exact checksum (SPEC §5) and the output records. Values
+ * arrive a row at a time; an entry's table bits (a of i, b of j[, c of k]) place it in the checksum and the file.
+ */
+export interface ResultSink {
+  readonly threshold: Threshold;
+  readonly checksum: ChecksumAccumulator;
+  readonly writesRecords: boolean;
+  /** Pairs (i, j) for j = jFirst …: `values[4c + 2a + b]` is entry (a, b) of the c-th pair. */
+  addPairRow(i: number, jFirst: number, numCols: number, values: Float64Array): void;
+  /** One entry (a, b) of each pair (i, j) for j = jFirst …: `values[c]` (analyses with one entry per pair). */
+  addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void;
+  /** Triples (i, j, k) for k = kFirst …: `values[8t + 4a + 2b + c]`. */
+  addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void;
+  /** Records already thresholded and laid out as in the file (device finalize); they follow the records before. */
+  addRecordWords(words: Uint32Array, numRecords: number): void;
+}
+
+/** Checks values against independently known ones (`--verify` on the analytic problem). */
+export interface ValueVerifier {
+  readonly numChecked: number;
+  check2(i: number, a: 0 | 1, j: number, b: 0 | 1, value: number): void;
+  check3(i: number, a: 0 | 1, j: number, b: 0 | 1, k: number, c: 0 | 1, value: number): void;
+}
+
+/** What a finalize call writes to: the run's sink and, with --verify, the verifier. */
+export interface FinalizeContext {
+  readonly sink: ResultSink;
+  readonly verifier: ValueVerifier | null;
+}
+
+/** Whether a run may finalize on the device at all; the analysis adds its own conditions. */
+export interface DeviceFinalizeOptions {
+  readonly writesRecords: boolean;
+}
+
+/** 2-way finalize on the device: one request per panel, its small results applied in panel order. */
+export interface DevicePairFinalizer {
+  start(block: PairBlock): Promise<PairFinalizeResult>;
+  /** Adds a panel's results to the sink and releases them. */
+  apply(result: Extract<PairFinalizeResult, { kind: 'done' }>, sink: ResultSink): void;
+}
+
+/** 3-way finalize on the device: one request per batch of j-slices. */
+export interface DeviceTripleFinalizer {
+  start(own: VectorBlockView, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult>;
+  /** Adds a batch's results to the sink. */
+  apply(result: Extract<TripleFinalizeResult, { kind: 'done' }>, sink: ResultSink): void;
+}
+
+/** The 2-way part of an analysis bound to a run. */
+export interface PairAnalysis {
+  /** Term groups of each pair's tallies; finalize gets one numRows × numCols tally matrix per group. */
+  readonly termGroups: readonly TermGroup[];
+  /** Values of every unique pair of the block into `ctx.sink`; returns the number of pairs. */
+  finalize(ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number;
+  /** A device finalizer when the kernel set offers one this analysis can use with the run's threshold, else null. */
+  deviceFinalizer?(gemm: PopcountGemm, threshold: Threshold, options: DeviceFinalizeOptions): DevicePairFinalizer | null;
+}
+
+/** Tallies of 3-way: mGEMM3's operands and groups, and the 2-way tallies between blocks some analyses need too. */
+export interface TriplePlan {
+  /** A operand of mGEMM3: plane pairs (p of i) AND (q of j). */
+  readonly planePairs: readonly (readonly [number, number])[];
+  /** Term groups over (pair index, k plane). */
+  readonly termGroups: readonly TermGroup[];
+  /** A 2-way term group whose tallies between the three blocks finalize needs (BlockPairCounts), or null. */
+  readonly pairCountGroup: TermGroup | null;
+}
+
+/** The 3-way part of an analysis bound to a run. */
+export interface TripleAnalysis {
+  readonly plan: TriplePlan;
+  /** Values of the slice's triples into `ctx.sink` (tallies[g]: numI × numK); returns the number of triples. */
+  finalize(ctx: FinalizeContext, slice: TripleSlice, tallies: readonly Uint32Array[], pairCounts: BlockPairCounts | null): number;
+  deviceFinalizer?(gemm: PopcountGemm, threshold: Threshold, options: DeviceFinalizeOptions): DeviceTripleFinalizer | null;
+}
+
+/** The results an analysis can be reduced to, as the sinks of a run. */
+export type ResultKind = 'threshold-records';
+
+/** An analysis bound to one run's settings (planes, tallies, constants are fixed for the run). */
+export interface AnalysisRun {
+  readonly planes: PlaneLayout;
+  /** Present when the run is 2-way. */
+  readonly pairs: PairAnalysis | null;
+  /** Present when the run is 3-way. */
+  readonly triples: TripleAnalysis | null;
+  /** A verifier of the analytic problem's values, or null when the analysis knows none. */
+  analyticVerifier(): ValueVerifier | null;
+}
+
+/** A metric: what the engine runs for `--metric <name>`. */
+export interface Analysis {
+  readonly name: string;
+  /** One line for help texts. */
+  readonly summary: string;
+  readonly ways: readonly NumWay[];
+  readonly results: readonly ResultKind[];
+  /** Refuses settings the analysis cannot run (tallies that would overflow, a way it lacks) with a one-line UserError. */
+  check(settings: AnalysisSettings): void;
+  /** The analysis for one run (called once per rank, and once per finalize worker). */
+  forRun(settings: AnalysisSettings): AnalysisRun;
+}

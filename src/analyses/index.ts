@@ -1,0 +1,8 @@
+// Entry of src/analyses (level 4): the analysis interface, the built-in analyses and how analyses are found.
+export type * from './analysis.js';
+export { ANALYSIS_NAMES, builtInAnalysis, builtInPlaneLayout, loadAnalysis, type AnalysisRef } from './registry.js';
+export { planeBitsOfCodes } from './planeBits.js';
+// Pieces of the built-in analyses that benchmarks and tests use on their own.
+export { cometPlaneLayout, termGroups2, tally3Plan } from './comet/cometTallies.js';
+export { float32BitsAtMost, pairVectorWords } from './comet/devicePairs.js';
+export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';

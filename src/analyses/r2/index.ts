@@ -1,0 +1,34 @@
+// LD r² (`--metric r2`): the squared Pearson correlation of two SNPs' allele-1 dosages over the samples present in
+// both, exactly as PLINK 1.9's --r2 computes it (r2Values.ts). 2-way only.
+import { UserError } from '../../core/errors.js';
+import { checkTallyLimit } from '../../core/limits.js';
+import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
+import { r2PlaneLayout } from './r2Planes.js';
+import { finalizeR2Pairs, termGroupsR2 } from './r2Values.js';
+
+export { R2_PLANE, r2PlaneLayout } from './r2Planes.js';
+export { R2_ENTRY_BIT, r2FromSums, termGroupsR2 } from './r2Values.js';
+
+export const analysis: Analysis = {
+  name: 'r2',
+  summary: 'LD r² (squared correlation of allele-1 dosages, PLINK 1.9 --r2), 2-way',
+  ways: [2],
+  results: ['threshold-records'],
+  check({ spec, numField }: AnalysisSettings): void {
+    if (spec.numWay !== 2) throw new UserError('--metric r2 is 2-way only: LD r² is defined for pairs of SNPs (drop --way 3)');
+    // Σ g_i g_j ≤ 4·nf bounds every sum r² takes from its tallies.
+    checkTallyLimit('r2', spec.numWay, 4, numField);
+  },
+  forRun({ spec, numField }: AnalysisSettings): AnalysisRun {
+    const settings = { sparse: spec.sparse, numField };
+    return {
+      planes: r2PlaneLayout(spec.sparse),
+      pairs: {
+        termGroups: termGroupsR2(spec.sparse),
+        finalize: (ctx, block, tallies) => finalizeR2Pairs(settings, ctx, block, tallies),
+      },
+      triples: null,
+      analyticVerifier: () => null,
+    };
+  },
+};

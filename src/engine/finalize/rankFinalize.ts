@@ -1,0 +1,43 @@
+// What a rank finalizes with: its analysis bound to the run, where values go (sink, verifier), and when the device
+// may finalize instead of the host.
+import type {
+  AnalysisRun, DevicePairFinalizer, DeviceTripleFinalizer, FinalizeContext, ValueVerifier,
+} from '../../analyses/index.js';
+import type { PopcountGemm } from '../../mgemm/index.js';
+import type { Communicator } from '../../parallel/index.js';
+import type { FinalizePlacement } from '../run/jobSpec.js';
+import type { EntrySink } from './entrySink.js';
+
+export interface RankFinalize extends FinalizeContext {
+  readonly analysis: AnalysisRun;
+  readonly sink: EntrySink;
+  readonly verifier: ValueVerifier | null;
+  readonly numVector: number;
+  readonly numField: number;
+}
+
+/** What decides device finalize besides the analysis: the placement asked for, and the field communicator. */
+export interface DeviceFinalizeSetting {
+  readonly placement: FinalizePlacement;
+  readonly fieldComm: Communicator;
+}
+
+/**
+ * Whether the engine lets the device finalize at all: not with `host` placement, not with field slabs (tallies are
+ * summed across ranks first), not with --verify (it needs every value on the host).
+ */
+function deviceMayFinalize(rank: RankFinalize, setting: DeviceFinalizeSetting): boolean {
+  return setting.placement !== 'host' && setting.fieldComm.size === 1 && rank.verifier === null;
+}
+
+/** The 2-way device finalizer of a run, or null when the host finalizes (the engine's reasons or the analysis's). */
+export function devicePairFinalizer(rank: RankFinalize, gemm: PopcountGemm, setting: DeviceFinalizeSetting): DevicePairFinalizer | null {
+  if (!deviceMayFinalize(rank, setting)) return null;
+  return rank.analysis.pairs?.deviceFinalizer?.(gemm, rank.sink.threshold, { writesRecords: rank.sink.writesRecords }) ?? null;
+}
+
+/** The 3-way device finalizer of a run, or null when the host finalizes. */
+export function deviceTripleFinalizer(rank: RankFinalize, gemm: PopcountGemm, setting: DeviceFinalizeSetting): DeviceTripleFinalizer | null {
+  if (!deviceMayFinalize(rank, setting)) return null;
+  return rank.analysis.triples?.deviceFinalizer?.(gemm, rank.sink.threshold, { writesRecords: rank.sink.writesRecords }) ?? null;
+}
