@@ -1,6 +1,6 @@
 // mGEMM3 on the GPU: for each j-slice of a 3-way request, the pair products (x_i AND y_j) are built on the
 // GPU from the resident x and y planes (pairProductProgram), then multiplied against the resident z planes
-// by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Consecutive slices are stacked into one
+// by the 2-way plans (plan/requestPlanner.ts: bitwise or u8 kernels). Consecutive slices are stacked into one
 // GEMM (sliceStacks.ts, stackProducts.ts); each slice takes its rectangle of a sub-block's output. Many stacks
 // share one submit and one read-back: each sub-block writes its own aligned range of one output buffer.
 // submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch after each sub-block
