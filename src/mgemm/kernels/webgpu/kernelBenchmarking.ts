@@ -35,6 +35,7 @@ export interface BenchmarkedKernelSet {
   kernelDispatches3(request: PopcountGemm3Request): Promise<{ readonly dispatches: readonly Dispatch[]; readonly family: KernelFamily }>;
 }
 
+/** The benchmarking surface of one kernel set. */
 export class WebgpuBenchmarking {
   constructor(private readonly kernelSet: BenchmarkedKernelSet) {}
 

@@ -49,6 +49,7 @@ export interface WebgpuLimits {
   readonly maxReadBackBytes: number;
 }
 
+/** The limits of a kernel set with `options` on a device of `caps` (an option never exceeds the device's limit). */
 export function resolveWebgpuLimits(options: WebgpuPopcountGemmOptions, caps: GpuCapabilities): WebgpuLimits {
   const maxBindingBytes = Math.min(caps.maxStorageBufferBindingSize, options.maxBindingBytes ?? caps.maxStorageBufferBindingSize);
   return {

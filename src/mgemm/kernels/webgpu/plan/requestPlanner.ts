@@ -45,6 +45,7 @@ export interface U8Choice {
 const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
 const padCols = (n: number): number => Math.ceil(n / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
 
+/** Plans the kernel set's 2-way requests (and the GEMMs of its 3-way requests). */
 export class RequestPlanner {
   constructor(private readonly parts: RequestPlannerParts) {}
 

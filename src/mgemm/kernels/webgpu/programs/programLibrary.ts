@@ -23,6 +23,7 @@ export interface PreviewChoices {
   pairFinalizePrograms(deviceFinalize: NonNullable<RunPreview['deviceFinalize']>): WgslProgram[];
 }
 
+/** The programs of one kernel set, made once per cache key. */
 export class ProgramLibrary {
   private readonly programs = new Map<string, WgslProgram>();
 
@@ -39,6 +40,7 @@ export class ProgramLibrary {
     return program;
   }
 
+  /** The bitwise tally program of these groups on operands of numPlanesA and numPlanesB planes (tiled for the device). */
   tally2(termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number): Tally2Program {
     return this.cached(`tally2/${numPlanesA}/${numPlanesB}/${JSON.stringify(termGroups)}`, () => {
       const geometry = chooseTally2Geometry(termGroups.length, numPlanesA, numPlanesB, this.capabilities);
@@ -46,25 +48,30 @@ export class ProgramLibrary {
     });
   }
 
+  /** The u8 integer GEMM of a family (tensor cores or dot4), with the set's staging. */
   u8Gemm(family: 'subgroup-matrix' | 'dot4'): U8GemmProgram {
     return this.cached(`u8gemm/${family}`, () => createU8GemmProgram(family, this.u8Staging));
   }
 
+  /** The expansion of an operand of numPlanes planes into u8 counts of `planes`. */
   expand(numPlanes: number, planes: readonly number[]): WgslProgram {
     return this.cached(`expand/${numPlanes}/${planes.join('.')}`, () => createExpandProgram(numPlanes, planes));
   }
 
+  /** The per-vector sums of count planes (and mask plane) of an operand of numPlanes planes. */
   vectorSums(numPlanes: number, planes: RunPreview['vectorSums']): WgslProgram {
     const { countPlanes, maskPlane } = planes;
     return this.cached(`vectorSums/${numPlanes}/${countPlanes.join('.')}/${maskPlane ?? '-'}`,
       () => createVectorSumsProgram(numPlanes, countPlanes, maskPlane));
   }
 
+  /** The pair products (x AND y) of `pairs` of planes, built on the GPU. */
   pairProduct(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram {
     const key = `pairProduct/${numPlanesX}/${numPlanesY}/${pairs.map(([p, q]) => `${p}.${q}`).join('+')}`;
     return this.cached(key, () => createPairProductProgram(numPlanesX, numPlanesY, pairs));
   }
 
+  /** The 3-way device finalize program, dense or sparse. */
   finalize3(sparse: boolean): Finalize3Program {
     return this.cached(`finalize3/${sparse ? 'sparse' : 'dense'}`, () => createFinalize3Program({ sparse }));
   }

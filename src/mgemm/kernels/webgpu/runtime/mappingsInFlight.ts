@@ -2,6 +2,7 @@
 // since a thread that ends (an in-process rank unwinding after another failed) with a mapping of Dawn's unsettled
 // aborts the process. Used by the staging ring (stagingRing.ts) and the runner's read-backs.
 
+/** The mappings nobody awaits, until they settle. */
 export class MappingsInFlight {
   private readonly mappings = new Set<Promise<void>>();
 

@@ -15,6 +15,7 @@ export interface EncodedPasses {
   readonly uniforms: GPUBuffer | null;
 }
 
+/** Encodes the runner's submits: passes, bind groups and pooled uniforms (and the GPU profile, when asked for). */
 export class PassEncoder {
   /** GPU time per program, when asked for and the device can time passes. */
   private readonly profile: DispatchProfile | null;

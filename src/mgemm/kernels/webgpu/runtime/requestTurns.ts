@@ -6,6 +6,7 @@
 
 import type { Pending } from './dispatch.js';
 
+/** One kernel set's request turns and its requests in flight. */
 export class RequestTurns {
   /** Settles when the latest request given a turn has left it. */
   private turn: Promise<unknown> = Promise.resolve();

@@ -26,6 +26,7 @@ export interface StagedUpload {
   readonly wordsReady?: (wordEnd: number) => Promise<void>;
 }
 
+/** The runner's upload ring: reusable staging buffers, one upload at a time. */
 export class StagingRing {
   private readonly buffers: GPUBuffer[] = [];
   private readonly maps: Promise<void>[] = [];
