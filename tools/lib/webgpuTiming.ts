@@ -16,7 +16,7 @@ export interface KernelTiming {
  * one untimed run. A request with nothing to compute gives no seconds (and the bitwise family, which writes its zeros).
  */
 export function timeKernels(gemm: PopcountGemmWebgpu, request: PopcountGemmRequest, repetitions: number): Promise<KernelTiming> {
-  return gemm.benchmarking.withKernels(request, (kernels) => (kernels === null ? Promise.resolve({ seconds: [], family: 'bitwise' }) : timeRepetitions(kernels, repetitions)));
+  return gemm.benchmarking.withKernels(request, async (kernels) => (kernels === null ? { seconds: [], family: 'bitwise' } : timeRepetitions(kernels, repetitions)));
 }
 
 /** Kernel-only timing of a 3-way request (pair products built on the GPU, then the GEMMs), as timeKernels. */

@@ -28,13 +28,14 @@ import { WebgpuBenchmarking } from './kernelBenchmarking.js';
 import { ExpandedOperands } from './operands/expandedOperands.js';
 import { ResidentPlanes, type PlaneChunk } from './operands/residentPlanes.js';
 import { DEVICE_OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan } from './plan/requestPlan.js';
+import type { KernelFamily } from './plan/kernelChoice.js';
 import { RequestPlanner } from './plan/requestPlanner.js';
 import { ProgramLibrary } from './programs/programLibrary.js';
 import type { WgslProgram } from './programs/wgslProgram.js';
 import type { GpuCapabilities } from './runtime/gpuAdapter.js';
 import { GrowingBuffers } from './runtime/growingBuffers.js';
 import { RequestTurns } from './runtime/requestTurns.js';
-import { settled, type Pending, type TransferStatistics, type WebgpuRunner } from './runtime/webgpuRunner.js';
+import { settled, type Dispatch, type Pending, type TransferStatistics, type WebgpuRunner } from './runtime/webgpuRunner.js';
 import { submitTally3, submitTally3Finalize, tally3KernelDispatches, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { submitVectorSums } from './vectorSumsWebgpu.js';
 import { resolveWebgpuLimits, type WebgpuPopcountGemmOptions } from './webgpuOptions.js';
@@ -96,12 +97,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.benchmarking = new WebgpuBenchmarking({
       runner,
       inRequestTurn: (work) => this.turns.tracked(() => this.turns.inTurn(work)),
-      kernelDispatches: async (request) => {
-        const plan = await this.plan(request);
-        if (plan === null) return null;
-        const output = this.outputFor(plan, request.termGroups.length);
-        return { dispatches: plan.blocks.flatMap((block) => plan.dispatchesOf(block, output)), family: plan.family };
-      },
+      kernelDispatches: (request) => this.kernelDispatches(request),
       kernelDispatches3: (request) => tally3KernelDispatches(this.tally3Host(), request),
     });
   }
@@ -162,7 +158,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
     return this.turns.submitThenCollect(() => {
       if (this.closed) throw new Error(`${this.name}: vectorSums() after close()`);
-      return submitVectorSums({ runner: this.runner, resident: this.resident, programs: this.programs, scratchBuffer: (name, numBytes) => this.scratchBuffer(name, numBytes) }, request);
+      const host = { runner: this.runner, resident: this.resident, programs: this.programs, scratchBuffer: (name: string, numBytes: number) => this.scratchBuffer(name, numBytes) };
+      return submitVectorSums(host, request);
     });
   }
 
@@ -268,6 +265,14 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       reads: [{ buffer: output, numBytes: plan.shapeOf(block).groupWords * outputs.length * 4 }],
     }), (block, [words]) => scatter(words, block, request, outputs, plan.shapeOf(block)));
     return { collect: async () => { await pending.collect(); return outputs; } };
+  }
+
+  /** All the dispatches of a 2-way request, writing into the output scratch buffer (for benchmarks: nothing is read back). */
+  private async kernelDispatches(request: PopcountGemmRequest): Promise<{ dispatches: Dispatch[]; family: KernelFamily } | null> {
+    const plan = await this.plan(request);
+    if (plan === null) return null;
+    const output = this.outputFor(plan, request.termGroups.length);
+    return { dispatches: plan.blocks.flatMap((block) => plan.dispatchesOf(block, output)), family: plan.family };
   }
 
   /** The plan of a request (requestPlanner.ts); null when there is nothing to compute. */
