@@ -37,4 +37,13 @@ if ! ls "$dest/debs/"libvulkan1_*.deb >/dev/null 2>&1; then
   apt-get "${o[@]}" update >/dev/null
   (cd "$dest/debs" && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 fi
+# Peers measured in the same run (plink1.9 and the BLAS/LAPACK/Fortran libraries it links), unpacked by gpu-run.sh
+# into peers/ and found through PATH and LD_LIBRARY_PATH.
+if ! ls "$dest/peer-debs/"plink1.9_*.deb >/dev/null 2>&1; then
+  mkdir -p "$dest/peer-debs"
+  lists=$(mktemp -d); mkdir -p "$lists/partial"
+  o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$lists")
+  apt-get "${o[@]}" update >/dev/null
+  (cd "$dest/peer-debs" && apt-get "${o[@]}" download plink1.9 libblas3 liblapack3 libgfortran5 libquadmath0)
+fi
 du -sh "$dest"

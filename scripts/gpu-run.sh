@@ -18,6 +18,14 @@ if ! command -v node >/dev/null || [ -f "$here/node.xz" ]; then
   chmod +x "$here/bin/node"
   export PATH="$here/bin:$PATH"
 fi
+# Peers (gpu-bundle.sh peer-debs): unpacked here, never into /.
+if [ -d "$here/peer-debs" ] && [ ! -d "$here/peers" ]; then
+  for f in "$here"/peer-debs/*.deb; do dpkg -x "$f" "$here/peers"; done
+fi
+if [ -d "$here/peers" ]; then
+  export PATH="$PATH:$here/peers/usr/lib/debian-med/bin:$here/peers/usr/bin"
+  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$here/peers/usr/lib/x86_64-linux-gnu:$here/peers/usr/lib/x86_64-linux-gnu/blas:$here/peers/usr/lib/x86_64-linux-gnu/lapack"
+fi
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 cd "$here"
 exec "$@"

@@ -34,6 +34,7 @@ import {
   choiceOf, createToolProgram, listOf, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions,
   valueOption,
 } from './lib/cliOptions.js';
+import { timeKernels, timeKernels3, timeUpload } from './lib/webgpuTiming.js';
 
 /** The command line, named as its long options. */
 interface BenchGpuOptions {
@@ -248,7 +249,7 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
   for (const sparse of ways.has(2) ? [false, true] : []) {
     const planes = randomPlanes(nv2, sparse ? 3 : 2, nf2, 7);
     const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: sparse ? SPARSE2 : [CCC_TERMS], strictUpper: true };
-    const timing = await gemm.timeKernels(request, reps);
+    const timing = await timeKernels(gemm, request, reps);
     const seconds = median(timing.seconds);
     const comparisons = ((nv2 * (nv2 - 1)) / 2) * nf2;
     rows.push({ what: `2-way ${sparse ? 'sparse' : 'dense'} kernel`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate: comparisons / seconds, note: `${timing.family}; strict upper triangle, no read-back` });
@@ -266,7 +267,7 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     const products = randomPlanes(nv3, sparse ? 9 : 4, nf3, 11);
     const k = randomPlanes(nv3, sparse ? 3 : 2, nf3, 13);
     const request = { a: products, aFirst: 0, aCount: nv3, b: k, bFirst: 0, bCount: nv3, termGroups: sparse ? sparse3Groups() : DENSE3, strictUpper: false };
-    const timing = await gemm.timeKernels(request, Math.max(5, reps));
+    const timing = await timeKernels(gemm, request, Math.max(5, reps));
     const seconds = median(timing.seconds);
     const comparisons = nv3 * nv3 * nf3;
     const fullSeconds = ((nv3 * (nv3 - 1) * (nv3 - 2)) / 6) * nf3 / (comparisons / seconds);
@@ -279,7 +280,7 @@ async function kernelOnly(gemm: PopcountGemmWebgpu): Promise<void> {
     const planes = randomPlanes(nv3, sparse ? 3 : 2, nf3, 17);
     const slices = Array.from({ length: numJ }, (_, s) => ({ yRow: Math.floor(((s + 0.5) * nv3) / numJ), xFirst: 0, xCount: nv3, zFirst: 0, zCount: nv3 }));
     const request = { x: planes, y: planes, z: planes, planePairs: pairsOf(sparse ? 3 : 2), termGroups: sparse ? sparse3Groups() : DENSE3, slices };
-    const timing = await gemm.timeKernels3(request, Math.max(5, reps));
+    const timing = await timeKernels3(gemm, request, Math.max(5, reps));
     const seconds = median(timing.seconds);
     const comparisons = numJ * nv3 * nv3 * nf3;
     rows.push({ what: `3-way ${sparse ? 'sparse' : 'dense'} mGEMM3 (run3)`, shape: `nv ${nv3} nf ${nf3}, ${numJ} j per call`, seconds, rate: comparisons / seconds, note: `${timing.family}; pair products built on the GPU; ${numJ}×${nv3}×${nv3} triples` });
@@ -312,7 +313,7 @@ async function uploadSweep(): Promise<void> {
   try {
     for (const how of ['mapped', 'staged', 'writes'] as const) {
       const seconds: number[] = [];
-      for (let rep = 0; rep < 3; rep++) seconds.push(await gemm.timeUpload(words, how));
+      for (let rep = 0; rep < 3; rep++) seconds.push(await timeUpload(gemm, words, how));
       log(`upload ${mib} MiB ${how}: ${seconds.map((x) => x.toFixed(3)).join(' ')} s (${((mib / 1024) / Math.min(...seconds)).toFixed(2)} GiB/s best)`);
       rows.push({ what: `upload ${how}`, shape: `${mib} MiB`, seconds: Math.min(...seconds), rate: (mib << 20) / Math.min(...seconds), note: 'bytes/s, best of 3' });
     }
@@ -340,7 +341,7 @@ async function stagingSweep(): Promise<void> {
       const exact = want.every((w, g) => w.every((x, idx) => x === got[g][idx]));
       log(`staging ${stagingName(u8Staging)}: exact ${exact}`);
       const request = { a: planes, aFirst: 0, aCount: nv2, b: planes, bFirst: 0, bCount: nv2, termGroups: [CCC_TERMS], strictUpper: true };
-      const seconds = median((await gemm.timeKernels(request, reps)).seconds);
+      const seconds = median((await timeKernels(gemm, request, reps)).seconds);
       const rate = (((nv2 * (nv2 - 1)) / 2) * nf2) / seconds;
       rows.push({ what: `2-way dense kernel, staging ${stagingName(u8Staging)}`, shape: `nv ${nv2} nf ${nf2}`, seconds, rate, note: `subgroup-matrix sweep, exact ${exact}` });
       log(`staging ${stagingName(u8Staging)}: ${seconds.toFixed(3)} s, ${rate.toExponential(3)} comparisons/s`);

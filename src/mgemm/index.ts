@@ -6,9 +6,11 @@ export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry
 export { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
 export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export * from './tripleFinalize.js';
-export {
-  createPopcountGemmWebgpu, probeWebgpu, PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX, type WebgpuPopcountGemmOptions, type WebgpuProbe,
-} from './kernels/webgpu/popcountGemmWebgpu.js';
+export { PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX } from './kernels/webgpu/popcountGemmWebgpu.js';
+export { createPopcountGemmWebgpu, probeWebgpu, type WebgpuProbe } from './kernels/webgpu/openWebgpu.js';
+export type { WebgpuPopcountGemmOptions } from './kernels/webgpu/webgpuOptions.js';
+// What benchmarks drive on the webgpu kernel set (PopcountGemmWebgpu.benchmarking; tools/lib/webgpuTiming.ts).
+export type { RepeatableKernels, UploadedBuffer, UploadWay, WebgpuBenchmarking } from './kernels/webgpu/kernelBenchmarking.js';
 export type { GpuCapabilities } from './kernels/webgpu/runtime/gpuAdapter.js';
 export type { KernelFamily } from './kernels/webgpu/plan/kernelChoice.js';
 export type { U8GemmStaging } from './kernels/webgpu/programs/u8GemmProgram.js';

@@ -3,7 +3,7 @@
 import type { BackendName, CpuBackendName, PopcountGemm, PopcountGemmOptions } from './contract.js';
 import { PopcountGemmRef } from './kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWasm } from './kernels/wasm/popcountGemmWasm.js';
-import { createPopcountGemmWebgpu } from './kernels/webgpu/popcountGemmWebgpu.js';
+import { createPopcountGemmWebgpu } from './kernels/webgpu/openWebgpu.js';
 
 /** Every CPU backend, the reference first: it is the oracle the others are tested against. */
 export const CPU_BACKEND_NAMES: readonly CpuBackendName[] = ['ref', 'cpu'];

@@ -1,6 +1,6 @@
 // mGEMM3 on the GPU: for each j-slice of a 3-way request, the pair products (x_i AND y_j) are built on the
 // GPU from the resident x and y planes (pairProductProgram), then multiplied against the resident z planes
-// by the 2-way plans of popcountGemmWebgpu (bitwise or u8 kernels). Consecutive slices are stacked into one
+// by the 2-way plans (plan/requestPlanner.ts: bitwise or u8 kernels). Consecutive slices are stacked into one
 // GEMM (sliceStacks.ts, stackProducts.ts); each slice takes its rectangle of a sub-block's output. Many stacks
 // share one submit and one read-back: each sub-block writes its own aligned range of one output buffer.
 // submitTally3Finalize runs the same dispatches, all in one submit, with a finalize dispatch after each sub-block
@@ -201,25 +201,15 @@ export async function submitTally3(host: Tally3Host, request: PopcountGemm3Reque
 }
 
 /**
- * Kernel-only timing of a 3-way request: all its dispatches (pair products and GEMMs), `repetitions`
- * times, one submit per repetition, no read-back; after one untimed run.
+ * All the dispatches of a 3-way request (pair products and GEMMs) in one list, writing into one output buffer, and
+ * its kernel family: what benchmarks run again and again, with no read-back (kernelBenchmarking.ts).
  */
-export async function timeTally3Kernels(
-  host: Tally3Host, request: PopcountGemm3Request, repetitions: number,
-): Promise<{ seconds: number[]; family: KernelFamily }> {
+export async function tally3KernelDispatches(host: Tally3Host, request: PopcountGemm3Request): Promise<{ dispatches: Dispatch[]; family: KernelFamily }> {
   checkPopcountGemm3Request(request);
   const { submits, family } = await planSubmits(host, request, OUTPUT_BYTES_PER_DISPATCH);
   const outputBytes = Math.max(0, ...submits.map((s) => s.numBytes));
   const output = host.scratchBuffer('output', outputBytes);
-  const dispatches = submits.flatMap((submit) => submit.steps.flatMap((step) => step(output)));
-  await host.runner.runDispatches(dispatches);
-  const seconds: number[] = [];
-  for (let rep = 0; rep < repetitions; rep++) {
-    const start = performance.now();
-    await host.runner.runDispatches(dispatches);
-    seconds.push((performance.now() - start) / 1000);
-  }
-  return { seconds, family };
+  return { dispatches: submits.flatMap((submit) => submit.steps.flatMap((step) => step(output))), family };
 }
 
 /** The result of a request with nothing to finalize. */

@@ -16,13 +16,14 @@
 // each column, at a rectangle's offsets; then the rectangle tables. `pairIK` is the dense block-pair matrix of
 // T[cmc]. A passing entry outside
 // [0, 16) sets status[1]: the host then finalizes the request (all its slices) itself, as the CPU path would
-// (error included).
+// (error included). The per-triple WGSL functions (tallies, screen, values) are in finalize3Wgsl.ts.
 
 import { TRIPLE_VECTOR_WORDS } from '../../../tripleFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
 import { lastAtMostWgsl } from '../programs/wgsl/lastAtMost.js';
 import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
+import { screenWgsl, tripleTalliesWgsl, tripleValuesWgsl } from './finalize3Wgsl.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
 
 /**
@@ -86,171 +87,6 @@ const UNIFORMS = [
 
 /** Uniform values of one dispatch, by name. */
 export type Finalize3Uniforms = Record<(typeof UNIFORMS)[number], number>;
-
-/** WGSL of the eight tallies T[uvw] (index 4u + 2v + w) of one triple: dense from pair counts and sums, sparse from the GEMM. */
-function tripleTalliesWgsl(sparse: boolean): string {
-  if (sparse) {
-    // Term groups compute T[7], T[6], …, T[0] in this order (src/engine/tallyLayout.ts tally3Plan).
-    return `
-fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
-  var T: array<u32, 8>;
-  for (var g = 0u; g < 8u; g++) { T[7u - g] = tallies[g * u.groupWords + t]; }
-  return T;
-}`;
-  }
-  return `
-fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
-  let pairs = R.pairWordsFirst;
-  return array<u32, 8>(
-    u.numField,
-    sliceWords[COL_VECTORS + cq * VW],
-    sliceWords[J_VECTOR],
-    sliceWords[pairs + R.requestRows + cq],
-    sliceWords[ROW_VECTORS + rq * VW],
-    pairIK[(R.ikRowFirst + rq) * u.ikStride + R.ikColFirst + cq],
-    sliceWords[pairs + rq],
-    tallies[t]);
-}`;
-}
-
-/**
- * WGSL of the single-threshold screen: an f32 estimate of a triple's eight values decides, before any soft-double
- * work, that none of them can pass. The estimate takes the factors truncated to f32 (relative error < 2^-23
- * each: rsum, mult, three g's; sparse rsum is an f32 division, 2.5 ulp), r rounded to f32 (2^-24) and five f32
- * products (2^-24 each): about 2^-20 from the exact value at most, with its sign. A value passes only if
- * fround(v) > T (T = threshold0 as f32), so when every estimate is below T·(1 − 2^-15) — a margin 32 times
- * that error — every v ≤ T: the triple is skipped, as the exact path would have rejected each entry. Factors
- * outside f32's normal range (or a NaN estimate) let the triple through to the exact path.
- */
-function screenWgsl(sparse: boolean): string {
-  const rsum = sparse
-    ? `  if (sliceWords[ROW_VECTORS + rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u) { return false; }
-  let cijk = r[0] + r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7];
-  if (cijk == 0u) { return false; }
-  let rsum = 1.0 / f32(cijk);`
-    : `  let rsum = RSUM_F32;`;
-  return `
-/** A double truncated to f32 (relative error < 2^-23); out of f32's normal range it clears SCREEN_EXACT. */
-fn sdToF32Truncated(d: vec2<u32>) -> f32 {
-  if (sdIsZero(d)) { return 0.0; }
-  let e = i32(sdExp(d)) - 896;
-  if (e < 1 || e > 254) { SCREEN_EXACT = false; return 0.0; }
-  return bitcast<f32>((d.y & SD_SIGN) | (u32(e) << 23u) | ((d.y & 0xfffffu) << 3u) | (d.x >> 29u));
-}
-
-/** Whether any entry of the triple may pass the single threshold (false only when none can). */
-fn mayPassSingle(t: u32, rq: u32, cq: u32) -> bool {
-  let r = entryTallies(u.countedBits, tripleTallies(t, rq, cq));
-${rsum}
-  SCREEN_EXACT = true;
-  let vi = ROW_VECTORS + rq * VW;
-  let vk = COL_VECTORS + cq * VW;
-  let gi = array<f32, 2>(sdToF32Truncated(vectorDouble(vi + 6u)), sdToF32Truncated(vectorDouble(vi + 8u)));
-  let gj = array<f32, 2>(sdToF32Truncated(vectorDouble(J_VECTOR + 6u)), sdToF32Truncated(vectorDouble(J_VECTOR + 8u)));
-  let gk = array<f32, 2>(sdToF32Truncated(vectorDouble(vk + 6u)), sdToF32Truncated(vectorDouble(vk + 8u)));
-  if (!SCREEN_EXACT || !MULT_RSUM_F32_OK) { return true; }
-  let bound = bitcast<f32>(u.threshold0) * (1.0 - 1.0 / 32768.0);
-  var passes = false;
-  for (var e = 0u; e < 8u; e++) {
-    let estimate = (((MULT_F32 * (rsum * f32(r[e]))) * gi[e >> 2u]) * gj[(e >> 1u) & 1u]) * gk[e & 1u];
-    passes = passes || !(estimate < bound);
-  }
-  return passes;
-}`;
-}
-
-/** WGSL of the eight values of one triple (entry bits a, b, c at 4a + 2b + c). */
-function tripleValuesWgsl(sparse: boolean): string {
-  const rsum = sparse
-    ? `  // Sparse: rsum = 1/cijk, cijk = Σ r; 0 when any count is 0 (core/formulas.ts sparseValue3).
-  let cijk = r[0] + r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7];
-  var values: array<vec2<u32>, 8>;
-  if (sliceWords[ROW_VECTORS + rq * VW + 1u] == 0u || sliceWords[J_VECTOR + 1u] == 0u || sliceWords[COL_VECTORS + cq * VW + 1u] == 0u || cijk == 0u) {
-    return values;
-  }
-  let rsum = sdFactor(sdDiv(ONE, sdFromU32(cijk)));`
-    : `  var values: array<vec2<u32>, 8>;
-  let rsum = RSUM;`;
-  return `
-/** r_abc from T[uvw] with C counted bits (src/engine/finalize3.ts); u32 arithmetic wraps, and every r is exact. */
-fn entryTallies(C: u32, T: array<u32, 8>) -> array<u32, 8> {
-  let r110 = C * T[6] - T[7];
-  let r101 = C * T[5] - T[7];
-  let r011 = C * T[3] - T[7];
-  return array<u32, 8>(
-    C * (C * (C * T[0] - T[1] - T[2] - T[4]) + T[3] + T[5] + T[6]) - T[7],
-    C * (C * T[1] - T[3]) - r101,
-    C * (C * T[2] - T[3]) - r110,
-    r011,
-    C * (C * T[4] - T[5]) - r110,
-    r101,
-    r110,
-    T[7]);
-}
-
-/**
- * (((x·g_lo)·g_mid)·g_hi) with the g's of i, j, k ordered as core/formulas.ts combine3's three exchanges order
- * them, given its comparisons f_j < f_i, f_k < f_i and f_k < f_j: the first exchange orders i and j; the
- * second compares k with the larger of them, and only if k moved down does the third compare k with the smaller.
- */
-fn orderedProduct(x: vec2<u32>, gi: vec2<u32>, gj: vec2<u32>, gk: vec2<u32>, jBelowI: bool, kBelowI: bool, kBelowJ: bool) -> vec2<u32> {
-  let gFirst = select(gi, gj, jBelowI);
-  let gSecond = select(gj, gi, jBelowI);
-  let kBelowSecond = select(kBelowJ, kBelowI, jBelowI);
-  let kBelowFirst = kBelowSecond && select(kBelowI, kBelowJ, jBelowI);
-  let gLo = select(gFirst, gk, kBelowFirst);
-  let gMid = select(gSecond, select(gk, gFirst, kBelowFirst), kBelowSecond);
-  let gHi = select(gk, gSecond, kBelowSecond);
-  return sdMul(sdMul(sdMul(x, gLo), gMid), gHi);
-}
-
-fn vectorDouble(at: u32) -> vec2<u32> {
-  return vec2<u32>(sliceWords[at], sliceWords[at + 1u]);
-}
-
-/** Bit 2u + v set iff y_v < x_u: the four comparisons of one vector pair's f's that the eight entries use. */
-fn belowMask(x0: vec2<u32>, x1: vec2<u32>, y0: vec2<u32>, y1: vec2<u32>) -> u32 {
-  return select(0u, 1u, sdLessNonNegative(y0, x0)) | select(0u, 2u, sdLessNonNegative(y1, x0))
-    | select(0u, 4u, sdLessNonNegative(y0, x1)) | select(0u, 8u, sdLessNonNegative(y1, x1));
-}
-
-fn maskBit(mask: u32, at: u32) -> bool {
-  return ((mask >> at) & 1u) != 0u;
-}
-
-/** f_a at word 2 + 2a, g_a at word 6 + 2a of a vector's words (mgemm/tripleFinalize.ts). */
-fn tripleValues(t: u32, rq: u32, cq: u32) -> array<vec2<u32>, 8> {
-  let r = entryTallies(u.countedBits, tripleTallies(t, rq, cq));
-${rsum}
-  let vi = ROW_VECTORS + rq * VW;
-  let vk = COL_VECTORS + cq * VW;
-  // The triple's f's are compared once (12 comparisons, not 3 for each of the 8 entries).
-  let fi0 = vectorDouble(vi + 2u);
-  let fi1 = vectorDouble(vi + 4u);
-  let fj0 = vectorDouble(J_VECTOR + 2u);
-  let fj1 = vectorDouble(J_VECTOR + 4u);
-  let fk0 = vectorDouble(vk + 2u);
-  let fk1 = vectorDouble(vk + 4u);
-  let jBelowI = belowMask(fi0, fi1, fj0, fj1);
-  let kBelowI = belowMask(fi0, fi1, fk0, fk1);
-  let kBelowJ = belowMask(fj0, fj1, fk0, fk1);
-  let gi0 = vectorDouble(vi + 6u);
-  let gi1 = vectorDouble(vi + 8u);
-  let gj0 = vectorDouble(J_VECTOR + 6u);
-  let gj1 = vectorDouble(J_VECTOR + 8u);
-  let gk0 = vectorDouble(vk + 6u);
-  let gk1 = vectorDouble(vk + 8u);
-  for (var e = 0u; e < 8u; e++) {
-    let a = e >> 2u;
-    let b = (e >> 1u) & 1u;
-    let c = e & 1u;
-    let x = sdMulSharedFactor(sdMulU32(rsum, r[e]), MULT, MULT_IS_SHORT);
-    values[e] = orderedProduct(x, select(gi0, gi1, a != 0u), select(gj0, gj1, b != 0u), select(gk0, gk1, c != 0u),
-      maskBit(jBelowI, 2u * a + b), maskBit(kBelowI, 2u * a + c), maskBit(kBelowJ, 2u * b + c));
-  }
-  return values;
-}`;
-}
 
 export interface Finalize3Program extends WgslProgram {
   readonly tile: number;

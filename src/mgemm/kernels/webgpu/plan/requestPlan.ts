@@ -1,6 +1,7 @@
 // How the webgpu kernel set computes a 2-way request: sub-blocks of resident (or GPU-built) operand
 // chunks, their dispatches and output shapes, and the scatter of read-back words into the outputs.
-// Shared by the 2-way path (popcountGemmWebgpu.ts) and the 3-way driver (tally3Webgpu.ts).
+// Made by requestPlanner.ts; used by the 2-way path (popcountGemmWebgpu.ts), device finalize and the 3-way driver
+// (tally3Webgpu.ts).
 
 import type { PopcountGemmRequest } from '../../../contract.js';
 import type { KernelFamily } from './kernelChoice.js';

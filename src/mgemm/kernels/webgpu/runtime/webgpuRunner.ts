@@ -1,93 +1,23 @@
-// The one owner of a WebGPU device: pipeline cache, buffer creation, uniform packing, submission and
-// read-back. Programs are plain data (wgslProgram.ts); nothing else touches the device. Submitting and
-// collecting a read-back are separate steps, so that callers can queue the next work before the last
-// results have come back.
+// The one owner of a WebGPU device: pipeline cache, buffer creation, uploads, submission and read-back. Programs
+// are plain data (wgslProgram.ts); nothing else touches the device. Submitting and collecting a read-back are
+// separate steps, so that callers can queue the next work before the last results have come back. Its helpers, by
+// job: passEncoder.ts encodes a submit's dispatches and uniforms, stagingRing.ts uploads through reusable staging
+// buffers, mappingsInFlight.ts keeps the mappings destroy() waits for; dispatch.ts defines the work it takes
+// (re-exported here).
 
-import { BUFFER_USAGE, MAP_MODE_READ, MAP_MODE_WRITE } from './gpuConstants.js';
+import { BUFFER_USAGE, MAP_MODE_READ } from './gpuConstants.js';
 import type { GpuCapabilities, OpenedGpu } from './gpuAdapter.js';
 import { traced } from '../../../../core/trace.js';
-import { DispatchProfile, GPU_PROFILE_REQUESTED, type SubmitTiming } from './dispatchProfile.js';
 import { BufferPool } from './bufferPool.js';
-import { emitShader, packUniformBlocks, uniformBytes, type WgslProgram } from '../programs/wgslProgram.js';
+import { alignTo4, type BufferRead, type Dispatch, type MappedWords, type Pending, type TransferStatistics } from './dispatch.js';
+import { MappingsInFlight } from './mappingsInFlight.js';
+import { PassEncoder } from './passEncoder.js';
+import { StagingRing } from './stagingRing.js';
+import { emitShader, type WgslProgram } from '../programs/wgslProgram.js';
 
-/** A submit's encoded passes: the profile's timing of them (when profiling) and their uniform buffer (none when empty). */
-interface EncodedPasses {
-  readonly timing: SubmitTiming | null;
-  readonly uniforms: GPUBuffer | null;
-}
-
-/**
- * Part of a buffer bound as one storage binding: `offset` a multiple of the device's
- * minStorageBufferOffsetAlignment, `size` a multiple of 4.
- */
-export interface BufferRange {
-  readonly buffer: GPUBuffer;
-  readonly offset: number;
-  readonly size: number;
-}
-
-/** One dispatch: a program, its storage buffers (whole, or ranges) in binding order, its uniform values and its grid. */
-export interface Dispatch {
-  readonly program: WgslProgram;
-  readonly storage: readonly (GPUBuffer | BufferRange)[];
-  readonly uniforms: Readonly<Record<string, number>>;
-  readonly workgroups: readonly [x: number, y: number];
-}
-
-/**
- * `count` workgroups of a 1-D grid folded into x × y, at most `maxPerDimension` in x (the program numbers them
- * y·x + x and skips those past its work); x is at least 1, so no work is [1, 0], a dispatch the runner leaves out.
- */
-export function foldWorkgroups(count: number, maxPerDimension: number): readonly [x: number, y: number] {
-  const x = Math.max(1, Math.min(count, maxPerDimension));
-  return [x, Math.ceil(count / x)];
-}
-
-/** The first `numBytes` of a buffer, to be copied back to the host. */
-export interface BufferRead {
-  readonly buffer: GPUBuffer;
-  readonly numBytes: number;
-}
-
-/**
- * Bytes moved between host and device since the runner opened, and the most submits whose read-back was
- * pending at one time (tests check what a path transfers, and that successive requests overlap).
- */
-export interface TransferStatistics {
-  uploadedBytes: number;
-  readBackBytes: number;
-  peakPendingReadBacks: number;
-}
-
-/**
- * Words read back that stay in the mapped staging buffer (no copy into a fresh array: copying 4.3 GB of 2-way records
- * into new arrays took 1.9 s of the main thread, mostly first touches of their pages). Valid until `release()`,
- * which unmaps the buffer (the words then read as empty) and gives it back to the pool; release once the words are used.
- */
-export interface MappedWords {
-  readonly words: Uint32Array;
-  release(): void;
-}
-
-/** Work on its way: `collect()` (called once) waits for it and gives its result. */
-export interface Pending<R> {
-  collect(): Promise<R>;
-}
-
-/** A pending result that is already known (a request with nothing to submit). */
-export function settled<R>(result: R): Pending<R> {
-  return { collect: () => Promise.resolve(result) };
-}
-
-/**
- * Bytes of each staging buffer of the upload ring, and buffers in the ring. Pieces are small so that an upload
- * follows a block being built closely (StagedUploadOptions.wordsReady). A piece's buffer is refilled only after
- * its copy has run, and while kernels run that copy waits behind the submits already queued (one queue): a
- * prefetch moves about one ring per queued submit, so the ring holds 128 MiB (a 724 MiB block received during a
- * step took 0.7 s with 64 MiB and was late for the next step).
- */
-const STAGING_BYTES = 16 << 20;
-const STAGING_RING = 8;
+export {
+  foldWorkgroups, settled, type BufferRange, type BufferRead, type Dispatch, type MappedWords, type Pending, type TransferStatistics,
+} from './dispatch.js';
 
 /** How a staged upload reads its words. */
 export interface StagedUploadOptions {
@@ -109,19 +39,21 @@ export class WebgpuRunner {
   private lostReason: string | null = null;
   private readonly transferred: TransferStatistics = { uploadedBytes: 0, readBackBytes: 0, peakPendingReadBacks: 0 };
   private numPendingReadBacks = 0;
-  /** GPU time per program, when asked for (SNPTALLY_GPU_PROFILE=1) and the device can time passes. */
-  private readonly profile: DispatchProfile | null;
-  /** Each submit's uniforms and read-back staging, reused once the submit is done (bufferPool.ts). */
-  private readonly uniformPool: BufferPool;
+  /** Encodes each submit's dispatches (uniforms, GPU profile). */
+  private readonly passes: PassEncoder;
+  /** Each submit's read-back staging, reused once the submit is done (bufferPool.ts). */
   private readonly readBackPool: BufferPool;
+  /** Mappings that nobody may await: destroy() waits for them. */
+  private readonly mappings = new MappingsInFlight();
+  private readonly stagingRing: StagingRing;
 
   constructor(opened: OpenedGpu) {
     this.device = opened.device;
     this.capabilities = opened.capabilities;
-    this.profile = GPU_PROFILE_REQUESTED && this.device.features.has('timestamp-query') ? new DispatchProfile(this.device) : null;
+    this.passes = new PassEncoder(this.device, this.capabilities.minUniformBufferOffsetAlignment, (program) => this.pipelineFor(program));
     // Submits in flight at once are few (a request and the next one's, each read back before the one after).
-    this.uniformPool = new BufferPool(this.device, BUFFER_USAGE.UNIFORM | BUFFER_USAGE.COPY_DST, 8);
     this.readBackPool = new BufferPool(this.device, BUFFER_USAGE.MAP_READ | BUFFER_USAGE.COPY_DST, 8);
+    this.stagingRing = new StagingRing(this.device, this.mappings, (buffer) => this.destroyWhenIdle(buffer));
     this.device.onuncapturederror = (event: GPUUncapturedErrorEvent) => { this.errors.push(event.error.message); };
     void this.device.lost.then((info) => { this.lostReason = info.message || info.reason; });
   }
@@ -184,44 +116,19 @@ export class WebgpuRunner {
   }
 
   /**
-   * A storage buffer holding `words`, filled through a ring of STAGING_RING reusable MAP_WRITE staging buffers of
-   * STAGING_BYTES: each piece is mapped, filled and copied on the GPU while the next ones are filled. Uploads
-   * take the ring one at a time; other submits may go in between their pieces.
+   * A storage buffer holding `words`, filled through the runner's ring of reusable staging buffers (stagingRing.ts):
+   * each piece is mapped, filled and copied on the GPU while the next ones are filled. Uploads take the ring one at
+   * a time; other submits may go in between their pieces.
    */
   createStorageBufferStaged(words: Uint32Array, options: StagedUploadOptions): Promise<GPUBuffer> {
-    const upload = this.stagingRingTurn.then(() => traced(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => this.fillThroughStaging(words, options)));
-    this.stagingRingTurn = upload.catch(() => undefined);
-    return upload;
-  }
-
-  /** Settles when the upload holding the staging ring is done. */
-  private stagingRingTurn: Promise<unknown> = Promise.resolve();
-
-  private async fillThroughStaging(words: Uint32Array, options: StagedUploadOptions): Promise<GPUBuffer> {
-    const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
-    this.transferred.uploadedBytes += words.byteLength;
-    const pieceWords = STAGING_BYTES / 4;
-    for (let first = 0, piece = 0; first < words.length; first += pieceWords, piece++) {
-      const count = Math.min(pieceWords, words.length - first);
-      try {
-        await options.wordsReady?.(first + count);
-      } catch (error) {
-        // The words will not come (their source failed, or the kernel set closes): the buffer is nobody's
-        // (copies of earlier pieces may still be running).
-        this.destroyWhenIdle(buffer);
-        throw error;
-      }
-      const staging = await this.stagingBuffer(piece % STAGING_RING);
-      new Uint32Array(staging.getMappedRange(0, count * 4)).set(words.subarray(first, first + count));
-      staging.unmap();
-      const encoder = this.device.createCommandEncoder();
-      encoder.copyBufferToBuffer(staging, 0, buffer, first * 4, count * 4);
-      this.device.queue.submit([encoder.finish()]);
-      // Mapping again waits for this copy to finish: the next use of this staging buffer starts then. The
-      // last pieces' mappings are awaited by a later upload, if any, and by destroy().
-      this.stagingMaps[piece % STAGING_RING] = this.mapInFlight(staging.mapAsync(MAP_MODE_WRITE));
-    }
-    return buffer;
+    return this.stagingRing.upload({
+      createTarget: () => {
+        const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
+        this.transferred.uploadedBytes += words.byteLength;
+        return buffer;
+      },
+      words, wordsReady: options.wordsReady,
+    });
   }
 
   /** A storage buffer holding `words`, filled by queue.writeBuffer in pieces (non-shared copies of SharedArrayBuffer pieces). */
@@ -229,34 +136,6 @@ export class WebgpuRunner {
     const buffer = this.createStorageBuffer(Math.max(16, words.byteLength), options);
     this.upload(buffer, words);
     return buffer;
-  }
-
-  private readonly stagingBuffers: GPUBuffer[] = [];
-  private readonly stagingMaps: Promise<void>[] = [];
-  /** Mappings that nobody may await (see mapInFlight). */
-  private readonly mapsInFlight = new Set<Promise<void>>();
-
-  /**
-   * Keeps `mapping` until it settles, so that destroy() waits for it: a thread that ends (an in-process rank unwinding
-   * after another failed) with a mapping of Dawn's unsettled aborts the process. Its failure does not count as unhandled.
-   */
-  private mapInFlight(mapping: Promise<void>): Promise<void> {
-    this.mapsInFlight.add(mapping);
-    const forget = (): void => {
-      this.mapsInFlight.delete(mapping);
-    };
-    mapping.then(forget, forget);
-    return mapping;
-  }
-
-  /** Staging buffer `idx` of the upload ring, mapped for writing. */
-  private async stagingBuffer(idx: number): Promise<GPUBuffer> {
-    if (this.stagingBuffers[idx] === undefined) {
-      this.stagingBuffers[idx] = this.device.createBuffer({ size: STAGING_BYTES, usage: BUFFER_USAGE.MAP_WRITE | BUFFER_USAGE.COPY_SRC, mappedAtCreation: true });
-      return this.stagingBuffers[idx];
-    }
-    await this.stagingMaps[idx];
-    return this.stagingBuffers[idx];
   }
 
   /** Waits for every submitted command. */
@@ -294,72 +173,16 @@ export class WebgpuRunner {
     }
   }
 
-  /** Records one dispatch into `pass`, its uniforms bound at `uniforms` (a block of the submit's uniform buffer). */
-  private encodeDispatch(pass: GPUComputePassEncoder, dispatch: Dispatch, pipeline: GPUComputePipeline, uniforms: GPUBufferBinding): void {
-    const entries: GPUBindGroupEntry[] = dispatch.storage.map((bound, idx) => ({
-      binding: idx, resource: 'offset' in bound ? { buffer: bound.buffer, offset: bound.offset, size: bound.size } : { buffer: bound },
-    }));
-    entries.push({ binding: dispatch.storage.length, resource: uniforms });
-    const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, bindGroup);
-    pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
-  }
-
-  /**
-   * Records `dispatches` in order into `encoder`: one compute pass for all, or, when profiling, one pass each with
-   * its timestamps (then the returned timing's afterSubmit must be called once the encoder is submitted). All their
-   * uniforms go into one buffer of the uniform pool, uploaded once (not a buffer and an upload per dispatch); the
-   * caller gives it back (releaseUniforms) once the submit is done, or now if encoding throws.
-   */
-  private async encodePasses(encoder: GPUCommandEncoder, allDispatches: readonly Dispatch[]): Promise<EncodedPasses> {
-    // A grid with no workgroups (no fields on this rank, say) runs nothing, and Dawn warns on stdout of each.
-    const dispatches = allDispatches.filter((d) => d.workgroups[0] > 0 && d.workgroups[1] > 0);
-    if (dispatches.length === 0) return { timing: null, uniforms: null };
-    const pipelines = await Promise.all(dispatches.map((d) => this.pipelineFor(d.program)));
-    const { bytes, offsets } = packUniformBlocks(
-      dispatches.map((d) => ({ program: d.program, values: d.uniforms })), this.capabilities.minUniformBufferOffsetAlignment);
-    const uniforms = this.uniformPool.take(bytes.byteLength);
-    this.device.queue.writeBuffer(uniforms, 0, bytes);
-    const encode = (pass: GPUComputePassEncoder, d: Dispatch, i: number): void => this.encodeDispatch(pass, d, pipelines[i],
-      { buffer: uniforms, offset: offsets[i], size: uniformBytes(d.program) });
-    const timing = this.profile?.timeSubmit(dispatches.map((d) => d.program.cacheKey)) ?? null;
-    try {
-      if (timing === null) {
-        const pass = encoder.beginComputePass();
-        dispatches.forEach((d, i) => encode(pass, d, i));
-        pass.end();
-      } else {
-        dispatches.forEach((d, i) => {
-          const pass = encoder.beginComputePass({ timestampWrites: timing.passTimestamps(i) });
-          encode(pass, d, i);
-          pass.end();
-        });
-        timing.resolve(encoder);
-      }
-    } catch (e) {
-      timing?.discard();
-      this.uniformPool.give(uniforms);
-      throw e;
-    }
-    return { timing, uniforms };
-  }
-
-  /** Gives a submit's uniform buffer back to the pool (after the GPU ran the submit). */
-  private releaseUniforms(encoded: EncodedPasses): void {
-    if (encoded.uniforms !== null) this.uniformPool.give(encoded.uniforms);
-  }
-
   /**
    * Encodes dispatches (one pass) and submits them without waiting for the GPU; `done` settles when the GPU has run
    * them (their uniforms then go back to the pool). Device errors surface at the next check (throwIfFailed).
    */
   async submitDispatches(dispatches: readonly Dispatch[]): Promise<{ readonly done: Promise<void> }> {
     const encoder = this.device.createCommandEncoder();
-    const encoded = await this.encodePasses(encoder, dispatches);
+    const encoded = await this.passes.encode(encoder, dispatches);
     this.device.queue.submit([encoder.finish()]);
     encoded.timing?.afterSubmit();
-    const release = (): void => this.releaseUniforms(encoded);
+    const release = (): void => this.passes.release(encoded);
     return { done: this.device.queue.onSubmittedWorkDone().then(release, release) };
   }
 
@@ -400,14 +223,14 @@ export class WebgpuRunner {
     }
     const stagingBytes = Math.max(4, totalBytes);
     const encoder = this.device.createCommandEncoder();
-    const encoded = await this.encodePasses(encoder, dispatches);
+    const encoded = await this.passes.encode(encoder, dispatches);
     const staging = this.readBackPool.take(stagingBytes);
     reads.forEach((read, idx) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[idx], alignTo4(read.numBytes)));
     this.device.queue.submit([encoder.finish()]);
     encoded.timing?.afterSubmit();
     this.transferred.readBackBytes += totalBytes;
     // collect() awaits the mapping (a failed request may never collect it).
-    const mapped = this.mapInFlight(staging.mapAsync(MAP_MODE_READ, 0, stagingBytes));
+    const mapped = this.mappings.track(staging.mapAsync(MAP_MODE_READ, 0, stagingBytes));
     this.numPendingReadBacks++;
     this.transferred.peakPendingReadBacks = Math.max(this.transferred.peakPendingReadBacks, this.numPendingReadBacks);
     let collected = false;
@@ -424,7 +247,7 @@ export class WebgpuRunner {
           this.numPendingReadBacks--;
           if (staging.mapState === 'mapped') staging.unmap();
           this.readBackPool.give(staging);
-          this.releaseUniforms(encoded);
+          this.passes.release(encoded);
         }
       },
     };
@@ -500,16 +323,13 @@ export class WebgpuRunner {
   /** Frees the device (after writing the GPU profile, when one was taken, and once no mapping is pending). */
   async destroy(): Promise<void> {
     const position = this.capabilities.position;
-    await this.profile?.report(position === null ? '' : `gpu ${position.index} `);
-    await Promise.allSettled([...this.mapsInFlight]);
-    for (const b of this.stagingBuffers) b.destroy();
-    this.uniformPool.destroy();
+    await this.passes.reportProfile(position === null ? '' : `gpu ${position.index} `);
+    await this.mappings.allSettled();
+    this.stagingRing.destroy();
+    this.passes.destroy();
     this.readBackPool.destroy();
     this.pipelines.clear();
     this.device.destroy();
   }
 }
 
-function alignTo4(numBytes: number): number {
-  return Math.max(4, Math.ceil(numBytes / 4) * 4);
-}

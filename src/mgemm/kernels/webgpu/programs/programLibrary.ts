@@ -1,0 +1,106 @@
+// The kernel set's programs, one object per cache key: each getter makes a program (plain data that emits its WGSL,
+// wgslProgram.ts) the first time its key is asked for and hands out the same object after, so the runner compiles
+// each pipeline once. Also which programs a 2-way plan of a kernel family needs, and which a whole run needs
+// (previewPrograms: what prepareStart compiles ahead of the run's first request).
+
+import type { PlanePair, RunPreview, TermGroup } from '../../../contract.js';
+import { createExpandProgram } from './expandProgram.js';
+import { createPairProductProgram } from './pairProductProgram.js';
+import { createTally2Program, type Tally2Program } from './tally2Program.js';
+import { createU8GemmProgram, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
+import { createVectorSumsProgram } from './vectorSumsProgram.js';
+import type { WgslProgram } from './wgslProgram.js';
+import { createFinalize3Program, type Finalize3Program } from '../finalize/finalize3Program.js';
+import { factorGroup, type KernelFamily } from '../plan/kernelChoice.js';
+import { chooseTally2Geometry } from '../plan/tally2Geometry.js';
+import type { GpuCapabilities } from '../runtime/gpuAdapter.js';
+
+/** What previewPrograms asks of the kernel set besides the library. */
+export interface PreviewChoices {
+  /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words. */
+  familyOf(termGroups: readonly TermGroup[], wordsPerPlane: number): KernelFamily;
+  /** The programs of 2-way device finalize (the kernel set's finalize2Program and record programs). */
+  pairFinalizePrograms(deviceFinalize: NonNullable<RunPreview['deviceFinalize']>): WgslProgram[];
+}
+
+/** The programs of one kernel set, made once per cache key. */
+export class ProgramLibrary {
+  private readonly programs = new Map<string, WgslProgram>();
+
+  /** `u8Staging`: the workgroup-memory staging of the tensor-core kernel. */
+  constructor(private readonly capabilities: GpuCapabilities, private readonly u8Staging: U8GemmStaging) {}
+
+  /** The program of `key`, made by `make` the first time. */
+  cached<P extends WgslProgram>(key: string, make: () => P): P {
+    let program = this.programs.get(key) as P | undefined;
+    if (program === undefined) {
+      program = make();
+      this.programs.set(key, program);
+    }
+    return program;
+  }
+
+  /** The bitwise tally program of these groups on operands of numPlanesA and numPlanesB planes (tiled for the device). */
+  tally2(termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number): Tally2Program {
+    return this.cached(`tally2/${numPlanesA}/${numPlanesB}/${JSON.stringify(termGroups)}`, () => {
+      const geometry = chooseTally2Geometry(termGroups.length, numPlanesA, numPlanesB, this.capabilities);
+      return createTally2Program({ termGroups, numPlanesA, numPlanesB, geometry });
+    });
+  }
+
+  /** The u8 integer GEMM of a family (tensor cores or dot4), with the set's staging. */
+  u8Gemm(family: 'subgroup-matrix' | 'dot4'): U8GemmProgram {
+    return this.cached(`u8gemm/${family}`, () => createU8GemmProgram(family, this.u8Staging));
+  }
+
+  /** The expansion of an operand of numPlanes planes into u8 counts of `planes`. */
+  expand(numPlanes: number, planes: readonly number[]): WgslProgram {
+    return this.cached(`expand/${numPlanes}/${planes.join('.')}`, () => createExpandProgram(numPlanes, planes));
+  }
+
+  /** The per-vector sums of count planes (and mask plane) of an operand of numPlanes planes. */
+  vectorSums(numPlanes: number, planes: RunPreview['vectorSums']): WgslProgram {
+    const { countPlanes, maskPlane } = planes;
+    return this.cached(`vectorSums/${numPlanes}/${countPlanes.join('.')}/${maskPlane ?? '-'}`,
+      () => createVectorSumsProgram(numPlanes, countPlanes, maskPlane));
+  }
+
+  /** The pair products (x AND y) of `pairs` of planes, built on the GPU. */
+  pairProduct(numPlanesX: number, numPlanesY: number, pairs: readonly PlanePair[]): WgslProgram {
+    const key = `pairProduct/${numPlanesX}/${numPlanesY}/${pairs.map(([p, q]) => `${p}.${q}`).join('+')}`;
+    return this.cached(key, () => createPairProductProgram(numPlanesX, numPlanesY, pairs));
+  }
+
+  /** The 3-way device finalize program, dense or sparse. */
+  finalize3(sparse: boolean): Finalize3Program {
+    return this.cached(`finalize3/${sparse ? 'sparse' : 'dense'}`, () => createFinalize3Program({ sparse }));
+  }
+
+  /** The programs of a 2-way plan of `family` (the plan waits for them; prepareStart compiles them ahead). */
+  gemmPrograms(family: KernelFamily, termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number): WgslProgram[] {
+    if (family === 'bitwise') return [this.tally2(termGroups, numPlanesA, numPlanesB)];
+    return [this.u8Gemm(family), ...termGroups.flatMap((g) => {
+      const f = factorGroup(g);
+      if (f === null) throw new Error('u8 kernels need factored term groups');
+      return [this.expand(numPlanesA, f.aPlanes), this.expand(numPlanesB, f.bPlanes)];
+    })];
+  }
+
+  /** Every program the requests of `preview` use (the plans of its 2-way and 3-way requests, its finalize). */
+  previewPrograms(preview: RunPreview, choices: PreviewChoices): WgslProgram[] {
+    const { numPlanes, wordsPerPlane, pairTermGroups, triples, deviceFinalize } = preview;
+    const programs: WgslProgram[] = [this.vectorSums(numPlanes, preview.vectorSums)];
+    const addGemm = (termGroups: readonly TermGroup[], numPlanesA: number): void => {
+      if (termGroups.every((g) => g.length === 0)) return;
+      programs.push(...this.gemmPrograms(choices.familyOf(termGroups, wordsPerPlane), termGroups, numPlanesA, numPlanes));
+    };
+    if (deviceFinalize !== null && triples === null) programs.push(...choices.pairFinalizePrograms(deviceFinalize));
+    if (deviceFinalize !== null && triples !== null) programs.push(this.finalize3(deviceFinalize.sparse));
+    if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
+    if (triples !== null) {
+      programs.push(this.pairProduct(numPlanes, numPlanes, triples.planePairs));
+      addGemm(triples.termGroups, triples.planePairs.length);
+    }
+    return programs;
+  }
+}

@@ -1,0 +1,89 @@
+// The upload ring of the runner (webgpuRunner.ts createStorageBufferStaged): STAGING_RING reusable MAP_WRITE staging
+// buffers of STAGING_BYTES. A large upload is cut into pieces; each piece is mapped, filled and copied on the GPU
+// while the next ones are filled, and may wait for its words to be written first (a block still being received).
+// Uploads take the ring one at a time; other submits may go in between their pieces.
+
+import { traced } from '../../../../core/trace.js';
+import { BUFFER_USAGE, MAP_MODE_WRITE } from './gpuConstants.js';
+import type { MappingsInFlight } from './mappingsInFlight.js';
+
+/**
+ * Bytes of each staging buffer of the upload ring, and buffers in the ring. Pieces are small so that an upload
+ * follows a block being built closely (wordsReady). A piece's buffer is refilled only after its copy has run, and
+ * while kernels run that copy waits behind the submits already queued (one queue): a prefetch moves about one ring
+ * per queued submit, so the ring holds 128 MiB (a 724 MiB block received during a step took 0.7 s with 64 MiB
+ * and was late for the next step).
+ */
+const STAGING_BYTES = 16 << 20;
+const STAGING_RING = 8;
+
+/** One upload through the ring. */
+export interface StagedUpload {
+  /** Creates the buffer the words go to (called once the upload has the ring). */
+  readonly createTarget: () => GPUBuffer;
+  readonly words: Uint32Array;
+  /** Present while the words are still being written: resolves once words `[0, wordEnd)` are final. */
+  readonly wordsReady?: (wordEnd: number) => Promise<void>;
+}
+
+/** The runner's upload ring: reusable staging buffers, one upload at a time. */
+export class StagingRing {
+  private readonly buffers: GPUBuffer[] = [];
+  private readonly maps: Promise<void>[] = [];
+  /** Settles when the upload holding the ring is done. */
+  private turn: Promise<unknown> = Promise.resolve();
+
+  /** `destroyWhenIdle` frees a target whose words will not come, once copies already queued have run. */
+  constructor(
+    private readonly device: GPUDevice, private readonly mappings: MappingsInFlight, private readonly destroyWhenIdle: (buffer: GPUBuffer) => void,
+  ) {}
+
+  /** The target filled with the upload's words, once the ring has copied its last piece (submitted, maybe not run). */
+  upload(upload: StagedUpload): Promise<GPUBuffer> {
+    const { words } = upload;
+    const done = this.turn.then(() => traced(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => this.fill(upload)));
+    this.turn = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Frees the staging buffers (after the runner has waited for their mappings). */
+  destroy(): void {
+    for (const b of this.buffers) b.destroy();
+  }
+
+  private async fill({ createTarget, words, wordsReady }: StagedUpload): Promise<GPUBuffer> {
+    const buffer = createTarget();
+    const pieceWords = STAGING_BYTES / 4;
+    for (let first = 0, piece = 0; first < words.length; first += pieceWords, piece++) {
+      const count = Math.min(pieceWords, words.length - first);
+      try {
+        await wordsReady?.(first + count);
+      } catch (error) {
+        // The words will not come (their source failed, or the kernel set closes): the buffer is nobody's
+        // (copies of earlier pieces may still be running).
+        this.destroyWhenIdle(buffer);
+        throw error;
+      }
+      const staging = await this.stagingBuffer(piece % STAGING_RING);
+      new Uint32Array(staging.getMappedRange(0, count * 4)).set(words.subarray(first, first + count));
+      staging.unmap();
+      const encoder = this.device.createCommandEncoder();
+      encoder.copyBufferToBuffer(staging, 0, buffer, first * 4, count * 4);
+      this.device.queue.submit([encoder.finish()]);
+      // Mapping again waits for this copy to finish: the next use of this staging buffer starts then. The
+      // last pieces' mappings are awaited by a later upload, if any, and by the runner's destroy().
+      this.maps[piece % STAGING_RING] = this.mappings.track(staging.mapAsync(MAP_MODE_WRITE));
+    }
+    return buffer;
+  }
+
+  /** Staging buffer `idx` of the ring, mapped for writing. */
+  private async stagingBuffer(idx: number): Promise<GPUBuffer> {
+    if (this.buffers[idx] === undefined) {
+      this.buffers[idx] = this.device.createBuffer({ size: STAGING_BYTES, usage: BUFFER_USAGE.MAP_WRITE | BUFFER_USAGE.COPY_SRC, mappedAtCreation: true });
+      return this.buffers[idx];
+    }
+    await this.maps[idx];
+    return this.buffers[idx];
+  }
+}
