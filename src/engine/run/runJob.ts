@@ -30,7 +30,7 @@ export async function checkJob(job: JobSpec): Promise<void> {
   }
   checkVectorLimit(numVector);
   if (job.verify && analysis.forRun({ spec: m, numVector, numField }).analyticVerifier() === null) {
-    throw new UserError(`--verify knows no analytic values of --metric ${m.metric}`);
+    throw new UserError(`--verify knows analytic values only of metrics that define them, not of --metric ${m.metric}`);
   }
   if (job.verify && job.source.kind !== 'analytic') {
     throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
