@@ -5,5 +5,6 @@ export type { JobSpec, RunResult, RankDevice, DecompositionSpec, FinalizePlaceme
 // For the benchmarks in tools/: the pieces they time on their own.
 export { startBlockBuild } from './blocks/blockBuild.js';
 export { PAIRS_PER_PANEL } from './pipeline/pipeline2.js';
-export { float32BitsAtMost, pairVectorWords } from './finalize/deviceFinalize2.js';
+export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './finalize/cometPairProgram.js';
+export { float32BitsAtMost } from './finalize/deviceFinalize2.js';
 export { planeLayout } from './finalize/tallyLayout.js';

@@ -1,16 +1,19 @@
-// 2-way finalize on the device: when a run may use it, what the engine hands the kernel set (per-vector
-// factors computed with the CPU path's own double operations, the threshold as float32 bits), and how the
-// small results go into the rank's checksum and records in the CPU path's order.
-import { denseFactors2, type FormulaConstants } from '../../core/formulas.js';
+// 2-way finalize on the device: when a run may use it, what the engine hands the kernel set (the analysis's value
+// program — cometPairProgram.ts for CCC/DUO, r2PairProgram.ts for r² — with its constants and per-vector words, the
+// term groups it reads, the threshold as float32 bits), and how the small results go into the rank's checksum and
+// records in the CPU path's order.
 import type { Threshold } from '../../core/thresholds.js';
 import {
-  PAIR_VECTOR_WORDS, pairFormulaOnDevice, type PairFinalizeRequest, type PairFinalizeResult, type PairFormula,
-  type PairThresholdBits, type PopcountGemm,
+  pairUidsOnDevice, valuesFillTable, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits, type PairValueProgram,
+  type PopcountGemm, type TermGroup,
 } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
+import { cometPairConstants, cometPairProgram, cometPairVectorWords } from './cometPairProgram.js';
 import type { PairBlock } from './finalize2.js';
+import { termGroupsR2 } from './finalizeR2.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { MetricContext } from './metricContext.js';
+import { r2PairConstants, r2PairProgram, r2PairVectorWords } from './r2PairProgram.js';
 import { termGroups2 } from './tallyLayout.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
 
@@ -39,6 +42,36 @@ function thresholdBits(threshold: Threshold): PairThresholdBits | null {
   }
 }
 
+/** What the device computes of a run's pairs: the analysis's value program, its run constants, tallies and per-vector words. */
+interface PairValues {
+  readonly program: PairValueProgram;
+  readonly constants: readonly number[];
+  readonly termGroups: readonly TermGroup[];
+  /** Per-vector words of a block's rows (its real vectors' sums and counts). */
+  wordsOf(block: VectorBlock): Uint32Array;
+}
+
+/** The run's pair values on the device, or null when its constants are outside the device library's range. */
+function pairValuesOf(ctx: MetricContext): PairValues | null {
+  const { spec, numField } = ctx;
+  if (spec.metric === 'r2') {
+    const constants = r2PairConstants(spec.sparse, numField);
+    if (constants === null) return null;
+    return {
+      program: r2PairProgram(spec.sparse), constants, termGroups: termGroupsR2(spec.sparse),
+      wordsOf: (block) => r2PairVectorWords(spec.sparse, block.planes.numVectors, block.numVectorReal, block.sums),
+    };
+  }
+  const k = ctx.constants;
+  const sparse = ctx.layout.maskPlane !== null;
+  const constants = cometPairConstants(k, numField);
+  if (constants === null) return null;
+  return {
+    program: cometPairProgram(sparse), constants, termGroups: termGroups2(ctx.layout),
+    wordsOf: (block) => cometPairVectorWords(k, numField, sparse, block.planes.numVectors, block.numVectorReal, block.sums, block.counts),
+  };
+}
+
 /** The kernel set's device finalize, typed as present. */
 type FinalizePairs = NonNullable<PopcountGemm['finalizePairs']>;
 
@@ -49,31 +82,32 @@ export class DevicePairFinalizer {
   private constructor(
     private readonly ctx: MetricContext,
     private readonly finalizePairs: FinalizePairs,
-    private readonly formula: PairFormula,
+    private readonly values: PairValues,
     private readonly threshold: PairThresholdBits,
     private readonly records: boolean,
   ) {}
 
   /**
-   * The finalizer of a run, or null when it finalizes on the host: r² (its own formulas), field slabs (tallies
-   * are summed across ranks first), --verify (needs every value), `host` placement, a kernel set without
-   * device finalize, or constants outside the device library's range.
+   * The finalizer of a run, or null when it finalizes on the host: field slabs (tallies are summed across ranks
+   * first), --verify (needs every value), `host` placement, a kernel set without device finalize, constants outside
+   * the device library's range, or a per-entry threshold of an analysis with fewer entries than a whole table.
    */
   static forRun(
     ctx: MetricContext, gemm: PopcountGemm, fieldComm: Communicator, options: { readonly placement: FinalizePlacement; readonly writesRecords: boolean },
   ): DevicePairFinalizer | null {
     const finalizePairs = gemm.finalizePairs?.bind(gemm);
     if (options.placement === 'host' || finalizePairs === undefined) return null;
-    if (ctx.spec.metric === 'r2' || ctx.spec.numWay !== 2 || fieldComm.size !== 1 || ctx.verifier !== null) return null;
-    const k = ctx.constants;
-    const { recipC, rsum } = denseFactors2(k, ctx.numField);
-    const formula: PairFormula = {
-      sparse: ctx.layout.maskPlane !== null, countedBits: k.countedBits === 1 ? 1 : 2,
-      multiplier: k.multiplier, param: k.param, numField: ctx.numField, rsum, recipC,
-    };
+    if (ctx.spec.numWay !== 2 || fieldComm.size !== 1 || ctx.verifier !== null || !pairUidsOnDevice(ctx.numVector)) return null;
+    const values = pairValuesOf(ctx);
     const threshold = thresholdBits(ctx.sink.threshold);
-    if (threshold === null || !pairFormulaOnDevice(formula, ctx.numVector)) return null;
-    return new DevicePairFinalizer(ctx, finalizePairs, formula, threshold, options.writesRecords);
+    if (values === null || threshold === null) return null;
+    if (threshold.kind === 'multi2' && !valuesFillTable(values.program)) return null;
+    return new DevicePairFinalizer(ctx, finalizePairs, values, threshold, options.writesRecords);
+  }
+
+  /** The value program the kernel set compiles (runPreview.ts). */
+  get valueProgram(): PairValueProgram {
+    return this.values.program;
   }
 
   /** Computes and finalizes a panel on the device. */
@@ -83,9 +117,10 @@ export class DevicePairFinalizer {
       gemm: {
         a: rows.planes, aFirst: block.rowFirst, aCount: block.numRows,
         b: cols.planes, bFirst: block.colFirst, bCount: block.numCols,
-        termGroups: termGroups2(this.ctx.layout), strictUpper: block.strictUpper,
+        termGroups: this.values.termGroups, strictUpper: block.strictUpper,
       },
-      formula: this.formula,
+      values: this.values.program,
+      constants: this.values.constants,
       rowVectors: this.vectorWordsOf(rows),
       colVectors: this.vectorWordsOf(cols),
       rowVectorFirst: rows.vectorFirst,
@@ -115,33 +150,8 @@ export class DevicePairFinalizer {
   private vectorWordsOf(block: VectorBlock): Uint32Array {
     let words = this.vectorWords.get(block);
     if (words !== undefined) return words;
-    words = pairVectorWords(this.ctx.constants, this.ctx.numField, this.formula.sparse, block.planes.numVectors, block.numVectorReal, block.sums, block.counts);
+    words = this.values.wordsOf(block);
     this.vectorWords.set(block, words);
     return words;
   }
-}
-
-/**
- * Per-vector words of mgemm/pairFinalize.ts for `numVectors` rows (the first `numReal` real): s1, count, and for
- * dense formulas g_a = 1 − p·f_a with f_a = ((1/C)·(1/m))·s_a — the operations of finalize2.ts and combine2.
- */
-export function pairVectorWords(
-  k: FormulaConstants, numField: number, sparse: boolean, numVectors: number, numReal: number,
-  sums: ArrayLike<number>, counts: ArrayLike<number>,
-): Uint32Array {
-  const words = new Uint32Array(numVectors * PAIR_VECTOR_WORDS);
-  const C = k.countedBits;
-  const { recipCrc } = denseFactors2(k, numField);
-  const doubles = new Float64Array(words.buffer);
-  for (let l = 0; l < numReal; l++) {
-    const s1 = sums[l];
-    const at = l * PAIR_VECTOR_WORDS;
-    words[at] = s1;
-    words[at + 1] = sparse ? counts[l] : numField;
-    if (!sparse) {
-      doubles[at / 2 + 1] = 1 - k.param * (recipCrc * (C * numField - s1));
-      doubles[at / 2 + 2] = 1 - k.param * (recipCrc * s1);
-    }
-  }
-  return words;
 }

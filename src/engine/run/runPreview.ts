@@ -25,9 +25,10 @@ export function runPreview(
     vectorSums: { countPlanes: layout.countPlanes, maskPlane: layout.maskPlane },
   };
   if (spec.numWay === 2) {
-    const onDevice = DevicePairFinalizer.forRun(ctx, gemm, fieldComm, options) !== null;
+    const device = DevicePairFinalizer.forRun(ctx, gemm, fieldComm, options);
     const pairTermGroups = spec.metric === 'r2' ? termGroupsR2(spec.sparse) : termGroups2(layout);
-    return { ...shape, pairTermGroups, triples: null, deviceFinalize: onDevice ? { sparse, records: options.writesRecords } : null };
+    const deviceFinalize = device === null ? null : { kind: 'pairs' as const, values: device.valueProgram, records: options.writesRecords };
+    return { ...shape, pairTermGroups, triples: null, deviceFinalize };
   }
   const onDevice = DeviceTripleFinalizer.forRun(ctx, gemm, fieldComm, options) !== null;
   const { planePairs, termGroups } = tally3Plan(layout);
@@ -36,6 +37,6 @@ export function runPreview(
     // Dense 3-way tallies need the block-pair counts (pipeline3.ts pairCounts).
     pairTermGroups: sparse ? null : termGroups2(layout).slice(0, 1),
     triples: { planePairs, termGroups },
-    deviceFinalize: onDevice ? { sparse, records: options.writesRecords } : null,
+    deviceFinalize: onDevice ? { kind: 'triples', sparse, records: options.writesRecords } : null,
   };
 }

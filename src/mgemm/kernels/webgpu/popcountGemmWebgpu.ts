@@ -13,7 +13,7 @@ import type {
   ComputeDevice, PlaneMatrix, PlanePair, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
   RunPreview, TermGroup, VectorSums, VectorSumsRequest,
 } from '../../contract.js';
-import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult } from '../../pairFinalize.js';
+import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult, type PairValueProgram } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest, checkVectorSumsRequest } from '../../requestChecks.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createExpandProgram, EXPAND_WORKGROUP } from './programs/expandProgram.js';
@@ -400,7 +400,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     checkPopcountGemmRequest(request.gemm);
     const plan = await this.plan(request.gemm, undefined, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
     if (plan === null) return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS });
-    const program = this.finalize2Program(request.formula.sparse);
+    const program = this.finalize2Program(request.values);
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
@@ -533,11 +533,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       if (termGroups.every((g) => g.length === 0)) return;
       programs.push(...this.gemmPrograms(this.familyFor(termGroups, wordsPerPlane).family, termGroups, numPlanesA, numPlanes));
     };
-    if (deviceFinalize !== null && triples === null) {
-      programs.push(this.finalize2Program(deviceFinalize.sparse));
+    if (deviceFinalize?.kind === 'pairs') {
+      programs.push(this.finalize2Program(deviceFinalize.values));
       if (deviceFinalize.records) programs.push(...Object.values(this.pairRecordPrograms()));
     }
-    if (deviceFinalize !== null && triples !== null) programs.push(this.finalize3Program(deviceFinalize.sparse));
+    if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3Program(deviceFinalize.sparse));
     if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
     if (triples !== null) {
       programs.push(this.pairProductProgram(numPlanes, numPlanes, triples.planePairs));
@@ -728,8 +728,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     });
   }
 
-  private finalize2Program(sparse: boolean): Finalize2Program {
-    return this.cachedProgram(`finalize2/${sparse ? 'sparse' : 'dense'}`, () => createFinalize2Program({ sparse }));
+  private finalize2Program(values: PairValueProgram): Finalize2Program {
+    return this.cachedProgram(`finalize2/${values.cacheKey}`, () => createFinalize2Program(values));
   }
 
   private pairRecordPrograms(): PairRecordPrograms {
