@@ -69,7 +69,7 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     const rows = profiled.stderr.split('\n').filter((line) => line.startsWith('[gpu-profile]'));
     const programs = rows.map((line) => /([\d.]+) ms +([\d.]+) % +(\d+) dispatches  (\S+)$/.exec(line)).filter((m) => m !== null);
     // The run's sums, its finalize and a GEMM program (whichever family this adapter takes), each timed.
-    expect(programs.map((m) => m[4])).toEqual(expect.arrayContaining(['finalize2/dense', 'vectorSums:2:0.1:-']));
+    expect(programs.map((m) => m[4])).toEqual(expect.arrayContaining(['finalize2/comet/dense', 'vectorSums:2:0.1:-']));
     expect(programs.length).toBeGreaterThanOrEqual(3);
     for (const m of programs) {
       expect(Number(m[1])).toBeGreaterThan(0);

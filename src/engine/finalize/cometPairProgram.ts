@@ -14,7 +14,7 @@ export const COMET_PAIR_VECTOR_WORDS = 8;
 /** C, m, and the doubles mult, p, dense rsum = (1/C²)·(1/m) and 1/C as (lo, hi) bits. */
 const CONSTANT_NAMES = ['countedBits', 'numField', 'multLo', 'multHi', 'paramLo', 'paramHi', 'rsumLo', 'rsumHi', 'recipCLo', 'recipCHi'] as const;
 
-/** Term groups read: dense [cc]; sparse [cc, cm, mc, mm] (tallyLayout.ts termGroups2). */
+/** What dense and sparse share. Term groups read: dense [cc]; sparse [cc, cm, mc, mm] (tallyLayout.ts termGroups2). */
 const COMMON_WGSL = `
 /** Run constants: mult as a factor (and whether its significand is short), rsum (dense) as a factor, p. */
 var<private> MULT: SdFactor;
