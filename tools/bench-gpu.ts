@@ -26,9 +26,8 @@ import {
   allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmRequest,
   type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging,
 } from '../src/mgemm/index.js';
-import { denseFactors2 } from '../src/core/formulas.js';
 import { PAIRS_PER_PANEL } from '../src/engine/index.js';
-import { builtInPlaneLayout, float32BitsAtMost, pairVectorWords } from '../src/analyses/index.js';
+import { builtInPlaneLayout, cometPairConstants, cometPairProgram, cometPairVectorWords, float32BitsAtMost } from '../src/analyses/index.js';
 import { UserError } from '../src/core/errors.js';
 import {
   choiceOf, createToolProgram, listOf, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions,
@@ -186,17 +185,18 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
     }
   }
   const k = { countedBits: 2, multiplier: defaultMultiplier('ccc'), param: DEFAULT_PARAM };
-  const { recipC, rsum } = denseFactors2(k, numField);
+  const constants = cometPairConstants(k, numField);
+  if (constants === null) throw new Error('the default CCC constants are outside the device library range');
   const layout = builtInPlaneLayout('ccc', sparse);
   const wordsOf = async (matrix: PlaneMatrix): Promise<Uint32Array> => {
     const { sums, counts } = await gemm.vectorSums({ planes: matrix, countPlanes: layout.countPlanes, maskPlane: layout.maskPlane });
-    return pairVectorWords(k, numField, sparse, matrix.numVectors, kernelRequest.aCount, sums, counts);
+    return cometPairVectorWords(k, numField, sparse, matrix.numVectors, kernelRequest.aCount, sums, counts);
   };
   let vectorWords = await wordsOf(planes);
   const threshold = sparse ? THRESHOLD_E2E_SPARSE : THRESHOLD_E2E_DENSE;
   const finalizeRequest = (): PairFinalizeRequest => ({
     gemm: { ...kernelRequest, a: planes, b: planes },
-    formula: { sparse, countedBits: 2, multiplier: k.multiplier, param: k.param, numField, rsum, recipC },
+    values: cometPairProgram(sparse), constants,
     rowVectors: vectorWords, colVectors: vectorWords, rowVectorFirst: 0, colVectorFirst: 0, numVector: kernelRequest.aCount,
     threshold: endToEnd ? { kind: 'single', above: float32BitsAtMost(threshold) } : { kind: 'none' }, records: endToEnd,
   });

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole runs with --backend cpu and --backend webgpu, case by case: the checksum and entry count must be equal
-# (dense and sparse, ragged sizes, thresholds, DUO, 3-way, field slabs, stages, the split half-diagonal, field ranks
-# that hold no fields).
+# (dense and sparse, ragged sizes, thresholds, DUO, r², 3-way, field slabs, stages, the split half-diagonal, field
+# ranks that hold no fields).
 # Prints one line per case and exits 1 if any case differs or fails.
 #
 #   bash tools/check-webgpu-cpu.sh [--small]
@@ -30,6 +30,8 @@ if $small; then
     "3way-npv2-stages2-thr --way 3 --vectors 80 --fields 700 --npv 2 --stages 2 --threshold 0.3"
     "2way-npf-past-fields --vectors 60 --fields 3 --npf 4"
     "3way-sparse-npf-past-fields --way 3 --sparse --vectors 40 --fields 3 --npf 4"
+    "r2-sparse-thr --metric r2 --sparse --vectors 401 --fields 1999 --threshold 0.003"
+    "r2-dense-npv2 --metric r2 --vectors 300 --fields 1001 --npv 2"
   )
 else
   cases=(
@@ -46,6 +48,9 @@ else
     "3way-multi-thr --way 3 --vectors 300 --fields 1500 --threshold 0.3,0.35,0.4,0.45,0.5"
     "2way-npf-past-fields --vectors 300 --fields 3 --npf 4"
     "3way-sparse-npf-past-fields --way 3 --sparse --vectors 100 --fields 3 --npf 4"
+    "r2-sparse --metric r2 --sparse --vectors 4096 --fields 10000"
+    "r2-sparse-thr-ragged --metric r2 --sparse --vectors 3001 --fields 4099 --threshold 0.001"
+    "r2-dense-npv3 --metric r2 --vectors 2999 --fields 2049 --npv 3"
   )
 fi
 

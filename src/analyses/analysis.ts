@@ -9,7 +9,7 @@ import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec, NumWay } from '../core/types.js';
 import type { ChecksumAccumulator } from '../core/checksum.js';
 import type {
-  PairFinalizeResult, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
+  PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
 } from '../mgemm/index.js';
 
 /** The run facts an analysis is bound to: its metric settings and the problem's size. */
@@ -130,6 +130,8 @@ export interface DeviceFinalizeOptions {
 
 /** 2-way finalize on the device: one request per panel, its small results applied in panel order. */
 export interface DevicePairFinalizer {
+  /** The value program the kernel set runs (compiled before the input loads). */
+  readonly program: PairValueProgram;
   start(block: PairBlock): Promise<PairFinalizeResult>;
   /** Adds a panel's results to the sink and releases them. */
   apply(result: Extract<PairFinalizeResult, { kind: 'done' }>, sink: ResultSink): void;
@@ -137,6 +139,8 @@ export interface DevicePairFinalizer {
 
 /** 3-way finalize on the device: one request per batch of j-slices. */
 export interface DeviceTripleFinalizer {
+  /** Which of the kernel set's 3-way finalize programs it runs (with or without a presence plane). */
+  readonly sparse: boolean;
   start(own: VectorBlockView, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult>;
   /** Adds a batch's results to the sink. */
   apply(result: Extract<TripleFinalizeResult, { kind: 'done' }>, sink: ResultSink): void;

@@ -57,7 +57,7 @@ export function addRunCommand(program: Command): void {
       '(default: lower-rows)')
       .choices([...HALF_DIAGONAL_PLANS]))
     .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
-    .addOption(new Option('--finalize <where>', 'where ccc/duo values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
+    .addOption(new Option('--finalize <where>', 'where metric values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
       .choices(['auto', 'host']).default('auto'))
     .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
     .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')

@@ -8,7 +8,7 @@
 // popcount(planeA AND planeB) over packed words — one binary GEMM whose multiply-add is
 // AND + popcount. The metric-specific part is only which plane pairs ("terms") are summed.
 
-import type { PairFinalizeRequest, PairFinalizeResult } from './pairFinalize.js';
+import type { PairFinalizeRequest, PairFinalizeResult, PairValueProgram } from './pairFinalize.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from './tripleFinalize.js';
 
 /**
@@ -141,10 +141,13 @@ export interface RunPreview {
   /** Plane pairs and term groups of its 3-way requests (`run3`, `finalizeTriples`), or null in a 2-way run. */
   readonly triples: { readonly planePairs: readonly PlanePair[]; readonly termGroups: readonly TermGroup[] } | null;
   /**
-   * Device finalize (`finalizePairs` in a 2-way run, `finalizeTriples` in a 3-way one): its formulas and whether it
-   * returns records; or null.
+   * Device finalize (`finalizePairs` in a 2-way run: its value program; `finalizeTriples` in a 3-way one: its
+   * formulas) and whether it returns records; or null.
    */
-  readonly deviceFinalize: { readonly sparse: boolean; readonly records: boolean } | null;
+  readonly deviceFinalize:
+    | { readonly kind: 'pairs'; readonly values: PairValueProgram; readonly records: boolean }
+    | { readonly kind: 'triples'; readonly sparse: boolean; readonly records: boolean }
+    | null;
   /** The planes of its `vectorSums` requests (the run's layout). */
   readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;
 }

@@ -1,35 +1,53 @@
 // The contract of 2-way finalize on the device: a kernel set that offers `finalizePairs` computes a request's
-// tallies and turns them, where they lie, into SPEC §3 values, the threshold, the exact checksum partial sum
-// and the passing records; only those small results come back. The engine decides what is precomputed.
+// tallies and turns them, where they lie, into each pair's values, the threshold, the exact checksum partial sum
+// and the passing records; only those small results come back. The kernel set owns that scaffolding; what a pair's
+// values are comes from the caller as a small program (PairValueProgram), so the kernel set knows no analysis.
 import type { PopcountGemmRequest } from './contract.js';
 
-/** u32 words per vector in `PairFinalizeRequest.rowVectors` / `colVectors`. */
-export const PAIR_VECTOR_WORDS = 8;
-
 /**
- * Per-vector words, PAIR_VECTOR_WORDS per row of the request's plane matrix (pad rows too):
- * `[s1, count, g0.lo, g0.hi, g1.lo, g1.hi, 0, 0]` — s1 = Σ c1 over all fields, count = present fields (sparse),
- * and for dense formulas the doubles `g_a = 1 − p·(((1/C)·(1/m))·s_a)` (s0 = C·m − s1) as IEEE bits.
+ * The per-pair value computation of a device finalize, as WGSL the kernel set compiles into its finalize program.
+ * `wgsl` holds module-scope declarations that define
+ *
+ *     fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, N>      (N = entryBits.length)
+ *
+ * returning the pair's values, in the order of `entryBits`, as soft doubles (IEEE bits (lo, hi), the kernel set's
+ * soft-double library: sdMul, sdDiv, sdFromU64, u64MulU32, ..., and ONE). It reads the pair's tallies at
+ * `tallies[g * u.groupWords + t]` (group g of the request's term groups), the pair's per-vector words at
+ * `rowVec[vi + w]` and `colVec[vj + w]` (w < vectorWords), and the run's constants as `u.<name>`. A value must be
+ * +0 or a normal non-negative double below 16 (the checksum's range; anything else makes the kernel set decline
+ * the request), or PAIR_VALUE_UNDEFINED_WGSL: an undefined value (JavaScript's NaN), which passes no threshold,
+ * counts as an entry but not as a zero when kept, adds nothing to the checksum, and is written as the float32
+ * quiet NaN (what a Float32Array store of NaN writes).
  */
-export type PairVectorWords = Uint32Array;
+export interface PairValueProgram {
+  /** Identifies `wgsl` and the fields below: two programs with the same key are the same program. */
+  readonly cacheKey: string;
+  readonly wgsl: string;
+  /** Statements run once per thread before its pairs (e.g. splitting run constants into factors), or ''. */
+  readonly setup: string;
+  /**
+   * Table entries of a pair that pairValues returns, as entry bits 2a + b (a of the row vector, b of the column's),
+   * ascending: [0, 1, 2, 3] for a whole 2 × 2 table, [3] for one entry (1, 1).
+   */
+  readonly entryBits: readonly number[];
+  /** u32 words per vector in `PairFinalizeRequest.rowVectors` / `colVectors`. */
+  readonly vectorWords: number;
+  /** Names of the run's u32 constants that pairValues reads as `u.<name>` (values: `PairFinalizeRequest.constants`). */
+  readonly constantNames: readonly string[];
+}
 
-/** The run's SPEC §3 constants (doubles as JavaScript numbers). */
-export interface PairFormula {
-  readonly sparse: boolean;
-  /** C: 2 for CCC, 1 for DUO. */
-  readonly countedBits: 1 | 2;
-  readonly multiplier: number;
-  readonly param: number;
-  /** m = nf (dense formulas). */
-  readonly numField: number;
-  /** Dense rsum = (1/C²)·(1/m) and 1/C, computed by the caller as its CPU formulas do. */
-  readonly rsum: number;
-  readonly recipC: number;
+/** WGSL of the undefined value (NaN) a PairValueProgram may return. */
+export const PAIR_VALUE_UNDEFINED_WGSL = 'vec2<u32>(0u, 0x7ff80000u)';
+
+/** Whether a program's values fill a whole 2 × 2 table (entries 00, 01, 10, 11): per-entry thresholds need them. */
+export function valuesFillTable(program: PairValueProgram): boolean {
+  return program.entryBits.length === 4 && program.entryBits.every((bits, k) => bits === k);
 }
 
 /**
  * Threshold as float32 bit patterns: an entry's value v passes `single` iff fround(v) > t, which for
  * t ≥ 0 is: fround(v) is not negative and its bits exceed `above` = the bits of the largest float32 ≤ t.
+ * `multi2` needs values that fill the table (valuesFillTable).
  */
 export type PairThresholdBits =
   | { readonly kind: 'none' }
@@ -37,12 +55,17 @@ export type PairThresholdBits =
   | { readonly kind: 'multi2'; readonly ll: number; readonly lh: number; readonly hh: number; readonly llhh: number };
 
 export interface PairFinalizeRequest {
-  /** Tallies to compute: term groups of a 2-way layout, dense [cc] or sparse [cc, cm, mc, mm]. */
+  /** Tallies to compute: the term groups `values` reads. */
   readonly gemm: PopcountGemmRequest;
-  readonly formula: PairFormula;
-  /** Per-vector words of `gemm.a`'s rows and `gemm.b`'s rows (the same array for the same matrix: kept on the device). */
-  readonly rowVectors: PairVectorWords;
-  readonly colVectors: PairVectorWords;
+  readonly values: PairValueProgram;
+  /** u32 values of `values.constantNames`, in that order. */
+  readonly constants: readonly number[];
+  /**
+   * Per-vector words of `gemm.a`'s rows and `gemm.b`'s rows, `values.vectorWords` per row of the plane matrix (the
+   * same array for the same matrix: kept on the device).
+   */
+  readonly rowVectors: Uint32Array;
+  readonly colVectors: Uint32Array;
   /** Global vector index of row 0 of `gemm.a` / `gemm.b` (coordinates and checksum uids). */
   readonly rowVectorFirst: number;
   readonly colVectorFirst: number;
@@ -102,7 +125,7 @@ export function formulaConstantsOnDevice(k: { readonly multiplier: number; reado
   return inRange(k.multiplier) && inRange(k.param) && k.numField < 2 ** 26;
 }
 
-/** Whether device finalize computes this run's values exactly; otherwise the engine finalizes on the host. */
-export function pairFormulaOnDevice(formula: PairFormula, numVector: number): boolean {
-  return formulaConstantsOnDevice(formula) && numVector < MAX_NUM_VECTOR;
+/** Whether checksum uids of a run of `numVector` vectors stay in the device's exact range. */
+export function pairUidsOnDevice(numVector: number): boolean {
+  return numVector < MAX_NUM_VECTOR;
 }

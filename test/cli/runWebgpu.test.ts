@@ -16,6 +16,16 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     expect(outcome.stdout).toMatch(/\nbackend webgpu /);
   });
 
+  it('--metric r2 --json: every pair finalized on the GPU, the cpu checksum', () => {
+    const args = ['run', '--metric', 'r2', '--sparse', '--vectors', '60', '--fields', '100', '--json'];
+    const gpu = runCli([...args, '--backend', 'webgpu']);
+    const cpu = runCli([...args, '--backend', 'cpu']);
+    expect(gpu.status, gpu.stderr).toBe(0);
+    expect(cpu.status, cpu.stderr).toBe(0);
+    const result = JSON.parse(gpu.stdout) as { checksum: string; deviceFinalizedPairs: number };
+    expect(result).toMatchObject({ checksum: (JSON.parse(cpu.stdout) as { checksum: string }).checksum, deviceFinalizedPairs: (60 * 59) / 2 });
+  });
+
   it('--backend auto says which backend it chose (cpu when the only adapter is a software one)', () => {
     const outcome = runCli(['run', '--backend', 'auto', '--json', '--vectors', '48', '--fields', '100']);
     expect(outcome.status, outcome.stderr).toBe(0);
@@ -69,7 +79,7 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     const rows = profiled.stderr.split('\n').filter((line) => line.startsWith('[gpu-profile]'));
     const programs = rows.map((line) => /([\d.]+) ms +([\d.]+) % +(\d+) dispatches  (\S+)$/.exec(line)).filter((m) => m !== null);
     // The run's sums, its finalize and a GEMM program (whichever family this adapter takes), each timed.
-    expect(programs.map((m) => m[4])).toEqual(expect.arrayContaining(['finalize2/dense', 'vectorSums:2:0.1:-']));
+    expect(programs.map((m) => m[4])).toEqual(expect.arrayContaining(['finalize2/comet/dense', 'vectorSums:2:0.1:-']));
     expect(programs.length).toBeGreaterThanOrEqual(3);
     for (const m of programs) {
       expect(Number(m[1])).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 // --metric r2 against the naive pairwise-complete reference: every written value, entry bits, checksum,
-// thresholds, dense and sparse, both backends, every decomposition axis and phases, NaN pairs.
+// thresholds, dense and sparse, the CPU backends and device finalize, every decomposition axis and phases, NaN pairs.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { runJob, type DecompositionSpec, type RunResult } from '../../src/engine
 import { packFieldValues, readMetricsFileRecords, writePackedVectorFile } from '../../src/io/index.js';
 import { ldProblemCodes } from '../helpers/ldProblem.js';
 import { naiveR2, type CodeSource, type NaiveR2Result } from '../helpers/naiveR2.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob, type JobOptions } from './jobFixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-r2-'));
@@ -96,6 +97,21 @@ describe('r2 equals the naive reference', () => {
         });
       }
     }
+  }
+});
+
+const gate = await webgpuGate();
+
+describe.skipIf(!gate.available)(`r2 finalized on the GPU equals the naive reference (${gate.description})`, () => {
+  const p = ldProblem(41, 157, 0.07);
+  for (const sparse of [false, true]) {
+    it(`${p.name} ${sparse ? 'sparse' : 'dense'}, npv 2, every value`, async () => {
+      const naive = naiveR2(p.numVector, p.numField, sparse, p.code);
+      const result = await runR2(p, sparse, { backend: 'webgpu', decomposition: { numProcVector: 2 } });
+      expect(result.deviceFinalizedPairs).toBe(naive.values.size);
+      expect(result.checksum).toBe(naive.checksum);
+      expectRecords(result, naive);
+    });
   }
 });
 

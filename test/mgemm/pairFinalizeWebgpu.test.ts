@@ -3,7 +3,7 @@
 // core/checksum.ts's accumulator. Random ragged shapes, small bindings (several sub-blocks), strictUpper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createPopcountGemmWebgpu, PAIR_VECTOR_WORDS, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits, type PlaneMatrix,
+  createPopcountGemmWebgpu, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits, type PlaneMatrix,
   type PopcountGemmWebgpu, type WebgpuPopcountGemmOptions,
 } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
@@ -14,7 +14,8 @@ import { defaultMultiplier, DEFAULT_PARAM, countedBitsPerField, type MetricKind 
 import { planesFromCodes } from '../../src/engine/blocks/vectorBlock.js';
 import { referenceVectorSums } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { planeLayout, termGroups2, type PlaneLayout } from '../helpers/layouts.js';
-import { float32BitsAtMost } from '../../src/analyses/comet/devicePairs.js';
+import { float32BitsAtMost } from '../../src/analyses/devicePairs.js';
+import { COMET_PAIR_VECTOR_WORDS, cometPairConstants, cometPairProgram } from '../../src/analyses/comet/cometPairProgram.js';
 import { float32Bits } from '../helpers/float32Bits.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { seededRandom } from './planeFixtures.js';
@@ -62,16 +63,16 @@ function thresholdBits(t: Threshold): PairThresholdBits {
   return { kind: 'none' };
 }
 
-/** Per-vector words as the contract defines them (dense g factors from core/formulas' factors). */
+/** Per-vector words as cometPairProgram.ts defines them (dense g factors from core/formulas' factors). */
 function vectorWords(k: FormulaConstants, numField: number, sums: { sums: Float64Array; counts: Float64Array }, sparse: boolean): Uint32Array {
   const n = sums.sums.length;
-  const words = new Uint32Array(n * PAIR_VECTOR_WORDS);
+  const words = new Uint32Array(n * COMET_PAIR_VECTOR_WORDS);
   const doubles = new Float64Array(words.buffer);
   const { recipCrc } = denseFactors2(k, numField);
   for (let v = 0; v < n; v++) {
     const s1 = sums.sums[v];
-    words[v * PAIR_VECTOR_WORDS] = s1;
-    words[v * PAIR_VECTOR_WORDS + 1] = sparse ? sums.counts[v] : numField;
+    words[v * COMET_PAIR_VECTOR_WORDS] = s1;
+    words[v * COMET_PAIR_VECTOR_WORDS + 1] = sparse ? sums.counts[v] : numField;
     if (!sparse) {
       doubles[v * 4 + 1] = 1 - k.param * (recipCrc * (k.countedBits * numField - s1));
       doubles[v * 4 + 2] = 1 - k.param * (recipCrc * s1);
@@ -86,16 +87,15 @@ const NUM_VECTOR = 1000;
 
 function requestOf(c: Case, ops: Operands, k: FormulaConstants): PairFinalizeRequest {
   const aFirst = c.strictUpper ? 2 : 1;
-  const { rsum, recipC } = denseFactors2(k, c.numField);
+  const constants = cometPairConstants(k, c.numField);
+  if (constants === null) throw new Error('constants outside the device library range');
   return {
     gemm: {
       a: ops.a, aFirst, aCount: c.numRows, b: ops.b, bFirst: c.strictUpper ? aFirst : 2,
       bCount: c.strictUpper ? c.numRows : c.numCols, termGroups: termGroups2(ops.layout), strictUpper: c.strictUpper,
     },
-    formula: {
-      sparse: c.sparse, countedBits: k.countedBits === 1 ? 1 : 2, multiplier: k.multiplier, param: k.param,
-      numField: c.numField, rsum, recipC,
-    },
+    values: cometPairProgram(c.sparse),
+    constants,
     rowVectors: vectorWords(k, c.numField, ops.aSums, c.sparse),
     colVectors: c.strictUpper ? vectorWords(k, c.numField, ops.aSums, c.sparse) : vectorWords(k, c.numField, ops.bSums, c.sparse),
     rowVectorFirst: ROW_VECTOR_FIRST,

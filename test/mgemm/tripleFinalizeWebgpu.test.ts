@@ -12,7 +12,7 @@ import { ChecksumAccumulator, entryUid3 } from '../../src/core/checksum.js';
 import { denseValue3, sparseValue3, type FormulaConstants } from '../../src/core/formulas.js';
 import { markPassingEntries, type Threshold } from '../../src/core/thresholds.js';
 import { countedBitsPerField, defaultMultiplier, DEFAULT_PARAM, type MetricKind } from '../../src/core/types.js';
-import { float32BitsAtMost } from '../../src/analyses/comet/devicePairs.js';
+import { float32BitsAtMost } from '../../src/analyses/devicePairs.js';
 import { coefficient3, planeLayout, tally3Plan, termGroups2, type PlaneLayout } from '../helpers/layouts.js';
 import { planesFromCodes } from '../../src/engine/blocks/vectorBlock.js';
 import { referenceVectorSums } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';

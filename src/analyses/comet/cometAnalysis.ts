@@ -6,7 +6,8 @@ import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
 import { AnalyticVerifier } from './analyticVerifier.js';
 import { cometSettings } from './cometSettings.js';
 import { tally3Plan, termGroups2, type CometMetric } from './cometTallies.js';
-import { CometDevicePairs } from './devicePairs.js';
+import { ProgramDevicePairs } from '../devicePairs.js';
+import { cometPairValues } from './devicePairs.js';
 import { CometDeviceTriples } from './deviceTriples.js';
 import { finalizeCometPairs } from './pairValues.js';
 import { finalizeCometTriples } from './tripleValues.js';
@@ -30,7 +31,8 @@ export function cometAnalysis(metric: CometMetric, summary: string): Analysis {
         pairs: spec.numWay !== 2 ? null : {
           termGroups: termGroups2(run.layout),
           finalize: (ctx, block, tallies) => finalizeCometPairs(run, ctx, block, tallies),
-          deviceFinalizer: (gemm, threshold, options) => CometDevicePairs.create(run, gemm, threshold, options),
+          deviceFinalizer: (gemm, threshold, options) =>
+            ProgramDevicePairs.create(cometPairValues(run), gemm, threshold, run.numVector, options),
         },
         triples: spec.numWay !== 3 ? null : {
           plan: triplePlan,

@@ -9,7 +9,7 @@ import {
 import type { DeviceFinalizeOptions, DeviceTripleFinalizer, ResultSink, TripleBatch, VectorBlockView } from '../analysis.js';
 import type { CometSettings } from './cometSettings.js';
 import { tally3Plan } from './cometTallies.js';
-import { float32BitsAtMost } from './devicePairs.js';
+import { float32BitsAtMost } from '../devicePairs.js';
 import { vectorFactors } from './tripleValues.js';
 
 type DoneResult = Extract<TripleFinalizeResult, { kind: 'done' }>;
@@ -63,6 +63,7 @@ type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 export class CometDeviceTriples implements DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlockView, Uint32Array>();
   private readonly products: readonly number[];
+  readonly sparse: boolean;
 
   private constructor(
     private readonly run: CometSettings,
@@ -72,6 +73,7 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
     private readonly records: boolean,
   ) {
     this.products = tally3Plan(run.layout).products;
+    this.sparse = run.sparse;
   }
 
   /**

@@ -4,6 +4,8 @@ import { UserError } from '../../core/errors.js';
 import { checkTallyLimit } from '../../core/limits.js';
 import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
 import { r2PlaneLayout } from './r2Planes.js';
+import { ProgramDevicePairs } from '../devicePairs.js';
+import { r2PairValues } from './r2PairProgram.js';
 import { finalizeR2Pairs, termGroupsR2 } from './r2Values.js';
 
 export { R2_PLANE, r2PlaneLayout } from './r2Planes.js';
@@ -19,13 +21,15 @@ export const analysis: Analysis = {
     // Σ g_i g_j ≤ 4·nf bounds every sum r² takes from its tallies.
     checkTallyLimit('r2', spec.numWay, 4, numField);
   },
-  forRun({ spec, numField }: AnalysisSettings): AnalysisRun {
+  forRun({ spec, numVector, numField }: AnalysisSettings): AnalysisRun {
     const settings = { sparse: spec.sparse, numField };
     return {
       planes: r2PlaneLayout(spec.sparse),
       pairs: {
         termGroups: termGroupsR2(spec.sparse),
         finalize: (ctx, block, tallies) => finalizeR2Pairs(settings, ctx, block, tallies),
+        deviceFinalizer: (gemm, threshold, options) =>
+          ProgramDevicePairs.create(r2PairValues(spec.sparse, numField), gemm, threshold, numVector, options),
       },
       triples: null,
       analyticVerifier: () => null,

@@ -33,12 +33,17 @@ export function termGroupsR2(sparse: boolean): TermGroup[] {
     : [...product, [[H, M]], [[M, H]]];
 }
 
-/** r² of two SNPs from their exact integer sums over the common samples (NaN when one has no variance). */
+/**
+ * r² of two SNPs from their exact integer sums over the common samples (NaN when one has no variance). That NaN is
+ * the positive literal: a computed 0/0 has the CPU's sign (x86: negative) in some compiled code and not in other,
+ * so the float32 bits written for it would vary within a run.
+ */
 export function r2FromSums(n: number, sx: number, sy: number, sxx: number, syy: number, sxy: number): number {
   const cov = n * sxy - sx * sy;
   const vx = n * sxx - sx * sx;
   const vy = n * syy - sy * sy;
-  return (cov * cov) / (vx * vy);
+  const variances = vx * vy;
+  return variances === 0 ? NaN : (cov * cov) / variances;
 }
 
 /** What r²'s finalize needs of a run. */

@@ -10,23 +10,23 @@ import { devicePairFinalizer, deviceTripleFinalizer, type DeviceFinalizeSetting,
  */
 export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal: number, setting: DeviceFinalizeSetting): RunPreview {
   const { planes, pairs, triples } = rank.analysis;
-  const sparse = planes.maskPlane !== null;
   const records = rank.sink.writesRecords;
   const shape = {
     numPlanes: planes.numPlanes, wordsPerPlane: planeWordsFor(numFieldLocal),
     vectorSums: { countPlanes: planes.countPlanes, maskPlane: planes.maskPlane },
   };
   if (pairs !== null) {
-    const onDevice = devicePairFinalizer(rank, gemm, setting) !== null;
-    return { ...shape, pairTermGroups: [...pairs.termGroups], triples: null, deviceFinalize: onDevice ? { sparse, records } : null };
+    const device = devicePairFinalizer(rank, gemm, setting);
+    const deviceFinalize = device === null ? null : { kind: 'pairs' as const, values: device.program, records };
+    return { ...shape, pairTermGroups: [...pairs.termGroups], triples: null, deviceFinalize };
   }
   if (triples === null) throw new Error('an analysis run with neither pairs nor triples');
-  const onDevice = deviceTripleFinalizer(rank, gemm, setting) !== null;
+  const device = deviceTripleFinalizer(rank, gemm, setting);
   const { planePairs, termGroups, pairCountGroup } = triples.plan;
   return {
     ...shape,
     pairTermGroups: pairCountGroup === null ? null : [pairCountGroup],
     triples: { planePairs, termGroups: [...termGroups] },
-    deviceFinalize: onDevice ? { sparse, records } : null,
+    deviceFinalize: device === null ? null : { kind: 'triples', sparse: device.sparse, records },
   };
 }

@@ -14,7 +14,7 @@ import type {
   ComputeDevice, PlaneMatrix, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
   RunPreview, VectorSums, VectorSumsRequest,
 } from '../../contract.js';
-import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult } from '../../pairFinalize.js';
+import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult, type PairValueProgram } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createFinalize2Program, type Finalize2Program } from './finalize/finalize2Program.js';
@@ -307,7 +307,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     checkPopcountGemmRequest(request.gemm);
     const plan = await this.plan(request.gemm, undefined, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
     if (plan === null) return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS });
-    const program = this.finalize2Program(request.formula.sparse);
+    const program = this.finalize2Program(request.values);
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
@@ -342,16 +342,16 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   }
 
   /** The programs of 2-way device finalize that a run of `deviceFinalize` uses (prepareStart compiles them). */
-  private pairFinalizePrograms(deviceFinalize: NonNullable<RunPreview['deviceFinalize']>): WgslProgram[] {
-    return [this.finalize2Program(deviceFinalize.sparse), ...(deviceFinalize.records ? Object.values(this.pairRecordPrograms()) : [])];
+  private pairFinalizePrograms(deviceFinalize: Extract<NonNullable<RunPreview['deviceFinalize']>, { kind: 'pairs' }>): WgslProgram[] {
+    return [this.finalize2Program(deviceFinalize.values), ...(deviceFinalize.records ? Object.values(this.pairRecordPrograms()) : [])];
   }
 
   private cachedProgram<P extends WgslProgram>(key: string, make: () => P): P {
     return this.programs.cached(key, make);
   }
 
-  private finalize2Program(sparse: boolean): Finalize2Program {
-    return this.cachedProgram(`finalize2/${sparse ? 'sparse' : 'dense'}`, () => createFinalize2Program({ sparse }));
+  private finalize2Program(values: PairValueProgram): Finalize2Program {
+    return this.cachedProgram(`finalize2/${values.cacheKey}`, () => createFinalize2Program(values));
   }
 
   private pairRecordPrograms(): PairRecordPrograms {

@@ -2,7 +2,7 @@
 // write a request's records in key order (pairRecordPrograms.ts), and combining the per-workgroup checksum
 // partials into the result of mgemm/pairFinalize.ts.
 
-import type { PairFinalizeRequest } from '../../../pairFinalize.js';
+import { valuesFillTable, type PairFinalizeRequest } from '../../../pairFinalize.js';
 import { RANDOMIZE_MAX } from '../../../../core/randomize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KIND, FINALIZE2_TILE, type Finalize2Program, type Finalize2Uniforms } from './finalize2Program.js';
 import { PAIR_RECORDS_WORKGROUP, PAIRS_PER_SLOT } from './pairRecordPrograms.js';
@@ -43,10 +43,14 @@ export function finalizeTiles(block: TallyBlock): { readonly tilesX: number; rea
   return { tilesX, numTiles: tilesX * Math.ceil(block.numRows / FINALIZE2_TILE) };
 }
 
-const bitsView = new DataView(new ArrayBuffer(8));
-function doubleWords(x: number): [lo: number, hi: number] {
-  bitsView.setFloat64(0, x, true);
-  return [bitsView.getUint32(0, true), bitsView.getUint32(4, true)];
+/** The request's value program's constants as uniforms, after checking the request fits the program. */
+function valueConstants(request: PairFinalizeRequest): Record<string, number> {
+  const { values, constants, threshold } = request;
+  if (constants.length !== values.constantNames.length) {
+    throw new Error(`${values.cacheKey}: ${constants.length} constants for ${values.constantNames.length} names`);
+  }
+  if (threshold.kind === 'multi2' && !valuesFillTable(values)) throw new Error(`${values.cacheKey}: per-entry thresholds need a whole 2 × 2 table`);
+  return Object.fromEntries(values.constantNames.map((name, idx) => [name, constants[idx]]));
 }
 
 /** The finalize dispatch of one sub-block whose partials start at `partialFirst`. */
@@ -54,17 +58,14 @@ export function finalizeDispatch(
   program: Finalize2Program, request: PairFinalizeRequest, block: TallyBlock, buffers: FinalizeBuffers,
   options: { readonly partialFirst: number; readonly maxWorkgroupsPerDimension: number },
 ): Dispatch {
-  const { gemm, formula, threshold } = request;
+  const { gemm, threshold } = request;
   const { tilesX, numTiles } = finalizeTiles(block);
   const workgroups = foldWorkgroups(numTiles, options.maxWorkgroupsPerDimension);
   const dispatchX = workgroups[0];
-  const [multLo, multHi] = doubleWords(formula.multiplier);
-  const [paramLo, paramHi] = doubleWords(formula.param);
-  const [rsumLo, rsumHi] = doubleWords(formula.rsum);
-  const [recipCLo, recipCHi] = doubleWords(formula.recipC);
   const t = threshold.kind === 'single' ? [threshold.above, 0, 0, 0]
     : threshold.kind === 'multi2' ? [threshold.ll, threshold.lh, threshold.hh, threshold.llhh] : [0, 0, 0, 0];
   const uniforms: Finalize2Uniforms = {
+    ...valueConstants(request),
     numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords,
     rowFirst: block.rowFirst, colFirst: block.colFirst, strictUpper: gemm.strictUpper ? 1 : 0,
     rowVectorFirst: request.rowVectorFirst, colVectorFirst: request.colVectorFirst, numVectorMod: request.numVector % RANDOMIZE_MAX,
@@ -72,8 +73,6 @@ export function finalizeDispatch(
     tilesX, numTiles, dispatchX, partialFirst: options.partialFirst,
     thresholdKind: FINALIZE2_THRESHOLD_KIND[threshold.kind], threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3],
     writeRecords: request.records ? 1 : 0,
-    countedBits: formula.countedBits, numField: formula.numField,
-    multLo, multHi, paramLo, paramHi, rsumLo, rsumHi, recipCLo, recipCHi,
   };
   return {
     program,

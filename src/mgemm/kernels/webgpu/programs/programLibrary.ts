@@ -20,7 +20,7 @@ export interface PreviewChoices {
   /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words. */
   familyOf(termGroups: readonly TermGroup[], wordsPerPlane: number): KernelFamily;
   /** The programs of 2-way device finalize (the kernel set's finalize2Program and record programs). */
-  pairFinalizePrograms(deviceFinalize: NonNullable<RunPreview['deviceFinalize']>): WgslProgram[];
+  pairFinalizePrograms(deviceFinalize: Extract<NonNullable<RunPreview['deviceFinalize']>, { kind: 'pairs' }>): WgslProgram[];
 }
 
 /** The programs of one kernel set, made once per cache key. */
@@ -94,8 +94,8 @@ export class ProgramLibrary {
       if (termGroups.every((g) => g.length === 0)) return;
       programs.push(...this.gemmPrograms(choices.familyOf(termGroups, wordsPerPlane), termGroups, numPlanesA, numPlanes));
     };
-    if (deviceFinalize !== null && triples === null) programs.push(...choices.pairFinalizePrograms(deviceFinalize));
-    if (deviceFinalize !== null && triples !== null) programs.push(this.finalize3(deviceFinalize.sparse));
+    if (deviceFinalize?.kind === 'pairs') programs.push(...choices.pairFinalizePrograms(deviceFinalize));
+    if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3(deviceFinalize.sparse));
     if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
     if (triples !== null) {
       programs.push(this.pairProduct(numPlanes, numPlanes, triples.planePairs));

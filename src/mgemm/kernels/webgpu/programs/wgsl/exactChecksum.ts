@@ -103,14 +103,17 @@ fn checksumFold(sum: vec4<u32>) -> vec4<u32> {
 }`;
 }
 
-/** `above(bits, t)`: float32 > t for t ≥ 0 given as the bits of the largest float32 ≤ t; `positive(bits)`: > 0. */
+/**
+ * `above(bits, t)`: float32 > t for t ≥ 0 given as the bits of the largest float32 ≤ t; `positive(bits)`: > 0. A NaN
+ * (bits above the infinity's, or negative) is neither, as in JavaScript.
+ */
 export const FLOAT32_THRESHOLD_WGSL = `
-/** fround(v) > t for t ≥ 0, as bits: a non-negative float32 above the largest float32 ≤ t. */
+/** fround(v) > t for t ≥ 0, as bits: a non-negative float32, not NaN, above the largest float32 ≤ t. */
 fn above(bits: u32, thresholdBits: u32) -> bool {
-  return (bits & SD_SIGN) == 0u && bits > thresholdBits;
+  return bits > thresholdBits && bits <= 0x7f800000u;
 }
 fn positive(bits: u32) -> bool {
-  return (bits & SD_SIGN) == 0u && bits != 0u;
+  return bits != 0u && bits <= 0x7f800000u;
 }`;
 
 /** Workgroup memory of the partial-sum reduction: each thread's 128-bit sum Σ rv·iv and its (entries, zeros). */

@@ -287,6 +287,28 @@ fn sdFromU32(x: u32) -> vec2<u32> {
   return sdRoundPack(0u, 1054 - i32(lz), vec2<u32>(0u, x << lz), false);
 }
 
+/** The double nearest a u64 (ties to even; exact below 2^53). */
+fn sdFromU64(x: vec2<u32>) -> vec2<u32> {
+  if (u64IsZero(x)) { return vec2<u32>(0u, 0u); }
+  let lz = u64Clz(x);
+  return sdRoundPack(0u, 1086 - i32(lz), u64Shl(x, lz), false);
+}
+
+/** The 64-bit product a · b of two u32s, from 16-bit halves. */
+fn u64MulU32(a: u32, b: u32) -> vec2<u32> {
+  let a0 = a & 0xffffu;
+  let a1 = a >> 16u;
+  let b0 = b & 0xffffu;
+  let b1 = b >> 16u;
+  // The middle products may sum past 2^32: their carry goes to bit 48 of the high word.
+  let mid = a0 * b1;
+  let midSum = mid + a1 * b0;
+  let midCarry = select(0u, 0x10000u, midSum < mid);
+  let lo = a0 * b0;
+  let loSum = lo + (midSum << 16u);
+  return vec2<u32>(loSum, a1 * b1 + (midSum >> 16u) + midCarry + select(0u, 1u, loSum < lo));
+}
+
 /** The double of a float32's bits (exact; float32 subnormals included). */
 fn sdFromF32Bits(b: u32) -> vec2<u32> {
   let sign = b & SD_SIGN;

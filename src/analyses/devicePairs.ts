@@ -1,0 +1,124 @@
+// 2-way finalize on the device for any analysis with a value program (mgemm's PairValueProgram): the kernel set
+// computes a panel's tallies, runs the program on them where they lie, applies the threshold on float32 bits, sums
+// the exact checksum and writes the passing records in the host's order; only those come back. An analysis supplies
+// its PairValues (program, run constants, the term groups it reads, per-vector words); this file does the rest.
+import type { Threshold } from '../core/thresholds.js';
+import {
+  pairUidsOnDevice, valuesFillTable, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
+  type PairValueProgram, type PopcountGemm, type TermGroup,
+} from '../mgemm/index.js';
+import type { DeviceFinalizeOptions, DevicePairFinalizer, PairBlock, ResultSink, VectorBlockView } from './analysis.js';
+
+type DoneResult = Extract<PairFinalizeResult, { kind: 'done' }>;
+
+const scratch = new DataView(new ArrayBuffer(8));
+
+/** Bits of the largest float32 ≤ t (t ≥ 0): fround(v) > t ⟺ fround(v) > that float32. */
+export function float32BitsAtMost(t: number): number {
+  scratch.setFloat32(0, t, true);
+  const bits = scratch.getUint32(0, true);
+  return scratch.getFloat32(0, true) > t ? bits - 1 : bits;
+}
+
+/** The threshold as float32 bits, or null when the device cannot apply it (a 3-way form, a negative value). */
+export function pairThresholdBits(threshold: Threshold): PairThresholdBits | null {
+  switch (threshold.kind) {
+    case 'none': return { kind: 'none' };
+    case 'single': return threshold.value >= 0 ? { kind: 'single', above: float32BitsAtMost(threshold.value) } : null;
+    case 'multi2': {
+      const { tLL, tLH, tHH, tLLHH } = threshold;
+      if (!(tLL >= 0 && tLH >= 0 && tHH >= 0 && tLLHH >= 0)) return null;
+      return { kind: 'multi2', ll: float32BitsAtMost(tLL), lh: float32BitsAtMost(tLH), hh: float32BitsAtMost(tHH), llhh: float32BitsAtMost(tLLHH) };
+    }
+    case 'multi3': return null;
+  }
+}
+
+/** What the device computes of a run's pairs: the analysis's value program, its run constants, tallies and per-vector words. */
+export interface PairValues {
+  readonly program: PairValueProgram;
+  readonly constants: readonly number[];
+  readonly termGroups: readonly TermGroup[];
+  /** Per-vector words of a block's rows (from its real vectors' sums and counts). */
+  wordsOf(block: VectorBlockView): Uint32Array;
+}
+
+/** The kernel set's device finalize, typed as present. */
+type FinalizePairs = NonNullable<PopcountGemm['finalizePairs']>;
+
+/** Finalizes a run's pair panels on the device with an analysis's value program. */
+export class ProgramDevicePairs implements DevicePairFinalizer {
+  private readonly vectorWords = new WeakMap<VectorBlockView, Uint32Array>();
+
+  private constructor(
+    private readonly values: PairValues,
+    private readonly finalizePairs: FinalizePairs,
+    private readonly threshold: PairThresholdBits,
+    private readonly numVector: number,
+    private readonly records: boolean,
+  ) {}
+
+  /**
+   * The finalizer, or null when the host finalizes: no value program for the run (`values` null: constants outside
+   * the device library's range), a kernel set without device finalize, checksum uids beyond the device's range, a
+   * threshold it cannot apply, or a per-entry threshold of a program with fewer entries than a whole table.
+   */
+  static create(
+    values: PairValues | null, gemm: PopcountGemm, threshold: Threshold, numVector: number, options: DeviceFinalizeOptions,
+  ): ProgramDevicePairs | null {
+    const finalizePairs = gemm.finalizePairs?.bind(gemm);
+    if (values === null || finalizePairs === undefined || !pairUidsOnDevice(numVector)) return null;
+    const bits = pairThresholdBits(threshold);
+    if (bits === null || (bits.kind === 'multi2' && !valuesFillTable(values.program))) return null;
+    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords);
+  }
+
+  get program(): PairValueProgram {
+    return this.values.program;
+  }
+
+  /** Computes and finalizes a panel on the device. */
+  start(block: PairBlock): Promise<PairFinalizeResult> {
+    const { rows, cols } = block;
+    const request: PairFinalizeRequest = {
+      gemm: {
+        a: rows.planes, aFirst: block.rowFirst, aCount: block.numRows,
+        b: cols.planes, bFirst: block.colFirst, bCount: block.numCols,
+        termGroups: [...this.values.termGroups], strictUpper: block.strictUpper,
+      },
+      values: this.values.program,
+      constants: this.values.constants,
+      rowVectors: this.vectorWordsOf(rows),
+      colVectors: this.vectorWordsOf(cols),
+      rowVectorFirst: rows.vectorFirst,
+      colVectorFirst: cols.vectorFirst,
+      numVector: this.numVector,
+      threshold: this.threshold,
+      records: this.records,
+    };
+    return this.finalizePairs(request);
+  }
+
+  /**
+   * Adds a panel's device results to the checksum and its records (in the host's order and file layout) to the
+   * output, then releases the records (they may lie in the device's read-back memory).
+   */
+  apply(result: DoneResult, sink: ResultSink): void {
+    try {
+      sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
+      sink.addRecordWords(result.records.words, result.records.count);
+    } finally {
+      result.records.release();
+    }
+  }
+
+  /** Per-vector words of a block, computed once per block. */
+  private vectorWordsOf(block: VectorBlockView): Uint32Array {
+    let words = this.vectorWords.get(block);
+    if (words === undefined) {
+      words = this.values.wordsOf(block);
+      this.vectorWords.set(block, words);
+    }
+    return words;
+  }
+}
