@@ -5,8 +5,9 @@ import { UserError } from '../../core/errors.js';
 import { checkTallyLimits, checkVectorLimit } from '../../core/limits.js';
 import { checkPackedVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
-import { resolveBackend } from './backendChoice.js';
-import type { JobSpec, RunResult } from './jobSpec.js';
+import { resolveBackend, type BackendChoice } from './backendChoice.js';
+import type { JobSpec, MemoryReport, RunResult } from './jobSpec.js';
+import { checkMemory, checkThreadsAndRanks, type RunPlacement } from './memoryCheck.js';
 import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { combineRankOutcomes } from './runResult.js';
@@ -18,10 +19,27 @@ export interface RunHooks {
   readonly debugFailRank?: number;
 }
 
-/** Checks a job before any rank starts; every problem is a one-line UserError. */
-export function checkJob(job: JobSpec): void {
+/**
+ * How this process runs `job` without MPI: every rank as a thread of it, the job's kernel threads split among them
+ * (rankRun.ts); `choice` is the resolved backend.
+ */
+export function inProcessPlacement(job: JobSpec, choice?: Pick<BackendChoice, 'gpuHasSubgroupMatrix'>, requestedBackend = job.backend): RunPlacement {
+  const d = job.decomposition;
+  const ranks = d.numProcVector * d.numProcField * d.numProcRepl;
+  return {
+    ranksInProcess: ranks, processesOnHost: 1, threadsPerRank: Math.max(1, Math.floor(job.numThreads / ranks)),
+    gpuExpandsToU8: choice?.gpuHasSubgroupMatrix ?? false, dawnLoaded: requestedBackend === 'webgpu' || requestedBackend === 'auto',
+  };
+}
+
+/**
+ * Checks a job before any rank starts — and its estimated peak memory for `placement` (default: all ranks in this
+ * process) against its limits; every problem is a one-line UserError. Returns the memory estimate and limits.
+ */
+export function checkJob(job: JobSpec, placement: RunPlacement = inProcessPlacement(job)): MemoryReport {
   const { metricSpec: m, numVector, numField } = job;
   validateDecomposition({ numWay: m.numWay, numVector, numField }, job.decomposition);
+  checkThreadsAndRanks(job, placement.ranksInProcess);
   checkTallyLimits(m.metric, m.numWay, numField);
   checkVectorLimit(numVector);
   if (m.metric === 'r2' && m.numWay !== 2) {
@@ -40,12 +58,15 @@ export function checkJob(job: JobSpec): void {
       throw new UserError(`output ${existing[0]}${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''} already exists; use --force to overwrite`);
     }
   }
+  return checkMemory(job, placement);
 }
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
-  checkJob(requestedJob);
-  const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
+  // The backend is resolved first: the memory estimate depends on the kernel set (and the GPU's kind).
+  const choice = await resolveBackend(requestedJob.backend);
+  const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
+  const memory = checkJob(job, inProcessPlacement(job, choice, requestedJob.backend));
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   const staleOutputs = job.outputStub !== null ? findExistingOutputs(job.outputStub) : [];
@@ -66,7 +87,7 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
       onProgress: hooks.onProgress,
     })) as RankOutcome[];
   }
-  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000, backendNote);
+  const result = combineRankOutcomes(job, outcomes, { seconds: (performance.now() - start) / 1000, backendNote, memory });
   removeStaleOutputs(staleOutputs, result.outputFiles);
   return result;
 }
