@@ -16,8 +16,8 @@ const GiB = 2 ** 30;
 const PROCESS_BASE_BYTES = 80 * MiB;
 /** Dawn and its Vulkan driver loaded in the process (`webgpu`, and `auto`, which probes; lavapipe: ~150 MiB). */
 const DAWN_BASE_BYTES = 160 * MiB;
-/** An in-process rank's worker thread: its V8 isolate with the engine's modules (measured: ~24 MiB). */
-const RANK_THREAD_BYTES = 28 * MiB;
+/** An in-process rank's worker thread: its V8 isolate with the engine's modules (measured: 24–33 MiB). */
+const RANK_THREAD_BYTES = 36 * MiB;
 /** A kernel or block worker thread: its isolate and microkernel instance (measured: ~8–10 MiB). */
 const WORKER_THREAD_BYTES = 12 * MiB;
 /** A GPU rank's device and queues on the host, beyond Dawn itself. */
