@@ -8,7 +8,7 @@ import { makeJob } from './jobFixtures.js';
 
 const MiB = 2 ** 20;
 const cpuPlacement = (ranks: number, threadsPerRank = 1): RunPlacement => ({
-  ranksInProcess: ranks, processesOnHost: 1, threadsPerRank, gpuExpandsToU8: false, dawnLoaded: false,
+  ranksInProcess: ranks, processesOnHost: 1, threadsPerRank, gpuExpandsToU8: false, dawnLoaded: false, gpuIsSoftware: false, mpiLoaded: false,
 });
 const term = (estimate: MemoryEstimate, name: string): number => estimate.hostTerms.find((t) => t.name === name)?.bytes ?? 0;
 const deviceTerm = (estimate: MemoryEstimate, name: string): number => estimate.deviceTerms.find((t) => t.name === name)?.bytes ?? 0;
@@ -57,13 +57,15 @@ describe('memory estimate', () => {
     // 100 vectors · 2 planes · 20 words · 4 bytes.
     expect(blockBytes).toBe(100 * 2 * 20 * 4);
     const inProcess = estimateMemory(job, cpuPlacement(4));
-    const underMpi = estimateMemory(job, cpuPlacement(1));
+    const underMpi = estimateMemory(job, { ...cpuPlacement(1), mpiLoaded: true });
     expect(term(inProcess, 'received blocks')).toBe(4 * 2 * blockBytes);
     expect(term(inProcess, 'blocks in transit')).toBe(4 * 2 * blockBytes);
     expect(term(underMpi, 'received blocks')).toBe(2 * blockBytes);
     expect(term(underMpi, 'blocks in transit')).toBe(0);
     expect(term(inProcess, 'rank threads')).toBeGreaterThan(0);
     expect(term(underMpi, 'rank threads')).toBe(0);
+    expect(term(underMpi, 'MPI library')).toBeGreaterThan(0);
+    expect(term(inProcess, 'MPI library')).toBe(0);
   });
 
   it('keeps a pooled rank\'s panels until its workers collect them', () => {
@@ -98,6 +100,11 @@ describe('memory estimate', () => {
     expect(deviceTerm(u8, 'u8 expansions')).toBe(2 * 100 * 2 * 20 * 32);
     expect(term(plain, 'Dawn (WebGPU)')).toBeGreaterThan(0);
     expect(term(plain, 'kernel threads')).toBe(0);
+    // A software adapter's device memory is the host's: every rank's counts there too.
+    expect(term(plain, 'GPU memory of a software adapter')).toBe(0);
+    const software = estimateMemory(job, { ...cpuPlacement(4), dawnLoaded: true, gpuIsSoftware: true });
+    expect(term(software, 'GPU memory of a software adapter')).toBe(4 * (plain.deviceBytes ?? 0));
+    expect(software.hostBytes).toBe(plain.hostBytes + 4 * (plain.deviceBytes ?? 0));
   });
 });
 

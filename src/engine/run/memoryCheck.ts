@@ -29,6 +29,10 @@ export interface RunPlacement {
   readonly gpuExpandsToU8: boolean;
   /** Dawn is loaded in the process (`--backend webgpu`, or `auto`, which probes for an adapter). */
   readonly dawnLoaded: boolean;
+  /** The GPU is a CPU implementation (lavapipe): its memory is the host's. */
+  readonly gpuIsSoftware: boolean;
+  /** The process is an MPI rank. */
+  readonly mpiLoaded: boolean;
 }
 
 /** Where the default host limit comes from: /proc/meminfo's MemAvailable (Linux), else os.freemem(). */
@@ -69,7 +73,7 @@ function largestTerms(terms: readonly MemoryTerm[], count: number): string {
 }
 
 /** Terms that no option changes: the process and Dawn themselves. */
-const FIXED_TERMS: readonly string[] = ['node process', 'Dawn (WebGPU)'];
+const FIXED_TERMS: readonly string[] = ['node process', 'MPI library', 'Dawn (WebGPU)'];
 
 /** Name of the largest term that options change. */
 function largestVariableTerm(terms: readonly MemoryTerm[]): string {
@@ -112,9 +116,10 @@ export function checkMemory(job: JobSpec, placement: RunPlacement): MemoryReport
   const hostBytesOnHost = estimate.hostBytes * placement.processesOnHost;
   if (hostBytesOnHost > hostLimitBytes) {
     const perProcess = placement.processesOnHost > 1 ? ` (${placement.processesOnHost} processes of ${formatBytes(estimate.hostBytes)})` : '';
+    const fewerProcesses = placement.processesOnHost > 1 ? 'place fewer processes on each host, or ' : '';
     throw new UserError(
       `estimated peak host memory ${formatBytes(hostBytesOnHost)}${perProcess} exceeds ${hostLimitText} ` +
-      `(largest: ${largestTerms(estimate.hostTerms, 2)}); ${remedyFor(largestVariableTerm(estimate.hostTerms), job)}, or raise --memory`);
+      `(largest: ${largestTerms(estimate.hostTerms, 2)}); ${fewerProcesses}${remedyFor(largestVariableTerm(estimate.hostTerms), job)}, or raise --memory`);
   }
   if (estimate.deviceBytes !== null && limits.deviceBytes !== null && estimate.deviceBytes > limits.deviceBytes) {
     throw new UserError(

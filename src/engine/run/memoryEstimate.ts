@@ -16,6 +16,8 @@ const GiB = 2 ** 30;
 const PROCESS_BASE_BYTES = 80 * MiB;
 /** Dawn and its Vulkan driver loaded in the process (`webgpu`, and `auto`, which probes; lavapipe: ~150 MiB). */
 const DAWN_BASE_BYTES = 160 * MiB;
+/** The MPI library and its binding in an MPI rank's process (measured: ~12 MiB). */
+const MPI_BASE_BYTES = 24 * MiB;
 /** An in-process rank's worker thread: its V8 isolate with the engine's modules (measured: 24–33 MiB). */
 const RANK_THREAD_BYTES = 36 * MiB;
 /** A kernel or block worker thread: its isolate and microkernel instance (measured: ~8–10 MiB). */
@@ -85,6 +87,10 @@ export interface MemoryEstimateContext {
   readonly gpuExpandsToU8: boolean;
   /** Dawn is loaded in the process (`--backend webgpu`, or `auto`, which probes for an adapter). */
   readonly dawnLoaded: boolean;
+  /** The GPU is a CPU implementation (lavapipe): its device memory is host memory too. */
+  readonly gpuIsSoftware: boolean;
+  /** The process is an MPI rank (the MPI library and its binding are loaded). */
+  readonly mpiLoaded: boolean;
 }
 
 /** The sizes of one rank's data that every term is computed from. */
@@ -184,15 +190,18 @@ export function estimateMemory(job: JobSpec, context: MemoryEstimateContext): Me
   const shape = rankMemoryShape(job);
   const ranks = context.ranksInProcess;
   const perRank = rankHostTerms(job, shape, context);
+  const deviceTerms = job.backend === 'webgpu' ? rankDeviceTerms(job, shape, context).filter((t) => t.bytes > 0) : [];
+  const deviceBytes = job.backend === 'webgpu' ? sum(deviceTerms) : null;
   const hostTerms: MemoryTerm[] = [
     // The process itself, Dawn when it is loaded, and the threads it starts.
     { name: 'node process', bytes: PROCESS_BASE_BYTES },
+    { name: 'MPI library', bytes: context.mpiLoaded ? MPI_BASE_BYTES : 0 },
     { name: 'Dawn (WebGPU)', bytes: context.dawnLoaded || job.backend === 'webgpu' ? DAWN_BASE_BYTES : 0 },
     { name: 'rank threads', bytes: ranks > 1 ? ranks * RANK_THREAD_BYTES : 0 },
     ...perRank.map((t) => ({ name: t.name, bytes: ranks * t.bytes })),
+    { name: 'GPU memory of a software adapter', bytes: context.gpuIsSoftware && deviceBytes !== null ? ranks * deviceBytes : 0 },
   ].filter((t) => t.bytes > 0);
-  const deviceTerms = job.backend === 'webgpu' ? rankDeviceTerms(job, shape, context).filter((t) => t.bytes > 0) : [];
-  return { hostBytes: sum(hostTerms), hostTerms, deviceBytes: job.backend === 'webgpu' ? sum(deviceTerms) : null, deviceTerms };
+  return { hostBytes: sum(hostTerms), hostTerms, deviceBytes, deviceTerms };
 }
 
 /** Host terms of one rank. */

@@ -23,12 +23,14 @@ export interface RunHooks {
  * How this process runs `job` without MPI: every rank as a thread of it, the job's kernel threads split among them
  * (rankRun.ts); `choice` is the resolved backend.
  */
-export function inProcessPlacement(job: JobSpec, choice?: Pick<BackendChoice, 'gpuHasSubgroupMatrix'>, requestedBackend = job.backend): RunPlacement {
+export function inProcessPlacement(
+  job: JobSpec, choice?: Pick<BackendChoice, 'gpuHasSubgroupMatrix' | 'gpuIsSoftware'>, requestedBackend = job.backend,
+): RunPlacement {
   const d = job.decomposition;
   const ranks = d.numProcVector * d.numProcField * d.numProcRepl;
   return {
     ranksInProcess: ranks, processesOnHost: 1, threadsPerRank: Math.max(1, Math.floor(job.numThreads / ranks)),
-    gpuExpandsToU8: choice?.gpuHasSubgroupMatrix ?? false, dawnLoaded: requestedBackend === 'webgpu' || requestedBackend === 'auto',
+    gpuExpandsToU8: choice?.gpuHasSubgroupMatrix ?? false, gpuIsSoftware: choice?.gpuIsSoftware ?? false, mpiLoaded: false, dawnLoaded: requestedBackend === 'webgpu' || requestedBackend === 'auto',
   };
 }
 

@@ -58,7 +58,7 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
   // One rank per process: it has all of the process's threads.
   const placement: RunPlacement = {
     ranksInProcess: 1, processesOnHost: hooks.localSize ?? 1, threadsPerRank: hooks.numThreads ?? job.numThreads,
-    gpuExpandsToU8: choice.gpuHasSubgroupMatrix, dawnLoaded: requestedJob.backend === 'webgpu' || requestedJob.backend === 'auto',
+    gpuExpandsToU8: choice.gpuHasSubgroupMatrix, gpuIsSoftware: choice.gpuIsSoftware, mpiLoaded: true, dawnLoaded: requestedJob.backend === 'webgpu' || requestedJob.backend === 'auto',
   };
   const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? checkOnce(job, placement) : null);
   if (verdict === null || !verdict.ok) throw new JobRejectedError(verdict === null ? 'no job check' : verdict.message);
