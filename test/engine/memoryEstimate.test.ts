@@ -26,7 +26,7 @@ describe('memory estimate', () => {
     expect(term(estimate, 'own block')).toBe(3200);
     expect(term(estimate, 'tallies in flight')).toBe(40_000);
     expect(term(estimate, 'received blocks')).toBe(0);
-    // One thread computes inline: no kernel workers, no tallies kept by them.
+    // One thread computes inline: no kernel workers; the one panel is in flight, none is left to collect.
     expect(term(estimate, 'kernel threads')).toBe(0);
     expect(term(estimate, 'tallies awaiting collection')).toBe(0);
     expect(estimate.hostBytes).toBe(estimate.hostTerms.reduce((s, t) => s + t.bytes, 0));
@@ -76,6 +76,9 @@ describe('memory estimate', () => {
     expect(term(estimate, 'tallies in flight')).toBe(2 * 2 ** 22 * 4);
     expect(term(estimate, 'tallies awaiting collection')).toBe(all - 2 * 2 ** 22 * 4);
     expect(term(estimate, 'kernel threads')).toBeGreaterThan(0);
+    // On one thread, about one more panel than those in flight waits for the collector.
+    const inline = estimateMemory({ ...job, numThreads: 1 }, cpuPlacement(1, 1));
+    expect(term(inline, 'tallies awaiting collection')).toBe(2 ** 22 * 4);
   });
 
   it('bounds a 3-way call by its unit and by 256 MiB of tallies', () => {
