@@ -211,7 +211,8 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
   const npf = job.decomposition.numProcField;
   const onGpu = job.backend === 'webgpu';
   const threads = context.threadsPerRank;
-  const kernelWorkers = onGpu || threads === 1 ? 0 : threads;
+  // Only the `cpu` kernel set starts workers (`ref` computes inline, a GPU from the rank's thread).
+  const kernelWorkers = job.backend === 'cpu' && threads > 1 ? threads : 0;
   const blockWorkers = blockThreadCount(nvl, nvl * shape.numFieldLocal, { numThreads: threads });
   const tallyBytes = shape.tuplesPerCall * shape.numGroups * 4;
   const rankTallyBytes = shape.tuplesPerRank * shape.numGroups * 4;
@@ -219,7 +220,7 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
   const deviceFinalize = mayFinalizeOnDevice(job);
   // Field slabs sum tallies on field rank 0: the others' parts, Float64 totals and the result beside the own part.
   const reducePerTally = npf > 1 ? 4 * (npf - 1) + 8 + 4 : 0;
-  const dense = job.metricSpec.sparse === false && job.metricSpec.metric !== 'r2';
+  const dense = !job.metricSpec.sparse && job.metricSpec.metric !== 'r2';
   const pairCountMatrices = numWay === 3 && dense ? pairCountMatricesHeld(job, deviceFinalize) : 0;
   return [
     // The own block's planes, and each received block's (kept until the run ends), in shared memory.
@@ -243,7 +244,7 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
     // Dense 3-way: Σ c_x c_y between the unit's blocks (nvl² u32 each), of this unit and the one still in flight.
     { name: '3-way pair counts', bytes: pairCountMatrices * nvl * nvl * 4 * (npf > 1 ? 2 : 1) },
     { name: 'kernel threads', bytes: kernelWorkers * WORKER_THREAD_BYTES },
-    { name: 'kernel scratch', bytes: onGpu ? 0 : Math.max(1, threads) * kernelScratchBytes(job, shape, threads) },
+    { name: 'kernel scratch', bytes: onGpu ? 0 : Math.max(1, kernelWorkers) * kernelScratchBytes(job, shape, Math.max(1, kernelWorkers)) },
     // Block workers start while the kernel set opens (blockBuild.ts), so both sets of threads exist at once.
     { name: 'block workers', bytes: blockWorkers > 1 ? blockWorkers * WORKER_THREAD_BYTES : 0 },
     { name: 'record buffers', bytes: recordBufferBytes(job, deviceFinalize) },
@@ -278,10 +279,11 @@ export function kernelScratchBytes(job: JobSpec, shape: RankMemoryShape, threads
 
 /** Records buffered on their way to the file: the sink's and the writer's buffers, and device finalize's read-backs. */
 function recordBufferBytes(job: JobSpec, deviceFinalize: boolean): number {
-  if (job.outputStub === null) return SINK_RECORDS * 4 * 4;
-  const sinkBytes = SINK_RECORDS * (job.metricSpec.numWay + 1) * 4 + WRITE_BUFFER_BYTES;
+  // Every sink has its buffer, written or not.
+  const sinkBytes = SINK_RECORDS * (job.metricSpec.numWay + 1) * 4;
+  if (job.outputStub === null) return sinkBytes;
   const deviceRecords = job.metricSpec.numWay === 2 ? GPU_RECORD_BYTES_2 : GPU_RECORD_BYTES_3;
-  return sinkBytes + (deviceFinalize ? GPU_FINALIZE_SETS * deviceRecords : 0);
+  return sinkBytes + WRITE_BUFFER_BYTES + (deviceFinalize ? GPU_FINALIZE_SETS * deviceRecords : 0);
 }
 
 /** Device terms of one GPU rank. */
@@ -293,7 +295,7 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
   // With device finalize (no records) 2-way panels grow to DEVICE_PAIRS_PER_PANEL; their output stays within 1 GiB.
   const tuplesPerCall = numWay === 2 && deviceFinalize && job.outputStub === null
     ? Math.min(DEVICE_PAIRS_PER_PANEL, nvl * nvl)
-    : numWay === 3 && deviceFinalize ? Math.min(nvl * nvl * nvl, Math.floor(DEVICE_TALLY_BYTES_PER_CALL / (4 * shape.numGroups))) : shape.tuplesPerCall;
+    : numWay === 3 && deviceFinalize ? Math.min(shape.tuplesPerRank, Math.floor(DEVICE_TALLY_BYTES_PER_CALL / (4 * shape.numGroups))) : shape.tuplesPerCall;
   const outputBytes = Math.min(deviceFinalize ? GPU_DEVICE_OUTPUT_BYTES : GPU_OUTPUT_BYTES, tuplesPerCall * shape.numGroups * 4);
   const heldBytes = (1 + received) * blockBytes;
   const dense = !job.metricSpec.sparse && job.metricSpec.metric !== 'r2';
@@ -313,7 +315,7 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
         ? GPU_FINALIZE_SETS * (GPU_FINALIZE_STATUS_BYTES + (job.outputStub === null ? 0 : numWay === 2 ? GPU_RECORD_BYTES_2 : GPU_RECORD_BYTES_3))
         : 0,
     },
-    // Per-vector finalize words and sums (32 bytes per vector) of every block held.
+    // Per-vector finalize words (32 bytes) and sums of every block held.
     { name: 'vector words', bytes: (1 + received) * nvl * 64 },
   ];
 }
