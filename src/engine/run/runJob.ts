@@ -21,16 +21,19 @@ export interface RunHooks {
 
 /**
  * How this process runs `job` without MPI: every rank as a thread of it, the job's kernel threads split among them
- * (rankRun.ts); `choice` is the resolved backend.
+ * (rankRun.ts). `choice`: the resolved backend's GPU (default: none); `requestedBackend`: as asked (`auto` loads Dawn).
  */
 export function inProcessPlacement(
-  job: JobSpec, choice?: Pick<BackendChoice, 'gpuHasSubgroupMatrix' | 'gpuIsSoftware'>, requestedBackend = job.backend,
+  job: JobSpec,
+  options: { readonly choice?: Pick<BackendChoice, 'gpuHasSubgroupMatrix' | 'gpuIsSoftware'>; readonly requestedBackend?: JobSpec['backend'] } = {},
 ): RunPlacement {
   const d = job.decomposition;
   const ranks = d.numProcVector * d.numProcField * d.numProcRepl;
+  const requested = options.requestedBackend ?? job.backend;
   return {
     ranksInProcess: ranks, processesOnHost: 1, threadsPerRank: Math.max(1, Math.floor(job.numThreads / ranks)),
-    gpuExpandsToU8: choice?.gpuHasSubgroupMatrix ?? false, gpuIsSoftware: choice?.gpuIsSoftware ?? false, mpiLoaded: false, dawnLoaded: requestedBackend === 'webgpu' || requestedBackend === 'auto',
+    gpuExpandsToU8: options.choice?.gpuHasSubgroupMatrix ?? false, gpuIsSoftware: options.choice?.gpuIsSoftware ?? false,
+    mpiLoaded: false, dawnLoaded: requested === 'webgpu' || requested === 'auto',
   };
 }
 
@@ -68,7 +71,7 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
   const choice = await resolveBackend(requestedJob.backend);
   const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
-  const memory = checkJob(job, inProcessPlacement(job, choice, requestedJob.backend));
+  const memory = checkJob(job, inProcessPlacement(job, { choice, requestedBackend: requestedJob.backend }));
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   const staleOutputs = job.outputStub !== null ? findExistingOutputs(job.outputStub) : [];
