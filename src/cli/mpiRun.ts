@@ -50,7 +50,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
   const progress = createProgressDisplay(isRoot && process.stderr.isTTY === true && !plan.json);
   let result;
   try {
-    result = await engine.runJobAsRank(plan.spec, world, { onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank });
+    result = await engine.runJobAsRank(plan.spec, world, { onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank, localSize: runtime.localSize });
   } catch (error) {
     progress.stop();
     if (error instanceof engine.JobRejectedError) return endAllRanks(runtime, world.rank, error);

@@ -60,6 +60,10 @@ export function addRunCommand(program: Command): void {
     .addOption(new Option('--finalize <where>', 'where metric values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
       .choices(['auto', 'host']).default('auto'))
     .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
+    .option('--memory <MiB>',
+      'refuse the run when its estimated peak host memory (all ranks of this process; under mpirun, all processes of a host) exceeds this (default: MemAvailable of /proc/meminfo, else the free memory)')
+    .option('--device-memory <MiB>',
+      'refuse a --backend webgpu run when its estimated peak GPU memory per rank exceeds this (default: no check; WebGPU adapters report no memory size)')
     .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
     .option('--force', 'overwrite existing output files of the same stub', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
@@ -177,5 +181,6 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),
     backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
+    memory: text('memory'), deviceMemory: text('deviceMemory'),
   };
 }

@@ -19,6 +19,9 @@ export const DEFAULT_NUM_FIELD = 4096;
  */
 export const MAX_NUM_VECTOR = 2 ** 31;
 
+/** `--memory` and `--device-memory` are in MiB. */
+const MIB = 2 ** 20;
+
 /** Option values of `run` as the command line gave them (camelCase names of the long options). */
 export interface RunOptionText {
   readonly metric?: string;
@@ -52,6 +55,8 @@ export interface RunOptionText {
   readonly verify?: boolean;
   readonly json?: boolean;
   readonly onBadSite?: string;
+  readonly memory?: string;
+  readonly deviceMemory?: string;
 }
 
 /** A validated run: the engine's job plus what only the CLI needs. */
@@ -108,6 +113,10 @@ export function buildRunPlan(
     finalize,
     numThreads,
     verify: options.verify === true,
+    memoryLimits: {
+      hostBytes: options.memory === undefined ? null : parsePositiveInteger('--memory', options.memory) * MIB,
+      deviceBytes: options.deviceMemory === undefined ? null : parsePositiveInteger('--device-memory', options.deviceMemory) * MIB,
+    },
   };
   return { spec, threshold, json: options.json === true };
 }

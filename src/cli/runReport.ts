@@ -23,6 +23,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
       // Shown only when not SPEC §6's plan, so that default summaries keep their shape.
       (d.halfDiagonal === 'lower-rows' ? '' : ` half-diagonal ${d.halfDiagonal}`),
   ];
+  lines.push(describeMemory(result));
   if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
   const devices = describeRankDevices(result.rankDevices);
   if (devices !== null) lines.push(devices);
@@ -69,6 +70,18 @@ export function describeRankDevices(devices: readonly RankDevice[]): string | nu
   const names = new Set(gpus.map((d) => d.description));
   if (names.size === 1) return `gpus ${gpus.map((d) => `rank ${d.rank} ${place(d)}`).join(', ')}: ${gpus[0].description}`;
   return `gpus ${gpus.map((d) => `rank ${d.rank} ${place(d)} ${d.description}`).join(', ')}`;
+}
+
+/**
+ * The job check's memory estimate, e.g. `memory estimated host 210 MiB (limit 14021 MiB) device 530 MiB per rank
+ * (no limit)`; the device part only for GPU runs.
+ */
+export function describeMemory(result: RunResult): string {
+  const mib = (bytes: number): string => `${Math.ceil(bytes / 2 ** 20)} MiB`;
+  const limit = (bytes: number | null): string => (bytes === null ? 'no limit' : `limit ${mib(bytes)}`);
+  const host = `memory estimated host ${mib(result.estimatedHostBytes)} (${limit(result.hostMemoryLimitBytes)})`;
+  if (result.estimatedDeviceBytes === null) return host;
+  return `${host} device ${mib(result.estimatedDeviceBytes)} per rank (${limit(result.deviceMemoryLimitBytes)})`;
 }
 
 function describeSource(spec: JobSpec): string {

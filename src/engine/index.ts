@@ -1,7 +1,11 @@
 // Entry point of src/engine (level 5): running jobs.
 export { runJob, checkJob, type RunHooks } from './run/runJob.js';
 export { runJobAsRank, JobRejectedError, type RankRunHooks } from './run/runJobAsRank.js';
-export type { JobSpec, RunResult, RankDevice, DecompositionSpec, FinalizePlacement, ProblemSource, ThresholdSpec } from './run/jobSpec.js';
+export type {
+  JobSpec, RunResult, RankDevice, DecompositionSpec, FinalizePlacement, MemoryLimits, MemoryReport, ProblemSource, ThresholdSpec,
+} from './run/jobSpec.js';
+export { estimateMemory, type MemoryEstimate, type MemoryEstimateContext, type MemoryTerm } from './run/memoryEstimate.js';
+export { availableHostMemory, formatBytes, MAX_IN_PROCESS_RANKS, maxThreads } from './run/memoryCheck.js';
 // For the benchmarks in tools/: the pieces they time on their own.
 export { startBlockBuild } from './blocks/blockBuild.js';
 export { PAIRS_PER_PANEL } from './pipeline/pipeline2.js';

@@ -7,6 +7,10 @@ export interface BackendChoice {
   readonly backend: BackendName;
   /** One line saying what `auto` found; null when the backend was named explicitly. */
   readonly note: string | null;
+  /** The chosen GPU has u8 subgroup matrices (its kernels expand operands to u8); false on the CPU. */
+  readonly gpuHasSubgroupMatrix: boolean;
+  /** The chosen GPU is a CPU implementation (lavapipe): its memory is the host's. */
+  readonly gpuIsSoftware: boolean;
 }
 
 export async function resolveBackend(requested: JobSpec['backend']): Promise<BackendChoice> {
@@ -18,14 +22,14 @@ export async function resolveBackend(requested: JobSpec['backend']): Promise<Bac
     if (!probe.available) {
       throw new UserError('--backend webgpu: no WebGPU adapter found (a GPU with a Vulkan driver, or the Vulkan CPU driver lavapipe, is needed)');
     }
-    return { backend: 'webgpu', note: null };
+    return { backend: 'webgpu', note: null, gpuHasSubgroupMatrix: probe.hasSubgroupMatrix, gpuIsSoftware: probe.isSoftware };
   }
-  if (requested !== 'auto') return { backend: requested, note: null };
+  if (requested !== 'auto') return { backend: requested, note: null, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   const probe = await probeWebgpu();
-  if (!probe.available) return { backend: 'cpu', note: `--backend auto: ${probe.description}, using cpu` };
+  if (!probe.available) return { backend: 'cpu', note: `--backend auto: ${probe.description}, using cpu`, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   // A software adapter computes the same values several times slower than the CPU kernels (lavapipe: ~5×).
   if (probe.isSoftware) {
-    return { backend: 'cpu', note: `--backend auto: only a software WebGPU adapter (${probe.description}), using cpu` };
+    return { backend: 'cpu', note: `--backend auto: only a software WebGPU adapter (${probe.description}), using cpu`, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   }
-  return { backend: 'webgpu', note: `--backend auto: using webgpu on ${probe.description}` };
+  return { backend: 'webgpu', note: `--backend auto: using webgpu on ${probe.description}`, gpuHasSubgroupMatrix: probe.hasSubgroupMatrix, gpuIsSoftware: probe.isSoftware };
 }

@@ -34,6 +34,26 @@ export interface DecompositionSpec {
 /** Where a run finalizes: `auto` on the device when the kernel set and the run allow it, `host` always on the CPU. */
 export type FinalizePlacement = 'auto' | 'host';
 
+/** Memory a run may use (checkJob refuses a job whose estimated peak exceeds it). */
+export interface MemoryLimits {
+  /** Host bytes of the job's processes on one host; null: the memory available when the job is checked. */
+  readonly hostBytes: number | null;
+  /** Bytes of one GPU rank's device memory; null: what the adapter reports (Dawn reports nothing: no check). */
+  readonly deviceBytes: number | null;
+}
+
+/** A job's estimated peak memory and the limits it was checked against (memoryEstimate.ts, memoryCheck.ts). */
+export interface MemoryReport {
+  /** Peak resident bytes of one process (all its in-process ranks; one rank under MPI). */
+  readonly estimatedHostBytes: number;
+  /** The host limit the job was checked against; null when none was known. */
+  readonly hostMemoryLimitBytes: number | null;
+  /** Peak bytes on one GPU rank's device; null for CPU kernel sets. */
+  readonly estimatedDeviceBytes: number | null;
+  /** The device limit checked against; null: no check. */
+  readonly deviceMemoryLimitBytes: number | null;
+}
+
 /** Threshold of SPEC §7: none, one value for every entry, or CoMet's per-entry forms (core/thresholds). */
 export type ThresholdSpec = Threshold;
 
@@ -64,6 +84,8 @@ export interface JobSpec {
   readonly numThreads: number;
   /** Check every value of an analytic problem against its independently computed expectation. */
   readonly verify: boolean;
+  /** Limits of the estimated peak memory (default: both null, see MemoryLimits). */
+  readonly memoryLimits?: MemoryLimits;
 }
 
 /** Where one rank's kernels ran: the CPU, or a GPU and its place among its host's GPUs. */
@@ -75,7 +97,7 @@ export interface RankDevice {
   readonly gpuCount: number | null;
 }
 
-export interface RunResult {
+export interface RunResult extends MemoryReport {
   /** CoMet format `hi-mid-lo` (SPEC §5). */
   readonly checksum: string;
   /** Table entries that passed the threshold (all entries without one). */

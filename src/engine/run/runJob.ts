@@ -6,8 +6,9 @@ import { checkVectorLimit } from '../../core/limits.js';
 import { loadAnalysis } from '../../analyses/index.js';
 import { checkPackedVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
-import { resolveBackend } from './backendChoice.js';
-import { analysisRef, type JobSpec, type RunResult } from './jobSpec.js';
+import { resolveBackend, type BackendChoice } from './backendChoice.js';
+import { analysisRef, type JobSpec, type MemoryReport, type RunResult } from './jobSpec.js';
+import { checkMemory, checkThreadsAndRanks, type RunPlacement } from './memoryCheck.js';
 import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { combineRankOutcomes } from './runResult.js';
@@ -19,11 +20,33 @@ export interface RunHooks {
   readonly debugFailRank?: number;
 }
 
-/** Checks a job before any rank starts; every problem is a one-line UserError. */
-export async function checkJob(job: JobSpec): Promise<void> {
+/**
+ * How this process runs `job` without MPI: every rank as a thread of it, the job's kernel threads split among them
+ * (rankRun.ts). `choice`: the resolved backend's GPU (default: none); `requestedBackend`: as asked (`auto` loads Dawn).
+ */
+export function inProcessPlacement(
+  job: JobSpec,
+  options: { readonly choice?: Pick<BackendChoice, 'gpuHasSubgroupMatrix' | 'gpuIsSoftware'>; readonly requestedBackend?: JobSpec['backend'] } = {},
+): RunPlacement {
+  const d = job.decomposition;
+  const ranks = d.numProcVector * d.numProcField * d.numProcRepl;
+  const requested = options.requestedBackend ?? job.backend;
+  return {
+    ranksInProcess: ranks, processesOnHost: 1, threadsPerRank: Math.max(1, Math.floor(job.numThreads / ranks)),
+    gpuExpandsToU8: options.choice?.gpuHasSubgroupMatrix ?? false, gpuIsSoftware: options.choice?.gpuIsSoftware ?? false,
+    mpiLoaded: false, dawnLoaded: requested === 'webgpu' || requested === 'auto',
+  };
+}
+
+/**
+ * Checks a job before any rank starts — and its estimated peak memory for `placement` (default: all ranks in this
+ * process) against its limits; every problem is a one-line UserError. Returns the memory estimate and limits.
+ */
+export async function checkJob(job: JobSpec, placement: RunPlacement = inProcessPlacement(job)): Promise<MemoryReport> {
   const { metricSpec: m, numVector, numField } = job;
   const analysis = await loadAnalysis(analysisRef(job));
   validateDecomposition({ numWay: m.numWay, numVector, numField }, job.decomposition);
+  checkThreadsAndRanks(job, placement.ranksInProcess);
   analysis.check({ spec: m, numVector, numField });
   if (!analysis.ways.includes(m.numWay)) {
     throw new UserError(`--metric ${m.metric} is ${analysis.ways.join('- and ')}-way only (not --way ${m.numWay})`);
@@ -42,12 +65,15 @@ export async function checkJob(job: JobSpec): Promise<void> {
       throw new UserError(`output ${existing[0]}${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''} already exists; use --force to overwrite`);
     }
   }
+  return checkMemory(job, placement, analysis.forRun({ spec: m, numVector, numField }));
 }
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
-  await checkJob(requestedJob);
-  const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
+  // The backend is resolved first: the memory estimate depends on the kernel set (and the GPU's kind).
+  const choice = await resolveBackend(requestedJob.backend);
+  const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
+  const memory = await checkJob(job, inProcessPlacement(job, { choice, requestedBackend: requestedJob.backend }));
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   const staleOutputs = job.outputStub !== null ? findExistingOutputs(job.outputStub) : [];
@@ -68,7 +94,7 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
       onProgress: hooks.onProgress,
     })) as RankOutcome[];
   }
-  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000, backendNote);
+  const result = combineRankOutcomes(job, outcomes, { seconds: (performance.now() - start) / 1000, backendNote, memory });
   removeStaleOutputs(staleOutputs, result.outputFiles);
   return result;
 }

@@ -2,7 +2,8 @@
 import { UserError } from '../../core/errors.js';
 import { findExistingOutputs } from '../../io/index.js';
 import { broadcastObject, gatherObjects, type Communicator } from '../../parallel/index.js';
-import type { JobSpec, RunResult } from './jobSpec.js';
+import type { JobSpec, MemoryReport, RunResult } from './jobSpec.js';
+import type { RunPlacement } from './memoryCheck.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { resolveBackend } from './backendChoice.js';
 import { combineRankOutcomes } from './runResult.js';
@@ -20,7 +21,9 @@ export class JobRejectedError extends UserError {
 }
 
 /** Rank 0's verdict on the job, shared with every rank (msgpackr over the communicator). */
-type JobCheckOutcome = { readonly ok: true; readonly staleOutputs: string[] } | { readonly ok: false; readonly message: string };
+type JobCheckOutcome =
+  | { readonly ok: true; readonly staleOutputs: string[]; readonly memory: MemoryReport }
+  | { readonly ok: false; readonly message: string };
 
 /** Point-to-point tag of the rank reports gathered at the end (the block exchange uses 0 and 1). */
 const TAG_RANK_OUTCOME = 7;
@@ -31,6 +34,8 @@ export interface RankRunHooks extends RunHooks {
   readonly numThreads?: number;
   /** This process's rank among those on its host (MPI's node-local rank): picks its GPU (default: the world rank). */
   readonly localRank?: number;
+  /** Processes of the job on rank 0's host (MPI's node-local size): they share its memory (default 1). */
+  readonly localSize?: number;
 }
 
 /**
@@ -42,14 +47,20 @@ export interface RankRunHooks extends RunHooks {
  */
 export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, hooks: RankRunHooks = {}): Promise<RunResult | null> {
   // Each rank resolves `--backend auto` for its own process (its own adapter).
-  const { backend, note: backendNote } = await resolveBackend(requestedJob.backend);
+  const choice = await resolveBackend(requestedJob.backend);
+  const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   if (world.size !== numRanks) {
     throw new JobRejectedError(`the job has ${numRanks} ranks (npv ${d.numProcVector} × npf ${d.numProcField} × npr ${d.numProcRepl}) but ${world.size} processes run it`);
   }
-  const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? await checkOnce(job) : null);
+  // One rank per process: it has all of the process's threads.
+  const placement: RunPlacement = {
+    ranksInProcess: 1, processesOnHost: hooks.localSize ?? 1, threadsPerRank: hooks.numThreads ?? job.numThreads,
+    gpuExpandsToU8: choice.gpuHasSubgroupMatrix, gpuIsSoftware: choice.gpuIsSoftware, mpiLoaded: true, dawnLoaded: requestedJob.backend === 'webgpu' || requestedJob.backend === 'auto',
+  };
+  const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? await checkOnce(job, placement) : null);
   if (verdict === null || !verdict.ok) throw new JobRejectedError(verdict === null ? 'no job check' : verdict.message);
 
   const start = performance.now();
@@ -60,18 +71,19 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
   });
   const outcomes = await gatherObjects<RankOutcome>(world, 0, TAG_RANK_OUTCOME, outcome);
   if (outcomes === null) return null;
-  const result = combineRankOutcomes(job, outcomes, (performance.now() - start) / 1000, backendNote);
+  const result = combineRankOutcomes(job, outcomes, { seconds: (performance.now() - start) / 1000, backendNote, memory: verdict.memory });
   removeStaleOutputs(verdict.staleOutputs, result.outputFiles);
   return result;
 }
 
 /** The checks of a single-process run, made on rank 0 only (one reader of the file system). */
-async function checkOnce(job: JobSpec): Promise<JobCheckOutcome> {
+async function checkOnce(job: JobSpec, placement: RunPlacement): Promise<JobCheckOutcome> {
+  let memory: MemoryReport;
   try {
-    await checkJob(job);
+    memory = await checkJob(job, placement);
   } catch (error) {
     if (error instanceof UserError) return { ok: false, message: error.message };
     throw error;
   }
-  return { ok: true, staleOutputs: job.outputStub !== null ? findExistingOutputs(job.outputStub) : [] };
+  return { ok: true, staleOutputs: job.outputStub !== null ? findExistingOutputs(job.outputStub) : [], memory };
 }

@@ -1,12 +1,21 @@
 // Combines the reports of all ranks of a run into the RunResult the CLI prints.
 import { ChecksumAccumulator, formatChecksum } from '../../core/checksum.js';
-import type { JobSpec, RunResult } from './jobSpec.js';
+import type { JobSpec, MemoryReport, RunResult } from './jobSpec.js';
 import type { RankOutcome } from './rankRun.js';
 
+/** What a run reports besides its ranks' outcomes. */
+export interface RunFacts {
+  /** Wall-clock seconds of the whole run. */
+  readonly seconds: number;
+  /** Why `--backend auto` chose its kernel set (null for any other backend). */
+  readonly backendNote: string | null;
+  /** The job check's memory estimate and limits. */
+  readonly memory: MemoryReport;
+}
+
 /** `outcomes` in rank order; checksum fields are already reduced over ranks, so rank 0's suffice. */
-export function combineRankOutcomes(
-  job: JobSpec, outcomes: readonly RankOutcome[], seconds: number, backendNote: string | null,
-): RunResult {
+export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome[], facts: RunFacts): RunResult {
+  const { seconds, backendNote, memory } = facts;
   const first = outcomes[0];
   const total = new ChecksumAccumulator();
   total.merge(Float64Array.from(first.checksumLimbs), first.entries, first.zeros);
@@ -28,5 +37,6 @@ export function combineRankOutcomes(
     deviceFinalizedTriples: first.deviceFinalizedTriples,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
     rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device })),
+    ...memory,
   };
 }

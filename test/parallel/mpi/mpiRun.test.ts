@@ -175,6 +175,18 @@ describe.skipIf(unavailable !== null && process.env.CI !== 'true')('snptally run
     ]);
     expect(mpi.stdout).toBe('');
   });
+
+  it('a job over --memory is refused once, counting every process of the host, and leaves no file', () => {
+    // One rank's process is estimated at over 75 MiB (Node and MPI alone): one fits in 150 MiB, two on the host do not.
+    const stub = join(workDir, 'memory');
+    const mpi = mpiRun(2, [...RANDOM2, '--npv', '2', '--memory', '150', '--output', stub]);
+    expect(mpi.status).toBe(1);
+    const lines = mpi.stderr.split('\n').filter((line) => line.startsWith('snptally:'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^snptally: estimated peak host memory .* \(2 processes of .*\) exceeds --memory 150 MiB .*raise --memory$/);
+    expect(mpi.stdout).toBe('');
+    expect(readdirSync(workDir).filter((name) => name.startsWith('memory'))).toEqual([]);
+  });
 });
 
 /** The same options for one rank (the checksum does not depend on the decomposition, phases or stages). */

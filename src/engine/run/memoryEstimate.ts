@@ -1,0 +1,330 @@
+// Peak memory of a run, estimated before it starts from its sizes, decomposition, metric and kernel set: the host
+// bytes of the whole process (every rank it runs) and the device bytes of each GPU rank. Each term is one line below;
+// the sum is an upper bound of the typical peak, not an exact figure.
+import { planeWordsFor } from '../../mgemm/index.js';
+import { blockCirculantPlan, numFieldLocal, numSlabUnits, numVectorLocal, rankOf } from '../../parallel/index.js';
+import { blockThreadCount } from '../blocks/blockBuild.js';
+import { builtInAnalysis, type AnalysisRun } from '../../analyses/index.js';
+import { PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
+import type { JobSpec } from './jobSpec.js';
+
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+
+/** Resident size of a Node process with the engine loaded, before any block (measured: ~65 MiB). */
+const PROCESS_BASE_BYTES = 80 * MiB;
+/** Dawn and its Vulkan driver loaded in the process (`webgpu`, and `auto`, which probes; lavapipe: ~150 MiB). */
+const DAWN_BASE_BYTES = 160 * MiB;
+/** The MPI library and its binding in an MPI rank's process (measured: ~12 MiB). */
+const MPI_BASE_BYTES = 24 * MiB;
+/** An in-process rank's worker thread: its V8 isolate with the engine's modules (measured: 24–33 MiB). */
+const RANK_THREAD_BYTES = 36 * MiB;
+/** A kernel or block worker thread: its isolate and microkernel instance (measured: ~8–10 MiB). */
+const WORKER_THREAD_BYTES = 12 * MiB;
+/** A GPU rank's device and queues on the host, beyond Dawn itself. */
+const GPU_RANK_HOST_BYTES = 64 * MiB;
+
+/** pipeline3.ts TALLY_BYTES_PER_CALL: tally bytes of one host-finalized mGEMM3 call. */
+const TALLY_BYTES_PER_CALL = 256 * MiB;
+/** pipeline3.ts DEVICE_TALLY_BYTES_PER_CALL: tally bytes of one device-finalized mGEMM3 call (they stay on the GPU). */
+const DEVICE_TALLY_BYTES_PER_CALL = GiB;
+/** pipeline2.ts DEVICE_PAIRS_PER_PANEL: pairs of one device-finalized 2-way panel without records. */
+const DEVICE_PAIRS_PER_PANEL = 2 ** 26;
+/** Calls in flight: pipelines run one call ahead (lookahead.ts runOneAhead). */
+const CALLS_IN_FLIGHT = 2;
+
+/** wasm blockSizes.ts: packed A block (MC_ROWS × KC_WORDS u32), widest B block (NC_COLS_MAX), C block bound. */
+const WASM_MC_ROWS = 128;
+const WASM_KC_WORDS = 1024;
+const WASM_NC_COLS_MAX = 2048;
+const WASM_C_BLOCK_BYTES_MAX = 64 * MiB;
+
+/** entrySink.ts: buffered records (RECORDS_PER_FLUSH × (way + 1) u32), and metricsFileWriter.ts's write buffer. */
+const SINK_RECORDS = 2 ** 16;
+const WRITE_BUFFER_BYTES = MiB;
+
+/** webgpu popcountGemmWebgpu.ts: resident operand budget, expanded u8 operand, staging ring (webgpuRunner.ts). */
+const GPU_RESIDENT_BYTES = 4 * GiB;
+const GPU_EXPANDED_BYTES = 512 * MiB;
+const GPU_STAGING_BYTES = 8 * 16 * MiB;
+/** webgpu requestPlan.ts: output bytes of one sub-block read back, or kept on the device (device finalize). */
+const GPU_OUTPUT_BYTES = 256 * MiB;
+const GPU_DEVICE_OUTPUT_BYTES = GiB;
+/** webgpu tally3Webgpu.ts STACK_PRODUCT_BYTES: 3-way pair products of one stack. */
+const GPU_STACK_PRODUCT_BYTES = 256 * MiB;
+/** webgpu tripleFinalizeWebgpu.ts MAX_RESIDENT_PAIR_COUNTS: dense 3-way block-pair matrices kept. */
+const GPU_RESIDENT_PAIR_COUNTS = 4;
+/** webgpu finalizeScratch.ts: two scratch sets, each with room for a panel's records (2-way: 2^24 × 12 bytes, 3-way: 2^23 × 8). */
+const GPU_FINALIZE_SETS = 2;
+const GPU_RECORD_BYTES_2 = 2 ** 24 * 12;
+const GPU_RECORD_BYTES_3 = 2 ** 23 * 8;
+/** Status and checksum partials of one finalize set (a few MiB for the largest panels). */
+const GPU_FINALIZE_STATUS_BYTES = 8 * MiB;
+
+/** One part of an estimate: what it is and its bytes (summed over the ranks it counts). */
+export interface MemoryTerm {
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface MemoryEstimate {
+  /** Peak resident bytes of the whole process: every rank it runs together. */
+  readonly hostBytes: number;
+  readonly hostTerms: readonly MemoryTerm[];
+  /** Peak bytes on the GPU of one rank (`webgpu`); null for CPU kernel sets. */
+  readonly deviceBytes: number | null;
+  readonly deviceTerms: readonly MemoryTerm[];
+}
+
+/** What the estimate needs besides the job. */
+export interface MemoryEstimateContext {
+  /** Ranks this process runs: npv·npf·npr as in-process threads, 1 under MPI. */
+  readonly ranksInProcess: number;
+  /** Kernel threads of each rank (the job's threads split among in-process ranks, all of them under MPI). */
+  readonly threadsPerRank: number;
+  /** The GPU expands operands to u8 (tensor cores): the expansion budget is on the device too. */
+  readonly gpuExpandsToU8: boolean;
+  /** Dawn is loaded in the process (`--backend webgpu`, or `auto`, which probes for an adapter). */
+  readonly dawnLoaded: boolean;
+  /** The GPU is a CPU implementation (lavapipe): its device memory is host memory too. */
+  readonly gpuIsSoftware: boolean;
+  /** The process is an MPI rank (the MPI library and its binding are loaded). */
+  readonly mpiLoaded: boolean;
+}
+
+/** The sizes of one rank's data that every term is computed from. */
+export interface RankMemoryShape {
+  /** Vectors per block (pads included), fields per slab, planes per vector and 32-bit words per plane. */
+  readonly numVectorLocal: number;
+  readonly numFieldLocal: number;
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+  /** Bytes of one block's planes. */
+  readonly blockBytes: number;
+  /** Most blocks other than its own that one rank receives (and keeps to the end of the run). */
+  readonly maxReceivedBlocks: number;
+  /** Tally groups of a 2-way call (3-way: of an mGEMM3 call). */
+  readonly numGroups: number;
+  /** Most tuples (pairs or triples) of one call. */
+  readonly tuplesPerCall: number;
+  /** Tally entries (tuples, with the full rectangles that panels allocate) of all of one rank's calls. */
+  readonly tuplesPerRank: number;
+  /** 3-way: plane pairs of mGEMM3's A operand, and whether finalize needs block-pair counts (0 and false for 2-way). */
+  readonly triplePlanePairs: number;
+  readonly needsPairCounts: boolean;
+  /** Whether the analysis has a device finalizer for the run's way. */
+  readonly analysisFinalizesOnDevice: boolean;
+}
+
+/** The analysis of a built-in metric, for callers that have not loaded the job's analysis themselves. */
+function builtInRun(job: JobSpec): AnalysisRun {
+  return builtInAnalysis(job.metricSpec.metric).forRun({ spec: job.metricSpec, numVector: job.numVector, numField: job.numField });
+}
+
+/** Positions (vector block, replica) whose reads are evaluated: all of them, or an even spread of this many. */
+const MAX_POSITIONS_SAMPLED = 256;
+
+/** Most blocks a rank receives: 2-way from the block-circulant plan, 3-way bounded by its units (two blocks each). */
+export function maxReceivedBlocks(job: JobSpec): number {
+  const d = job.decomposition;
+  const npv = d.numProcVector;
+  if (npv === 1) return 0;
+  const numPhasesRun = d.phaseMax - d.phaseMin + 1;
+  if (job.metricSpec.numWay === 3) {
+    const unitsPerRank = Math.ceil(Math.ceil((numSlabUnits(npv) * numPhasesRun) / d.numPhase) / d.numProcRepl);
+    return Math.min(npv - 1, 2 * unitsPerRank);
+  }
+  const numPositions = npv * d.numProcRepl;
+  const stride = Math.max(1, Math.floor(numPositions / MAX_POSITIONS_SAMPLED));
+  let most = 0;
+  for (let position = 0; position < numPositions; position += stride) {
+    const vectorIdx = position % npv;
+    const replIdx = Math.floor(position / npv);
+    const rank = rankOf(d, { vectorIdx, replIdx, fieldIdx: 0 });
+    const blocks = new Set<number>();
+    for (let phaseIdx = d.phaseMin; phaseIdx <= d.phaseMax; phaseIdx++) {
+      const plan = blockCirculantPlan({ grid: d, rank, numVector: job.numVector, numPhase: d.numPhase, phaseIdx, halfDiagonal: d.halfDiagonal });
+      for (const step of plan) if (step.colBlock !== vectorIdx) blocks.add(step.colBlock);
+    }
+    most = Math.max(most, blocks.size);
+  }
+  return most;
+}
+
+/** The sizes every term is computed from (see RankMemoryShape). */
+export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun = builtInRun(job)): RankMemoryShape {
+  const { metricSpec: m, decomposition: d } = job;
+  const nvl = numVectorLocal(job.numVector, d.numProcVector, m.numWay);
+  const nfl = numFieldLocal(job.numField, d.numProcField);
+  const layout = analysis.planes;
+  const wordsPerPlane = planeWordsFor(nfl);
+  const blockBytes = nvl * layout.numPlanes * wordsPerPlane * 4;
+  const received = maxReceivedBlocks(job);
+  if (m.numWay === 2) {
+    const numGroups = analysis.pairs?.termGroups.length ?? 0;
+    // A column block per received block, and the diagonal block: its upper half, with whole square tiles along its diagonal.
+    const side = Math.floor(Math.sqrt(PAIRS_PER_PANEL));
+    const tuplesPerRank = received * nvl * nvl + (nvl * nvl + nvl * Math.min(nvl, side)) / 2;
+    return {
+      numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes,
+      maxReceivedBlocks: received, numGroups, tuplesPerCall: Math.min(PAIRS_PER_PANEL, nvl * nvl, tuplesPerRank), tuplesPerRank,
+      triplePlanePairs: 0, needsPairCounts: false, analysisFinalizesOnDevice: analysis.pairs?.deviceFinalizer !== undefined,
+    };
+  }
+  const plan = analysis.triples?.plan;
+  const numGroups = plan?.termGroups.length ?? 0;
+  // The rank's share of all triples (nv³/6) in its phases and stages.
+  const numRanksAlongVectors = d.numProcVector * d.numProcRepl;
+  const share = ((d.phaseMax - d.phaseMin + 1) / d.numPhase) * ((d.stageMax - d.stageMin + 1) / d.numStage);
+  const tuplesPerRank = Math.ceil((job.numVector ** 3 / 6 / numRanksAlongVectors) * share);
+  // A batch holds up to TALLY_BYTES_PER_CALL of tallies, a single j-slice (nvl² triples) more, never more than a unit: the
+  // tetrahedron's nvl³/6 triples for npv 1, else up to a prism's nvl³/2.
+  const sliceTriples = nvl * nvl;
+  const unitTriples = d.numProcVector === 1 ? nvl ** 3 / 6 : nvl ** 3 / 2;
+  const tuplesPerCall = Math.ceil(Math.min(unitTriples, tuplesPerRank, Math.max(sliceTriples, TALLY_BYTES_PER_CALL / (4 * numGroups))));
+  return {
+    numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes,
+    maxReceivedBlocks: received, numGroups, tuplesPerCall, tuplesPerRank,
+    triplePlanePairs: plan?.planePairs.length ?? 0, needsPairCounts: (plan?.pairCountGroup ?? null) !== null,
+    analysisFinalizesOnDevice: analysis.triples?.deviceFinalizer !== undefined,
+  };
+}
+
+/** Whether the run may finalize on the GPU (finalize/rankFinalize.ts): its tallies stay there. */
+function mayFinalizeOnDevice(job: JobSpec, shape: RankMemoryShape): boolean {
+  return job.backend === 'webgpu' && job.finalize === 'auto' && shape.analysisFinalizesOnDevice &&
+    job.decomposition.numProcField === 1 && !job.verify;
+}
+
+const sum = (terms: readonly MemoryTerm[]): number => terms.reduce((total, t) => total + t.bytes, 0);
+
+/** Peak host bytes of the process and device bytes per GPU rank of `job` (see MemoryEstimate). */
+export function estimateMemory(job: JobSpec, context: MemoryEstimateContext, analysis: AnalysisRun = builtInRun(job)): MemoryEstimate {
+  const shape = rankMemoryShape(job, analysis);
+  const ranks = context.ranksInProcess;
+  const perRank = rankHostTerms(job, shape, context);
+  const deviceTerms = job.backend === 'webgpu' ? rankDeviceTerms(job, shape, context).filter((t) => t.bytes > 0) : [];
+  const deviceBytes = job.backend === 'webgpu' ? sum(deviceTerms) : null;
+  const hostTerms: MemoryTerm[] = [
+    // The process itself, Dawn when it is loaded, and the threads it starts.
+    { name: 'node process', bytes: PROCESS_BASE_BYTES },
+    { name: 'MPI library', bytes: context.mpiLoaded ? MPI_BASE_BYTES : 0 },
+    { name: 'Dawn (WebGPU)', bytes: context.dawnLoaded || job.backend === 'webgpu' ? DAWN_BASE_BYTES : 0 },
+    { name: 'rank threads', bytes: ranks > 1 ? ranks * RANK_THREAD_BYTES : 0 },
+    ...perRank.map((t) => ({ name: t.name, bytes: ranks * t.bytes })),
+    { name: 'GPU memory of a software adapter', bytes: context.gpuIsSoftware && deviceBytes !== null ? ranks * deviceBytes : 0 },
+  ].filter((t) => t.bytes > 0);
+  return { hostBytes: sum(hostTerms), hostTerms, deviceBytes, deviceTerms };
+}
+
+/** Host terms of one rank. */
+function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEstimateContext): MemoryTerm[] {
+  const { numWay } = job.metricSpec;
+  const { blockBytes, maxReceivedBlocks: received, numVectorLocal: nvl } = shape;
+  const npf = job.decomposition.numProcField;
+  const onGpu = job.backend === 'webgpu';
+  const threads = context.threadsPerRank;
+  // Only the `cpu` kernel set starts workers (`ref` computes inline, a GPU from the rank's thread).
+  const kernelWorkers = job.backend === 'cpu' && threads > 1 ? threads : 0;
+  const blockWorkers = blockThreadCount(nvl, nvl * shape.numFieldLocal, { numThreads: threads });
+  const tallyBytes = shape.tuplesPerCall * shape.numGroups * 4;
+  const rankTallyBytes = shape.tuplesPerRank * shape.numGroups * 4;
+  const inFlightBytes = Math.min(rankTallyBytes, CALLS_IN_FLIGHT * tallyBytes);
+  const deviceFinalize = mayFinalizeOnDevice(job, shape);
+  // Field slabs sum tallies on field rank 0: the others' parts, Float64 totals and the result beside the own part.
+  const reducePerTally = npf > 1 ? 4 * (npf - 1) + 8 + 4 : 0;
+  const pairCountMatrices = numWay === 3 && shape.needsPairCounts ? pairCountMatricesHeld(job, deviceFinalize) : 0;
+  return [
+    // The own block's planes, and each received block's (kept until the run ends), in shared memory.
+    { name: 'own block', bytes: blockBytes },
+    { name: 'received blocks', bytes: received * blockBytes },
+    // In-process ranks send private copies (meshTransport.ts) that the receiver copies to shared memory and drops:
+    // about one per rank at a time (measured: npv 4, 32 MiB blocks, the peak stayed below the blocks without them).
+    { name: 'blocks in transit', bytes: context.ranksInProcess > 1 ? Math.min(received, 1) * blockBytes : 0 },
+    // Sums and present counts (Float64) of every block held, and their copy in the exchange.
+    { name: 'vector sums', bytes: (1 + received) * nvl * 16 * 2 },
+    // GEMM outputs of the calls in flight, read back to the host unless finalized on the device.
+    { name: 'tallies in flight', bytes: deviceFinalize ? 0 : inFlightBytes },
+    // Outputs of finished calls not yet collected: up to two calls' on one thread (measured: 1.8); with a CPU pool all
+    // of them, as its workers keep the shared outputs they computed until they collect their own garbage (measured: to
+    // the run's end).
+    {
+      name: 'tallies awaiting collection',
+      bytes: deviceFinalize ? 0 : kernelWorkers === 0 ? Math.min(rankTallyBytes - inFlightBytes, 2 * tallyBytes) : rankTallyBytes - inFlightBytes,
+    },
+    { name: 'field-slab reduction', bytes: deviceFinalize ? 0 : shape.tuplesPerCall * shape.numGroups * reducePerTally },
+    // Dense 3-way: Σ c_x c_y between the unit's blocks (nvl² u32 each), of this unit and the one still in flight.
+    { name: '3-way pair counts', bytes: pairCountMatrices * nvl * nvl * 4 * (npf > 1 ? 2 : 1) },
+    { name: 'kernel threads', bytes: kernelWorkers * WORKER_THREAD_BYTES },
+    { name: 'kernel scratch', bytes: onGpu ? 0 : Math.max(1, kernelWorkers) * kernelScratchBytes(job, shape, Math.max(1, kernelWorkers)) },
+    // Block workers start while the kernel set opens (blockBuild.ts), so both sets of threads exist at once.
+    { name: 'block workers', bytes: blockWorkers > 1 ? blockWorkers * WORKER_THREAD_BYTES : 0 },
+    { name: 'record buffers', bytes: recordBufferBytes(job, deviceFinalize) },
+    { name: 'GPU staging and read-back', bytes: onGpu ? GPU_RANK_HOST_BYTES + GPU_STAGING_BYTES + Math.min(GPU_OUTPUT_BYTES, tallyBytes) : 0 },
+  ];
+}
+
+/** Dense 3-way pair-count matrices alive at once: up to 3 per unit (4 with device finalize's transpose), two units when there are several. */
+function pairCountMatricesHeld(job: JobSpec, deviceFinalize: boolean): number {
+  const perUnit = job.decomposition.numProcVector === 1 ? 1 : 3;
+  const units = job.decomposition.numProcVector === 1 ? 1 : 2;
+  return units * (perUnit + (deviceFinalize ? 1 : 0));
+}
+
+/**
+ * A CPU kernel thread's scratch (wasm blockedLoops.ts; the native kernel needs less): packed A and B blocks and the
+ * C block of its row panel in its wasm memory, and for 3-way its panel's pair products (tally3Task.ts).
+ */
+export function kernelScratchBytes(job: JobSpec, shape: RankMemoryShape, threadsPerRank: number): number {
+  const { numVectorLocal: nvl } = shape;
+  const side = Math.floor(Math.sqrt(PAIRS_PER_PANEL));
+  // A call's rows and columns: a 2-way panel is at most `side` columns wide; a 3-way slice is nvl × nvl.
+  const callCols = Math.min(nvl, job.metricSpec.numWay === 2 ? side : nvl);
+  const callRows = Math.min(nvl, Math.max(1, Math.floor(shape.tuplesPerCall / Math.max(1, callCols))));
+  const taskRows = 4 * Math.ceil(Math.ceil(callRows / Math.max(1, threadsPerRank)) / 4);
+  const ncCols = Math.min(WASM_NC_COLS_MAX, 4 * Math.ceil(callCols / 4));
+  const arena = WASM_MC_ROWS * WASM_KC_WORDS * 4 + ncCols * WASM_KC_WORDS * 4 + Math.min(WASM_C_BLOCK_BYTES_MAX, taskRows * ncCols * 4);
+  const products = job.metricSpec.numWay === 3 ? taskRows * shape.triplePlanePairs * shape.wordsPerPlane * 4 : 0;
+  return arena + products;
+}
+
+/** Records buffered on their way to the file: the sink's and the writer's buffers, and device finalize's read-backs. */
+function recordBufferBytes(job: JobSpec, deviceFinalize: boolean): number {
+  // Every sink has its buffer, written or not.
+  const sinkBytes = SINK_RECORDS * (job.metricSpec.numWay + 1) * 4;
+  if (job.outputStub === null) return sinkBytes;
+  const deviceRecords = job.metricSpec.numWay === 2 ? GPU_RECORD_BYTES_2 : GPU_RECORD_BYTES_3;
+  return sinkBytes + WRITE_BUFFER_BYTES + (deviceFinalize ? GPU_FINALIZE_SETS * deviceRecords : 0);
+}
+
+/** Device terms of one GPU rank. */
+function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEstimateContext): MemoryTerm[] {
+  const { blockBytes, maxReceivedBlocks: received, numVectorLocal: nvl, wordsPerPlane } = shape;
+  const deviceFinalize = mayFinalizeOnDevice(job, shape);
+  const numWay = job.metricSpec.numWay;
+  // With device finalize (no records) 2-way panels grow to DEVICE_PAIRS_PER_PANEL; their output stays within 1 GiB.
+  const tuplesPerCall = numWay === 2 && deviceFinalize && job.outputStub === null
+    ? Math.min(DEVICE_PAIRS_PER_PANEL, nvl * nvl)
+    : numWay === 3 && deviceFinalize ? Math.min(shape.tuplesPerRank, Math.floor(DEVICE_TALLY_BYTES_PER_CALL / (4 * shape.numGroups))) : shape.tuplesPerCall;
+  const outputBytes = Math.min(deviceFinalize ? GPU_DEVICE_OUTPUT_BYTES : GPU_OUTPUT_BYTES, tuplesPerCall * shape.numGroups * 4);
+  const heldBytes = (1 + received) * blockBytes;
+  const pairPlanes = shape.triplePlanePairs;
+  return [
+    // Every block the rank reads stays resident up to the budget; a prefetched block may come on top of it.
+    { name: 'resident planes', bytes: Math.min(heldBytes, Math.max(GPU_RESIDENT_BYTES, blockBytes) + blockBytes) },
+    // The shared GEMM output (a power of two) of one sub-block.
+    { name: 'GEMM output', bytes: 2 ** Math.ceil(Math.log2(Math.max(16, outputBytes))) },
+    // u8 operands: the kept B expansions and the A expansion of a sub-block (one row is 32 bytes per plane word).
+    { name: 'u8 expansions', bytes: context.gpuExpandsToU8 ? 2 * Math.min(GPU_EXPANDED_BYTES, nvl * shape.numPlanes * wordsPerPlane * 32) : 0 },
+    { name: '3-way pair products', bytes: numWay === 3 ? Math.min(GPU_STACK_PRODUCT_BYTES, nvl * nvl * pairPlanes * wordsPerPlane * 4) : 0 },
+    { name: '3-way pair counts', bytes: numWay === 3 && shape.needsPairCounts && deviceFinalize ? GPU_RESIDENT_PAIR_COUNTS * nvl * nvl * 4 : 0 },
+    {
+      name: 'finalize scratch',
+      bytes: deviceFinalize
+        ? GPU_FINALIZE_SETS * (GPU_FINALIZE_STATUS_BYTES + (job.outputStub === null ? 0 : numWay === 2 ? GPU_RECORD_BYTES_2 : GPU_RECORD_BYTES_3))
+        : 0,
+    },
+    // Per-vector finalize words (32 bytes) and sums of every block held.
+    { name: 'vector words', bytes: (1 + received) * nvl * 64 },
+  ];
+}
