@@ -5,7 +5,7 @@
 
 /**
  * Rows a u8 sub-block should reach: an H100 ran 130 × 10^12 comparisons/s on 4096-row sub-blocks and 41 on 1024-row
- * ones (2^19 fields, one slab; 1024 × 1024 is 32 workgroup tiles for 132 SMs). docs/gpu-notes.md has the table.
+ * ones (2^19 fields, one slab; 1024 × 1024 is 32 workgroup tiles for 132 SMs). docs/performance.md has the table.
  */
 export const U8_SLAB_ROWS = 4096;
 

@@ -43,7 +43,7 @@ export interface U8GemmStaging {
 
 /**
  * Default staging: 64-byte K steps, register prefetch, 128 × 256 workgroup tiles (24 KiB of workgroup memory);
- * docs/gpu-notes.md has the sweep (bench-gpu --stagings) and the probe of what limits the kernel.
+ * docs/performance.md has the sweep (bench-gpu --stagings) and the probe of what limits the kernel.
  */
 export const DEFAULT_U8_STAGING: U8GemmStaging = { kStepBytes: 64, prefetch: true, tileCols: 256 };
 
@@ -55,7 +55,7 @@ export function createU8GemmProgram(kind: U8GemmKind, staging: U8GemmStaging = D
  * Workgroup memory holds one K step of the tile's rows as 32-byte K panels: panel p (bytes 32p..32p+31 of every
  * row) is `rows` × 8 words, rows 8 words apart. A fragment (16 rows × 32 bytes) is then 128 consecutive words,
  * so the tensor cores' loads meet no bank conflicts whatever the step's length; whole staged rows of 64 or 128
- * bytes put every second or fourth row on the same banks (padding them helped less: docs/gpu-notes.md).
+ * bytes put every second or fourth row on the same banks (padding them helped less: docs/performance.md).
  */
 const PANEL_WORDS_PER_ROW = 8;
 
