@@ -81,9 +81,9 @@ function checkWorldSize(plan: RunPlan, options: RunOptionText, worldSize: number
 
 /**
  * Ends every rank after a UserError that all of them met alike: world rank 0 prints it before MPI_Finalize, whose
- * fence keeps the other ranks from exiting first. (Printed after it, the message was sometimes lost: mpirun may stop
- * the job once one process exits with an error, and rank 0 had not written yet — seen in CI with 3 processes on
- * 2 cores.) The rethrown error is marked as printed, so that main prints nothing more.
+ * fence keeps the other ranks from exiting first: printed after it, the message may be lost, since mpirun may stop
+ * the job as soon as one process exits with an error, before rank 0 has written. The rethrown error is marked as
+ * printed, so that main prints nothing more.
  */
 async function endAllRanks(runtime: MpiRuntime, rank: number, error: UserError): Promise<never> {
   if (rank === 0) process.stderr.write(`snptally: ${error.message}\n`);

@@ -78,7 +78,7 @@ export class MetricsFileWriter {
    * Appends `numRecords` records laid out as in the file: per record numWay coordinates, then the float32 value's
    * bits, as host-order u32 words (the engine's buffers, a read chunk's `words`: one copy, no per-record work on
    * little-endian hosts). On little-endian hosts a buffer's worth or more, with nothing buffered before it, goes to
-   * the file from `words` itself (2-way GPU runs append hundreds of MiB a panel: the copy took 0.4 s of 4.3 GB).
+   * the file from `words` itself (2-way GPU runs append hundreds of MiB a panel: a copy would be a second pass).
    */
   appendRecordWords(words: Uint32Array, numRecords: number): void {
     this.expectState('open', 'appendRecordWords');

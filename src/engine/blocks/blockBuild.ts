@@ -16,13 +16,13 @@ import { finishedPlanes, type FillingPlanes, type SlabShape } from './vectorBloc
 const BLOCK_WORKER_URL = new URL('./blockBuildWorker.js', import.meta.url);
 
 /**
- * Fields (vector rows × slab fields) below which one more thread does not pay. A block worker takes ~30–50 ms
- * to start and load its modules (~100–250 ms when 16 start at once on a loaded machine) and builds its own lookup
- * tables (~10 ms); one thread packs ~500–1000 M fields/s of a file or the analytic problem. A share of 2^26
- * fields (16 MB of packed codes, ~0.1 s) keeps that start-up a small part of the share; a block of less than twice
- * that is built on one thread. The random problem's rows are copies (~5 G fields/s on one thread of the dev
- * machine), so its blocks of up to a few 2^28 fields would build faster on the main thread alone; they keep the
- * workers, whose rows the upload and the block exchange follow as they become final.
+ * Fields (vector rows × slab fields) below which one more thread does not pay. A block worker's start-up (loading
+ * its modules, slower when many start at once, and building its own lookup tables) costs about as much as packing
+ * a few times 10^7 fields of a file or the analytic problem on one thread; a share of 2^26 fields (16 MB of packed
+ * codes) keeps that start-up a small part of the share, and a block of less than twice that is built on one thread.
+ * The random problem's rows are copies, several times faster, so its blocks of up to a few 2^28 fields would build
+ * faster on the main thread alone; they keep the workers, whose rows the upload and the block exchange follow as they
+ * become final.
  */
 export const MIN_FIELDS_PER_BLOCK_THREAD = 1 << 26;
 
@@ -74,7 +74,7 @@ export function startBlockBuild(
   const progress = new ChunkProgress(numChunks);
   const task: BlockChunksTask = { fill, tables, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)) };
   const workers = Array.from({ length: numThreads }, () => runBlockWorker(task, (chunk) => progress.markDone(chunk)));
-  // While the workers start (~0.1 s); they wait for the tables, and exit when this fails.
+  // While the workers start; they wait for the tables, and exit when this fails.
   let tablesFailure: PromiseRejectedResult | undefined;
   try {
     fillRowTables(tables, fill);

@@ -18,7 +18,7 @@ export const PLANE_BYTES_ARE_FIELD_GROUPS = new Uint8Array(new Uint32Array([1]).
 /**
  * `table[p·L + k]` (L = RANDOM_WALK_LENGTH): plane p's bits of the 8 fields at position k of the walk, bit j for
  * field j (L bytes per plane). Made once per block in shared memory: the block workers start while the main thread
- * fills it, and wait for it (each building its own took ~0.1 s of cold code per worker on a 16-thread host).
+ * fills it, and wait for it: filling it is cold code, which one thread runs once instead of every worker.
  */
 export interface SharedPlaneWalk {
   readonly table: Uint8Array;

@@ -15,9 +15,8 @@ export interface BackendChoice {
 
 export async function resolveBackend(requested: JobSpec['backend']): Promise<BackendChoice> {
   if (requested === 'webgpu') {
-    // Probing here fails early with a clear message, and it loads Dawn in this (the launching) thread: when
-    // only rank threads held Dawn's addon, its unloading after the last one ended crashed the process
-    // (segmentation fault after large in-process runs on an H100; `auto`, which probes, never crashed).
+    // Probing here fails early with a clear message, and it loads Dawn in this (the launching) thread, which
+    // outlives the rank threads: unloading Dawn's addon when the last thread holding it ends crashes the process.
     const probe = await probeWebgpu();
     if (!probe.available) {
       throw new UserError('--backend webgpu: no WebGPU adapter found (a GPU with a Vulkan driver, or the Vulkan CPU driver lavapipe, is needed)');
@@ -27,7 +26,7 @@ export async function resolveBackend(requested: JobSpec['backend']): Promise<Bac
   if (requested !== 'auto') return { backend: requested, note: null, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   const probe = await probeWebgpu();
   if (!probe.available) return { backend: 'cpu', note: `--backend auto: ${probe.description}, using cpu`, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
-  // A software adapter computes the same values several times slower than the CPU kernels (lavapipe: ~5×).
+  // A software adapter computes the same values several times slower than the CPU kernels (docs/performance.md).
   if (probe.isSoftware) {
     return { backend: 'cpu', note: `--backend auto: only a software WebGPU adapter (${probe.description}), using cpu`, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   }

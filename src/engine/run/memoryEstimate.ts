@@ -239,15 +239,14 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
     { name: 'own block', bytes: blockBytes },
     { name: 'received blocks', bytes: received * blockBytes },
     // In-process ranks send private copies (meshTransport.ts) that the receiver copies to shared memory and drops:
-    // about one per rank at a time (measured: npv 4, 32 MiB blocks, the peak stayed below the blocks without them).
+    // about one per rank at a time.
     { name: 'blocks in transit', bytes: context.ranksInProcess > 1 ? Math.min(received, 1) * blockBytes : 0 },
     // Sums and present counts (Float64) of every block held, and their copy in the exchange.
     { name: 'vector sums', bytes: (1 + received) * nvl * 16 * 2 },
     // GEMM outputs of the calls in flight, read back to the host unless finalized on the device.
     { name: 'tallies in flight', bytes: deviceFinalize ? 0 : inFlightBytes },
-    // Outputs of finished calls not yet collected: up to two calls' on one thread (measured: 1.8); with a CPU pool all
-    // of them, as its workers keep the shared outputs they computed until they collect their own garbage (measured: to
-    // the run's end).
+    // Outputs of finished calls not yet collected: up to two calls' on one thread; with a CPU pool all of them, as its
+    // workers keep the shared outputs they computed until they collect their own garbage, which may be the run's end.
     {
       name: 'tallies awaiting collection',
       bytes: deviceFinalize ? 0 : kernelWorkers === 0 ? Math.min(rankTallyBytes - inFlightBytes, 2 * tallyBytes) : rankTallyBytes - inFlightBytes,

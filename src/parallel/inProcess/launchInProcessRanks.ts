@@ -125,9 +125,9 @@ export function launchInProcessRanks(options: LaunchInProcessOptions): Promise<u
 /**
  * Each worker ends by itself once it has reported (it closes its ports), after a failure too once asked to stop.
  * Waiting for that rather than terminating matters for ranks holding native resources: terminating a thread while
- * a WebGPU (Dawn) device of its is open or still being torn down crashed the process (`FATAL ERROR:
- * Error::ThrowAsJavaScriptException`, in-process GPU ranks when one failed). A thread still running after
- * EXIT_GRACE_MS is terminated.
+ * a WebGPU (Dawn) device of its is open or still being torn down crashes the process (`FATAL ERROR:
+ * Error::ThrowAsJavaScriptException`), as when one in-process GPU rank fails and the others stop. A thread still
+ * running after EXIT_GRACE_MS is terminated.
  */
 const EXIT_GRACE_MS = 5000;
 function exitOrTerminate(worker: Worker): Promise<unknown> {

@@ -1,9 +1,8 @@
 // Mapping the pages of a large shared receive buffer from helper threads, before a receive copies into it.
 //
 // A fresh SharedArrayBuffer's pages are mapped on first write. Open MPI copies each received piece into the buffer
-// on the main thread (inside the MPI call that matches it), so there every first touch of a page is a page fault:
-// on the 2 × H200 host the first write of a fresh 724 MiB buffer took 0.36–0.44 s, a second one 0.13–0.15 s, and
-// the main thread of a receiving rank spent ~0.55 s matching a block's pieces while its GPU waited for work.
+// on the main thread (inside the MPI call that matches it), so there every first touch of a page is a page fault,
+// which makes a first write several times slower than a second, while the rank's GPU waits for work.
 // Helpers write zeros over the buffer before the receive is posted (never while data may arrive: a zero written
 // after a piece would destroy it).
 import { Worker } from 'node:worker_threads';
@@ -11,8 +10,8 @@ import { Worker } from 'node:worker_threads';
 /** Shared receive buffers at least this large are worth the helper threads. */
 export const PREFAULT_MIN_BYTES = 64 << 20;
 /**
- * Helper threads per buffer: the rank's own block is built on the other cores meanwhile. With four, a 724 MiB block
- * arrived 0.26–0.28 s into the 2 × H200 run's first step (after it, without helpers).
+ * Helper threads per buffer: enough to map a block's pages before its pieces arrive, few enough to leave the other
+ * cores to the rank's own block, built meanwhile.
  */
 export const PREFAULT_THREADS = 4;
 const PREFAULT_WORKER_URL = new URL('./pagePrefaultWorker.js', import.meta.url);

@@ -15,22 +15,22 @@ const BACKOFF_MS = 1;
 /**
  * Requests moving at least this many bytes keep the poll loop busy until they complete: Open MPI moves a
  * large message a fragment per MPI call (e.g. 32 KiB through shared memory without single-copy support),
- * so polling it once a millisecond stretched a 256 MiB vector block to seconds on the GPU host.
+ * so at one poll a millisecond a 256 MiB vector block would take 8 s.
  */
 const LARGE_TRANSFER_BYTES = 1 << 20;
 /**
- * While large transfers are pending, each poll tests back to back inside the binding for up to this long
- * (one event-loop turn per fragment moved a 362 MiB block at 0.35 GB/s; the event loop still runs every
- * half millisecond for GPU completions and other ranks' messages).
+ * While large transfers are pending, each poll tests back to back inside the binding for up to this long: one
+ * fragment per event-loop turn is far below memory speed, and the event loop still runs every half millisecond
+ * for GPU completions and other ranks' messages.
  */
 const LARGE_TRANSFER_SPIN_MICROSECONDS = 500;
 
 /**
  * A point-to-point message travels as a header (its byte length, one Float64) and then its bytes in pieces of at
  * most this many bytes, all with the message's tag. Open MPI copies a large message inside the MPI call that
- * advances it, on the main thread: with single-copy (CMA) transfers, a 724 MiB vector block arrived in one call
- * of ~0.4 s while the GPU ran out of queued work. Pieces matched one per poll bound that stall to a few
- * milliseconds, and let a message exceed MPI's int count of 2 GiB.
+ * advances it, on the main thread: with single-copy (CMA) transfers a whole vector block would arrive in one call,
+ * long enough for the GPU to run out of queued work. Pieces matched one per poll bound that stall to the copy of
+ * one piece (a few milliseconds), and let a message exceed MPI's int count of 2 GiB.
  */
 export const MESSAGE_PIECE_BYTES = 8 << 20;
 

@@ -1,6 +1,6 @@
 // The optimized CPU kernel set: row panels of each request computed inline on one thread or on a worker
 // pool, by one of two microkernel families — the blocked wasm kernel (`wasm-i64_4x4`, any CPU) or the
-// native AVX-512 kernel (`avx512-vpopcntq_4x4`, x86-64 with AVX512_VPOPCNTDQ, about 5× faster).
+// native AVX-512 kernel (`avx512-vpopcntq_4x4`, x86-64 with AVX512_VPOPCNTDQ, several times faster).
 
 import { availableParallelism } from 'node:os';
 import {
@@ -30,7 +30,7 @@ export interface WasmPopcountGemmOptions {
   readonly numThreads?: number;
   /**
    * Least work per thread, in u32 word-pair operations, before a request is split further. Default
-   * 2^21 ≈ 0.15 ms of one thread (≈ 1.5e10 word-pairs/s), about the cost of posting to a worker.
+   * 2^21: about as long on one thread as posting to a worker takes, so smaller shares do not pay.
    * Tests set 0 to split even tiny requests.
    */
   readonly minWordOpsPerThread?: number;

@@ -58,8 +58,8 @@ const STACK_OUTPUTS = 1 << 25;
 /**
  * Pair-product bytes of a stack at most (32768 rows at nf 16384): the products buffer stays far below a binding's 2 GiB.
  * Thin late slices would otherwise stack by the hundred. With very many fields, stacks still reach U8_SLAB_ROWS rows
- * (within a binding): stacks of a few hundred rows made GEMMs of a few workgroup tiles each (H100, sparse nv 1024
- * nf 262144: 910-row stacks, 31 s).
+ * (within a binding): stacks of a few hundred rows would make GEMMs of a few workgroup tiles each, leaving most of
+ * a large GPU idle.
  */
 const STACK_PRODUCT_BYTES = 256 << 20;
 /** Computed outputs of a stack at most this many times its slices' own: columns outside a slice's z range are waste. */

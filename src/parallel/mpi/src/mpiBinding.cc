@@ -252,7 +252,7 @@ Napi::Value Ibarrier(const Napi::CallbackInfo& info) {
  * testRequests(spinMicroseconds = 0) → ids of the requests that completed (MPI_Test on each); releases their
  * arrays. With a spin, tests again until one completes or the time is up: Open MPI moves a large message a
  * fragment per call, so back-to-back calls here move it at memory speed, where one call per event-loop turn
- * from JavaScript crawled (0.35 GB/s between two ranks of one host).
+ * from JavaScript moves one fragment per turn.
  */
 Napi::Value TestRequests(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -14,9 +14,9 @@ export const NR: i32 = 4;
  * guarantee they fit).
  *
  * Why scalar `i64.popcnt` and not `v128.and` + `i8x16.popcnt`: V8 11.3 (Node 20) lowers i8x16.popcnt
- * to a vpshufb nibble-table sequence (~8 vector ops per 128 bits), not to AVX-512 BITALG vpopcntb.
- * Measured on the Xeon this was tuned on, L1-resident, kc = 1024 words: SIMD 3×3 with byte
- * accumulators ≈ 5.7e9 word-pairs/s, scalar i64 4×4 ≈ 7.5e9 (one popcnt per cycle, the port-1 limit).
+ * to a vpshufb nibble-table sequence (~8 vector ops per 128 bits), not to AVX-512 BITALG vpopcntb, so
+ * SIMD tiles with byte accumulators run below scalar i64 4×4, which issues one popcnt per cycle (the
+ * port-1 limit) from L1 (figures: docs/performance.md, CPU path).
  * Why 4×4: 16 accumulators + 8 operands exceed x64's 15 usable GPRs, but V8 spills the accumulators to
  * the stack, and those loads/stores use ports that popcnt does not; 2×3 to 4×4 all run at the popcnt
  * limit from L1, and 4×4 loads the fewest words per popcount (0.5) when A streams from L2.

@@ -28,7 +28,8 @@ import type { WgslProgram } from '../programs/wgslProgram.js';
 
 /**
  * Triples per side of one tile: 2 × 2 triples (32 entries) per thread, about half of finalize2's 64 entries per
- * thread since each 3-way entry costs one soft multiply more. Not tuned on a GPU yet.
+ * thread since each 3-way entry costs one soft multiply more. Other tile sizes change nothing beyond noise: the
+ * soft-double arithmetic bounds finalize3 (docs/performance.md).
  */
 export const FINALIZE3_TILE = 32;
 /**

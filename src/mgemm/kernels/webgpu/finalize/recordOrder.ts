@@ -3,8 +3,8 @@
 // (tripleCoordinateRecords, below). (2-way records are written in key order and file layout on the device:
 // pairRecordPrograms.ts.) Keys of one request are distinct, so records are ordered either by placing each
 // value at its key in a dense array and reading the keys back in order (when records are dense among the keys:
-// about twice as fast), or by a least-significant-digit radix sort on the key. Sorting them as 64-bit integers
-// (BigUint64Array.sort) took 28.8 s of a 47 s 2-way run writing 358 M records on the H100 host.
+// about twice as fast), or by a least-significant-digit radix sort on the key. Both are linear in the records; a
+// comparison sort (BigUint64Array.sort of 64-bit keys) is not, and a run may write hundreds of millions of records.
 
 /** Bits of one radix digit at most: 4096 counters stay in L1, and keys below 2^24 take two passes. */
 const MAX_DIGIT_BITS = 12;

@@ -1,8 +1,7 @@
 // Puts 3-way device-finalize records in key order and file layout off the main thread. The sort is linear but
-// costs ~35 ns a record in JavaScript (13 s of a 2-way H100 run writing 358 M records, when 2-way records were
-// sorted here too), all of it on the main thread, between the GPU's requests. In worker threads it overlaps the
-// main thread's writing of the previous request's records and the sorts of other requests in flight. Tiny
-// requests are ordered in place (posting them would cost more).
+// costs tens of nanoseconds a record in JavaScript; on the main thread it would hold up the GPU's next request.
+// In worker threads it overlaps the main thread's writing of the previous request's records and the sorts of
+// other requests in flight. Tiny requests are ordered in place (posting them would cost more).
 import { Worker } from 'node:worker_threads';
 import { decodeLargeViews, encodeLargeViews } from '../../../../core/largeViews.js';
 import { orderedTripleRecords, type TripleSliceCoordinates } from './recordOrder.js';
@@ -10,8 +9,9 @@ import { orderedTripleRecords, type TripleSliceCoordinates } from './recordOrder
 /** The compiled worker entry, next to this file in dist/. */
 const RECORD_ORDER_WORKER_URL = new URL('./recordOrderWorker.js', import.meta.url);
 /**
- * Records below which the main thread orders them itself (~0.1 ms). Requests below 64 Ki records, ordered here,
- * took 0.96 s of the main thread in a 3-way H100 run writing 19 M records, and their file layout 0.56 s more.
+ * Records below which the main thread orders them itself: ~0.1 ms of work, about what posting it costs. Larger
+ * requests go to the workers even when small: a 3-way run makes many of them, and their ordering and file layout
+ * add up on the main thread.
  */
 const MIN_RECORDS_FOR_WORKER = 1 << 12;
 /** Worker threads at most: requests in flight are few (two finalize scratch sets per kernel set). */
@@ -48,8 +48,8 @@ export class RecordOrderPool {
     if (count < MIN_RECORDS_FOR_WORKER) return Promise.resolve(orderedTripleRecords(words, count, slices));
     const worker = this.leastLoaded();
     const id = this.nextId++;
-    // The read-back array is usually exactly the records: handed over without a copy (copies took 1.35 s of the
-    // main thread in that run).
+    // The read-back array is usually exactly the records: handed over without a copy, which would cost the main
+    // thread a pass over every record.
     const whole = words.byteOffset === 0 && words.buffer instanceof ArrayBuffer && words.buffer.byteLength === 8 * count;
     const own = whole ? words : words.slice(0, 2 * count);
     return new Promise<Uint32Array>((resolve, reject) => {

@@ -1,7 +1,7 @@
 // u8 operands expanded from a whole resident chunk (expandProgram.ts), kept for the requests that read the same
-// chunk again: 3-way multiplies every j-slice's pair products by the same z block, which was otherwise expanded
-// anew for each slice (4094 expansions, 0.18 s of GPU time, in nv 4096 nf 16384 on the H100). A sub-block then
-// binds its columns as a range of the kept expansion.
+// chunk again: 3-way multiplies every j-slice's pair products by the same z block, which would otherwise be
+// expanded anew for each slice (nv − 2 times for one tetrahedron). A sub-block then binds its columns as a range
+// of the kept expansion.
 
 import type { PlaneChunk } from './residentPlanes.js';
 import type { Dispatch, WebgpuRunner } from '../runtime/webgpuRunner.js';

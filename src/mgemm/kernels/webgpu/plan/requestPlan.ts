@@ -12,8 +12,9 @@ import type { BufferRange, Dispatch } from '../runtime/webgpuRunner.js';
 export const OUTPUT_BYTES_PER_DISPATCH = 256 << 20;
 
 /**
- * Output bytes of one dispatch whose tallies stay on the device (device finalize; within one binding): sparse 3-way's
- * eight groups in 256 MiB made sub-blocks of 8 M outputs, about one wave of u8 GEMM tiles on an H100 each.
+ * Output bytes of one dispatch whose tallies stay on the device (device finalize; within one binding): nothing is
+ * read back, so sub-blocks may exceed OUTPUT_BYTES_PER_DISPATCH, and sparse 3-way's need to: its eight groups in
+ * 256 MiB would leave sub-blocks of 8 M outputs, about one wave of u8 GEMM tiles on a large GPU.
  */
 export const DEVICE_OUTPUT_BYTES_PER_DISPATCH = 1 << 30;
 

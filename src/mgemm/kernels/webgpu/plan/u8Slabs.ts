@@ -4,8 +4,9 @@
 // adding into the output that the slabs before it left (u8GemmProgram.ts `accumulate`).
 
 /**
- * Rows a u8 sub-block should reach: an H100 ran 130 × 10^12 comparisons/s on 4096-row sub-blocks and 41 on 1024-row
- * ones (2^19 fields, one slab; 1024 × 1024 is 32 workgroup tiles for 132 SMs). docs/performance.md has the table.
+ * Rows a u8 sub-block should reach: 4096 × 4096 outputs are 512 of the kernel's 128 × 256 workgroup tiles, several
+ * waves on a GPU of ~130 multiprocessors, where 1024 × 1024 (32 tiles) leaves most of it idle (docs/performance.md,
+ * K slabs).
  */
 export const U8_SLAB_ROWS = 4096;
 

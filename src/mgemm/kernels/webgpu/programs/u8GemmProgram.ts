@@ -5,8 +5,8 @@
 //   16×16×32). A 128×256 (or 128×128) workgroup tile, subgroups of 32 threads each own 64×64 (4×4
 //   result matrices); every K step (U8GemmStaging) is staged through workgroup memory as 32-byte K panels
 //   with vec4 loads, prefetched into registers during the multiply-adds. Needs subgroup size 32. Loads use the
-//   layout-template forms, whose offsets and strides count the workgroup arrays' u32 elements (4 u8 each);
-//   the deprecated bool forms counted u8 elements, and Dawn printed a warning to stdout for each.
+//   layout-template forms, whose offsets and strides count the workgroup arrays' u32 elements (4 u8 each):
+//   Dawn deprecates the bool forms (which count u8 elements) and prints a warning to stdout for each use.
 // - `dot4`: portable dot4U8Packed (4 multiply-adds per instruction), one output per thread; the same
 //   operands and outputs, so the expansion and scatter paths are tested on any adapter (lavapipe).
 // Both skip tiles wholly below the diagonal when asked (strictUpper requests), and add to the output already there

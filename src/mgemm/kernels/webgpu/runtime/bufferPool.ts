@@ -1,6 +1,6 @@
 // Buffers of one usage kept for reuse once the GPU is done with them: the read-back staging and the uniforms of
-// each submit. In a 3-way run (nv 4096 nf 16384) on the H100 host, `createBuffer` took ~0.25 s of the main thread
-// while uniform buffers were made per dispatch and staging buffers per submit.
+// each submit. `createBuffer` costs the main thread far more than taking a free buffer, and a run has thousands of
+// dispatches and submits.
 
 /** Smallest size a pooled buffer is given: pooled sizes are powers of two from here, so that they are reused. */
 const MIN_POOLED_BYTES = 4096;

@@ -49,8 +49,8 @@ export interface TransferStatistics {
 }
 
 /**
- * Words read back that stay in the mapped staging buffer (no copy into a fresh array: copying 4.3 GB of 2-way records
- * into new arrays took 1.9 s of the main thread, mostly first touches of their pages). Valid until `release()`,
+ * Words read back that stay in the mapped staging buffer (no copy into a fresh array: 2-way records come back by the
+ * gigabyte, and a fresh array faults on the first touch of each page, on the main thread). Valid until `release()`,
  * which unmaps the buffer (the words then read as empty) and gives it back to the pool; release once the words are used.
  */
 export interface MappedWords {

@@ -15,7 +15,7 @@ export class GrowingBuffers<Name extends string> {
     // Submitted work may still use it; work submitted from now on uses the new one.
     if (existing !== undefined) this.runner.destroyWhenIdle(existing);
     // A power of two (within one binding): sizes that creep up request by request (3-way stacks of later j-slices
-    // are taller) then make a few buffers, not one each — creating large buffers took 1.8 s of a 3-way run.
+    // are taller) then make a few buffers, not one each: creating a large buffer is slow.
     const size = Math.min(2 ** Math.ceil(Math.log2(Math.max(16, numBytes))), Math.max(numBytes, this.runner.capabilities.maxStorageBufferBindingSize));
     const buffer = this.runner.createStorageBuffer(size, { readBack: true });
     this.buffers.set(name, buffer);

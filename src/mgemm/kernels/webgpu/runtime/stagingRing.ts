@@ -11,8 +11,8 @@ import type { MappingsInFlight } from './mappingsInFlight.js';
  * Bytes of each staging buffer of the upload ring, and buffers in the ring. Pieces are small so that an upload
  * follows a block being built closely (wordsReady). A piece's buffer is refilled only after its copy has run, and
  * while kernels run that copy waits behind the submits already queued (one queue): a prefetch moves about one ring
- * per queued submit, so the ring holds 128 MiB (a 724 MiB block received during a step took 0.7 s with 64 MiB
- * and was late for the next step).
+ * per queued submit, so the ring holds 128 MiB: enough that a block received during a step is on the GPU before
+ * the next step needs it.
  */
 const STAGING_BYTES = 16 << 20;
 const STAGING_RING = 8;

@@ -104,7 +104,8 @@ export class WebgpuRunner {
 
   /**
    * A storage buffer holding `words` (padded to at least 16 bytes): mapped at creation and filled with one
-   * copy, which also takes SharedArrayBuffer views directly — the cheapest way in for large operands.
+   * copy, which also takes SharedArrayBuffer views directly. Benchmarks compare it with the staged upload
+   * (createStorageBufferStaged), which the kernel set uses: reused staging memory is faster for large operands.
    */
   createStorageBufferFrom(words: Uint32Array, options: { readonly readBack: boolean }): GPUBuffer {
     const usage = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | (options.readBack ? BUFFER_USAGE.COPY_SRC : 0);
