@@ -87,6 +87,9 @@ export function buildRunPlan(
 
   const decomposition = decompositionOf(options, numWay);
   const threshold = parseThresholdOption(options.threshold, numWay);
+  if (metric === 'r2' && threshold.kind === 'multi2') {
+    throw new UserError('--threshold with per-entry values applies to ccc and duo tables; r² has one entry per pair: give one value');
+  }
 
   if (options.verify === true && source.kind !== 'analytic') {
     throw new UserError('--verify checks values against their analytic expectation: it needs --problem analytic');

@@ -24,6 +24,7 @@ describe('run --metric r2 options', () => {
     ['--ccc-param', { cccParam: '0.5' }],
     ['--ccc-multiplier', { cccMultiplier: '2' }],
     ['--duo-multiplier', { duoMultiplier: '2' }],
+    ['--threshold', { threshold: '0.1,0.2,0.3,0.4' }],
   ] as const) {
     it(`refuses ${name}, which r2 does not have`, () => {
       expect(() => buildRunPlan({ metric: 'r2', ...options }, 1)).toThrow(UserError);
