@@ -6,7 +6,7 @@ import type { JobSpec, RunResult } from './engineApi.js';
 import { startMpi, type MpiLaunch, type MpiRuntime } from '../parallel/index.js';
 import { removeUnfinishedOutputs } from './interruptCleanup.js';
 import { createProgressDisplay } from './progressBar.js';
-import { buildRunJson, formatRunSummary } from './runReport.js';
+import { buildRunJson, describeMemory, formatRunSummary } from './runReport.js';
 import { buildRunPlan, type RunOptionText, type RunPlan } from './runOptions.js';
 
 /** Exit status of a rank's own failure: 1 for a problem with the input, 2 for anything else (as in main). */
@@ -50,7 +50,11 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
   const progress = createProgressDisplay(isRoot && process.stderr.isTTY === true && !plan.json);
   let result;
   try {
-    result = await engine.runJobAsRank(plan.spec, world, { onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank, localSize: runtime.localSize });
+    const header = progress.header;
+    result = await engine.runJobAsRank(plan.spec, world, {
+      onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank, localSize: runtime.localSize,
+      onChecked: header === undefined ? undefined : (memory) => header(describeMemory(memory)),
+    });
   } catch (error) {
     progress.stop();
     if (error instanceof engine.JobRejectedError) return endAllRanks(runtime, world.rank, error);

@@ -5,6 +5,8 @@ import type { ProgressListener } from './engineApi.js';
 /** A progress display: pass `onProgress` to the engine, call `stop` when the run ends (either way). */
 export interface ProgressDisplay {
   readonly onProgress: ProgressListener | undefined;
+  /** Prints a header line before the work starts (what the run expects of the machine). */
+  readonly header: ((line: string) => void) | undefined;
   stop(): void;
 }
 
@@ -13,7 +15,7 @@ export interface ProgressDisplay {
  * a display that does nothing. The bar starts on the first report, when the total is known.
  */
 export function createProgressDisplay(enabled: boolean): ProgressDisplay {
-  if (!enabled) return { onProgress: undefined, stop: () => undefined };
+  if (!enabled) return { onProgress: undefined, header: undefined, stop: () => undefined };
   const bar = new cliProgress.SingleBar({
     stream: process.stderr,
     format: 'snptally {bar} {percentage}% | {rate} comparisons/s | ETA {eta_formatted}',
@@ -27,6 +29,7 @@ export function createProgressDisplay(enabled: boolean): ProgressDisplay {
   const createdAt = performance.now();
   let started = false;
   return {
+    header: (line: string) => process.stderr.write(`snptally: ${line}\n`),
     onProgress: (done: number, total: number) => {
       const seconds = (performance.now() - createdAt) / 1000;
       const rate = seconds > 0 ? (done / seconds).toExponential(2) : '-';

@@ -5,13 +5,13 @@ import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../paralle
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { writeJsonFileAtomically } from '../io/index.js';
-import { loadRunJob, type JobSpec, type RunResult } from './engineApi.js';
+import { loadRunJob, type JobSpec, type MemoryReport, type RunResult } from './engineApi.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { writeRunInfo } from './runInfoFile.js';
 import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
-import { buildRunJson, formatRunSummary } from './runReport.js';
+import { buildRunJson, describeMemory, formatRunSummary } from './runReport.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, type RunOptionText } from './runOptions.js';
 
 /** Adds the `run` command to `program`. */
@@ -112,7 +112,9 @@ async function runPlanned(
   // The engine checks the input file, the output stub and the decomposition before any work starts.
   const runJob = await loadRunJob();
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
-  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank }).finally(() => progress.stop());
+  const header = progress.header;
+  const onChecked = header === undefined ? undefined : (memory: MemoryReport) => header(describeMemory(memory));
+  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked }).finally(() => progress.stop());
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
   const runJson = buildRunJson(spec, result, plan.threshold);
   const shownSpec = describeInputRun(spec, result, runJson, input);

@@ -1,5 +1,5 @@
 // What `snptally run` prints: CoMet-style summary lines for people, or one JSON object for programs.
-import type { JobSpec, RankDevice, RunResult } from './engineApi.js';
+import type { JobSpec, MemoryReport, RankDevice, RunResult } from './engineApi.js';
 import { describeThreshold, type Threshold } from '../core/thresholds.js';
 
 /**
@@ -76,7 +76,7 @@ export function describeRankDevices(devices: readonly RankDevice[]): string | nu
  * The job check's memory estimate, e.g. `memory estimated host 210 MiB (limit 14021 MiB) device 530 MiB per rank
  * (no limit)`; the device part only for GPU runs.
  */
-export function describeMemory(result: RunResult): string {
+export function describeMemory(result: MemoryReport): string {
   const mib = (bytes: number): string => `${Math.ceil(bytes / 2 ** 20)} MiB`;
   const limit = (bytes: number | null): string => (bytes === null ? 'no limit' : `limit ${mib(bytes)}`);
   const host = `memory estimated host ${mib(result.estimatedHostBytes)} (${limit(result.hostMemoryLimitBytes)})`;

@@ -18,6 +18,8 @@ export interface RunHooks {
   readonly onProgress?: (done: number, total: number) => void;
   /** Debugging failure handling: this rank fails on purpose once started (the CLI's SNPTALLY_DEBUG_FAIL_RANK). */
   readonly debugFailRank?: number;
+  /** The job passed its checks, with this memory estimate; work starts next. */
+  readonly onChecked?: (memory: MemoryReport) => void;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
   const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
   const memory = await checkJob(job, inProcessPlacement(job, { choice, requestedBackend: requestedJob.backend }));
+  hooks.onChecked?.(memory);
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   const staleOutputs = job.outputStub !== null ? findExistingOutputs(job.outputStub) : [];

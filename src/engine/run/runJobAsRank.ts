@@ -62,6 +62,7 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
   };
   const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? await checkOnce(job, placement) : null);
   if (verdict === null || !verdict.ok) throw new JobRejectedError(verdict === null ? 'no job check' : verdict.message);
+  hooks.onChecked?.(verdict.memory);
 
   const start = performance.now();
   const outcome = await runRank(world, job, (done, total) => hooks.onProgress?.(done, total), {
