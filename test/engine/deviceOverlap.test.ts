@@ -9,6 +9,7 @@ import { createPopcountGemm, createPopcountGemmWebgpu, type PopcountGemm, type P
 import { LocalCommunicator } from '../../src/parallel/index.js';
 import { buildOwnPlanes, sumOwnBlock } from '../../src/engine/blocks/blockExchange.js';
 import { EntrySink, type RecordWriter } from '../../src/engine/finalize/entrySink.js';
+import { createHostFinalizer } from '../../src/engine/finalize/hostFinalizer.js';
 import type { JobSpec } from '../../src/engine/run/jobSpec.js';
 import { formulaConstants, type MetricContext } from '../../src/engine/finalize/metricContext.js';
 import { runPairSteps } from '../../src/engine/pipeline/pipeline2.js';
@@ -88,7 +89,8 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, befo
   beforeRun(ctx);
   const blocks = await allBlocks(job, gemm);
   const own = blocks[layout.coords.vectorIdx];
-  const env = { ctx, gemm: counted, fieldComm, blocks: blocksAtHand(blocks), finalizePlacement: job.finalize, onWork: () => undefined };
+  const hostFinalizer = await createHostFinalizer(ctx, { numThreads: 1 });
+  const env = { ctx, gemm: counted, fieldComm, blocks: blocksAtHand(blocks), finalizePlacement: job.finalize, hostFinalizer, onWork: () => undefined };
   let numDeviceTuples = 0;
   if (numWay === 2) {
     numDeviceTuples = (await runPairSteps(env, own, layout.pairSteps)).numDevicePairs;

@@ -10,6 +10,7 @@ import {
 import { LocalCommunicator } from '../../src/parallel/index.js';
 import { buildOwnPlanes, sumOwnBlock, startBlockExchange } from '../../src/engine/blocks/blockExchange.js';
 import { EntrySink } from '../../src/engine/finalize/entrySink.js';
+import { createHostFinalizer } from '../../src/engine/finalize/hostFinalizer.js';
 import type { FinalizePlacement, JobSpec } from '../../src/engine/run/jobSpec.js';
 import { formulaConstants, type MetricContext } from '../../src/engine/finalize/metricContext.js';
 import { runTripleUnits } from '../../src/engine/pipeline/pipeline3.js';
@@ -96,8 +97,9 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   };
   let numTriples = 0;
   let numDeviceTriples = 0;
+  const hostFinalizer = await createHostFinalizer(ctx, { numThreads: 1 });
   for (const units of layout.tripleUnitsByStage) {
-    const outcome = await runTripleUnits({ ctx, gemm, fieldComm, blocks: received, finalizePlacement: placement, onWork: () => undefined }, own, units);
+    const outcome = await runTripleUnits({ ctx, gemm, fieldComm, blocks: received, finalizePlacement: placement, hostFinalizer, onWork: () => undefined }, own, units);
     numTriples += outcome.numTriples;
     numDeviceTriples += outcome.numDeviceTriples;
   }

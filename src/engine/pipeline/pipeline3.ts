@@ -1,10 +1,10 @@
 // The 3-way pipeline of one rank: for each block unit of its slab, its j-slices (the unit's stage range)
 // in batches, one mGEMM3 call per batch — (i AND j) plane products against k's planes, built by the
-// kernel set — then finalize slice by slice on the host, or the whole batch on the device.
+// kernel set — then finalize on the host (slices in order, hostFinalizer.ts), or the whole batch on the device.
 import type { PopcountGemm, PopcountGemm3Request, TripleFinalizeResult } from '../../mgemm/index.js';
 import { DeviceTripleFinalizer } from '../finalize/deviceFinalize3.js';
-import { finalizeTriples, type DensePairCounts, type PairCounts } from '../finalize/finalize3.js';
-import { runOneAhead, yieldToEventLoop } from './lookahead.js';
+import type { DensePairCounts, PairCounts, TripleSlice } from '../finalize/finalize3.js';
+import { runOneAhead } from './lookahead.js';
 import { RecordedTriplesPerCall } from './recordedTriplesPerCall.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import { tally3Plan, termGroups2 } from '../finalize/tallyLayout.js';
@@ -79,13 +79,6 @@ const TALLY_BYTES_PER_CALL = 256 << 20;
  * outside the checksum's range) is computed again with its tallies read back: up to 1 GiB of host memory, once.
  */
 const DEVICE_TALLY_BYTES_PER_CALL = 1 << 30;
-
-/**
- * Triples finalized between yields to the event loop, so that the next batch's mGEMM3 advances during a
- * batch's finalize: CPU kernel sets post its slices to worker threads one after another, each on the
- * previous one's reply. ~1 ms of finalize per yield; a yield costs a few microseconds.
- */
-const TRIPLES_PER_YIELD = 1 << 12;
 
 /** Bounds of the next batch: tally bytes (at `numGroups` u32 per triple) and triples. */
 interface BatchLimits {
@@ -171,7 +164,6 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   const recorded = device !== null && env.ctx.sink.writesRecords ? new RecordedTriplesPerCall() : null;
   const maxBytes = device !== null ? DEVICE_TALLY_BYTES_PER_CALL : TALLY_BYTES_PER_CALL;
   const limits = (): BatchLimits => ({ maxBytes, maxTriples: recorded?.limit ?? Infinity });
-  let triplesSinceYield = 0;
   await runOneAhead(tripleBatches(env, own, units, plan.termGroups.length, limits, device !== null), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
       const done = device?.apply(batch, started) ?? 0;
@@ -183,20 +175,23 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
     }
     // Host finalize; a batch the device declined is computed again, with its tallies read back.
     const partials = Array.isArray(started) ? started : await startGemm(batch);
+    const run: { slices: TripleSlice[]; tallies: Uint32Array[][] } = { slices: [], tallies: [] };
     for (let s = 0; s < batch.slices.length; s++) {
       const { jLocal, iRange, kRange } = batch.slices[s];
       const numI = iRange.end - iRange.first;
       const numK = kRange.end - kRange.first;
-      triplesSinceYield += numI * numK;
-      if (triplesSinceYield >= TRIPLES_PER_YIELD) {
-        triplesSinceYield = 0;
-        await yieldToEventLoop();
-      }
       const tallies = await reduceOverFields(env.fieldComm, partials[s]);
-      const slice = { iBlock: own, iFirst: iRange.first, numI, jBlock: batch.jb, jLocal, kBlock: batch.kb, kFirst: kRange.first, numK };
-      const done = isFinalizer ? finalizeTriples(env.ctx, slice, plan.products, tallies, batch.pairCounts) : numI * numK;
-      if (isFinalizer) numTriples += done;
-      env.onWork(done * env.ctx.numField);
+      if (isFinalizer) {
+        run.slices.push({ iBlock: own, iFirst: iRange.first, numI, jBlock: batch.jb, jLocal, kBlock: batch.kb, kFirst: kRange.first, numK });
+        run.tallies.push(tallies);
+      } else {
+        env.onWork(numI * numK * env.ctx.numField);
+      }
+    }
+    if (isFinalizer) {
+      numTriples += await env.hostFinalizer.finalizeTriples(
+        { ...run, products: plan.products, pairCounts: batch.pairCounts }, (done) => env.onWork(done * env.ctx.numField),
+      );
     }
   });
   return { numTriples, numDeviceTriples };

@@ -7,6 +7,7 @@ import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../..
 import type { Communicator } from '../../parallel/index.js';
 import { AnalyticVerifier } from '../finalize/analyticVerifier.js';
 import { EntrySink } from '../finalize/entrySink.js';
+import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinalizer.js';
 import type { JobSpec } from './jobSpec.js';
 import { formulaConstants, type MetricContext } from '../finalize/metricContext.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
@@ -155,7 +156,11 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     await building.then((filling) => filling.done).catch(() => undefined);
     throw error;
   }
+  let hostFinalizer: HostFinalizer | null = null;
   try {
+    // As many finalize threads as kernel threads: the pipelines keep both busy at once (lookahead). Their threads
+    // start while the input loads where host finalize is certain (GPU kernel sets mostly finalize on the device).
+    hostFinalizer = await createHostFinalizer(ctx, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
     gemm.prepareStart?.(runPreview(ctx, gemm, fieldComm, layout.fieldRange.end - layout.fieldRange.begin, {
       placement: job.finalize, writesRecords: ctx.sink.writesRecords,
     }));
@@ -169,7 +174,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     let done = 0;
     let lastReport = 0;
     const env: PipelineEnv = {
-      ctx, gemm, fieldComm, blocks, finalizePlacement: job.finalize,
+      ctx, gemm, fieldComm, blocks, finalizePlacement: job.finalize, hostFinalizer,
       onWork: (n) => {
         done += n;
         // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
@@ -196,6 +201,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     traceMark('steps done');
     return { ...counted, inputStart, computeStart, device: gemm.device };
   } finally {
+    await hostFinalizer?.close();
     await traced('kernel set closed', () => gemm.close());
   }
 }

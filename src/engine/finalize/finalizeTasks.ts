@@ -1,0 +1,128 @@
+// Finalize tasks of the finalize pool: what a task is, what it sends back, and how a worker runs one into a
+// sink of its own (threshold, checksum partial, record words, --verify checks), whose small results the main
+// thread combines in task order.
+import type { Threshold } from '../../core/thresholds.js';
+import { AnalyticVerifier } from './analyticVerifier.js';
+import { EntrySink, type RecordWriter } from './entrySink.js';
+import type { PairBlock } from './finalize2.js';
+import type { DensePairCounts, TripleSlice } from './finalize3.js';
+import type { Finalizers, FinalizerSpec } from './finalizers.js';
+import { formulaConstants, type MetricContext } from './metricContext.js';
+import type { PlaneLayout } from './tallyLayout.js';
+
+/** Everything a finalize worker needs besides its tasks; plain data (the worker's `workerData`). */
+export interface FinalizeSetup {
+  readonly finalizers: FinalizerSpec;
+  readonly layout: PlaneLayout;
+  readonly numVector: number;
+  readonly numField: number;
+  readonly threshold: Threshold;
+  /** Whether passing entries become output records (sent back as record words). */
+  readonly writesRecords: boolean;
+  /** --verify on an analytic problem: every value is checked against its expectation. */
+  readonly verify: boolean;
+}
+
+/** Consecutive j-slices of one mGEMM3 batch: `tallies[s]` are slice s's term groups. */
+export interface TripleSliceRun {
+  readonly slices: readonly TripleSlice[];
+  readonly tallies: readonly (readonly Uint32Array[])[];
+  /** Which T[uvw] each term group holds (tallyLayout's Tally3Plan.products). */
+  readonly products: readonly number[];
+  readonly pairCounts: DensePairCounts | null;
+}
+
+/** One task: rows of a panel of pairs, or consecutive j-slices; blocks and tallies in shared memory. */
+export type FinalizeTask =
+  | { readonly kind: 'pairs'; readonly block: PairBlock; readonly tallies: readonly Uint32Array[] }
+  | ({ readonly kind: 'triples' } & TripleSliceRun);
+
+/** What a task sends back: its part of the checksum and counts, and its records in finalize order. */
+export interface FinalizeOutcome {
+  readonly numTuples: number;
+  readonly checksumLimbs: Float64Array;
+  readonly entries: number;
+  readonly zeros: number;
+  readonly numVerified: number;
+  /** `numRecords` records as the file lays them out (EntrySink's words); empty without records. */
+  readonly recordWords: Uint32Array;
+  readonly numRecords: number;
+}
+
+/** Pool → worker. */
+export type FinalizeRequest = { readonly taskId: number; readonly task: FinalizeTask };
+
+/** Worker → pool. */
+export type FinalizeReply =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'startFailed'; readonly message: string }
+  | { readonly kind: 'done'; readonly taskId: number; readonly outcome: FinalizeOutcome }
+  | { readonly kind: 'failed'; readonly taskId: number; readonly message: string; readonly isUserError: boolean };
+
+/** Collects the record words a sink flushes, in order, in a buffer that grows. */
+class RecordCollector implements RecordWriter {
+  private words = new Uint32Array(0);
+  private numWords = 0;
+  numRecords = 0;
+
+  constructor(private readonly stride: number) {}
+
+  appendRecordWords(words: Uint32Array, numRecords: number): void {
+    const count = numRecords * this.stride;
+    if (this.numWords + count > this.words.length) {
+      const grown = new Uint32Array(Math.max(this.numWords + count, 2 * this.words.length));
+      grown.set(this.words.subarray(0, this.numWords));
+      this.words = grown;
+    }
+    this.words.set(words.subarray(0, count), this.numWords);
+    this.numWords += count;
+    this.numRecords += numRecords;
+  }
+
+  /** The collected words, exactly (a buffer of their own, to transfer). */
+  collected(): Uint32Array {
+    return this.words.slice(0, this.numWords);
+  }
+}
+
+/** Runs tasks in the calling thread (a finalize worker), each into a fresh sink of its own. */
+export class LocalFinalizer {
+  private readonly verifier: AnalyticVerifier | null;
+
+  constructor(private readonly setup: FinalizeSetup, private readonly finalizers: Finalizers) {
+    const { metricSpec } = setup.finalizers;
+    this.verifier = setup.verify ? new AnalyticVerifier(metricSpec, formulaConstants(metricSpec), setup.numVector, setup.numField) : null;
+  }
+
+  run(task: FinalizeTask): FinalizeOutcome {
+    const { setup } = this;
+    const { metricSpec } = setup.finalizers;
+    const records = setup.writesRecords ? new RecordCollector(metricSpec.numWay + 1) : null;
+    // A sink per task: its checksum is this task's part alone (a sink's buffers cost ~0.1 ms, tasks ~10 ms).
+    const sink = new EntrySink(setup.numVector, metricSpec.numWay, setup.threshold, records);
+    const ctx: MetricContext = {
+      spec: metricSpec, constants: formulaConstants(metricSpec), layout: setup.layout,
+      numVector: setup.numVector, numField: setup.numField, sink, verifier: this.verifier,
+    };
+    const checkedBefore = this.verifier?.numChecked ?? 0;
+    let numTuples = 0;
+    if (task.kind === 'pairs') {
+      numTuples = this.finalizers.pairs(ctx, task.block, task.tallies);
+    } else {
+      for (const [s, slice] of task.slices.entries()) {
+        numTuples += this.finalizers.triples(ctx, slice, task.products, task.tallies[s], task.pairCounts);
+      }
+    }
+    sink.flush();
+    sink.checksum.normalize();
+    return {
+      numTuples,
+      checksumLimbs: sink.checksum.limbs,
+      entries: sink.checksum.entries,
+      zeros: sink.checksum.zeros,
+      numVerified: (this.verifier?.numChecked ?? 0) - checkedBefore,
+      recordWords: records?.collected() ?? new Uint32Array(0),
+      numRecords: records?.numRecords ?? 0,
+    };
+  }
+}
