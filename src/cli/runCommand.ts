@@ -58,7 +58,7 @@ export function addRunCommand(program: Command): void {
     .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
     .addOption(new Option('--finalize <where>', 'where ccc/duo values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
       .choices(['auto', 'host']).default('auto'))
-    .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
+    .option('--threads <n>', `kernel threads, and as many host-finalize threads, for the whole process (default ${availableParallelism()})`)
     .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
     .option('--force', 'overwrite existing output files of the same stub', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
