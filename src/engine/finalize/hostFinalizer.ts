@@ -77,9 +77,29 @@ function tuplesPerTask(numTuples: number, numThreads: number, least: number, mos
   return Math.max(least, Math.min(most, Math.ceil(numTuples / (TASKS_PER_THREAD * numThreads))));
 }
 
-/** Rows of a panel per task or yield: about `pairsPerPart` pairs. */
-function rowsPerPart(block: PairBlock, pairsPerPart: number): number {
-  return Math.max(1, Math.floor(pairsPerPart / Math.max(1, block.numCols)));
+/** Pairs of row `r` of a panel: on the diagonal block (strictUpper) only those right of the diagonal. */
+function pairsOfRow(block: PairBlock, r: number): number {
+  return block.strictUpper ? Math.max(0, block.numCols - Math.max(0, r + 1 + block.rowFirst - block.colFirst)) : block.numCols;
+}
+
+function pairsOfPanel(block: PairBlock): number {
+  let numPairs = 0;
+  for (let r = 0; r < block.numRows; r++) numPairs += pairsOfRow(block, r);
+  return numPairs;
+}
+
+/** Consecutive row ranges [r0, r1) of a panel of about `pairsPerPart` pairs each (a diagonal tile's rows shrink). */
+function* rowParts(block: PairBlock, pairsPerPart: number): Generator<{ r0: number; r1: number }> {
+  let r0 = 0;
+  let numPairs = 0;
+  for (let r = 0; r < block.numRows; r++) {
+    numPairs += pairsOfRow(block, r);
+    if (numPairs >= pairsPerPart || r === block.numRows - 1) {
+      yield { r0, r1: r + 1 };
+      r0 = r + 1;
+      numPairs = 0;
+    }
+  }
 }
 
 /** Rows [r0, r1) of a panel, with their tallies (row-major, numCols each). */
@@ -109,11 +129,10 @@ class InlineHostFinalizer implements HostFinalizer {
   constructor(private readonly ctx: MetricContext, private readonly finalizers: Finalizers) {}
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number> {
-    const rowsPerYield = rowsPerPart(block, MAX_PAIRS_PER_TASK);
     let numPairs = 0;
-    for (let r0 = 0; r0 < block.numRows; r0 += rowsPerYield) {
+    for (const { r0, r1 } of rowParts(block, MAX_PAIRS_PER_TASK)) {
       if (r0 > 0) await yieldToEventLoop();
-      const part = panelRows(block, tallies, r0, Math.min(block.numRows, r0 + rowsPerYield));
+      const part = panelRows(block, tallies, r0, r1);
       numPairs += this.finalizers.pairs(this.ctx, part.block, part.tallies);
     }
     return numPairs;
@@ -153,15 +172,15 @@ class PooledHostFinalizer implements HostFinalizer {
   ) {}
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number> {
-    const numPairs = block.numRows * block.numCols;
-    const rowsPerTask = rowsPerPart(block, tuplesPerTask(numPairs, this.numThreads, MIN_PAIRS_PER_TASK, MAX_PAIRS_PER_TASK));
-    if (rowsPerTask >= block.numRows) return this.inline.finalizePairs(block, tallies);
+    const numPairs = pairsOfPanel(block);
+    const perTask = tuplesPerTask(numPairs, this.numThreads, MIN_PAIRS_PER_TASK, MAX_PAIRS_PER_TASK);
+    if (perTask >= numPairs) return this.inline.finalizePairs(block, tallies);
     const pool = await this.startedPool();
     const shared: PairBlock = { ...block, rows: this.sharedBlock(block.rows), cols: this.sharedBlock(block.cols) };
     const sharedTallies = tallies.map(sharedArray);
     const outcomes: Promise<FinalizeOutcome>[] = [];
-    for (let r0 = 0; r0 < block.numRows; r0 += rowsPerTask) {
-      const part = panelRows(shared, sharedTallies, r0, Math.min(block.numRows, r0 + rowsPerTask));
+    for (const { r0, r1 } of rowParts(block, perTask)) {
+      const part = panelRows(shared, sharedTallies, r0, r1);
       outcomes.push(pool.run({ kind: 'pairs', block: part.block, tallies: part.tallies }));
     }
     return this.combineInOrder(outcomes, () => undefined);
