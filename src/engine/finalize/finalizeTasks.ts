@@ -59,11 +59,11 @@ export type FinalizeReply =
   | { readonly kind: 'done'; readonly taskId: number; readonly outcome: FinalizeOutcome }
   | { readonly kind: 'failed'; readonly taskId: number; readonly message: string; readonly isUserError: boolean };
 
-/** Collects the record words a sink flushes, in order, in a buffer that grows. */
+/** Collects the record words a sink flushes, in order, in a buffer that grows and is kept from task to task. */
 class RecordCollector implements RecordWriter {
   private words = new Uint32Array(0);
   private numWords = 0;
-  numRecords = 0;
+  private numCollected = 0;
 
   constructor(private readonly stride: number) {}
 
@@ -76,34 +76,40 @@ class RecordCollector implements RecordWriter {
     }
     this.words.set(words.subarray(0, count), this.numWords);
     this.numWords += count;
-    this.numRecords += numRecords;
+    this.numCollected += numRecords;
   }
 
-  /** The collected words, exactly (a buffer of their own, to transfer). */
-  collected(): Uint32Array {
-    return this.words.slice(0, this.numWords);
+  /** The records collected since the last call, in a buffer of their own (to transfer), and their number. */
+  take(): { readonly words: Uint32Array; readonly numRecords: number } {
+    const taken = { words: this.words.slice(0, this.numWords), numRecords: this.numCollected };
+    this.numWords = 0;
+    this.numCollected = 0;
+    return taken;
   }
 }
 
-/** Runs tasks in the calling thread (a finalize worker), each into a fresh sink of its own. */
+/**
+ * Runs tasks in the calling thread (a finalize worker) into one sink kept for all of them (fresh buffers per task
+ * would be fresh pages, whose faults cost several times more in a process whose threads run on several cores),
+ * taking its checksum part and records after each.
+ */
 export class LocalFinalizer {
   private readonly verifier: AnalyticVerifier | null;
+  private readonly records: RecordCollector | null;
+  private readonly ctx: MetricContext;
 
-  constructor(private readonly setup: FinalizeSetup, private readonly finalizers: Finalizers) {
+  constructor(setup: FinalizeSetup, private readonly finalizers: Finalizers) {
     const { metricSpec } = setup.finalizers;
     this.verifier = setup.verify ? new AnalyticVerifier(metricSpec, formulaConstants(metricSpec), setup.numVector, setup.numField) : null;
+    this.records = setup.writesRecords ? new RecordCollector(metricSpec.numWay + 1) : null;
+    this.ctx = {
+      spec: metricSpec, constants: formulaConstants(metricSpec), layout: setup.layout, numVector: setup.numVector,
+      numField: setup.numField, sink: new EntrySink(setup.numVector, metricSpec.numWay, setup.threshold, this.records), verifier: this.verifier,
+    };
   }
 
   run(task: FinalizeTask): FinalizeOutcome {
-    const { setup } = this;
-    const { metricSpec } = setup.finalizers;
-    const records = setup.writesRecords ? new RecordCollector(metricSpec.numWay + 1) : null;
-    // A sink per task: its checksum is this task's part alone (a sink's buffers cost ~0.1 ms, tasks ~10 ms).
-    const sink = new EntrySink(setup.numVector, metricSpec.numWay, setup.threshold, records);
-    const ctx: MetricContext = {
-      spec: metricSpec, constants: formulaConstants(metricSpec), layout: setup.layout,
-      numVector: setup.numVector, numField: setup.numField, sink, verifier: this.verifier,
-    };
+    const { ctx } = this;
     const checkedBefore = this.verifier?.numChecked ?? 0;
     let numTuples = 0;
     if (task.kind === 'pairs') {
@@ -113,16 +119,18 @@ export class LocalFinalizer {
         numTuples += this.finalizers.triples(ctx, slice, task.products, task.tallies[s], task.pairCounts);
       }
     }
-    sink.flush();
-    sink.checksum.normalize();
+    ctx.sink.flush();
+    const checksum = ctx.sink.takeChecksum();
+    checksum.normalize();
+    const records = this.records?.take() ?? { words: new Uint32Array(0), numRecords: 0 };
     return {
       numTuples,
-      checksumLimbs: sink.checksum.limbs,
-      entries: sink.checksum.entries,
-      zeros: sink.checksum.zeros,
+      checksumLimbs: checksum.limbs,
+      entries: checksum.entries,
+      zeros: checksum.zeros,
       numVerified: (this.verifier?.numChecked ?? 0) - checkedBefore,
-      recordWords: records?.collected() ?? new Uint32Array(0),
-      numRecords: records?.numRecords ?? 0,
+      recordWords: records.words,
+      numRecords: records.numRecords,
     };
   }
 }
