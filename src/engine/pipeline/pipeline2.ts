@@ -194,7 +194,10 @@ function hostPairFinalize(env: PipelineEnv): {
     },
     finish: async (block, partial) => {
       const tallies = await reduceOverFields(env.fieldComm, partial);
-      return isFinalizer ? env.hostFinalizer.finalizePairs(block, tallies) : pairsInPanel(block);
+      const numPairs = isFinalizer ? await env.hostFinalizer.finalizePairs(block, tallies) : pairsInPanel(block);
+      // Nothing reads the panel's tallies any more (summed over field slabs, they went to other ranks too: kept).
+      if (env.fieldComm.size === 1) env.gemm.recycle?.(partial);
+      return numPairs;
     },
   };
 }
