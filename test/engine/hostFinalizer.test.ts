@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
 import { runJob } from '../../src/engine/index.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob, SPEC_CASES, type JobOptions } from './jobFixtures.js';
+
+const gate = await webgpuGate();
 
 const THREAD_COUNTS = [2, 3] as const;
 
@@ -74,6 +77,14 @@ describe('host finalize on a pool of threads', () => {
       expect((await runJob(makeJob({ ...c.job, numThreads: 3 }))).checksum).toBe(c.checksum);
     });
   }
+
+  it.skipIf(!gate.available)(`GPU tallies read back (webgpu, --finalize host) on 2 threads equal the cpu backend's (${gate.description})`, async () => {
+    const job: JobOptions = { sparse: true, numVector: 1037, numField: 301, threshold: 0.8 };
+    const cpu = await runJob(makeJob({ ...job, outputStub: join(dir, 'gpu_ref') }));
+    const gpu = await runJob(makeJob({ ...job, backend: 'webgpu', finalize: 'host', numThreads: 2, outputStub: join(dir, 'gpu_host') }));
+    expect({ checksum: gpu.checksum, entries: gpu.entries, deviceFinalizedPairs: gpu.deviceFinalizedPairs }).toEqual({ checksum: cpu.checksum, entries: cpu.entries, deviceFinalizedPairs: 0 });
+    expect(readFileSync(gpu.outputFiles[0]).equals(readFileSync(cpu.outputFiles[0]))).toBe(true);
+  });
 
   it('a value out of the checksum range fails as on one thread (a UserError from a worker)', async () => {
     const failure = async (numThreads: number): Promise<unknown> => {
