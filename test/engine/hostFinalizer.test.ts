@@ -25,6 +25,10 @@ const CASES: readonly { readonly name: string; readonly job: JobOptions }[] = [
   { name: 'CCC 3-way dense nv 120 nf 300, threshold 0.3', job: { numWay: 3, numVector: 120, numField: 300, threshold: 0.3 } },
   { name: 'CCC 3-way sparse nv 117 nf 300, threshold 0.4', job: { numWay: 3, sparse: true, numVector: 117, numField: 300, threshold: 0.4 } },
   {
+    name: 'CCC 2-way sparse nv 3000 nf 64, 3 panels (tallies recycled from panel to panel), threshold 0.9',
+    job: { sparse: true, numVector: 3000, numField: 64, threshold: 0.9 },
+  },
+  {
     name: 'CCC 2-way dense nv 1100 nf 300, 2 field slabs (tallies summed over ranks), threshold 0.65',
     job: { numVector: 1100, numField: 300, threshold: 0.65, decomposition: { numProcField: 2 } },
   },
