@@ -18,8 +18,8 @@ import type { MetricContext } from './metricContext.js';
 const MAX_PAIRS_PER_TASK = 1 << 18;
 
 /**
- * Pairs per pool task at least: fewer pairs per task than the most where that gives each thread TASKS_PER_THREAD
- * tasks of a panel (many threads), so that threads finishing early find work and a panel's last tasks end together.
+ * Pairs per pool task at least. Between the two bounds a panel is cut into TASKS_PER_THREAD tasks per thread (many
+ * threads), so that threads that finish early find work and a panel's last tasks end together.
  */
 const MIN_PAIRS_PER_TASK = 1 << 17;
 const TASKS_PER_THREAD = 4;
