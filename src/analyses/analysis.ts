@@ -112,7 +112,8 @@ export interface ResultSink {
 
 /** Checks values against independently known ones (`--verify` on the analytic problem). */
 export interface ValueVerifier {
-  readonly numChecked: number;
+  /** Values checked so far (a rank adds those its finalize workers checked). */
+  numChecked: number;
   check2(i: number, a: 0 | 1, j: number, b: 0 | 1, value: number): void;
   check3(i: number, a: 0 | 1, j: number, b: 0 | 1, k: number, c: 0 | 1, value: number): void;
 }

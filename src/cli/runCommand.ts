@@ -59,7 +59,7 @@ export function addRunCommand(program: Command): void {
     .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
     .addOption(new Option('--finalize <where>', 'where metric values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
       .choices(['auto', 'host']).default('auto'))
-    .option('--threads <n>', `kernel threads for the whole process (default ${availableParallelism()})`)
+    .option('--threads <n>', `kernel threads, and as many host-finalize threads, for the whole process (default ${availableParallelism()})`)
     .option('--memory <MiB>',
       'refuse the run when its estimated peak host memory (all ranks of this process; under mpirun, all processes of a host) exceeds this (default: MemAvailable of /proc/meminfo, else the free memory)')
     .option('--device-memory <MiB>',

@@ -183,6 +183,12 @@ export interface PopcountGemm {
    * that and returns at once. Nothing is lost: a failure surfaces at the first request that needs what failed.
    */
   prepareStart?(preview: RunPreview): void;
+  /**
+   * Present on kernel sets that can reuse memory: hands back the tallies of an earlier `run` (the arrays it
+   * returned) that the caller no longer reads, nor anything else does; a later `run` may write them. Fresh memory
+   * is faulted in page by page, which costs several times more while other threads of the process run.
+   */
+  recycle?(tallies: PopcountGemmResult): void;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { buildOwnPlanes, sumOwnBlock } from '../../src/engine/blocks/blockExchan
 import { EntrySink, type RecordWriter } from '../../src/engine/finalize/entrySink.js';
 import type { JobSpec } from '../../src/engine/run/jobSpec.js';
 import type { RankFinalize } from '../../src/engine/finalize/rankFinalize.js';
-import { rankFinalizeFor } from '../helpers/rankFinalize.js';
+import { hostFinalizerFor, rankFinalizeFor } from '../helpers/rankFinalize.js';
 import { runPairSteps } from '../../src/engine/pipeline/pipeline2.js';
 import { runTripleUnits } from '../../src/engine/pipeline/pipeline3.js';
 import { rankLayout } from '../../src/engine/run/rankPlans.js';
@@ -86,7 +86,8 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, befo
   beforeRun(run);
   const blocks = await allBlocks(job, gemm);
   const own = blocks[layout.coords.vectorIdx];
-  const env = { run, gemm: counted, fieldComm, blocks: blocksAtHand(blocks), finalizePlacement: job.finalize, onWork: () => undefined };
+  const hostFinalizer = hostFinalizerFor(job, run);
+  const env = { run, gemm: counted, fieldComm, blocks: blocksAtHand(blocks), finalizePlacement: job.finalize, hostFinalizer, onWork: () => undefined };
   let numDeviceTuples = 0;
   if (numWay === 2) {
     numDeviceTuples = (await runPairSteps(env, own, layout.pairSteps)).numDevicePairs;

@@ -11,7 +11,7 @@ import { LocalCommunicator } from '../../src/parallel/index.js';
 import { buildOwnPlanes, sumOwnBlock, startBlockExchange } from '../../src/engine/blocks/blockExchange.js';
 import { EntrySink } from '../../src/engine/finalize/entrySink.js';
 import type { FinalizePlacement, JobSpec } from '../../src/engine/run/jobSpec.js';
-import { rankFinalizeFor } from '../helpers/rankFinalize.js';
+import { hostFinalizerFor, rankFinalizeFor } from '../helpers/rankFinalize.js';
 import { runTripleUnits } from '../../src/engine/pipeline/pipeline3.js';
 import { rankLayout } from '../../src/engine/run/rankPlans.js';
 import { planeLayout, tally3Plan } from '../helpers/layouts.js';
@@ -93,8 +93,9 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
   const run = rankFinalizeFor(job, sink);
   let numTriples = 0;
   let numDeviceTriples = 0;
+  const hostFinalizer = hostFinalizerFor(job, run);
   for (const units of layout.tripleUnitsByStage) {
-    const outcome = await runTripleUnits({ run, gemm, fieldComm, blocks: received, finalizePlacement: placement, onWork: () => undefined }, own, units);
+    const outcome = await runTripleUnits({ run, gemm, fieldComm, blocks: received, finalizePlacement: placement, hostFinalizer, onWork: () => undefined }, own, units);
     numTriples += outcome.numTriples;
     numDeviceTriples += outcome.numDeviceTriples;
   }

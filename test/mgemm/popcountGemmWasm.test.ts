@@ -130,6 +130,23 @@ describe.each(THREAD_SETTINGS)('$name kernels, $numThreads thread(s), minWordOps
     }
   });
 
+  it('computes into recycled tallies: reused, zeroed, and of the right length', async () => {
+    const termGroups = TERM_GROUP_SETS[2];
+    const first = await gemm.run(shapedRequest({ aCount: 60, bCount: 60, numField: 100, termGroups, strictUpper: false }));
+    const buffers = new Set(first.map((out) => out.buffer));
+    for (const out of first) out.fill(0xffffffff);
+    gemm.recycle?.(first);
+    for (const strictUpper of [false, true]) {
+      const smaller = shapedRequest({ aCount: 40, bCount: strictUpper ? 40 : 37, numField: 100, termGroups, strictUpper });
+      const [expected, actual] = [await ref.run(smaller), await gemm.run(smaller)];
+      expect(neededMismatches(smaller, expected, actual)).toEqual([]);
+      expect(actual.map((out) => out.length)).toEqual(expected.map((out) => out.length));
+      if (!strictUpper) expect(actual.every((out) => buffers.has(out.buffer))).toBe(true);
+      for (const out of actual) out.fill(0xffffffff);
+      gemm.recycle?.(actual);
+    }
+  });
+
   it('returns empty or zero outputs when there is nothing to add', async () => {
     const request = shapedRequest({ aCount: 5, bCount: 4, numField: 40, termGroups: [[]], strictUpper: false });
     expect(await gemm.run({ ...request, termGroups: [] })).toEqual([]);

@@ -18,7 +18,7 @@ const RECORDS_PER_FLUSH = 1 << 16;
  * weights and sums run as tight loops.
  */
 export class EntrySink {
-  readonly checksum = new ChecksumAccumulator();
+  private accumulated = new ChecksumAccumulator();
   /** Buffered records as the file lays them out: numWay coordinates and the value, `stride` words each. */
   private readonly recordWords: Uint32Array;
   /** The same words, for values rounded to float32 here. */
@@ -39,6 +39,18 @@ export class EntrySink {
     this.stride = numWay + 1;
     this.recordWords = new Uint32Array(RECORDS_PER_FLUSH * this.stride);
     this.recordValues = new Float32Array(this.recordWords.buffer);
+  }
+
+  /** Checksum of the entries added so far (since the last `takeChecksum`). */
+  get checksum(): ChecksumAccumulator {
+    return this.accumulated;
+  }
+
+  /** The checksum so far; the sink starts a new one (a finalize worker reports each task's part on its own). */
+  takeChecksum(): ChecksumAccumulator {
+    const taken = this.accumulated;
+    this.accumulated = new ChecksumAccumulator();
+    return taken;
   }
 
   /** Whether passing entries become output records. */

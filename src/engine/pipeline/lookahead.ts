@@ -1,5 +1,5 @@
 // Runs a sequence of (start → finish) jobs one ahead: job k+1 is started before job k is finished, so
-// kernel threads compute the next tallies while this thread reduces and finalizes the current ones.
+// kernel threads compute the next tallies while the current ones are reduced and finalized.
 
 /**
  * For each item in order: `start(item)` (e.g. a GEMM on worker threads), then `finish(item, result)`
@@ -21,12 +21,4 @@ export async function runOneAhead<T, R>(
     current = next;
     currentResult = nextResult;
   }
-}
-
-/**
- * Lets the event loop run (worker replies, GPU completions) so that a started job makes progress
- * while a long `finish` computes: microtask-only awaits would not let its messages in.
- */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

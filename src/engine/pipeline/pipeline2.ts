@@ -5,8 +5,9 @@ import { traceMark } from '../../core/trace.js';
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator, IndexRange } from '../../parallel/index.js';
 import type { DevicePairFinalizer, PairBlock } from '../../analyses/index.js';
+import type { HostFinalizer } from '../finalize/hostFinalizer.js';
 import { devicePairFinalizer, type RankFinalize } from '../finalize/rankFinalize.js';
-import { runOneAhead, yieldToEventLoop } from './lookahead.js';
+import { runOneAhead } from './lookahead.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { ReceivedBlocks, VectorBlock } from '../blocks/vectorBlock.js';
 
@@ -35,13 +36,6 @@ export interface PairStep {
  */
 export const PAIRS_PER_PANEL = 1 << 22;
 
-/**
- * Pairs finalized on the host between yields to the event loop (~0.1 s on a slow core): a panel holds 4 Mi
- * pairs, seconds of finalize that would otherwise hold up the next panel's kernel threads (their replies), the
- * progress display and Ctrl-C.
- */
-const PAIRS_PER_YIELD = 1 << 18;
-
 export interface PipelineEnv {
   readonly run: RankFinalize;
   readonly gemm: PopcountGemm;
@@ -51,6 +45,8 @@ export interface PipelineEnv {
   readonly blocks: ReceivedBlocks;
   /** Whether panels may be finalized on the device (rankFinalize.ts). */
   readonly finalizePlacement: FinalizePlacement;
+  /** Finalize of the tallies that come back to the host (one thread, or a pool of them). */
+  readonly hostFinalizer: HostFinalizer;
   /** Called with the number of comparisons (pairs or triples × fields) just finished. */
   readonly onWork: (comparisons: number) => void;
 }
@@ -157,7 +153,7 @@ export interface PairStepsOutcome {
 
 /**
  * Runs the rank's 2-way steps; returns the number of pairs finalized here. The GEMM of the next panel is
- * started before the current one is finalized, so kernel threads compute while this thread finalizes.
+ * started before the current one is finalized, so kernel threads compute while the host finalizer works.
  * Where the kernel set and the run allow it, panels are finalized on the device (rankFinalize.ts).
  */
 export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<PairStepsOutcome> {
@@ -194,27 +190,12 @@ function hostPairFinalize(env: PipelineEnv): {
     },
     finish: async (block, partial) => {
       const tallies = await reduceOverFields(env.fieldComm, partial);
-      return isFinalizer ? finalizeInRowChunks(block, tallies, (part, partTallies) => pairs.finalize(env.run, part, partTallies)) : pairsInPanel(block);
+      const numPairs = isFinalizer ? await env.hostFinalizer.finalizePairs(block, tallies) : pairsInPanel(block);
+      // Nothing reads the panel's tallies any more (summed over field slabs, they went to other ranks too: kept).
+      if (env.fieldComm.size === 1) env.gemm.recycle?.(partial);
+      return numPairs;
     },
   };
-}
-
-/**
- * Finalizes a panel a few rows at a time (at most PAIRS_PER_YIELD pairs), yielding to the event loop in between;
- * rows in the same order as one call would take them, so records come out in the same order.
- */
-async function finalizeInRowChunks(
-  block: PairBlock, tallies: readonly Uint32Array[], finalize: (part: PairBlock, partTallies: Uint32Array[]) => number,
-): Promise<number> {
-  const rowsPerChunk = Math.max(1, Math.floor(PAIRS_PER_YIELD / Math.max(1, block.numCols)));
-  let numPairs = 0;
-  for (let r0 = 0; r0 < block.numRows; r0 += rowsPerChunk) {
-    if (r0 > 0) await yieldToEventLoop();
-    const r1 = Math.min(block.numRows, r0 + rowsPerChunk);
-    const part = { ...block, rowFirst: block.rowFirst + r0, numRows: r1 - r0 };
-    numPairs += finalize(part, tallies.map((t) => t.subarray(r0 * block.numCols, r1 * block.numCols)));
-  }
-  return numPairs;
 }
 
 /**

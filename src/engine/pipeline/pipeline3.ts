@@ -1,12 +1,11 @@
 // The 3-way pipeline of one rank: for each block unit of its slab, its j-slices (the unit's stage range)
 // in batches, one mGEMM3 call per batch — (i AND j) plane products against k's planes, built by the
-// kernel set — then finalize slice by slice on the host, or the whole batch on the device; the analysis says which
-// tallies (its TriplePlan) and how they become values.
-import type { PopcountGemm, PopcountGemm3Request, TripleFinalizeResult } from '../../mgemm/index.js';
-import type { BlockPairCounts, PairCounts, TripleBatch as AnalysisTripleBatch, TriplePlan } from '../../analyses/index.js';
-import type { TermGroup } from '../../mgemm/index.js';
+// kernel set — then finalize on the host (slices in order, hostFinalizer.ts), or the whole batch on the device; the
+// analysis says which tallies (its TriplePlan) and how they become values.
+import type { PopcountGemm3Request, TermGroup, TripleFinalizeResult } from '../../mgemm/index.js';
+import type { BlockPairCounts, PairCounts, TripleBatch as AnalysisTripleBatch, TriplePlan, TripleSlice } from '../../analyses/index.js';
 import { deviceTripleFinalizer } from '../finalize/rankFinalize.js';
-import { runOneAhead, yieldToEventLoop } from './lookahead.js';
+import { runOneAhead } from './lookahead.js';
 import { RecordedTriplesPerCall } from './recordedTriplesPerCall.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
@@ -79,13 +78,6 @@ const TALLY_BYTES_PER_CALL = 256 << 20;
  * outside the checksum's range) is computed again with its tallies read back: up to 1 GiB of host memory, once.
  */
 const DEVICE_TALLY_BYTES_PER_CALL = 1 << 30;
-
-/**
- * Triples finalized between yields to the event loop, so that the next batch's mGEMM3 advances during a
- * batch's finalize: CPU kernel sets post its slices to worker threads one after another, each on the
- * previous one's reply. ~1 ms of finalize per yield; a yield costs a few microseconds.
- */
-const TRIPLES_PER_YIELD = 1 << 12;
 
 /** Bounds of the next batch: tally bytes (at `numGroups` u32 per triple) and triples. */
 interface BatchLimits {
@@ -172,7 +164,6 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   const recorded = device !== null && env.run.sink.writesRecords ? new RecordedTriplesPerCall() : null;
   const maxBytes = device !== null ? DEVICE_TALLY_BYTES_PER_CALL : TALLY_BYTES_PER_CALL;
   const limits = (): BatchLimits => ({ maxBytes, maxTriples: recorded?.limit ?? Infinity });
-  let triplesSinceYield = 0;
   await runOneAhead(tripleBatches(env, own, units, plan, limits, device !== null), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
       device?.apply(started, env.run.sink);
@@ -185,20 +176,23 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
     }
     // Host finalize; a batch the device declined is computed again, with its tallies read back.
     const partials = Array.isArray(started) ? started : await startGemm(batch);
+    const sliceRun: { slices: TripleSlice[]; tallies: Uint32Array[][] } = { slices: [], tallies: [] };
     for (let s = 0; s < batch.slices.length; s++) {
       const { jLocal, iRange, kRange } = batch.slices[s];
       const numI = iRange.end - iRange.first;
       const numK = kRange.end - kRange.first;
-      triplesSinceYield += numI * numK;
-      if (triplesSinceYield >= TRIPLES_PER_YIELD) {
-        triplesSinceYield = 0;
-        await yieldToEventLoop();
-      }
       const tallies = await reduceOverFields(env.fieldComm, partials[s]);
-      const slice = { iBlock: own, iFirst: iRange.first, numI, jBlock: batch.jb, jLocal, kBlock: batch.kb, kFirst: kRange.first, numK };
-      const done = isFinalizer ? triples.finalize(env.run, slice, tallies, batch.pairCounts) : numI * numK;
-      if (isFinalizer) numTriples += done;
-      env.onWork(done * env.run.numField);
+      if (isFinalizer) {
+        sliceRun.slices.push({ iBlock: own, iFirst: iRange.first, numI, jBlock: batch.jb, jLocal, kBlock: batch.kb, kFirst: kRange.first, numK });
+        sliceRun.tallies.push(tallies);
+      } else {
+        env.onWork(numI * numK * env.run.numField);
+      }
+    }
+    if (isFinalizer) {
+      numTriples += await env.hostFinalizer.finalizeTriples(
+        { ...sliceRun, pairCounts: batch.pairCounts }, (done) => env.onWork(done * env.run.numField),
+      );
     }
   });
   return { numTriples, numDeviceTriples };

@@ -21,6 +21,8 @@ const MPI_BASE_BYTES = 24 * MiB;
 const RANK_THREAD_BYTES = 36 * MiB;
 /** A kernel or block worker thread: its isolate and microkernel instance (measured: ~8–10 MiB). */
 const WORKER_THREAD_BYTES = 12 * MiB;
+/** A host-finalize worker: its isolate with the engine's and the analysis's modules, its sink and record buffers. */
+const FINALIZE_THREAD_BYTES = 24 * MiB;
 /** A GPU rank's device and queues on the host, beyond Dawn itself. */
 const GPU_RANK_HOST_BYTES = 64 * MiB;
 
@@ -245,16 +247,20 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
     { name: 'vector sums', bytes: (1 + received) * nvl * 16 * 2 },
     // GEMM outputs of the calls in flight, read back to the host unless finalized on the device.
     { name: 'tallies in flight', bytes: deviceFinalize ? 0 : inFlightBytes },
-    // Outputs of finished calls not yet collected: up to two calls' on one thread; with a CPU pool all of them, as its
-    // workers keep the shared outputs they computed until they collect their own garbage, which may be the run's end.
+    // Outputs of finished calls not yet collected: up to two calls' on one thread, or where finalized outputs go back
+    // to the kernel set for reuse (2-way without field slabs, pipeline2.ts); otherwise, with a CPU pool, all of them, as
+    // its workers keep the shared outputs they computed until they collect their own garbage.
     {
       name: 'tallies awaiting collection',
-      bytes: deviceFinalize ? 0 : kernelWorkers === 0 ? Math.min(rankTallyBytes - inFlightBytes, 2 * tallyBytes) : rankTallyBytes - inFlightBytes,
+      bytes: deviceFinalize ? 0 : kernelWorkers === 0 || (numWay === 2 && npf === 1)
+        ? Math.min(rankTallyBytes - inFlightBytes, 2 * tallyBytes) : rankTallyBytes - inFlightBytes,
     },
     { name: 'field-slab reduction', bytes: deviceFinalize ? 0 : shape.tuplesPerCall * shape.numGroups * reducePerTally },
     // Dense 3-way: Σ c_x c_y between the unit's blocks (nvl² u32 each), of this unit and the one still in flight.
     { name: '3-way pair counts', bytes: pairCountMatrices * nvl * nvl * 4 * (npf > 1 ? 2 : 1) },
     { name: 'kernel threads', bytes: kernelWorkers * WORKER_THREAD_BYTES },
+    // Host finalize runs on as many pool threads as the rank has kernel threads (finalize/hostFinalizer.ts).
+    { name: 'finalize threads', bytes: deviceFinalize || threads <= 1 ? 0 : threads * FINALIZE_THREAD_BYTES },
     { name: 'kernel scratch', bytes: onGpu ? 0 : Math.max(1, kernelWorkers) * kernelScratchBytes(job, shape, Math.max(1, kernelWorkers)) },
     // Block workers start while the kernel set opens (blockBuild.ts), so both sets of threads exist at once.
     { name: 'block workers', bytes: blockWorkers > 1 ? blockWorkers * WORKER_THREAD_BYTES : 0 },

@@ -7,6 +7,7 @@ import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../..
 import type { Communicator } from '../../parallel/index.js';
 import { loadAnalysis } from '../../analyses/index.js';
 import { EntrySink } from '../finalize/entrySink.js';
+import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinalizer.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
@@ -151,7 +152,12 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     await building.then((filling) => filling.done).catch(() => undefined);
     throw error;
   }
+  let hostFinalizer: HostFinalizer | null = null;
   try {
+    // As many finalize threads as kernel threads: the pipelines keep both busy at once (lookahead). Their threads
+    // start while the input loads where host finalize is certain (GPU kernel sets mostly finalize on the device).
+    const finalizers = { analysis: analysisRef(job), settings: { spec: job.metricSpec, numVector: job.numVector, numField: job.numField } };
+    hostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
     gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange.end - layout.fieldRange.begin, { placement: job.finalize, fieldComm }));
     const filling = await building;
     const summing = traced('own block loaded', () => sumOwnBlock(job, layout, run.analysis.planes, filling, fieldComm, gemm));
@@ -163,7 +169,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     let done = 0;
     let lastReport = 0;
     const env: PipelineEnv = {
-      run, gemm, fieldComm, blocks, finalizePlacement: job.finalize,
+      run, gemm, fieldComm, blocks, finalizePlacement: job.finalize, hostFinalizer,
       onWork: (n) => {
         done += n;
         // In-process ranks post each report to the launcher: a few per second is enough for a progress bar.
@@ -190,6 +196,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     traceMark('steps done');
     return { ...counted, inputStart, computeStart, device: gemm.device };
   } finally {
+    await hostFinalizer?.close();
     await traced('kernel set closed', () => gemm.close());
   }
 }

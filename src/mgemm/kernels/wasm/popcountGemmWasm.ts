@@ -15,6 +15,7 @@ import { planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
 import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.js';
 import type { WasmModule } from './webAssemblyApi.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
+import { TallyBuffers } from './tallyBuffers.js';
 import { GemmWorkerPool } from './workerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
@@ -72,6 +73,11 @@ export async function createTaskRunner(microkernel: CpuMicrokernel, module: Wasm
 
 const DEFAULT_MIN_WORD_OPS_PER_THREAD = 1 << 21;
 
+/** Outputs of a 2-way request, zeroed, on recycled memory where there is some. */
+function takeOutputs(request: PopcountGemmRequest, buffers: TallyBuffers): Uint32Array[] {
+  return buffers.take(request.termGroups.map(() => request.aCount * request.bCount));
+}
+
 function allocateOutputs(request: PopcountGemmRequest, shared: boolean): Uint32Array[] {
   const numBytes = request.aCount * request.bCount * 4;
   return request.termGroups.map(() => new Uint32Array(shared ? new SharedArrayBuffer(numBytes) : new ArrayBuffer(numBytes)));
@@ -101,6 +107,7 @@ class InlinePopcountGemm implements PopcountGemm {
   readonly device = CPU_DEVICE;
   private runTask: GemmTaskRunner | undefined;
   private readonly productScratch = new ProductScratch();
+  private readonly tallyBuffers = new TallyBuffers(false);
 
   constructor(readonly name: string, runTask: GemmTaskRunner) {
     this.runTask = runTask;
@@ -109,7 +116,7 @@ class InlinePopcountGemm implements PopcountGemm {
   async run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
     if (this.runTask === undefined) throw new Error(`${this.name}: run() after close()`);
     checkPopcountGemmRequest(request);
-    const outputs = allocateOutputs(request, false);
+    const outputs = takeOutputs(request, this.tallyBuffers);
     const planOptions: RowPanelPlanOptions = { maxPanels: 1, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: 0 };
     for (const panel of planRowPanels(request, planOptions)) this.runTask({ request, panel, outputs });
     return outputs;
@@ -128,6 +135,10 @@ class InlinePopcountGemm implements PopcountGemm {
     return hostVectorSums(request);
   }
 
+  recycle(tallies: PopcountGemmResult): void {
+    this.tallyBuffers.give(tallies);
+  }
+
   async close(): Promise<void> {
     this.runTask = undefined;
   }
@@ -136,6 +147,7 @@ class InlinePopcountGemm implements PopcountGemm {
 /** Several threads: row panels of each request go to a pool of workers; outputs are shared memory. */
 class PooledPopcountGemm implements PopcountGemm {
   readonly device = CPU_DEVICE;
+  private readonly tallyBuffers = new TallyBuffers(true);
 
   constructor(
     readonly name: string,
@@ -150,7 +162,7 @@ class PooledPopcountGemm implements PopcountGemm {
   async run(request: PopcountGemmRequest): Promise<PopcountGemmResult> {
     checkPopcountGemmRequest(request);
     const sharedRequest = withSharedOperands(request);
-    const outputs = allocateOutputs(request, true);
+    const outputs = takeOutputs(request, this.tallyBuffers);
     const panels = planRowPanels(request, {
       maxPanels: this.pool.numThreads,
       rowAlign: MICROKERNEL_MR,
@@ -175,6 +187,10 @@ class PooledPopcountGemm implements PopcountGemm {
 
   vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
     return hostVectorSums(request);
+  }
+
+  recycle(tallies: PopcountGemmResult): void {
+    this.tallyBuffers.give(tallies);
   }
 
   close(): Promise<void> {

@@ -1,0 +1,133 @@
+// Finalize tasks of the finalize pool: what a task is, what it sends back, and how a worker runs one into a
+// sink of its own (threshold, checksum partial, record words, --verify checks), whose small results the main
+// thread combines in task order.
+import type { Threshold } from '../../core/thresholds.js';
+import type {
+  AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, TripleSlice, ValueVerifier,
+} from '../../analyses/index.js';
+import { EntrySink, type RecordWriter } from './entrySink.js';
+import type { FinalizerSpec } from './finalizers.js';
+
+/** Everything a finalize worker needs besides its tasks; plain data (the worker's `workerData`). */
+export interface FinalizeSetup {
+  readonly finalizers: FinalizerSpec;
+  readonly numVector: number;
+  readonly numField: number;
+  readonly threshold: Threshold;
+  /** Whether passing entries become output records (sent back as record words). */
+  readonly writesRecords: boolean;
+  /** --verify on an analytic problem: every value is checked against its expectation. */
+  readonly verify: boolean;
+}
+
+/** Consecutive j-slices of one mGEMM3 batch: `tallies[s]` are slice s's term groups. */
+export interface TripleSliceRun {
+  readonly slices: readonly TripleSlice[];
+  readonly tallies: readonly (readonly Uint32Array[])[];
+  /** The block-pair counts of the analysis's TriplePlan, or null. */
+  readonly pairCounts: BlockPairCounts | null;
+}
+
+/** One task: rows of a panel of pairs, or consecutive j-slices; blocks and tallies in shared memory. */
+export type FinalizeTask =
+  | { readonly kind: 'pairs'; readonly block: PairBlock; readonly tallies: readonly Uint32Array[] }
+  | ({ readonly kind: 'triples' } & TripleSliceRun);
+
+/** What a task sends back: its part of the checksum and counts, and its records in finalize order. */
+export interface FinalizeOutcome {
+  readonly numTuples: number;
+  readonly checksumLimbs: Float64Array;
+  readonly entries: number;
+  readonly zeros: number;
+  readonly numVerified: number;
+  /** `numRecords` records as the file lays them out (EntrySink's words); empty without records. */
+  readonly recordWords: Uint32Array;
+  readonly numRecords: number;
+}
+
+/** Pool → worker. */
+export type FinalizeRequest = { readonly taskId: number; readonly task: FinalizeTask };
+
+/** Worker → pool. */
+export type FinalizeReply =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'startFailed'; readonly message: string }
+  | { readonly kind: 'done'; readonly taskId: number; readonly outcome: FinalizeOutcome }
+  | { readonly kind: 'failed'; readonly taskId: number; readonly message: string; readonly isUserError: boolean };
+
+/** Collects the record words a sink flushes, in order, in a buffer that grows and is kept from task to task. */
+class RecordCollector implements RecordWriter {
+  private words = new Uint32Array(0);
+  private numWords = 0;
+  private numCollected = 0;
+
+  constructor(private readonly stride: number) {}
+
+  appendRecordWords(words: Uint32Array, numRecords: number): void {
+    const count = numRecords * this.stride;
+    if (this.numWords + count > this.words.length) {
+      const grown = new Uint32Array(Math.max(this.numWords + count, 2 * this.words.length));
+      grown.set(this.words.subarray(0, this.numWords));
+      this.words = grown;
+    }
+    this.words.set(words.subarray(0, count), this.numWords);
+    this.numWords += count;
+    this.numCollected += numRecords;
+  }
+
+  /** The records collected since the last call, in a buffer of their own (to transfer), and their number. */
+  take(): { readonly words: Uint32Array; readonly numRecords: number } {
+    const taken = { words: this.words.slice(0, this.numWords), numRecords: this.numCollected };
+    this.numWords = 0;
+    this.numCollected = 0;
+    return taken;
+  }
+}
+
+/**
+ * Runs tasks in the calling thread (a finalize worker) into one sink kept for all of them (fresh buffers per task
+ * would be fresh pages, whose faults cost several times more in a process whose threads run on several cores),
+ * taking its checksum part and records after each.
+ */
+export class LocalFinalizer {
+  private readonly verifier: ValueVerifier | null;
+  private readonly records: RecordCollector | null;
+  private readonly sink: EntrySink;
+  private readonly ctx: FinalizeContext;
+
+  constructor(setup: FinalizeSetup, private readonly analysis: AnalysisRun) {
+    const { numWay } = setup.finalizers.settings.spec;
+    this.verifier = setup.verify ? analysis.analyticVerifier() : null;
+    this.records = setup.writesRecords ? new RecordCollector(numWay + 1) : null;
+    this.sink = new EntrySink(setup.numVector, numWay, setup.threshold, this.records);
+    this.ctx = { sink: this.sink, verifier: this.verifier };
+  }
+
+  run(task: FinalizeTask): FinalizeOutcome {
+    const { ctx, sink } = this;
+    const checkedBefore = this.verifier?.numChecked ?? 0;
+    let numTuples = 0;
+    if (task.kind === 'pairs') {
+      const pairs = this.analysis.pairs;
+      if (pairs === null) throw new Error('a pairs task for an analysis run without pairs');
+      numTuples = pairs.finalize(ctx, task.block, task.tallies);
+    } else {
+      const triples = this.analysis.triples;
+      if (triples === null) throw new Error('a triples task for an analysis run without triples');
+      for (const [s, slice] of task.slices.entries()) numTuples += triples.finalize(ctx, slice, task.tallies[s], task.pairCounts);
+    }
+    sink.flush();
+    const checksum = sink.takeChecksum();
+    checksum.normalize();
+    const records = this.records?.take() ?? { words: new Uint32Array(0), numRecords: 0 };
+    return {
+      numTuples,
+      checksumLimbs: checksum.limbs,
+      entries: checksum.entries,
+      zeros: checksum.zeros,
+      numVerified: (this.verifier?.numChecked ?? 0) - checkedBefore,
+      recordWords: records.words,
+      numRecords: records.numRecords,
+    };
+  }
+}

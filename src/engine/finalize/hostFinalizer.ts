@@ -1,0 +1,281 @@
+// Host finalize of a rank: panels of pairs and batches of j-slices turned into values, thresholds, checksum and
+// records — on this thread (one thread), or in row ranges / slice ranges on a finalize pool whose results are
+// combined here in task order, so that checksum, counts and output files are those of one thread.
+import { traced } from '../../core/trace.js';
+import { toSharedPlaneMatrix } from '../../mgemm/index.js';
+import type { BlockPairCounts, PairBlock, PairCounts, TripleSlice, VectorBlockView } from '../../analyses/index.js';
+import { FinalizePool } from './finalizePool.js';
+import type { FinalizerSpec } from './finalizers.js';
+import type { FinalizeOutcome, FinalizeSetup, TripleSliceRun } from './finalizeTasks.js';
+import type { RankFinalize } from './rankFinalize.js';
+
+/**
+ * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
+ * message costs well under 1 % of it and one thread still lets worker replies, progress and Ctrl-C in between.
+ */
+const MAX_PAIRS_PER_TASK = 1 << 18;
+
+/**
+ * Pairs per pool task at least. Between the two bounds a panel is cut into TASKS_PER_THREAD tasks per thread (many
+ * threads), so that threads that finish early find work and a panel's last tasks end together.
+ */
+const MIN_PAIRS_PER_TASK = 1 << 17;
+const TASKS_PER_THREAD = 4;
+
+/** Triples per pool task, at most and at least (a triple's eight entries cost about what two pairs' eight do). */
+const MAX_TRIPLES_PER_TASK = 1 << 17;
+const MIN_TRIPLES_PER_TASK = 1 << 16;
+
+/**
+ * Triples finalized between yields on one thread, so that the next batch's mGEMM3 advances meanwhile: CPU kernel
+ * sets post its slices to worker threads one after another, each on the previous one's reply. ~1 ms of finalize
+ * per yield; a yield costs a few microseconds.
+ */
+const TRIPLES_PER_YIELD = 1 << 12;
+
+/** Finalize of the tallies that come back to the host, into the rank's `ctx.sink` and `ctx.verifier`. */
+export interface HostFinalizer {
+  /** Finalizes a panel of pairs (`tallies`: term groups, numRows × numCols each); returns its pairs. */
+  finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number>;
+  /** Finalizes consecutive j-slices in order; `onTriples(n)` as parts of them are done; returns their triples. */
+  finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number>;
+  /** Ends its worker threads, if any. */
+  close(): Promise<void>;
+}
+
+export interface HostFinalizerOptions {
+  /** Threads that finalize: the rank's kernel threads. 1 finalizes on the calling thread. */
+  readonly numThreads: number;
+  /** Start the threads now, in the background, rather than on the first task (default false). */
+  readonly startNow?: boolean;
+}
+
+/**
+ * The host finalizer of a rank (`rank`: its analysis run, sink and verifier; `finalizers`: how its workers load the
+ * same analysis); without `startNow`, a pool starts on its first task (ranks that never finalize start none).
+ */
+export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpec, options: HostFinalizerOptions): HostFinalizer {
+  const setup: FinalizeSetup = {
+    finalizers, numVector: rank.numVector, numField: rank.numField,
+    threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
+  };
+  const inline = new InlineHostFinalizer(rank);
+  if (options.numThreads > 1) {
+    const pooled = new PooledHostFinalizer(rank, setup, options.numThreads, inline);
+    if (options.startNow === true) pooled.startInBackground();
+    return pooled;
+  }
+  return inline;
+}
+
+/** Lets the event loop run (worker replies, GPU completions) during a long finalize on this thread. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Tuples per task of a panel or batch of `numTuples` on `numThreads` threads, within [least, most]. */
+function tuplesPerTask(numTuples: number, numThreads: number, least: number, most: number): number {
+  return Math.max(least, Math.min(most, Math.ceil(numTuples / (TASKS_PER_THREAD * numThreads))));
+}
+
+/** Pairs of row `r` of a panel: on the diagonal block (strictUpper) only those right of the diagonal. */
+function pairsOfRow(block: PairBlock, r: number): number {
+  return block.strictUpper ? Math.max(0, block.numCols - Math.max(0, r + 1 + block.rowFirst - block.colFirst)) : block.numCols;
+}
+
+function pairsOfPanel(block: PairBlock): number {
+  let numPairs = 0;
+  for (let r = 0; r < block.numRows; r++) numPairs += pairsOfRow(block, r);
+  return numPairs;
+}
+
+/** Consecutive row ranges [r0, r1) of a panel of about `pairsPerPart` pairs each (a diagonal tile's rows shrink). */
+function* rowParts(block: PairBlock, pairsPerPart: number): Generator<{ r0: number; r1: number }> {
+  let r0 = 0;
+  let numPairs = 0;
+  for (let r = 0; r < block.numRows; r++) {
+    numPairs += pairsOfRow(block, r);
+    if (numPairs >= pairsPerPart || r === block.numRows - 1) {
+      yield { r0, r1: r + 1 };
+      r0 = r + 1;
+      numPairs = 0;
+    }
+  }
+}
+
+/** Rows [r0, r1) of a panel, with their tallies (row-major, numCols each). */
+function panelRows(block: PairBlock, tallies: readonly Uint32Array[], r0: number, r1: number): { block: PairBlock; tallies: Uint32Array[] } {
+  return {
+    block: { ...block, rowFirst: block.rowFirst + r0, numRows: r1 - r0 },
+    tallies: tallies.map((t) => t.subarray(r0 * block.numCols, r1 * block.numCols)),
+  };
+}
+
+/** Consecutive slice ranges [first, end) of `run` of about `perPart` triples each. */
+function* sliceParts(run: TripleSliceRun, perPart: number): Generator<{ first: number; end: number; numTriples: number }> {
+  let first = 0;
+  let numTriples = 0;
+  for (let s = 0; s < run.slices.length; s++) {
+    numTriples += run.slices[s].numI * run.slices[s].numK;
+    if (numTriples >= perPart || s === run.slices.length - 1) {
+      yield { first, end: s + 1, numTriples };
+      first = s + 1;
+      numTriples = 0;
+    }
+  }
+}
+
+/** Everything on the calling thread, yielding to the event loop now and then. */
+class InlineHostFinalizer implements HostFinalizer {
+  constructor(private readonly rank: RankFinalize) {}
+
+  async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number> {
+    const pairs = this.rank.analysis.pairs;
+    if (pairs === null) throw new Error('pairs to finalize for an analysis run without pairs');
+    let numPairs = 0;
+    for (const { r0, r1 } of rowParts(block, MAX_PAIRS_PER_TASK)) {
+      if (r0 > 0) await yieldToEventLoop();
+      const part = panelRows(block, tallies, r0, r1);
+      numPairs += pairs.finalize(this.rank, part.block, part.tallies);
+    }
+    return numPairs;
+  }
+
+  async finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number> {
+    const triples = this.rank.analysis.triples;
+    if (triples === null) throw new Error('triples to finalize for an analysis run without triples');
+    let numTriples = 0;
+    for (const part of sliceParts(run, TRIPLES_PER_YIELD)) {
+      if (part.first > 0) await yieldToEventLoop();
+      let done = 0;
+      for (let s = part.first; s < part.end; s++) done += triples.finalize(this.rank, run.slices[s], run.tallies[s], run.pairCounts);
+      numTriples += done;
+      onTriples(done);
+    }
+    return numTriples;
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Row ranges of a panel, or slice ranges of a batch, as tasks on a finalize pool (finalizePool.ts). Blocks and
+ * tallies go to the workers in shared memory: the CPU kernel set's tallies already are (no copy); others (GPU
+ * read-backs, sums over field slabs) are copied there once.
+ */
+class PooledHostFinalizer implements HostFinalizer {
+  private pool: Promise<FinalizePool> | null = null;
+  private readonly sharedBlocks = new WeakMap<VectorBlockView, VectorBlockView>();
+  private readonly sharedPairCounts = new WeakMap<BlockPairCounts, BlockPairCounts>();
+
+  constructor(
+    private readonly rank: RankFinalize, private readonly setup: FinalizeSetup, private readonly numThreads: number,
+    /** For work of one task at most: a round trip to a worker (or its start) would cost more than it saves. */
+    private readonly inline: InlineHostFinalizer,
+  ) {}
+
+  async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number> {
+    const numPairs = pairsOfPanel(block);
+    const perTask = tuplesPerTask(numPairs, this.numThreads, MIN_PAIRS_PER_TASK, MAX_PAIRS_PER_TASK);
+    if (perTask >= numPairs) return this.inline.finalizePairs(block, tallies);
+    const pool = await this.startedPool();
+    const shared: PairBlock = { ...block, rows: this.sharedBlock(block.rows), cols: this.sharedBlock(block.cols) };
+    const sharedTallies = tallies.map(sharedArray);
+    const outcomes: Promise<FinalizeOutcome>[] = [];
+    for (const { r0, r1 } of rowParts(block, perTask)) {
+      const part = panelRows(shared, sharedTallies, r0, r1);
+      outcomes.push(pool.run({ kind: 'pairs', block: part.block, tallies: part.tallies }));
+    }
+    return this.combineInOrder(outcomes, () => undefined);
+  }
+
+  async finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number> {
+    const numTriples = run.slices.reduce((sum, slice) => sum + slice.numI * slice.numK, 0);
+    const perTask = tuplesPerTask(numTriples, this.numThreads, MIN_TRIPLES_PER_TASK, MAX_TRIPLES_PER_TASK);
+    if (perTask >= numTriples) return this.inline.finalizeTriples(run, onTriples);
+    const pool = await this.startedPool();
+    const slices = run.slices.map((slice): TripleSlice => ({
+      ...slice, iBlock: this.sharedBlock(slice.iBlock), jBlock: this.sharedBlock(slice.jBlock), kBlock: this.sharedBlock(slice.kBlock),
+    }));
+    const tallies = run.tallies.map((groups) => groups.map(sharedArray));
+    const pairCounts = run.pairCounts === null ? null : this.sharedDensePairCounts(run.pairCounts);
+    const outcomes: Promise<FinalizeOutcome>[] = [];
+    for (const part of sliceParts(run, perTask)) {
+      outcomes.push(pool.run({
+        kind: 'triples', slices: slices.slice(part.first, part.end), tallies: tallies.slice(part.first, part.end),
+        pairCounts,
+      }));
+    }
+    return this.combineInOrder(outcomes, onTriples);
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    // A pool that failed to start has nothing to close; its error surfaced where it was awaited.
+    if (pool !== null) await pool.then((started) => started.close(), () => undefined);
+  }
+
+  /** Starts the pool's threads; a failure to start surfaces on the first task. */
+  startInBackground(): void {
+    this.startedPool().catch(() => undefined);
+  }
+
+  private startedPool(): Promise<FinalizePool> {
+    this.pool ??= traced('finalize pool started', () => FinalizePool.create(this.numThreads, this.setup));
+    return this.pool;
+  }
+
+  /**
+   * Adds each task's checksum part, records and checks to the rank's sink in task order (the order one thread
+   * would have produced them in), as they come; returns the tuples.
+   */
+  private async combineInOrder(outcomes: readonly Promise<FinalizeOutcome>[], onTuples: (numTuples: number) => void): Promise<number> {
+    // Every task's failure is awaited below or superseded by an earlier one's.
+    for (const outcome of outcomes) outcome.catch(() => undefined);
+    const { sink, verifier } = this.rank;
+    let numTuples = 0;
+    for (const pending of outcomes) {
+      const outcome = await pending;
+      sink.checksum.merge(outcome.checksumLimbs, outcome.entries, outcome.zeros);
+      sink.addRecordWords(outcome.recordWords, outcome.numRecords);
+      if (verifier !== null) verifier.numChecked += outcome.numVerified;
+      numTuples += outcome.numTuples;
+      onTuples(outcome.numTuples);
+    }
+    return numTuples;
+  }
+
+  /** `block` with its planes, sums and counts in shared memory (copied there once per block if they are not). */
+  private sharedBlock(block: VectorBlockView): VectorBlockView {
+    let shared = this.sharedBlocks.get(block);
+    if (shared === undefined) {
+      shared = { ...block, planes: toSharedPlaneMatrix(block.planes), sums: sharedArray(block.sums), counts: sharedArray(block.counts) };
+      this.sharedBlocks.set(block, shared);
+    }
+    return shared;
+  }
+
+  private sharedDensePairCounts(counts: BlockPairCounts): BlockPairCounts {
+    let shared = this.sharedPairCounts.get(counts);
+    if (shared === undefined) {
+      const share = (pc: PairCounts): PairCounts => ({ data: sharedArray(pc.data), numCols: pc.numCols });
+      const ij = share(counts.ij);
+      const ji = counts.ji === null ? null : counts.ji === counts.ij ? ij : share(counts.ji);
+      shared = { ij, ik: counts.ik === counts.ij ? ij : share(counts.ik), jk: share(counts.jk), ji };
+      this.sharedPairCounts.set(counts, shared);
+    }
+    return shared;
+  }
+}
+
+/** `array` itself if it lies in shared memory, else a copy that does. */
+function sharedArray<T extends Uint32Array | Float64Array>(array: T): T {
+  if (array.buffer instanceof SharedArrayBuffer) return array;
+  const Kind = array.constructor as new (buffer: SharedArrayBuffer) => T;
+  const copy = new Kind(new SharedArrayBuffer(array.byteLength));
+  copy.set(array);
+  return copy;
+}

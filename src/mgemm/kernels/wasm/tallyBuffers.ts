@@ -1,0 +1,41 @@
+// Memory of 2-way tallies handed back by the caller (PopcountGemm.recycle), reused by later requests: panels come
+// one after another at about the same size, and fresh memory costs a page fault per 4 KiB (several times dearer
+// while other threads of the process run), often more than the panel's GEMM itself on few cores.
+
+/** Buffers kept at most: two panels' term groups (r² sparse has seven), the lookahead's two panels in flight. */
+const MAX_KEPT_BUFFERS = 16;
+
+/** Tally arrays of exact lengths over kept buffers at least as large, zeroed (kernels add to their outputs). */
+export class TallyBuffers {
+  private readonly kept: ArrayBufferLike[] = [];
+
+  constructor(private readonly shared: boolean) {}
+
+  /** One zeroed array of `length` u32 per entry of `lengths`, on kept buffers where one is large enough. */
+  take(lengths: readonly number[]): Uint32Array[] {
+    return lengths.map((length) => {
+      const bytes = 4 * length;
+      // The smallest kept buffer that fits, so that large ones stay for large requests.
+      let best = -1;
+      for (let k = 0; bytes > 0 && k < this.kept.length; k++) {
+        const size = this.kept[k].byteLength;
+        if (size >= bytes && (best < 0 || size < this.kept[best].byteLength)) best = k;
+      }
+      if (best < 0) return new Uint32Array(this.shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+      const [buffer] = this.kept.splice(best, 1);
+      const array = new Uint32Array(buffer, 0, length);
+      array.fill(0);
+      return array;
+    });
+  }
+
+  /** Keeps the buffers under `arrays` (whole) for later requests, up to MAX_KEPT_BUFFERS; each buffer once. */
+  give(arrays: readonly Uint32Array[]): void {
+    for (const array of arrays) {
+      const buffer = array.buffer;
+      if ((buffer instanceof SharedArrayBuffer) !== this.shared || this.kept.includes(buffer)) continue;
+      if (this.kept.length === MAX_KEPT_BUFFERS) this.kept.shift();
+      this.kept.push(buffer);
+    }
+  }
+}
