@@ -68,17 +68,25 @@ describe('memory estimate', () => {
     expect(term(inProcess, 'MPI library')).toBe(0);
   });
 
-  it('keeps a pooled rank\'s panels until its workers collect them', () => {
+  it('keeps a pooled rank\'s panels until its workers collect them, unless they go back to the kernel set', () => {
     // nv 6000, dense: 4 Mi pairs per panel; the diagonal block allocates 6000²/2 + 6000·2048/2 tallies.
     const job = makeJob({ numVector: 6000, numField: 32, numThreads: 2 });
-    const estimate = estimateMemory(job, cpuPlacement(1, 2));
     const all = ((6000 * 6000 + 6000 * 2048) / 2) * 4;
-    expect(term(estimate, 'tallies in flight')).toBe(2 * 2 ** 22 * 4);
-    expect(term(estimate, 'tallies awaiting collection')).toBe(all - 2 * 2 ** 22 * 4);
-    expect(term(estimate, 'kernel threads')).toBeGreaterThan(0);
+    const inFlight = 2 * 2 ** 22 * 4;
+    // Field slabs: panels are summed across ranks, not handed back, so all of them wait for the workers' collector.
+    const slabs = makeJob({ numVector: 6000, numField: 32, numThreads: 2, decomposition: { numProcField: 2 } });
+    const kept = estimateMemory(slabs, cpuPlacement(1, 2));
+    expect(term(kept, 'tallies in flight')).toBe(inFlight);
+    expect(term(kept, 'tallies awaiting collection')).toBe(all - inFlight);
+    expect(term(kept, 'kernel threads')).toBeGreaterThan(0);
+    expect(term(kept, 'finalize threads')).toBeGreaterThan(0);
+    // One field slab: finalized panels go back to the kernel set for reuse, two beyond those in flight at most.
+    const recycled = estimateMemory(job, cpuPlacement(1, 2));
+    expect(term(recycled, 'tallies awaiting collection')).toBe(inFlight);
     // On one thread, up to two more panels than those in flight wait for the collector.
     const inline = estimateMemory({ ...job, numThreads: 1 }, cpuPlacement(1, 1));
-    expect(term(inline, 'tallies awaiting collection')).toBe(2 * 2 ** 22 * 4);
+    expect(term(inline, 'tallies awaiting collection')).toBe(inFlight);
+    expect(term(inline, 'finalize threads')).toBe(0);
   });
 
   it('bounds a 3-way call by its unit and by 256 MiB of tallies', () => {

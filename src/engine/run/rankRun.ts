@@ -144,20 +144,21 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads);
   // Awaited below; a build that fails while the kernel set is still opening is not an unhandled rejection.
   building.catch(() => undefined);
+  // As many finalize threads as kernel threads: the pipelines keep both busy at once (lookahead). Where host finalize
+  // is certain (GPU kernel sets mostly finalize on the device) their threads start now, with the kernel set's, so
+  // that loading their modules is done before the first panel's tallies come back.
+  const finalizers = { analysis: analysisRef(job), settings: { spec: job.metricSpec, numVector: job.numVector, numField: job.numField } };
+  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
   let gemm: PopcountGemm;
   try {
     gemm = await traced('kernel set opened', () => createPopcountGemm({ backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank }));
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
     await building.then((filling) => filling.done).catch(() => undefined);
+    await hostFinalizer.close();
     throw error;
   }
-  let hostFinalizer: HostFinalizer | null = null;
   try {
-    // As many finalize threads as kernel threads: the pipelines keep both busy at once (lookahead). Their threads
-    // start while the input loads where host finalize is certain (GPU kernel sets mostly finalize on the device).
-    const finalizers = { analysis: analysisRef(job), settings: { spec: job.metricSpec, numVector: job.numVector, numField: job.numField } };
-    hostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
     gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange.end - layout.fieldRange.begin, { placement: job.finalize, fieldComm }));
     const filling = await building;
     const summing = traced('own block loaded', () => sumOwnBlock(job, layout, run.analysis.planes, filling, fieldComm, gemm));
@@ -196,7 +197,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     traceMark('steps done');
     return { ...counted, inputStart, computeStart, device: gemm.device };
   } finally {
-    await hostFinalizer?.close();
+    await hostFinalizer.close();
     await traced('kernel set closed', () => gemm.close());
   }
 }
