@@ -127,7 +127,7 @@ const rows: Row[] = [];
 const report: Record<string, unknown> = { rows };
 const log = (line: string): void => { process.stdout.write(`${line}\n`); };
 
-/** Term groups and plane counts the engine uses (see src/engine/tallyLayout.ts), written out here. */
+/** Term groups and plane counts the engine uses (see src/analyses/comet/cometTallies.ts), written out here. */
 const CCC_TERMS = [[0, 0], [0, 1], [1, 0], [1, 1]] as const;
 const SPARSE2: TermGroup[] = [CCC_TERMS, [[0, 2], [1, 2]], [[2, 0], [2, 1]], [[2, 2]]];
 /** 3-way A planes are (i plane, j plane) pairs; dense: 4 pairs of H/L; sparse: 9 pairs of H/L/M. */
@@ -177,7 +177,7 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
     for (let v = 0; v < planes.numVectors; v++) {
       const at = v * 3 * wpp;
       for (let w = 0; w < wpp; w++) {
-        // Sparse CCC planes (tallyLayout.ts): H ⊆ L ⊆ M.
+        // Sparse CCC planes (cometTallies.ts): H ⊆ L ⊆ M.
         const mask = planes.words[at + 2 * wpp + w];
         planes.words[at + wpp + w] &= mask;
         planes.words[at + w] &= planes.words[at + wpp + w];

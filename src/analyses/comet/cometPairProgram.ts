@@ -145,7 +145,7 @@ export function cometPairConstants(k: FormulaConstants, numField: number): numbe
 
 /**
  * Per-vector words (COMET_PAIR_VECTOR_WORDS each) for `numVectors` rows, the first `numReal` real: s1, count, and for
- * dense formulas g_a = 1 − p·f_a with f_a = ((1/C)·(1/m))·s_a — the operations of finalize2.ts and combine2.
+ * dense formulas g_a = 1 − p·f_a with f_a = ((1/C)·(1/m))·s_a — the operations of pairValues.ts and combine2.
  */
 export function cometPairVectorWords(
   k: FormulaConstants, numField: number, sparse: boolean, numVectors: number, numReal: number,

@@ -1,5 +1,5 @@
 // CoMet's 3-way finalize on the device (mgemm/tripleFinalize.ts): when a run may use it, what it hands the kernel
-// set (per-vector factors computed with finalize3.ts's own double operations, pair counts, the threshold as
+// set (per-vector factors computed with tripleValues.ts's own double operations, pair counts, the threshold as
 // float32 bits), and how the small results go into the rank's checksum and records in the CPU path's order.
 import type { Threshold } from '../../core/thresholds.js';
 import {
@@ -33,7 +33,7 @@ export function tripleThresholdBits(threshold: Threshold): TripleThresholdBits |
 
 /**
  * Per-vector words of a block's real vectors (mgemm/tripleFinalize.ts): s1, count, f_a = rc·s_a and
- * g_a = 1 − p·f_a with finalize3.ts's operations (dense rc = (1/C)·(1/m), sparse rc = (1/C)·(1/c)).
+ * g_a = 1 − p·f_a with tripleValues.ts's operations (dense rc = (1/C)·(1/m), sparse rc = (1/C)·(1/c)).
  */
 export function tripleVectorWords(run: CometSettings, block: VectorBlockView): Uint32Array {
   const sparse = run.sparse;

@@ -14,7 +14,7 @@ import type { CometSettings } from './cometSettings.js';
 /**
  * r_abc (index 4a + 2b + c) from the products T[uvw] (index 4u + 2v + w, u = 1 for the count c1,
  * 0 for the mask m) with C counted bits: a factor with entry bit 0 is C·m − c1, so
- * r_abc = Σ_uvw T[uvw] · Π (bit ? u : (u ? −1 : C)) — the expansion of tallyLayout's `coefficient3`,
+ * r_abc = Σ_uvw T[uvw] · Π (bit ? u : (u ? −1 : C)) — the expansion of cometTallies.ts's `coefficient3`,
  * written with shared partial sums. Exact: every intermediate is an integer below 2^53.
  */
 export function entryTallies3(

@@ -18,7 +18,7 @@ function r2FromSumsWgsl(readSums: string): string {
   return `
 fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 1> {
   let g = u.groupWords;
-  // Sxy = 2 Σ (NONZERO NONZERO + HOM HOM) − Σ HET HET (finalizeR2.ts): groups 0 and 1.
+  // Sxy = 2 Σ (NONZERO NONZERO + HOM HOM) − Σ HET HET (r2Values.ts): groups 0 and 1.
   let sxy = 2u * tallies[t] - tallies[g + t];
 ${readSums}
   let vx = u64Sub(u64MulU32(n, sxx), u64MulU32(sx, sx));
@@ -33,7 +33,7 @@ ${readSums}
 }
 
 /**
- * Sparse: groups 2–6 are Σ HOM_i m_j, Σ NONZERO_i m_j, Σ m_i HOM_j, Σ m_i NONZERO_j, Σ m_i m_j (finalizeR2.ts
+ * Sparse: groups 2–6 are Σ HOM_i m_j, Σ NONZERO_i m_j, Σ m_i HOM_j, Σ m_i NONZERO_j, Σ m_i m_j (r2Values.ts
  * termGroupsR2): g = HOM + NONZERO, g² = 3 HOM + NONZERO over the common samples.
  */
 const SPARSE_SUMS = `  let homI = tallies[2u * g + t];

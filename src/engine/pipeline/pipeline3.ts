@@ -146,7 +146,7 @@ export function tripleBatchRequest(own: VectorBlock, batch: TripleBatch, plan: T
 /**
  * Runs the units; returns the triples finalized here. The mGEMM3 of the next batch is started before the
  * current one is finalized (see lookahead.ts). Where the kernel set and the run allow it, whole batches are
- * computed and finalized on the device (deviceFinalize3.ts): pair products, GEMMs and finalize run where the
+ * computed and finalized on the device (the analysis's device finalizer): pair products, GEMMs and finalize run where the
  * planes lie and the tallies never come back. A batch the device declines ('needsHost') is computed again
  * with run3 and finalized on the host, as every batch is without device finalize.
  */

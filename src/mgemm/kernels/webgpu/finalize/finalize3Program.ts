@@ -1,6 +1,6 @@
 // Program factory of 3-way finalize on the device: tallies of the slices' rectangles of an mGEMM3 sub-block (where
 // the GEMM left them) → r_abc of the eight entries by inclusion–exclusion (exact u32) → the SPEC §3 values in soft double
-// (wgsl/softDouble.ts; the operations of src/engine/finalize3.ts and core/formulas.ts combine3, bit for bit)
+// (wgsl/softDouble.ts; the operations of src/analyses/comet/tripleValues.ts and core/formulas.ts combine3, bit for bit)
 // → threshold (core/thresholds.ts on float32 bits) → exact checksum partial sums (core/checksum.ts
 // tripleRowWeights: rv·iv in 128-bit integers) and appended records.
 //

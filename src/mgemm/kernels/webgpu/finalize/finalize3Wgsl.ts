@@ -7,7 +7,7 @@
 /** WGSL of the eight tallies T[uvw] (index 4u + 2v + w) of one triple: dense from pair counts and sums, sparse from the GEMM. */
 export function tripleTalliesWgsl(sparse: boolean): string {
   if (sparse) {
-    // Term groups compute T[7], T[6], …, T[0] in this order (src/engine/tallyLayout.ts tally3Plan).
+    // Term groups compute T[7], T[6], …, T[0] in this order (src/analyses/comet/cometTallies.ts tally3Plan).
     return `
 fn tripleTallies(t: u32, rq: u32, cq: u32) -> array<u32, 8> {
   var T: array<u32, 8>;
@@ -89,7 +89,7 @@ export function tripleValuesWgsl(sparse: boolean): string {
     : `  var values: array<vec2<u32>, 8>;
   let rsum = RSUM;`;
   return `
-/** r_abc from T[uvw] with C counted bits (src/engine/finalize3.ts); u32 arithmetic wraps, and every r is exact. */
+/** r_abc from T[uvw] with C counted bits (src/analyses/comet/tripleValues.ts); u32 arithmetic wraps, and every r is exact. */
 fn entryTallies(C: u32, T: array<u32, 8>) -> array<u32, 8> {
   let r110 = C * T[6] - T[7];
   let r101 = C * T[5] - T[7];
