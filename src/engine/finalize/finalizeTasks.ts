@@ -1,6 +1,7 @@
 // Finalize tasks of the finalize pool: what a task is, what it sends back, and how a worker runs one into a
 // sink of its own (threshold, checksum partial, record words, --verify checks), whose small results the main
 // thread combines in task order.
+import { TaskWorkerPool } from '../../core/taskWorkerPool.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type {
   AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, TripleSlice, ValueVerifier,
@@ -45,15 +46,21 @@ export interface FinalizeOutcome {
   readonly numRecords: number;
 }
 
-/** Pool → worker. */
-export type FinalizeRequest = { readonly taskId: number; readonly task: FinalizeTask };
+/**
+ * A pool of finalize workers (finalizeWorker.ts). A pool of its own rather than the kernel set's workers: the kernel
+ * set (mgemm, a lower level) knows no analysis, and GPU kernel sets have no CPU workers, while every backend finalizes
+ * on the host at times. With the pipelines' lookahead the kernel workers compute the next panel while these finalize
+ * the current one; where both are busy the OS shares the cores between them.
+ */
+export type FinalizePool = TaskWorkerPool<FinalizeTask, FinalizeOutcome>;
 
-/** Worker → pool. */
-export type FinalizeReply =
-  | { readonly kind: 'ready' }
-  | { readonly kind: 'startFailed'; readonly message: string }
-  | { readonly kind: 'done'; readonly taskId: number; readonly outcome: FinalizeOutcome }
-  | { readonly kind: 'failed'; readonly taskId: number; readonly message: string; readonly isUserError: boolean };
+/** The compiled worker entry, next to this file in dist/. */
+const FINALIZE_WORKER_URL = new URL('./finalizeWorker.js', import.meta.url);
+
+/** Starts `numThreads` finalize workers for `setup` and waits until each has loaded its analysis. */
+export function createFinalizePool(numThreads: number, setup: FinalizeSetup): Promise<FinalizePool> {
+  return TaskWorkerPool.create<FinalizeTask, FinalizeOutcome>({ workerUrl: FINALIZE_WORKER_URL, numThreads, workerData: setup, name: 'finalize worker' });
+}
 
 /** Collects the record words a sink flushes, in order, in a buffer that grows and is kept from task to task. */
 class RecordCollector implements RecordWriter {

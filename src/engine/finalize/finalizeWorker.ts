@@ -1,37 +1,14 @@
-// Entry of a finalize worker thread: gets the run's finalize functions from its setup (finalizers.ts) and runs
-// the tasks the finalize pool posts, replying with each task's small results.
-import { parentPort, workerData } from 'node:worker_threads';
-import { UserError } from '../../core/errors.js';
-import { decodeLargeViews } from '../../core/largeViews.js';
+// Entry of a finalize worker thread: loads the run's analysis from its setup (finalizers.ts) and runs the tasks the
+// finalize pool posts, answering each with its small results (the record words transferred, not copied).
+import { serveTasks } from '../../core/taskWorkerPool.js';
 import { loadFinalizers } from './finalizers.js';
-import { LocalFinalizer, type FinalizeReply, type FinalizeRequest, type FinalizeSetup } from './finalizeTasks.js';
+import { LocalFinalizer, type FinalizeOutcome, type FinalizeSetup, type FinalizeTask } from './finalizeTasks.js';
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-async function serveTasks(): Promise<void> {
-  const port = parentPort;
-  if (port === null) throw new Error('finalizeWorker.js must run as a worker thread');
-  const reply = (message: FinalizeReply, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
-  let finalizer: LocalFinalizer;
-  try {
-    const setup = workerData as FinalizeSetup;
-    finalizer = new LocalFinalizer(setup, await loadFinalizers(setup.finalizers));
-  } catch (error) {
-    reply({ kind: 'startFailed', message: errorMessage(error) });
-    return;
-  }
-  port.on('message', (posted: unknown) => {
-    const { taskId, task } = decodeLargeViews<FinalizeRequest>(posted);
-    try {
-      const outcome = finalizer.run(task);
-      reply({ kind: 'done', taskId, outcome }, [outcome.recordWords.buffer as ArrayBuffer]);
-    } catch (error) {
-      reply({ kind: 'failed', taskId, message: errorMessage(error), isUserError: error instanceof UserError });
-    }
-  });
-  reply({ kind: 'ready' });
-}
-
-await serveTasks();
+await serveTasks<FinalizeTask, FinalizeOutcome>(async (data) => {
+  const setup = data as FinalizeSetup;
+  const finalizer = new LocalFinalizer(setup, await loadFinalizers(setup.finalizers));
+  return (task) => {
+    const outcome = finalizer.run(task);
+    return { outcome, transfer: [outcome.recordWords.buffer as ArrayBuffer] };
+  };
+});

@@ -4,9 +4,8 @@
 import { traced } from '../../core/trace.js';
 import { toSharedPlaneMatrix } from '../../mgemm/index.js';
 import type { BlockPairCounts, PairBlock, PairCounts, TripleSlice, VectorBlockView } from '../../analyses/index.js';
-import { FinalizePool } from './finalizePool.js';
 import type { FinalizerSpec } from './finalizers.js';
-import type { FinalizeOutcome, FinalizeSetup, TripleSliceRun } from './finalizeTasks.js';
+import { createFinalizePool, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type TripleSliceRun } from './finalizeTasks.js';
 import type { RankFinalize } from './rankFinalize.js';
 
 /**
@@ -161,7 +160,7 @@ class InlineHostFinalizer implements HostFinalizer {
 }
 
 /**
- * Row ranges of a panel, or slice ranges of a batch, as tasks on a finalize pool (finalizePool.ts). Blocks and
+ * Row ranges of a panel, or slice ranges of a batch, as tasks on a finalize pool (core/taskWorkerPool.ts). Blocks and
  * tallies go to the workers in shared memory: the CPU kernel set's tallies already are (no copy); others (GPU
  * read-backs, sums over field slabs) are copied there once.
  */
@@ -224,7 +223,7 @@ class PooledHostFinalizer implements HostFinalizer {
   }
 
   private startedPool(): Promise<FinalizePool> {
-    this.pool ??= traced('finalize pool started', () => FinalizePool.create(this.numThreads, this.setup));
+    this.pool ??= traced('finalize pool started', () => createFinalizePool(this.numThreads, this.setup));
     return this.pool;
   }
 

@@ -16,11 +16,11 @@ import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.j
 import type { WasmModule } from './webAssemblyApi.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { TallyBuffers } from './tallyBuffers.js';
-import { GemmWorkerPool } from './workerPool.js';
+import { TaskWorkerPool } from '../../../core/taskWorkerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
 import type { GemmTask } from './gemmTask.js';
-import type { CpuMicrokernel } from './workerProtocol.js';
+import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type KernelTask } from './workerProtocol.js';
 
 /** Name of this kernel set: wasm, scalar 64-bit popcount, 4×4 microkernel. */
 export const WASM_KERNEL_SET_NAME = 'wasm-i64_4x4';
@@ -151,7 +151,7 @@ class PooledPopcountGemm implements PopcountGemm {
 
   constructor(
     readonly name: string,
-    private readonly pool: GemmWorkerPool,
+    private readonly pool: TaskWorkerPool<KernelTask, null>,
     private readonly minWordOpsPerThread: number,
   ) {}
 
@@ -213,6 +213,7 @@ export async function createPopcountGemmWasm(options: WasmPopcountGemmOptions = 
   const module = microkernel === 'wasm' ? await loadPopcountGemmModule() : null;
   const name = kernelSetName(microkernel);
   if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module));
-  const pool = await GemmWorkerPool.create(numThreads, { microkernel, module });
+  const workerData: GemmWorkerData = { microkernel, module };
+  const pool = await TaskWorkerPool.create<KernelTask, null>({ workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker' });
   return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD);
 }

@@ -1,4 +1,5 @@
-// Messages between the kernel worker pool and its worker threads.
+// What the kernel worker pool (core/taskWorkerPool.ts) gives its worker threads: their setup and their tasks
+// (inputs and outputs in shared memory; a task's outcome is only that it is done).
 
 import type { GemmTask } from './gemmTask.js';
 import type { Tally3Task } from './tally3Task.js';
@@ -16,12 +17,5 @@ export interface GemmWorkerData {
 /** A task of either kind: a 2-way GemmTask, or a 3-way panel whose pair products the worker builds. */
 export type KernelTask = { readonly kind: 'gemm'; readonly task: GemmTask } | { readonly kind: 'tally3'; readonly task: Tally3Task };
 
-/** Pool → worker: compute one task (its inputs and outputs are in shared memory). */
-export type TaskMessage = { readonly taskId: number } & KernelTask;
-
-/** Worker → pool. */
-export type WorkerReply =
-  | { readonly kind: 'ready' }
-  | { readonly kind: 'startFailed'; readonly message: string }
-  | { readonly kind: 'done'; readonly taskId: number }
-  | { readonly kind: 'failed'; readonly taskId: number; readonly message: string };
+/** URL of the compiled kernel worker (core/taskWorkerPool.ts serves its tasks), next to this file in dist/. */
+export const GEMM_WORKER_URL = new URL('./gemmWorker.js', import.meta.url);

@@ -1,0 +1,196 @@
+// A fixed pool of worker threads that run tasks one at a time each, and the worker side of its protocol: the CPU
+// kernel set's GEMM workers and the engine's finalize workers are both such pools.
+import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { UserError } from './errors.js';
+import { decodeLargeViews, encodeLargeViews } from './largeViews.js';
+
+/** Pool → worker: one task (large views inside it are encoded, core/largeViews.ts). */
+export interface TaskRequest<Task> {
+  readonly taskId: number;
+  readonly task: Task;
+}
+
+/** Worker → pool. */
+export type TaskReply<Outcome> =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'startFailed'; readonly message: string }
+  | { readonly kind: 'done'; readonly taskId: number; readonly outcome: Outcome }
+  | { readonly kind: 'failed'; readonly taskId: number; readonly message: string; readonly isUserError: boolean };
+
+interface PendingTask<Task, Outcome> {
+  readonly task: Task;
+  readonly resolve: (outcome: Outcome) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface PoolThread<Task, Outcome> {
+  readonly worker: Worker;
+  /** The task this worker runs now, with the id its reply will carry. */
+  running: { readonly taskId: number; readonly pending: PendingTask<Task, Outcome> } | undefined;
+}
+
+/** Resolves when `worker` is ready for tasks; rejects if it fails or exits first. */
+function waitUntilReady(worker: Worker, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = (): void => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (reply: TaskReply<unknown>): void => {
+      cleanup();
+      if (reply.kind === 'ready') resolve();
+      else reject(new Error(`${name} failed to start: ${reply.kind === 'startFailed' ? reply.message : reply.kind}`));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onExit = (code: number): void => {
+      cleanup();
+      reject(new Error(`${name} exited with code ${code} while starting`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+/** What a pool starts: the worker module (it calls serveTasks), its workerData, and a name for messages. */
+export interface TaskWorkerPoolOptions {
+  readonly workerUrl: URL;
+  readonly numThreads: number;
+  readonly workerData: unknown;
+  /** E.g. 'kernel worker': errors read "kernel worker exited with code 1". */
+  readonly name: string;
+}
+
+/**
+ * Workers are unref'd while idle (an idle pool never keeps the process alive) and ref'd while they work (awaiting a
+ * task does). A failed task rejects with its error (a UserError stays one); a dead worker fails the pool.
+ */
+export class TaskWorkerPool<Task, Outcome> {
+  private readonly threads: PoolThread<Task, Outcome>[];
+  private readonly queue: PendingTask<Task, Outcome>[] = [];
+  private nextTaskId = 0;
+  /** Set once a worker dies or the pool closes; every later task is rejected with it. */
+  private failure: Error | undefined;
+
+  private constructor(workers: Worker[], private readonly name: string) {
+    this.threads = workers.map((worker) => ({ worker, running: undefined }));
+    for (const thread of this.threads) {
+      thread.worker.on('message', (reply: TaskReply<Outcome>) => this.onReply(thread, reply));
+      thread.worker.on('error', (error: Error) => this.fail(error));
+      thread.worker.on('exit', (code: number) => this.fail(new Error(`${name} exited with code ${code}`)));
+      thread.worker.unref();
+    }
+  }
+
+  /** Starts the workers and waits until each is ready. */
+  static async create<Task, Outcome>(options: TaskWorkerPoolOptions): Promise<TaskWorkerPool<Task, Outcome>> {
+    const { numThreads, workerUrl, name } = options;
+    if (!Number.isInteger(numThreads) || numThreads < 1) throw new RangeError(`numThreads must be a positive integer, got ${numThreads}`);
+    const workers = Array.from({ length: numThreads }, () => new Worker(workerUrl, { workerData: options.workerData }));
+    try {
+      await Promise.all(workers.map((worker) => waitUntilReady(worker, name)));
+    } catch (error) {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+      throw error;
+    }
+    return new TaskWorkerPool<Task, Outcome>(workers, name);
+  }
+
+  get numThreads(): number {
+    return this.threads.length;
+  }
+
+  /** Runs `task` on the next free worker. */
+  run(task: Task): Promise<Outcome> {
+    return new Promise((resolve, reject) => {
+      if (this.failure !== undefined) {
+        reject(this.failure);
+        return;
+      }
+      this.queue.push({ task, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Terminates the workers; tasks not finished yet are rejected. */
+  async close(): Promise<void> {
+    this.fail(new Error(`${this.name} pool is closed`));
+    await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+  }
+
+  private dispatch(): void {
+    for (const thread of this.threads) {
+      const pending = thread.running === undefined ? this.queue.shift() : undefined;
+      if (pending === undefined) continue;
+      const taskId = this.nextTaskId++;
+      thread.running = { taskId, pending };
+      thread.worker.ref();
+      const request: TaskRequest<Task> = { taskId, task: pending.task };
+      thread.worker.postMessage(encodeLargeViews(request));
+    }
+  }
+
+  private onReply(thread: PoolThread<Task, Outcome>, reply: TaskReply<Outcome>): void {
+    if (reply.kind !== 'done' && reply.kind !== 'failed') return;
+    const running = thread.running;
+    if (running === undefined || running.taskId !== reply.taskId) return;
+    thread.running = undefined;
+    thread.worker.unref();
+    if (reply.kind === 'done') running.pending.resolve(reply.outcome);
+    else running.pending.reject(reply.isUserError ? new UserError(reply.message) : new Error(`${this.name} task failed: ${reply.message}`));
+    this.dispatch();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const thread of this.threads) {
+      thread.running?.pending.reject(this.failure);
+      thread.running = undefined;
+    }
+    for (const pending of this.queue.splice(0)) pending.reject(this.failure);
+  }
+}
+
+/** A worker's answer to one task: its outcome, and the buffers to transfer rather than copy. */
+export interface TaskResult<Outcome> {
+  readonly outcome: Outcome;
+  readonly transfer?: readonly ArrayBuffer[];
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof UserError) return error.message;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/**
+ * The worker side: `start(workerData)` prepares the worker (a failure is reported as `startFailed`) and returns how
+ * it runs one task; then every posted task is run in order and answered.
+ */
+export async function serveTasks<Task, Outcome>(
+  start: (data: unknown) => Promise<(task: Task) => TaskResult<Outcome>>,
+): Promise<void> {
+  const port = parentPort;
+  if (port === null) throw new Error('serveTasks must run in a worker thread');
+  const reply = (message: TaskReply<Outcome>, transfer: readonly ArrayBuffer[] = []): void => port.postMessage(message, [...transfer]);
+  let runTask: (task: Task) => TaskResult<Outcome>;
+  try {
+    runTask = await start(workerData);
+  } catch (error) {
+    reply({ kind: 'startFailed', message: errorText(error) });
+    return;
+  }
+  port.on('message', (posted: unknown) => {
+    const { taskId, task } = decodeLargeViews<TaskRequest<Task>>(posted);
+    try {
+      const { outcome, transfer } = runTask(task);
+      reply({ kind: 'done', taskId, outcome }, transfer);
+    } catch (error) {
+      reply({ kind: 'failed', taskId, message: errorText(error), isUserError: error instanceof UserError });
+    }
+  });
+  reply({ kind: 'ready' });
+}
