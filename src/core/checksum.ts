@@ -58,22 +58,22 @@ export function pairRowWeights(numVector: number, i: number, jFirst: number, num
   }
 }
 
-/** For each order of (i, j, k) by size, where sorted entry bit e lands in the caller's (a, b, c) order. */
-const TRIPLE_PERMS = new Map<string, readonly number[]>();
+/**
+ * For each order of (i, j, k) by size, where sorted entry bit e lands in the caller's (a, b, c) order; indexed by
+ * 9·rankI + 3·rankJ + rankK (ranks 0–2, 0 = largest), built once: this runs for every triple.
+ */
+const TRIPLE_PERMS: readonly (readonly number[])[] = Array.from({ length: 27 }, (_, index) => {
+  // Sorted position s (0 = largest coordinate) holds bit (2 − s) of e; the caller's bit of i is bit 2.
+  const ranks = [Math.floor(index / 9), Math.floor(index / 3) % 3, index % 3];
+  return Array.from({ length: 8 }, (_, e) => {
+    let callerIdx = 0;
+    for (let t = 0; t < 3; t++) callerIdx |= ((e >> (2 - ranks[t])) & 1) << (2 - t);
+    return callerIdx;
+  });
+});
+
 function triplePerm(rankI: number, rankJ: number, rankK: number): readonly number[] {
-  const key = `${rankI}${rankJ}${rankK}`;
-  let perm = TRIPLE_PERMS.get(key);
-  if (perm === undefined) {
-    // Sorted position s (0 = largest coordinate) holds bit (2 − s) of e; the caller's bit of i is bit 2.
-    const ranks = [rankI, rankJ, rankK];
-    perm = Array.from({ length: 8 }, (_, e) => {
-      let callerIdx = 0;
-      for (let t = 0; t < 3; t++) callerIdx |= ((e >> (2 - ranks[t])) & 1) << (2 - t);
-      return callerIdx;
-    });
-    TRIPLE_PERMS.set(key, perm);
-  }
-  return perm;
+  return TRIPLE_PERMS[9 * rankI + 3 * rankJ + rankK];
 }
 
 /**
