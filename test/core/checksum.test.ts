@@ -9,6 +9,8 @@ describe('pairRowWeights', () => {
     { nv: 48, i: 20, jFirst: 21, numCols: 10 },
     { nv: 1_000_000, i: 999_998, jFirst: 700_000, numCols: 300 },
     { nv: 3_000_000, i: 5, jFirst: 2_999_000, numCols: 1000 },
+    { nv: 3_000_000, i: 2_999_999, jFirst: 0, numCols: 1000 },
+    { nv: 100_000, i: 50_000, jFirst: 50_001, numCols: 49_999 },
   ];
   for (const c of cases) {
     it(`equals checksumWeight(entryUid2) for nv ${c.nv}, i ${c.i}, j ${c.jFirst}+${c.numCols}`, () => {
