@@ -21,17 +21,18 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defaultMultiplier, DEFAULT_PARAM, type MetricKind, type NumWay } from '../src/core/types.js';
-import { runJob, type JobSpec } from '../src/engine/index.js';
+import { PAIRS_PER_PANEL, runJob, type JobSpec } from '../src/engine/index.js';
 import {
-  allocatePlaneMatrix, createPopcountGemmWebgpu, type KernelFamily, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmRequest,
-  type PopcountGemmWebgpu, type TermGroup, type U8GemmStaging,
+  createPopcountGemmWebgpu, type KernelFamily, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmRequest,
+  type PopcountGemmWebgpu, type U8GemmStaging,
 } from '../src/mgemm/index.js';
-import { PAIRS_PER_PANEL } from '../src/engine/index.js';
 import { builtInPlaneLayout, cometPairConstants, cometPairProgram, cometPairVectorWords, float32BitsAtMost } from '../src/analyses/index.js';
-import { UserError } from '../src/core/errors.js';
 import {
-  choiceOf, createToolProgram, listOf, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions,
-  valueOption,
+  CCC_TERMS, DENSE3, nestSparseCccPlanes, pairsOf, randomPlanes, SPARSE2, sparse3Groups, squareTiles,
+} from './lib/gpuBenchOperands.js';
+import { parseDenseSparsePair, parseStaging, parseThresholdOrNone } from './lib/gpuBenchParsers.js';
+import {
+  choiceOf, createToolProgram, listOf, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 import { timeKernels, timeKernels3, timeUpload } from './lib/webgpuTiming.js';
 
@@ -100,25 +101,6 @@ const options = parseToolOptions<BenchGpuOptions>(createToolProgram('bench-gpu',
     listOf(choiceOf(['2', '3'] as const)), '2,3'))
   .option('--out <file>', 'write the rows and checks as JSON to this file (default: none)'));
 
-/** An item of `--e2e-thresholds`: `none` or a number. */
-function parseThresholdOrNone(option: string, text: string): number | null {
-  return text === 'none' ? null : parseFiniteNumber(option, text);
-}
-
-/** An item of `--stagings`: kStep[/flag…]; flags other than p and 256 are ignored (older sweeps named more). */
-function parseStaging(option: string, text: string): U8GemmStaging {
-  const [kStep, ...flags] = text.split('/');
-  const kStepBytes = ([32, 64, 128] as const).find((bytes) => String(bytes) === kStep);
-  if (kStepBytes === undefined) throw new UserError(`${option} items start with a K step of 32, 64 or 128, got "${text}"`);
-  return { kStepBytes, prefetch: flags.includes('p'), tileCols: flags.includes('256') ? 256 : 128 };
-}
-
-function parseDenseSparsePair(option: string, text: string): readonly [number, number] {
-  const values = listOf(parseFiniteNumber)(option, text);
-  if (values.length !== 2) throw new UserError(`${option} takes two comma-separated values (dense,sparse), got "${text}"`);
-  return [values[0], values[1]];
-}
-
 const reps = options.reps;
 const ways = new Set(options.ways.map(Number));
 
@@ -127,42 +109,6 @@ const rows: Row[] = [];
 const report: Record<string, unknown> = { rows };
 const log = (line: string): void => { process.stdout.write(`${line}\n`); };
 
-/** Term groups and plane counts the engine uses (see src/analyses/comet/cometTallies.ts), written out here. */
-const CCC_TERMS = [[0, 0], [0, 1], [1, 0], [1, 1]] as const;
-const SPARSE2: TermGroup[] = [CCC_TERMS, [[0, 2], [1, 2]], [[2, 0], [2, 1]], [[2, 2]]];
-/** 3-way A planes are (i plane, j plane) pairs; dense: 4 pairs of H/L; sparse: 9 pairs of H/L/M. */
-const DENSE3: TermGroup[] = [[0, 1, 2, 3].flatMap((p) => [[p, 0], [p, 1]] as const)];
-/** The (i plane, j plane) pairs those A planes stand for, pair index p·numPlanes + q. */
-const pairsOf = (numPlanes: number): (readonly [number, number])[] =>
-  Array.from({ length: numPlanes * numPlanes }, (_, idx) => [Math.floor(idx / numPlanes), idx % numPlanes] as const);
-function sparse3Groups(): TermGroup[] {
-  const pairIdx = (p: number, q: number): number => p * 3 + q;
-  const planes = (isCount: number): number[] => (isCount ? [0, 1] : [2]);
-  return [7, 6, 5, 4, 3, 2, 1, 0].map((t) => planes(t & 4).flatMap((p) => planes(t & 2).flatMap((q) => planes(t & 1).map((r) => [pairIdx(p, q), r] as const))));
-}
-
-/** Random plane words (xorshift), bits past the last field cleared as the contract requires. */
-function randomPlanes(numVectors: number, numPlanes: number, numField: number, seed: number): PlaneMatrix {
-  const m = allocatePlaneMatrix(numVectors, numPlanes, numField);
-  let s = seed >>> 0 || 1;
-  const w = m.words;
-  for (let t = 0; t < w.length; t++) { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; w[t] = s >>> 0; }
-  const wpp = m.wordsPerPlane;
-  for (let plane = 0; plane < numVectors * numPlanes; plane++) {
-    for (let k = 0; k < wpp; k++) {
-      const first = k * 32;
-      const keep = numField - first;
-      if (keep < 32) w[plane * wpp + k] = keep <= 0 ? 0 : w[plane * wpp + k] & ((2 ** keep - 1) >>> 0);
-    }
-  }
-  return m;
-}
-
-/**
- * Seconds of `finalizePairs` on a whole 2-way request (its GEMM, then values, checksum partial sums and the small
- * read-back), per repetition; every repetition must give the same exact sum. Sparse planes are nested first (H ⊆ L ⊆ M)
- * so the tallies are those of real data.
- */
 /**
  * Seconds of device-finalize calls on the request's operands. `endToEnd`: every call gets a new copy of the
  * operands (so it uploads them), sums its vectors on the GPU, applies THRESHOLD_E2E and reads the passing records
@@ -172,18 +118,7 @@ function randomPlanes(numVectors: number, numPlanes: number, numField: number, s
 async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: PopcountGemmRequest, sparse: boolean, numField: number, endToEnd = false): Promise<number[]> {
   // A new matrix: the kernel set keeps its copy of the one it has seen (contract.ts).
   let planes: PlaneMatrix = { ...kernelRequest.a, words: kernelRequest.a.words.slice() };
-  if (sparse) {
-    const wpp = planes.wordsPerPlane;
-    for (let v = 0; v < planes.numVectors; v++) {
-      const at = v * 3 * wpp;
-      for (let w = 0; w < wpp; w++) {
-        // Sparse CCC planes (cometTallies.ts): H ⊆ L ⊆ M.
-        const mask = planes.words[at + 2 * wpp + w];
-        planes.words[at + wpp + w] &= mask;
-        planes.words[at + w] &= planes.words[at + wpp + w];
-      }
-    }
-  }
+  if (sparse) nestSparseCccPlanes(planes);
   const k = { countedBits: 2, multiplier: defaultMultiplier('ccc'), param: DEFAULT_PARAM };
   const constants = cometPairConstants(k, numField);
   if (constants === null) throw new Error('the default CCC constants are outside the device library range');
@@ -203,17 +138,7 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
   // With records, calls of the engine's record panels (square tiles of PAIRS_PER_PANEL pairs, as pipeline2.ts cuts a
   // step): a device keeps room for every pair of a call, which a whole request of nv 32768 (16 GiB) would exceed, and
   // thin strips would expand a u8 kernel's B operand anew for a few rows each.
-  const side = endToEnd ? Math.floor(Math.sqrt(PAIRS_PER_PANEL)) : Math.max(kernelRequest.aCount, kernelRequest.bCount);
-  const tiles: { readonly aFirst: number; readonly aCount: number; readonly bFirst: number; readonly bCount: number }[] = [];
-  for (let row = 0; row < kernelRequest.aCount; row += side) {
-    for (let col = 0; col < kernelRequest.bCount; col += side) {
-      const aCount = Math.min(side, kernelRequest.aCount - row);
-      const bCount = Math.min(side, kernelRequest.bCount - col);
-      // Below the diagonal a strictly upper request has no pairs.
-      if (kernelRequest.strictUpper && kernelRequest.bFirst + col + bCount <= kernelRequest.aFirst + row + 1) continue;
-      tiles.push({ aFirst: kernelRequest.aFirst + row, aCount, bFirst: kernelRequest.bFirst + col, bCount });
-    }
-  }
+  const tiles = squareTiles(kernelRequest, endToEnd ? Math.floor(Math.sqrt(PAIRS_PER_PANEL)) : Math.max(kernelRequest.aCount, kernelRequest.bCount));
   const seconds: number[] = [];
   let firstSum: bigint | null = null;
   for (let rep = 0; rep <= reps; rep++) {
