@@ -10,7 +10,7 @@ export interface RecordWriter {
   appendRecordWords(words: Uint32Array, numRecords: number): void;
 }
 
-const RECORDS_PER_FLUSH = 1 << 16;
+export const RECORDS_PER_FLUSH = 1 << 16;
 
 /**
  * Thresholds entries, adds them to the checksum and buffers their output records. Entries arrive a row

@@ -75,7 +75,7 @@ interface PairPanel {
  * records the panels are the host's: each panel's records come back in key order, so the same panels write the
  * CPU run's file byte for byte.
  */
-const DEVICE_PAIRS_PER_PANEL = 1 << 26;
+export const DEVICE_PAIRS_PER_PANEL = 1 << 26;
 
 /** Local rows × local columns of a step or panel; `strictUpper` (the diagonal block): only pairs with row < col. */
 export interface PairRegion {

@@ -69,7 +69,7 @@ export interface TripleBatch extends AnalysisTripleBatch {
  * H100, nv 4096 nf 16384 took 5.1–5.2 s instead of 5.5–5.6 s (3.1–3.4 s instead of 3.7–4.2 s with a threshold),
  * since per-call host work left the GPU idle between calls (SNPTALLY_GPU_PROFILE: 4.6 s of GPU time in a 6.3 s compute).
  */
-const TALLY_BYTES_PER_CALL = 256 << 20;
+export const TALLY_BYTES_PER_CALL = 256 << 20;
 
 /**
  * Tally bytes of one device-finalized mGEMM3 call: its tallies never leave the GPU (sub-blocks bound their buffer),
@@ -77,7 +77,7 @@ const TALLY_BYTES_PER_CALL = 256 << 20;
  * against 1.78–1.80 s at 256 MiB (no change without a threshold). A batch the device declines (a passing value
  * outside the checksum's range) is computed again with its tallies read back: up to 1 GiB of host memory, once.
  */
-const DEVICE_TALLY_BYTES_PER_CALL = 1 << 30;
+export const DEVICE_TALLY_BYTES_PER_CALL = 1 << 30;
 
 /** Bounds of the next batch: tally bytes (at `numGroups` u32 per triple) and triples. */
 interface BatchLimits {

@@ -5,7 +5,9 @@ import { planeWordsFor } from '../../mgemm/index.js';
 import { blockCirculantPlan, numFieldLocal, numSlabUnits, numVectorLocal, rankOf } from '../../parallel/index.js';
 import { blockThreadCount } from '../blocks/blockBuild.js';
 import { builtInAnalysis, type AnalysisRun } from '../../analyses/index.js';
-import { PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
+import { RECORDS_PER_FLUSH } from '../finalize/entrySink.js';
+import { DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
+import { DEVICE_TALLY_BYTES_PER_CALL, TALLY_BYTES_PER_CALL } from '../pipeline/pipeline3.js';
 import type { JobSpec } from './jobSpec.js';
 
 const MiB = 2 ** 20;
@@ -26,12 +28,6 @@ const FINALIZE_THREAD_BYTES = 24 * MiB;
 /** A GPU rank's device and queues on the host, beyond Dawn itself. */
 const GPU_RANK_HOST_BYTES = 64 * MiB;
 
-/** pipeline3.ts TALLY_BYTES_PER_CALL: tally bytes of one host-finalized mGEMM3 call. */
-const TALLY_BYTES_PER_CALL = 256 * MiB;
-/** pipeline3.ts DEVICE_TALLY_BYTES_PER_CALL: tally bytes of one device-finalized mGEMM3 call (they stay on the GPU). */
-const DEVICE_TALLY_BYTES_PER_CALL = GiB;
-/** pipeline2.ts DEVICE_PAIRS_PER_PANEL: pairs of one device-finalized 2-way panel without records. */
-const DEVICE_PAIRS_PER_PANEL = 2 ** 26;
 /** Calls in flight: pipelines run one call ahead (lookahead.ts runOneAhead). */
 const CALLS_IN_FLIGHT = 2;
 
@@ -41,8 +37,7 @@ const WASM_KC_WORDS = 1024;
 const WASM_NC_COLS_MAX = 2048;
 const WASM_C_BLOCK_BYTES_MAX = 64 * MiB;
 
-/** entrySink.ts: buffered records (RECORDS_PER_FLUSH × (way + 1) u32), and metricsFileWriter.ts's write buffer. */
-const SINK_RECORDS = 2 ** 16;
+/** metricsFileWriter.ts's write buffer (the sink's own buffer holds RECORDS_PER_FLUSH records). */
 const WRITE_BUFFER_BYTES = MiB;
 
 /** webgpu popcountGemmWebgpu.ts: resident operand budget, expanded u8 operand, staging ring (webgpuRunner.ts). */
@@ -296,7 +291,7 @@ export function kernelScratchBytes(job: JobSpec, shape: RankMemoryShape, threads
 /** Records buffered on their way to the file: the sink's and the writer's buffers, and device finalize's read-backs. */
 function recordBufferBytes(job: JobSpec, deviceFinalize: boolean): number {
   // Every sink has its buffer, written or not.
-  const sinkBytes = SINK_RECORDS * (job.metricSpec.numWay + 1) * 4;
+  const sinkBytes = RECORDS_PER_FLUSH * (job.metricSpec.numWay + 1) * 4;
   if (job.outputStub === null) return sinkBytes;
   const deviceRecords = job.metricSpec.numWay === 2 ? GPU_RECORD_BYTES_2 : GPU_RECORD_BYTES_3;
   return sinkBytes + WRITE_BUFFER_BYTES + (deviceFinalize ? GPU_FINALIZE_SETS * deviceRecords : 0);
