@@ -1,18 +1,12 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
-import type { PlaneLayout } from '../../analyses/index.js';
+import type { PlaneLayout, VectorBlockView } from '../../analyses/index.js';
 
-/** Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block; rows past the real ones are zero pads. */
-export interface VectorBlock {
-  readonly blockIdx: number;
-  readonly vectorFirst: number;
-  readonly numVectorReal: number;
-  readonly planes: PlaneMatrix;
-  /** Σ c1 over the vector's present fields, over ALL fields (reduced across field slabs). */
-  readonly sums: Float64Array;
-  /** Present fields of each vector over all fields (nf in dense mode). */
-  readonly counts: Float64Array;
-}
+/**
+ * Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block (rows past the real ones are zero pads): the
+ * block as the analyses' finalize reads it, their VectorBlockView.
+ */
+export type VectorBlock = VectorBlockView;
 
 /**
  * Planes that block workers may still be writing: rows become final in order, so a kernel set can upload the

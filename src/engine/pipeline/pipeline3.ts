@@ -57,8 +57,6 @@ export interface JSlice {
 
 /** One mGEMM3 call: consecutive j-slices of one unit, with the unit's blocks and the pair counts the plan asks for. */
 export interface TripleBatch extends AnalysisTripleBatch {
-  readonly jb: VectorBlock;
-  readonly kb: VectorBlock;
   readonly slices: readonly JSlice[];
 }
 
