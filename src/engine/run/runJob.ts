@@ -54,7 +54,8 @@ export async function checkJob(job: JobSpec, placement: RunPlacement = inProcess
     throw new UserError(`--metric ${m.metric} is ${analysis.ways.join('- and ')}-way only (not --way ${m.numWay})`);
   }
   checkVectorLimit(numVector);
-  if (job.verify && analysis.forRun({ spec: m, numVector, numField }).analyticVerifier() === null) {
+  const run = analysis.forRun({ spec: m, numVector, numField });
+  if (job.verify && run.analyticVerifier() === null) {
     throw new UserError(`--verify knows analytic values only of metrics that define them, not of --metric ${m.metric}`);
   }
   if (job.verify && job.source.kind !== 'analytic') {
@@ -67,7 +68,7 @@ export async function checkJob(job: JobSpec, placement: RunPlacement = inProcess
       throw new UserError(`output ${existing[0]}${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''} already exists; use --force to overwrite`);
     }
   }
-  return checkMemory(job, placement, analysis.forRun({ spec: m, numVector, numField }));
+  return checkMemory(job, placement, run);
 }
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
