@@ -2,8 +2,8 @@
 // straight from the plane matrices in shared memory (no packing), blocked for the caches.
 //
 // Identity: out[g][r·bCount + c] += Σ_(pa,pb) ∈ group g  Σ_w popcount(A[aFirst+r][pa][w] AND B[bFirst+c][pb][w]),
-// the contract of mgemm/contract.ts. Sums are exact in 64-bit lanes and added to the u32 outputs (callers
-// guarantee they fit; outputs arrive zeroed).
+// the contract of mgemm/contract.ts. Sums are exact in 64-bit lanes and written to the u32 outputs (callers
+// guarantee they fit); a task overwrites every cell of its panel it computes, as the wasm kernel does.
 // Why: VPOPCNTQ counts 8 words per instruction where the wasm kernel's scalar popcnt counts one, so the
 // 4×4 microkernel below runs about 5× more field pairs per cycle (its AND/ADD, not the popcounts, are then
 // the limit: 512-bit ops issue on two ports). Functions carry target attributes, so this file compiles on
@@ -96,9 +96,16 @@ SNPTALLY_AVX512 void runGroup(const Operand& A, const Operand& B, const std::vec
             for (int j = 0; j < kNr; j++) b[j] = B.row(jr + std::min(j, nr - 1), pb);
             microkernel4x4(a, b, pc, pcEnd, acc);
           }
+          // The first K block stores instead of adding: a fresh output page read before it is written maps the
+          // shared zero page, and replacing that mapping on the write flushes the TLB of every CPU running the
+          // process (an IPI each), which cost 2 threads a third of their speed and 16 threads half of theirs.
           for (int i = 0; i < mr; i++) {
             uint32_t* outRow = out + static_cast<size_t>(ir + i) * p.bCount;
-            for (int j = 0; j < nr; j++) outRow[jr + j] += static_cast<uint32_t>(acc[i][j]);
+            if (pc == 0) {
+              for (int j = 0; j < nr; j++) outRow[jr + j] = static_cast<uint32_t>(acc[i][j]);
+            } else {
+              for (int j = 0; j < nr; j++) outRow[jr + j] += static_cast<uint32_t>(acc[i][j]);
+            }
           }
         }
       }

@@ -1,0 +1,127 @@
+// The machine's own ceiling for thread scaling: K independent one-thread processes run the same work side by side,
+// and their summed rate over one process's rate is the most any K-thread run of that work can reach here.
+//
+// Two kinds of work: `gemm`, the CPU popcount GEMM (dense CCC 2-way terms) on operands that fit in a core's L2, so
+// memory bandwidth is not what is shared; `scalar`, a JavaScript integer loop in registers. On hosts whose vCPUs
+// are full cores both scale ~K×; where vCPUs share vector units (SMT siblings a hypervisor shows as cores, or a
+// shared AVX-512 power budget), `gemm` falls well short of K× while `scalar` scales further.
+// Usage: node dist/tools/probe-cpu-ceiling.js [--processes 1,2,4,8,16] [--seconds 3] [--work gemm,scalar]
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Option } from 'commander';
+import { allocatePlaneMatrix, createPopcountGemm, type PopcountGemmRequest } from '../src/mgemm/index.js';
+import { choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
+
+const WORK_KINDS = ['gemm', 'scalar'] as const;
+type WorkKind = (typeof WORK_KINDS)[number];
+
+/** Dense CCC 2-way: planes H and L per vector, all four products summed into one table entry. */
+const CCC_DENSE_TERMS = [[0, 0], [0, 1], [1, 0], [1, 1]] as const;
+/** 256 vectors × 4096 fields × 2 planes: 256 KiB of operands, L2-resident on any current server core. */
+const GEMM_VECTORS = 256;
+const GEMM_FIELDS = 4096;
+
+interface ProbeOptions {
+  readonly processes: readonly number[];
+  readonly seconds: number;
+  readonly work: readonly WorkKind[];
+  /** Set in the child processes: run this work alone and print its units done and seconds. */
+  readonly child?: WorkKind;
+  readonly json: boolean;
+}
+
+function parseOptions(): ProbeOptions {
+  const defaultProcesses = [1, 2, 4, 8, 16].filter((n) => n < os.availableParallelism()).concat(os.availableParallelism());
+  const program = createToolProgram('probe-cpu-ceiling', 'summed rate of K one-thread processes doing the same work side by side')
+    .addOption(valueOption('--processes <list>', 'process counts, comma-separated', listOf(parsePositiveInteger), defaultProcesses.join(',')))
+    .addOption(valueOption('--seconds <n>', 'seconds each process works (after a warm-up)', parsePositiveInteger, '3'))
+    .addOption(valueOption('--work <list>', `work kinds: ${WORK_KINDS.join(', ')}`, listOf(choiceOf(WORK_KINDS)), WORK_KINDS.join(',')))
+    .addOption(new Option('--child <work>', 'internal: run one worker process').choices(WORK_KINDS).hideHelp())
+    .option('--json', 'print JSON', false);
+  return parseToolOptions<ProbeOptions>(program);
+}
+
+/** Units of work per second of one process: GEMM comparisons, or scalar loop iterations. */
+async function runChild(work: WorkKind, seconds: number): Promise<number> {
+  if (work === 'scalar') return scalarRate(seconds);
+  return gemmRate(seconds);
+}
+
+function scalarRate(seconds: number): number {
+  let state = 0x12345678;
+  let iterations = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const start = performance.now();
+  while (performance.now() < deadline) {
+    for (let i = 0; i < 1 << 20; i++) state = (Math.imul(state, 1103515245) + 12345 + (state >>> 7)) | 0;
+    iterations += 1 << 20;
+  }
+  if (state === 42) console.error('unlikely'); // keeps the loop's result alive
+  return iterations / ((performance.now() - start) / 1000);
+}
+
+async function gemmRate(seconds: number): Promise<number> {
+  const matrix = allocatePlaneMatrix(GEMM_VECTORS, 2, GEMM_FIELDS);
+  for (let w = 0; w < matrix.words.length; w++) matrix.words[w] = (Math.random() * 2 ** 32) >>> 0;
+  const gemm = await createPopcountGemm({ backend: 'cpu', numThreads: 1 });
+  const request: PopcountGemmRequest = {
+    a: matrix, aFirst: 0, aCount: GEMM_VECTORS, b: matrix, bFirst: 0, bCount: GEMM_VECTORS,
+    termGroups: [CCC_DENSE_TERMS], strictUpper: false,
+  };
+  for (let warm = 0; warm < 5; warm++) await gemm.run(request);
+  let runs = 0;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  while (performance.now() < deadline) {
+    await gemm.run(request);
+    runs++;
+  }
+  const elapsed = (performance.now() - start) / 1000;
+  await gemm.close();
+  return (runs * GEMM_VECTORS * GEMM_VECTORS * GEMM_FIELDS) / elapsed;
+}
+
+/** Starts `count` children at once; resolves to each one's rate. */
+function runSideBySide(work: WorkKind, count: number, seconds: number): Promise<number[]> {
+  const script = fileURLToPath(import.meta.url);
+  const children = Array.from({ length: count }, () => new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, [script, '--child', work, '--seconds', String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const rate = Number(out.trim());
+      if (code !== 0 || !Number.isFinite(rate)) reject(new Error(`probe child (${work}) exited ${code}: ${out.trim()}`));
+      else resolve(rate);
+    });
+  }));
+  return Promise.all(children);
+}
+
+interface ProbeRow { readonly work: WorkKind; readonly processes: number; readonly totalRate: number; readonly speedUp: number }
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  if (options.child !== undefined) {
+    console.log(String(await runChild(options.child, options.seconds)));
+    return;
+  }
+  const rows: ProbeRow[] = [];
+  for (const work of options.work) {
+    let oneRate = 0;
+    for (const processes of options.processes) {
+      const rates = await runSideBySide(work, processes, options.seconds);
+      const totalRate = rates.reduce((sum, rate) => sum + rate, 0);
+      if (processes === 1 || oneRate === 0) oneRate = totalRate / processes;
+      rows.push({ work, processes, totalRate, speedUp: totalRate / oneRate });
+      if (!options.json) {
+        console.log(`${work.padEnd(6)} ${String(processes).padStart(3)} processes  ${totalRate.toExponential(3)} /s  ${(totalRate / oneRate).toFixed(2)}× one`);
+      }
+    }
+  }
+  if (options.json) console.log(JSON.stringify({ cpus: os.availableParallelism(), model: os.cpus()[0]?.model ?? '', rows }, null, 2));
+}
+
+await main();
