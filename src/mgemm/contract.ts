@@ -185,8 +185,9 @@ export interface PopcountGemm {
   prepareStart?(preview: RunPreview): void;
   /**
    * Present on kernel sets that can reuse memory: hands back the tallies of an earlier `run` (the arrays it
-   * returned) that the caller no longer reads, nor anything else does; a later `run` may write them. Fresh memory
-   * is faulted in page by page, which costs several times more while other threads of the process run.
+   * returned) or `run3` (its slices' arrays, flattened) that the caller no longer reads, nor anything else does; a
+   * later call may write them. Fresh memory is faulted in page by page, and the process unmaps it again when it is
+   * collected, which flushes the TLB of every core the process runs on.
    */
   recycle?(tallies: PopcountGemmResult): void;
   /** Frees worker threads; the object is unusable afterwards. */

@@ -28,4 +28,18 @@ describe('TallyBuffers', () => {
     expect(fresh.buffer).not.toBe(whole.buffer);
     expect(fresh.buffer).toBeInstanceOf(ArrayBuffer);
   });
+
+  it('lays contiguous arrays on one buffer, reused whole when handed back, without zeroing it', () => {
+    const buffers = new TallyBuffers(true);
+    const arrays = buffers.takeContiguous([3, 5, 2]);
+    expect(arrays.map((a) => [a.byteOffset / 4, a.length])).toEqual([[0, 3], [3, 5], [8, 2]]);
+    expect(new Set(arrays.map((a) => a.buffer)).size).toBe(1);
+    arrays[1].fill(7);
+    buffers.give(arrays);
+    const again = buffers.takeContiguous([4, 4]);
+    expect(again[0].buffer).toBe(arrays[0].buffer);
+    expect(Array.from(again[0])).toEqual([0, 0, 0, 7]);
+    const larger = buffers.takeContiguous([11]);
+    expect(larger[0].buffer).not.toBe(arrays[0].buffer);
+  });
 });

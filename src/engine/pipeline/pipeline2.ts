@@ -1,7 +1,7 @@
 // The 2-way pipeline of one rank: its block-circulant steps, each a popcount-GEMM of its own block
 // against a column block, reduced over field slabs, then finalized by field rank 0 — or, where the kernel
 // set and the run allow it, finalized on the device where the tallies lie (the analysis's device finalizer, rankFinalize.ts).
-import { traceMark } from '../../core/trace.js';
+import { traced, traceMark } from '../../core/trace.js';
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator, IndexRange } from '../../parallel/index.js';
 import type { DevicePairFinalizer, PairBlock } from '../../analyses/index.js';
@@ -182,15 +182,15 @@ function hostPairFinalize(env: PipelineEnv): {
   return {
     startGemm: (panel) => {
       const b = panel.block;
-      return env.gemm.run({
+      return traced(`panel GEMM ${b.numRows} × ${b.numCols}`, () => env.gemm.run({
         a: b.rows.planes, aFirst: b.rowFirst, aCount: b.numRows,
         b: b.cols.planes, bFirst: b.colFirst, bCount: b.numCols,
         termGroups: groups, strictUpper: b.strictUpper,
-      });
+      }));
     },
     finish: async (block, partial) => {
       const tallies = await reduceOverFields(env.fieldComm, partial);
-      const numPairs = isFinalizer ? await env.hostFinalizer.finalizePairs(block, tallies) : pairsInPanel(block);
+      const numPairs = isFinalizer ? await traced('panel finalize', () => env.hostFinalizer.finalizePairs(block, tallies)) : pairsInPanel(block);
       // Nothing reads the panel's tallies any more (summed over field slabs, they went to other ranks too: kept).
       if (env.fieldComm.size === 1) env.gemm.recycle?.(partial);
       return numPairs;

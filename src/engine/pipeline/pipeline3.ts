@@ -192,6 +192,8 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
         { ...sliceRun, pairCounts: batch.pairCounts }, (done) => env.onWork(done * env.run.numField),
       );
     }
+    // Nothing reads the batch's tallies any more (summed over field slabs, they went to other ranks too: kept).
+    if (env.fieldComm.size === 1) env.gemm.recycle?.(partials.flat());
   });
   return { numTriples, numDeviceTriples };
 }

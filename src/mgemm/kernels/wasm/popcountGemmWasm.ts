@@ -78,23 +78,21 @@ function takeOutputs(request: PopcountGemmRequest, buffers: TallyBuffers): Uint3
   return buffers.take(request.termGroups.map(() => request.aCount * request.bCount));
 }
 
-function allocateOutputs(request: PopcountGemmRequest, shared: boolean): Uint32Array[] {
-  const numBytes = request.aCount * request.bCount * 4;
-  return request.termGroups.map(() => new Uint32Array(shared ? new SharedArrayBuffer(numBytes) : new ArrayBuffer(numBytes)));
-}
-
 /**
  * The 3-way tasks of a request: per slice, its outputs and its row panels (planned as the 2-way request
  * over the slice's pair products), each a Tally3Task.
  */
 function tally3Tasks(
-  request: PopcountGemm3Request, planOptions: RowPanelPlanOptions, shared: boolean,
+  request: PopcountGemm3Request, planOptions: RowPanelPlanOptions, buffers: TallyBuffers,
 ): { readonly outputs: PopcountGemm3Result; readonly tasks: Tally3Task[] } {
   const { x, y, z, planePairs, termGroups } = request;
   const tasks: Tally3Task[] = [];
-  const outputs = request.slices.map((slice) => {
+  // Every element of a slice's outputs is computed (no strict triangle), so recycled memory need not be zeroed.
+  const lengths = request.slices.flatMap((slice) => termGroups.map(() => slice.xCount * slice.zCount));
+  const arrays = buffers.takeContiguous(lengths);
+  const outputs = request.slices.map((slice, s) => {
     const shape = sliceShapeRequest(request, slice);
-    const sliceOutputs = allocateOutputs(shape, shared);
+    const sliceOutputs = arrays.slice(s * termGroups.length, (s + 1) * termGroups.length);
     for (const panel of planRowPanels(shape, planOptions)) tasks.push({ x, y, z, planePairs, termGroups, slice, panel, outputs: sliceOutputs });
     return sliceOutputs;
   });
@@ -126,7 +124,7 @@ class InlinePopcountGemm implements PopcountGemm {
     const runTask = this.runTask;
     if (runTask === undefined) throw new Error(`${this.name}: run3() after close()`);
     checkPopcountGemm3Request(request);
-    const { outputs, tasks } = tally3Tasks(request, { maxPanels: 1, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: 0 }, false);
+    const { outputs, tasks } = tally3Tasks(request, { maxPanels: 1, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: 0 }, this.tallyBuffers);
     for (const task of tasks) runTally3Task(task, runTask, this.productScratch);
     return outputs;
   }
@@ -180,7 +178,7 @@ class PooledPopcountGemm implements PopcountGemm {
     const z = request.z === request.x ? x : request.z === request.y ? y : toSharedPlaneMatrix(request.z);
     const { outputs, tasks } = tally3Tasks({ ...request, x, y, z }, {
       maxPanels: this.pool.numThreads, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: this.minWordOpsPerThread,
-    }, true);
+    }, this.tallyBuffers);
     await Promise.all(tasks.map((task) => this.pool.run({ kind: 'tally3', task })));
     return outputs;
   }
