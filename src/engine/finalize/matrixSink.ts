@@ -14,7 +14,7 @@ import type { DenseValueKind, DenseValues } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import {
   LITTLE_ENDIAN_HOST, MatrixFileWriter, commitMatrixFile, createMatrixFile, discardMatrixFile, matrixElementBytes, matrixElementIndex, matrixFilePath,
-  matrixTemporaryPath, PLINK_NAN_FLOAT32_BITS, PLINK_NAN_FLOAT64_HIGH_BITS, temporaryNameParts, type MatrixFileSpec,
+  matrixTemporaryPath, PLINK_NAN_FLOAT32_BITS, PLINK_NAN_FLOAT64_HIGH_BITS, temporaryNameParts, type MatrixFileSpec, type MatrixFormat,
 } from '../../io/index.js';
 import type { MatrixOutputSpec } from '../run/jobSpec.js';
 import type { PanelValueTarget } from './panelValues.js';
@@ -26,6 +26,25 @@ export function matrixFileSpec(stub: string, numVector: number, output: MatrixOu
     format: output.format,
     geometry: { numVector, shape: output.shape, diagonalInTriangle: dense.diagonalInTriangle },
   };
+}
+
+/** Buffers of the text conversion (plinkNumberText.ts: a chunk read, a chunk of text). */
+const TEXT_CONVERSION_BYTES = 2 * (1 << 22);
+
+/**
+ * Host bytes of a rank's matrix sink with panels of `pairsPerPanel`: host finalize's shared values (float64), the
+ * panel in the element type and the staging; with device values, the read-backs of two panels in flight (mapped and
+ * copied); the text conversion's buffers on rank 0.
+ */
+export function matrixSinkHostBytes(pairsPerPanel: number, format: MatrixFormat, options: { readonly deviceValues: boolean }): number {
+  const elementBytes = matrixElementBytes(format);
+  const deviceBytes = options.deviceValues ? 2 * 2 * elementBytes * pairsPerPanel : 0;
+  return (8 + 2 * elementBytes) * pairsPerPanel + deviceBytes + (format === 'text' ? TEXT_CONVERSION_BYTES : 0);
+}
+
+/** Device bytes of a panel's dense values (the finalize program's value buffer). */
+export function matrixSinkDeviceBytes(pairsPerPanel: number, format: MatrixFormat): number {
+  return matrixElementBytes(format) * pairsPerPanel;
 }
 
 /** The rows and columns of a panel that hold real vectors, and the row stride of its values. */
