@@ -68,6 +68,35 @@ function placeOf(block: PairBlock): PanelPlace {
   };
 }
 
+/** Side of the square blocks a transpose moves at a time (both blocks stay in the L1 cache). */
+const TRANSPOSE_BLOCK = 32;
+
+/**
+ * out[(c · outStride + r)] = source[(r · sourceStride + c)] for r < numRows, c < numCols (elements of `wordsPerValue`
+ * words), block by block so that reads and writes stay within a few cache lines.
+ */
+function transposeInto(
+  source: Uint32Array, sourceStride: number, out: Uint32Array, outStride: number,
+  shape: { readonly numRows: number; readonly numCols: number; readonly wordsPerValue: 1 | 2 },
+): void {
+  const { numRows, numCols, wordsPerValue: w } = shape;
+  for (let r0 = 0; r0 < numRows; r0 += TRANSPOSE_BLOCK) {
+    const r1 = Math.min(numRows, r0 + TRANSPOSE_BLOCK);
+    for (let c0 = 0; c0 < numCols; c0 += TRANSPOSE_BLOCK) {
+      const c1 = Math.min(numCols, c0 + TRANSPOSE_BLOCK);
+      for (let c = c0; c < c1; c++) {
+        let to = (c * outStride + r0) * w;
+        let from = (r0 * sourceStride + c) * w;
+        const step = sourceStride * w;
+        for (let r = r0; r < r1; r++, to += w, from += step) {
+          out[to] = source[from];
+          if (w === 2) out[to + 1] = source[from + 1];
+        }
+      }
+    }
+  }
+}
+
 /** A rank's side of the matrix file: where its panels' values go. */
 export class MatrixSink {
   /** u32 words per element: 1 (float32) or 2 (float64). */
@@ -136,24 +165,24 @@ export class MatrixSink {
     const place = placeOf(block);
     const words = this.panelWordsFor(place);
     const values = this.hostValues;
-    if (this.wordsPerValue === 1) {
-      const floats = new Float32Array(words.buffer, words.byteOffset, words.length);
-      this.forEachPair(place, (at) => {
+    const floats = this.wordsPerValue === 1 ? new Float32Array(words.buffer, words.byteOffset, words.length) : null;
+    const doubles = this.wordsPerValue === 2 ? new Float64Array(words.buffer, words.byteOffset, words.length / 2) : null;
+    for (let r = 0; r < place.numRows; r++) {
+      const end = r * place.stride + place.numCols;
+      for (let at = r * place.stride + this.firstPairCol(place, r); at < end; at++) {
         const v = values[at];
-        if (Number.isNaN(v)) words[at] = PLINK_NAN_FLOAT32_BITS;
-        else floats[at] = v;
-      });
-    } else {
-      const doubles = new Float64Array(words.buffer, words.byteOffset, words.length / 2);
-      this.forEachPair(place, (at) => {
-        const v = values[at];
-        if (Number.isNaN(v)) {
-          words[2 * at] = 0;
-          words[2 * at + 1] = PLINK_NAN_FLOAT64_HIGH_BITS;
-        } else {
-          doubles[at] = v;
+        if (floats !== null) {
+          if (Number.isNaN(v)) words[at] = PLINK_NAN_FLOAT32_BITS;
+          else floats[at] = v;
+        } else if (doubles !== null) {
+          if (Number.isNaN(v)) {
+            words[2 * at] = 0;
+            words[2 * at + 1] = PLINK_NAN_FLOAT64_HIGH_BITS;
+          } else {
+            doubles[at] = v;
+          }
         }
-      });
+      }
     }
     this.placePanel(place, words);
   }
@@ -165,17 +194,20 @@ export class MatrixSink {
     const words = this.panelWordsFor(place);
     const w = this.wordsPerValue;
     const source = dense.words;
-    this.forEachPair(place, (at) => {
-      if (w === 1) {
-        const bits = source[at];
-        words[at] = (bits & 0x7fffffff) > 0x7f800000 ? PLINK_NAN_FLOAT32_BITS : bits;
-      } else {
-        const high = source[2 * at + 1];
-        const isNaN = (high & 0x7ff00000) === 0x7ff00000 && ((high & 0xfffff) !== 0 || source[2 * at] !== 0);
-        words[2 * at] = isNaN ? 0 : source[2 * at];
-        words[2 * at + 1] = isNaN ? PLINK_NAN_FLOAT64_HIGH_BITS : high;
+    for (let r = 0; r < place.numRows; r++) {
+      const end = r * place.stride + place.numCols;
+      for (let at = r * place.stride + this.firstPairCol(place, r); at < end; at++) {
+        if (w === 1) {
+          const bits = source[at];
+          words[at] = (bits & 0x7fffffff) > 0x7f800000 ? PLINK_NAN_FLOAT32_BITS : bits;
+        } else {
+          const high = source[2 * at + 1];
+          const isNaN = (high & 0x7ff00000) === 0x7ff00000 && ((high & 0xfffff) !== 0 || source[2 * at] !== 0);
+          words[2 * at] = isNaN ? 0 : source[2 * at];
+          words[2 * at + 1] = isNaN ? PLINK_NAN_FLOAT64_HIGH_BITS : high;
+        }
       }
-    });
+    }
     this.placePanel(place, words);
   }
 
@@ -197,12 +229,9 @@ export class MatrixSink {
     discardMatrixFile(this.temporaryPath);
   }
 
-  /** Calls `visit(at)` with the index (row · stride + col) of every pair of the panel. */
-  private forEachPair(place: PanelPlace, visit: (at: number) => void): void {
-    for (let r = 0; r < place.numRows; r++) {
-      const c0 = place.strictUpper ? place.rowVector + r + 1 - place.colVector : 0;
-      for (let c = Math.max(0, c0); c < place.numCols; c++) visit(r * place.stride + c);
-    }
+  /** The first column of panel row `r` that holds a pair (right of the diagonal in a diagonal tile). */
+  private firstPairCol(place: PanelPlace, r: number): number {
+    return place.strictUpper ? Math.max(0, place.rowVector + r + 1 - place.colVector) : 0;
   }
 
   private panelWordsFor(place: PanelPlace): Uint32Array {
@@ -251,15 +280,7 @@ export class MatrixSink {
   private transposed(place: PanelPlace, words: Uint32Array): Uint32Array {
     const { numRows, numCols, stride } = place;
     const out = this.stagingFor(numRows * numCols);
-    const w = this.wordsPerValue;
-    for (let r = 0; r < numRows; r++) {
-      for (let c = 0; c < numCols; c++) {
-        const from = (r * stride + c) * w;
-        const to = (c * numRows + r) * w;
-        out[to] = words[from];
-        if (w === 2) out[to + 1] = words[from + 1];
-      }
-    }
+    transposeInto(words, stride, out, numRows, { numRows, numCols, wordsPerValue: this.wordsPerValue });
     return out;
   }
 
@@ -272,17 +293,11 @@ export class MatrixSink {
     const w = this.wordsPerValue;
     const geometry = this.spec.geometry;
     const tile = this.stagingFor(m * m);
-    for (let a = 0; a < m; a++) {
-      for (let b = 0; b < m; b++) {
-        const to = (a * m + b) * w;
-        const from = a < b ? (a * stride + b) * w : (b * stride + a) * w;
-        if (a === b) tile.set(this.diagonalWords, to);
-        else {
-          tile[to] = words[from];
-          if (w === 2) tile[to + 1] = words[from + 1];
-        }
-      }
-    }
+    // The lower part is the upper part transposed (below the diagonal the transpose holds pairs, above it junk that the
+    // row copies then overwrite), the upper part row by row, the diagonal last.
+    transposeInto(words, stride, tile, m, { numRows: m, numCols: m, wordsPerValue: w });
+    for (let a = 0; a < m; a++) tile.set(words.subarray((a * stride + a + 1) * w, (a * stride + m) * w), (a * m + a + 1) * w);
+    for (let a = 0; a < m; a++) tile.set(this.diagonalWords, (a * m + a) * w);
     for (let a = 0; a < m; a++) {
       const length = geometry.shape === 'square' ? m : geometry.shape === 'square0' || geometry.diagonalInTriangle ? a + 1 : a;
       if (length > 0) this.addRun(a * m, matrixElementIndex(geometry, g0 + a, g0), length);
