@@ -9,7 +9,7 @@ import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec, NumWay } from '../core/types.js';
 import type { ChecksumAccumulator } from '../core/checksum.js';
 import type {
-  PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
+  DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
 } from '../mgemm/index.js';
 
 /** The run facts an analysis is bound to: its metric settings and the problem's size. */
@@ -127,6 +127,8 @@ export interface FinalizeContext {
 /** Whether a run may finalize on the device at all; the analysis adds its own conditions. */
 export interface DeviceFinalizeOptions {
   readonly writesRecords: boolean;
+  /** A dense-matrix run: every pair's value comes back too, as float32 or float64, in panel order (mgemm/pairFinalize.ts). */
+  readonly denseValues?: DenseValueKind | null;
 }
 
 /** 2-way finalize on the device: one request per panel, its small results applied in panel order. */
@@ -175,8 +177,24 @@ export interface TripleAnalysis {
   deviceFinalizer?(gemm: PopcountGemm, threshold: Threshold, options: DeviceFinalizeOptions): DeviceTripleFinalizer | null;
 }
 
-/** The results an analysis can be reduced to, as the sinks of a run. */
-export type ResultKind = 'threshold-records';
+/**
+ * The results an analysis can be reduced to, as the sinks of a run: records of the entries above a threshold (SPEC §7),
+ * or a dense matrix of every pair's value (analyses with one value per pair; `Analysis.denseMatrix` says how).
+ */
+export type ResultKind = 'threshold-records' | 'dense-matrix';
+
+/**
+ * What a dense matrix of an analysis's one value per pair needs besides the values (PLINK's matrix files: 1.9's
+ * `--r2 square|square0|triangle [bin|bin4]`, plink2's `--make-king`, `--make-rel`).
+ */
+export interface DenseMatrixSpec {
+  /** File name extension after the output stub: `ld` gives `<stub>.ld` (text) and `<stub>.ld.bin` (bin, bin4). */
+  readonly extension: string;
+  /** The value of a vector against itself, on the diagonal (r²: 1). */
+  readonly diagonal: number;
+  /** Whether triangle form holds the diagonal (PLINK 1.9's --r2 triangle does; plink2's --make-king triangle does not). */
+  readonly diagonalInTriangle: boolean;
+}
 
 /** An analysis bound to one run's settings (planes, tallies, constants are fixed for the run). */
 export interface AnalysisRun {
@@ -196,6 +214,8 @@ export interface Analysis {
   readonly summary: string;
   readonly ways: readonly NumWay[];
   readonly results: readonly ResultKind[];
+  /** How its dense matrix is written; present when `results` lists 'dense-matrix'. */
+  readonly denseMatrix?: DenseMatrixSpec;
   /** Refuses settings the analysis cannot run (tallies that would overflow, a way it lacks) with a one-line UserError. */
   check(settings: AnalysisSettings): void;
   /** The analysis for one run (called once per rank, and once per finalize worker). */

@@ -4,7 +4,7 @@
 // its PairValues (program, run constants, the term groups it reads, per-vector words); this file does the rest.
 import type { Threshold } from '../core/thresholds.js';
 import {
-  pairUidsOnDevice, valuesFillTable, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
+  pairUidsOnDevice, valuesFillTable, type DenseValueKind, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
   type PairValueProgram, type PopcountGemm, type TermGroup,
 } from '../mgemm/index.js';
 import type { DeviceFinalizeOptions, DevicePairFinalizer, PairBlock, ResultSink, VectorBlockView } from './analysis.js';
@@ -56,6 +56,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     private readonly threshold: PairThresholdBits,
     private readonly numVector: number,
     private readonly records: boolean,
+    private readonly denseValues: DenseValueKind | null,
   ) {}
 
   /**
@@ -70,7 +71,10 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     if (values === null || finalizePairs === undefined || !pairUidsOnDevice(numVector)) return null;
     const bits = pairThresholdBits(threshold);
     if (bits === null || (bits.kind === 'multi2' && !valuesFillTable(values.program))) return null;
-    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords);
+    const denseValues = options.denseValues ?? null;
+    // Dense values are one per pair.
+    if (denseValues !== null && values.program.entryBits.length !== 1) return null;
+    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords, denseValues);
   }
 
   get program(): PairValueProgram {
@@ -95,6 +99,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
       numVector: this.numVector,
       threshold: this.threshold,
       records: this.records,
+      denseValues: this.denseValues,
     };
     return this.finalizePairs(request);
   }

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../parallel/index.js';
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
-import { writeJsonFileAtomically } from '../io/index.js';
+import { MATRIX_FORMATS, MATRIX_SHAPES, writeJsonFileAtomically } from '../io/index.js';
 import { loadRunJob, type JobSpec, type MemoryReport, type RunResult } from './engineApi.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
@@ -65,6 +65,12 @@ export function addRunCommand(program: Command): void {
     .option('--device-memory <MiB>',
       'refuse a --backend webgpu run when its estimated peak GPU memory per rank exceeds this (default: no check; WebGPU adapters report no memory size)')
     .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
+    .addOption(new Option('--matrix <shape>',
+      'write every pair\'s value as one dense matrix <stub>.ld (r2), byte for byte as PLINK 1.9\'s --r2 <shape>: ' +
+      'triangle (rows 0 … i), square, or square0 (upper triangle zero); needs --output, no --threshold')
+      .choices([...MATRIX_SHAPES]))
+    .addOption(new Option('--matrix-format <format>', 'text (tab-separated, PLINK\'s digits), bin (float64, <stub>.ld.bin) or bin4 (float32) (default: text)')
+      .choices([...MATRIX_FORMATS]))
     .option('--force', 'overwrite existing output files of the same stub', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
     .option('--json', 'print one JSON object with the result and the job instead of text', false)
@@ -183,6 +189,6 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),
     backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
-    memory: text('memory'), deviceMemory: text('deviceMemory'),
+    memory: text('memory'), deviceMemory: text('deviceMemory'), matrix: text('matrix'), matrixFormat: text('matrixFormat'),
   };
 }

@@ -3,7 +3,8 @@ import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { DEFAULT_PARAM, defaultMultiplier, type MetricKind, type NumWay, type ProblemSize } from '../core/types.js';
 import { HALF_DIAGONAL_PLANS, type HalfDiagonalPlan } from '../parallel/index.js';
-import type { JobSpec } from './engineApi.js';
+import type { JobSpec, MatrixOutputSpec } from './engineApi.js';
+import { MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
 import {
   parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger,
 } from './numberOptions.js';
@@ -57,6 +58,8 @@ export interface RunOptionText {
   readonly onBadSite?: string;
   readonly memory?: string;
   readonly deviceMemory?: string;
+  readonly matrix?: string;
+  readonly matrixFormat?: string;
 }
 
 /** A validated run: the engine's job plus what only the CLI needs. */
@@ -116,12 +119,25 @@ export function buildRunPlan(
     finalize,
     numThreads,
     verify: options.verify === true,
+    matrix: matrixOutputOf(options),
     memoryLimits: {
       hostBytes: options.memory === undefined ? null : parsePositiveInteger('--memory', options.memory) * MIB,
       deviceBytes: options.deviceMemory === undefined ? null : parsePositiveInteger('--device-memory', options.deviceMemory) * MIB,
     },
   };
   return { spec, threshold, json: options.json === true };
+}
+
+/** `--matrix SHAPE [--matrix-format F]`: a dense matrix instead of records (the engine checks the rest). */
+function matrixOutputOf(options: RunOptionText): MatrixOutputSpec | null {
+  if (options.matrix === undefined) {
+    if (options.matrixFormat !== undefined) throw new UserError('--matrix-format applies to --matrix only');
+    return null;
+  }
+  return {
+    shape: parseChoice('--matrix', options.matrix, MATRIX_SHAPES),
+    format: parseChoice('--matrix-format', options.matrixFormat ?? 'text', MATRIX_FORMATS),
+  };
 }
 
 /** A size option; when the input file records the size, a given option must agree with it. */

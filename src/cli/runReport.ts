@@ -56,6 +56,7 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
     numThreads: spec.numThreads,
     finalize: spec.finalize,
     outputStub: spec.outputStub,
+    matrix: spec.matrix ?? null,
   };
 }
 

@@ -7,6 +7,7 @@ export {
   writePackedVectorFile,
 } from './packedVectorFile.js';
 export {
+  LITTLE_ENDIAN_HOST,
   MAX_VECTOR_INDEX_IN_COORD,
   coordEntryBit,
   coordVectorIndex,
@@ -43,3 +44,14 @@ export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
 export { systemErrorText } from './systemErrorText.js';
 export { isTemporaryNameFor, removeTemporaryFilesOf, temporaryPathFor } from './temporaryFiles.js';
+export {
+  MATRIX_FORMATS, MATRIX_SHAPES, PLINK_NAN_FLOAT32_BITS, PLINK_NAN_FLOAT64_HIGH_BITS, matrixElementBytes, matrixElementCount,
+  matrixElementIndex, matrixFilePath, matrixRowLength,
+} from './matrixLayout.js';
+export type { MatrixFormat, MatrixGeometry, MatrixShape } from './matrixLayout.js';
+export {
+  MatrixFileWriter, checkMatrixDiskSpace, commitMatrixFile, createMatrixFile, discardMatrixFile, matrixDiskBytes, matrixTemporaryPath,
+  temporaryNameParts,
+} from './matrixFile.js';
+export type { MatrixFileSpec } from './matrixFile.js';
+export { formatPlinkNumber, writePlinkNumber } from './plinkNumberText.js';

@@ -74,6 +74,24 @@ export interface PairFinalizeRequest {
   readonly threshold: PairThresholdBits;
   /** Return the passing entries' records. */
   readonly records: boolean;
+  /**
+   * Also return every pair's value (programs with one entry per pair), whatever the threshold: DenseValues. Null or
+   * absent: none.
+   */
+  readonly denseValues?: DenseValueKind | null;
+}
+
+/** How a request returns every pair's value: float32 bits, or IEEE doubles as (low, high) words. */
+export type DenseValueKind = 'float32' | 'float64';
+
+/**
+ * Every pair's value of a request at its place p = row · bCount + col (row-major over gemm.aCount × gemm.bCount):
+ * `words[p]` (float32) or `words[2p]`, `words[2p + 1]` (float64, low word first); an undefined value is a NaN. Places
+ * of no pair (left of a strictUpper request's diagonal) hold anything.
+ */
+export interface DenseValues {
+  readonly kind: DenseValueKind;
+  readonly words: Uint32Array;
 }
 
 /**
@@ -105,6 +123,8 @@ export type PairFinalizeResult =
       readonly entries: number;
       readonly zeros: number;
       readonly records: PairRecords;
+      /** The request's dense values when it asked for them (`denseValues`), else null. */
+      readonly denseValues: DenseValues | null;
     }
   /** A value left the device library's range (e.g. the checksum's [0, 16)), or records did not fit: finalize on the host. */
   | { readonly kind: 'needsHost'; readonly reason: string };

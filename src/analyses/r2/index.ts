@@ -15,7 +15,9 @@ export const analysis: Analysis = {
   name: 'r2',
   summary: 'LD r² (squared correlation of allele-1 dosages, PLINK 1.9 --r2), 2-way',
   ways: [2],
-  results: ['threshold-records'],
+  results: ['threshold-records', 'dense-matrix'],
+  // PLINK 1.9's --r2 matrices: <out>.ld / <out>.ld.bin, 1 on the diagonal, which its triangle includes.
+  denseMatrix: { extension: 'ld', diagonal: 1, diagonalInTriangle: true },
   check({ spec, numField }: AnalysisSettings): void {
     if (spec.numWay !== 2) throw new UserError('--metric r2 is 2-way only: LD r² is defined for pairs of SNPs (drop --way 3)');
     // Σ g_i g_j ≤ 4·nf bounds every sum r² takes from its tallies.

@@ -8,6 +8,7 @@ import type {
 } from '../../analyses/index.js';
 import { EntrySink, type RecordWriter } from './entrySink.js';
 import type { FinalizerSpec } from './finalizers.js';
+import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 
 /** Everything a finalize worker needs besides its tasks; plain data (the worker's `workerData`). */
 export interface FinalizeSetup {
@@ -31,7 +32,7 @@ export interface TripleSliceRun {
 
 /** One task: rows of a panel of pairs, or consecutive j-slices; blocks and tallies in shared memory. */
 export type FinalizeTask =
-  | { readonly kind: 'pairs'; readonly block: PairBlock; readonly tallies: readonly Uint32Array[] }
+  | { readonly kind: 'pairs'; readonly block: PairBlock; readonly tallies: readonly Uint32Array[]; readonly values?: PanelValueTarget }
   | ({ readonly kind: 'triples' } & TripleSliceRun);
 
 /** What a task sends back: its part of the checksum and counts, and its records in finalize order. */
@@ -117,7 +118,9 @@ export class LocalFinalizer {
     if (task.kind === 'pairs') {
       const pairs = this.analysis.pairs;
       if (pairs === null) throw new Error('a pairs task for an analysis run without pairs');
-      numTuples = pairs.finalize(ctx, task.block, task.tallies);
+      // A dense-matrix run: the task's rows' values also go to the panel's shared array.
+      const pairCtx = task.values === undefined ? ctx : { sink: new PanelValueCapture(sink, task.values), verifier: ctx.verifier };
+      numTuples = pairs.finalize(pairCtx, task.block, task.tallies);
     } else {
       const triples = this.analysis.triples;
       if (triples === null) throw new Error('a triples task for an analysis run without triples');

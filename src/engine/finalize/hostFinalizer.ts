@@ -3,10 +3,11 @@
 // combined here in task order, so that checksum, counts and output files are those of one thread.
 import { traced } from '../../core/trace.js';
 import { toSharedPlaneMatrix } from '../../mgemm/index.js';
-import type { BlockPairCounts, PairBlock, PairCounts, TripleSlice, VectorBlockView } from '../../analyses/index.js';
+import type { BlockPairCounts, FinalizeContext, PairBlock, PairCounts, TripleSlice, VectorBlockView } from '../../analyses/index.js';
 import type { FinalizerSpec } from './finalizers.js';
 import { createFinalizePool, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type TripleSliceRun } from './finalizeTasks.js';
 import type { RankFinalize } from './rankFinalize.js';
+import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -34,8 +35,11 @@ const TRIPLES_PER_YIELD = 1 << 12;
 
 /** Finalize of the tallies that come back to the host, into the rank's `ctx.sink` and `ctx.verifier`. */
 export interface HostFinalizer {
-  /** Finalizes a panel of pairs (`tallies`: term groups, numRows × numCols each); returns its pairs. */
-  finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number>;
+  /**
+   * Finalizes a panel of pairs (`tallies`: term groups, numRows × numCols each); returns its pairs. With `values` (a
+   * dense-matrix run) every pair's value also goes there (panelValues.ts).
+   */
+  finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number>;
   /** Finalizes consecutive j-slices in order; `onTriples(n)` as parts of them are done; returns their triples. */
   finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number>;
   /** Ends its worker threads, if any. */
@@ -128,14 +132,15 @@ function* sliceParts(run: TripleSliceRun, perPart: number): Generator<{ first: n
 class InlineHostFinalizer implements HostFinalizer {
   constructor(private readonly rank: RankFinalize) {}
 
-  async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number> {
+  async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const pairs = this.rank.analysis.pairs;
     if (pairs === null) throw new Error('pairs to finalize for an analysis run without pairs');
+    const ctx: FinalizeContext = values === undefined ? this.rank : { sink: new PanelValueCapture(this.rank.sink, values), verifier: this.rank.verifier };
     let numPairs = 0;
     for (const { r0, r1 } of rowParts(block, MAX_PAIRS_PER_TASK)) {
       if (r0 > 0) await yieldToEventLoop();
       const part = panelRows(block, tallies, r0, r1);
-      numPairs += pairs.finalize(this.rank, part.block, part.tallies);
+      numPairs += pairs.finalize(ctx, part.block, part.tallies);
     }
     return numPairs;
   }
@@ -175,17 +180,18 @@ class PooledHostFinalizer implements HostFinalizer {
     private readonly inline: InlineHostFinalizer,
   ) {}
 
-  async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[]): Promise<number> {
+  async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const numPairs = pairsOfPanel(block);
     const perTask = tuplesPerTask(numPairs, this.numThreads, MIN_PAIRS_PER_TASK, MAX_PAIRS_PER_TASK);
-    if (perTask >= numPairs) return this.inline.finalizePairs(block, tallies);
+    if (perTask >= numPairs) return this.inline.finalizePairs(block, tallies, values);
+    if (values !== undefined && !(values.values.buffer instanceof SharedArrayBuffer)) throw new Error('panel values for finalize workers must be shared');
     const pool = await this.startedPool();
     const shared: PairBlock = { ...block, rows: this.sharedBlock(block.rows), cols: this.sharedBlock(block.cols) };
     const sharedTallies = tallies.map(sharedArray);
     const outcomes: Promise<FinalizeOutcome>[] = [];
     for (const { r0, r1 } of rowParts(block, perTask)) {
       const part = panelRows(shared, sharedTallies, r0, r1);
-      outcomes.push(pool.run({ kind: 'pairs', block: part.block, tallies: part.tallies }));
+      outcomes.push(pool.run({ kind: 'pairs', block: part.block, tallies: part.tallies, values }));
     }
     return this.combineInOrder(outcomes, () => undefined);
   }

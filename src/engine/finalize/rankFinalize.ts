@@ -7,6 +7,7 @@ import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { EntrySink } from './entrySink.js';
+import type { MatrixSink } from './matrixSink.js';
 
 export interface RankFinalize extends FinalizeContext {
   readonly analysis: AnalysisRun;
@@ -14,6 +15,8 @@ export interface RankFinalize extends FinalizeContext {
   readonly verifier: ValueVerifier | null;
   readonly numVector: number;
   readonly numField: number;
+  /** A dense-matrix run's sink on this rank (every pair's value; null where records are written, or none). */
+  readonly matrix?: MatrixSink | null;
 }
 
 /** What decides device finalize besides the analysis: the placement asked for, and the field communicator. */
@@ -33,7 +36,8 @@ function deviceMayFinalize(rank: RankFinalize, setting: DeviceFinalizeSetting): 
 /** The 2-way device finalizer of a run, or null when the host finalizes (the engine's reasons or the analysis's). */
 export function devicePairFinalizer(rank: RankFinalize, gemm: PopcountGemm, setting: DeviceFinalizeSetting): DevicePairFinalizer | null {
   if (!deviceMayFinalize(rank, setting)) return null;
-  return rank.analysis.pairs?.deviceFinalizer?.(gemm, rank.sink.threshold, { writesRecords: rank.sink.writesRecords }) ?? null;
+  const options = { writesRecords: rank.sink.writesRecords, denseValues: rank.matrix?.deviceValueKind ?? null };
+  return rank.analysis.pairs?.deviceFinalizer?.(gemm, rank.sink.threshold, options) ?? null;
 }
 
 /** The 3-way device finalizer of a run, or null when the host finalizes. */

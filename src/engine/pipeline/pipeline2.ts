@@ -190,7 +190,12 @@ function hostPairFinalize(env: PipelineEnv): {
     },
     finish: async (block, partial) => {
       const tallies = await reduceOverFields(env.fieldComm, partial);
-      const numPairs = isFinalizer ? await traced('panel finalize', () => env.hostFinalizer.finalizePairs(block, tallies)) : pairsInPanel(block);
+      const matrix = env.run.matrix ?? null;
+      let numPairs = pairsInPanel(block);
+      if (isFinalizer) {
+        numPairs = await traced('panel finalize', () => env.hostFinalizer.finalizePairs(block, tallies, matrix?.panelTarget(block)));
+        matrix?.writeHostPanel(block);
+      }
       // Nothing reads the panel's tallies any more (summed over field slabs, they went to other ranks too: kept).
       if (env.fieldComm.size === 1) env.gemm.recycle?.(partial);
       return numPairs;
@@ -205,12 +210,18 @@ function hostPairFinalize(env: PipelineEnv): {
  */
 async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
   const host = hostPairFinalize(env);
-  const pairsPerPanel = env.run.sink.writesRecords ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
+  const matrix = env.run.matrix ?? null;
+  // Records and dense values come back per panel: the host's panel size bounds their read-backs.
+  const pairsPerPanel = env.run.sink.writesRecords || matrix !== null ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
   let numPairs = 0;
   let numDevicePairs = 0;
   await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
     const b = panel.block;
     if (result.kind === 'done') {
+      if (matrix !== null) {
+        if (result.denseValues === null) throw new Error('a dense-matrix panel finalized on the device without its values');
+        matrix.writeDevicePanel(b, result.denseValues);
+      }
       device.apply(result, env.run.sink);
       numDevicePairs += pairsInPanel(b);
     } else {

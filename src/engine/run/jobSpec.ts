@@ -3,6 +3,7 @@ import type { Threshold } from '../../core/thresholds.js';
 import type { MetricSpec } from '../../core/types.js';
 import type { AnalysisRef } from '../../analyses/index.js';
 import type { HalfDiagonalPlan } from '../../parallel/index.js';
+import type { MatrixFormat, MatrixShape } from '../../io/index.js';
 
 /** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
 export type ProblemSource =
@@ -54,6 +55,15 @@ export interface MemoryReport {
   readonly deviceMemoryLimitBytes: number | null;
 }
 
+/**
+ * A dense matrix of every pair's value instead of per-rank records, in PLINK's layout: `<stub>.<extension>` (text) or
+ * `<stub>.<extension>.bin` (bin: float64, bin4: float32), the extension from the analysis (finalize/matrixSink.ts).
+ */
+export interface MatrixOutputSpec {
+  readonly shape: MatrixShape;
+  readonly format: MatrixFormat;
+}
+
 /** Threshold of SPEC §7: none, one value for every entry, or CoMet's per-entry forms (core/thresholds). */
 export type ThresholdSpec = Threshold;
 
@@ -84,6 +94,8 @@ export interface JobSpec {
   readonly numThreads: number;
   /** Check every value of an analytic problem against its independently computed expectation. */
   readonly verify: boolean;
+  /** Write a dense matrix (an analysis with a 'dense-matrix' result, outputStub set) instead of records; absent or null: records. */
+  readonly matrix?: MatrixOutputSpec | null;
   /** Limits of the estimated peak memory (default: both null, see MemoryLimits). */
   readonly memoryLimits?: MemoryLimits;
 }

@@ -6,6 +6,7 @@ import { blockCirculantPlan, numFieldLocal, numSlabUnits, numVectorLocal, rankOf
 import { blockThreadCount } from '../blocks/blockBuild.js';
 import { builtInAnalysis, type AnalysisRun } from '../../analyses/index.js';
 import { RECORDS_PER_FLUSH } from '../finalize/entrySink.js';
+import { matrixSinkDeviceBytes, matrixSinkHostBytes } from '../finalize/matrixSink.js';
 import { DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
 import { DEVICE_TALLY_BYTES_PER_CALL, TALLY_BYTES_PER_CALL } from '../pipeline/pipeline3.js';
 import type { JobSpec } from './jobSpec.js';
@@ -260,6 +261,8 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
     // Block workers start while the kernel set opens (blockBuild.ts), so both sets of threads exist at once.
     { name: 'block workers', bytes: blockWorkers > 1 ? blockWorkers * WORKER_THREAD_BYTES : 0 },
     { name: 'record buffers', bytes: recordBufferBytes(job, deviceFinalize) },
+    // A dense-matrix run's panel values, element and staging buffers (finalize/matrixSink.ts).
+    { name: 'matrix buffers', bytes: job.matrix == null ? 0 : matrixSinkHostBytes(PAIRS_PER_PANEL, job.matrix.format, { deviceValues: deviceFinalize }) },
     { name: 'GPU staging and read-back', bytes: onGpu ? GPU_RANK_HOST_BYTES + GPU_STAGING_BYTES + Math.min(GPU_OUTPUT_BYTES, tallyBytes) : 0 },
   ];
 }
@@ -303,7 +306,7 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
   const deviceFinalize = mayFinalizeOnDevice(job, shape);
   const numWay = job.metricSpec.numWay;
   // With device finalize (no records) 2-way panels grow to DEVICE_PAIRS_PER_PANEL; their output stays within 1 GiB.
-  const tuplesPerCall = numWay === 2 && deviceFinalize && job.outputStub === null
+  const tuplesPerCall = numWay === 2 && deviceFinalize && job.outputStub === null && job.matrix == null
     ? Math.min(DEVICE_PAIRS_PER_PANEL, nvl * nvl)
     : numWay === 3 && deviceFinalize ? Math.min(shape.tuplesPerRank, Math.floor(DEVICE_TALLY_BYTES_PER_CALL / (4 * shape.numGroups))) : shape.tuplesPerCall;
   const outputBytes = Math.min(deviceFinalize ? GPU_DEVICE_OUTPUT_BYTES : GPU_OUTPUT_BYTES, tuplesPerCall * shape.numGroups * 4);
@@ -324,6 +327,7 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
         ? GPU_FINALIZE_SETS * (GPU_FINALIZE_STATUS_BYTES + (job.outputStub === null ? 0 : numWay === 2 ? GPU_RECORD_BYTES_2 : GPU_RECORD_BYTES_3))
         : 0,
     },
+    { name: 'matrix values', bytes: deviceFinalize && job.matrix != null ? matrixSinkDeviceBytes(PAIRS_PER_PANEL, job.matrix.format) : 0 },
     // Per-vector finalize words (32 bytes) and sums of every block held.
     { name: 'vector words', bytes: (1 + received) * nvl * 64 },
   ];

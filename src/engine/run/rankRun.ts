@@ -5,8 +5,9 @@ import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
 import { CHECKSUM_LIMBS } from '../../core/checksum.js';
 import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import { loadAnalysis } from '../../analyses/index.js';
+import { loadAnalysis, type Analysis } from '../../analyses/index.js';
 import { EntrySink } from '../finalize/entrySink.js';
+import { MatrixSink, matrixFileSpec } from '../finalize/matrixSink.js';
 import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinalizer.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
@@ -63,19 +64,23 @@ export async function runRank(
   const { coords } = layout;
   // Ranks sharing a vector block and replica, ordered by field slab.
   const fieldComm = await comm.split(coords.vectorIdx + job.decomposition.numProcVector * coords.replIdx, coords.fieldIdx);
-  const analysis = (await loadAnalysis(analysisRef(job))).forRun({ spec: job.metricSpec, numVector: job.numVector, numField: job.numField });
+  const loaded = await loadAnalysis(analysisRef(job));
+  const analysis = loaded.forRun({ spec: job.metricSpec, numVector: job.numVector, numField: job.numField });
   const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
   const isFinalizer = coords.fieldIdx === 0;
-  const output = openRankOutput(job, comm.rank, comm.size, isFinalizer);
+  // A dense-matrix run writes one matrix file (every rank, collectively) instead of per-rank records.
+  const matrix = await openMatrix(comm, job, loaded, { writes: isFinalizer });
+  const output = matrix === null ? openRankOutput(job, comm.rank, comm.size, isFinalizer) : null;
   const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null);
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
-  const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier };
+  const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix };
   let computed: ComputedRank;
   try {
     computed = await computeRank({ comm, job, layout, run, fieldComm, numThreads, options }, reportProgress);
     sink.flush();
   } catch (e) {
     output?.discard();
+    matrix?.discard();
     throw e;
   }
   const { numTuples, numDevicePairs, numDeviceTriples, inputStart, computeStart, device } = computed;
@@ -88,10 +93,19 @@ export async function runRank(
   ]));
   traceMark('checksum reduced');
   output?.finish();
-  const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
+  matrix?.finish();
   // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
   await comm.barrier();
   output?.commit();
+  // Rank 0 puts the matrix in place (a text matrix is converted here): part of the compute time.
+  let matrixPath: string | null;
+  try {
+    matrixPath = matrix?.commit() ?? null;
+  } catch (e) {
+    matrix?.discard();
+    throw e;
+  }
+  const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
   return {
     rank: comm.rank,
     checksumLimbs: Array.from(reduced.subarray(0, CHECKSUM_LIMBS)),
@@ -101,11 +115,20 @@ export async function runRank(
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
     deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
     deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
-    outputFile: output?.path ?? null,
+    outputFile: output?.path ?? matrixPath,
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
     device,
   };
+}
+
+/** The run's dense-matrix sink when it writes one (opened on every rank: a collective), else null. */
+async function openMatrix(comm: Communicator, job: JobSpec, analysis: Analysis, options: { readonly writes: boolean }): Promise<MatrixSink | null> {
+  const output = job.matrix ?? null;
+  if (output === null) return null;
+  const dense = analysis.denseMatrix;
+  if (job.outputStub === null || dense === undefined) throw new Error('a dense-matrix job without an output stub or an analysis matrix (checkJob refuses it)');
+  return MatrixSink.open(matrixFileSpec(job.outputStub, job.numVector, output, dense), dense.diagonal, comm, options);
 }
 
 /** What a rank computes with: its job, layout, context and field communicator. */

@@ -12,6 +12,7 @@ import { checkMemory, checkThreadsAndRanks, type RunPlacement } from './memoryCh
 import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { combineRankOutcomes } from './runResult.js';
+import { checkMatrixJob } from './matrixCheck.js';
 
 export interface RunHooks {
   /** Comparisons done so far and in total, summed over ranks. */
@@ -62,6 +63,7 @@ export async function checkJob(job: JobSpec, placement: RunPlacement = inProcess
     throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
   }
   if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
+  checkMatrixJob(job, analysis);
   if (job.outputStub !== null && !job.force) {
     const existing = findExistingOutputs(job.outputStub);
     if (existing.length > 0) {

@@ -306,13 +306,17 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     if (this.closed) throw new Error(`${this.name}: finalizePairs() after close()`);
     checkPopcountGemmRequest(request.gemm);
     const plan = await this.plan(request.gemm, undefined, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
-    if (plan === null) return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS });
+    const denseKind = request.denseValues ?? null;
+    if (plan === null) {
+      const denseValues = denseKind === null ? null : { kind: denseKind, words: new Uint32Array(0) };
+      return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS, denseValues });
+    }
     const program = this.finalize2Program(request.values);
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
     const numPairs = request.gemm.aCount * request.gemm.bCount;
-    const scratchBytes = pairRecordScratchBytes(request.records ? numPairs : 0);
+    const scratchBytes = pairRecordScratchBytes(numPairs, { records: request.records, denseValues: denseKind });
     if (scratchBytes.passValues > this.runner.capabilities.maxStorageBufferBindingSize) {
       return settled({ kind: 'needsHost', reason: `pass values of ${numPairs} pairs exceed one binding` });
     }
@@ -338,7 +342,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       dispatches.push(...pairRecordDispatches(this.pairRecordPrograms(), request, { ...buffers, slotOffsets },
         { recordCapacity: target.recordCapacity, maxWorkgroupsPerDimension }));
     }
-    return scratch.submit(dispatches, target);
+    const dense = denseKind === null ? null : { kind: denseKind, buffer: buffers.passValues, numBytes: scratchBytes.passValues };
+    return scratch.submit(dispatches, target, dense);
   }
 
   /** The programs of 2-way device finalize that a run of `deviceFinalize` uses (prepareStart compiles them). */

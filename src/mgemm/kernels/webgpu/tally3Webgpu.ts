@@ -213,7 +213,7 @@ export async function tally3KernelDispatches(host: Tally3Host, request: Popcount
 }
 
 /** The result of a request with nothing to finalize. */
-const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS };
+const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS, denseValues: null };
 
 /**
  * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the dispatches of submitTally3's submits, each

@@ -31,6 +31,9 @@ const PAIRS_PER_THREAD_SIDE = FINALIZE2_TILE / THREADS_PER_SIDE;
 // A thread folds its checksum columns once, after all its entries.
 if (PAIRS_PER_THREAD_SIDE ** 2 * 4 > CHECKSUM_TERMS_PER_FOLD) throw new Error('finalize2: more checksum terms per thread than a fold takes');
 
+/** Dense value kinds as the uniform `denseValues` carries them. */
+export const FINALIZE2_DENSE_VALUES = { none: 0, float32: 1, float64: 2 } as const;
+
 /** Threshold kinds as the uniform `thresholdKind` carries them. */
 export const FINALIZE2_THRESHOLD_KIND = { none: 0, single: 1, multi2: 2 } as const;
 
@@ -47,6 +50,8 @@ const UNIFORMS = [
   'tilesX', 'numTiles', 'dispatchX', 'partialFirst',
   'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3',
   'writeRecords',
+  // Every pair's value at its place in passValues (mgemm/pairFinalize.ts DenseValues): 0 none, 1 float32, 2 float64.
+  'denseValues',
 ] as const;
 
 /** Uniform values of one dispatch, by name: the scaffolding's and the value program's constants. */
@@ -143,6 +148,16 @@ ${values.setup}
       let values = pairValues(${values.vectorWords}u * row, ${values.vectorWords}u * col, r * u.rowStride + c);
       var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
+      if (u.denseValues != 0u) {
+        // The first entry's value of every pair, passing or not, at its place in the request (row-major).
+        let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
+        if (u.denseValues == 1u) {
+          passValues[p] = f[0];
+        } else {
+          passValues[2u * p] = values[0].x;
+          passValues[2u * p + 1u] = values[0].y;
+        }
+      }
       let mask = passingEntries(f);
       if (mask == 0u) { continue; }
       if (u.writeRecords != 0u) {

@@ -4,7 +4,7 @@
 // 2-way records come back in key order as the output lays them out (3 words, pairRecordPrograms.ts); 3-way
 // records as the GPU appended them (value bits, key: 2 words), put in key order on the host (recordOrderPool.ts).
 
-import { noRecordsToRelease, type PairFinalizeResult, type PairRecords } from '../../../pairFinalize.js';
+import { noRecordsToRelease, type DenseValueKind, type PairFinalizeResult, type PairRecords } from '../../../pairFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
 import { GrowingBuffers } from '../runtime/growingBuffers.js';
 import { sumPartials } from './pairFinalizeWebgpu.js';
@@ -69,6 +69,13 @@ export interface FinalizeTarget {
   readonly recordCapacity: number;
 }
 
+/** Every pair's value of a request, read back with its status (mgemm/pairFinalize.ts DenseValues). */
+export interface DenseRead {
+  readonly kind: DenseValueKind;
+  readonly buffer: GPUBuffer;
+  readonly numBytes: number;
+}
+
 /** One set: the buffers of a finalize request in flight (held by it alone), and its submit and read-back. */
 export class FinalizeScratch {
   private readonly buffers: GrowingBuffers<keyof FinalizeOutputBuffers>;
@@ -94,19 +101,25 @@ export class FinalizeScratch {
    * there are more, as the dispatches left them (see the top of this file); records that overflowed their buffer
    * grow the room and give null: the caller submits its request again (with this set) with room for all of them.
    */
-  async submit(dispatches: readonly Dispatch[], target: FinalizeTarget): Promise<Pending<PairFinalizeResult | null>> {
+  async submit(dispatches: readonly Dispatch[], target: FinalizeTarget, dense: DenseRead | null = null): Promise<Pending<PairFinalizeResult | null>> {
     const { buffers: { status, partials, records }, numPartials, wantsRecords, wordsPerRecord, recordCapacity } = target;
     const recordBytes = 4 * wordsPerRecord;
     this.runner.upload(status, new Uint32Array(FINALIZE2_STATUS_WORDS));
     const numStaged = Math.min(recordCapacity, RECORDS_WITH_STATUS);
+    // Dense values come back first after the status and partials (16 + 32·n bytes: float64-aligned), with this submit
+    // (their buffer is shared scratch, which the next request's submit overwrites).
     const pending = await this.runner.submitWithReadBack(dispatches, [
       { buffer: status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
       { buffer: partials, numBytes: numPartials * FINALIZE2_PARTIAL_WORDS * 4 },
+      ...(dense !== null ? [{ buffer: dense.buffer, numBytes: dense.numBytes }] : []),
       ...(numStaged > 0 ? [{ buffer: records, numBytes: numStaged * recordBytes }] : []),
     ]);
     return {
       collect: async () => {
-        const [statusWords, partialWords, stagedWords] = await pending.collect();
+        const words = await pending.collect();
+        const [statusWords, partialWords] = words;
+        const denseValues = dense === null ? null : { kind: dense.kind, words: words[2] };
+        const stagedWords = words[dense === null ? 2 : 3] as Uint32Array | undefined;
         if (statusWords[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
         const numRecords = wantsRecords ? statusWords[0] : 0;
         if (numRecords > recordCapacity) {
@@ -123,7 +136,7 @@ export class FinalizeScratch {
           const mapped = await this.runner.readBackMapped({ buffer: records, numBytes: numRecords * recordBytes });
           found = { count: numRecords, words: mapped.words.subarray(0, numRecords * wordsPerRecord), release: mapped.release };
         }
-        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: found };
+        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: found, denseValues };
       },
     };
   }

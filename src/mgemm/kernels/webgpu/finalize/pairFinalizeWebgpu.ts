@@ -2,9 +2,9 @@
 // write a request's records in key order (pairRecordPrograms.ts), and combining the per-workgroup checksum
 // partials into the result of mgemm/pairFinalize.ts.
 
-import { valuesFillTable, type PairFinalizeRequest } from '../../../pairFinalize.js';
+import { valuesFillTable, type DenseValueKind, type PairFinalizeRequest } from '../../../pairFinalize.js';
 import { RANDOMIZE_MAX } from '../../../../core/randomize.js';
-import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KIND, FINALIZE2_TILE, type Finalize2Program, type Finalize2Uniforms } from './finalize2Program.js';
+import { FINALIZE2_DENSE_VALUES, FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KIND, FINALIZE2_TILE, type Finalize2Program, type Finalize2Uniforms } from './finalize2Program.js';
 import { PAIR_RECORDS_WORKGROUP, PAIRS_PER_SLOT } from './pairRecordPrograms.js';
 import { foldWorkgroups, type Dispatch } from '../runtime/webgpuRunner.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
@@ -32,9 +32,15 @@ export interface FinalizeBuffers {
   readonly passValues: GPUBuffer;
 }
 
-/** Bytes of the pass masks and values of a request of `numPairs` pairs (4 and 16 per pair). */
-export function pairRecordScratchBytes(numPairs: number): { readonly passMasks: number; readonly passValues: number } {
-  return { passMasks: 4 * numPairs, passValues: 16 * numPairs };
+/**
+ * Bytes of the pass masks and values of a request of `numPairs` pairs: 4 and 16 per pair with records; the values
+ * hold its dense values instead (4 or 8 per pair) when it asks for them.
+ */
+export function pairRecordScratchBytes(
+  numPairs: number, options: { readonly records: boolean; readonly denseValues: DenseValueKind | null },
+): { readonly passMasks: number; readonly passValues: number } {
+  const denseBytes = options.denseValues === null ? 0 : options.denseValues === 'float32' ? 4 : 8;
+  return { passMasks: options.records ? 4 * numPairs : 0, passValues: Math.max(options.records ? 16 : 0, denseBytes) * numPairs };
 }
 
 /** Workgroup tiles of a sub-block. */
@@ -50,6 +56,7 @@ function valueConstants(request: PairFinalizeRequest): Record<string, number> {
     throw new Error(`${values.cacheKey}: ${constants.length} constants for ${values.constantNames.length} names`);
   }
   if (threshold.kind === 'multi2' && !valuesFillTable(values)) throw new Error(`${values.cacheKey}: per-entry thresholds need a whole 2 × 2 table`);
+  if ((request.denseValues ?? null) !== null && values.entryBits.length !== 1) throw new Error(`${values.cacheKey}: dense values need one entry per pair`);
   return Object.fromEntries(values.constantNames.map((name, idx) => [name, constants[idx]]));
 }
 
@@ -73,6 +80,7 @@ export function finalizeDispatch(
     tilesX, numTiles, dispatchX, partialFirst: options.partialFirst,
     thresholdKind: FINALIZE2_THRESHOLD_KIND[threshold.kind], threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3],
     writeRecords: request.records ? 1 : 0,
+    denseValues: FINALIZE2_DENSE_VALUES[request.denseValues ?? 'none'],
   };
   return {
     program,

@@ -1,0 +1,50 @@
+// A panel's values kept as they are finalized, for sinks that need every value rather than records (the dense matrix,
+// matrixSink.ts): a ResultSink that passes everything to the run's sink (threshold, checksum, records) and also puts
+// each pair's value at its place in the panel. Host finalize uses it on the main thread and in finalize workers alike;
+// the panel's array lies in shared memory, and each worker's task writes only its own rows.
+import type { ChecksumAccumulator } from '../../core/checksum.js';
+import type { Threshold } from '../../core/thresholds.js';
+import type { ResultSink } from '../../analyses/index.js';
+
+/** Where a panel's values go: `values[(i − rowVector)·numCols + (j − colVector)]` is pair (i, j)'s (global indices). */
+export interface PanelValueTarget {
+  readonly values: Float64Array<ArrayBufferLike>;
+  readonly rowVector: number;
+  readonly colVector: number;
+  readonly numCols: number;
+}
+
+/** The run's sink, plus every pair's value into a panel target (analyses with one value per pair). */
+export class PanelValueCapture implements ResultSink {
+  constructor(private readonly inner: ResultSink, private readonly target: PanelValueTarget) {}
+
+  get threshold(): Threshold {
+    return this.inner.threshold;
+  }
+
+  get checksum(): ChecksumAccumulator {
+    return this.inner.checksum;
+  }
+
+  get writesRecords(): boolean {
+    return this.inner.writesRecords;
+  }
+
+  addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
+    this.inner.addPairEntryRow(i, a, jFirst, b, numCols, values);
+    const { target } = this;
+    target.values.set(values.subarray(0, numCols), (i - target.rowVector) * target.numCols + (jFirst - target.colVector));
+  }
+
+  addPairRow(): void {
+    throw new Error('a dense matrix holds one value per pair, and addPairRow gives four (the analysis declares no dense-matrix result)');
+  }
+
+  addTripleRow(): void {
+    throw new Error('a dense matrix holds pairs, not triples');
+  }
+
+  addRecordWords(words: Uint32Array, numRecords: number): void {
+    this.inner.addRecordWords(words, numRecords);
+  }
+}
