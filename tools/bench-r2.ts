@@ -10,6 +10,7 @@
 // (snptally converts it to its packed layout on the fly, and that time is counted).
 // What is timed, end to end as processes (start, read, compute, write every pair's value in binary):
 //   snptally  run --metric r2 --sparse --output …  (one record per unique pair: 2 uint32 + float32)
+//   snptally  … --matrix triangle --matrix-format bin4 --output …  (PLINK's own triangle file, float32 per pair)
 //   PLINK     --r2 square bin4     the command the issue names; PLINK computes the full n×n matrix, so
 //                                  every pair twice (ld_report_matrix gives each row the interval [0, n))
 //   PLINK     --r2 triangle bin4   each unique pair once (rows get [0, i]): the like-for-like all-pairs run
@@ -82,6 +83,9 @@ function main(): void {
     const snptally = best(() => timedProcess(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', prefix,
       ...engine, '--output', join(dir, 'snptally'), '--force']));
     const report = JSON.parse(snptally.stdout) as RunReport;
+    // PLINK's own file: the triangle of every pair's float32 r² (diagonal included), 4 bytes a pair against 12.
+    const snptallyMatrix = best(() => timedProcess(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', prefix,
+      ...engine, '--matrix', 'triangle', '--matrix-format', 'bin4', '--output', join(dir, 'snptally-matrix'), '--force']));
     // Compute alone, r² against sparse CCC, on one prepared file (no conversion, no output).
     const packed = join(dir, 'data.packed');
     execFileSync(process.execPath, [CLI_MAIN, 'prepare', prefix, '--out', packed], { stdio: 'ignore' });
@@ -100,6 +104,8 @@ function main(): void {
       snps: o.snps, samples: o.samples, threads: o.threads, missingRate: o.missing, reps: o.reps, pairs: report.entries,
       backend: report.backend, deviceFinalizedPairs: report.deviceFinalizedPairs,
       snptallySeconds: +snptally.seconds.toFixed(3), snptallyComputeSeconds: +report.computeSeconds.toFixed(3),
+      snptallyMatrixSeconds: +snptallyMatrix.seconds.toFixed(3),
+      matrixSpeedupOverPlinkTriangle: +(triangle.seconds / snptallyMatrix.seconds).toFixed(2),
       r2ComputeSeconds: +r2Compute.computeSeconds.toFixed(3), sparseCccComputeSeconds: +cccCompute.computeSeconds.toFixed(3),
       r2OverCccCompute: +(r2Compute.computeSeconds / cccCompute.computeSeconds).toFixed(2),
       plinkSquareSeconds: +square.seconds.toFixed(3), plinkTriangleSeconds: +triangle.seconds.toFixed(3),
@@ -113,6 +119,7 @@ function main(): void {
     }
     console.log(`r² of ${result.pairs} pairs: ${result.snps} SNPs × ${result.samples} samples, ${o.missing} missing, ${o.threads} threads`);
     console.log(`snptally run --metric r2 --sparse --backend ${result.backend} --output   ${result.snptallySeconds} s (compute ${result.snptallyComputeSeconds} s, ${result.deviceFinalizedPairs} pairs finalized on the device)`);
+    console.log(`snptally … --matrix triangle --matrix-format bin4   ${result.snptallyMatrixSeconds} s   ${result.matrixSpeedupOverPlinkTriangle}× faster than plink1.9 --r2 triangle bin4`);
     console.log(`compute on the prepared file: r² ${result.r2ComputeSeconds} s, sparse CCC ${result.sparseCccComputeSeconds} s: r²/CCC ${result.r2OverCccCompute}`);
     console.log(`plink1.9 --r2 square bin4           ${result.plinkSquareSeconds} s   snptally ${result.speedupOverPlinkSquare}× faster`);
     console.log(`plink1.9 --r2 triangle bin4         ${result.plinkTriangleSeconds} s   snptally ${result.speedupOverPlinkTriangle}× faster`);
