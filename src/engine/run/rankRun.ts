@@ -34,6 +34,8 @@ export interface RankOutcome {
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   readonly outputFile: string | null;
+  /** Where the rank's finished output file still lies: its caller renames it to `outputFile` (runOutputs.ts). */
+  readonly outputTemporaryFile: string | null;
   /** Slowest rank's seconds to load or generate its own vector block and sum it (its kernel set opens meanwhile). */
   readonly inputSeconds: number;
   /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
@@ -71,27 +73,27 @@ export async function runRank(
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
   const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier };
   let computed: ComputedRank;
+  let reduced: Float64Array;
+  let phaseSeconds: number[];
   try {
     computed = await computeRank({ comm, job, layout, run, fieldComm, numThreads, options }, reportProgress);
     sink.flush();
+    // Exact reduction of the checksum and counts over all ranks.
+    sink.checksum.normalize();
+    reduced = await comm.allReduceSum(Float64Array.from([
+      ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, computed.numTuples,
+      computed.numDevicePairs, computed.numDeviceTriples,
+    ]));
+    traceMark('checksum reduced');
+    output?.finish();
+    phaseSeconds = await slowestRankSeconds(comm, [
+      (computed.computeStart - computed.inputStart) / 1000, (performance.now() - computed.computeStart) / 1000]);
   } catch (e) {
     output?.discard();
     throw e;
   }
-  const { numTuples, numDevicePairs, numDeviceTriples, inputStart, computeStart, device } = computed;
-
-  // Exact reduction of the checksum and counts over all ranks.
-  sink.checksum.normalize();
-  const reduced = await comm.allReduceSum(Float64Array.from([
-    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
-    numDevicePairs, numDeviceTriples,
-  ]));
-  traceMark('checksum reduced');
-  output?.finish();
-  const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
-  // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
-  await comm.barrier();
-  output?.commit();
+  // The file keeps its temporary name: the caller renames every rank's file, and the files written with them (the
+  // CLI's run.json), once all are complete, so that an aborted run leaves only temporary names.
   return {
     rank: comm.rank,
     checksumLimbs: Array.from(reduced.subarray(0, CHECKSUM_LIMBS)),
@@ -102,9 +104,10 @@ export async function runRank(
     deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
     deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
     outputFile: output?.path ?? null,
+    outputTemporaryFile: output?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
-    device,
+    device: computed.device,
   };
 }
 
