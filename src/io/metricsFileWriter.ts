@@ -152,7 +152,7 @@ export class MetricsFileWriter {
       let done = 0;
       while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
     } catch (error) {
-      throw new UserError(`cannot write output file ${this.temporaryPath}: ${systemErrorText(error)}`);
+      throw new UserError(`cannot write output file ${this.finalPath}: ${systemErrorText(error)}`);
     }
   }
 
