@@ -60,7 +60,8 @@ export async function runCommandLine(argv: readonly string[]): Promise<number> {
     }
     if (error instanceof ReportedUserError) return EXIT_USER_ERROR;
     if (error instanceof UserError) {
-      if (reportsUserErrors) process.stderr.write(`snptally: ${error.message}\n`);
+      // One line even when the message quotes a damaged file's bytes.
+      if (reportsUserErrors) process.stderr.write(`snptally: ${oneLine(error.message)}\n`);
       return EXIT_USER_ERROR;
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -71,6 +72,6 @@ export async function runCommandLine(argv: readonly string[]): Promise<number> {
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
 
