@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import type { NumWay } from '../core/types.js';
 import { readMetricsFileChunks } from '../io/index.js';
 import { formatNamedRecord, recordHeader } from './recordFormat.js';
-import { findRunInfoFor } from './runInfoFile.js';
+import { resolveMetricsInputs, sayAssumption } from './metricsInputs.js';
 import { SnpNaming } from './snpNaming.js';
 import { writeStdout } from './stdout.js';
 
@@ -22,15 +22,11 @@ export function addDumpCommand(program: Command): void {
     .option('--header', 'print a first line naming the columns', false)
     .action(async (files: string[], _options: unknown, command: Command) => {
       const options = command.opts();
-      const naming = SnpNaming.forMetricsFiles(files, options.sidecar as string | undefined);
-      await dumpFiles(files, wayOf(files, options.way as string | undefined), options.header === true, naming);
+      const inputs = resolveMetricsInputs(files, options.way as string | undefined);
+      const naming = SnpNaming.forRun(inputs.info, options.sidecar as string | undefined);
+      await dumpFiles(files, inputs.numWay, options.header === true, naming);
+      sayAssumption(inputs);
     });
-}
-
-/** `--way` when given, else the run-info file's way, else 2. */
-export function wayOf(files: readonly string[], wayText: string | undefined): NumWay {
-  if (wayText !== undefined) return wayText === '3' ? 3 : 2;
-  return (files.length === 0 ? null : findRunInfoFor(files[0]))?.numWay ?? 2;
 }
 
 /** Writes every record of `files`, in order, one line each. */

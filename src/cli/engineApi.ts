@@ -2,17 +2,15 @@
 //
 // Why a dynamic import: `--help`, `--version`, `dump` and option errors then never load the engine
 // (kernels, worker pools), so they stay fast and keep working whatever state the engine is in.
-import type { JobSpec, MatrixOutputSpec, MemoryReport, RankDevice, RunResult } from '../engine/index.js';
+import type { JobSpec, MatrixOutputSpec, MemoryReport, RankDevice, RunHooks, RunResult } from '../engine/index.js';
 
-export type { JobSpec, MatrixOutputSpec, MemoryReport, RankDevice, RunResult };
+export type { JobSpec, MatrixOutputSpec, MemoryReport, RankDevice, RunHooks, RunResult };
 
 /** Progress callback: `done` of `total` work units (comparisons) so far. */
 export type ProgressListener = (done: number, total: number) => void;
 
 /** The engine's entry point. */
-export type RunJob = (
-  spec: JobSpec, hooks?: { onProgress?: ProgressListener; debugFailRank?: number; onChecked?: (memory: MemoryReport) => void },
-) => Promise<RunResult>;
+export type RunJob = (spec: JobSpec, hooks?: RunHooks) => Promise<RunResult>;
 
 /** Loads the engine and returns its `runJob`. */
 export async function loadRunJob(): Promise<RunJob> {

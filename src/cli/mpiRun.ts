@@ -6,7 +6,9 @@ import type { JobSpec, RunResult } from './engineApi.js';
 import { startMpi, type MpiLaunch, type MpiRuntime } from '../parallel/index.js';
 import { removeUnfinishedOutputs } from './interruptCleanup.js';
 import { createProgressDisplay } from './progressBar.js';
-import { buildRunJson, describeMemory, formatRunSummary } from './runReport.js';
+import type { Threshold } from '../core/thresholds.js';
+import type { RunCompanions } from './runCompanions.js';
+import { describeMemory, formatRunSummary } from './runReport.js';
 import { buildRunPlan, type RunOptionText, type RunPlan } from './runOptions.js';
 
 /** Exit status of a rank's own failure: 1 for a problem with the input, 2 for anything else (as in main). */
@@ -23,8 +25,10 @@ export interface MpiRunExtras {
   readonly debugFailRank: number | undefined;
   /** Sizes recorded with the input (a prepared file's sidecar), if any. */
   readonly inputSize: ProblemSize | null;
-  /** Called on world rank 0 with the result before it is printed (writes the run-info file); returns the spec to show. */
-  readonly onRootResult: (spec: JobSpec, result: RunResult, runJson: Record<string, unknown>) => JobSpec;
+  /** The files written from the result beside the rank files (run.json), staged on world rank 0. */
+  readonly companionsOf: (spec: JobSpec, threshold: Threshold) => RunCompanions | undefined;
+  /** On world rank 0: the `--json` object and the spec to show. */
+  readonly onRootResult: (spec: JobSpec, result: RunResult, threshold: Threshold) => { runJson: Record<string, unknown>; shownSpec: JobSpec };
 }
 
 export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, extras: MpiRunExtras): Promise<void> {
@@ -53,6 +57,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
     const header = progress.header;
     result = await engine.runJobAsRank(plan.spec, world, {
       onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank, localSize: runtime.localSize,
+      companions: extras.companionsOf(plan.spec, plan.threshold),
       onChecked: header === undefined ? undefined : (memory) => header(describeMemory(memory)),
     });
   } catch (error) {
@@ -62,8 +67,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
   }
   progress.stop();
   if (result !== null) {
-    const runJson = buildRunJson(plan.spec, result, plan.threshold);
-    const shownSpec = extras.onRootResult(plan.spec, result, runJson);
+    const { runJson, shownSpec } = extras.onRootResult(plan.spec, result, plan.threshold);
     process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
   }
   await runtime.finalize();

@@ -36,3 +36,14 @@ function parseIntegerText(option: string, text: string, what: string): number {
   if (!Number.isSafeInteger(value)) throw new UserError(`${option} must be ${what}, got "${text}"`);
   return value;
 }
+
+/**
+ * A count in [least, most] (plain digits): options that size what a command holds in memory (`--bins`, `--top`, `-k`)
+ * are bounded, so that a large value is a one-line refusal rather than gigabytes.
+ */
+export function parseCount(option: string, text: string, bounds: { readonly least?: number; readonly most: number }): number {
+  const least = bounds.least ?? 0;
+  const value = parseIntegerText(option, text, `an integer from ${least} to ${bounds.most}`);
+  if (value < least || value > bounds.most) throw new UserError(`${option} must be an integer from ${least} to ${bounds.most}, got "${text}"`);
+  return value;
+}

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../core/errors.js';
-import { sidecarPathOf } from '../io/index.js';
+import { plinkPathsOf, refuseOutputOverInput, removeLeftoverTemporariesOfFiles, sidecarPathOf } from '../io/index.js';
 import { prepareGenotypeFile, parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { parseNonNegativeInteger } from './numberOptions.js';
@@ -25,9 +25,13 @@ export function addPrepareCommand(program: Command): void {
     .action(async (input: string, _options: unknown, command: Command) => {
       const options = command.opts();
       const out = String(options.out);
+      const plinkPaths = plinkPathsOf(input);
+      refuseOutputOverInput('prepare', [out, sidecarPathOf(out)],
+        [input, ...(plinkPaths === null ? [] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam])]);
       if (!options.force && (existsSync(out) || existsSync(sidecarPathOf(out)))) {
         throw new UserError(`${out} or its sidecar exists already; use --force to overwrite`);
       }
+      if (options.force === true) removeLeftoverTemporariesOfFiles([out, sidecarPathOf(out)]);
       const permuteSeed = typeof options.permute === 'string' ? parseSeed(options.permute) : null;
       // The packed file's temporary names are <out>.<pid>-<hex>.tmp, the sidecar's <out>.json.<pid>-<hex>.tmp.
       cleanUpOnInterrupt({ outputPrefixes: [`${out}.`] });

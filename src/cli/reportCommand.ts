@@ -1,14 +1,20 @@
 // `snptally report`: writes a self-contained HTML summary of a run (histograms, strongest tuples, parameters).
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { UserError } from '../core/errors.js';
-import { systemErrorText, temporaryPathFor } from '../io/index.js';
+import { refuseOutputOverInput, removeLeftoverTemporariesOfFiles, writeFileAtomically } from '../io/index.js';
 import { entryHistograms } from './entryHistograms.js';
-import { parsePositiveInteger } from './numberOptions.js';
+import { parseCount } from './numberOptions.js';
 import { packageVersion } from './packageVersion.js';
 import { renderReportHtml } from './reportHtml.js';
 import { findRunInfoFor, readRunInfo, runInfoPathOf, type LoadedRunInfo } from './runInfoFile.js';
+import { refuseRepeatedFiles } from './metricsInputs.js';
 import { SnpNaming } from './snpNaming.js';
+
+/** Most histogram bins: a panel is some 300 pixels wide, so more bins than this draw nothing more. */
+const MAX_BINS = 1000;
+/** Most tuples listed: an HTML table row each. */
+const MAX_TOP_ROWS = 10_000;
 import { selectTopRecords } from './topRecords.js';
 
 /** Adds the `report` command to `program`. */
@@ -21,25 +27,31 @@ export function addReportCommand(program: Command): void {
       'names, run parameters and throughput. RUN is STUB, STUB.run.json or one of the metrics files')
     .argument('<run>', 'STUB, STUB.run.json, or a metrics file of the run (or of merge)')
     .requiredOption('--out <file>', 'HTML file to write')
-    .option('--top <n>', 'strongest tuples listed', '25')
-    .option('--bins <n>', 'histogram bins', '40')
+    .option('--top <n>', `strongest tuples listed (1 to ${MAX_TOP_ROWS})`, '25')
+    .option('--bins <n>', `histogram bins (1 to ${MAX_BINS})`, '40')
+    .option('--force', 'overwrite an existing --out file', false)
     .action((run: string, _options: unknown, command: Command) => {
       const options = command.opts();
+      const out = String(options.out);
+      const numBins = parseCount('--bins', String(options.bins), { least: 1, most: MAX_BINS });
+      const numTop = parseCount('--top', String(options.top), { least: 1, most: MAX_TOP_ROWS });
       const info = locateRunInfo(run);
-      const naming = SnpNaming.load(info.sidecarPath);
       const files = info.outputPaths;
+      refuseOutputOverInput('report', [out], [info.path, ...files, ...(info.sidecarPath === null ? [] : [info.sidecarPath])]);
+      if (options.force !== true && existsSync(out)) throw new UserError(`${out} exists already; use --force to overwrite`);
+      if (options.force === true) removeLeftoverTemporariesOfFiles([out]);
       if (files.length === 0) throw new UserError(`${info.path}: the run wrote no metrics files`);
+      refuseRepeatedFiles(files);
+      const naming = SnpNaming.load(info.sidecarPath, info.numVector);
       const html = renderReportHtml({
         info,
         naming,
-        histograms: entryHistograms(files, info.numWay, parsePositiveInteger('--bins', String(options.bins)), naming),
-        top: selectTopRecords(files, info.numWay, naming, {
-          count: parsePositiveInteger('--top', String(options.top)), minValue: null, maxValue: null, entry: null,
-        }),
+        histograms: entryHistograms(files, info.numWay, numBins, naming),
+        top: selectTopRecords(files, info.numWay, naming, { count: numTop, minValue: null, maxValue: null, entry: null }),
         version: packageVersion(),
       });
-      writeTextAtomically(String(options.out), html);
-      process.stdout.write(`report ${String(options.out)}\n`);
+      writeFileAtomically(out, html);
+      process.stdout.write(`report ${out}\n`);
     });
 }
 
@@ -51,15 +63,4 @@ function locateRunInfo(run: string): LoadedRunInfo {
     throw new UserError(`no run-info file for ${run} (expected ${runInfoPathOf(run)}; it is written by run --output)`);
   }
   return found;
-}
-
-function writeTextAtomically(path: string, text: string): void {
-  const temporary = temporaryPathFor(path);
-  try {
-    writeFileSync(temporary, text);
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw new UserError(`cannot write ${path}: ${systemErrorText(error)}`);
-  }
 }

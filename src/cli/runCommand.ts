@@ -4,14 +4,14 @@ import { Command, Option } from 'commander';
 import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../parallel/index.js';
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
-import { MATRIX_FORMATS, MATRIX_SHAPES, writeJsonFileAtomically } from '../io/index.js';
-import { loadRunJob, type JobSpec, type MemoryReport, type RunResult } from './engineApi.js';
+import { MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
+import { loadRunJob, type JobSpec, type MemoryReport } from './engineApi.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
-import { writeRunInfo } from './runInfoFile.js';
+import { runCompanions, runJsonOf } from './runCompanions.js';
 import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
-import { buildRunJson, describeMemory, formatRunSummary } from './runReport.js';
+import { describeMemory, formatRunSummary } from './runReport.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, type RunOptionText } from './runOptions.js';
 
 /** Adds the `run` command to `program`. */
@@ -109,7 +109,8 @@ async function runPlanned(
     await runUnderMpi(options, launch, {
       debugFailRank,
       inputSize: input?.size ?? null,
-      onRootResult: (spec, result, runJson) => describeInputRun(spec, result, runJson, input),
+      companionsOf: (spec, threshold) => runCompanions(spec, threshold, input),
+      onRootResult: (spec, result, threshold) => ({ runJson: runJsonOf(spec, result, threshold, input), shownSpec: shownSpecOf(spec, input) }),
     });
     return;
   }
@@ -120,45 +121,17 @@ async function runPlanned(
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
   const header = progress.header;
   const onChecked = header === undefined ? undefined : (memory: MemoryReport) => header(describeMemory(memory));
-  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked }).finally(() => progress.stop());
+  const companions = runCompanions(spec, plan.threshold, input);
+  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked, companions })
+    .finally(() => progress.stop());
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
-  const runJson = buildRunJson(spec, result, plan.threshold);
-  const shownSpec = describeInputRun(spec, result, runJson, input);
-  process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
+  process.stdout.write(plan.json ? `${JSON.stringify(runJsonOf(spec, result, plan.threshold, input))}\n`
+    : formatRunSummary(shownSpecOf(spec, input), result, plan.threshold));
 }
 
-/**
- * After a run: names the input the user gave in `runJson`, writes `<stub>.run.json` with outputs, and returns
- * the spec to show (people see the input they named, not the temporary file a PLINK/VCF input became).
- */
-function describeInputRun(spec: JobSpec, result: RunResult, runJson: Record<string, unknown>, input: RunInput | null): JobSpec {
-  if (input !== null) runJson.inputPath = input.givenPath;
-  if (spec.outputStub !== null) writeRunInfoOf(spec.outputStub, spec, result, runJson, input);
+/** The spec to show: people see the input they named, not the temporary file a PLINK/VCF input became. */
+function shownSpecOf(spec: JobSpec, input: RunInput | null): JobSpec {
   return input === null ? spec : { ...spec, source: { kind: 'file', path: input.givenPath } };
-}
-
-/**
- * Writes `<stub>.run.json`. A PLINK/VCF input's sidecar lives in a temporary directory, so it is kept
- * beside the outputs as `<stub>.input.json` (the run-info file points at it).
- */
-function writeRunInfoOf(
-  stub: string, spec: JobSpec, result: RunResult, runJson: Record<string, unknown>, input: RunInput | null,
-): void {
-  let sidecar = input?.sidecarPath ?? null;
-  if (input !== null && input.sidecar !== null && sidecar === null) {
-    sidecar = `${stub}.input.json`;
-    writeJsonFileAtomically(sidecar, input.sidecar);
-  }
-  writeRunInfo(stub, {
-    metric: spec.metricSpec.metric,
-    numWay: spec.metricSpec.numWay,
-    numVector: spec.numVector,
-    numField: spec.numField,
-    outputFiles: result.outputFiles,
-    sidecar,
-    input: input === null ? null : { kind: input.kind, path: input.givenPath },
-    run: runJson,
-  });
 }
 
 /**

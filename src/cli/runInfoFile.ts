@@ -1,12 +1,15 @@
 // The run-info file `<stub>.run.json` written beside a run's outputs: the job, its result, and where the
 // SNP names are, so that dump, top, merge and report need nothing but the output files.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
-import { systemErrorText, writeJsonFileAtomically } from '../io/index.js';
+import { readBoundedTextFile, stageJsonFile, type StagedFile } from '../io/index.js';
 
 export const RUN_INFO_FORMAT = 'snptally-run';
+
+/** Largest run-info file read: it holds a run's JSON result and its list of files (kilobytes; a merge of thousands). */
+export const MAX_RUN_INFO_BYTES = 4 << 20;
 
 /** What a run leaves beside its outputs. Paths are relative to the run-info file's directory. */
 export interface RunInfo {
@@ -31,19 +34,22 @@ export function runInfoPathOf(stub: string): string {
   return `${stub}.run.json`;
 }
 
-/** A run-info file for `stub`, with absolute `outputFiles`/`sidecar` made relative to it. */
-export function writeRunInfo(stub: string, info: Omit<RunInfo, 'format' | 'version'>): string {
-  const path = runInfoPathOf(stub);
-  const directory = dirname(path);
+/** The run-info object of `stub`, with absolute `outputFiles`/`sidecar` made relative to its file. */
+export function runInfoJson(stub: string, info: Omit<RunInfo, 'format' | 'version'>): RunInfo {
+  const directory = dirname(runInfoPathOf(stub));
   const relativeTo = (file: string): string => relative(directory, resolve(file));
-  writeJsonFileAtomically(path, {
+  return {
     format: RUN_INFO_FORMAT,
     version: 1,
     ...info,
     outputFiles: info.outputFiles.map(relativeTo),
     sidecar: info.sidecar === null ? null : relativeTo(info.sidecar),
-  });
-  return path;
+  };
+}
+
+/** The run-info file of `stub` under a temporary name, to be renamed with the files it describes. */
+export function stageRunInfo(stub: string, info: Omit<RunInfo, 'format' | 'version'>): StagedFile {
+  return stageJsonFile(runInfoPathOf(stub), runInfoJson(stub, info));
 }
 
 /** A loaded run-info file, with its paths resolved. */
@@ -56,16 +62,25 @@ export interface LoadedRunInfo extends RunInfo {
 /** Reads a run-info file. @throws UserError for a missing or malformed file. */
 export function readRunInfo(path: string): LoadedRunInfo {
   let parsed: unknown;
+  const text = readBoundedTextFile(path, 'run-info file', MAX_RUN_INFO_BYTES);
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof SyntaxError ? `not valid JSON (${error.message})` : systemErrorText(error);
-    throw new UserError(`cannot read run-info file ${path}: ${reason}`);
+    throw new UserError(`cannot read run-info file ${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
   const info = parsed as RunInfo;
   const fail = (what: string): never => { throw new UserError(`run-info file ${path}: ${what}`); };
   if (typeof parsed !== 'object' || parsed === null || info.format !== RUN_INFO_FORMAT) fail(`format is not "${RUN_INFO_FORMAT}"`);
   if (info.numWay !== 2 && info.numWay !== 3) fail('numWay is not 2 or 3');
+  if (typeof info.metric !== 'string') fail('metric is not a name');
+  for (const name of ['numVector', 'numField'] as const) {
+    if (!Number.isSafeInteger(info[name]) || info[name] < 1) fail(`${name} is not a positive integer`);
+  }
+  if (typeof info.run !== 'object' || info.run === null) fail('run is not an object');
+  const input = info.input as RunInfo['input'] | undefined;
+  if (input !== null && (typeof input !== 'object' || typeof input.kind !== 'string' || typeof input.path !== 'string')) {
+    fail('input is not null or {kind, path}');
+  }
   if (!Array.isArray(info.outputFiles) || info.outputFiles.some((file) => typeof file !== 'string')) fail('outputFiles is not a list of files');
   if (info.sidecar !== null && typeof info.sidecar !== 'string') fail('sidecar is not a path');
   const directory = dirname(path);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
-  checkPreparedFile, genotypeInputKind, readSidecar, sidecarPathOf, type BadSitePolicy, type PreparedSidecar,
+  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, sidecarPathOf, type BadSitePolicy, type PreparedSidecar,
 } from '../io/index.js';
 import { prepareGenotypeFile } from './genotypePreparation.js';
 import { cleanUpOnInterrupt, forgetScratchDirectory } from './interruptCleanup.js';
@@ -28,6 +28,8 @@ export interface RunInput {
   readonly sidecar: PreparedSidecar | null;
   /** The sidecar file when it outlives the run (prepared inputs); null otherwise. */
   readonly sidecarPath: string | null;
+  /** Every file of the user's the run reads (no output may be one of them). */
+  readonly readPaths: readonly string[];
   /** Removes temporary files. */
   dispose(): void;
 }
@@ -45,12 +47,17 @@ export async function resolveRunInput(
     const sidecar = readSidecar(sidecarPath);
     checkPreparedFile(givenPath, sidecar);
     return {
-      kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath, dispose: () => {},
+      kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath,
+      readPaths: [givenPath, sidecarPath], dispose: () => {},
     };
   }
   const kind = genotypeInputKind(givenPath);
   if (kind === null) {
-    return { kind: 'packed', givenPath, packedPath: givenPath, size: null, sidecar: null, sidecarPath: null, dispose: () => {} };
+    if (!existsSync(givenPath)) throw new UserError(`--input ${givenPath} does not exist (nor ${givenPath}.bed)`);
+    return {
+      kind: 'packed', givenPath, packedPath: givenPath, size: null, sidecar: null, sidecarPath: null,
+      readPaths: [givenPath], dispose: () => {},
+    };
   }
   if (!options.allowConversion) {
     // Under MPI every rank would convert the file on its own: prepare it once instead.
@@ -67,7 +74,9 @@ export async function resolveRunInput(
   try {
     const packedPath = join(directory, 'input.packed');
     const sidecar = await prepareGenotypeFile(givenPath, packedPath, { onBadSite, permuteSeed: null });
-    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, dispose };
+    const plinkPaths = kind === 'bed' ? plinkPathsOf(givenPath) : null;
+    const readPaths = plinkPaths === null ? [givenPath] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam];
+    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, dispose };
   } catch (error) {
     dispose();
     throw error;

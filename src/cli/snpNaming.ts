@@ -3,7 +3,7 @@
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
 import { coordEntryBit, coordVectorIndex, readSidecar, type PreparedSidecar } from '../io/index.js';
-import { findRunInfoFor } from './runInfoFile.js';
+import type { LoadedRunInfo } from './runInfoFile.js';
 
 /** One record in SNP terms: SNP indices ascending (source-file order; stored order without a sidecar), entry bits in the same order. */
 export interface NamedRecord {
@@ -13,23 +13,28 @@ export interface NamedRecord {
   readonly value: number;
 }
 
-/** SNP names and the vector → SNP map of one prepared input; without a sidecar, vector = SNP, no names. */
+/**
+ * SNP names and the vector → SNP map of one prepared input; without a sidecar, vector = SNP, no names. Records naming
+ * a vector past the run's count (known from the sidecar or the run-info file) are refused: a wrong file or `--way`.
+ */
 export class SnpNaming {
-  private constructor(private readonly sidecar: PreparedSidecar | null) {}
-
-  /** Naming from a sidecar file, or the identity (no names) when `sidecarPath` is null. */
-  static load(sidecarPath: string | null): SnpNaming {
-    return new SnpNaming(sidecarPath === null ? null : readSidecar(sidecarPath));
-  }
+  private constructor(private readonly sidecar: PreparedSidecar | null, private readonly numVectorKnown: number | null) {}
 
   /**
-   * The naming for `metricsFiles`: from `--sidecar` when given, otherwise from the run-info file found
-   * beside the first file (null sidecar: identity).
+   * Naming from a sidecar file, or the identity (no names) when `sidecarPath` is null; `numVector` is the run's vector
+   * count when known (run.json), which the sidecar must have too.
    */
-  static forMetricsFiles(metricsFiles: readonly string[], sidecarOption: string | undefined): SnpNaming {
-    if (sidecarOption !== undefined) return SnpNaming.load(sidecarOption);
-    const info = metricsFiles.length === 0 ? null : findRunInfoFor(metricsFiles[0]);
-    return SnpNaming.load(info?.sidecarPath ?? null);
+  static load(sidecarPath: string | null, numVector: number | null = null): SnpNaming {
+    const sidecar = sidecarPath === null ? null : readSidecar(sidecarPath);
+    if (sidecar !== null && numVector !== null && sidecar.numVector !== numVector) {
+      throw new UserError(`sidecar ${sidecarPath} has ${sidecar.numVector} SNPs but the run has ${numVector} vectors: wrong sidecar?`);
+    }
+    return new SnpNaming(sidecar, sidecar?.numVector ?? numVector);
+  }
+
+  /** The naming for metrics files of the run `info` (null: unknown): from `--sidecar` when given, else the run's sidecar. */
+  static forRun(info: LoadedRunInfo | null, sidecarOption: string | undefined): SnpNaming {
+    return SnpNaming.load(sidecarOption ?? info?.sidecarPath ?? null, info?.numVector ?? null);
   }
 
   get hasNames(): boolean {
@@ -39,10 +44,12 @@ export class SnpNaming {
   /** SNP index (source order) of packed vector `vectorIdx`. */
   snpIndexOf(vectorIdx: number): number {
     const sidecar = this.sidecar;
-    if (sidecar === null) return vectorIdx;
-    if (vectorIdx >= sidecar.numVector) {
-      throw new UserError(`a metrics record names vector ${vectorIdx}, but the sidecar has ${sidecar.numVector} SNPs: wrong sidecar?`);
+    if (this.numVectorKnown !== null && vectorIdx >= this.numVectorKnown) {
+      throw new UserError(sidecar === null
+        ? `a metrics record names vector ${vectorIdx}, but the run has ${this.numVectorKnown} vectors: wrong file or --way?`
+        : `a metrics record names vector ${vectorIdx}, but the sidecar has ${sidecar.numVector} SNPs: wrong sidecar, file or --way?`);
     }
+    if (sidecar === null) return vectorIdx;
     return sidecar.vectorOrder === null ? vectorIdx : sidecar.vectorOrder.snpOfVector[vectorIdx];
   }
 

@@ -1,12 +1,12 @@
 // `snptally top`: the strongest pairs or triples of a run, sorted by value, filtered, with SNP IDs.
 import { Command, Option } from 'commander';
 import { UserError } from '../core/errors.js';
-import { wayOf } from './dumpCommand.js';
-import { parseFiniteNumber, parseNonNegativeInteger } from './numberOptions.js';
+import { parseCount, parseFiniteNumber } from './numberOptions.js';
+import { resolveMetricsInputs, sayAssumption } from './metricsInputs.js';
 import { formatNamedRecord, recordHeader } from './recordFormat.js';
 import { SnpNaming } from './snpNaming.js';
 import { writeStdout } from './stdout.js';
-import { selectTopRecords } from './topRecords.js';
+import { MAX_TOP_COUNT, selectTopRecords } from './topRecords.js';
 
 /** Adds the `top` command to `program`. */
 export function addTopCommand(program: Command): void {
@@ -16,7 +16,7 @@ export function addTopCommand(program: Command): void {
       'print the k records of largest value (ties: by SNP indices), as dump prints them, optionally\n' +
       'only values in [--min, --max] and one table entry; SNP IDs come from the sidecar')
     .argument('<files...>', 'metrics files written by run --output (or merge)')
-    .option('-k, --count <n>', 'number of records; 0 prints all that pass the filters (sorted)', '20')
+    .option('-k, --count <n>', `number of records (at most ${MAX_TOP_COUNT}); 0 prints all that pass the filters (sorted; at most as many)`, '20')
     .option('--min <value>', 'keep values ≥ this')
     .option('--max <value>', 'keep values ≤ this')
     .option('--entry <bits>', 'keep only this table entry, e.g. 11 (bits in SNP order)')
@@ -25,19 +25,21 @@ export function addTopCommand(program: Command): void {
     .option('--no-header', 'omit the line naming the columns')
     .action(async (files: string[], _options: unknown, command: Command) => {
       const options = command.opts();
-      const numWay = wayOf(files, options.way as string | undefined);
+      const inputs = resolveMetricsInputs(files, options.way as string | undefined);
+      const { numWay, info } = inputs;
       const entry = typeof options.entry === 'string' ? options.entry : null;
       if (entry !== null && !new RegExp(`^[01]{${numWay}}$`).test(entry)) {
         throw new UserError(`--entry must be ${numWay} bits of 0 and 1, got "${entry}"`);
       }
-      const naming = SnpNaming.forMetricsFiles(files, options.sidecar as string | undefined);
+      const naming = SnpNaming.forRun(info, options.sidecar as string | undefined);
       const records = selectTopRecords(files, numWay, naming, {
-        count: parseNonNegativeInteger('--count', String(options.count)),
+        count: parseCount('--count', String(options.count), { most: MAX_TOP_COUNT }),
         minValue: typeof options.min === 'string' ? parseFiniteNumber('--min', options.min) : null,
         maxValue: typeof options.max === 'string' ? parseFiniteNumber('--max', options.max) : null,
         entry,
       });
       if (options.header !== false) await writeStdout(recordHeader(numWay, naming.hasNames));
       await writeStdout(records.map((record) => formatNamedRecord(record, naming)).join(''));
+      sayAssumption(inputs);
     });
 }

@@ -1,7 +1,14 @@
 // The k largest metrics records of a set of files, in SNP terms, with bounded memory (≤ 2k kept at a time).
+import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
 import { readMetricsFileChunks } from '../io/index.js';
 import type { NamedRecord, SnpNaming } from './snpNaming.js';
+
+/**
+ * Most records `top` keeps (`-k`; with `-k 0`, most that may pass the filters): up to twice as many are held while
+ * reading, some 150 bytes each, so this bounds the memory to a few hundred MiB.
+ */
+export const MAX_TOP_COUNT = 1_000_000;
 
 /** Which records `top` keeps. */
 export interface TopSelection {
@@ -47,6 +54,9 @@ export function selectTopRecords(
         if (selection.entry !== null && record.entry !== selection.entry) continue;
         kept.push(record);
         if (kept.length >= limit) cut();
+        if (selection.count === 0 && kept.length > MAX_TOP_COUNT) {
+          throw new UserError(`more than ${MAX_TOP_COUNT} records pass the filters: give -k, --min, --max or --entry to keep fewer`);
+        }
       }
     }
   }

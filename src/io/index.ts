@@ -31,26 +31,34 @@ export type {
 export { openPlinkFileset, plinkPathsOf } from './plinkFileset.js';
 export type { PlinkPaths } from './plinkFileset.js';
 export { looksLikeVcf, openVcf } from './vcfReader.js';
-export { isGzipFile, readTextLines } from './textLines.js';
-export type { NumberedLine } from './textLines.js';
+export { MAX_LINE_BYTES, isGzipFile, readLineBatches, readTextLines } from './textLines.js';
+export type { LineReadOptions, NumberedLine } from './textLines.js';
 export { seededVectorOrder } from './vectorPermutation.js';
 export {
-  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, checkPreparedFile, readSidecar, sha256OfFile, sidecarPathOf,
-  writeJsonFileAtomically,
+  FIELD_CODING, MAX_SIDECAR_BYTES, SIDECAR_FORMAT, SIDECAR_VERSION, checkPreparedFile, readSidecar, sha256OfFile,
+  sidecarPathOf, stageJsonFile, writeJsonFileAtomically,
 } from './preparedSidecar.js';
 export type { PreparedSidecar, SidecarSnps } from './preparedSidecar.js';
 export { prepareGenotypes } from './prepareGenotypes.js';
 export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
 export { systemErrorText } from './systemErrorText.js';
-export { isTemporaryNameFor, removeTemporaryFilesOf, temporaryPathFor } from './temporaryFiles.js';
+export {
+  isTemporaryNameFor, removeLeftoverTemporaries, removeLeftoverTemporariesOfFiles, removeTemporaryFilesOf, temporaryPathFor,
+} from './temporaryFiles.js';
+export type { TemporaryRemovalOptions } from './temporaryFiles.js';
+export { commitStagedFiles, discardStagedFiles, stageFile, writeFileAtomically } from './stagedFiles.js';
+export type { StagedFile } from './stagedFiles.js';
+export { fileIdentity, inputSameAs, readBoundedTextFile, refuseOutputOverInput } from './sideFiles.js';
+export type { FileIdentity } from './sideFiles.js';
+export { openForReading } from './openForReading.js';
 export {
   MATRIX_FORMATS, MATRIX_SHAPES, PLINK_NAN_FLOAT32_BITS, PLINK_NAN_FLOAT64_HIGH_BITS, matrixElementBytes, matrixElementCount,
   matrixElementIndex, matrixFilePath, matrixRowLength,
 } from './matrixLayout.js';
 export type { MatrixFormat, MatrixGeometry, MatrixShape } from './matrixLayout.js';
 export {
-  MatrixFileWriter, checkMatrixDiskSpace, commitMatrixFile, createMatrixFile, discardMatrixFile, matrixDiskBytes, matrixTemporaryPath,
+  MatrixFileWriter, checkMatrixDiskSpace, createMatrixFile, stageMatrixFile, discardMatrixFile, matrixDiskBytes, matrixTemporaryPath,
   temporaryNameParts,
 } from './matrixFile.js';
 export type { MatrixFileSpec } from './matrixFile.js';

@@ -109,24 +109,22 @@ export class MatrixFileWriter {
 }
 
 /**
- * Puts the complete matrix in place (once every writer has closed): a binary matrix is renamed, a text matrix is
- * written from its scratch under a temporary name of its own, renamed, and the scratch removed.
+ * The complete matrix's bytes under a temporary name (once every writer has closed), for the run to rename with its
+ * other files: a binary matrix is its file as written; a text matrix is written from that scratch under a temporary
+ * name of its own, and the scratch removed.
  */
-export function commitMatrixFile(spec: MatrixFileSpec, temporaryPath: string): void {
-  if (spec.format !== 'text') {
-    renameSync(temporaryPath, spec.finalPath);
-    return;
-  }
+export function stageMatrixFile(spec: MatrixFileSpec, temporaryPath: string): string {
+  if (spec.format !== 'text') return temporaryPath;
   const textPath = temporaryPathFor(spec.finalPath);
   try {
     writeMatrixText(temporaryPath, textPath, spec.geometry);
-    renameSync(textPath, spec.finalPath);
   } catch (error) {
     rmSync(textPath, { force: true });
     throw error;
   } finally {
     rmSync(temporaryPath, { force: true });
   }
+  return textPath;
 }
 
 /** Removes the temporary file (a failed run). */

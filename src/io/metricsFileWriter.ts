@@ -2,7 +2,7 @@
 //
 // Why a temporary name: a run that fails or is interrupted must never leave a file that looks finished,
 // because the next run refuses to overwrite finished files and `dump` would read a truncated result.
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
@@ -66,7 +66,8 @@ export class MetricsFileWriter {
     try {
       fd = openSync(temporaryPath, 'wx');
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT'
+      // ENOENT also comes from directories that exist but make no files, such as /proc.
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(dirname(finalPath))
         ? `directory ${dirname(finalPath)} does not exist` : systemErrorText(error);
       throw new UserError(`cannot create output file ${finalPath}: ${reason}`);
     }
@@ -151,7 +152,7 @@ export class MetricsFileWriter {
       let done = 0;
       while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
     } catch (error) {
-      throw new UserError(`cannot write output file ${this.temporaryPath}: ${systemErrorText(error)}`);
+      throw new UserError(`cannot write output file ${this.finalPath}: ${systemErrorText(error)}`);
     }
   }
 

@@ -3,14 +3,15 @@
 // Memory stays bounded by one write buffer and the per-SNP names, whatever the number of samples × SNPs:
 // rows are appended as they are read; a permuted file is then copied vector by vector in the new order
 // with positioned reads (the source order is only known, for a VCF, once the file has been read).
-import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite, GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import {
-  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, writeJsonFileAtomically, type PreparedSidecar,
+  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar,
 } from './preparedSidecar.js';
+import { commitStagedFiles, discardStagedFiles, type StagedFile } from './stagedFiles.js';
 import { systemErrorText } from './systemErrorText.js';
 import { temporaryPathFor } from './temporaryFiles.js';
 import { seededVectorOrder } from './vectorPermutation.js';
@@ -26,8 +27,9 @@ export interface PrepareOptions {
 const WRITE_BUFFER_BYTES = 4 << 20;
 
 /**
- * Writes `packedPath` and `<packedPath>.json` from `source`; both appear only when complete (temporary
- * names, then renames). Returns the sidecar.
+ * Writes `packedPath` and `<packedPath>.json` from `source`; both appear only when both are complete (temporary
+ * names, then renames, the sidecar last: a packed file without its sidecar would pass for a raw one). Returns the
+ * sidecar.
  * @throws UserError for read errors of the source, an empty source, or files that cannot be written.
  */
 export async function prepareGenotypes(
@@ -43,6 +45,7 @@ export async function prepareGenotypes(
   const allele2: string[] = [];
   let numMissingCalls = 0;
   const writer = new BufferedFileWriter(temporary, packedPath);
+  const staged: StagedFile[] = [];
   try {
     for await (const row of source.rows()) {
       writer.write(row.packed.subarray(0, bytesPerVector));
@@ -61,10 +64,12 @@ export async function prepareGenotypes(
     let packedSha256 = writer.sha256();
     if (options.permuteSeed !== null) {
       const order = seededVectorOrder(numVector, options.permuteSeed);
-      packedSha256 = copyInOrder(temporary, packedPath, order, bytesPerVector);
+      const permuted = temporaryPathFor(packedPath);
+      staged.push({ finalPath: packedPath, temporaryPath: permuted });
+      packedSha256 = copyInOrder(temporary, permuted, packedPath, { order, bytesPerVector });
       vectorOrder = { seed: options.permuteSeed, snpOfVector: Array.from(order) };
     } else {
-      renameInto(temporary, packedPath);
+      staged.push({ finalPath: packedPath, temporaryPath: temporary });
     }
     const sidecar: PreparedSidecar = {
       format: SIDECAR_FORMAT,
@@ -81,18 +86,23 @@ export async function prepareGenotypes(
       vectorOrder,
       skippedSites: options.skippedSites?.() ?? { count: 0, first: [] },
     };
-    writeJsonFileAtomically(sidecarPathOf(packedPath), sidecar);
+    staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
+    commitStagedFiles(staged);
+    staged.length = 0;
     return sidecar;
   } finally {
     writer.closeQuietly();
+    discardStagedFiles(staged);
     rmSync(temporary, { force: true });
   }
 }
 
-/** Copies the vectors of `fromPath` into `toPath` in `order` (positioned reads); returns the SHA-256. */
-function copyInOrder(fromPath: string, toPath: string, order: Uint32Array, bytesPerVector: number): string {
-  const permutedTemporary = temporaryPathFor(toPath);
-  const writer = new BufferedFileWriter(permutedTemporary, toPath);
+/** Copies the vectors of `fromPath` into the new file `toPath` (for `finalPath`) in `order`; returns the SHA-256. */
+function copyInOrder(
+  fromPath: string, toPath: string, finalPath: string, layout: { readonly order: Uint32Array; readonly bytesPerVector: number },
+): string {
+  const { order, bytesPerVector } = layout;
+  const writer = new BufferedFileWriter(toPath, finalPath);
   const fd = openSync(fromPath, 'r');
   const vector = new Uint8Array(bytesPerVector);
   try {
@@ -106,12 +116,10 @@ function copyInOrder(fromPath: string, toPath: string, order: Uint32Array, bytes
       writer.write(vector);
     }
     writer.close();
-    renameInto(permutedTemporary, toPath);
     return writer.sha256();
   } finally {
     closeSync(fd);
     writer.closeQuietly();
-    rmSync(permutedTemporary, { force: true });
   }
 }
 
@@ -168,13 +176,5 @@ class BufferedFileWriter {
     } catch (error) {
       throw new UserError(`cannot write ${this.finalPath}: ${systemErrorText(error)}`);
     }
-  }
-}
-
-function renameInto(from: string, to: string): void {
-  try {
-    renameSync(from, to);
-  } catch (error) {
-    throw new UserError(`cannot write ${to}: ${systemErrorText(error)}`);
   }
 }

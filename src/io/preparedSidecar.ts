@@ -4,13 +4,14 @@
 // data (tens of bytes per SNP against numSample/4), and JSON lets people and other tools (jq, Python, R)
 // read the SNP names and the permutation without a library.
 import { openForReading } from './openForReading.js';
-import { closeSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, readSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
+import { readBoundedTextFile } from './sideFiles.js';
+import { stageFile, writeFileAtomically, type StagedFile } from './stagedFiles.js';
 import { systemErrorText } from './systemErrorText.js';
-import { temporaryPathFor } from './temporaryFiles.js';
 
 export const SIDECAR_FORMAT = 'snptally-prepared';
 export const SIDECAR_VERSION = 1;
@@ -56,16 +57,21 @@ export function sidecarPathOf(packedPath: string): string {
   return `${packedPath}.json`;
 }
 
+/**
+ * Largest sidecar read. It holds about 50 bytes per SNP and 20 per sample (IDs, loci, the permutation), so this
+ * covers some 5 million SNPs; its point is that a crafted or wrong file (a huge one, a link to a device) is refused
+ * before JSON.parse holds gigabytes.
+ */
+export const MAX_SIDECAR_BYTES = 256 << 20;
+
 /** Writes JSON under a temporary name in the same directory, then renames it into place. */
 export function writeJsonFileAtomically(path: string, value: unknown): void {
-  const temporary = temporaryPathFor(path);
-  try {
-    writeFileSync(temporary, `${JSON.stringify(value)}\n`);
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw new UserError(`cannot write ${path}: ${systemErrorText(error)}`);
-  }
+  writeFileAtomically(path, `${JSON.stringify(value)}\n`);
+}
+
+/** Writes JSON under a temporary name beside `path`, to be renamed with the files it belongs with (stagedFiles.ts). */
+export function stageJsonFile(path: string, value: unknown): StagedFile {
+  return stageFile(path, `${JSON.stringify(value)}\n`);
 }
 
 /**
@@ -74,11 +80,11 @@ export function writeJsonFileAtomically(path: string, value: unknown): void {
  */
 export function readSidecar(path: string): PreparedSidecar {
   let parsed: unknown;
+  const text = readBoundedTextFile(path, 'sidecar', MAX_SIDECAR_BYTES);
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof SyntaxError ? `not valid JSON (${error.message})` : systemErrorText(error);
-    throw new UserError(`cannot read sidecar ${path}: ${reason}`);
+    throw new UserError(`cannot read sidecar ${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
   const fail = (what: string): never => { throw new UserError(`sidecar ${path}: ${what}`); };
   if (typeof parsed !== 'object' || parsed === null) return fail('not a JSON object');

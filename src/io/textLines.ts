@@ -42,15 +42,28 @@ export interface LineBatch {
 
 /** Bytes read (or decompressed) at a time: lines are found and handed on in batches of about this size. */
 const READ_CHUNK_BYTES = 1 << 20;
+/**
+ * Longest line read. A VCF data line holds every sample's call and FORMAT fields (about 4 bytes a sample for GT
+ * alone, some 30 with AD:DP:GQ:PL), so this allows millions of samples; a file that is one huge line (or no text at
+ * all) is refused once this much of it is held, naming the line, rather than filling the memory.
+ */
+export const MAX_LINE_BYTES = 128 << 20;
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
+/** Options of {@link readLineBatches}. */
+export interface LineReadOptions {
+  /** Longest line accepted, in bytes (default {@link MAX_LINE_BYTES}). */
+  readonly maxLineBytes?: number;
+}
+
 /**
- * Yields the lines of `path` in batches (bounded memory: a batch, and a line longer than one). The bytes are not
- * decoded: readers of large files parse them as they are (vcfReader.ts). Read or decompression failures become a
- * UserError naming the file and the last whole line.
+ * Yields the lines of `path` in batches (bounded memory: a batch, and a line longer than one, up to
+ * `maxLineBytes`). The bytes are not decoded: readers of large files parse them as they are (vcfReader.ts). Read or
+ * decompression failures and overlong lines become a UserError naming the file and the line.
  */
-export async function* readLineBatches(path: string): AsyncGenerator<LineBatch> {
+export async function* readLineBatches(path: string, options: LineReadOptions = {}): AsyncGenerator<LineBatch> {
+  const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   const gzip = isGzipFile(path);
   const file = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
   let stream: Readable = file;
@@ -94,10 +107,15 @@ export async function* readLineBatches(path: string): AsyncGenerator<LineBatch> 
       piece.copy(held, filled);
       filled += piece.length;
       const lastNewline = held.lastIndexOf(NEWLINE, filled - 1);
-      if (lastNewline < searchFrom) continue;
-      yield* batchOf(lastNewline + 1, true);
-      held.copy(held, 0, lastNewline + 1, filled);
-      filled -= lastNewline + 1;
+      if (lastNewline >= searchFrom) {
+        yield* batchOf(lastNewline + 1, true);
+        held.copy(held, 0, lastNewline + 1, filled);
+        filled -= lastNewline + 1;
+      }
+      // What is held now is the start of one line.
+      if (filled > maxLineBytes) {
+        throw new UserError(`${path} line ${lineNumber + 1} is longer than ${describeBytes(maxLineBytes)} (the most a line may have)`);
+      }
       if (failure !== null) break;
     }
   } catch (error) {
@@ -131,4 +149,8 @@ function describeStreamError(error: Error): string {
   if (code === 'Z_BUF_ERROR') return 'the compressed data ends early (truncated file)';
   if (code === 'Z_DATA_ERROR') return 'corrupt compressed data';
   return systemErrorText(error);
+}
+
+function describeBytes(bytes: number): string {
+  return bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : `${bytes} bytes`;
 }

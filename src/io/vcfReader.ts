@@ -192,8 +192,10 @@ class VcfLineParser {
 
   private throwColumnCount(bytes: Buffer, start: number, end: number, lineNumber: number): never {
     const numColumns = countColumns(bytes, start, end);
-    throw new UserError(
-      `${this.path} line ${lineNumber}: ${numColumns - FIXED_COLUMNS} sample columns, but the header names ${this.numSample} samples`);
+    const found = numColumns <= FIXED_COLUMNS
+      ? `${numColumns} tab-separated column${numColumns === 1 ? '' : 's'}, not even the ${FIXED_COLUMNS} fixed ones`
+      : `${numColumns - FIXED_COLUMNS} sample columns`;
+    throw new UserError(`${this.path} line ${lineNumber}: ${found}, but the header names ${this.numSample} samples`);
   }
 }
 
@@ -255,7 +257,9 @@ function diploidCode(first: number, second: number): number {
 
 /** The SPEC code of one GT value of a biallelic site. */
 function callCode(gt: string, sampleIdx: number): number {
-  if (gt === '.' || gt === '') return CODE_MISSING;
+  // An empty field is no call at all (a missing one is written `.`): a broken line, not a missing genotype.
+  if (gt === '') throw new BadSiteError(`sample ${sampleIdx + 1}: empty GT field`);
+  if (gt === '.') return CODE_MISSING;
   const alleles = gt.split(/[/|]/);
   if (alleles.length !== 2) {
     throw new BadSiteError(`sample ${sampleIdx + 1}: non-diploid call GT "${gt}"; only diploid calls are read`);

@@ -27,7 +27,8 @@ describe('snptally dump', () => {
     writeMetrics(metricsFilePath(stub, 0, 2), 2, [[[0, 1], [0, 1], 0.1], [[2, 47], [1, 1], 1.5]]);
     writeMetrics(metricsFilePath(stub, 1, 2), 2, [[[5, 3], [1, 0], 0]]);
     const outcome = runCli(['dump', metricsFilePath(stub, 0, 2), metricsFilePath(stub, 1, 2)]);
-    expect(outcome.stderr).toBe('');
+    // Without a run-info file or --way, it says what it assumed (after the records).
+    expect(outcome.stderr).toBe(`snptally: no run-info file beside ${metricsFilePath(stub, 0, 2)}: read as 2-way records (give --way to say)\n`);
     expect(outcome.status).toBe(0);
     expect(outcome.stdout).toBe('0\t1\t01\t0.1\n2\t47\t11\t1.5\n5\t3\t10\t0\n');
   });

@@ -60,7 +60,9 @@ describe('snptally run option errors', () => {
     [['--way', '4'], "argument '4' is invalid"],
     [['--backend', 'gpu'], "argument 'gpu' is invalid"],
     [['--problem', 'analytic', '--input', 'x.bin'], 'cannot be used with'],
-    [['--input', 'x.bin', '--vectors', '4'], '--input needs --vectors and --fields'],
+    // An existing file that is neither a prepared file, a fileset nor a VCF: a raw packed file, which has no sizes.
+    [['--input', resolve(REPO_ROOT, 'package.json'), '--vectors', '4'], '--input needs --vectors and --fields'],
+    [['--input', 'no/such/x.bin', '--vectors', '4'], '--input no/such/x.bin does not exist'],
     [['--verify'], '--verify'],
     [['--threshold', 'high'], '--threshold must be a number, got "high"'],
     [['--threshold', '0.1,0.2'], '--threshold takes 1 value or, for --way 2, 4 comma-separated values'],

@@ -13,7 +13,7 @@ import type { DenseMatrixSpec, PairBlock } from '../../analyses/index.js';
 import type { DenseValueKind, DenseValues } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import {
-  LITTLE_ENDIAN_HOST, MatrixFileWriter, commitMatrixFile, createMatrixFile, discardMatrixFile, matrixElementBytes, matrixElementIndex, matrixFilePath,
+  LITTLE_ENDIAN_HOST, MatrixFileWriter, createMatrixFile, stageMatrixFile, discardMatrixFile, matrixElementBytes, matrixElementIndex, matrixFilePath,
   matrixTemporaryPath, PLINK_NAN_FLOAT32_BITS, PLINK_NAN_FLOAT64_HIGH_BITS, temporaryNameParts, type MatrixFileSpec, type MatrixFormat,
 } from '../../io/index.js';
 import type { MatrixOutputSpec } from '../run/jobSpec.js';
@@ -216,11 +216,13 @@ export class MatrixSink {
     this.writer?.close();
   }
 
-  /** Rank 0, once every rank has finished: puts the matrix in place. Returns its path (null on other ranks). */
-  commit(): string | null {
+  /**
+   * Rank 0, once every rank has finished: the matrix's final bytes under a temporary name (a text matrix is converted
+   * here), which the run renames with its other files; null on other ranks.
+   */
+  stage(): { readonly finalPath: string; readonly temporaryPath: string } | null {
     if (!this.isRoot) return null;
-    commitMatrixFile(this.spec, this.temporaryPath);
-    return this.spec.finalPath;
+    return { finalPath: this.spec.finalPath, temporaryPath: stageMatrixFile(this.spec, this.temporaryPath) };
   }
 
   /** A failed run: closes and removes the temporary file. */

@@ -5,9 +5,10 @@ import type { JobSpec } from './jobSpec.js';
 
 export interface RankOutput {
   readonly path: string;
+  /** Where the file is written until it is renamed to `path`. */
+  readonly temporaryPath: string;
   readonly writer: RecordWriter;
   finish(): void;
-  commit(): void;
   discard(): void;
 }
 
@@ -21,13 +22,13 @@ export function openRankOutput(job: JobSpec, rank: number, numRanks: number, wri
   const file = MetricsFileWriter.create(path, job.metricSpec.numWay);
   return {
     path,
+    temporaryPath: file.temporaryPath,
     writer: {
       appendRecordWords(words, numRecords) {
         if (writesRecords) file.appendRecordWords(words, numRecords);
       },
     },
     finish: () => file.finish(),
-    commit: () => file.commit(),
     discard: () => file.discard(),
   };
 }

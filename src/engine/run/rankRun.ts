@@ -1,6 +1,7 @@
 // The logic of one rank, written only against the Communicator interface: build the own block while the kernel
 // set opens (it prepares while the input loads), sum the own block and reduce its sums over field slabs, exchange
 // blocks, run the 2-way or 3-way pipeline, reduce the checksum.
+import { rmSync } from 'node:fs';
 import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
 import { CHECKSUM_LIMBS } from '../../core/checksum.js';
 import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
@@ -35,6 +36,8 @@ export interface RankOutcome {
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   readonly outputFile: string | null;
+  /** Where the rank's finished output file still lies: its caller renames it to `outputFile` (runOutputs.ts). */
+  readonly outputTemporaryFile: string | null;
   /** Slowest rank's seconds to load or generate its own vector block and sum it (its kernel set opens meanwhile). */
   readonly inputSeconds: number;
   /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
@@ -75,37 +78,34 @@ export async function runRank(
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
   const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix };
   let computed: ComputedRank;
+  let reduced: Float64Array;
+  let phaseSeconds: number[];
+  let matrixFile: { readonly finalPath: string; readonly temporaryPath: string } | null = null;
   try {
     computed = await computeRank({ comm, job, layout, run, fieldComm, numThreads, options }, reportProgress);
     sink.flush();
+    // Exact reduction of the checksum and counts over all ranks.
+    sink.checksum.normalize();
+    reduced = await comm.allReduceSum(Float64Array.from([
+      ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, computed.numTuples,
+      computed.numDevicePairs, computed.numDeviceTriples,
+    ]));
+    traceMark('checksum reduced');
+    output?.finish();
+    // Every rank has written its part of the matrix before rank 0 stages it (a text matrix is converted here).
+    matrix?.finish();
+    if (matrix !== null) await comm.barrier();
+    matrixFile = matrix?.stage() ?? null;
+    phaseSeconds = await slowestRankSeconds(comm, [
+      (computed.computeStart - computed.inputStart) / 1000, (performance.now() - computed.computeStart) / 1000]);
   } catch (e) {
     output?.discard();
     matrix?.discard();
+    if (matrixFile !== null) rmSync(matrixFile.temporaryPath, { force: true });
     throw e;
   }
-  const { numTuples, numDevicePairs, numDeviceTriples, inputStart, computeStart, device } = computed;
-
-  // Exact reduction of the checksum and counts over all ranks.
-  sink.checksum.normalize();
-  const reduced = await comm.allReduceSum(Float64Array.from([
-    ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, numTuples,
-    numDevicePairs, numDeviceTriples,
-  ]));
-  traceMark('checksum reduced');
-  output?.finish();
-  matrix?.finish();
-  // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
-  await comm.barrier();
-  output?.commit();
-  // Rank 0 puts the matrix in place (a text matrix is converted here): part of the compute time.
-  let matrixPath: string | null;
-  try {
-    matrixPath = matrix?.commit() ?? null;
-  } catch (e) {
-    matrix?.discard();
-    throw e;
-  }
-  const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
+  // The files keep their temporary names: the caller renames every rank's file, and the files written with them (the
+  // CLI's run.json), once all are complete, so that an aborted run leaves only temporary names.
   return {
     rank: comm.rank,
     checksumLimbs: Array.from(reduced.subarray(0, CHECKSUM_LIMBS)),
@@ -115,10 +115,11 @@ export async function runRank(
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
     deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
     deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
-    outputFile: output?.path ?? matrixPath,
+    outputFile: output?.path ?? matrixFile?.finalPath ?? null,
+    outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
-    device,
+    device: computed.device,
   };
 }
 

@@ -1,6 +1,5 @@
 // Runs a whole job on this machine: checks it, runs its ranks (in this thread or as worker threads),
 // and combines their reports into a RunResult.
-import { rmSync } from 'node:fs';
 import { UserError } from '../../core/errors.js';
 import { checkVectorLimit } from '../../core/limits.js';
 import { loadAnalysis } from '../../analyses/index.js';
@@ -13,6 +12,10 @@ import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { combineRankOutcomes } from './runResult.js';
 import { checkMatrixJob } from './matrixCheck.js';
+import {
+  checkRunOutputs, commitRunOutputs, removeLeftoversOfKilledRuns, removeOwnRankTemporaries, removeStaleOutputs,
+  stagedRankFiles, type CompanionOutputs,
+} from './runOutputs.js';
 
 export interface RunHooks {
   /** Comparisons done so far and in total, summed over ranks. */
@@ -21,6 +24,8 @@ export interface RunHooks {
   readonly debugFailRank?: number;
   /** The job passed its checks, with this memory estimate; work starts next. */
   readonly onChecked?: (memory: MemoryReport) => void;
+  /** Files written from the result beside the rank files (the CLI's run.json): checked and renamed with them. */
+  readonly companions?: CompanionOutputs;
 }
 
 /**
@@ -43,9 +48,12 @@ export function inProcessPlacement(
 
 /**
  * Checks a job before any rank starts — and its estimated peak memory for `placement` (default: all ranks in this
- * process) against its limits; every problem is a one-line UserError. Returns the memory estimate and limits.
+ * process) against its limits, and its outputs with `companions` (existing ones, its own inputs); every problem is a
+ * one-line UserError. Returns the memory estimate and limits.
  */
-export async function checkJob(job: JobSpec, placement: RunPlacement = inProcessPlacement(job)): Promise<MemoryReport> {
+export async function checkJob(
+  job: JobSpec, placement: RunPlacement = inProcessPlacement(job), companions?: CompanionOutputs,
+): Promise<MemoryReport> {
   const { metricSpec: m, numVector, numField } = job;
   const analysis = await loadAnalysis(analysisRef(job));
   validateDecomposition({ numWay: m.numWay, numVector, numField }, job.decomposition);
@@ -64,12 +72,7 @@ export async function checkJob(job: JobSpec, placement: RunPlacement = inProcess
   }
   if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
   checkMatrixJob(job, analysis);
-  if (job.outputStub !== null && !job.force) {
-    const existing = findExistingOutputs(job.outputStub);
-    if (existing.length > 0) {
-      throw new UserError(`output ${existing[0]}${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''} already exists; use --force to overwrite`);
-    }
-  }
+  checkRunOutputs(job, companions);
   return checkMemory(job, placement, run);
 }
 
@@ -78,7 +81,8 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
   const choice = await resolveBackend(requestedJob.backend);
   const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
-  const memory = await checkJob(job, inProcessPlacement(job, { choice, requestedBackend: requestedJob.backend }));
+  const memory = await checkJob(job, inProcessPlacement(job, { choice, requestedBackend: requestedJob.backend }), hooks.companions);
+  removeLeftoversOfKilledRuns(job, hooks.companions);
   hooks.onChecked?.(memory);
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
@@ -92,20 +96,22 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
     })];
   } else {
     const payload: RankPayload = { job, failRank };
-    outcomes = (await launchInProcessRanks({
-      numRanks,
-      entryModuleUrl: new URL('./rankEntry.js', import.meta.url).href,
-      entryExportName: 'rankEntry',
-      payload,
-      onProgress: hooks.onProgress,
-    })) as RankOutcome[];
+    try {
+      outcomes = (await launchInProcessRanks({
+        numRanks,
+        entryModuleUrl: new URL('./rankEntry.js', import.meta.url).href,
+        entryExportName: 'rankEntry',
+        payload,
+        onProgress: hooks.onProgress,
+      })) as RankOutcome[];
+    } catch (error) {
+      // Every rank thread has stopped; those stopped by another's failure may not have removed their files.
+      removeOwnRankTemporaries(job);
+      throw error;
+    }
   }
   const result = combineRankOutcomes(job, outcomes, { seconds: (performance.now() - start) / 1000, backendNote, memory });
+  commitRunOutputs(stagedRankFiles(outcomes), result, hooks.companions);
   removeStaleOutputs(staleOutputs, result.outputFiles);
   return result;
-}
-
-/** --force: files of an earlier run that this run did not rewrite (e.g. it had more ranks) go only now. */
-export function removeStaleOutputs(staleOutputs: readonly string[], outputFiles: readonly string[]): void {
-  for (const stale of staleOutputs) if (!outputFiles.includes(stale)) rmSync(stale, { force: true });
 }

@@ -1,13 +1,14 @@
 // Runs a job as one rank of a multi-process (MPI) run: every process calls this with its world communicator.
 import { UserError } from '../../core/errors.js';
-import { findExistingOutputs } from '../../io/index.js';
+import { commitStagedFiles, discardStagedFiles, findExistingOutputs, type StagedFile } from '../../io/index.js';
 import { broadcastObject, gatherObjects, type Communicator } from '../../parallel/index.js';
 import type { JobSpec, MemoryReport, RunResult } from './jobSpec.js';
 import type { RunPlacement } from './memoryCheck.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { resolveBackend } from './backendChoice.js';
 import { combineRankOutcomes } from './runResult.js';
-import { checkJob, removeStaleOutputs, type RunHooks } from './runJob.js';
+import { checkJob, type RunHooks } from './runJob.js';
+import { removeLeftoversOfKilledRuns, removeStaleOutputs, stagedRankFiles, type CompanionOutputs } from './runOutputs.js';
 
 /**
  * A problem with the job that every rank sees alike (it was checked once and the outcome shared), so the
@@ -24,6 +25,9 @@ export class JobRejectedError extends UserError {
 type JobCheckOutcome =
   | { readonly ok: true; readonly staleOutputs: string[]; readonly memory: MemoryReport }
   | { readonly ok: false; readonly message: string };
+
+/** Rank 0's word on the run's outputs once their companions are staged: rename (ok) or discard everything. */
+type CommitVerdict = { readonly ok: true } | { readonly ok: false; readonly message: string };
 
 /** Point-to-point tag of the rank reports gathered at the end (the block exchange uses 0 and 1). */
 const TAG_RANK_OUTCOME = 7;
@@ -60,7 +64,7 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
     ranksInProcess: 1, processesOnHost: hooks.localSize ?? 1, threadsPerRank: hooks.numThreads ?? job.numThreads,
     gpuExpandsToU8: choice.gpuHasSubgroupMatrix, gpuIsSoftware: choice.gpuIsSoftware, mpiLoaded: true, dawnLoaded: requestedJob.backend === 'webgpu' || requestedJob.backend === 'auto',
   };
-  const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? await checkOnce(job, placement) : null);
+  const verdict = await broadcastObject<JobCheckOutcome | null>(world, 0, world.rank === 0 ? await checkOnce(job, placement, hooks.companions) : null);
   if (verdict === null || !verdict.ok) throw new JobRejectedError(verdict === null ? 'no job check' : verdict.message);
   hooks.onChecked?.(verdict.memory);
 
@@ -71,20 +75,51 @@ export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, h
     gpuSlot: hooks.localRank ?? world.rank,
   });
   const outcomes = await gatherObjects<RankOutcome>(world, 0, TAG_RANK_OUTCOME, outcome);
-  if (outcomes === null) return null;
-  const result = combineRankOutcomes(job, outcomes, { seconds: (performance.now() - start) / 1000, backendNote, memory: verdict.memory });
-  removeStaleOutputs(verdict.staleOutputs, result.outputFiles);
+  const result = outcomes === null ? null
+    : combineRankOutcomes(job, outcomes, { seconds: (performance.now() - start) / 1000, backendNote, memory: verdict.memory });
+  await commitRankOutputs(world, outcome, result, hooks.companions);
+  if (result !== null) removeStaleOutputs(verdict.staleOutputs, result.outputFiles);
   return result;
 }
 
+/**
+ * Renames every rank's file and then rank 0's companions (run.json) into place, once rank 0 has staged those: when it
+ * cannot, every rank removes its file and the job ends with rank 0's message on every rank.
+ */
+async function commitRankOutputs(
+  world: Communicator, outcome: RankOutcome, result: RunResult | null, companions: CompanionOutputs | undefined,
+): Promise<void> {
+  let staged: StagedFile[] = [];
+  let commit: CommitVerdict = { ok: true };
+  if (result !== null) {
+    try {
+      staged = companions?.stage(result) ?? [];
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      commit = { ok: false, message: error.message };
+    }
+  }
+  const shared = await broadcastObject<CommitVerdict | null>(world, 0, world.rank === 0 ? commit : null);
+  const own = stagedRankFiles([outcome]);
+  if (shared === null || !shared.ok) {
+    discardStagedFiles(own);
+    throw new JobRejectedError(shared === null ? 'no commit verdict' : shared.message);
+  }
+  commitStagedFiles(own);
+  // Every rank's file is in place before the file that marks the run complete.
+  await world.barrier();
+  commitStagedFiles(staged);
+}
+
 /** The checks of a single-process run, made on rank 0 only (one reader of the file system). */
-async function checkOnce(job: JobSpec, placement: RunPlacement): Promise<JobCheckOutcome> {
+async function checkOnce(job: JobSpec, placement: RunPlacement, companions: CompanionOutputs | undefined): Promise<JobCheckOutcome> {
   let memory: MemoryReport;
   try {
-    memory = await checkJob(job, placement);
+    memory = await checkJob(job, placement, companions);
   } catch (error) {
     if (error instanceof UserError) return { ok: false, message: error.message };
     throw error;
   }
+  removeLeftoversOfKilledRuns(job, companions);
   return { ok: true, staleOutputs: job.outputStub !== null ? findExistingOutputs(job.outputStub) : [], memory };
 }

@@ -1,0 +1,77 @@
+// The `snptally` command line: parses it, runs a subcommand, turns every failure into one line and an exit status.
+import { Command, CommanderError } from 'commander';
+import { detectMpiLaunch } from '../parallel/index.js';
+import { ReportedUserError, UserError } from '../core/errors.js';
+import { addDumpCommand } from './dumpCommand.js';
+import { packageVersion } from './packageVersion.js';
+import { addMergeCommand } from './mergeCommand.js';
+import { addPrepareCommand } from './prepareCommand.js';
+import { addReportCommand } from './reportCommand.js';
+import { addTopCommand } from './topCommand.js';
+import { addRunCommand } from './runCommand.js';
+import { exitQuietlyOnClosedPipe } from './stdout.js';
+
+/** Exit status of a problem with the user's input or options (also commander's usage errors). */
+const EXIT_USER_ERROR = 1;
+/** Exit status of anything else: a bug or an environment failure. */
+const EXIT_INTERNAL_ERROR = 2;
+
+/**
+ * Under mpirun every process parses the same command line and meets the same option errors: only world
+ * rank 0 reports them. (A rank's own failure during a run is reported by that rank: see mpiRun.)
+ */
+const reportsUserErrors = (detectMpiLaunch()?.worldRank ?? 0) === 0;
+
+function buildProgram(): Command {
+  const program = new Command('snptally')
+    .description('exact 2-way and 3-way CCC and DUO metrics between SNP vectors, CoMet-compatible')
+    .version(packageVersion(), '--version', 'print the version')
+    .helpOption('-h, --help', 'print help')
+    // Settings made before .command() are inherited by the subcommands.
+    .exitOverride()
+    .configureOutput({
+      outputError: (message, write) => {
+        if (reportsUserErrors) write(`snptally: ${message.replace(/^error: /, '').trim()}\n`);
+      },
+    });
+  addRunCommand(program);
+  addDumpCommand(program);
+  addPrepareCommand(program);
+  addTopCommand(program);
+  addMergeCommand(program);
+  addReportCommand(program);
+  return program;
+}
+
+/**
+ * Runs the command line `argv` (as process.argv: node, script, arguments) and returns the exit status: 0, 1 for a
+ * problem with the input or options, 2 for anything else; each failure is one line on stderr. The fuzz test calls
+ * this in-process; `main.js` calls it once and exits with its status.
+ */
+export async function runCommandLine(argv: readonly string[]): Promise<number> {
+  exitQuietlyOnClosedPipe();
+  try {
+    await buildProgram().parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed its message (or the help/version text) already.
+      return error.exitCode === 0 ? 0 : EXIT_USER_ERROR;
+    }
+    if (error instanceof ReportedUserError) return EXIT_USER_ERROR;
+    if (error instanceof UserError) {
+      // One line even when the message quotes a damaged file's bytes.
+      if (reportsUserErrors) process.stderr.write(`snptally: ${oneLine(error.message)}\n`);
+      return EXIT_USER_ERROR;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`snptally: internal error: ${oneLine(message)}\n`);
+    if (process.env.SNPTALLY_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return EXIT_INTERNAL_ERROR;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+

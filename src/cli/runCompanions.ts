@@ -1,0 +1,64 @@
+// The files `run --output STUB` writes besides the rank files: `<stub>.run.json` and, for a PLINK/VCF input, its
+// sidecar kept as `<stub>.input.json`. The engine checks them with the rank files (existing files, the run's own
+// inputs) and renames them into place after those, run.json last (src/engine/run/runOutputs.ts).
+import { discardStagedFiles, stageJsonFile, type StagedFile } from '../io/index.js';
+import type { Threshold } from '../core/thresholds.js';
+import type { JobSpec, RunResult } from './engineApi.js';
+import { buildRunJson } from './runReport.js';
+import { runInfoJson, runInfoPathOf } from './runInfoFile.js';
+import type { RunInput } from './runInput.js';
+
+/** What the engine is told of the companions (its CompanionOutputs). */
+export interface RunCompanions {
+  readonly paths: readonly string[];
+  readonly inputPaths: readonly string[];
+  stage(result: RunResult): StagedFile[];
+}
+
+/** `<stub>.input.json`: where a converted input's sidecar is kept (its own lives in a temporary directory). */
+export function inputSidecarPathOf(stub: string): string {
+  return `${stub}.input.json`;
+}
+
+/**
+ * The `--json` object of a run, naming the input the user gave (not the temporary file a PLINK/VCF input became);
+ * printed, and kept in run.json.
+ */
+export function runJsonOf(spec: JobSpec, result: RunResult, threshold: Threshold, input: RunInput | null): Record<string, unknown> {
+  const runJson = buildRunJson(spec, result, threshold);
+  if (input !== null) runJson.inputPath = input.givenPath;
+  return runJson;
+}
+
+/** The companions of a run with `--output`, or undefined without. */
+export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInput | null): RunCompanions | undefined {
+  const stub = spec.outputStub;
+  if (stub === null) return undefined;
+  const keepsSidecar = input !== null && input.sidecar !== null && input.sidecarPath === null;
+  const runInfoPath = runInfoPathOf(stub);
+  return {
+    paths: keepsSidecar ? [inputSidecarPathOf(stub), runInfoPath] : [runInfoPath],
+    inputPaths: input?.readPaths ?? [],
+    stage(result: RunResult): StagedFile[] {
+      const staged: StagedFile[] = [];
+      const sidecar = keepsSidecar ? inputSidecarPathOf(stub) : input?.sidecarPath ?? null;
+      try {
+        if (keepsSidecar) staged.push(stageJsonFile(inputSidecarPathOf(stub), input.sidecar));
+        staged.push(stageJsonFile(runInfoPath, runInfoJson(stub, {
+          metric: spec.metricSpec.metric,
+          numWay: spec.metricSpec.numWay,
+          numVector: spec.numVector,
+          numField: spec.numField,
+          outputFiles: result.outputFiles,
+          sidecar,
+          input: input === null ? null : { kind: input.kind, path: input.givenPath },
+          run: runJsonOf(spec, result, threshold, input),
+        })));
+      } catch (error) {
+        discardStagedFiles(staged);
+        throw error;
+      }
+      return staged;
+    },
+  };
+}
