@@ -8,6 +8,7 @@
 import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec, NumWay } from '../core/types.js';
 import type { ChecksumAccumulator } from '../core/checksum.js';
+import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 import type {
   PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
 } from '../mgemm/index.js';
@@ -108,6 +109,8 @@ export interface ResultSink {
   addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void;
   /** Records already thresholded and laid out as in the file (device finalize); they follow the records before. */
   addRecordWords(words: Uint32Array, numRecords: number): void;
+  /** Histogram counts of values counted elsewhere (device finalize), in the run's histogram layout. */
+  addHistogramCounts(counts: HistogramCounts): void;
 }
 
 /** Checks values against independently known ones (`--verify` on the analytic problem). */
@@ -127,6 +130,8 @@ export interface FinalizeContext {
 /** Whether a run may finalize on the device at all; the analysis adds its own conditions. */
 export interface DeviceFinalizeOptions {
   readonly writesRecords: boolean;
+  /** Count every value (before the threshold) in this layout on the device too; absent or null: no histogram. */
+  readonly histogram?: HistogramLayout | null;
 }
 
 /** 2-way finalize on the device: one request per panel, its small results applied in panel order. */
@@ -175,8 +180,11 @@ export interface TripleAnalysis {
   deviceFinalizer?(gemm: PopcountGemm, threshold: Threshold, options: DeviceFinalizeOptions): DeviceTripleFinalizer | null;
 }
 
-/** The results an analysis can be reduced to, as the sinks of a run. */
-export type ResultKind = 'threshold-records';
+/**
+ * The results an analysis can be reduced to, as the sinks of a run: threshold records (SPEC §7), histograms of all
+ * values (SPEC §9; the run's layout from AnalysisRun.histogramLayout).
+ */
+export type ResultKind = 'threshold-records' | 'histogram';
 
 /** An analysis bound to one run's settings (planes, tallies, constants are fixed for the run). */
 export interface AnalysisRun {
@@ -187,6 +195,11 @@ export interface AnalysisRun {
   readonly triples: TripleAnalysis | null;
   /** A verifier of the analytic problem's values, or null when the analysis knows none. */
   analyticVerifier(): ValueVerifier | null;
+  /**
+   * The histogram of the run's values (analyses whose `results` include 'histogram'): buckets, columns and which
+   * entries count where. Throws a one-line UserError when the run's settings give none.
+   */
+  histogramLayout?(): HistogramLayout;
 }
 
 /** A metric: what the engine runs for `--metric <name>`. */

@@ -2,9 +2,9 @@
 //
 // Why a dynamic import: `--help`, `--version`, `dump` and option errors then never load the engine
 // (kernels, worker pools), so they stay fast and keep working whatever state the engine is in.
-import type { JobSpec, MemoryReport, RankDevice, RunResult } from '../engine/index.js';
+import type { JobSpec, MemoryReport, RankDevice, RunHistogram, RunResult } from '../engine/index.js';
 
-export type { JobSpec, MemoryReport, RankDevice, RunResult };
+export type { JobSpec, MemoryReport, RankDevice, RunHistogram, RunResult };
 
 /** Progress callback: `done` of `total` work units (comparisons) so far. */
 export type ProgressListener = (done: number, total: number) => void;

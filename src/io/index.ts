@@ -43,3 +43,4 @@ export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
 export { systemErrorText } from './systemErrorText.js';
 export { isTemporaryNameFor, removeTemporaryFilesOf, temporaryPathFor } from './temporaryFiles.js';
+export { writePendingTextFile, type PendingTextFile } from './pendingTextFile.js';

@@ -5,8 +5,13 @@ import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
 import { CHECKSUM_LIMBS } from '../../core/checksum.js';
 import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import { loadAnalysis } from '../../analyses/index.js';
+import { loadAnalysis, type AnalysisRun } from '../../analyses/index.js';
 import { EntrySink } from '../finalize/entrySink.js';
+import type { HistogramLayout } from '../../core/histogramLayout.js';
+import { writePendingTextFile, type PendingTextFile } from '../../io/index.js';
+import {
+  checkHistogramTotals, formatHistogramFile, histogramLimbs, HistogramCounter, reduceHistogram,
+} from '../finalize/histogramSink.js';
 import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinalizer.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
@@ -40,6 +45,8 @@ export interface RankOutcome {
   readonly computeSeconds: number;
   /** Where this rank's kernels ran. */
   readonly device: ComputeDevice;
+  /** Rank 0 with --histograms: the layout and the counts summed over all ranks (histogramSink.ts limbs); else null. */
+  readonly histogram: { readonly layout: HistogramLayout; readonly limbs: number[] } | null;
 }
 
 /** How a rank runs besides its job. */
@@ -67,7 +74,8 @@ export async function runRank(
   const numThreads = options.numThreads ?? Math.max(1, Math.floor(job.numThreads / comm.size));
   const isFinalizer = coords.fieldIdx === 0;
   const output = openRankOutput(job, comm.rank, comm.size, isFinalizer);
-  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null);
+  const histogram = histogramCounterOf(job, analysis);
+  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null, { histogram });
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
   const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier };
   let computed: ComputedRank;
@@ -87,11 +95,24 @@ export async function runRank(
     numDevicePairs, numDeviceTriples,
   ]));
   traceMark('checksum reduced');
+  const histogramTotals = histogram === null ? null : await reduceHistogram(comm, histogram);
+  let histogramFile: PendingTextFile | null = null;
+  if (histogram !== null && histogramTotals !== null) {
+    const numTuples = reduced[CHECKSUM_LIMBS + 3];
+    if (numTuples < 2 ** 53) checkHistogramTotals(histogram.layout, histogramTotals, numTuples);
+    if (comm.rank === 0 && job.histogramPath) {
+      histogramFile = writePendingTextFile(job.histogramPath, formatHistogramFile(histogram.layout, histogramTotals.counts), 'histograms file');
+    }
+  }
   output?.finish();
   const phaseSeconds = await slowestRankSeconds(comm, [(computeStart - inputStart) / 1000, (performance.now() - computeStart) / 1000]);
   // Every rank's file is complete before any is renamed: an aborted run leaves only temporary names.
-  await comm.barrier();
+  await comm.barrier().catch((error: unknown) => {
+    histogramFile?.discard();
+    throw error;
+  });
   output?.commit();
+  histogramFile?.commit();
   return {
     rank: comm.rank,
     checksumLimbs: Array.from(reduced.subarray(0, CHECKSUM_LIMBS)),
@@ -105,7 +126,17 @@ export async function runRank(
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
     device,
+    histogram: comm.rank === 0 && histogram !== null && histogramTotals !== null
+      ? { layout: histogram.layout, limbs: Array.from(histogramLimbs(histogramTotals)) } : null,
   };
+}
+
+/** The rank's histogram counter when the job asks for histograms (checkJob made sure the analysis has them). */
+function histogramCounterOf(job: JobSpec, analysis: AnalysisRun): HistogramCounter | null {
+  if (job.histogramPath === undefined || job.histogramPath === null) return null;
+  const layout = analysis.histogramLayout?.();
+  if (layout === undefined) throw new Error(`--metric ${job.metricSpec.metric} has no histogram`);
+  return new HistogramCounter(layout);
 }
 
 /** What a rank computes with: its job, layout, context and field communicator. */

@@ -1,9 +1,10 @@
 // Runs a whole job on this machine: checks it, runs its ranks (in this thread or as worker threads),
 // and combines their reports into a RunResult.
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { UserError } from '../../core/errors.js';
 import { checkVectorLimit } from '../../core/limits.js';
-import { loadAnalysis } from '../../analyses/index.js';
+import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
+import { checkHistogramLayout } from '../../core/histogramLayout.js';
 import { checkPackedVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
 import { resolveBackend, type BackendChoice } from './backendChoice.js';
@@ -61,6 +62,7 @@ export async function checkJob(job: JobSpec, placement: RunPlacement = inProcess
   if (job.verify && job.source.kind !== 'analytic') {
     throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
   }
+  checkHistogramJob(job, analysis, run);
   if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
   if (job.outputStub !== null && !job.force) {
     const existing = findExistingOutputs(job.outputStub);
@@ -106,4 +108,16 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
 /** --force: files of an earlier run that this run did not rewrite (e.g. it had more ranks) go only now. */
 export function removeStaleOutputs(staleOutputs: readonly string[], outputFiles: readonly string[]): void {
   for (const stale of staleOutputs) if (!outputFiles.includes(stale)) rmSync(stale, { force: true });
+}
+
+/** `--histograms FILE`: the analysis declares histograms for the run, and FILE is new (or --force). */
+function checkHistogramJob(job: JobSpec, analysis: Analysis, run: AnalysisRun): void {
+  const path = job.histogramPath;
+  if (path === undefined || path === null) return;
+  if (!analysis.results.includes('histogram') || run.histogramLayout === undefined) {
+    throw new UserError(`--histograms: --metric ${analysis.name} declares no histogram of its values (CoMet writes them for ccc and duo)`);
+  }
+  // A layout the settings cannot give throws its own UserError; an inconsistent one is the analysis's fault.
+  checkHistogramLayout(run.histogramLayout(), 2 ** job.metricSpec.numWay);
+  if (!job.force && existsSync(path)) throw new UserError(`histograms file ${path} already exists; use --force to overwrite`);
 }
