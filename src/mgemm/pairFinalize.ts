@@ -3,6 +3,7 @@
 // and the passing records; only those small results come back. The kernel set owns that scaffolding; what a pair's
 // values are comes from the caller as a small program (PairValueProgram), so the kernel set knows no analysis.
 import type { PopcountGemmRequest } from './contract.js';
+import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 
 /**
  * The per-pair value computation of a device finalize, as WGSL the kernel set compiles into its finalize program.
@@ -74,6 +75,8 @@ export interface PairFinalizeRequest {
   readonly threshold: PairThresholdBits;
   /** Return the passing entries' records. */
   readonly records: boolean;
+  /** Count every value (before the threshold) in this layout and return the counts; absent or null: no histogram. */
+  readonly histogram?: HistogramLayout | null;
 }
 
 /**
@@ -105,6 +108,8 @@ export type PairFinalizeResult =
       readonly entries: number;
       readonly zeros: number;
       readonly records: PairRecords;
+      /** The request's histogram counts (when it asked for them), else null. */
+      readonly histogram: HistogramCounts | null;
     }
   /** A value left the device library's range (e.g. the checksum's [0, 16)), or records did not fit: finalize on the host. */
   | { readonly kind: 'needsHost'; readonly reason: string };
