@@ -1,6 +1,7 @@
 // Runs a whole job on this machine: checks it, runs its ranks (in this thread or as worker threads),
 // and combines their reports into a RunResult.
 import { existsSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { checkVectorLimit } from '../../core/limits.js';
 import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
@@ -120,4 +121,6 @@ function checkHistogramJob(job: JobSpec, analysis: Analysis, run: AnalysisRun): 
   // A layout the settings cannot give throws its own UserError; an inconsistent one is the analysis's fault.
   checkHistogramLayout(run.histogramLayout(), 2 ** job.metricSpec.numWay);
   if (!job.force && existsSync(path)) throw new UserError(`histograms file ${path} already exists; use --force to overwrite`);
+  // Rank 0 writes it when the run is done: a directory that is missing now stops the run before its work.
+  if (!existsSync(dirname(path))) throw new UserError(`cannot write histograms file ${path}: directory ${dirname(path)} does not exist`);
 }
