@@ -18,11 +18,16 @@ export interface HistogramTotals {
   readonly numUndefined: bigint;
 }
 
-/** How the values of one tuple shape count: per value its column's offset (column · numBuckets) or −1, and the sums. */
+/**
+ * How the values of one tuple shape count: per value its column's offset (column · numBuckets) or −1, and per sum
+ * column its offset and the two values it adds (typed arrays: the loop below runs for every value of a run).
+ */
 interface TupleCounting {
   readonly perTuple: number;
   readonly offsets: Int32Array;
-  readonly sums: readonly { readonly offset: number; readonly first: number; readonly second: number }[];
+  readonly sumOffsets: Int32Array;
+  readonly sumFirst: Int32Array;
+  readonly sumSecond: Int32Array;
 }
 
 /**
@@ -47,32 +52,30 @@ export class HistogramCounter {
    * `entryBits[k]` (2-way rows: [0, 1, 2, 3]; r²: [3]; 3-way: [0 … 7]).
    */
   addTuples(values: Float64Array, numTuples: number, entryBits: readonly number[]): void {
-    const { perTuple, offsets, sums } = this.countingOf(entryBits);
-    const adding = numTuples * (perTuple + sums.length);
+    const { perTuple, offsets, sumOffsets, sumFirst, sumSecond } = this.countingOf(entryBits);
+    const numSums = sumOffsets.length;
+    const adding = numTuples * (perTuple + numSums);
     if (this.pendingTotal + adding >= EXACT_COUNTS) this.flush();
     this.pendingTotal += adding;
     const pending = this.pending;
     const last = this.layout.numBuckets - 1;
     let numUndefined = 0;
-    for (let t = 0; t < numTuples; t++) {
-      const at = t * perTuple;
+    for (let t = 0, at = 0; t < numTuples; t++, at += perTuple) {
       for (let k = 0; k < perTuple; k++) {
         const offset = offsets[k];
         if (offset < 0) continue;
-        const value = values[at + k];
-        if (value !== value) {
+        const x = values[at + k] * HISTOGRAM_BUCKETS_PER_UNIT;
+        if (x !== x) {
           numUndefined++;
           continue;
         }
-        // histogramBucket, inlined: this runs for every value of the run.
-        const bucket = Math.trunc(value * HISTOGRAM_BUCKETS_PER_UNIT);
-        pending[offset + (bucket <= 0 ? 0 : bucket >= last ? last : bucket)]++;
+        // histogramBucket, inlined (this runs for every value of the run): x | 0 truncates x in (0, last).
+        pending[offset + (x >= last ? last : x > 0 ? x | 0 : 0)]++;
       }
-      for (const { offset, first, second } of sums) {
-        const sum = values[at + first] + values[at + second];
-        if (sum !== sum) continue;
-        const bucket = Math.trunc(sum * HISTOGRAM_BUCKETS_PER_UNIT);
-        pending[offset + (bucket <= 0 ? 0 : bucket >= last ? last : bucket)]++;
+      for (let s = 0; s < numSums; s++) {
+        const x = (values[at + sumFirst[s]] + values[at + sumSecond[s]]) * HISTOGRAM_BUCKETS_PER_UNIT;
+        if (x !== x) continue;
+        pending[sumOffsets[s] + (x >= last ? last : x > 0 ? x | 0 : 0)]++;
       }
     }
     // Undefined values and sums left out are in no bucket: the bound above still holds.
@@ -130,7 +133,10 @@ export class HistogramCounter {
         const second = entryBits.indexOf(b);
         return first < 0 || second < 0 ? [] : [{ offset: column * numBuckets, first, second }];
       });
-      counting = { perTuple: entryBits.length, offsets, sums };
+      counting = {
+        perTuple: entryBits.length, offsets, sumOffsets: Int32Array.from(sums, (x) => x.offset),
+        sumFirst: Int32Array.from(sums, (x) => x.first), sumSecond: Int32Array.from(sums, (x) => x.second),
+      };
       this.countings.set(key, counting);
     }
     return counting;

@@ -229,8 +229,8 @@ class PooledHostFinalizer implements HostFinalizer {
   }
 
   /**
-   * Adds each task's checksum part, records, histogram counts and checks to the rank's sink in task order (the order one thread
-   * would have produced them in), as they come; returns the tuples.
+   * Adds each task's checksum part, records, histogram counts and checks to the rank's sink in task order (the order
+   * one thread would have produced them in), as they come; returns the tuples.
    */
   private async combineInOrder(outcomes: readonly Promise<FinalizeOutcome>[], onTuples: (numTuples: number) => void): Promise<number> {
     // Every task's failure is awaited below or superseded by an earlier one's.
