@@ -58,10 +58,16 @@ async function allBlocks(job: JobSpec, gemm: PopcountGemm): Promise<VectorBlock[
   return blocks;
 }
 
-/** Runs rank 0's steps or units on `gemm` (records kept when `records`); `beforeRun` sees the run's context first. */
-async function runRank0(
-  job: JobSpec, gemm: PopcountGemm, records: boolean, beforeRun: (run: RankFinalize) => void = () => undefined, histogram = false,
-): Promise<RankResult> {
+/** How rank 0 runs: records kept, a histogram counted, and what sees the run's context first. */
+interface RankRunOptions {
+  readonly records: boolean;
+  readonly histogram?: boolean;
+  readonly beforeRun?: (run: RankFinalize) => void;
+}
+
+/** Runs rank 0's steps or units on `gemm`. */
+async function runRank0(job: JobSpec, gemm: PopcountGemm, options: RankRunOptions): Promise<RankResult> {
+  const { records, histogram = false, beforeRun = () => undefined } = options;
   const layout = rankLayout(job, 0);
   const fieldComm = await new LocalCommunicator().split(0, 0);
   const numWay = job.metricSpec.numWay;
@@ -123,14 +129,17 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
   describe.each(CASES)('$name', ({ job }) => {
     it.each([{ records: true }, { records: false }])('equals ref, with two requests in flight (records: $records)', async ({ records }) => {
       const ref = await createPopcountGemm({ backend: 'ref' });
-      const want = await runRank0(job, ref, records);
+      const want = await runRank0(job, ref, { records });
       await ref.close();
       const webgpu: PopcountGemmWebgpu = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
       try {
         let prepared: readonly string[] = [];
-        const got = await runRank0(job, webgpu, records, (run) => {
-          webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
-          prepared = [...webgpu.compiledPrograms];
+        const got = await runRank0(job, webgpu, {
+          records,
+          beforeRun: (run) => {
+            webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
+            prepared = [...webgpu.compiledPrograms];
+          },
         });
         expect(got.numFinalizeRequests).toBeGreaterThanOrEqual(3);
         expect(got.numDeviceTuples).toBeGreaterThan(0);
@@ -147,15 +156,19 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
 
     it('counts histograms on the device equal to ref\'s, requests in flight and run again', async () => {
       const ref = await createPopcountGemm({ backend: 'ref' });
-      const want = await runRank0(job, ref, true, undefined, true);
+      const want = await runRank0(job, ref, { records: true, histogram: true });
       await ref.close();
       const webgpu: PopcountGemmWebgpu = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
       try {
         let prepared: readonly string[] = [];
-        const got = await runRank0(job, webgpu, true, (run) => {
-          webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
-          prepared = [...webgpu.compiledPrograms];
-        }, true);
+        const got = await runRank0(job, webgpu, {
+          records: true,
+          histogram: true,
+          beforeRun: (run) => {
+            webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
+            prepared = [...webgpu.compiledPrograms];
+          },
+        });
         expect(got.numDeviceTuples).toBeGreaterThan(0);
         expect(got.histogram).not.toBeNull();
         expect(got.histogram).toEqual(want.histogram);
