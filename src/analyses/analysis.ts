@@ -8,6 +8,7 @@
 import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec, NumWay } from '../core/types.js';
 import type { ChecksumAccumulator } from '../core/checksum.js';
+import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 import type {
   DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
 } from '../mgemm/index.js';
@@ -108,6 +109,8 @@ export interface ResultSink {
   addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void;
   /** Records already thresholded and laid out as in the file (device finalize); they follow the records before. */
   addRecordWords(words: Uint32Array, numRecords: number): void;
+  /** Histogram counts of values counted elsewhere (device finalize), in the run's histogram layout. */
+  addHistogramCounts(counts: HistogramCounts): void;
 }
 
 /** Checks values against independently known ones (`--verify` on the analytic problem). */
@@ -129,6 +132,8 @@ export interface DeviceFinalizeOptions {
   readonly writesRecords: boolean;
   /** A dense-matrix run: every pair's value comes back too, as float32 or float64, in panel order (mgemm/pairFinalize.ts). */
   readonly denseValues?: DenseValueKind | null;
+  /** Count every value (before the threshold) in this layout on the device too; absent or null: no histogram. */
+  readonly histogram?: HistogramLayout | null;
 }
 
 /** 2-way finalize on the device: one request per panel, its small results applied in panel order. */
@@ -179,9 +184,10 @@ export interface TripleAnalysis {
 
 /**
  * The results an analysis can be reduced to, as the sinks of a run: records of the entries above a threshold (SPEC §7),
- * or a dense matrix of every pair's value (analyses with one value per pair; `Analysis.denseMatrix` says how).
+ * a dense matrix of every pair's value (analyses with one value per pair; `Analysis.denseMatrix` says how), or
+ * histograms of all values (SPEC §9; the run's layout from AnalysisRun.histogramLayout).
  */
-export type ResultKind = 'threshold-records' | 'dense-matrix';
+export type ResultKind = 'threshold-records' | 'dense-matrix' | 'histogram';
 
 /**
  * What a dense matrix of an analysis's one value per pair needs besides the values (PLINK's matrix files: 1.9's
@@ -205,6 +211,11 @@ export interface AnalysisRun {
   readonly triples: TripleAnalysis | null;
   /** A verifier of the analytic problem's values, or null when the analysis knows none. */
   analyticVerifier(): ValueVerifier | null;
+  /**
+   * The histogram of the run's values (analyses whose `results` include 'histogram'): buckets, columns and which
+   * entries count where. Throws a one-line UserError when the run's settings give none.
+   */
+  histogramLayout?(): HistogramLayout;
 }
 
 /** A metric: what the engine runs for `--metric <name>`. */

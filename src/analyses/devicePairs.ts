@@ -3,6 +3,7 @@
 // the exact checksum and writes the passing records in the host's order; only those come back. An analysis supplies
 // its PairValues (program, run constants, the term groups it reads, per-vector words); this file does the rest.
 import type { Threshold } from '../core/thresholds.js';
+import type { HistogramLayout } from '../core/histogramLayout.js';
 import {
   pairUidsOnDevice, valuesFillTable, type DenseValueKind, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
   type PairValueProgram, type PopcountGemm, type TermGroup,
@@ -57,6 +58,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     private readonly numVector: number,
     private readonly records: boolean,
     private readonly denseValues: DenseValueKind | null,
+    private readonly histogram: HistogramLayout | null,
   ) {}
 
   /**
@@ -74,7 +76,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     const denseValues = options.denseValues ?? null;
     // Dense values are one per pair.
     if (denseValues !== null && values.program.entryBits.length !== 1) return null;
-    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords, denseValues);
+    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords, denseValues, options.histogram ?? null);
   }
 
   get program(): PairValueProgram {
@@ -100,17 +102,19 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
       threshold: this.threshold,
       records: this.records,
       denseValues: this.denseValues,
+      histogram: this.histogram,
     };
     return this.finalizePairs(request);
   }
 
   /**
-   * Adds a panel's device results to the checksum and its records (in the host's order and file layout) to the
-   * output, then releases the records (they may lie in the device's read-back memory).
+   * Adds a panel's device results to the checksum, its histogram counts, and its records (in the host's order and
+   * file layout) to the output, then releases the records (they may lie in the device's read-back memory).
    */
   apply(result: DoneResult, sink: ResultSink): void {
     try {
       sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
+      if (result.histogram !== null) sink.addHistogramCounts(result.histogram);
       sink.addRecordWords(result.records.words, result.records.count);
     } finally {
       result.records.release();

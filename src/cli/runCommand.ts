@@ -71,7 +71,10 @@ export function addRunCommand(program: Command): void {
       .choices([...MATRIX_SHAPES]))
     .addOption(new Option('--matrix-format <format>', 'text (tab-separated, PLINK\'s digits), bin (float64, <stub>.ld.bin) or bin4 (float32) (default: text)')
       .choices([...MATRIX_FORMATS]))
-    .option('--force', 'overwrite existing output files of the same stub', false)
+    .option('--histograms <file>',
+      'write the histograms of all values, before any threshold, to this tab-separated file (SPEC §9: ccc, duo; ' +
+      'r2: one column over [0, 1])')
+    .option('--force', 'overwrite existing output files of the same stub (and the --histograms file)', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
     .option('--json', 'print one JSON object with the result and the job instead of text', false)
     .action(async (_options: unknown, command: Command) => {
@@ -84,6 +87,8 @@ async function runAction(options: RunOptionText): Promise<void> {
   const launch = detectMpiLaunch();
   // Rank files <stub>_<rank>.bin, run-info <stub>.run.json and <stub>.input.json.
   if (options.output !== undefined) cleanUpOnInterrupt({ outputPrefixes: [`${options.output}_`, `${options.output}.`] });
+  // The histograms file's temporary name is `<file>.<pid>-<hex>.tmp`.
+  if (options.histograms !== undefined) cleanUpOnInterrupt({ outputPrefixes: [`${options.histograms}.`] });
   // Options are checked once before the input is read (a bad option must not wait for a conversion),
   // then again with the sizes the input records.
   if (options.input === undefined) {
@@ -161,6 +166,7 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),
     backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
+    histograms: text('histograms'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
     memory: text('memory'), deviceMemory: text('deviceMemory'), matrix: text('matrix'), matrixFormat: text('matrixFormat'),
   };

@@ -52,6 +52,7 @@ export interface RunOptionText {
   readonly finalize?: string;
   readonly threads?: string;
   readonly output?: string;
+  readonly histograms?: string;
   readonly force?: boolean;
   readonly verify?: boolean;
   readonly json?: boolean;
@@ -113,6 +114,7 @@ export function buildRunPlan(
     decomposition,
     threshold,
     outputStub: options.output === undefined ? null : nonEmpty('--output', options.output),
+    histogramPath: options.histograms === undefined ? null : nonEmpty('--histograms', options.histograms),
     force: options.force === true,
     singlePrecisionOutput: options.singlePrecision === true,
     backend,

@@ -1,5 +1,6 @@
 // What `snptally run` prints: CoMet-style summary lines for people, or one JSON object for programs.
-import type { JobSpec, MemoryReport, RankDevice, RunResult } from './engineApi.js';
+import type { JobSpec, MemoryReport, RankDevice, RunHistogram, RunResult } from './engineApi.js';
+import { HISTOGRAM_BUCKETS_PER_UNIT } from '../core/histogramLayout.js';
 import { describeThreshold, type Threshold } from '../core/thresholds.js';
 
 /**
@@ -30,6 +31,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
   if (result.deviceFinalizedTriples > 0) lines.push(`finalized ${result.deviceFinalizedTriples} triples on the GPU`);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
   if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}`);
+  if (result.histogram !== null) lines.push(`histograms ${result.histogram.path}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -41,6 +43,7 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
   const { metricSpec } = spec;
   return {
     ...result,
+    histogram: result.histogram === null ? null : histogramJson(result.histogram),
     metric: metricSpec.metric,
     numWay: metricSpec.numWay,
     sparse: metricSpec.sparse,
@@ -57,6 +60,23 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
     finalize: spec.finalize,
     outputStub: spec.outputStub,
     matrix: spec.matrix ?? null,
+  };
+}
+
+/**
+ * The histograms in `--json`: per column its counts by bucket as decimal strings — exact whatever their size (a
+ * 3-way run's counts pass 2^53, where JSON numbers stop being exact for most readers) and of one type.
+ */
+function histogramJson(histogram: RunHistogram): Record<string, unknown> {
+  const { layout, counts } = histogram;
+  const { numBuckets, columnNames } = layout;
+  return {
+    file: histogram.path,
+    numBuckets,
+    bucketWidth: 1 / HISTOGRAM_BUCKETS_PER_UNIT,
+    columns: columnNames,
+    counts: Object.fromEntries(columnNames.map((name, c) => [name, counts.slice(c * numBuckets, (c + 1) * numBuckets).map(String)])),
+    undefinedValues: histogram.numUndefined.toString(),
   };
 }
 

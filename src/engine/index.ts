@@ -2,8 +2,8 @@
 export { runJob, checkJob, type RunHooks } from './run/runJob.js';
 export { runJobAsRank, JobRejectedError, type RankRunHooks } from './run/runJobAsRank.js';
 export type {
-  JobSpec, RunResult, RankDevice, DecompositionSpec, FinalizePlacement, MatrixOutputSpec, MemoryLimits, MemoryReport, ProblemSource,
-  ThresholdSpec,
+  JobSpec, RunResult, RunHistogram, RankDevice, DecompositionSpec, FinalizePlacement, MatrixOutputSpec, MemoryLimits, MemoryReport,
+  ProblemSource, ThresholdSpec,
 } from './run/jobSpec.js';
 export { estimateMemory, type MemoryEstimate, type MemoryEstimateContext, type MemoryTerm } from './run/memoryEstimate.js';
 export { availableHostMemory, formatBytes, MAX_IN_PROCESS_RANKS, maxThreads } from './run/memoryCheck.js';

@@ -10,6 +10,7 @@
 
 import type { PairFinalizeRequest, PairFinalizeResult, PairValueProgram } from './pairFinalize.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from './tripleFinalize.js';
+import type { HistogramLayout } from '../core/histogramLayout.js';
 
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
@@ -142,11 +143,11 @@ export interface RunPreview {
   readonly triples: { readonly planePairs: readonly PlanePair[]; readonly termGroups: readonly TermGroup[] } | null;
   /**
    * Device finalize (`finalizePairs` in a 2-way run: its value program; `finalizeTriples` in a 3-way one: its
-   * formulas) and whether it returns records; or null.
+   * formulas), whether it returns records and the histogram layout it counts in; or null.
    */
   readonly deviceFinalize:
-    | { readonly kind: 'pairs'; readonly values: PairValueProgram; readonly records: boolean }
-    | { readonly kind: 'triples'; readonly sparse: boolean; readonly records: boolean }
+    | { readonly kind: 'pairs'; readonly values: PairValueProgram; readonly records: boolean; readonly histogram?: HistogramLayout | null }
+    | { readonly kind: 'triples'; readonly sparse: boolean; readonly records: boolean; readonly histogram?: HistogramLayout | null }
     | null;
   /** The planes of its `vectorSums` requests (the run's layout). */
   readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;

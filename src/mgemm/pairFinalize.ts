@@ -3,6 +3,7 @@
 // and the passing records; only those small results come back. The kernel set owns that scaffolding; what a pair's
 // values are comes from the caller as a small program (PairValueProgram), so the kernel set knows no analysis.
 import type { PopcountGemmRequest } from './contract.js';
+import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 
 /**
  * The per-pair value computation of a device finalize, as WGSL the kernel set compiles into its finalize program.
@@ -79,6 +80,8 @@ export interface PairFinalizeRequest {
    * absent: none.
    */
   readonly denseValues?: DenseValueKind | null;
+  /** Count every value (before the threshold) in this layout and return the counts; absent or null: no histogram. */
+  readonly histogram?: HistogramLayout | null;
 }
 
 /** How a request returns every pair's value: float32 bits, or IEEE doubles as (low, high) words. */
@@ -125,6 +128,8 @@ export type PairFinalizeResult =
       readonly records: PairRecords;
       /** The request's dense values when it asked for them (`denseValues`), else null. */
       readonly denseValues: DenseValues | null;
+      /** The request's histogram counts (when it asked for them), else null. */
+      readonly histogram: HistogramCounts | null;
     }
   /** A value left the device library's range (e.g. the checksum's [0, 16)), or records did not fit: finalize on the host. */
   | { readonly kind: 'needsHost'; readonly reason: string };

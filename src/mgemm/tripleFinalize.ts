@@ -5,6 +5,7 @@
 // factors, 2-way pair counts); the kernel set only combines them.
 import type { PopcountGemm3Request } from './contract.js';
 import { formulaConstantsOnDevice } from './pairFinalize.js';
+import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 
 /** u32 words per vector in `TripleFinalizeRequest.xVectors` / `yVectors` / `zVectors`. */
 export const TRIPLE_VECTOR_WORDS = 10;
@@ -89,6 +90,8 @@ export interface TripleFinalizeRequest {
   readonly threshold: TripleThresholdBits;
   /** Return the passing entries' records. */
   readonly records: boolean;
+  /** Count every value (before the threshold) in this layout (entry bits 4a + 2b + c); absent or null: none. */
+  readonly histogram?: HistogramLayout | null;
 }
 
 /**
@@ -112,6 +115,8 @@ export type TripleFinalizeResult =
       readonly entries: number;
       readonly zeros: number;
       readonly records: TripleRecords;
+      /** The request's histogram counts (when it asked for them), else null. */
+      readonly histogram: HistogramCounts | null;
     }
   /**
    * A passing value left the checksum's [0, 16), records did not fit, or keys would exceed 32 bits: finalize

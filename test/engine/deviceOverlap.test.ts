@@ -3,12 +3,15 @@
 // checksum, counts and records (every record in emitted order) are the same; the webgpu run had two finalize
 // requests submitted with neither collected (the next panel queued before the last one's results came back);
 // without a threshold some requests overflow their record room and run again while another is in flight; and
-// the kernel set, told the run's preview before its input, compiled every program the run used ahead of it.
+// the kernel set, told the run's preview before its input, compiled every program the run used ahead of it. With
+// histograms (counted on the device per request, zeroed when a request runs again) the counts equal ref's.
 import { describe, expect, it } from 'vitest';
 import { createPopcountGemm, createPopcountGemmWebgpu, type PopcountGemm, type PopcountGemmWebgpu } from '../../src/mgemm/index.js';
 import { LocalCommunicator } from '../../src/parallel/index.js';
 import { buildOwnPlanes, sumOwnBlock } from '../../src/engine/blocks/blockExchange.js';
 import { EntrySink, type RecordWriter } from '../../src/engine/finalize/entrySink.js';
+import { HistogramCounter, type HistogramTotals } from '../../src/engine/finalize/histogramSink.js';
+import { builtInAnalysis } from '../../src/analyses/index.js';
 import type { JobSpec } from '../../src/engine/run/jobSpec.js';
 import type { RankFinalize } from '../../src/engine/finalize/rankFinalize.js';
 import { hostFinalizerFor, rankFinalizeFor } from '../helpers/rankFinalize.js';
@@ -29,6 +32,8 @@ interface RankResult {
   readonly records: number[];
   readonly numDeviceTuples: number;
   readonly numFinalizeRequests: number;
+  /** The histogram's totals, when the run counted one. */
+  readonly histogram: HistogramTotals | null;
 }
 
 /** Keeps every record: coordinates then the value's bits. */
@@ -53,13 +58,23 @@ async function allBlocks(job: JobSpec, gemm: PopcountGemm): Promise<VectorBlock[
   return blocks;
 }
 
-/** Runs rank 0's steps or units on `gemm` (records kept when `records`); `beforeRun` sees the run's context first. */
-async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, beforeRun: (run: RankFinalize) => void = () => undefined): Promise<RankResult> {
+/** How rank 0 runs: records kept, a histogram counted, and what sees the run's context first. */
+interface RankRunOptions {
+  readonly records: boolean;
+  readonly histogram?: boolean;
+  readonly beforeRun?: (run: RankFinalize) => void;
+}
+
+/** Runs rank 0's steps or units on `gemm`. */
+async function runRank0(job: JobSpec, gemm: PopcountGemm, options: RankRunOptions): Promise<RankResult> {
+  const { records, histogram = false, beforeRun = () => undefined } = options;
   const layout = rankLayout(job, 0);
   const fieldComm = await new LocalCommunicator().split(0, 0);
   const numWay = job.metricSpec.numWay;
   const emitted: number[] = [];
-  const sink = new EntrySink(job.numVector, numWay, job.threshold, records ? collectingWriter(numWay, emitted) : null);
+  const layout0 = builtInAnalysis(job.metricSpec.metric).forRun({ spec: job.metricSpec, numVector: job.numVector, numField: job.numField }).histogramLayout?.();
+  const counter = histogram && layout0 !== undefined ? new HistogramCounter(layout0) : null;
+  const sink = new EntrySink(job.numVector, numWay, job.threshold, records ? collectingWriter(numWay, emitted) : null, { histogram: counter });
   const run = rankFinalizeFor(job, sink);
   let numFinalizeRequests = 0;
   const finalizePairs = gemm.finalizePairs?.bind(gemm);
@@ -95,7 +110,10 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, records: boolean, befo
     for (const units of layout.tripleUnitsByStage) numDeviceTuples += (await runTripleUnits(env, own, units)).numDeviceTriples;
   }
   sink.flush();
-  return { checksum: { sum: sink.checksum.sum(), entries: sink.checksum.entries, zeros: sink.checksum.zeros }, records: emitted, numDeviceTuples, numFinalizeRequests };
+  return {
+    checksum: { sum: sink.checksum.sum(), entries: sink.checksum.entries, zeros: sink.checksum.zeros }, records: emitted, numDeviceTuples,
+    numFinalizeRequests, histogram: counter?.totals() ?? null,
+  };
 }
 
 const CASES = [
@@ -111,14 +129,17 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
   describe.each(CASES)('$name', ({ job }) => {
     it.each([{ records: true }, { records: false }])('equals ref, with two requests in flight (records: $records)', async ({ records }) => {
       const ref = await createPopcountGemm({ backend: 'ref' });
-      const want = await runRank0(job, ref, records);
+      const want = await runRank0(job, ref, { records });
       await ref.close();
       const webgpu: PopcountGemmWebgpu = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
       try {
         let prepared: readonly string[] = [];
-        const got = await runRank0(job, webgpu, records, (run) => {
-          webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
-          prepared = [...webgpu.compiledPrograms];
+        const got = await runRank0(job, webgpu, {
+          records,
+          beforeRun: (run) => {
+            webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
+            prepared = [...webgpu.compiledPrograms];
+          },
         });
         expect(got.numFinalizeRequests).toBeGreaterThanOrEqual(3);
         expect(got.numDeviceTuples).toBeGreaterThan(0);
@@ -127,6 +148,32 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
         expect(got.records.length).toBe(records ? (job.metricSpec.numWay + 1) * want.checksum.entries : 0);
         expect(got.records).toEqual(want.records);
         expect(webgpu.transfers.peakPendingReadBacks).toBe(2);
+        expect([...webgpu.compiledPrograms].sort()).toEqual([...prepared].sort());
+      } finally {
+        await webgpu.close();
+      }
+    });
+
+    it('counts histograms on the device equal to ref\'s, requests in flight and run again', async () => {
+      const ref = await createPopcountGemm({ backend: 'ref' });
+      const want = await runRank0(job, ref, { records: true, histogram: true });
+      await ref.close();
+      const webgpu: PopcountGemmWebgpu = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+      try {
+        let prepared: readonly string[] = [];
+        const got = await runRank0(job, webgpu, {
+          records: true,
+          histogram: true,
+          beforeRun: (run) => {
+            webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
+            prepared = [...webgpu.compiledPrograms];
+          },
+        });
+        expect(got.numDeviceTuples).toBeGreaterThan(0);
+        expect(got.histogram).not.toBeNull();
+        expect(got.histogram).toEqual(want.histogram);
+        expect(got.records).toEqual(want.records);
+        expect(prepared.some((key) => key.includes('/histogram:'))).toBe(true);
         expect([...webgpu.compiledPrograms].sort()).toEqual([...prepared].sort());
       } finally {
         await webgpu.close();

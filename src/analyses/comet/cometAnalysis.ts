@@ -7,6 +7,7 @@ import { AnalyticVerifier } from './analyticVerifier.js';
 import { cometSettings } from './cometSettings.js';
 import { tally3Plan, termGroups2, type CometMetric } from './cometTallies.js';
 import { ProgramDevicePairs } from '../devicePairs.js';
+import { cometHistogramLayout } from './cometHistogram.js';
 import { cometPairValues } from './devicePairs.js';
 import { CometDeviceTriples } from './deviceTriples.js';
 import { finalizeCometPairs } from './pairValues.js';
@@ -17,7 +18,7 @@ export function cometAnalysis(metric: CometMetric, summary: string): Analysis {
     name: metric,
     summary,
     ways: [2, 3],
-    results: ['threshold-records'],
+    results: ['threshold-records', 'histogram'],
     check({ spec, numField }: AnalysisSettings): void {
       // The largest tally: C^way per field (C counted bits: 2 for CCC; DUO's one bit gives 1).
       checkTallyLimit(metric, spec.numWay, metric === 'duo' ? 1 : spec.numWay === 2 ? 4 : 8, numField);
@@ -39,6 +40,7 @@ export function cometAnalysis(metric: CometMetric, summary: string): Analysis {
           finalize: (ctx, slice, tallies, pairCounts) => finalizeCometTriples(run, ctx, slice, triplePlan.products, tallies, pairCounts),
           deviceFinalizer: (gemm, threshold, options) => CometDeviceTriples.create(run, gemm, threshold, options),
         },
+        histogramLayout: () => cometHistogramLayout(metric, spec.numWay, spec.multiplier),
         analyticVerifier: () => new AnalyticVerifier(spec, run.constants, settings.numVector, settings.numField),
       };
     },

@@ -2,6 +2,7 @@
 // set (per-vector factors computed with tripleValues.ts's own double operations, pair counts, the threshold as
 // float32 bits), and how the small results go into the rank's checksum and records in the CPU path's order.
 import type { Threshold } from '../../core/thresholds.js';
+import type { HistogramLayout } from '../../core/histogramLayout.js';
 import {
   TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult, type TripleFormula,
   type TripleThresholdBits,
@@ -71,6 +72,7 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
     private readonly formula: TripleFormula,
     private readonly threshold: TripleThresholdBits,
     private readonly records: boolean,
+    private readonly histogram: HistogramLayout | null,
   ) {
     this.products = tally3Plan(run.layout).products;
     this.sparse = run.sparse;
@@ -93,7 +95,7 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
     };
     const bits = tripleThresholdBits(threshold);
     if (bits === null || !tripleFormulaOnDevice(formula, run.numVector)) return null;
-    return new CometDeviceTriples(run, finalizeTriples, formula, bits, options.writesRecords);
+    return new CometDeviceTriples(run, finalizeTriples, formula, bits, options.writesRecords, options.histogram ?? null);
   }
 
   /**
@@ -117,12 +119,14 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
       numVector: this.run.numVector,
       threshold: this.threshold,
       records: this.records,
+      histogram: this.histogram,
     });
   }
 
-  /** Adds a batch's device results to the checksum and its records (in the CPU path's order and file layout) to the output. */
+  /** Adds a batch's device results to the checksum, its histogram counts, and its records (in the CPU path's order and file layout) to the output. */
   apply(result: DoneResult, sink: ResultSink): void {
     sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
+    if (result.histogram !== null) sink.addHistogramCounts(result.histogram);
     sink.addRecordWords(result.records.words, result.records.count);
   }
 

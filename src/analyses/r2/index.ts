@@ -6,7 +6,8 @@ import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
 import { r2PlaneLayout } from './r2Planes.js';
 import { ProgramDevicePairs } from '../devicePairs.js';
 import { r2PairValues } from './r2PairProgram.js';
-import { finalizeR2Pairs, termGroupsR2 } from './r2Values.js';
+import { finalizeR2Pairs, R2_ENTRY_BIT, termGroupsR2 } from './r2Values.js';
+import { HISTOGRAM_BUCKETS_PER_UNIT, type HistogramLayout } from '../../core/histogramLayout.js';
 
 export { R2_PLANE, r2PlaneLayout } from './r2Planes.js';
 export { R2_ENTRY_BIT, r2FromSums, termGroupsR2 } from './r2Values.js';
@@ -15,7 +16,7 @@ export const analysis: Analysis = {
   name: 'r2',
   summary: 'LD r² (squared correlation of allele-1 dosages, PLINK 1.9 --r2), 2-way',
   ways: [2],
-  results: ['threshold-records', 'dense-matrix'],
+  results: ['threshold-records', 'dense-matrix', 'histogram'],
   // PLINK 1.9's --r2 matrices: <out>.ld / <out>.ld.bin, 1 on the diagonal, which its triangle includes.
   denseMatrix: { extension: 'ld', diagonal: 1, diagonalInTriangle: true },
   check({ spec, numField }: AnalysisSettings): void {
@@ -34,7 +35,22 @@ export const analysis: Analysis = {
           ProgramDevicePairs.create(r2PairValues(spec.sparse, numField), gemm, threshold, numVector, options),
       },
       triples: null,
+      histogramLayout: r2HistogramLayout,
       analyticVerifier: () => null,
     };
   },
 };
+
+/**
+ * snptally's own extension of SPEC §9 to r²: one column R2 of its one entry, 1000 buckets over [0, 1] (r² = 1 in the
+ * last), the same truncation; an undefined r² (NaN) counts in no bucket.
+ */
+function r2HistogramLayout(): HistogramLayout {
+  const entry = 2 * R2_ENTRY_BIT + R2_ENTRY_BIT;
+  return {
+    numBuckets: HISTOGRAM_BUCKETS_PER_UNIT,
+    columnNames: ['R2'],
+    entryColumns: [0, 1, 2, 3].map((e) => (e === entry ? 0 : -1)),
+    sumColumns: [],
+  };
+}

@@ -1,6 +1,8 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
 import { ChecksumAccumulator, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
+import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
+import type { HistogramCounter } from './histogramSink.js';
 
 /**
  * Receives output records (SPEC §7) laid out as in the file: per record `numWay` coordinates `2·G + E`, then the
@@ -11,6 +13,16 @@ export interface RecordWriter {
 }
 
 export const RECORDS_PER_FLUSH = 1 << 16;
+
+/** Entry bits of the values of one tuple of a pair row and a triple row. */
+const PAIR_ENTRIES = [0, 1, 2, 3];
+const TRIPLE_ENTRIES = [0, 1, 2, 3, 4, 5, 6, 7];
+
+/** What a sink does besides threshold, checksum and records. */
+export interface EntrySinkOptions {
+  /** Counts every value, before the threshold, into this histogram (SPEC §9); absent or null: none. */
+  readonly histogram?: HistogramCounter | null;
+}
 
 /**
  * Thresholds entries, adds them to the checksum and buffers their output records. Entries arrive a row
@@ -29,13 +41,17 @@ export class EntrySink {
   private weights = new Float64Array(0);
   /** Which entries of the current row pass the threshold. */
   private keep = new Uint8Array(0);
+  /** The histogram of every value added (SPEC §9), or null. */
+  readonly histogram: HistogramCounter | null;
 
   constructor(
     private readonly numVector: number,
     private readonly numWay: 2 | 3,
     readonly threshold: Threshold,
     private readonly writer: RecordWriter | null,
+    options: EntrySinkOptions = {},
   ) {
+    this.histogram = options.histogram ?? null;
     this.stride = numWay + 1;
     this.recordWords = new Uint32Array(RECORDS_PER_FLUSH * this.stride);
     this.recordValues = new Float32Array(this.recordWords.buffer);
@@ -58,12 +74,24 @@ export class EntrySink {
     return this.writer !== null;
   }
 
+  /** The layout values are counted in (device finalize counts in it too), or null without a histogram. */
+  get histogramLayout(): HistogramLayout | null {
+    return this.histogram?.layout ?? null;
+  }
+
+  /** Adds histogram counts of values finalized elsewhere (device finalize, finalize workers). */
+  addHistogramCounts(counts: HistogramCounts): void {
+    if (this.histogram === null) throw new Error('histogram counts for a sink without a histogram');
+    this.histogram.add(counts);
+  }
+
   /**
    * The pairs (i, j) for j = jFirst … jFirst + numCols − 1: `values[4c + 2a + b]` is the value of entry
    * bits (a of i, b of j) of the c-th pair.
    */
   addPairRow(i: number, jFirst: number, numCols: number, values: Float64Array): void {
     const count = 4 * numCols;
+    this.histogram?.addTuples(values, numCols, PAIR_ENTRIES);
     const { weights, keep } = this.scratchFor(count);
     pairRowWeights(this.numVector, i, jFirst, numCols, weights);
     this.addRow(values, weights, keep, count, (e, coords, at) => {
@@ -77,6 +105,7 @@ export class EntrySink {
    * with a single table entry per pair (r²): `values[c]` is the c-th pair's value.
    */
   addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
+    this.histogram?.addTuples(values, numCols, entryBitsOf(a, b));
     const { weights, keep } = this.scratchFor(4 * numCols);
     pairRowWeights(this.numVector, i, jFirst, numCols, weights);
     // Keep the weight of entry (a, b) of each pair, in place: index c ≤ 4c + 2a + b.
@@ -93,6 +122,7 @@ export class EntrySink {
    */
   addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void {
     const count = 8 * numK;
+    this.histogram?.addTuples(values, numK, TRIPLE_ENTRIES);
     const { weights, keep } = this.scratchFor(count);
     tripleRowWeights(this.numVector, i, j, kFirst, numK, weights);
     this.addRow(values, weights, keep, count, (e, coords, at) => {
@@ -143,4 +173,11 @@ export class EntrySink {
     if (this.writer !== null && this.numBuffered > 0) this.writer.appendRecordWords(this.recordWords, this.numBuffered);
     this.numBuffered = 0;
   }
+}
+
+/** The one-entry tuple shapes of addPairEntryRow, made once. */
+const ONE_ENTRY = [0, 1, 2, 3].map((bits) => [bits]);
+
+function entryBitsOf(a: number, b: number): readonly number[] {
+  return ONE_ENTRY[2 * a + b];
 }

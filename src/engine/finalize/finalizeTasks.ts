@@ -6,9 +6,11 @@ import type { Threshold } from '../../core/thresholds.js';
 import type {
   AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, TripleSlice, ValueVerifier,
 } from '../../analyses/index.js';
+import type { HistogramCounts } from '../../core/histogramLayout.js';
 import { EntrySink, type RecordWriter } from './entrySink.js';
 import type { FinalizerSpec } from './finalizers.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
+import { HistogramCounter } from './histogramSink.js';
 
 /** Everything a finalize worker needs besides its tasks; plain data (the worker's `workerData`). */
 export interface FinalizeSetup {
@@ -20,6 +22,8 @@ export interface FinalizeSetup {
   readonly writesRecords: boolean;
   /** --verify on an analytic problem: every value is checked against its expectation. */
   readonly verify: boolean;
+  /** Count every value in the analysis's histogram layout (sent back per task); absent: no histogram. */
+  readonly histogram?: boolean;
 }
 
 /** Consecutive j-slices of one mGEMM3 batch: `tallies[s]` are slice s's term groups. */
@@ -45,6 +49,8 @@ export interface FinalizeOutcome {
   /** `numRecords` records as the file lays them out (EntrySink's words); empty without records. */
   readonly recordWords: Uint32Array;
   readonly numRecords: number;
+  /** The task's histogram counts, or null without a histogram. */
+  readonly histogram: HistogramCounts | null;
 }
 
 /**
@@ -107,7 +113,10 @@ export class LocalFinalizer {
     const { numWay } = setup.finalizers.settings.spec;
     this.verifier = setup.verify ? analysis.analyticVerifier() : null;
     this.records = setup.writesRecords ? new RecordCollector(numWay + 1) : null;
-    this.sink = new EntrySink(setup.numVector, numWay, setup.threshold, this.records);
+    const layout = setup.histogram === true ? analysis.histogramLayout?.() : undefined;
+    if (setup.histogram === true && layout === undefined) throw new Error('a histogram for an analysis without one');
+    const histogram = layout === undefined ? null : new HistogramCounter(layout);
+    this.sink = new EntrySink(setup.numVector, numWay, setup.threshold, this.records, { histogram });
     this.ctx = { sink: this.sink, verifier: this.verifier };
   }
 
@@ -138,6 +147,7 @@ export class LocalFinalizer {
       numVerified: (this.verifier?.numChecked ?? 0) - checkedBefore,
       recordWords: records.words,
       numRecords: records.numRecords,
+      histogram: sink.histogram?.take() ?? null,
     };
   }
 }

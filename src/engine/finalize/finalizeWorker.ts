@@ -1,5 +1,5 @@
 // Entry of a finalize worker thread: loads the run's analysis from its setup (finalizers.ts) and runs the tasks the
-// finalize pool posts, answering each with its small results (the record words transferred, not copied).
+// finalize pool posts, answering each with its small results (record words and histogram counts transferred, not copied).
 import { serveTasks } from '../../core/taskWorkerPool.js';
 import { loadFinalizers } from './finalizers.js';
 import { LocalFinalizer, type FinalizeOutcome, type FinalizeSetup, type FinalizeTask } from './finalizeTasks.js';
@@ -9,6 +9,7 @@ await serveTasks<FinalizeTask, FinalizeOutcome>(async (data) => {
   const finalizer = new LocalFinalizer(setup, await loadFinalizers(setup.finalizers));
   return (task) => {
     const outcome = finalizer.run(task);
-    return { outcome, transfer: [outcome.recordWords.buffer as ArrayBuffer] };
+    const histogram = outcome.histogram === null ? [] : [outcome.histogram.counts.buffer as ArrayBuffer];
+    return { outcome, transfer: [outcome.recordWords.buffer as ArrayBuffer, ...histogram] };
   };
 });

@@ -61,6 +61,7 @@ export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpe
   const setup: FinalizeSetup = {
     finalizers, numVector: rank.numVector, numField: rank.numField,
     threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
+    histogram: rank.sink.histogram !== null,
   };
   const inline = new InlineHostFinalizer(rank);
   if (options.numThreads > 1) {
@@ -234,8 +235,8 @@ class PooledHostFinalizer implements HostFinalizer {
   }
 
   /**
-   * Adds each task's checksum part, records and checks to the rank's sink in task order (the order one thread
-   * would have produced them in), as they come; returns the tuples.
+   * Adds each task's checksum part, records, histogram counts and checks to the rank's sink in task order (the order
+   * one thread would have produced them in), as they come; returns the tuples.
    */
   private async combineInOrder(outcomes: readonly Promise<FinalizeOutcome>[], onTuples: (numTuples: number) => void): Promise<number> {
     // Every task's failure is awaited below or superseded by an earlier one's.
@@ -246,6 +247,7 @@ class PooledHostFinalizer implements HostFinalizer {
       const outcome = await pending;
       sink.checksum.merge(outcome.checksumLimbs, outcome.entries, outcome.zeros);
       sink.addRecordWords(outcome.recordWords, outcome.numRecords);
+      if (outcome.histogram !== null) sink.addHistogramCounts(outcome.histogram);
       if (verifier !== null) verifier.numChecked += outcome.numVerified;
       numTuples += outcome.numTuples;
       onTuples(outcome.numTuples);

@@ -4,6 +4,7 @@
 // the panel's array lies in shared memory, and each worker's task writes only its own rows.
 import type { ChecksumAccumulator } from '../../core/checksum.js';
 import type { Threshold } from '../../core/thresholds.js';
+import type { HistogramCounts } from '../../core/histogramLayout.js';
 import type { ResultSink } from '../../analyses/index.js';
 
 /** Where a panel's values go: `values[(i − rowVector)·numCols + (j − colVector)]` is pair (i, j)'s (global indices). */
@@ -46,5 +47,9 @@ export class PanelValueCapture implements ResultSink {
 
   addRecordWords(words: Uint32Array, numRecords: number): void {
     this.inner.addRecordWords(words, numRecords);
+  }
+
+  addHistogramCounts(counts: HistogramCounts): void {
+    this.inner.addHistogramCounts(counts);
   }
 }

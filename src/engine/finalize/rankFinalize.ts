@@ -1,7 +1,7 @@
 // What a rank finalizes with: its analysis bound to the run, where values go (sink, verifier), and when the device
 // may finalize instead of the host.
 import type {
-  AnalysisRun, DevicePairFinalizer, DeviceTripleFinalizer, FinalizeContext, ValueVerifier,
+  AnalysisRun, DeviceFinalizeOptions, DevicePairFinalizer, DeviceTripleFinalizer, FinalizeContext, ValueVerifier,
 } from '../../analyses/index.js';
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
@@ -36,12 +36,16 @@ function deviceMayFinalize(rank: RankFinalize, setting: DeviceFinalizeSetting): 
 /** The 2-way device finalizer of a run, or null when the host finalizes (the engine's reasons or the analysis's). */
 export function devicePairFinalizer(rank: RankFinalize, gemm: PopcountGemm, setting: DeviceFinalizeSetting): DevicePairFinalizer | null {
   if (!deviceMayFinalize(rank, setting)) return null;
-  const options = { writesRecords: rank.sink.writesRecords, denseValues: rank.matrix?.deviceValueKind ?? null };
-  return rank.analysis.pairs?.deviceFinalizer?.(gemm, rank.sink.threshold, options) ?? null;
+  return rank.analysis.pairs?.deviceFinalizer?.(gemm, rank.sink.threshold, deviceOptions(rank)) ?? null;
 }
 
 /** The 3-way device finalizer of a run, or null when the host finalizes. */
 export function deviceTripleFinalizer(rank: RankFinalize, gemm: PopcountGemm, setting: DeviceFinalizeSetting): DeviceTripleFinalizer | null {
   if (!deviceMayFinalize(rank, setting)) return null;
-  return rank.analysis.triples?.deviceFinalizer?.(gemm, rank.sink.threshold, { writesRecords: rank.sink.writesRecords }) ?? null;
+  return rank.analysis.triples?.deviceFinalizer?.(gemm, rank.sink.threshold, deviceOptions(rank)) ?? null;
+}
+
+/** What the device finalize of a rank returns besides the checksum: records, histogram counts. */
+function deviceOptions(rank: RankFinalize): DeviceFinalizeOptions {
+  return { writesRecords: rank.sink.writesRecords, histogram: rank.sink.histogramLayout, denseValues: rank.matrix?.deviceValueKind ?? null };
 }

@@ -4,6 +4,7 @@ import type { MetricSpec } from '../../core/types.js';
 import type { AnalysisRef } from '../../analyses/index.js';
 import type { HalfDiagonalPlan } from '../../parallel/index.js';
 import type { MatrixFormat, MatrixShape } from '../../io/index.js';
+import type { HistogramLayout } from '../../core/histogramLayout.js';
 
 /** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
 export type ProblemSource =
@@ -79,6 +80,8 @@ export interface JobSpec {
   readonly threshold: ThresholdSpec;
   /** Write per-rank binary files `<stub>_<rank>.bin` (SPEC §7); null: no output. */
   readonly outputStub: string | null;
+  /** Write SPEC §9's histograms of all values to this file (rank 0, once for the run); absent or null: none. */
+  readonly histogramPath?: string | null;
   /** Overwrite existing output files. */
   readonly force: boolean;
   /** Output values as float32 (the checksum always uses doubles). */
@@ -107,6 +110,16 @@ export interface RankDevice {
   /** Index among the host's GPUs and their number; null on the CPU or when unknown. */
   readonly gpuIndex: number | null;
   readonly gpuCount: number | null;
+}
+
+/** A run's histograms of all values (SPEC §9): exact counts, column c's bucket b at `counts[c · numBuckets + b]`. */
+export interface RunHistogram {
+  /** The file they were written to. */
+  readonly path: string;
+  readonly layout: HistogramLayout;
+  readonly counts: readonly bigint[];
+  /** Undefined values (NaN, r²'s), counted in no bucket. */
+  readonly numUndefined: bigint;
 }
 
 export interface RunResult extends MemoryReport {
@@ -141,6 +154,8 @@ export interface RunResult extends MemoryReport {
   /** Triples finalized on the GPU (`finalize` auto with webgpu, 3-way ccc/duo); 0 when finalized on the host. */
   readonly deviceFinalizedTriples: number;
   readonly outputFiles: readonly string[];
+  /** The histograms of `--histograms` (JobSpec.histogramPath), or null. */
+  readonly histogram: RunHistogram | null;
   /** One entry per rank, in rank order. */
   readonly rankDevices: readonly RankDevice[];
 }

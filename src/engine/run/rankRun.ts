@@ -6,9 +6,14 @@ import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
 import { CHECKSUM_LIMBS } from '../../core/checksum.js';
 import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import { loadAnalysis, type Analysis } from '../../analyses/index.js';
+import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
 import { EntrySink } from '../finalize/entrySink.js';
 import { MatrixSink, matrixFileSpec } from '../finalize/matrixSink.js';
+import type { HistogramLayout } from '../../core/histogramLayout.js';
+import { stageFile, type StagedFile } from '../../io/index.js';
+import {
+  checkHistogramTotals, formatHistogramFile, histogramLimbs, HistogramCounter, reduceHistogram,
+} from '../finalize/histogramSink.js';
 import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinalizer.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
@@ -44,6 +49,10 @@ export interface RankOutcome {
   readonly computeSeconds: number;
   /** Where this rank's kernels ran. */
   readonly device: ComputeDevice;
+  /** Rank 0 with --histograms: the layout and the counts summed over all ranks (histogramSink.ts limbs); else null. */
+  readonly histogram: { readonly layout: HistogramLayout; readonly limbs: number[] } | null;
+  /** Rank 0 with --histograms: the histogram file under its temporary name, renamed by the caller with the rank files. */
+  readonly histogramFile: StagedFile | null;
 }
 
 /** How a rank runs besides its job. */
@@ -74,13 +83,16 @@ export async function runRank(
   // A dense-matrix run writes one matrix file (every rank, collectively) instead of per-rank records.
   const matrix = await openMatrix(comm, job, loaded, { writes: isFinalizer });
   const output = matrix === null ? openRankOutput(job, comm.rank, comm.size, isFinalizer) : null;
-  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null);
+  const histogram = histogramCounterOf(job, analysis);
+  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null, { histogram });
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
   const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix };
   let computed: ComputedRank;
   let reduced: Float64Array;
   let phaseSeconds: number[];
   let matrixFile: { readonly finalPath: string; readonly temporaryPath: string } | null = null;
+  let histogramTotals: Awaited<ReturnType<typeof reduceHistogram>> | null = null;
+  let histogramFile: StagedFile | null = null;
   try {
     computed = await computeRank({ comm, job, layout, run, fieldComm, numThreads, options }, reportProgress);
     sink.flush();
@@ -91,6 +103,12 @@ export async function runRank(
       computed.numDevicePairs, computed.numDeviceTriples,
     ]));
     traceMark('checksum reduced');
+    histogramTotals = histogram === null ? null : await reduceHistogram(comm, histogram);
+    if (histogram !== null && histogramTotals !== null) {
+      if (reduced[CHECKSUM_LIMBS + 3] < 2 ** 53) checkHistogramTotals(histogram.layout, histogramTotals, reduced[CHECKSUM_LIMBS + 3]);
+      // Rank 0 writes it under a temporary name; the caller renames it with the rank files.
+      if (comm.rank === 0 && job.histogramPath) histogramFile = stageFile(job.histogramPath, formatHistogramFile(histogram.layout, histogramTotals.counts));
+    }
     output?.finish();
     // Every rank has written its part of the matrix before rank 0 stages it (a text matrix is converted here).
     matrix?.finish();
@@ -102,6 +120,7 @@ export async function runRank(
     output?.discard();
     matrix?.discard();
     if (matrixFile !== null) rmSync(matrixFile.temporaryPath, { force: true });
+    if (histogramFile !== null) rmSync(histogramFile.temporaryPath, { force: true });
     throw e;
   }
   // The files keep their temporary names: the caller renames every rank's file, and the files written with them (the
@@ -120,6 +139,9 @@ export async function runRank(
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
     device: computed.device,
+    histogram: comm.rank === 0 && histogram !== null && histogramTotals !== null
+      ? { layout: histogram.layout, limbs: Array.from(histogramLimbs(histogramTotals)) } : null,
+    histogramFile,
   };
 }
 
@@ -130,6 +152,14 @@ async function openMatrix(comm: Communicator, job: JobSpec, analysis: Analysis, 
   const dense = analysis.denseMatrix;
   if (job.outputStub === null || dense === undefined) throw new Error('a dense-matrix job without an output stub or an analysis matrix (checkJob refuses it)');
   return MatrixSink.open(matrixFileSpec(job.outputStub, job.numVector, output, dense), dense.diagonal, comm, options);
+}
+
+/** The rank's histogram counter when the job asks for histograms (checkJob made sure the analysis has them). */
+function histogramCounterOf(job: JobSpec, analysis: AnalysisRun): HistogramCounter | null {
+  if (job.histogramPath === undefined || job.histogramPath === null) return null;
+  const layout = analysis.histogramLayout?.();
+  if (layout === undefined) throw new Error(`--metric ${job.metricSpec.metric} has no histogram`);
+  return new HistogramCounter(layout);
 }
 
 /** What a rank computes with: its job, layout, context and field communicator. */

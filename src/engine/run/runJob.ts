@@ -1,8 +1,11 @@
 // Runs a whole job on this machine: checks it, runs its ranks (in this thread or as worker threads),
 // and combines their reports into a RunResult.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { checkVectorLimit } from '../../core/limits.js';
-import { loadAnalysis } from '../../analyses/index.js';
+import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
+import { checkHistogramLayout } from '../../core/histogramLayout.js';
 import { checkPackedVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
 import { resolveBackend, type BackendChoice } from './backendChoice.js';
@@ -70,6 +73,7 @@ export async function checkJob(
   if (job.verify && job.source.kind !== 'analytic') {
     throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
   }
+  checkHistogramJob(job, analysis, run);
   if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
   checkMatrixJob(job, analysis);
   checkRunOutputs(job, companions);
@@ -114,4 +118,18 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
   commitRunOutputs(stagedRankFiles(outcomes), result, hooks.companions);
   removeStaleOutputs(staleOutputs, result.outputFiles);
   return result;
+}
+
+/** `--histograms FILE`: the analysis declares histograms for the run, and FILE is new (or --force). */
+function checkHistogramJob(job: JobSpec, analysis: Analysis, run: AnalysisRun): void {
+  const path = job.histogramPath;
+  if (path === undefined || path === null) return;
+  if (!analysis.results.includes('histogram') || run.histogramLayout === undefined) {
+    throw new UserError(`--histograms: --metric ${analysis.name} declares no histogram of its values (CoMet writes them for ccc and duo)`);
+  }
+  // A layout the settings cannot give throws its own UserError; an inconsistent one is the analysis's fault.
+  checkHistogramLayout(run.histogramLayout(), 2 ** job.metricSpec.numWay);
+  if (!job.force && existsSync(path)) throw new UserError(`histograms file ${path} already exists; use --force to overwrite`);
+  // Rank 0 writes it when the run is done: a directory that is missing now stops the run before its work.
+  if (!existsSync(dirname(path))) throw new UserError(`cannot write histograms file ${path}: directory ${dirname(path)} does not exist`);
 }

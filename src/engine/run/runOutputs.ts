@@ -52,10 +52,12 @@ export function removeOwnRankTemporaries(job: JobSpec): void {
   if (job.outputStub !== null) removeTemporaryFilesOf(`${job.outputStub}_`, { onlyThisProcess: true });
 }
 
-/** The finished rank files of `outcomes`, still under their temporary names. */
+/** The finished rank files of `outcomes` (and rank 0's histogram file), still under their temporary names. */
 export function stagedRankFiles(outcomes: readonly RankOutcome[]): StagedFile[] {
-  return outcomes.flatMap((o) => o.outputFile === null || o.outputTemporaryFile === null ? []
-    : [{ finalPath: o.outputFile, temporaryPath: o.outputTemporaryFile }]);
+  return outcomes.flatMap((o) => [
+    ...(o.outputFile === null || o.outputTemporaryFile === null ? [] : [{ finalPath: o.outputFile, temporaryPath: o.outputTemporaryFile }]),
+    ...(o.histogramFile === null ? [] : [o.histogramFile]),
+  ]);
 }
 
 /**

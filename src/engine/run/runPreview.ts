@@ -11,13 +11,14 @@ import { devicePairFinalizer, deviceTripleFinalizer, type DeviceFinalizeSetting,
 export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal: number, setting: DeviceFinalizeSetting): RunPreview {
   const { planes, pairs, triples } = rank.analysis;
   const records = rank.sink.writesRecords;
+  const histogram = rank.sink.histogramLayout;
   const shape = {
     numPlanes: planes.numPlanes, wordsPerPlane: planeWordsFor(numFieldLocal),
     vectorSums: { countPlanes: planes.countPlanes, maskPlane: planes.maskPlane },
   };
   if (pairs !== null) {
     const device = devicePairFinalizer(rank, gemm, setting);
-    const deviceFinalize = device === null ? null : { kind: 'pairs' as const, values: device.program, records };
+    const deviceFinalize = device === null ? null : { kind: 'pairs' as const, values: device.program, records, histogram };
     return { ...shape, pairTermGroups: [...pairs.termGroups], triples: null, deviceFinalize };
   }
   if (triples === null) throw new Error('an analysis run with neither pairs nor triples');
@@ -27,6 +28,6 @@ export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal
     ...shape,
     pairTermGroups: pairCountGroup === null ? null : [pairCountGroup],
     triples: { planePairs, termGroups: [...termGroups] },
-    deviceFinalize: device === null ? null : { kind: 'triples', sparse: device.sparse, records },
+    deviceFinalize: device === null ? null : { kind: 'triples', sparse: device.sparse, records, histogram },
   };
 }

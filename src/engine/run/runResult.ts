@@ -1,6 +1,7 @@
 // Combines the reports of all ranks of a run into the RunResult the CLI prints.
 import { ChecksumAccumulator, formatChecksum } from '../../core/checksum.js';
-import type { JobSpec, MemoryReport, RunResult } from './jobSpec.js';
+import type { JobSpec, MemoryReport, RunHistogram, RunResult } from './jobSpec.js';
+import { totalsFromLimbs } from '../finalize/histogramSink.js';
 import type { RankOutcome } from './rankRun.js';
 
 /** What a run reports besides its ranks' outcomes. */
@@ -36,7 +37,16 @@ export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome
     deviceFinalizedPairs: first.deviceFinalizedPairs,
     deviceFinalizedTriples: first.deviceFinalizedTriples,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
+    histogram: runHistogram(job, first),
     rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device })),
     ...memory,
   };
+}
+
+/** The histograms rank 0 reported (already reduced over ranks), or null without --histograms. */
+function runHistogram(job: JobSpec, first: RankOutcome): RunHistogram | null {
+  const reported = first.histogram;
+  if (reported === null || job.histogramPath === undefined || job.histogramPath === null) return null;
+  const { counts, numUndefined } = totalsFromLimbs(Float64Array.from(reported.limbs));
+  return { path: job.histogramPath, layout: reported.layout, counts, numUndefined };
 }

@@ -10,6 +10,7 @@
 // through `benchmarking` (kernelBenchmarking.ts).
 
 import { traced } from '../../../core/trace.js';
+import { histogramLayoutKey, type HistogramLayout } from '../../../core/histogramLayout.js';
 import type {
   ComputeDevice, PlaneMatrix, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
   RunPreview, VectorSums, VectorSumsRequest,
@@ -236,7 +237,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private finalize3Host(finalizeScratch: FinalizeScratch): Finalize3Host {
     return {
       ...this.tally3Host(),
-      finalize3Program: (sparse) => this.programs.finalize3(sparse),
+      finalize3Program: (sparse, histogram) => this.programs.finalize3(sparse, histogram),
       pairCountsBuffer: (data) => this.pairCounts.bufferOf(data),
       finalizeScratch,
     };
@@ -309,9 +310,10 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     const denseKind = request.denseValues ?? null;
     if (plan === null) {
       const denseValues = denseKind === null ? null : { kind: denseKind, words: new Uint32Array(0) };
-      return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS, denseValues });
+      return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS, denseValues, histogram: null });
     }
-    const program = this.finalize2Program(request.values);
+    const histogram = request.histogram ?? null;
+    const program = this.finalize2Program(request.values, histogram);
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
@@ -320,7 +322,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     if (scratchBytes.passValues > this.runner.capabilities.maxStorageBufferBindingSize) {
       return settled({ kind: 'needsHost', reason: `pass values of ${numPairs} pairs exceed one binding` });
     }
-    const target = scratch.targetFor(numTiles, request.records, 3);
+    const target = scratch.targetFor(numTiles, request.records, 3, histogram);
     const output = this.outputFor(plan, request.gemm.termGroups.length);
     const buffers = {
       tallies: output,
@@ -348,15 +350,16 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** The programs of 2-way device finalize that a run of `deviceFinalize` uses (prepareStart compiles them). */
   private pairFinalizePrograms(deviceFinalize: Extract<NonNullable<RunPreview['deviceFinalize']>, { kind: 'pairs' }>): WgslProgram[] {
-    return [this.finalize2Program(deviceFinalize.values), ...(deviceFinalize.records ? Object.values(this.pairRecordPrograms()) : [])];
+    return [this.finalize2Program(deviceFinalize.values, deviceFinalize.histogram ?? null), ...(deviceFinalize.records ? Object.values(this.pairRecordPrograms()) : [])];
   }
 
   private cachedProgram<P extends WgslProgram>(key: string, make: () => P): P {
     return this.programs.cached(key, make);
   }
 
-  private finalize2Program(values: PairValueProgram): Finalize2Program {
-    return this.cachedProgram(`finalize2/${values.cacheKey}`, () => createFinalize2Program(values));
+  private finalize2Program(values: PairValueProgram, histogram: HistogramLayout | null): Finalize2Program {
+    const key = `finalize2/${values.cacheKey}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`;
+    return this.cachedProgram(key, () => createFinalize2Program(values, histogram));
   }
 
   private pairRecordPrograms(): PairRecordPrograms {

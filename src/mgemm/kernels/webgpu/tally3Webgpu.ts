@@ -12,6 +12,7 @@ import { NO_PAIR_RECORDS, type PairFinalizeResult } from '../../pairFinalize.js'
 import { checkPopcountGemm3Request } from '../../requestChecks.js';
 import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest } from '../../tripleFinalize.js';
 import type { Finalize3Program } from './finalize/finalize3Program.js';
+import type { HistogramLayout } from '../../../core/histogramLayout.js';
 import type { KernelFamily } from './plan/kernelChoice.js';
 import type { FinalizeScratch } from './finalize/finalizeScratch.js';
 import {
@@ -43,7 +44,7 @@ export interface Tally3Host {
 
 /** What device finalize (submitTally3Finalize) uses besides: its program, resident T[cmc], and the request's finalize set. */
 export interface Finalize3Host extends Tally3Host {
-  finalize3Program(sparse: boolean): Finalize3Program;
+  finalize3Program(sparse: boolean, histogram: HistogramLayout | null): Finalize3Program;
   /** The device copy of a dense T[cmc] block-pair matrix (kept across requests). */
   pairCountsBuffer(data: Uint32Array): GPUBuffer;
   /** Status, partials and records of this request, and the submit and read-back 2-way and 3-way share. */
@@ -213,7 +214,9 @@ export async function tally3KernelDispatches(host: Tally3Host, request: Popcount
 }
 
 /** The result of a request with nothing to finalize. */
-const NOTHING_FINALIZED: PairFinalizeResult = { kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS, denseValues: null };
+const NOTHING_FINALIZED: PairFinalizeResult = {
+  kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS, denseValues: null, histogram: null,
+};
 
 /**
  * Device finalize of a 3-way request (mgemm/tripleFinalize.ts): the dispatches of submitTally3's submits, each
@@ -243,7 +246,8 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   if (xz !== undefined && xz.data.byteLength > host.runner.capabilities.maxStorageBufferBindingSize) {
     return settled({ kind: 'needsHost', reason: 'pair counts exceed one binding' });
   }
-  const program = host.finalize3Program(request.formula.sparse);
+  const histogram = request.histogram ?? null;
+  const program = host.finalize3Program(request.formula.sparse, histogram);
   await host.runner.pipelineFor(program);
   const pairIK = xz === undefined ? null : host.pairCountsBuffer(xz.data);
   // The tallies stay on the device: larger sub-blocks (sparse requests' eight groups) fill the GPU better.
@@ -256,7 +260,7 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   host.runner.upload(sliceWords, words);
   const output = host.scratchBuffer('output', Math.max(...submits.map((submit) => submit.numBytes)));
   const numPartials = blocksOf.flat().reduce((sum, { table }) => sum + finalize3Workgroups(table.numTiles), 0);
-  const target = host.finalizeScratch.targetFor(numPartials, request.records, 2);
+  const target = host.finalizeScratch.targetFor(numPartials, request.records, 2, histogram);
   let partialFirst = 0;
   const dispatches = submits.flatMap((submit, submitIdx) => {
     const finalizeAfter = new Map<number, Dispatch>();

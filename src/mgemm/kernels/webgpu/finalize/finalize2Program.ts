@@ -14,6 +14,8 @@
 import { valuesFillTable, type PairValueProgram } from '../../../pairFinalize.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
+import { HISTOGRAM_STORAGE, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
+import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
 
 /** Pairs per side of one workgroup's tile. */
@@ -62,6 +64,8 @@ const FLOAT32_NAN_BITS = 0x7fc00000;
 
 export interface Finalize2Program extends WgslProgram {
   readonly tile: number;
+  /** Whether it counts every value in a histogram (and binds the `histogram` buffer last). */
+  readonly countsHistogram: boolean;
 }
 
 /** Checks a value program's shape: entries, constants that are no scaffolding uniform. */
@@ -75,8 +79,11 @@ function checkValueProgram(values: PairValueProgram): void {
   if (!Number.isInteger(vectorWords) || vectorWords < 0) throw new Error(`${values.cacheKey}: vectorWords ${vectorWords}`);
 }
 
-/** The finalize program of a pair value program (thresholds and records are uniforms). */
-export function createFinalize2Program(values: PairValueProgram): Finalize2Program {
+/**
+ * The finalize program of a pair value program (thresholds and records are uniforms); with `histogram`, it also
+ * counts every value of every pair in that layout, before the threshold.
+ */
+export function createFinalize2Program(values: PairValueProgram, histogram: HistogramLayout | null = null): Finalize2Program {
   checkValueProgram(values);
   const numEntries = values.entryBits.length;
   // Entry bits of value k: k itself for a whole table (no table lookup in the loops).
@@ -108,6 +115,7 @@ ${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
 ${values.wgsl}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
+${histogram === null ? '' : histogramWgsl(histogram, values.entryBits)}
 /** An undefined value (NaN: exponent field all ones). */
 fn isUndefined(v: vec2<u32>) -> bool {
   return sdExp(v) == 2047u;
@@ -146,7 +154,7 @@ ${values.setup}
       if (c >= u.numCols || (u.strictUpper != 0u && row >= col)) { continue; }
       let gj = u.colVectorFirst + col;
       let values = pairValues(${values.vectorWords}u * row, ${values.vectorWords}u * col, r * u.rowStride + c);
-      var f: array<u32, ${numEntries}>;
+${histogram === null ? '' : '      histogramCount(values);\n'}      var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
       if (u.denseValues != 0u) {
         // The first entry's value of every pair, passing or not, at its place in the request (row-major).
@@ -193,7 +201,7 @@ ${values.setup}
 ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {
-    cacheKey: `finalize2/${values.cacheKey}`,
+    cacheKey: `finalize2/${values.cacheKey}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`,
     workgroupSize: [THREADS_PER_SIDE, THREADS_PER_SIDE],
     storage: [
       { name: 'tallies', access: 'read', elementType: 'u32' },
@@ -203,11 +211,13 @@ ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
       { name: 'status', access: 'read_write', elementType: 'atomic<u32>' },
       { name: 'passMasks', access: 'read_write', elementType: 'u32' },
       { name: 'passValues', access: 'read_write', elementType: 'u32' },
+      ...(histogram === null ? [] : [HISTOGRAM_STORAGE]),
     ],
     uniforms: [...UNIFORMS, ...values.constantNames].map((name) => ({ name, type: 'u32' as const })),
     extensions: [],
     declarations,
     mainBody: body,
     tile: FINALIZE2_TILE,
+    countsHistogram: histogram !== null,
   };
 }

@@ -23,6 +23,8 @@ import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
 import { lastAtMostWgsl } from '../programs/wgsl/lastAtMost.js';
 import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
+import { HISTOGRAM_STORAGE, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
+import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
 import { screenWgsl, tripleTalliesWgsl, tripleValuesWgsl } from './finalize3Wgsl.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
 
@@ -91,10 +93,19 @@ export type Finalize3Uniforms = Record<(typeof UNIFORMS)[number], number>;
 
 export interface Finalize3Program extends WgslProgram {
   readonly tile: number;
+  /** Whether it counts every value in a histogram (and binds the `histogram` buffer last). */
+  readonly countsHistogram: boolean;
 }
 
-/** The finalize program of dense or sparse 3-way formulas (thresholds and records are uniforms). */
-export function createFinalize3Program(options: { readonly sparse: boolean }): Finalize3Program {
+/** The eight entries of a triple, in the order tripleValues returns them (4a + 2b + c). */
+const TRIPLE_ENTRY_BITS = [0, 1, 2, 3, 4, 5, 6, 7];
+
+/**
+ * The finalize program of dense or sparse 3-way formulas (thresholds and records are uniforms); with `histogram`, it
+ * also counts every value of every triple in that layout — so it never skips a triple by the threshold's screen.
+ */
+export function createFinalize3Program(options: { readonly sparse: boolean; readonly histogram?: HistogramLayout | null }): Finalize3Program {
+  const histogram = options.histogram ?? null;
   const declarations = `${SOFT_DOUBLE_WGSL}
 const ONE = vec2<u32>(0u, 0x3ff00000u);
 const VW = ${TRIPLE_VECTOR_WORDS}u;
@@ -135,6 +146,7 @@ ${tripleValuesWgsl(options.sparse)}
 ${screenWgsl(options.sparse)}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
+${histogram === null ? '' : histogramWgsl(histogram, TRIPLE_ENTRY_BITS)}
 /** Which of the eight entries pass (bit 4a + 2b + c): core/thresholds.ts markPassingEntries. */
 fn passingEntries(f: array<u32, 8>) -> u32 {
   if (u.thresholdKind == 0u) { return 255u; }
@@ -180,9 +192,9 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
         let cq = R.colFirst + c;
         let gk = R.kVectorFirst + cq;
         let t = R.tallyFirst + r * u.rowStride + c;
-        if (u.thresholdKind == 1u && !mayPassSingle(t, rq, cq)) { continue; }
-        let values = tripleValues(t, rq, cq);
-        var f: array<u32, 8>;
+${histogram === null ? `        if (u.thresholdKind == 1u && !mayPassSingle(t, rq, cq)) { continue; }
+` : ''}        let values = tripleValues(t, rq, cq);
+${histogram === null ? '' : '        histogramCount(values);\n'}        var f: array<u32, 8>;
         for (var e = 0u; e < 8u; e++) { f[e] = sdToF32Bits(values[e]); }
         let mask = passingEntries(f);
         if (mask == 0u) { continue; }
@@ -219,7 +231,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
 ${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {
-    cacheKey: `finalize3/${options.sparse ? 'sparse' : 'dense'}`,
+    cacheKey: `finalize3/${options.sparse ? 'sparse' : 'dense'}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`,
     workgroupSize: [THREADS_PER_SIDE, THREADS_PER_SIDE],
     storage: [
       { name: 'tallies', access: 'read', elementType: 'u32' },
@@ -229,11 +241,13 @@ ${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
       { name: 'partials', access: 'read_write', elementType: 'u32' },
       { name: 'status', access: 'read_write', elementType: 'atomic<u32>' },
       { name: 'records', access: 'read_write', elementType: 'u32' },
+      ...(histogram === null ? [] : [HISTOGRAM_STORAGE]),
     ],
     uniforms: UNIFORMS.map((name) => ({ name, type: 'u32' as const })),
     extensions: [],
     declarations,
     mainBody: body,
     tile: FINALIZE3_TILE,
+    countsHistogram: histogram !== null,
   };
 }

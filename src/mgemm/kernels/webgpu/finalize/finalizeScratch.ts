@@ -5,6 +5,8 @@
 // records as the GPU appended them (value bits, key: 2 words), put in key order on the host (recordOrderPool.ts).
 
 import { noRecordsToRelease, type DenseValueKind, type PairFinalizeResult, type PairRecords } from '../../../pairFinalize.js';
+import type { HistogramLayout } from '../../../../core/histogramLayout.js';
+import { histogramCountsOf, histogramWords } from '../programs/wgsl/histogramWgsl.js';
 import { FINALIZE2_PARTIAL_WORDS, FINALIZE2_STATUS_WORDS } from './finalize2Program.js';
 import { GrowingBuffers } from '../runtime/growingBuffers.js';
 import { sumPartials } from './pairFinalizeWebgpu.js';
@@ -32,11 +34,13 @@ const RECORDS_WITH_STATUS = INITIAL_RECORD_CAPACITY;
  */
 const FINALIZE_SCRATCH_SETS = 2;
 
-/** The status, partials and records buffers a finalize dispatch writes. */
+/** The status, partials, records and histogram buffers a finalize dispatch writes. */
 export interface FinalizeOutputBuffers {
   readonly partials: GPUBuffer;
   readonly status: GPUBuffer;
   readonly records: GPUBuffer;
+  /** The request's histogram counts (histogramWgsl.ts), zeroed at each submit; a small unused buffer without. */
+  readonly histogram: GPUBuffer;
 }
 
 /** Records room shared by all sets: what the last overflow needed, within one storage binding. */
@@ -67,6 +71,8 @@ export interface FinalizeTarget {
   readonly wantsRecords: boolean;
   readonly wordsPerRecord: WordsPerRecord;
   readonly recordCapacity: number;
+  /** The histogram the request counts in, or null. */
+  readonly histogram: HistogramLayout | null;
 }
 
 /** Every pair's value of a request, read back with its status (mgemm/pairFinalize.ts DenseValues). */
@@ -84,15 +90,16 @@ export class FinalizeScratch {
     this.buffers = new GrowingBuffers(runner);
   }
 
-  /** Buffers for a submit with `numPartials` partials and the records room of the next request. */
-  targetFor(numPartials: number, wantsRecords: boolean, wordsPerRecord: WordsPerRecord): FinalizeTarget {
+  /** Buffers for a submit with `numPartials` partials, the records room of the next request and its histogram. */
+  targetFor(numPartials: number, wantsRecords: boolean, wordsPerRecord: WordsPerRecord, histogram: HistogramLayout | null = null): FinalizeTarget {
     const recordCapacity = this.room.forRequest(wantsRecords, wordsPerRecord);
     const buffers = {
       partials: this.buffers.get('partials', numPartials * FINALIZE2_PARTIAL_WORDS * 4),
       status: this.buffers.get('status', FINALIZE2_STATUS_WORDS * 4),
       records: this.buffers.get('records', recordCapacity * 4 * wordsPerRecord),
+      histogram: this.buffers.get('histogram', histogram === null ? 0 : histogramWords(histogram) * 4),
     };
-    return { buffers, numPartials, wantsRecords, wordsPerRecord, recordCapacity };
+    return { buffers, numPartials, wantsRecords, wordsPerRecord, recordCapacity, histogram };
   }
 
   /**
@@ -102,9 +109,12 @@ export class FinalizeScratch {
    * grow the room and give null: the caller submits its request again (with this set) with room for all of them.
    */
   async submit(dispatches: readonly Dispatch[], target: FinalizeTarget, dense: DenseRead | null = null): Promise<Pending<PairFinalizeResult | null>> {
-    const { buffers: { status, partials, records }, numPartials, wantsRecords, wordsPerRecord, recordCapacity } = target;
+    const { buffers: { status, partials, records, histogram }, numPartials, wantsRecords, wordsPerRecord, recordCapacity } = target;
     const recordBytes = 4 * wordsPerRecord;
     this.runner.upload(status, new Uint32Array(FINALIZE2_STATUS_WORDS));
+    const histogramBytes = target.histogram === null ? 0 : histogramWords(target.histogram) * 4;
+    // Zeroed at every submit: a request submitted again (records overflow) counts again from nothing.
+    if (histogramBytes > 0) this.runner.upload(histogram, new Uint32Array(histogramBytes / 4));
     const numStaged = Math.min(recordCapacity, RECORDS_WITH_STATUS);
     // Dense values come back first after the status and partials (16 + 32·n bytes: float64-aligned), with this submit
     // (their buffer is shared scratch, which the next request's submit overwrites).
@@ -112,14 +122,15 @@ export class FinalizeScratch {
       { buffer: status, numBytes: FINALIZE2_STATUS_WORDS * 4 },
       { buffer: partials, numBytes: numPartials * FINALIZE2_PARTIAL_WORDS * 4 },
       ...(dense !== null ? [{ buffer: dense.buffer, numBytes: dense.numBytes }] : []),
+      ...(histogramBytes > 0 ? [{ buffer: histogram, numBytes: histogramBytes }] : []),
       ...(numStaged > 0 ? [{ buffer: records, numBytes: numStaged * recordBytes }] : []),
     ]);
     return {
       collect: async () => {
-        const words = await pending.collect();
-        const [statusWords, partialWords] = words;
-        const denseValues = dense === null ? null : { kind: dense.kind, words: words[2] };
-        const stagedWords = words[dense === null ? 2 : 3] as Uint32Array | undefined;
+        const [statusWords, partialWords, ...rest] = await pending.collect();
+        const denseValues = dense === null ? null : { kind: dense.kind, words: rest.shift() as Uint32Array };
+        const histogramWordsRead = histogramBytes > 0 ? rest.shift() : undefined;
+        const stagedWords = rest.shift();
         if (statusWords[1] !== 0) return { kind: 'needsHost', reason: 'a passing value outside [0, 16)' };
         const numRecords = wantsRecords ? statusWords[0] : 0;
         if (numRecords > recordCapacity) {
@@ -136,7 +147,8 @@ export class FinalizeScratch {
           const mapped = await this.runner.readBackMapped({ buffer: records, numBytes: numRecords * recordBytes });
           found = { count: numRecords, words: mapped.words.subarray(0, numRecords * wordsPerRecord), release: mapped.release };
         }
-        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: found, denseValues };
+        const counts = target.histogram === null || histogramWordsRead === undefined ? null : histogramCountsOf(target.histogram, histogramWordsRead);
+        return { kind: 'done', ...sumPartials(partialWords, numPartials), records: found, denseValues, histogram: counts };
       },
     };
   }

@@ -30,6 +30,8 @@ export interface FinalizeBuffers {
   /** Pass mask and values of each pair of the request (pairRecordPrograms.ts); any buffer when records are not wanted. */
   readonly passMasks: GPUBuffer;
   readonly passValues: GPUBuffer;
+  /** The request's histogram counts (bound only by a program that counts them). */
+  readonly histogram: GPUBuffer;
 }
 
 /**
@@ -84,7 +86,10 @@ export function finalizeDispatch(
   };
   return {
     program,
-    storage: [buffers.tallies, buffers.rowVectors, buffers.colVectors, buffers.partials, buffers.status, buffers.passMasks, buffers.passValues],
+    storage: [
+      buffers.tallies, buffers.rowVectors, buffers.colVectors, buffers.partials, buffers.status, buffers.passMasks, buffers.passValues,
+      ...(program.countsHistogram ? [buffers.histogram] : []),
+    ],
     uniforms,
     workgroups,
   };

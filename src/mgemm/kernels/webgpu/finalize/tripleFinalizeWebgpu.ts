@@ -31,6 +31,8 @@ export interface Finalize3Buffers {
   readonly partials: GPUBuffer;
   readonly status: GPUBuffer;
   readonly records: GPUBuffer;
+  /** The request's histogram counts (bound only by a program that counts them). */
+  readonly histogram: GPUBuffer;
 }
 
 /**
@@ -118,10 +120,10 @@ export function finalize3Dispatch(
     writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
     countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi,
   };
-  const { tallies, sliceWords, pairIK, partials, status, records } = buffers;
+  const { tallies, sliceWords, pairIK, partials, status, records, histogram } = buffers;
   return {
     program,
-    storage: pairIK === null ? [tallies, sliceWords, partials, status, records] : [tallies, sliceWords, pairIK, partials, status, records],
+    storage: [tallies, sliceWords, ...(pairIK === null ? [] : [pairIK]), partials, status, records, ...(program.countsHistogram ? [histogram] : [])],
     uniforms,
     workgroups: [numWorkgroups, 1],
   };

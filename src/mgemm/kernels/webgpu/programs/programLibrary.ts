@@ -4,6 +4,7 @@
 // (previewPrograms: what prepareStart compiles ahead of the run's first request).
 
 import type { PlanePair, RunPreview, TermGroup } from '../../../contract.js';
+import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
 import { createExpandProgram } from './expandProgram.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
@@ -71,9 +72,10 @@ export class ProgramLibrary {
     return this.cached(key, () => createPairProductProgram(numPlanesX, numPlanesY, pairs));
   }
 
-  /** The 3-way device finalize program, dense or sparse. */
-  finalize3(sparse: boolean): Finalize3Program {
-    return this.cached(`finalize3/${sparse ? 'sparse' : 'dense'}`, () => createFinalize3Program({ sparse }));
+  /** The 3-way device finalize program, dense or sparse, counting a histogram or not. */
+  finalize3(sparse: boolean, histogram: HistogramLayout | null = null): Finalize3Program {
+    const key = `finalize3/${sparse ? 'sparse' : 'dense'}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`;
+    return this.cached(key, () => createFinalize3Program({ sparse, histogram }));
   }
 
   /** The programs of a 2-way plan of `family` (the plan waits for them; prepareStart compiles them ahead). */
@@ -95,7 +97,7 @@ export class ProgramLibrary {
       programs.push(...this.gemmPrograms(choices.familyOf(termGroups, wordsPerPlane), termGroups, numPlanesA, numPlanes));
     };
     if (deviceFinalize?.kind === 'pairs') programs.push(...choices.pairFinalizePrograms(deviceFinalize));
-    if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3(deviceFinalize.sparse));
+    if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3(deviceFinalize.sparse, deviceFinalize.histogram ?? null));
     if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
     if (triples !== null) {
       programs.push(this.pairProduct(numPlanes, numPlanes, triples.planePairs));
