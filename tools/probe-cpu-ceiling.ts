@@ -5,7 +5,7 @@
 // memory bandwidth is not what is shared; `scalar`, a JavaScript integer loop in registers. On hosts whose vCPUs
 // are full cores both scale ~K×; where vCPUs share vector units (SMT siblings a hypervisor shows as cores, or a
 // shared AVX-512 power budget), `gemm` falls well short of K× while `scalar` scales further.
-// Usage: node dist/tools/probe-cpu-ceiling.js [--processes 1,2,4,8,16] [--seconds 3] [--work gemm,scalar]
+// Usage: node dist/tools/probe-cpu-ceiling.js [--processes 1,2,4,8,16] [--seconds 3] [--work gemm,scalar] [--json]
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
