@@ -5,7 +5,7 @@
 // S = Σ rv·iv is kept exactly in 20-bit limbs held in doubles: rv < 2^40 and iv < 2^60 split into
 // 2 and 3 limbs, so each limb product is < 2^40 and a column may absorb 2^10 entries before it has
 // to be normalized, far below the 2^53 at which doubles stop being exact.
-import { randomize, RANDOMIZE_MAX } from './randomize.js';
+import { randomize, RANDOMIZE_MAX, randomizeStep } from './randomize.js';
 import { UserError } from './errors.js';
 
 const LIMB_BITS = 20;
@@ -24,37 +24,48 @@ export function checksumWeight(uid: number): number {
   return randomize(uid + WEIGHT_OFFSET_LOW) + RANDOMIZE_MAX * randomize(uid + WEIGHT_OFFSET_HIGH);
 }
 
-/**
- * Writes the weights of the `numEntries` entries of one tuple, whose uids are `baseUid + e` (e < 2^way,
- * the entry bits in sorted-coordinate order), to `out[at + perm(e)]`, where `perm` maps sorted entry bits
- * to the caller's entry order. Why: randomize(x + e) = (randomize(x) + 4096·e) mod M, so two randomizes
- * serve all entries of a tuple instead of two per entry.
- */
-function tupleEntryWeightsInto(baseUid: number, out: Float64Array, at: number, perm: readonly number[]): void {
-  let low = randomize(baseUid + WEIGHT_OFFSET_LOW);
-  let high = randomize(baseUid + WEIGHT_OFFSET_HIGH);
-  for (let e = 0; e < perm.length; e++) {
-    out[at + perm[e]] = low + RANDOMIZE_MAX * high;
-    low += 4096;
-    if (low >= RANDOMIZE_MAX) low -= RANDOMIZE_MAX;
-    high += 4096;
-    if (high >= RANDOMIZE_MAX) high -= RANDOMIZE_MAX;
-  }
-}
-
 /** Identity order of the 4 entries (bits of the higher coordinate first) and the swapped order. */
 const PAIR_SAME = [0, 1, 2, 3];
 const PAIR_SWAPPED = [0, 2, 1, 3];
 
 /**
+ * Weights of `count` tuples whose base uids are `baseUid + t·uidStep` (t < count), `perm.length` entries each, to
+ * `out[at + perm.length·t + perm(e)]`. Along such a run both randomizes of a weight grow by one constant step
+ * (randomizeStep), so a tuple costs additions, not two randomizes: the weights were a third of a CPU run's finalize.
+ */
+function weightsAlongRun(baseUid: number, uidStep: number, count: number, out: Float64Array, at: number, perm: readonly number[]): void {
+  const numEntries = perm.length;
+  const step = randomizeStep(uidStep);
+  let low = randomize(baseUid + WEIGHT_OFFSET_LOW);
+  let high = randomize(baseUid + WEIGHT_OFFSET_HIGH);
+  for (let t = 0; t < count; t++, at += numEntries) {
+    let entryLow = low;
+    let entryHigh = high;
+    for (let e = 0; e < numEntries; e++) {
+      out[at + perm[e]] = entryLow + RANDOMIZE_MAX * entryHigh;
+      entryLow += 4096;
+      if (entryLow >= RANDOMIZE_MAX) entryLow -= RANDOMIZE_MAX;
+      entryHigh += 4096;
+      if (entryHigh >= RANDOMIZE_MAX) entryHigh -= RANDOMIZE_MAX;
+    }
+    low += step;
+    if (low >= RANDOMIZE_MAX) low -= RANDOMIZE_MAX;
+    high += step;
+    if (high >= RANDOMIZE_MAX) high -= RANDOMIZE_MAX;
+  }
+}
+
+/**
  * Weights of the pairs (i, j) for j = jFirst … jFirst + numCols − 1 (j ≠ i): out[4c + 2a + b] is the weight
- * of entry bits (a of i, b of j) of the c-th pair, i.e. checksumWeight(entryUid2(nv, i, a, j, b)).
+ * of entry bits (a of i, b of j) of the c-th pair, i.e. checksumWeight(entryUid2(nv, i, a, j, b)). Left of i the uid
+ * is (i·nv + j)·4, right of it (j·nv + i)·4: two runs of constant uid step.
  */
 export function pairRowWeights(numVector: number, i: number, jFirst: number, numCols: number, out: Float64Array): void {
-  for (let c = 0; c < numCols; c++) {
-    const j = jFirst + c;
-    if (i > j) tupleEntryWeightsInto((i * numVector + j) * 4, out, 4 * c, PAIR_SAME);
-    else tupleEntryWeightsInto((j * numVector + i) * 4, out, 4 * c, PAIR_SWAPPED);
+  const numLeft = Math.max(0, Math.min(numCols, i - jFirst));
+  if (numLeft > 0) weightsAlongRun((i * numVector + jFirst) * 4, 4, numLeft, out, 0, PAIR_SAME);
+  if (numLeft < numCols) {
+    const j = jFirst + numLeft;
+    weightsAlongRun((j * numVector + i) * 4, 4 * numVector, numCols - numLeft, out, 4 * numLeft, PAIR_SWAPPED);
   }
 }
 
@@ -78,22 +89,50 @@ function triplePerm(rankI: number, rankJ: number, rankK: number): readonly numbe
 
 /**
  * Weights of the triples (i, j, k) for k = kFirst … kFirst + numK − 1 (i, j, k distinct): out[8t + 4a + 2b + c]
- * is the weight of entry bits (a of i, b of j, c of k) of the t-th triple.
+ * is the weight of entry bits (a of i, b of j, c of k) of the t-th triple. Below min(i, j), between them and above
+ * max(i, j), k keeps its rank among the three, so each of these runs has one permutation and one uid step (8, 8·nv,
+ * 8·nv²).
  */
 export function tripleRowWeights(
   numVector: number, i: number, j: number, kFirst: number, numK: number, out: Float64Array,
 ): void {
-  for (let t = 0; t < numK; t++) {
-    const k = kFirst + t;
-    // Rank of each coordinate among the three, 0 = largest.
+  const lower = Math.min(i, j);
+  const upper = Math.max(i, j);
+  const kEnd = kFirst + numK;
+  const runs: readonly (readonly [number, number, number])[] = [
+    [kFirst, Math.min(kEnd, lower), 8],
+    [Math.max(kFirst, lower), Math.min(kEnd, upper), 8 * numVector],
+    [Math.max(kFirst, upper), kEnd, 8 * numVector * numVector],
+  ];
+  for (const [first, end, uidStep] of runs) {
+    let k = first;
+    // A k equal to i or j (not a triple) starts a run: its weights as the definition gives them, one by one.
+    while (k < end && (k === i || k === j)) {
+      tripleWeightsAt(numVector, i, j, k, out, 8 * (k - kFirst));
+      k++;
+    }
+    if (k >= end) continue;
     const rankI = (j > i ? 1 : 0) + (k > i ? 1 : 0);
     const rankJ = (i > j ? 1 : 0) + (k > j ? 1 : 0);
     const rankK = (i > k ? 1 : 0) + (j > k ? 1 : 0);
-    const c0 = rankI === 0 ? i : rankJ === 0 ? j : k;
-    const c2 = rankI === 2 ? i : rankJ === 2 ? j : k;
-    const c1 = i + j + k - c0 - c2;
-    tupleEntryWeightsInto(((c0 * numVector + c1) * numVector + c2) * 8, out, 8 * t, triplePerm(rankI, rankJ, rankK));
+    weightsAlongRun(tripleBaseUid(numVector, i, j, k), uidStep, end - k, out, 8 * (k - kFirst), triplePerm(rankI, rankJ, rankK));
   }
+}
+
+/** `((c0·nv + c1)·nv + c2)·8` of i, j, k sorted descending. */
+function tripleBaseUid(numVector: number, i: number, j: number, k: number): number {
+  const c0 = Math.max(i, j, k);
+  const c2 = Math.min(i, j, k);
+  const c1 = i + j + k - c0 - c2;
+  return ((c0 * numVector + c1) * numVector + c2) * 8;
+}
+
+/** The weights of one triple (i, j, k), per the definition. */
+function tripleWeightsAt(numVector: number, i: number, j: number, k: number, out: Float64Array, at: number): void {
+  const rankI = (j > i ? 1 : 0) + (k > i ? 1 : 0);
+  const rankJ = (i > j ? 1 : 0) + (k > j ? 1 : 0);
+  const rankK = (i > k ? 1 : 0) + (j > k ? 1 : 0);
+  weightsAlongRun(tripleBaseUid(numVector, i, j, k), 0, 1, out, at, triplePerm(rankI, rankJ, rankK));
 }
 
 /**

@@ -13,6 +13,14 @@ export function randomize(i: number): number {
 }
 
 /**
+ * `randomize(x + delta) − randomize(x)` modulo 714025, the same for every x (randomize is affine): stepping a weight
+ * along a run of uids that grow by `delta` is then one addition.
+ */
+export function randomizeStep(delta: number): number {
+  return modMax(4096 * modMax(delta));
+}
+
+/**
  * `i mod 714025` for integers below 2^53 without a floating-point `%` (which V8 runs as a slow fmod
  * once `i` leaves the int32 range): the quotient's rounding can be off by one, which the fix-up corrects.
  */

@@ -51,3 +51,30 @@ describe('tripleRowWeights', () => {
     });
   }
 });
+
+describe('tripleRowWeights over long runs', () => {
+  // Each run of k below, between and above i and j, in one call, against the per-entry definition.
+  const cases = [
+    { nv: 40, i: 11, j: 29 },
+    { nv: 40, i: 29, j: 11 },
+    { nv: 5000, i: 4998, j: 3 },
+    { nv: 20_000, i: 19_990, j: 19_995 },
+  ];
+  for (const c of cases) {
+    it(`equals checksumWeight(entryUid3) for nv ${c.nv}, i ${c.i}, j ${c.j}`, () => {
+      const lower = Math.min(c.i, c.j);
+      const upper = Math.max(c.i, c.j);
+      for (const [first, end] of [[0, lower], [lower + 1, upper], [upper + 1, c.nv]]) {
+        const numK = Math.min(end - first, 700);
+        if (numK <= 0) continue;
+        const out = new Float64Array(8 * numK);
+        tripleRowWeights(c.nv, c.i, c.j, first, numK, out);
+        const expected: number[] = [];
+        for (let t = 0; t < numK; t++) {
+          for (let e = 0; e < 8; e++) expected.push(checksumWeight(entryUid3(c.nv, c.i, e >> 2, c.j, (e >> 1) & 1, first + t, e & 1)));
+        }
+        expect(Array.from(out)).toEqual(expected);
+      }
+    });
+  }
+});
