@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
 import { fileIdentity } from '../io/index.js';
-import { findRunInfoFor, type LoadedRunInfo } from './runInfoFile.js';
+import { denseMatrixOf, findRunInfoFor, type LoadedRunInfo } from './runInfoFile.js';
 
 /** What a command knows of its metrics files. */
 export interface MetricsInputs {
@@ -28,6 +28,10 @@ export function sayAssumption(inputs: MetricsInputs): void {
 export function resolveMetricsInputs(files: readonly string[], wayText: string | undefined): MetricsInputs {
   refuseRepeatedFiles(files);
   const info = commonRunInfo(files);
+  const matrix = info === null ? null : denseMatrixOf(info);
+  if (matrix !== null) {
+    throw new UserError(`${files[0]} is a dense ${matrix.shape} matrix (${matrix.format}, PLINK's layout; ${info?.path}), not records: read it as PLINK's --r2 matrix`);
+  }
   if (wayText !== undefined) {
     const numWay: NumWay = wayText === '3' ? 3 : 2;
     if (info !== null && info.numWay !== numWay) {

@@ -7,7 +7,7 @@ import { entryHistograms } from './entryHistograms.js';
 import { parseCount } from './numberOptions.js';
 import { packageVersion } from './packageVersion.js';
 import { renderReportHtml } from './reportHtml.js';
-import { findRunInfoFor, readRunInfo, runInfoPathOf, type LoadedRunInfo } from './runInfoFile.js';
+import { denseMatrixOf, findRunInfoFor, readRunInfo, runInfoPathOf, type LoadedRunInfo } from './runInfoFile.js';
 import { refuseRepeatedFiles } from './metricsInputs.js';
 import { SnpNaming } from './snpNaming.js';
 
@@ -36,6 +36,8 @@ export function addReportCommand(program: Command): void {
       const numBins = parseCount('--bins', String(options.bins), { least: 1, most: MAX_BINS });
       const numTop = parseCount('--top', String(options.top), { least: 1, most: MAX_TOP_ROWS });
       const info = locateRunInfo(run);
+      const matrix = denseMatrixOf(info);
+      if (matrix !== null) throw new UserError(`${info.path}: the run wrote a dense ${matrix.shape} matrix (${matrix.format}), not records; report reads records`);
       const files = info.outputPaths;
       refuseOutputOverInput('report', [out], [info.path, ...files, ...(info.sidecarPath === null ? [] : [info.sidecarPath])]);
       if (options.force !== true && existsSync(out)) throw new UserError(`${out} exists already; use --force to overwrite`);

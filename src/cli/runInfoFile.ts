@@ -95,15 +95,24 @@ export function readRunInfo(path: string): LoadedRunInfo {
 
 /**
  * The run-info file that belongs to a metrics file, if any: `<stub>.run.json` for `<stub>_<rank>.bin`
- * (a run's files) or `<name>.run.json` for `<name>.bin` (a merged file).
+ * (a run's files), `<name>.run.json` for `<name>.bin` (a merged file), `<stub>.run.json` for a run's dense matrix.
  */
 export function findRunInfoFor(metricsFile: string): LoadedRunInfo | null {
   const name = basename(metricsFile);
-  const candidates = [name.replace(/_\d+\.bin$/, ''), name.replace(/\.bin$/, '')];
+  // A run's rank files, a merged file, and a run's dense matrix (`<stub>.<ext>` or `<stub>.<ext>.bin`).
+  const candidates = [name.replace(/_\d+\.bin$/, ''), name.replace(/\.bin$/, ''), name.replace(/\.[^.]+\.bin$/, ''), name.replace(/\.[^.]+$/, '')];
   for (const stubName of candidates) {
     if (stubName === name) continue;
     const path = join(dirname(metricsFile), runInfoPathOf(stubName));
     if (existsSync(path)) return readRunInfo(path);
   }
   return null;
+}
+
+/** The dense matrix (`{shape, format}`) a run-info file says its run wrote instead of records, or null. */
+export function denseMatrixOf(info: RunInfo): { readonly shape: string; readonly format: string } | null {
+  const matrix = info.run.matrix;
+  if (typeof matrix !== 'object' || matrix === null) return null;
+  const { shape, format } = matrix as Record<string, unknown>;
+  return typeof shape === 'string' && typeof format === 'string' ? { shape, format } : null;
 }

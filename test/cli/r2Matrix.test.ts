@@ -181,4 +181,19 @@ describe('r² dense matrix refusals', () => {
     refused([...r2, '--matrix', 'square', '--single-precision'], /use --matrix-format bin4/);
     refused(['--metric', 'r2', '--matrix', 'triangle'], /--matrix needs --output STUB \(the matrix is written to STUB\.ld\)/);
   });
+
+  it('dump, top, merge and report refuse a matrix file: it holds values, not records', () => {
+    const stub = join(dir, 'notrecords');
+    const made = runCli(['run', '--input', prefix, '--sparse', '--metric', 'r2', '--matrix', 'triangle', '--matrix-format', 'bin4', '--output', stub]);
+    expect(made.status, made.stderr).toBe(0);
+    for (const args of [['dump', `${stub}.ld.bin`], ['top', `${stub}.ld.bin`], ['merge', '--out', join(dir, 'merged.bin'), `${stub}.ld.bin`]]) {
+      const outcome = runCli(args);
+      expect(outcome.status).toBe(1);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr.trim()).toMatch(/^snptally: .*notrecords\.ld\.bin is a dense triangle matrix \(bin4, PLINK's layout; .*\), not records/);
+    }
+    const report = runCli(['report', stub, '--out', join(dir, 'report.html')]);
+    expect(report.status).toBe(1);
+    expect(report.stderr.trim()).toMatch(/the run wrote a dense triangle matrix \(bin4\), not records/);
+  });
 });
