@@ -91,7 +91,7 @@ ${countCalls(layout, valueEntryBits, 'histogramAdd')}
 }`;
 }
 
-/** Lines of a workgroup's histogram cache (histogramCacheWgsl): 8 KiB of workgroup memory. */
+/** Lines of a workgroup's histogram cache (histogramCacheWgsl): 8 KiB, with finalize's 6 KiB of checksum sums within WebGPU's 16 KiB. */
 export const HISTOGRAM_CACHE_LINES = 1024;
 
 /** How a program uses the workgroup cache: its threads, and the most tuples a workgroup counts between flushes. */
