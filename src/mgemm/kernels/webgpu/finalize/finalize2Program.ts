@@ -14,7 +14,7 @@
 import { valuesFillTable, type PairValueProgram } from '../../../pairFinalize.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
-import { HISTOGRAM_STORAGE, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
+import { HISTOGRAM_STORAGE, histogramCacheWgsl, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
 import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
 
@@ -116,6 +116,7 @@ ${values.wgsl}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
 ${histogram === null ? '' : histogramWgsl(histogram, values.entryBits)}
+${histogram === null ? '' : histogramCacheWgsl(histogram, values.entryBits, { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE2_TILE ** 2 })}
 /** An undefined value (NaN: exponent field all ones). */
 fn isUndefined(v: vec2<u32>) -> bool {
   return sdExp(v) == 2047u;
@@ -140,7 +141,7 @@ ${values.setup}
   if (tileIdx >= u.numTiles) { return; }
   let r0 = (tileIdx / u.tilesX) * TILE;
   let c0 = (tileIdx % u.tilesX) * TILE;
-  var sum = vec4<u32>(0u);
+${histogram === null ? '' : '  histogramCacheClear(li);\n'}  var sum = vec4<u32>(0u);
   var entries = 0u;
   var zeros = 0u;
   for (var ii = 0u; ii < ${PAIRS_PER_THREAD_SIDE}u; ii++) {
@@ -154,7 +155,7 @@ ${values.setup}
       if (c >= u.numCols || (u.strictUpper != 0u && row >= col)) { continue; }
       let gj = u.colVectorFirst + col;
       let values = pairValues(${values.vectorWords}u * row, ${values.vectorWords}u * col, r * u.rowStride + c);
-${histogram === null ? '' : '      histogramCount(values);\n'}      var f: array<u32, ${numEntries}>;
+${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
       if (u.denseValues != 0u) {
         // The first entry's value of every pair, passing or not, at its place in the request (row-major).
@@ -197,7 +198,7 @@ ${histogram === null ? '' : '      histogramCount(values);\n'}      var f: array
       }
     }
   }
-  sum = checksumFold(sum);
+${histogram === null ? '' : '  histogramCacheFlush(li);\n'}  sum = checksumFold(sum);
 ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {

@@ -23,7 +23,7 @@ import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
 import { lastAtMostWgsl } from '../programs/wgsl/lastAtMost.js';
 import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
-import { HISTOGRAM_STORAGE, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
+import { HISTOGRAM_STORAGE, histogramCacheWgsl, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
 import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
 import { screenWgsl, tripleTalliesWgsl, tripleValuesWgsl } from './finalize3Wgsl.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
@@ -147,6 +147,7 @@ ${screenWgsl(options.sparse)}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
 ${histogram === null ? '' : histogramWgsl(histogram, TRIPLE_ENTRY_BITS)}
+${histogram === null ? '' : histogramCacheWgsl(histogram, TRIPLE_ENTRY_BITS, { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE3_TILE ** 2 })}
 /** Which of the eight entries pass (bit 4a + 2b + c): core/thresholds.ts markPassingEntries. */
 fn passingEntries(f: array<u32, 8>) -> u32 {
   if (u.thresholdKind == 0u) { return 255u; }
@@ -175,7 +176,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
   var sum = vec4<u32>(0u);
   var entries = 0u;
   var zeros = 0u;
-  for (var tileIdx = wg.x; tileIdx < u.numTiles; tileIdx += u.numWorkgroups) {
+${histogram === null ? '' : '  histogramCacheClear(li);\n'}  for (var tileIdx = wg.x; tileIdx < u.numTiles; tileIdx += u.numWorkgroups) {
     loadRect(rectOfTile(tileIdx));
     let gj = R.jVectorGlobal;
     let tile = tileIdx - R.tileFirst;
@@ -194,7 +195,7 @@ fn passingEntries(f: array<u32, 8>) -> u32 {
         let t = R.tallyFirst + r * u.rowStride + c;
 ${histogram === null ? `        if (u.thresholdKind == 1u && !mayPassSingle(t, rq, cq)) { continue; }
 ` : ''}        let values = tripleValues(t, rq, cq);
-${histogram === null ? '' : '        histogramCount(values);\n'}        var f: array<u32, 8>;
+${histogram === null ? '' : '        histogramCacheCount(values);\n'}        var f: array<u32, 8>;
         for (var e = 0u; e < 8u; e++) { f[e] = sdToF32Bits(values[e]); }
         let mask = passingEntries(f);
         if (mask == 0u) { continue; }
@@ -226,7 +227,7 @@ ${histogram === null ? '' : '        histogramCount(values);\n'}        var f: a
         }
       }
     }
-    sum = checksumFold(sum);
+${histogram === null ? '' : '    // Every tile: a cache count stays below 2^32 however many tiles the workgroup takes.\n    histogramCacheFlush(li);\n'}    sum = checksumFold(sum);
   }
 ${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
 
