@@ -24,7 +24,7 @@ export interface TakenRecords {
 /**
  * Keeps the `count` strongest records appended to it, exactly. The order is total: the stronger float32 value first
  * (the value the file holds), then lower vector indices (coordinate by coordinate), then lower entry bits — the order
- * `snptally top` prints. NaN never ranks. Records are gathered in a buffer of up to 2·count that is sorted and cut
+ * `snptally top` prints. Each record's coordinates are put in ascending vector order. NaN never ranks. Records are gathered in a buffer of up to 2·count that is sorted and cut
  * back to `count` when full; once `count` are known, a record that does not beat the weakest kept is dropped at once.
  */
 export class TopRecords implements RecordWriter {
@@ -35,6 +35,8 @@ export class TopRecords implements RecordWriter {
   /** After a cut with `count` records: where the weakest kept record lies (the bar a new record must beat), else −1. */
   private weakestAt = -1;
   private readonly sign: number;
+  /** The record being added, its coordinates in ascending vector order. */
+  private readonly incoming: Uint32Array;
 
   constructor(private readonly numWay: 2 | 3, readonly spec: TopRecordsSpec) {
     if (!Number.isSafeInteger(spec.count) || spec.count < 1 || spec.count > MAX_TOP_RECORDS) {
@@ -42,20 +44,24 @@ export class TopRecords implements RecordWriter {
     }
     this.stride = numWay + 1;
     this.sign = spec.stronger === 'larger' ? 1 : -1;
+    this.incoming = new Uint32Array(this.stride);
     this.words = new Uint32Array(Math.min(2 * spec.count, 1 << 12) * this.stride);
     this.values = new Float32Array(this.words.buffer);
   }
 
   appendRecordWords(words: Uint32Array, numRecords: number): void {
-    const { stride, numWay } = this;
-    const incoming = new Float32Array(words.buffer, words.byteOffset, numRecords * stride);
+    const { stride, numWay, incoming } = this;
+    const values = new Float32Array(words.buffer, words.byteOffset, numRecords * stride);
     for (let r = 0, at = 0; r < numRecords; r++, at += stride) {
-      const value = incoming[at + numWay];
+      const value = values[at + numWay];
       if (value !== value) continue;
-      if (this.weakestAt >= 0 && this.compare(words, at, value, this.weakestAt) >= 0) continue;
+      // Ranks write a tuple's coordinates in the order their blocks met (j before i, say); each coordinate keeps its
+      // entry bit, so sorting them by vector makes one key per tuple entry, whatever the decomposition.
+      for (let w = 0; w < stride; w++) incoming[w] = words[at + w];
+      sortCoordinates(incoming, numWay);
+      if (this.weakestAt >= 0 && this.compare(incoming, 0, value, this.weakestAt) >= 0) continue;
       if ((this.numHeld + 1) * stride > this.words.length) this.makeRoom();
-      const to = this.numHeld * stride;
-      for (let w = 0; w < stride; w++) this.words[to + w] = words[at + w];
+      this.words.set(incoming, this.numHeld * stride);
       this.numHeld++;
     }
   }
@@ -111,6 +117,19 @@ export class TopRecords implements RecordWriter {
     this.values = new Float32Array(kept.buffer);
     this.numHeld = numKept;
     this.weakestAt = numKept === this.spec.count ? (numKept - 1) * stride : -1;
+  }
+}
+
+/** Puts a record's `numWay` coordinates in ascending order (insertion sort of 2 or 3 words). */
+function sortCoordinates(record: Uint32Array, numWay: number): void {
+  for (let w = 1; w < numWay; w++) {
+    const coord = record[w];
+    let at = w;
+    while (at > 0 && record[at - 1] > coord) {
+      record[at] = record[at - 1];
+      at--;
+    }
+    record[at] = coord;
   }
 }
 
