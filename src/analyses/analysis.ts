@@ -184,10 +184,14 @@ export interface TripleAnalysis {
 
 /**
  * The results an analysis can be reduced to, as the sinks of a run: records of the entries above a threshold (SPEC §7),
- * a dense matrix of every pair's value (analyses with one value per pair; `Analysis.denseMatrix` says how), or
- * histograms of all values (SPEC §9; the run's layout from AnalysisRun.histogramLayout).
+ * a dense matrix of every pair's value (analyses with one value per pair; `Analysis.denseMatrix` says how),
+ * histograms of all values (SPEC §9; the run's layout from AnalysisRun.histogramLayout), or the records of the N
+ * strongest values of the run, exactly (`run --top N`; `Analysis.strongerValues` says which values are stronger).
  */
-export type ResultKind = 'threshold-records' | 'dense-matrix' | 'histogram';
+export type ResultKind = 'threshold-records' | 'dense-matrix' | 'histogram' | 'top-n';
+
+/** Which values of an analysis are the stronger ones for its top-N: larger (CCC, DUO, r²) or smaller (a p-value, K2). */
+export type StrongerValues = 'larger' | 'smaller';
 
 /**
  * What a dense matrix of an analysis's one value per pair needs besides the values (PLINK's matrix files: 1.9's
@@ -227,6 +231,8 @@ export interface Analysis {
   readonly results: readonly ResultKind[];
   /** How its dense matrix is written; present when `results` lists 'dense-matrix'. */
   readonly denseMatrix?: DenseMatrixSpec;
+  /** Which values rank first in its top-N; present when `results` lists 'top-n'. */
+  readonly strongerValues?: StrongerValues;
   /** Refuses settings the analysis cannot run (tallies that would overflow, a way it lacks) with a one-line UserError. */
   check(settings: AnalysisSettings): void;
   /** The analysis for one run (called once per rank, and once per finalize worker). */

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../parallel/index.js';
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
+import { MAX_TOP_RECORDS } from '../core/limits.js';
 import { MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
 import { loadRunJob, type JobSpec, type MemoryReport } from './engineApi.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
@@ -74,6 +75,9 @@ export function addRunCommand(program: Command): void {
     .option('--histograms <file>',
       'write the histograms of all values, before any threshold, to this tab-separated file (SPEC §9: ccc, duo; ' +
       'r2: one column over [0, 1])')
+    .option('--top <n>',
+      'keep only the records of the n strongest entries of the whole run (after --threshold), exactly, strongest first, ' +
+      `in one file <stub>_top.bin (ties: lower vector indices, then entry bits, first; n at most ${MAX_TOP_RECORDS}); needs --output`)
     .option('--force', 'overwrite existing output files of the same stub (and the --histograms file)', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
     .option('--json', 'print one JSON object with the result and the job instead of text', false)
@@ -166,7 +170,7 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),
     backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
-    histograms: text('histograms'),
+    histograms: text('histograms'), top: text('top'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
     memory: text('memory'), deviceMemory: text('deviceMemory'), matrix: text('matrix'), matrixFormat: text('matrixFormat'),
   };

@@ -95,12 +95,12 @@ export function readRunInfo(path: string): LoadedRunInfo {
 
 /**
  * The run-info file that belongs to a metrics file, if any: `<stub>.run.json` for `<stub>_<rank>.bin`
- * (a run's files), `<name>.run.json` for `<name>.bin` (a merged file), `<stub>.run.json` for a run's dense matrix.
+ * (a run's files, and `<stub>_top.bin` of a --top run), `<name>.run.json` for `<name>.bin` (a merged file), `<stub>.run.json` for a run's dense matrix.
  */
 export function findRunInfoFor(metricsFile: string): LoadedRunInfo | null {
   const name = basename(metricsFile);
   // A run's rank files, a merged file, and a run's dense matrix (`<stub>.<ext>` or `<stub>.<ext>.bin`).
-  const candidates = [name.replace(/_\d+\.bin$/, ''), name.replace(/\.bin$/, ''), name.replace(/\.[^.]+\.bin$/, ''), name.replace(/\.[^.]+$/, '')];
+  const candidates = [name.replace(/_(\d+|top)\.bin$/, ''), name.replace(/\.bin$/, ''), name.replace(/\.[^.]+\.bin$/, ''), name.replace(/\.[^.]+$/, '')];
   for (const stubName of candidates) {
     if (stubName === name) continue;
     const path = join(dirname(metricsFile), runInfoPathOf(stubName));

@@ -53,6 +53,7 @@ export interface RunOptionText {
   readonly threads?: string;
   readonly output?: string;
   readonly histograms?: string;
+  readonly top?: string;
   readonly force?: boolean;
   readonly verify?: boolean;
   readonly json?: boolean;
@@ -115,6 +116,7 @@ export function buildRunPlan(
     threshold,
     outputStub: options.output === undefined ? null : nonEmpty('--output', options.output),
     histogramPath: options.histograms === undefined ? null : nonEmpty('--histograms', options.histograms),
+    top: options.top === undefined ? null : parsePositiveInteger('--top', options.top),
     force: options.force === true,
     singlePrecisionOutput: options.singlePrecision === true,
     backend,

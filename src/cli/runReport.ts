@@ -30,7 +30,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
   if (devices !== null) lines.push(devices);
   if (result.deviceFinalizedTriples > 0) lines.push(`finalized ${result.deviceFinalizedTriples} triples on the GPU`);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
-  if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}`);
+  if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}${spec.top == null ? '' : ` (top ${spec.top})`}`);
   if (result.histogram !== null) lines.push(`histograms ${result.histogram.path}`);
   return `${lines.join('\n')}\n`;
 }
@@ -60,6 +60,7 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
     finalize: spec.finalize,
     outputStub: spec.outputStub,
     matrix: spec.matrix ?? null,
+    top: spec.top ?? null,
   };
 }
 

@@ -22,3 +22,6 @@ export function checkTallyLimit(name: string, numWay: NumWay, perField: number, 
 export function checkVectorLimit(numVector: number): void {
   if (numVector > 2 ** 31) throw new UserError(`--vectors ${numVector} exceeds 2^31, the most an output coordinate can index`);
 }
+
+/** Most records `run --top` keeps: up to 2N records are held per rank and per finalize thread (memoryEstimate.ts). */
+export const MAX_TOP_RECORDS = 100_000_000;

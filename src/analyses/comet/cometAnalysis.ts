@@ -18,7 +18,8 @@ export function cometAnalysis(metric: CometMetric, summary: string): Analysis {
     name: metric,
     summary,
     ways: [2, 3],
-    results: ['threshold-records', 'histogram'],
+    results: ['threshold-records', 'histogram', 'top-n'],
+    strongerValues: 'larger',
     check({ spec, numField }: AnalysisSettings): void {
       // The largest tally: C^way per field (C counted bits: 2 for CCC; DUO's one bit gives 1).
       checkTallyLimit(metric, spec.numWay, metric === 'duo' ? 1 : spec.numWay === 2 ? 4 : 8, numField);

@@ -16,7 +16,8 @@ export const analysis: Analysis = {
   name: 'r2',
   summary: 'LD r² (squared correlation of allele-1 dosages, PLINK 1.9 --r2), 2-way',
   ways: [2],
-  results: ['threshold-records', 'dense-matrix', 'histogram'],
+  results: ['threshold-records', 'dense-matrix', 'histogram', 'top-n'],
+  strongerValues: 'larger',
   // PLINK 1.9's --r2 matrices: <out>.ld / <out>.ld.bin, 1 on the diagonal, which its triangle includes.
   denseMatrix: { extension: 'ld', diagonal: 1, diagonalInTriangle: true },
   check({ spec, numField }: AnalysisSettings): void {

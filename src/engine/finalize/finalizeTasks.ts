@@ -11,6 +11,7 @@ import { EntrySink, type RecordWriter } from './entrySink.js';
 import type { FinalizerSpec } from './finalizers.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 import { HistogramCounter } from './histogramSink.js';
+import { TopRecords, type TakenRecords, type TopRecordsSpec } from './topRecordsSink.js';
 
 /** Everything a finalize worker needs besides its tasks; plain data (the worker's `workerData`). */
 export interface FinalizeSetup {
@@ -24,6 +25,8 @@ export interface FinalizeSetup {
   readonly verify: boolean;
   /** Count every value in the analysis's histogram layout (sent back per task); absent: no histogram. */
   readonly histogram?: boolean;
+  /** A top-N run: each task sends back only its strongest records (absent or null: every passing record). */
+  readonly top?: TopRecordsSpec | null;
 }
 
 /** Consecutive j-slices of one mGEMM3 batch: `tallies[s]` are slice s's term groups. */
@@ -90,7 +93,7 @@ class RecordCollector implements RecordWriter {
   }
 
   /** The records collected since the last call, in a buffer of their own (to transfer), and their number. */
-  take(): { readonly words: Uint32Array; readonly numRecords: number } {
+  take(): TakenRecords {
     const taken = { words: this.words.slice(0, this.numWords), numRecords: this.numCollected };
     this.numWords = 0;
     this.numCollected = 0;
@@ -105,14 +108,15 @@ class RecordCollector implements RecordWriter {
  */
 export class LocalFinalizer {
   private readonly verifier: ValueVerifier | null;
-  private readonly records: RecordCollector | null;
+  private readonly records: (RecordWriter & { take(): TakenRecords }) | null;
   private readonly sink: EntrySink;
   private readonly ctx: FinalizeContext;
 
   constructor(setup: FinalizeSetup, private readonly analysis: AnalysisRun) {
     const { numWay } = setup.finalizers.settings.spec;
     this.verifier = setup.verify ? analysis.analyticVerifier() : null;
-    this.records = setup.writesRecords ? new RecordCollector(numWay + 1) : null;
+    const top = setup.top ?? null;
+    this.records = !setup.writesRecords ? null : top === null ? new RecordCollector(numWay + 1) : new TopRecords(numWay, top);
     const layout = setup.histogram === true ? analysis.histogramLayout?.() : undefined;
     if (setup.histogram === true && layout === undefined) throw new Error('a histogram for an analysis without one');
     const histogram = layout === undefined ? null : new HistogramCounter(layout);

@@ -61,7 +61,7 @@ export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpe
   const setup: FinalizeSetup = {
     finalizers, numVector: rank.numVector, numField: rank.numField,
     threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
-    histogram: rank.sink.histogram !== null,
+    histogram: rank.sink.histogram !== null, top: rank.top ?? null,
   };
   const inline = new InlineHostFinalizer(rank);
   if (options.numThreads > 1) {

@@ -8,6 +8,7 @@ import type { Communicator } from '../../parallel/index.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { EntrySink } from './entrySink.js';
 import type { MatrixSink } from './matrixSink.js';
+import type { TopRecordsSpec } from './topRecordsSink.js';
 
 export interface RankFinalize extends FinalizeContext {
   readonly analysis: AnalysisRun;
@@ -17,6 +18,8 @@ export interface RankFinalize extends FinalizeContext {
   readonly numField: number;
   /** A dense-matrix run's sink on this rank (every pair's value; null where records are written, or none). */
   readonly matrix?: MatrixSink | null;
+  /** A top-N run's sink spec: finalize workers keep their own strongest records (null or absent: every record). */
+  readonly top?: TopRecordsSpec | null;
 }
 
 /** What decides device finalize besides the analysis: the placement asked for, and the field communicator. */

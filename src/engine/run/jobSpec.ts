@@ -80,6 +80,11 @@ export interface JobSpec {
   readonly threshold: ThresholdSpec;
   /** Write per-rank binary files `<stub>_<rank>.bin` (SPEC §7); null: no output. */
   readonly outputStub: string | null;
+  /**
+   * Keep only the records of the run's `top` strongest entries (after the threshold), in one file `<stub>_top.bin`
+   * instead of per-rank files (finalize/topRecordsSink.ts); absent or null: every record that passes the threshold.
+   */
+  readonly top?: number | null;
   /** Write SPEC §9's histograms of all values to this file (rank 0, once for the run); absent or null: none. */
   readonly histogramPath?: string | null;
   /** Overwrite existing output files. */

@@ -261,6 +261,9 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
     // Block workers start while the kernel set opens (blockBuild.ts), so both sets of threads exist at once.
     { name: 'block workers', bytes: blockWorkers > 1 ? blockWorkers * WORKER_THREAD_BYTES : 0 },
     { name: 'record buffers', bytes: recordBufferBytes(job, deviceFinalize) },
+    // --top N (finalize/topRecordsSink.ts): the rank's buffer of up to 2N records, its sorted copy when cut and the
+    // candidates received on rank 0 — about 4N records —, and as much on each finalize thread.
+    { name: 'top-N records', bytes: (1 + (deviceFinalize || threads <= 1 ? 0 : threads)) * 4 * (job.top ?? 0) * (numWay + 1) * 4 },
     // A dense-matrix run's panel values, element and staging buffers (finalize/matrixSink.ts).
     { name: 'matrix buffers', bytes: job.matrix == null ? 0 : matrixSinkHostBytes(PAIRS_PER_PANEL, job.matrix.format, { deviceValues: deviceFinalize }) },
     { name: 'GPU staging and read-back', bytes: onGpu ? GPU_RANK_HOST_BYTES + GPU_STAGING_BYTES + Math.min(GPU_OUTPUT_BYTES, tallyBytes) : 0 },

@@ -10,7 +10,9 @@ import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/in
 import { EntrySink } from '../finalize/entrySink.js';
 import { MatrixSink, matrixFileSpec } from '../finalize/matrixSink.js';
 import type { HistogramLayout } from '../../core/histogramLayout.js';
-import { stageFile, type StagedFile } from '../../io/index.js';
+import { LITTLE_ENDIAN_HOST, stageFile, type StagedFile } from '../../io/index.js';
+import { gatherTopRecords, TopRecords, topRecordsFilePath } from '../finalize/topRecordsSink.js';
+import { topRecordsSpecOf } from './topCheck.js';
 import {
   checkHistogramTotals, formatHistogramFile, histogramLimbs, HistogramCounter, reduceHistogram,
 } from '../finalize/histogramSink.js';
@@ -82,20 +84,26 @@ export async function runRank(
   const isFinalizer = coords.fieldIdx === 0;
   // A dense-matrix run writes one matrix file (every rank, collectively) instead of per-rank records.
   const matrix = await openMatrix(comm, job, loaded, { writes: isFinalizer });
-  const output = matrix === null ? openRankOutput(job, comm.rank, comm.size, isFinalizer) : null;
+  // A top-N run keeps its rank's strongest records (finalizing ranks add them) and writes one file from rank 0.
+  const top = topRecordsSpecOf(job, loaded);
+  const topRecords = top === null ? null : new TopRecords(job.metricSpec.numWay, top);
+  const output = matrix === null && top === null ? openRankOutput(job, comm.rank, comm.size, isFinalizer) : null;
   const histogram = histogramCounterOf(job, analysis);
-  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, output?.writer ?? null, { histogram });
+  const writer = output?.writer ?? (isFinalizer ? topRecords : null);
+  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, writer, { histogram });
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
-  const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix };
+  const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix, top };
   let computed: ComputedRank;
   let reduced: Float64Array;
   let phaseSeconds: number[];
   let matrixFile: { readonly finalPath: string; readonly temporaryPath: string } | null = null;
   let histogramTotals: Awaited<ReturnType<typeof reduceHistogram>> | null = null;
   let histogramFile: StagedFile | null = null;
+  let topFile: StagedFile | null = null;
   try {
     computed = await computeRank({ comm, job, layout, run, fieldComm, numThreads, options }, reportProgress);
     sink.flush();
+    if (topRecords !== null) topFile = await stageTopRecords(comm, job, topRecords);
     // Exact reduction of the checksum and counts over all ranks.
     sink.checksum.normalize();
     reduced = await comm.allReduceSum(Float64Array.from([
@@ -121,6 +129,7 @@ export async function runRank(
     matrix?.discard();
     if (matrixFile !== null) rmSync(matrixFile.temporaryPath, { force: true });
     if (histogramFile !== null) rmSync(histogramFile.temporaryPath, { force: true });
+    if (topFile !== null) rmSync(topFile.temporaryPath, { force: true });
     throw e;
   }
   // The files keep their temporary names: the caller renames every rank's file, and the files written with them (the
@@ -134,8 +143,8 @@ export async function runRank(
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
     deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
     deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
-    outputFile: output?.path ?? matrixFile?.finalPath ?? null,
-    outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? null,
+    outputFile: output?.path ?? matrixFile?.finalPath ?? topFile?.finalPath ?? null,
+    outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? topFile?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
     device: computed.device,
@@ -152,6 +161,14 @@ async function openMatrix(comm: Communicator, job: JobSpec, analysis: Analysis, 
   const dense = analysis.denseMatrix;
   if (job.outputStub === null || dense === undefined) throw new Error('a dense-matrix job without an output stub or an analysis matrix (checkJob refuses it)');
   return MatrixSink.open(matrixFileSpec(job.outputStub, job.numVector, output, dense), dense.diagonal, comm, options);
+}
+
+/** The run's strongest records, gathered from every rank, in rank 0's file under a temporary name (collective); else null. */
+async function stageTopRecords(comm: Communicator, job: JobSpec, topRecords: TopRecords): Promise<StagedFile | null> {
+  const taken = await gatherTopRecords(comm, topRecords);
+  if (taken === null || job.outputStub === null) return null;
+  if (!LITTLE_ENDIAN_HOST) throw new Error('top-N records are written on little-endian hosts only');
+  return stageFile(topRecordsFilePath(job.outputStub), new Uint8Array(taken.words.buffer, taken.words.byteOffset, taken.words.byteLength));
 }
 
 /** The rank's histogram counter when the job asks for histograms (checkJob made sure the analysis has them). */

@@ -15,6 +15,7 @@ import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { combineRankOutcomes } from './runResult.js';
 import { checkMatrixJob } from './matrixCheck.js';
+import { checkTopJob } from './topCheck.js';
 import {
   checkRunOutputs, commitRunOutputs, removeLeftoversOfKilledRuns, removeOwnRankTemporaries, removeStaleOutputs,
   stagedRankFiles, type CompanionOutputs,
@@ -76,6 +77,7 @@ export async function checkJob(
   checkHistogramJob(job, analysis, run);
   if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
   checkMatrixJob(job, analysis);
+  checkTopJob(job, analysis);
   checkRunOutputs(job, companions);
   return checkMemory(job, placement, run);
 }

@@ -42,7 +42,8 @@ export function checkRunOutputs(job: JobSpec, companions: CompanionOutputs | und
 /** `--force`: the temporary files that killed runs of this stub left (rank files, companions); before any rank starts. */
 export function removeLeftoversOfKilledRuns(job: JobSpec, companions: CompanionOutputs | undefined): void {
   if (job.outputStub === null || !job.force) return;
-  const rankFileName = new RegExp(`^${escapeRegExp(basename(job.outputStub))}_\\d+\\.bin$`);
+  // Rank files `<stub>_<rank>.bin`, and a --top run's `<stub>_top.bin`.
+  const rankFileName = new RegExp(`^${escapeRegExp(basename(job.outputStub))}_(\\d+|top)\\.bin$`);
   removeLeftoverTemporaries(dirname(job.outputStub), (name) => rankFileName.test(name));
   removeLeftoverTemporariesOfFiles(companions?.paths ?? []);
 }
