@@ -6,17 +6,20 @@ import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
 import { loadRunJob, type JobSpec, type MemoryReport } from './engineApi.js';
+import {
+  addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText, type SelectionOptionText,
+} from './genotypeInputOptions.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { runCompanions, runJsonOf } from './runCompanions.js';
 import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
 import { describeMemory, formatRunSummary } from './runReport.js';
-import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, type RunOptionText } from './runOptions.js';
+import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, skipsMissingCalls, type RunOptionText } from './runOptions.js';
 
 /** Adds the `run` command to `program`. */
 export function addRunCommand(program: Command): void {
-  program.command('run')
+  const command = program.command('run')
     .summary('compute all metrics of a problem and print their CoMet checksum')
     .description(
       'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum\n' +
@@ -64,10 +67,11 @@ export function addRunCommand(program: Command): void {
       'refuse the run when its estimated peak host memory (all ranks of this process; under mpirun, all processes of a host) exceeds this (default: MemAvailable of /proc/meminfo, else the free memory)')
     .option('--device-memory <MiB>',
       'refuse a --backend webgpu run when its estimated peak GPU memory per rank exceeds this (default: no check; WebGPU adapters report no memory size)')
-    .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
+    .option('--out <stub>', 'write per-rank binary files <stub>_<rank>.bin (alias: --output)')
+    .addOption(new Option('--output <stub>', 'the same as --out').hideHelp().conflicts('out'))
     .addOption(new Option('--matrix <shape>',
       'write every pair\'s value as one dense matrix <stub>.ld (r2), byte for byte as PLINK 1.9\'s --r2 <shape>: ' +
-      'triangle (rows 0 … i), square, or square0 (upper triangle zero); needs --output, no --threshold')
+      'triangle (rows 0 … i), square, or square0 (upper triangle zero); needs --out, no --threshold')
       .choices([...MATRIX_SHAPES]))
     .addOption(new Option('--matrix-format <format>', 'text (tab-separated, PLINK\'s digits), bin (float64, <stub>.ld.bin) or bin4 (float32) (default: text)')
       .choices([...MATRIX_FORMATS]))
@@ -76,13 +80,15 @@ export function addRunCommand(program: Command): void {
       'r2: one column over [0, 1])')
     .option('--force', 'overwrite existing output files of the same stub (and the --histograms file)', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
-    .option('--json', 'print one JSON object with the result and the job instead of text', false)
-    .action(async (_options: unknown, command: Command) => {
-      await runAction(readRunOptionText(command.opts()));
+    .option('--json', 'print one JSON object with the result and the job instead of text', false);
+  addSelectionOptions(addInputAliasOptions(command))
+    .action(async (_options: unknown, action: Command) => {
+      const values = action.opts();
+      await runAction(readRunOptionText(values), readSelectionOptionText(values));
     });
 }
 
-async function runAction(options: RunOptionText): Promise<void> {
+async function runAction(options: RunOptionText, selectionText: SelectionOptionText): Promise<void> {
   const debugFailRank = readDebugFailRank();
   const launch = detectMpiLaunch();
   // Rank files <stub>_<rank>.bin, run-info <stub>.run.json and <stub>.input.json.
@@ -92,13 +98,19 @@ async function runAction(options: RunOptionText): Promise<void> {
   // Options are checked once before the input is read (a bad option must not wait for a conversion),
   // then again with the sizes the input records.
   if (options.input === undefined) {
+    if (Object.values(selectionText).some((value) => value !== undefined)) {
+      throw new UserError('--chr, --extract, --keep, --maf and the other selection options need a PLINK fileset or VCF input');
+    }
     await runPlanned(options, null, launch, debugFailRank);
     return;
   }
   buildRunPlan({ ...options, vectors: undefined, fields: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
-  const input = await resolveRunInput(options.input, parseBadSitePolicy(options.onBadSite), { allowConversion: launch === null });
+  const selection = await parseSelection(selectionText);
+  const input = await resolveRunInput(options.input, {
+    onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection,
+  });
   try {
-    checkMissingCallsAllowed(input, options.sparse === true);
+    checkMissingCallsAllowed(input, skipsMissingCalls(options));
     await runPlanned({ ...options, input: input.packedPath }, input, launch, debugFailRank);
   } finally {
     input.dispose();
@@ -158,14 +170,14 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
   };
   const flag = (name: string): boolean => values[name] === true;
   return {
-    metric: text('metric'), way: text('way'), problem: text('problem'), input: text('input'),
+    metric: text('metric'), way: text('way'), problem: text('problem'), input: genotypeInputOf(values),
     vectors: text('vectors'), fields: text('fields'), sparse: flag('sparse'), threshold: text('threshold'),
     cccParam: text('cccParam'), cccMultiplier: text('cccMultiplier'), duoMultiplier: text('duoMultiplier'),
     singlePrecision: flag('singlePrecision'),
     npv: text('npv'), npf: text('npf'), npr: text('npr'), ranks: text('ranks'),
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),
-    backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
+    backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('out') ?? text('output'),
     histograms: text('histograms'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
     memory: text('memory'), deviceMemory: text('deviceMemory'), matrix: text('matrix'), matrixFormat: text('matrixFormat'),
