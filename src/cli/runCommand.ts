@@ -22,7 +22,7 @@ export function addRunCommand(program: Command): void {
   const command = program.command('run')
     .summary('compute all metrics of a problem and print their CoMet checksum')
     .description(
-      'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum\n' +
+      'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum ' +
       `(no options: a random 2-way CCC problem of ${DEFAULT_NUM_VECTOR} vectors × ${DEFAULT_NUM_FIELD} fields)`)
     .addOption(new Option('--metric <name>', 'similarity metric (r2: LD r², 2-way)').choices([...ANALYSIS_NAMES]).default('ccc'))
     .addOption(new Option('--way <n>', 'pairs (2) or triples (3)').choices(['2', '3']).default('2'))
@@ -32,15 +32,15 @@ export function addRunCommand(program: Command): void {
       'prepared file (see prepare), PLINK fileset (x or x.bed), VCF, or raw packed file (needs --vectors and --fields)')
     .addOption(new Option('--on-bad-site <policy>', 'bad VCF sites of --input: skip them or stop')
       .choices(['skip', 'error']).default('error'))
-    .option('--vectors <n>', `number of vectors (default ${DEFAULT_NUM_VECTOR} for synthetic problems)`)
-    .option('--fields <n>', `number of fields per vector (default ${DEFAULT_NUM_FIELD} for synthetic problems)`)
-    .option('--sparse', 'treat code 10 as missing', false)
+    .option('--vectors <n>', `number of vectors (default: ${DEFAULT_NUM_VECTOR} for synthetic problems)`)
+    .option('--fields <n>', `number of fields per vector (default: ${DEFAULT_NUM_FIELD} for synthetic problems)`)
+    .option('--sparse', 'treat code 10 as missing (ccc, duo; r2 always does)', false)
     .option('--threshold <t>',
       'keep entries with float32 value > t (negative: keep all); per-entry forms: ' +
       'tLL,tLH,tHH,tLLHH (2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)')
-    .option('--ccc-param <p>', 'the p of the metric formula (default 2/3)')
-    .option('--ccc-multiplier <m>', 'CCC multiplier (default 4.5)')
-    .option('--duo-multiplier <m>', 'DUO multiplier (default 4)')
+    .option('--ccc-param <p>', 'the p of the metric formula (default: 2/3)')
+    .option('--ccc-multiplier <m>', 'CCC multiplier (default: 4.5)')
+    .option('--duo-multiplier <m>', 'DUO multiplier (default: 4)')
     .option('--single-precision', 'write output values as float32 (the checksum still uses doubles)', false)
     .option('--npv <n>', 'vector blocks (ranks along vectors)', '1')
     .option('--npf <n>', 'field slabs (ranks along fields)', '1')
@@ -62,7 +62,7 @@ export function addRunCommand(program: Command): void {
     .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
     .addOption(new Option('--finalize <where>', 'where metric values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
       .choices(['auto', 'host']).default('auto'))
-    .option('--threads <n>', `kernel threads, and as many host-finalize threads, for the whole process (default ${availableParallelism()})`)
+    .option('--threads <n>', `kernel threads, and as many host-finalize threads, for the whole process (default: ${availableParallelism()})`)
     .option('--memory <MiB>',
       'refuse the run when its estimated peak host memory (all ranks of this process; under mpirun, all processes of a host) exceeds this (default: MemAvailable of /proc/meminfo, else the free memory)')
     .option('--device-memory <MiB>',
