@@ -21,10 +21,12 @@ snptally prepare cohort --out cohort.packed --permute 42 --force
 
 # 3. Run: 2-way CCC over the prepared file (sizes from the sidecar; --sparse skips missing calls),
 #    two vector blocks, keeping values above 0.5; writes out_0.bin, out_1.bin and out.run.json.
-snptally run --input cohort.packed --sparse --npv 2 --threshold 0.5 --output out --force
+snptally run --input cohort.packed --sparse --npv 2 --threshold 0.5 --out out --force
 #    The VCF of the same calls gives the same checksum (without the shuffle; converted on the fly).
 snptally run --input cohort.vcf --sparse | head -n 1
 snptally run --input cohort --sparse | head -n 1
+#    PLINK's selection flags choose SNPs and samples while the input is read; r² skips missing calls by itself.
+snptally run --metric r2 --bfile cohort --chr 1 --from-bp 1 --to-bp 60 --maf --geno | head -n 1
 
 # 4. Results with names: the ten strongest pairs (SNP order restored); the strongest 11 entries;
 #    every value in [0.57, 0.58].

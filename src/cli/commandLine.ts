@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { detectMpiLaunch } from '../parallel/index.js';
 import { ReportedUserError, UserError } from '../core/errors.js';
 import { addDumpCommand } from './dumpCommand.js';
+import { HELP_STYLE } from './helpStyle.js';
 import { packageVersion } from './packageVersion.js';
 import { addMergeCommand } from './mergeCommand.js';
 import { addPrepareCommand } from './prepareCommand.js';
@@ -27,6 +28,7 @@ function buildProgram(): Command {
     .description('exact 2-way and 3-way CCC and DUO metrics between SNP vectors, CoMet-compatible')
     .version(packageVersion(), '--version', 'print the version')
     .helpOption('-h, --help', 'print help')
+    .configureHelp(HELP_STYLE)
     // Settings made before .command() are inherited by the subcommands.
     .exitOverride()
     .configureOutput({

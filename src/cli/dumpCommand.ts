@@ -12,11 +12,11 @@ export function addDumpCommand(program: Command): void {
   program.command('dump')
     .summary('print metrics files as tab-separated text')
     .description(
-      'print metrics files as TSV: i j [k] entry value (global vector indices, entry bits in\n' +
-      'coordinate order such as 01 or 110, the float32 value). With a sidecar (--sidecar, or found\n' +
-      'through <stub>.run.json beside the files) indices are SNP indices in input order, sorted, and\n' +
+      'print metrics files as TSV: i j [k] entry value (global vector indices, entry bits in ' +
+      'coordinate order such as 01 or 110, the float32 value). With a sidecar (--sidecar, or found ' +
+      'through <stub>.run.json beside the files) indices are SNP indices in input order, sorted, and ' +
       'SNP IDs follow them: i j [k] snp_i snp_j [snp_k] entry value')
-    .argument('<files...>', 'metrics files written by run --output')
+    .argument('<files...>', 'metrics files written by run --out')
     .addOption(new Option('--way <n>', 'records are 2-way or 3-way (default: from <stub>.run.json, else 2)').choices(['2', '3']))
     .option('--sidecar <file>', 'sidecar of the prepared input (default: from <stub>.run.json)')
     .option('--header', 'print a first line naming the columns', false)

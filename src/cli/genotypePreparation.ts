@@ -1,7 +1,8 @@
 // Shared by `prepare` and `run --input`: opens a genotype input, reports skipped sites, writes the packed file.
 import { UserError } from '../core/errors.js';
 import {
-  openGenotypeInput, prepareGenotypes, type BadSite, type BadSitePolicy, type PreparedSidecar,
+  openGenotypeInput, prepareGenotypes, selectGenotypes, selectsEverything, type BadSite, type BadSitePolicy,
+  type GenotypeSelection, type PreparedSidecar,
 } from '../io/index.js';
 
 /** Skipped sites kept in the sidecar (all are counted and reported on stderr). */
@@ -14,13 +15,21 @@ export function parseBadSitePolicy(text: string | undefined): BadSitePolicy {
   throw new UserError(`--on-bad-site must be skip or error, got "${text}"`);
 }
 
+/** Options of {@link prepareGenotypeFile}. */
+export interface GenotypePreparationOptions {
+  readonly onBadSite: BadSitePolicy;
+  readonly permuteSeed: number | null;
+  /** Samples and variants to keep (PLINK's --chr, --keep, --maf, …); recorded in the sidecar unless it keeps all. */
+  readonly selection: GenotypeSelection;
+}
+
 /**
- * Converts the PLINK fileset or VCF `inputPath` into `packedPath` (+ sidecar). Each skipped site is
- * reported on stderr as `snptally: skipped FILE line N: reason`.
+ * Converts the PLINK fileset or VCF `inputPath` into `packedPath` (+ sidecar), keeping what `selection` selects.
+ * Each skipped site is reported on stderr as `snptally: skipped FILE line N: reason`.
  * @throws UserError when the input is neither a fileset nor a VCF, or is malformed.
  */
 export async function prepareGenotypeFile(
-  inputPath: string, packedPath: string, options: { onBadSite: BadSitePolicy; permuteSeed: number | null },
+  inputPath: string, packedPath: string, options: GenotypePreparationOptions,
 ): Promise<PreparedSidecar> {
   const skipped: BadSite[] = [];
   let numSkipped = 0;
@@ -34,8 +43,8 @@ export async function prepareGenotypeFile(
     throw new UserError(
       `${inputPath} is neither a PLINK fileset (x.bed with .bim and .fam, or the prefix x) nor a VCF (.vcf, .vcf.gz, .vcf.bgz)`);
   }
-  return prepareGenotypes(source, packedPath, {
-    permuteSeed: options.permuteSeed,
-    skippedSites: () => ({ count: numSkipped, first: skipped }),
-  });
+  const skippedSites = (): { count: number; first: readonly BadSite[] } => ({ count: numSkipped, first: skipped });
+  if (selectsEverything(options.selection)) return prepareGenotypes(source, packedPath, { permuteSeed: options.permuteSeed, skippedSites });
+  const selected = selectGenotypes(source, options.selection);
+  return prepareGenotypes(selected.source, packedPath, { permuteSeed: options.permuteSeed, skippedSites, selection: selected.record });
 }

@@ -15,10 +15,10 @@ export function addMergeCommand(program: Command): void {
   program.command('merge')
     .summary('combine per-rank metrics files into one')
     .description(
-      'concatenate the records of metrics files of one run into OUT (same record format, written under a temporary\n' +
-      'name then renamed); when the inputs have a <stub>.run.json, OUT gets one too (<OUT without .bin>.run.json)\n' +
+      'concatenate the records of metrics files of one run into OUT (same record format, written under a temporary ' +
+      'name then renamed); when the inputs have a <stub>.run.json, OUT gets one too (<OUT without .bin>.run.json) ' +
       'so that dump, top and report find the SNP names. Files of different runs, or a file given twice, are refused')
-    .argument('<files...>', 'metrics files written by run --output')
+    .argument('<files...>', 'metrics files written by run --out')
     .requiredOption('--out <file>', 'merged metrics file; must end in .bin')
     .addOption(new Option('--way <n>', 'records are 2-way or 3-way (default: from <stub>.run.json, else 2)').choices(['2', '3']))
     .option('--force', 'overwrite an existing OUT and its run-info file', false)

@@ -3,27 +3,35 @@ import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UserError } from '../core/errors.js';
 import { plinkPathsOf, refuseOutputOverInput, removeLeftoverTemporariesOfFiles, sidecarPathOf } from '../io/index.js';
+import {
+  addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText,
+} from './genotypeInputOptions.js';
 import { prepareGenotypeFile, parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { parseNonNegativeInteger } from './numberOptions.js';
 
 /** Adds the `prepare` command to `program`. */
 export function addPrepareCommand(program: Command): void {
-  program.command('prepare')
+  const command = program.command('prepare')
     .summary('convert a PLINK fileset or VCF into a packed vector file with a sidecar')
     .description(
-      'convert a PLINK 1 fileset (x.bed/.bim/.fam; give x or x.bed) or a VCF (.vcf, .vcf.gz, bgzipped)\n' +
-      'into a packed vector file OUT (SPEC §1) and its sidecar OUT.json (sizes, SNP and sample IDs,\n' +
-      'vector order, SHA-256 of OUT); `run --input OUT` then needs no sizes')
-    .argument('<input>', 'PLINK fileset prefix or .bed, or VCF')
+      'Convert a PLINK 1 fileset (x.bed/.bim/.fam; give x or x.bed) or a VCF (.vcf, .vcf.gz, bgzipped) ' +
+      'into a packed vector file OUT (SPEC §1) and its sidecar OUT.json (sizes, SNP and sample IDs, vector order, ' +
+      'what a selection kept, SHA-256 of OUT). `run --input OUT` then needs no sizes.')
+    .argument('[input]', 'PLINK fileset prefix or .bed, or VCF (or give --input, --bfile or --vcf)')
+    .option('--input <file>', 'the input, as the argument')
     .requiredOption('--out <file>', 'packed output file (the sidecar is <file>.json)')
     .option('--permute <seed>', 'shuffle vector order with this seed (0 ≤ seed < 2^32); recorded in the sidecar')
     .addOption(new Option('--on-bad-site <policy>', 'multi-allelic, non-diploid or malformed VCF sites')
       .choices(['skip', 'error']).default('error'))
     .option('--force', 'overwrite an existing output file', false)
-    .option('--json', 'print the sizes and checksum as one JSON object', false)
-    .action(async (input: string, _options: unknown, command: Command) => {
-      const options = command.opts();
+    .option('--json', 'print the sizes and checksum as one JSON object', false);
+  addSelectionOptions(addInputAliasOptions(command))
+    .action(async (positional: string | undefined, _options: unknown, action: Command) => {
+      const options = action.opts();
+      const input = genotypeInputOf(options, positional);
+      if (input === undefined) throw new UserError('prepare needs an input: a PLINK fileset or VCF (argument, --input, --bfile or --vcf)');
+      const selection = await parseSelection(readSelectionOptionText(options));
       const out = String(options.out);
       const plinkPaths = plinkPathsOf(input);
       refuseOutputOverInput('prepare', [out, sidecarPathOf(out)],
@@ -36,8 +44,9 @@ export function addPrepareCommand(program: Command): void {
       // The packed file's temporary names are <out>.<pid>-<hex>.tmp, the sidecar's <out>.json.<pid>-<hex>.tmp.
       cleanUpOnInterrupt({ outputPrefixes: [`${out}.`] });
       const sidecar = await prepareGenotypeFile(input, out, {
-        onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), permuteSeed,
+        onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), permuteSeed, selection,
       });
+      const kept = sidecar.selection ?? null;
       const summary = {
         packedPath: out,
         sidecarPath: sidecarPathOf(out),
@@ -47,11 +56,14 @@ export function addPrepareCommand(program: Command): void {
         skippedSites: sidecar.skippedSites.count,
         permuteSeed,
         packedSha256: sidecar.packedSha256,
+        selection: kept,
       };
       process.stdout.write(options.json === true ? `${JSON.stringify(summary)}\n` :
         `prepared ${out}: ${summary.numVector} SNPs × ${summary.numField} samples, ` +
         `${summary.numMissingCalls} missing calls, ${summary.skippedSites} sites skipped` +
         `${permuteSeed === null ? '' : `, vector order shuffled with seed ${permuteSeed}`}\n` +
+        (kept === null ? '' : `selection kept ${kept.numVariantKept} of ${kept.numVariantInput} SNPs and ` +
+          `${kept.numSampleKept} of ${kept.numSampleInput} samples\n`) +
         `sidecar ${summary.sidecarPath} sha256 ${summary.packedSha256}\n`);
     });
 }

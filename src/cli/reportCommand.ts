@@ -22,8 +22,8 @@ export function addReportCommand(program: Command): void {
   program.command('report')
     .summary('write an HTML summary of a run')
     .description(
-      'write a self-contained HTML page (inline SVG, no scripts) summarising a run written with\n' +
-      'run --output STUB: histograms of values per table entry, the strongest pairs or triples with SNP\n' +
+      'write a self-contained HTML page (inline SVG, no scripts) summarising a run written with ' +
+      'run --out STUB: histograms of values per table entry, the strongest pairs or triples with SNP ' +
       'names, run parameters and throughput. RUN is STUB, STUB.run.json or one of the metrics files')
     .argument('<run>', 'STUB, STUB.run.json, or a metrics file of the run (or of merge)')
     .requiredOption('--out <file>', 'HTML file to write')
@@ -62,7 +62,7 @@ function locateRunInfo(run: string): LoadedRunInfo {
   if (existsSync(runInfoPathOf(run))) return readRunInfo(runInfoPathOf(run));
   const found = run.endsWith('.bin') ? findRunInfoFor(run) : null;
   if (found === null) {
-    throw new UserError(`no run-info file for ${run} (expected ${runInfoPathOf(run)}; it is written by run --output)`);
+    throw new UserError(`no run-info file for ${run} (expected ${runInfoPathOf(run)}; it is written by run --out)`);
   }
   return found;
 }

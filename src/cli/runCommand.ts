@@ -7,20 +7,23 @@ import { UserError } from '../core/errors.js';
 import { MAX_TOP_RECORDS } from '../core/limits.js';
 import { MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
 import { loadRunJob, type JobSpec, type MemoryReport } from './engineApi.js';
+import {
+  addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText, type SelectionOptionText,
+} from './genotypeInputOptions.js';
 import { parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { runCompanions, runJsonOf } from './runCompanions.js';
 import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
 import { describeMemory, formatRunSummary } from './runReport.js';
-import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, type RunOptionText } from './runOptions.js';
+import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, skipsMissingCalls, type RunOptionText } from './runOptions.js';
 
 /** Adds the `run` command to `program`. */
 export function addRunCommand(program: Command): void {
-  program.command('run')
+  const command = program.command('run')
     .summary('compute all metrics of a problem and print their CoMet checksum')
     .description(
-      'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum\n' +
+      'compute all 2-way or 3-way metrics of a problem and print their CoMet checksum ' +
       `(no options: a random 2-way CCC problem of ${DEFAULT_NUM_VECTOR} vectors × ${DEFAULT_NUM_FIELD} fields)`)
     .addOption(new Option('--metric <name>', 'similarity metric (r2: LD r², 2-way)').choices([...ANALYSIS_NAMES]).default('ccc'))
     .addOption(new Option('--way <n>', 'pairs (2) or triples (3)').choices(['2', '3']).default('2'))
@@ -30,15 +33,15 @@ export function addRunCommand(program: Command): void {
       'prepared file (see prepare), PLINK fileset (x or x.bed), VCF, or raw packed file (needs --vectors and --fields)')
     .addOption(new Option('--on-bad-site <policy>', 'bad VCF sites of --input: skip them or stop')
       .choices(['skip', 'error']).default('error'))
-    .option('--vectors <n>', `number of vectors (default ${DEFAULT_NUM_VECTOR} for synthetic problems)`)
-    .option('--fields <n>', `number of fields per vector (default ${DEFAULT_NUM_FIELD} for synthetic problems)`)
-    .option('--sparse', 'treat code 10 as missing', false)
+    .option('--vectors <n>', `number of vectors (default: ${DEFAULT_NUM_VECTOR} for synthetic problems)`)
+    .option('--fields <n>', `number of fields per vector (default: ${DEFAULT_NUM_FIELD} for synthetic problems)`)
+    .option('--sparse', 'treat code 10 as missing (ccc, duo; r2 always does)', false)
     .option('--threshold <t>',
       'keep entries with float32 value > t (negative: keep all); per-entry forms: ' +
       'tLL,tLH,tHH,tLLHH (2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)')
-    .option('--ccc-param <p>', 'the p of the metric formula (default 2/3)')
-    .option('--ccc-multiplier <m>', 'CCC multiplier (default 4.5)')
-    .option('--duo-multiplier <m>', 'DUO multiplier (default 4)')
+    .option('--ccc-param <p>', 'the p of the metric formula (default: 2/3)')
+    .option('--ccc-multiplier <m>', 'CCC multiplier (default: 4.5)')
+    .option('--duo-multiplier <m>', 'DUO multiplier (default: 4)')
     .option('--single-precision', 'write output values as float32 (the checksum still uses doubles)', false)
     .option('--npv <n>', 'vector blocks (ranks along vectors)', '1')
     .option('--npf <n>', 'field slabs (ranks along fields)', '1')
@@ -60,15 +63,16 @@ export function addRunCommand(program: Command): void {
     .addOption(new Option('--backend <name>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
     .addOption(new Option('--finalize <where>', 'where metric values, thresholds and the checksum are computed (2-way and 3-way): auto (on the GPU with --backend webgpu when the run allows it) or host')
       .choices(['auto', 'host']).default('auto'))
-    .option('--threads <n>', `kernel threads, and as many host-finalize threads, for the whole process (default ${availableParallelism()})`)
+    .option('--threads <n>', `kernel threads, and as many host-finalize threads, for the whole process (default: ${availableParallelism()})`)
     .option('--memory <MiB>',
       'refuse the run when its estimated peak host memory (all ranks of this process; under mpirun, all processes of a host) exceeds this (default: MemAvailable of /proc/meminfo, else the free memory)')
     .option('--device-memory <MiB>',
       'refuse a --backend webgpu run when its estimated peak GPU memory per rank exceeds this (default: no check; WebGPU adapters report no memory size)')
-    .option('--output <stub>', 'write per-rank binary files <stub>_<rank>.bin')
+    .option('--out <stub>', 'write per-rank binary files <stub>_<rank>.bin (alias: --output)')
+    .addOption(new Option('--output <stub>', 'the same as --out').hideHelp().conflicts('out'))
     .addOption(new Option('--matrix <shape>',
       'write every pair\'s value as one dense matrix <stub>.ld (r2), byte for byte as PLINK 1.9\'s --r2 <shape>: ' +
-      'triangle (rows 0 … i), square, or square0 (upper triangle zero); needs --output, no --threshold')
+      'triangle (rows 0 … i), square, or square0 (upper triangle zero); needs --out, no --threshold')
       .choices([...MATRIX_SHAPES]))
     .addOption(new Option('--matrix-format <format>', 'text (tab-separated, PLINK\'s digits), bin (float64, <stub>.ld.bin) or bin4 (float32) (default: text)')
       .choices([...MATRIX_FORMATS]))
@@ -80,13 +84,15 @@ export function addRunCommand(program: Command): void {
       `in one file <stub>_top.bin (ties: lower vector indices, then entry bits, first; n at most ${MAX_TOP_RECORDS}); needs --output`)
     .option('--force', 'overwrite existing output files of the same stub (and the --histograms file)', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
-    .option('--json', 'print one JSON object with the result and the job instead of text', false)
-    .action(async (_options: unknown, command: Command) => {
-      await runAction(readRunOptionText(command.opts()));
+    .option('--json', 'print one JSON object with the result and the job instead of text', false);
+  addSelectionOptions(addInputAliasOptions(command))
+    .action(async (_options: unknown, action: Command) => {
+      const values = action.opts();
+      await runAction(readRunOptionText(values), readSelectionOptionText(values));
     });
 }
 
-async function runAction(options: RunOptionText): Promise<void> {
+async function runAction(options: RunOptionText, selectionText: SelectionOptionText): Promise<void> {
   const debugFailRank = readDebugFailRank();
   const launch = detectMpiLaunch();
   // Rank files <stub>_<rank>.bin, run-info <stub>.run.json and <stub>.input.json.
@@ -96,13 +102,19 @@ async function runAction(options: RunOptionText): Promise<void> {
   // Options are checked once before the input is read (a bad option must not wait for a conversion),
   // then again with the sizes the input records.
   if (options.input === undefined) {
+    if (Object.values(selectionText).some((value) => value !== undefined)) {
+      throw new UserError('--chr, --extract, --keep, --maf and the other selection options need a PLINK fileset or VCF input');
+    }
     await runPlanned(options, null, launch, debugFailRank);
     return;
   }
   buildRunPlan({ ...options, vectors: undefined, fields: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
-  const input = await resolveRunInput(options.input, parseBadSitePolicy(options.onBadSite), { allowConversion: launch === null });
+  const selection = await parseSelection(selectionText);
+  const input = await resolveRunInput(options.input, {
+    onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection,
+  });
   try {
-    checkMissingCallsAllowed(input, options.sparse === true);
+    checkMissingCallsAllowed(input, skipsMissingCalls(options));
     await runPlanned({ ...options, input: input.packedPath }, input, launch, debugFailRank);
   } finally {
     input.dispose();
@@ -162,14 +174,14 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
   };
   const flag = (name: string): boolean => values[name] === true;
   return {
-    metric: text('metric'), way: text('way'), problem: text('problem'), input: text('input'),
+    metric: text('metric'), way: text('way'), problem: text('problem'), input: genotypeInputOf(values),
     vectors: text('vectors'), fields: text('fields'), sparse: flag('sparse'), threshold: text('threshold'),
     cccParam: text('cccParam'), cccMultiplier: text('cccMultiplier'), duoMultiplier: text('duoMultiplier'),
     singlePrecision: flag('singlePrecision'),
     npv: text('npv'), npf: text('npf'), npr: text('npr'), ranks: text('ranks'),
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),
-    backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('output'),
+    backend: text('backend'), finalize: text('finalize'), threads: text('threads'), output: text('out') ?? text('output'),
     histograms: text('histograms'), top: text('top'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
     memory: text('memory'), deviceMemory: text('deviceMemory'), matrix: text('matrix'), matrixFormat: text('matrixFormat'),

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
-  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, sidecarPathOf, type BadSitePolicy, type PreparedSidecar,
+  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, selectsEverything, sidecarPathOf, type BadSitePolicy,
+  type GenotypeSelection, type PreparedSidecar,
 } from '../io/index.js';
 import { prepareGenotypeFile } from './genotypePreparation.js';
 import { cleanUpOnInterrupt, forgetScratchDirectory } from './interruptCleanup.js';
@@ -34,15 +35,28 @@ export interface RunInput {
   dispose(): void;
 }
 
+/** Options of {@link resolveRunInput}. */
+export interface RunInputOptions {
+  readonly onBadSite: BadSitePolicy;
+  /** False under an MPI launcher: every rank would convert the file on its own. */
+  readonly allowConversion: boolean;
+  /** PLINK's selection flags; they apply while a fileset or VCF is converted. */
+  readonly selection: GenotypeSelection;
+}
+
 /**
  * Resolves `--input`. A prepared file is recognised by its sidecar `<file>.json` and checked against it
  * (size and SHA-256); a .bed, fileset prefix or VCF is converted into a temporary directory (under
  * $TMPDIR) that `dispose` removes.
  */
-export async function resolveRunInput(
-  givenPath: string, onBadSite: BadSitePolicy, options: { allowConversion: boolean } = { allowConversion: true },
-): Promise<RunInput> {
+export async function resolveRunInput(givenPath: string, options: RunInputOptions): Promise<RunInput> {
   const sidecarPath = sidecarPathOf(givenPath);
+  const kind = genotypeInputKind(givenPath);
+  if (!selectsEverything(options.selection) && (kind === null || existsSync(sidecarPath))) {
+    throw new UserError(
+      `--input ${givenPath}: --chr, --extract, --keep, --maf and the other selection options apply to a PLINK fileset ` +
+      'or VCF (give them to `snptally prepare` to make a prepared file of the selection)');
+  }
   if (existsSync(sidecarPath)) {
     const sidecar = readSidecar(sidecarPath);
     checkPreparedFile(givenPath, sidecar);
@@ -51,7 +65,6 @@ export async function resolveRunInput(
       readPaths: [givenPath, sidecarPath], dispose: () => {},
     };
   }
-  const kind = genotypeInputKind(givenPath);
   if (kind === null) {
     if (!existsSync(givenPath)) throw new UserError(`--input ${givenPath} does not exist (nor ${givenPath}.bed)`);
     return {
@@ -73,7 +86,9 @@ export async function resolveRunInput(
   };
   try {
     const packedPath = join(directory, 'input.packed');
-    const sidecar = await prepareGenotypeFile(givenPath, packedPath, { onBadSite, permuteSeed: null });
+    const sidecar = await prepareGenotypeFile(givenPath, packedPath, {
+      onBadSite: options.onBadSite, permuteSeed: null, selection: options.selection,
+    });
     const plinkPaths = kind === 'bed' ? plinkPathsOf(givenPath) : null;
     const readPaths = plinkPaths === null ? [givenPath] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam];
     return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, dispose };

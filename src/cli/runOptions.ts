@@ -105,7 +105,7 @@ export function buildRunPlan(
     metricSpec: {
       metric,
       numWay,
-      sparse: options.sparse === true,
+      sparse: skipsMissingCalls(options),
       param: paramOf(options, metric),
       multiplier: multiplierOf(options, metric),
     },
@@ -114,7 +114,7 @@ export function buildRunPlan(
     source,
     decomposition,
     threshold,
-    outputStub: options.output === undefined ? null : nonEmpty('--output', options.output),
+    outputStub: options.output === undefined ? null : nonEmpty('--out', options.output),
     histogramPath: options.histograms === undefined ? null : nonEmpty('--histograms', options.histograms),
     top: options.top === undefined ? null : parsePositiveInteger('--top', options.top),
     force: options.force === true,
@@ -130,6 +130,14 @@ export function buildRunPlan(
     },
   };
   return { spec, threshold, json: options.json === true };
+}
+
+/**
+ * Whether code `10` is a missing call: with --sparse, and always for r², which like PLINK's --r2 is taken over the
+ * samples both SNPs have called. CCC and DUO keep the explicit choice (SPEC §3 defines both modes).
+ */
+export function skipsMissingCalls(options: Pick<RunOptionText, 'sparse' | 'metric'>): boolean {
+  return options.sparse === true || options.metric === 'r2';
 }
 
 /** `--matrix SHAPE [--matrix-format F]`: a dense matrix instead of records (the engine checks the rest). */

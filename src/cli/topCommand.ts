@@ -13,9 +13,9 @@ export function addTopCommand(program: Command): void {
   program.command('top')
     .summary('print the k largest records of metrics files, sorted, with SNP IDs')
     .description(
-      'print the k records of largest value (ties: by SNP indices), as dump prints them, optionally\n' +
+      'print the k records of largest value (ties: by SNP indices), as dump prints them, optionally ' +
       'only values in [--min, --max] and one table entry; SNP IDs come from the sidecar')
-    .argument('<files...>', 'metrics files written by run --output (or merge)')
+    .argument('<files...>', 'metrics files written by run --out (or merge)')
     .option('-k, --count <n>', `number of records (at most ${MAX_TOP_COUNT}); 0 prints all that pass the filters (sorted; at most as many)`, '20')
     .option('--min <value>', 'keep values ≥ this')
     .option('--max <value>', 'keep values ≤ this')

@@ -2,6 +2,7 @@
 //
 // Readers know nothing of ranks or the engine: they yield plain packed vectors (ceil(numSample/4) bytes,
 // SPEC §1 codes, allele 1 counted, pad bits zero) in file order; `prepare` writes them to a packed file.
+import type { SampleName } from './selectionLists.js';
 
 /** One SNP's description, as the input file gives it. */
 export interface SnpInfo {
@@ -45,6 +46,8 @@ export interface GenotypeSource {
   /** The main file (the .bed or the VCF). */
   readonly path: string;
   readonly sampleIds: readonly string[];
+  /** The same samples by FID and IID (PLINK) or name (VCF), for --keep and --remove. */
+  readonly samples: readonly SampleName[];
   /** Number of SNPs when the file says so before reading (PLINK); null for VCF. */
   readonly numSnpKnown: number | null;
   /** The rows in file order; a source can be iterated once. */

@@ -42,6 +42,11 @@ export type { PreparedSidecar, SidecarSnps } from './preparedSidecar.js';
 export { prepareGenotypes } from './prepareGenotypes.js';
 export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
+export { canonicalChromosome, parseChromosomeList } from './chromosomeCodes.js';
+export { readSampleIdFile, readVariantIdFile, sampleListNames } from './selectionLists.js';
+export type { SampleIdList, SampleName } from './selectionLists.js';
+export { SELECT_ALL, selectGenotypes, selectsEverything } from './genotypeSelection.js';
+export type { GenotypeSelection, SelectedSource, SelectionRecord } from './genotypeSelection.js';
 export { systemErrorText } from './systemErrorText.js';
 export {
   isTemporaryNameFor, removeLeftoverTemporaries, removeLeftoverTemporariesOfFiles, removeTemporaryFilesOf, temporaryPathFor,

@@ -8,6 +8,7 @@ import { convertBedRecord, countMissingCodes } from './genotypeCodes.js';
 import type { GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { systemErrorText } from './systemErrorText.js';
+import type { SampleName } from './selectionLists.js';
 import { readTextLines } from './textLines.js';
 
 /** The three files of a fileset. */
@@ -36,28 +37,30 @@ export function plinkPathsOf(prefixOrBed: string): PlinkPaths | null {
  * @throws UserError naming the file and line or byte of the first problem.
  */
 export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSource> {
-  const sampleIds = await readFam(paths.fam);
+  const samples = await readFam(paths.fam);
+  const sampleIds = samples.map((sample) => `${sample.fid}_${sample.iid}`);
   const snps = await readBim(paths.bim);
   checkBed(paths, sampleIds.length, snps.length);
   return {
     kind: 'bed',
     path: paths.bed,
     sampleIds,
+    samples,
     numSnpKnown: snps.length,
     rows: () => bedRows(paths.bed, snps, sampleIds.length),
   };
 }
 
-async function readFam(path: string): Promise<string[]> {
+async function readFam(path: string): Promise<SampleName[]> {
   requireFile(path, '.fam');
-  const ids: string[] = [];
+  const ids: SampleName[] = [];
   for await (const { text, lineNumber } of readTextLines(path)) {
     if (text.trim() === '') continue;
     const columns = text.trim().split(/\s+/);
     if (columns.length < 6) {
       throw new UserError(`${path} line ${lineNumber}: expected 6 columns (FID IID father mother sex phenotype), found ${columns.length}`);
     }
-    ids.push(`${columns[0]}_${columns[1]}`);
+    ids.push({ fid: columns[0], iid: columns[1] });
   }
   if (ids.length === 0) throw new UserError(`${path}: no samples`);
   return ids;

@@ -7,6 +7,7 @@ import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite, GenotypeSource } from './genotypeSource.js';
+import type { SelectionRecord } from './genotypeSelection.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import {
   FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar,
@@ -22,6 +23,8 @@ export interface PrepareOptions {
   readonly permuteSeed: number | null;
   /** Sites skipped by the reader so far are recorded in the sidecar; the caller collects them. */
   readonly skippedSites?: () => { count: number; first: readonly BadSite[] };
+  /** What a selection kept (genotypeSelection.ts), asked once the rows have been read; absent for no selection. */
+  readonly selection?: () => SelectionRecord;
 }
 
 const WRITE_BUFFER_BYTES = 4 << 20;
@@ -85,6 +88,7 @@ export async function prepareGenotypes(
       snps: { id, chrom, pos, allele1, allele2 },
       vectorOrder,
       skippedSites: options.skippedSites?.() ?? { count: 0, first: [] },
+      selection: options.selection?.() ?? null,
     };
     staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
     commitStagedFiles(staged);

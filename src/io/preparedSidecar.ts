@@ -8,6 +8,7 @@ import { closeSync, readSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite } from './genotypeSource.js';
+import type { SelectionRecord } from './genotypeSelection.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { readBoundedTextFile } from './sideFiles.js';
 import { stageFile, writeFileAtomically, type StagedFile } from './stagedFiles.js';
@@ -47,6 +48,8 @@ export interface PreparedSidecar {
   readonly vectorOrder: { readonly seed: number; readonly snpOfVector: readonly number[] } | null;
   /** Sites skipped by --on-bad-site skip: their count and the first few. */
   readonly skippedSites: { readonly count: number; readonly first: readonly BadSite[] };
+  /** What --chr, --extract, --keep, --maf, … kept and why the rest went; null (or absent: older files) for none. */
+  readonly selection?: SelectionRecord | null;
 }
 
 export const FIELD_CODING =

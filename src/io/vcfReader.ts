@@ -45,6 +45,7 @@ export async function openVcf(path: string, options: GenotypeReadOptions): Promi
     kind: 'vcf',
     path,
     sampleIds: header.sampleIds,
+    samples: header.sampleIds.map((iid) => ({ fid: null, iid })),
     numSnpKnown: null,
     rows: () => vcfRows(path, batches, header.dataStart, header.sampleIds.length, options),
   };

@@ -1,6 +1,7 @@
 // CLI option validation: every bad option is one `snptally: …` line on stderr, exit status 1, no stdout.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cliHarness.js';
@@ -35,6 +36,38 @@ describe('snptally --version and --help', () => {
     expect(runHelp).toContain('--threshold');
     expect(runHelp).toContain('--half-diagonal');
     expect(runHelp.replace(/\s+/g, ' ')).toContain('the checksum is unchanged');
+  });
+
+  it('help fits 80 columns, sentences unbroken, choices and defaults shown one way', () => {
+    for (const command of ['run', 'prepare', 'dump', 'top', 'merge', 'report']) {
+      const help = runCli([command, '--help'], { env: { COLUMNS: '80' } }).stdout;
+      for (const line of help.split('\n')) expect(line.length, `${command}: ${line}`).toBeLessThanOrEqual(80);
+      expect(help, command).not.toMatch(/\(default [^:]|default: "|choices: "|default: false/);
+      // Descriptions are wrapped by commander, not by hand: no line of text ends a clause early.
+      const description = help.split('\n\n')[1];
+      for (const line of description.split('\n').slice(0, -1)) expect(line.length, `${command}: ${line}`).toBeGreaterThan(60);
+    }
+    const runHelp = runCli(['run', '--help']).stdout;
+    for (const name of ['--out <stub>', '--bfile', '--vcf', '--chr', '--extract', '--keep', '--maf', '--geno']) expect(runHelp).toContain(name);
+  });
+});
+
+describe('one vocabulary: --out and its alias --output', () => {
+  it('writes the same files with either name and refuses both', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snptally-out-alias-'));
+    try {
+      const job = ['run', '--vectors', '12', '--fields', '20', '--json'];
+      const viaOut = JSON.parse(runCli([...job, '--out', join(dir, 'a')]).stdout) as { checksum: string; outputFiles: string[] };
+      const viaOutput = JSON.parse(runCli([...job, '--output', join(dir, 'b')]).stdout) as { checksum: string; outputFiles: string[] };
+      expect(viaOut.outputFiles).toEqual([join(dir, 'a_0.bin')]);
+      expect(viaOutput.outputFiles).toEqual([join(dir, 'b_0.bin')]);
+      expect(readFileSync(viaOut.outputFiles[0])).toEqual(readFileSync(viaOutput.outputFiles[0]));
+      const both = runCli([...job, '--out', join(dir, 'c'), '--output', join(dir, 'd')]);
+      expect(both.status).toBe(1);
+      expect(both.stderr).toMatch(/^snptally: option '--output <stub>' cannot be used with option '--out <stub>'/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -72,7 +105,7 @@ describe('snptally run option errors', () => {
     [['--ccc-multiplier', '-2'], '--ccc-multiplier must not be negative'],
     [['--duo-multiplier', '3'], '--duo-multiplier applies to --metric duo only'],
     [['--metric', 'duo', '--ccc-multiplier', '3'], '--ccc-multiplier applies to --metric ccc only'],
-    [['--output', ''], '--output must not be empty'],
+    [['--output', ''], '--out must not be empty'],
     [['--no-such-option'], "unknown option '--no-such-option'"],
   ];
   for (const [args, messagePart] of cases) {

@@ -20,6 +20,13 @@ describe('run --metric r2 options', () => {
     expect(spec.metricSpec).toMatchObject({ metric: 'r2', numWay: 2, sparse: true });
   });
 
+  it('skips missing calls for r2 without --sparse; ccc and duo keep the explicit choice', () => {
+    expect(buildRunPlan({ metric: 'r2' }, 2).spec.metricSpec.sparse).toBe(true);
+    expect(buildRunPlan({ metric: 'ccc' }, 2).spec.metricSpec.sparse).toBe(false);
+    expect(buildRunPlan({ metric: 'duo' }, 2).spec.metricSpec.sparse).toBe(false);
+    expect(buildRunPlan({ metric: 'duo', sparse: true }, 2).spec.metricSpec.sparse).toBe(true);
+  });
+
   for (const [name, options] of [
     ['--ccc-param', { cccParam: '0.5' }],
     ['--ccc-multiplier', { cccMultiplier: '2' }],

@@ -179,7 +179,7 @@ describe('r² dense matrix refusals', () => {
     refused([...r2, '--matrix-format', 'bin'], /--matrix-format applies to --matrix only/);
     refused([...r2, '--matrix', 'square', '--npv', '3', '--phases', '2', '--phase-max', '0'], /--matrix needs every pair: compute all phases/);
     refused([...r2, '--matrix', 'square', '--single-precision'], /use --matrix-format bin4/);
-    refused(['--metric', 'r2', '--matrix', 'triangle'], /--matrix needs --output STUB \(the matrix is written to STUB\.ld\)/);
+    refused(['--metric', 'r2', '--matrix', 'triangle'], /--matrix needs --out STUB \(the matrix is written to STUB\.ld\)/);
   });
 
   it('dump, top, merge and report refuse a matrix file: it holds values, not records', () => {

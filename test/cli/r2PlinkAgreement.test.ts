@@ -103,22 +103,22 @@ describe('r2 agrees with plink1.9 --r2 square', () => {
     const p = plinkSquare(prefix);
     const sparse = comparePairs(p, snptallyR2(p, true));
     expect(sparse.mismatches).toBe(0);
-    // Without --sparse the fileset's missing calls would count as hets: the run refuses.
-    const refused = runCli(['run', '--metric', 'r2', '--input', prefix, '--json']);
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/missing calls: add --sparse/);
-    // The comparison can fail: the same data as a bare packed file (no sidecar, so nothing stops a dense
-    // run) counts missing calls as hets and disagrees on nearly every pair.
+    // r² always skips missing calls (as PLINK's --r2): without --sparse, and on a bare packed file (no sidecar).
+    expect(comparePairs(p, snptallyR2(p, false)).mismatches).toBe(0);
     const packed = join(dir, 'dummy-missing.packed');
     expect(runCli(['prepare', prefix, '--out', packed]).status).toBe(0);
     const bare = join(dir, 'dummy-missing.bare');
     copyFileSync(packed, bare);
-    const dense = comparePairs(p, snptallyR2(p, false,
-      ['--input', bare, '--vectors', String(p.numVector), '--fields', String(p.numField)]));
-    expect(dense.mismatches).toBeGreaterThan(0.9 * (p.numVector * (p.numVector - 1)) / 2);
+    const dims = ['--vectors', String(p.numVector), '--fields', String(p.numField)];
+    expect(comparePairs(p, snptallyR2(p, false, ['--input', bare, ...dims])).mismatches).toBe(0);
+    // The comparison can fail: other data of the same size disagree on nearly every pair.
+    const other = join(dir, 'dummy-other');
+    plink(['--dummy', '1000', '250', '0.05', '--seed', '9', '--make-bed', '--out', other]);
+    const wrong = comparePairs(p, snptallyR2(p, false, ['--input', other]));
+    expect(wrong.mismatches).toBeGreaterThan(0.9 * (p.numVector * (p.numVector - 1)) / 2);
   });
 
-  it('plink1.9 --dummy 1000 250 0 (no missing calls): dense and sparse runs both agree', () => {
+  it('plink1.9 --dummy 1000 250 0 (no missing calls): runs with and without --sparse both agree', () => {
     const prefix = join(dir, 'dummy-dense');
     plink(['--dummy', '1000', '250', '0', '--seed', '8', '--make-bed', '--out', prefix]);
     const p = plinkSquare(prefix);

@@ -18,8 +18,10 @@ describe('examples/real-data-walkthrough.sh', () => {
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);
     const checksums = child.stdout.match(/^metrics checksum \S+/gm) ?? [];
-    expect(checksums).toHaveLength(3);
+    // CCC on the prepared file, the VCF and the fileset (the last two equal), then r² of a selection.
+    expect(checksums).toHaveLength(4);
     expect(checksums[1]).toBe(checksums[2]);
+    expect(checksums[3]).not.toBe(checksums[2]);
     expect(child.stdout).toMatch(/^merged 2 files, \d+ records, into merged\.bin$/m);
     const topLines = child.stdout.split('\n').filter((line) => /^\d+\t\d+\tsnp\d+\tsnp\d+\t[01]{2}\t[\d.]+$/.test(line));
     expect(topLines.length).toBeGreaterThanOrEqual(10 + 3 + 3);

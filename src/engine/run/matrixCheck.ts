@@ -18,7 +18,7 @@ export function checkMatrixJob(job: JobSpec, analysis: Analysis): void {
       `--matrix holds one value per pair, and --metric ${analysis.name} has no dense-matrix result (metrics with one: ${withMatrix.join(', ')})`);
   }
   if (job.metricSpec.numWay !== 2) throw new UserError('--matrix is a matrix of pairs: it needs --way 2');
-  if (job.outputStub === null) throw new UserError(`--matrix needs --output STUB (the matrix is written to STUB.${dense.extension})`);
+  if (job.outputStub === null) throw new UserError(`--matrix needs --out STUB (the matrix is written to STUB.${dense.extension})`);
   if (job.threshold.kind !== 'none') {
     throw new UserError('--matrix writes every pair\'s value; --threshold applies to records (run without --matrix for them)');
   }
