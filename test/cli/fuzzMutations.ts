@@ -2,18 +2,10 @@
 // damage done to one of them (truncation, flipped bytes, junk lines, huge counts, a link to /dev/zero, emptiness).
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mulberry32 } from '../../src/io/vectorPermutation.js';
 
-/** mulberry32: a small seeded generator, so that every run of the test makes the same cases. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator (mulberry32), so that every run of the test makes the same cases. */
+export const seededRandom: (seed: number) => () => number = mulberry32;
 
 /** The base files, by the kind of input they are (names inside a case directory). */
 export const TARGET_FILES = {

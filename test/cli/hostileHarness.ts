@@ -1,8 +1,10 @@
 // Helpers of the hostile-input tests: a one-line refusal that leaves a directory as it was, small fixtures, and the
 // CLI run on a tiny file system of its own (a real full disk: tmpfs in a private mount namespace).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
-import { expect } from 'vitest';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect } from 'vitest';
 import { CLI_MAIN, runCli, type CliOutcome } from './cliHarness.js';
 
 /** Runs the CLI; expects exit 1 with exactly one `snptally: ` line on stderr, nothing on stdout; returns the line. */
@@ -69,4 +71,19 @@ export function runOnTinyDisk(
   const [stdout, leftText = ''] = child.stdout.split(`${LISTING_MARK}\n`);
   expect(child.stdout, `the tiny disk could not be set up: ${child.stderr}`).toContain(LISTING_MARK);
   return { status: child.status, stdout, stderr: child.stderr, left: leftText.split('\n').filter((name) => name !== '').sort() };
+}
+
+/** Runs of `run` on a tiny synthetic problem, one thread. */
+export const SMALL_RUN = ['run', '--vectors', '20', '--fields', '40', '--threads', '1'];
+
+/** Fresh empty directories under one temporary root (named after `prefix`), removed after the file's tests. */
+export function caseDirectories(prefix: string): () => string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  let numDirs = 0;
+  return () => {
+    const dir = join(root, `case${numDirs++}`);
+    mkdirSync(dir);
+    return dir;
+  };
 }

@@ -1,23 +1,14 @@
 // Issue 23, what commands read: bounded counts and resources, side files that must be regular files of bounded size,
 // overlong VCF lines, files of different runs that must not mix, and messages that say what is wrong. Every case is
 // a quick one-line refusal (exit 1) that leaves nothing behind.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from './cliHarness.js';
-import { listing, refusedLine, succeeds, vcfLine, writeVcf } from './hostileHarness.js';
+import { caseDirectories, listing, refusedLine, SMALL_RUN, succeeds, vcfLine, writeVcf } from './hostileHarness.js';
 
-const root = mkdtempSync(join(tmpdir(), 'snptally-hostile-in-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let numDirs = 0;
-function freshDir(): string {
-  const dir = join(root, `case${numDirs++}`);
-  mkdirSync(dir);
-  return dir;
-}
-
-const SMALL_RUN = ['run', '--vectors', '20', '--fields', '40', '--threads', '1'];
+/** A fresh empty directory per case. */
+const freshDir = caseDirectories('snptally-hostile-in-');
 
 /** Runs `run` with --output in a fresh directory; the refusal leaves it empty. Returns the line and the seconds taken. */
 function refusedRun(args: readonly string[]): { line: string; seconds: number } {

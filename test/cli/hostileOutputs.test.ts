@@ -2,24 +2,14 @@
 // left by a failing rank or a killed run once --force runs again, nothing overwritten without --force, no output over
 // one of the command's inputs. Full disks are real: a tmpfs of a few KiB in a private mount namespace.
 import { spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI_MAIN, runCli } from './cliHarness.js';
-import { listing, refusedLine, runOnTinyDisk, succeeds, vcfLine, writeVcf } from './hostileHarness.js';
+import { caseDirectories, listing, refusedLine, SMALL_RUN, runOnTinyDisk, succeeds, vcfLine, writeVcf } from './hostileHarness.js';
 
-const root = mkdtempSync(join(tmpdir(), 'snptally-hostile-out-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let numDirs = 0;
-/** A fresh empty directory. */
-function freshDir(): string {
-  const dir = join(root, `case${numDirs++}`);
-  mkdirSync(dir);
-  return dir;
-}
-
-const SMALL_RUN = ['run', '--vectors', '20', '--fields', '40', '--threads', '1'];
+/** A fresh empty directory per case. */
+const freshDir = caseDirectories('snptally-hostile-out-');
 
 describe('case 4: a failing in-process rank', () => {
   it('leaves no rank file, temporary or final, of any rank', () => {
