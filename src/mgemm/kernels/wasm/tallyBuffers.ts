@@ -1,11 +1,11 @@
-// Memory of 2-way tallies handed back by the caller (PopcountGemm.recycle), reused by later requests: panels come
-// one after another at about the same size, and fresh memory costs a page fault per 4 KiB (several times dearer
-// while other threads of the process run), often more than the panel's GEMM itself on few cores.
+// Memory of tallies handed back by the caller (PopcountGemm.recycle: 2-way panels, 3-way calls), reused by later
+// requests: they come one after another at about the same size, and fresh memory costs a page fault per 4 KiB, and
+// an unmap with a TLB flush on every core of the process when it is collected: often more than the GEMM itself.
 
 /** Buffers kept at most: two panels' term groups (r² sparse has seven), the lookahead's two panels in flight. */
 const MAX_KEPT_BUFFERS = 16;
 
-/** Tally arrays of exact lengths over kept buffers at least as large, zeroed (kernels add to their outputs). */
+/** Tally arrays of exact lengths over kept buffers at least as large: zeroed one by one, or contiguous unzeroed. */
 export class TallyBuffers {
   private readonly kept: ArrayBufferLike[] = [];
 
