@@ -107,6 +107,14 @@ describe('case 8: no command writes over its own input', () => {
     expect(refusedLine([...SMALL_RUN, '--input', 'packed.raw', '--output', 'raw', '--force'], { cwd: dir })).toMatch(/would write raw_0\.bin over its own input packed\.raw/);
     expect(readFileSync(join(dir, 'raw_0.bin'))).toEqual(Buffer.alloc(200));
   });
+
+  it('run refuses a --histograms file over its --input, even with --force', () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'raw.bin'), new Uint8Array(200));
+    expect(refusedLine([...SMALL_RUN, '--input', 'raw.bin', '--histograms', './raw.bin', '--force'], { cwd: dir }))
+      .toMatch(/would write \.\/raw\.bin over its own input raw\.bin/);
+    expect(readFileSync(join(dir, 'raw.bin'))).toEqual(Buffer.alloc(200));
+  });
 });
 
 describe('case 12: --force removes what killed runs left', () => {

@@ -7,10 +7,10 @@ import { checkMatrixDiskSpace } from '../../io/index.js';
 import { matrixFileSpec } from '../finalize/matrixSink.js';
 import type { JobSpec } from './jobSpec.js';
 
-/** Refuses, in one line, a job whose `matrix` cannot be written; nothing for a job without one. */
-export function checkMatrixJob(job: JobSpec, analysis: Analysis): void {
+/** Refuses, in one line, a job whose `matrix` cannot be written; returns the matrix file's path, null for a job without one. */
+export function checkMatrixJob(job: JobSpec, analysis: Analysis): string | null {
   const output = job.matrix ?? null;
-  if (output === null) return;
+  if (output === null) return null;
   const dense = analysis.denseMatrix;
   if (!analysis.results.includes('dense-matrix') || dense === undefined) {
     const withMatrix = ANALYSIS_NAMES.filter((name) => builtInAnalysis(name).results.includes('dense-matrix'));
@@ -30,4 +30,5 @@ export function checkMatrixJob(job: JobSpec, analysis: Analysis): void {
   const spec = matrixFileSpec(job.outputStub, job.numVector, output, dense);
   if (!job.force && existsSync(spec.finalPath)) throw new UserError(`output ${spec.finalPath} already exists; use --force to overwrite`);
   checkMatrixDiskSpace(spec);
+  return spec.finalPath;
 }

@@ -15,6 +15,7 @@ import type { RankPayload } from './rankEntry.js';
 import { runRank, type RankOutcome } from './rankRun.js';
 import { combineRankOutcomes } from './runResult.js';
 import { checkMatrixJob } from './matrixCheck.js';
+import { topRecordsFilePath } from '../finalize/topRecordsSink.js';
 import { checkTopJob } from './topCheck.js';
 import {
   checkRunOutputs, commitRunOutputs, removeLeftoversOfKilledRuns, removeOwnRankTemporaries, removeStaleOutputs,
@@ -76,9 +77,11 @@ export async function checkJob(
   }
   checkHistogramJob(job, analysis, run);
   if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
-  checkMatrixJob(job, analysis);
+  const matrixPath = checkMatrixJob(job, analysis);
   checkTopJob(job, analysis);
-  checkRunOutputs(job, companions);
+  // The run's one-file outputs besides the rank files: never one of its inputs either.
+  const singleOutputs = [job.histogramPath ?? null, matrixPath, job.top != null && job.outputStub !== null ? topRecordsFilePath(job.outputStub) : null];
+  checkRunOutputs(job, companions, singleOutputs.filter((path): path is string => path !== null));
   return checkMemory(job, placement, run);
 }
 

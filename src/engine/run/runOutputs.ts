@@ -23,14 +23,17 @@ export interface CompanionOutputs {
 
 /**
  * Refuses outputs that exist already (without `force`) and outputs that are one of the run's inputs (same device
- * and inode, however the paths are spelled: `--force` must not let a run replace what it reads).
+ * and inode, however the paths are spelled: `--force` must not let a run replace what it reads). `singleOutputs` (the
+ * histogram file, a dense matrix, a top-N file) are checked against the inputs here; their own checks refuse them
+ * when they exist.
  */
-export function checkRunOutputs(job: JobSpec, companions: CompanionOutputs | undefined): void {
+export function checkRunOutputs(job: JobSpec, companions: CompanionOutputs | undefined, singleOutputs: readonly string[] = []): void {
+  const inputs = [...(job.source.kind === 'file' ? [job.source.path] : []), ...(companions?.inputPaths ?? [])];
+  refuseOutputOverInput('run', singleOutputs, inputs);
   if (job.outputStub === null) return;
   const d = job.decomposition;
   const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
   const rankFiles = Array.from({ length: numRanks }, (_, rank) => metricsFilePath(job.outputStub as string, rank, numRanks));
-  const inputs = [...(job.source.kind === 'file' ? [job.source.path] : []), ...(companions?.inputPaths ?? [])];
   refuseOutputOverInput('run', [...rankFiles, ...(companions?.paths ?? [])], inputs);
   if (job.force) return;
   const existing = [...findExistingOutputs(job.outputStub), ...(companions?.paths ?? []).filter((path) => fileExists(path))];
