@@ -1,5 +1,8 @@
 // Benchmark of the CPU popcount-GEMM on the dense CCC 2-way case: prints comparisons per second.
 // Usage: node dist/tools/bench-mgemm.js [--vectors 2048] [--fields 8192] [--threads 1,2] [--reps 5] [--backend cpu]
+//   [--panel 2048]
+// With --panel the vectors are cut into square panels of that many rows and columns, one GEMM call each, their
+// outputs recycled, as the 2-way pipeline runs them (engine/pipeline/pipeline2.ts); without, one call for all.
 
 import { performance } from 'node:perf_hooks';
 import { Option } from 'commander';
@@ -23,6 +26,7 @@ interface BenchMgemmOptions {
   readonly threads: readonly number[];
   readonly reps: number;
   readonly backend: CpuBackendName;
+  readonly panel?: number;
 }
 
 function parseOptions(): BenchMgemmOptions {
@@ -31,7 +35,8 @@ function parseOptions(): BenchMgemmOptions {
     .addOption(valueOption('--fields <n>', 'fields per vector', parsePositiveInteger, '8192'))
     .addOption(valueOption('--threads <list>', 'thread counts to time, comma-separated', listOf(parsePositiveInteger), '1,2'))
     .addOption(valueOption('--reps <n>', 'timed runs of each case, the best kept', parsePositiveInteger, '5'))
-    .addOption(new Option('--backend <name>', 'CPU kernel set').choices(CPU_BACKEND_NAMES).default('cpu'));
+    .addOption(new Option('--backend <name>', 'CPU kernel set').choices(CPU_BACKEND_NAMES).default('cpu'))
+    .addOption(valueOption('--panel <n>', 'vectors per square panel, one GEMM call each, outputs recycled', parsePositiveInteger));
   return parseToolOptions<BenchMgemmOptions>(program);
 }
 
@@ -48,29 +53,42 @@ function randomCccPlanes(numVectors: number, numField: number) {
   return matrix;
 }
 
+/**
+ * The requests of all pairs (strictUpper) or the full square, as panels of `panel` rows × `panel` columns: with
+ * strictUpper, diagonal panels take their upper triangle and panels below the diagonal are left out.
+ */
+function panelRequests(matrix: PopcountGemmRequest['a'], numVectors: number, panel: number, strictUpper: boolean): PopcountGemmRequest[] {
+  const requests: PopcountGemmRequest[] = [];
+  for (let rowFirst = 0; rowFirst < numVectors; rowFirst += panel) {
+    for (let colFirst = strictUpper ? rowFirst : 0; colFirst < numVectors; colFirst += panel) {
+      requests.push({
+        a: matrix, aFirst: rowFirst, aCount: Math.min(panel, numVectors - rowFirst),
+        b: matrix, bFirst: colFirst, bCount: Math.min(panel, numVectors - colFirst),
+        termGroups: [CCC_DENSE_TERMS], strictUpper: strictUpper && rowFirst === colFirst,
+      });
+    }
+  }
+  return requests;
+}
+
 async function main(): Promise<void> {
-  const { vectors: numVectors, fields: numField, threads: threadCounts, reps, backend } = parseOptions();
+  const options = parseOptions();
+  const { vectors: numVectors, fields: numField, threads: threadCounts, reps, backend } = options;
   const matrix = randomCccPlanes(numVectors, numField);
   console.log(`popcount-GEMM, CCC dense 2-way (4 terms), ${numVectors} vectors × ${numField} fields, best of ${reps}`);
   for (const numThreads of threadCounts) {
     const gemm = await createPopcountGemm({ backend, numThreads });
     for (const strictUpper of [true, false]) {
-      const request: PopcountGemmRequest = {
-        a: matrix,
-        aFirst: 0,
-        aCount: numVectors,
-        b: matrix,
-        bFirst: 0,
-        bCount: numVectors,
-        termGroups: [CCC_DENSE_TERMS],
-        strictUpper,
-      };
+      const requests = panelRequests(matrix, numVectors, options.panel ?? numVectors, strictUpper);
       const numPairs = strictUpper ? (numVectors * (numVectors - 1)) / 2 : numVectors * numVectors;
-      await gemm.run(request); // warm-up: wasm tier-up, worker start, memory growth
+      const runAll = async (): Promise<void> => {
+        for (const request of requests) gemm.recycle?.(await gemm.run(request));
+      };
+      await runAll(); // warm-up: wasm tier-up, worker start, memory growth
       let bestSeconds = Infinity;
       for (let rep = 0; rep < reps; rep++) {
         const start = performance.now();
-        await gemm.run(request);
+        await runAll();
         bestSeconds = Math.min(bestSeconds, (performance.now() - start) / 1000);
       }
       const comparisonsPerSecond = (numPairs * numField) / bestSeconds;
