@@ -38,18 +38,31 @@ export function rampColour(value: number): string {
   return `rgb(${channel(0)},${channel(1)},${channel(2)})`;
 }
 
-/** The `<svg>` of the heatmap (at least 2 SNPs). */
+/** The largest b − a of a kept pair (a, b) of the window: rows below it hold no record and are not drawn. */
+export function deepestKeptOffset(values: Float32Array, n: number): number {
+  let deepest = 1;
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) if (!Number.isNaN(values[a * n + b]) && b - a > deepest) deepest = b - a;
+  }
+  return deepest;
+}
+
+/** The `<svg>` of the heatmap (at least 2 SNPs), down to the deepest kept pair and two rows more. */
 export function renderLdHeatmapSvg(heatmap: LdHeatmap): string {
   const n = heatmap.snps.length;
   const cell = (WIDTH - MARGIN.left - MARGIN.right) / n;
   const top = MARGIN.top;
   const xOfSnp = (k: number): number => MARGIN.left + (k + 0.5) * cell;
-  const triangleHeight = (n * cell) / 2;
-  const height = top + triangleHeight + MARGIN.bottom;
+  const depth = Math.min(n - 1, deepestKeptOffset(heatmap.values, n) + 2);
+  const bandHeight = ((depth + 1) * cell) / 2;
+  const height = top + bandHeight + MARGIN.bottom;
   const parts: string[] = [openPlotSvg(WIDTH, height, 'LD heatmap (r²)')];
-  // Cells without a record: one background triangle under the diamonds.
-  parts.push(`<polygon points="${px(xOfSnp(0.5))},${top} ${px(xOfSnp(n - 1.5))},${top} ${px(xOfSnp(n - 1))},${px(top + cell / 2)} ` +
-    `${px(MARGIN.left + (n * cell) / 2)},${px(top + triangleHeight)} ${px(xOfSnp(0))},${px(top + cell / 2)}" fill="${PLOT_COLOURS.notRecorded}"/>`);
+  // Cells without a record: one background band (a triangle when it reaches the apex) under the diamonds.
+  const deepY = top + (depth * cell) / 2;
+  const band = [[xOfSnp(0.5), top], [xOfSnp(n - 1.5), top], [xOfSnp(n - 1), top + cell / 2],
+    [xOfSnp(n - 1 - depth / 2) + cell / 2, deepY], [xOfSnp(n - 1 - depth / 2), deepY + cell / 2],
+    [xOfSnp(depth / 2), deepY + cell / 2], [xOfSnp(depth / 2) - cell / 2, deepY], [xOfSnp(0), top + cell / 2]];
+  parts.push(`<polygon points="${band.map(([x, y]) => `${px(x)},${px(y)}`).join(' ')}" fill="${PLOT_COLOURS.notRecorded}"/>`);
   const half = cell / 2;
   for (let a = 0; a < n; a++) {
     for (let b = a + 1; b < n; b++) {
@@ -62,7 +75,7 @@ export function renderLdHeatmapSvg(heatmap: LdHeatmap): string {
     }
   }
   parts.push(positionTrack(heatmap.snps, xOfSnp, top), snpLabels(heatmap.snps, xOfSnp, top - TRACK - 6));
-  parts.push(legend(heatmap.notRecordedLabel, top + triangleHeight + 24), '</svg>');
+  parts.push(legend(heatmap.notRecordedLabel, top + bandHeight + 24), '</svg>');
   return parts.join('');
 }
 

@@ -2,7 +2,7 @@
 // each with a line saying what it shows, or one line saying why it is not drawn.
 import type { SnpNaming } from '../snpNaming.js';
 import { renderLdDecaySvg, decayBinRows, DECAY_TABLE_HEAD } from './ldDecaySvg.js';
-import { renderLdHeatmapSvg, type HeatmapSnp } from './ldHeatmapSvg.js';
+import { deepestKeptOffset, renderLdHeatmapSvg, type HeatmapSnp } from './ldHeatmapSvg.js';
 import { MAX_HEATMAP_SNPS, readLdPlotData, type LdWindowValues } from './ldPairs.js';
 import type { RecordedSelection } from './recordedRun.js';
 import { escapeXml, formatBasePairs, formatTick } from './svgText.js';
@@ -51,8 +51,11 @@ function describeWindow(window: LdWindowValues, naming: SnpNaming): string {
   const last = `${naming.snpId(end - 1)}${lociOf(naming, end - 1)}`;
   const snps = naming.preparedSidecar?.snps;
   const span = snps === undefined ? '' : `, ${formatBasePairs(Math.abs(snps.pos[end - 1] - snps.pos[start]))}`;
-  return `${end - start} consecutive SNPs, ${first} to ${last}${span}: of the windows of up to ${MAX_HEATMAP_SNPS} SNPs on one ` +
-    `chromosome, the first with the most kept pairs (${numPairs}).`;
+  const numSnp = end - start;
+  const deepest = deepestKeptOffset(window.values, numSnp);
+  const cut = deepest + 2 < numSnp - 1 ? ` Drawn down to pairs ${deepest + 2} SNPs apart: no pair further apart was kept.` : '';
+  return `${numSnp} consecutive SNPs, ${first} to ${last}${span}: of the windows of up to ${MAX_HEATMAP_SNPS} SNPs on one ` +
+    `chromosome, the first with the most kept pairs (${numPairs}).${cut}`;
 }
 
 function lociOf(naming: SnpNaming, snpIdx: number): string {
