@@ -16,12 +16,18 @@ export interface EntryHistograms {
   readonly totals: readonly number[];
 }
 
+/** What the bins must cover besides the records' values. */
+export interface EntryHistogramOptions {
+  /** Values the bins also span (thresholds, so that a plot can mark them); ignored when there are no records. */
+  readonly spanValues?: readonly number[];
+}
+
 /**
  * Pass 1 finds the value range, pass 2 bins every record. Entries are taken with the coordinates in SNP
  * order (`naming`), so that `01` means the same thing here as in `top`, whatever the vector order.
  */
 export function entryHistograms(
-  files: readonly string[], numWay: NumWay, numBins: number, naming: SnpNaming,
+  files: readonly string[], numWay: NumWay, numBins: number, naming: SnpNaming, options: EntryHistogramOptions = {},
 ): EntryHistograms {
   const numEntries = 1 << numWay;
   const entries = Array.from({ length: numEntries }, (_, e) => e.toString(2).padStart(numWay, '0'));
@@ -39,6 +45,10 @@ export function entryHistograms(
   const counts = entries.map(() => new Array<number>(numBins).fill(0));
   const totals = new Array<number>(numEntries).fill(0);
   if (minValue === Infinity) return { entries, minValue: 0, maxValue: 0, numBins, counts, totals };
+  for (const value of options.spanValues ?? []) {
+    minValue = Math.min(minValue, value);
+    maxValue = Math.max(maxValue, value);
+  }
   const width = maxValue - minValue;
   for (const file of files) {
     for (const chunk of readMetricsFileChunks(file, numWay)) {

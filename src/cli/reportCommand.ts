@@ -7,15 +7,18 @@ import { entryHistograms } from './entryHistograms.js';
 import { parseCount } from './numberOptions.js';
 import { packageVersion } from './packageVersion.js';
 import { renderReportHtml } from './reportHtml.js';
+import { renderLdSection } from './report/ldSection.js';
+import { recordedHistogram, recordedSelection } from './report/recordedRun.js';
+import { entryThresholds, keptDistribution, recordedDistribution, type ValueDistribution } from './report/valueDistribution.js';
 import { denseMatrixOf, findRunInfoFor, readRunInfo, runInfoPathOf, type LoadedRunInfo } from './runInfoFile.js';
 import { refuseRepeatedFiles } from './metricsInputs.js';
 import { SnpNaming } from './snpNaming.js';
+import { selectTopRecords } from './topRecords.js';
 
 /** Most histogram bins: a panel is some 300 pixels wide, so more bins than this draw nothing more. */
 const MAX_BINS = 1000;
 /** Most tuples listed: an HTML table row each. */
 const MAX_TOP_ROWS = 10_000;
-import { selectTopRecords } from './topRecords.js';
 
 /** Adds the `report` command to `program`. */
 export function addReportCommand(program: Command): void {
@@ -23,12 +26,14 @@ export function addReportCommand(program: Command): void {
     .summary('write an HTML summary of a run')
     .description(
       'write a self-contained HTML page (inline SVG, no scripts) summarising a run written with ' +
-      'run --out STUB: histograms of values per table entry, the strongest pairs or triples with SNP ' +
-      'names, run parameters and throughput. RUN is STUB, STUB.run.json or one of the metrics files')
+      'run --out STUB: the distribution of values on a log scale with the threshold marked (of every value when ' +
+      'the run recorded --histograms, else of the kept records), for r² an LD heatmap and an LD-decay plot, the ' +
+      'strongest pairs or triples with SNP names and loci, run parameters and throughput. RUN is STUB, ' +
+      'STUB.run.json or one of the metrics files')
     .argument('<run>', 'STUB, STUB.run.json, or a metrics file of the run (or of merge)')
     .requiredOption('--out <file>', 'HTML file to write')
     .option('--top <n>', `strongest tuples listed (1 to ${MAX_TOP_ROWS})`, '25')
-    .option('--bins <n>', `histogram bins (1 to ${MAX_BINS})`, '40')
+    .option('--bins <n>', `most histogram bins (1 to ${MAX_BINS})`, '100')
     .option('--force', 'overwrite an existing --out file', false)
     .action((run: string, _options: unknown, command: Command) => {
       const options = command.opts();
@@ -48,13 +53,24 @@ export function addReportCommand(program: Command): void {
       const html = renderReportHtml({
         info,
         naming,
-        histograms: entryHistograms(files, info.numWay, numBins, naming),
+        distribution: valueDistribution(info, files, numBins, naming),
+        ldSection: info.metric === 'r2' && info.numWay === 2 ? renderLdSection(files, naming, info.numVector, recordedSelection(info)) : null,
         top: selectTopRecords(files, info.numWay, naming, { count: numTop, minValue: null, maxValue: null, entry: null }),
         version: packageVersion(),
       });
       writeFileAtomically(out, html);
       process.stdout.write(`report ${out}\n`);
     });
+}
+
+/** Every value's histogram when the run recorded one, else the kept records' values. */
+function valueDistribution(info: LoadedRunInfo, files: readonly string[], numBins: number, naming: SnpNaming): ValueDistribution {
+  const selection = recordedSelection(info);
+  const metric = { metric: info.metric, numWay: info.numWay };
+  const recorded = recordedHistogram(info);
+  if (recorded !== null) return recordedDistribution(recorded, selection, numBins, metric);
+  const spanValues = entryThresholds(selection, info.numWay);
+  return keptDistribution(entryHistograms(files, info.numWay, numBins, naming, { spanValues }), selection, metric);
 }
 
 function locateRunInfo(run: string): LoadedRunInfo {

@@ -1,118 +1,64 @@
-// Renders the `report` page: one self-contained HTML document (inline CSS and SVG, no scripts, no links out).
-import type { EntryHistograms } from './entryHistograms.js';
+// Renders the `report` page: one self-contained HTML document (inline CSS and SVG, no scripts, no links out) that
+// uses the page's full width: value distribution, LD plots for r², strongest tuples, run parameters.
 import type { LoadedRunInfo } from './runInfoFile.js';
 import type { NamedRecord, SnpNaming } from './snpNaming.js';
-import { escapeXml, renderHistogramSvg } from './svgHistogram.js';
-import { formatFloat32 } from './formatFloat32.js';
+import { renderLogHistogramSvg } from './report/logHistogramSvg.js';
+import { inputTable, parameterTable, resultTable, topTable } from './report/runTables.js';
+import { escapeXml } from './report/svgText.js';
+import type { ValueDistribution } from './report/valueDistribution.js';
 
 /** Everything the page shows. */
 export interface ReportContent {
   readonly info: LoadedRunInfo;
   readonly naming: SnpNaming;
-  readonly histograms: EntryHistograms;
+  readonly distribution: ValueDistribution;
+  /** The LD section's HTML (r² runs), or null: no LD plots for this metric. */
+  readonly ldSection: string | null;
   readonly top: readonly NamedRecord[];
   readonly version: string;
 }
 
-/** Run fields shown in the parameter table, in this order, with their labels. */
-const PARAMETER_ROWS: ReadonlyArray<readonly [string, string]> = [
-  ['metric', 'metric'], ['numWay', 'way'], ['sparse', 'sparse (missing calls skipped)'], ['numVector', 'vectors (SNPs)'],
-  ['numField', 'fields (samples)'], ['threshold', 'threshold'], ['cccParam', 'p'], ['multiplier', 'multiplier'],
-  ['singlePrecisionOutput', 'float32 output values'], ['backend', 'backend'], ['numThreads', 'threads'],
-  ['numRanks', 'ranks'], ['decomposition', 'decomposition'], ['inputPath', 'input'],
-];
-const RESULT_ROWS: ReadonlyArray<readonly [string, string]> = [
-  ['checksum', 'checksum (SPEC §5)'], ['entries', 'entries written'], ['zeros', 'of them zero'],
-  ['comparisons', 'comparisons (tuples × fields)'], ['seconds', 'run time (s)'],
-  ['comparisonsPerSecond', 'throughput (comparisons/s)'], ['inputSeconds', 'input load or generation (s)'],
-  ['computeSeconds', 'compute (s)'], ['computeComparisonsPerSecond', 'compute throughput (comparisons/s)'],
-];
+const STYLE = `body{font-family:sans-serif;margin:20px 24px;color:#222}
+h1{font-size:22px;margin:0 0 6px}h2{font-size:17px;margin:26px 0 8px;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.note{color:#555;font-size:13px;margin:4px 0}
+svg.plot{display:block;width:100%;height:auto}
+.panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:12px 20px}
+.cols{display:flex;gap:40px;flex-wrap:wrap}details{margin:6px 0}`;
 
 /** The whole HTML document. */
 export function renderReportHtml(content: ReportContent): string {
-  const { info, histograms } = content;
-  const title = `snptally report: ${info.metric.toUpperCase()} ${info.numWay}-way, ${info.numVector} SNPs × ${info.numField} samples`;
-  const maxCount = Math.max(0, ...histograms.counts.map((counts) => Math.max(...counts)));
-  const panels = histograms.entries.map((entry, e) => renderHistogramSvg({
-    title: `entry ${entry} (${histograms.totals[e]} values)`,
-    counts: histograms.counts[e], minValue: histograms.minValue, maxValue: histograms.maxValue, maxCount,
-  })).join('\n');
+  const { info, distribution } = content;
+  const metricName = info.metric === 'r2' ? 'LD r²' : `${info.metric.toUpperCase()} ${info.numWay}-way`;
+  const title = `snptally report: ${metricName}, ${info.numVector} SNPs × ${info.numField} samples`;
+  const panels = distribution.panels.length === 0 ? ''
+    : `<div class="panels">\n${distribution.panels.map((panel) => `<div>${renderLogHistogramSvg(panel)}</div>`).join('\n')}\n</div>`;
+  const omitted = distribution.omitted === null ? '' : `<p class="note not-drawn">${escapeXml(distribution.omitted)}</p>`;
+  const tuples = info.numWay === 2 ? 'pairs' : 'triples';
   return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeXml(title)}</title>
 <style>
-body{font-family:sans-serif;margin:24px;color:#222;max-width:1150px}
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.grid{display:flex;flex-wrap:wrap;gap:12px}
-.cols{display:flex;gap:40px;flex-wrap:wrap}.note{color:#666;font-size:12px}
+${STYLE}
 </style></head><body>
 <h1>${escapeXml(title)}</h1>
 <p class="note">run-info ${escapeXml(info.path)} · ${info.outputPaths.length} metrics file(s) · generated by snptally ${escapeXml(content.version)}</p>
+<h2>Distribution of values</h2>
+<p class="note">${escapeXml(distribution.description)} Counts on a log scale; ${thresholdNote(content)}</p>
+${omitted}${panels}
+${content.ldSection ?? ''}
+<h2>Strongest ${tuples} (top ${content.top.length})</h2>
+${topTable(info, content.naming, content.top)}
 <div class="cols">
-<div><h2>Run parameters</h2>${keyValueTable(info.run, PARAMETER_ROWS)}</div>
-<div><h2>Result and throughput</h2>${keyValueTable(info.run, RESULT_ROWS)}${inputTable(content.naming)}</div>
+<div><h2>Run parameters</h2>${parameterTable(info)}</div>
+<div><h2>Result and throughput</h2>${resultTable(info)}${inputTable(content.naming)}</div>
 </div>
-<h2>Values per table entry</h2>
-<p class="note">${histograms.numBins} bins over [${formatFloat32(histograms.minValue)}, ${formatFloat32(histograms.maxValue)}], same scales in every panel; entry bits in SNP order; bit 1 counts allele 1 (the 1-bits of the codes), bit 0 the other allele.</p>
-<div class="grid">
-${panels}
-</div>
-<h2>Strongest ${info.numWay === 2 ? 'pairs' : 'triples'} (top ${content.top.length})</h2>
-${topTable(content)}
 </body></html>
 `;
 }
 
-function keyValueTable(run: Readonly<Record<string, unknown>>, rows: ReadonlyArray<readonly [string, string]>): string {
-  const body = rows.filter(([key]) => key in run).map(([key, label]) =>
-    `<tr><th>${escapeXml(label)}</th><td class="num">${escapeXml(formatValue(key, run[key]))}</td></tr>`).join('');
-  return `<table>${body}</table>`;
-}
-
-function inputTable(naming: SnpNaming): string {
-  const sidecar = naming.preparedSidecar;
-  if (sidecar === null) return '<p class="note">no sidecar: vectors are shown by index</p>';
-  const rows: Array<[string, string]> = [
-    ['input', `${sidecar.source.kind} ${sidecar.source.path}`],
-    ['missing calls', String(sidecar.numMissingCalls)],
-    ['sites skipped', String(sidecar.skippedSites.count)],
-    ['vector order', sidecar.vectorOrder === null ? 'as in the input' : `shuffled, seed ${sidecar.vectorOrder.seed} (mapped back)`],
-  ];
-  return `<h2>Input</h2><table>${rows.map(([label, value]) =>
-    `<tr><th>${escapeXml(label)}</th><td>${escapeXml(value)}</td></tr>`).join('')}</table>`;
-}
-
-function topTable(content: ReportContent): string {
-  const { naming, top, info } = content;
-  const letters = info.numWay === 2 ? ['i', 'j'] : ['i', 'j', 'k'];
-  const head = ['#', ...letters.map((letter) => `SNP ${letter}`), ...(naming.hasNames ? letters.map((letter) => `locus ${letter}`) : []),
-    'entry', 'value'];
-  const rows = top.map((record, rank) => {
-    const ids = record.snpIndices.map((snpIdx) => `<td>${escapeXml(naming.snpId(snpIdx))}</td>`).join('');
-    const loci = naming.hasNames
-      ? record.snpIndices.map((snpIdx) => `<td>${escapeXml(naming.snpLocus(snpIdx) ?? '')}</td>`).join('') : '';
-    return `<tr><td class="num">${rank + 1}</td>${ids}${loci}<td>${record.entry}</td>` +
-      `<td class="num">${formatFloat32(record.value)}</td></tr>`;
-  }).join('\n');
-  return `<table><tr>${head.map((cell) => `<th>${escapeXml(cell)}</th>`).join('')}</tr>\n${rows}</table>`;
-}
-
-function formatValue(key: string, value: unknown): string {
-  if (value === null || value === undefined) return 'none';
-  if (key === 'decomposition' && typeof value === 'object') {
-    const d = value as Record<string, number | string | undefined>;
-    const split = d.halfDiagonal === undefined || d.halfDiagonal === 'lower-rows' ? '' : `, half-diagonal ${d.halfDiagonal}`;
-    return `npv ${d.numProcVector} npf ${d.numProcField} npr ${d.numProcRepl}, phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase}${split}`;
-  }
-  if (key === 'threshold' && typeof value === 'object') {
-    const threshold = value as Record<string, unknown>;
-    return 'value' in threshold ? String(threshold.value) : JSON.stringify(value);
-  }
-  if (typeof value === 'number') {
-    if (key === 'comparisonsPerSecond' || key === 'computeComparisonsPerSecond') return value.toExponential(3);
-    if (key === 'seconds' || key === 'inputSeconds' || key === 'computeSeconds') return value.toFixed(3);
-    if (key === 'cccParam') return value.toPrecision(6);
-    return String(value);
-  }
-  return typeof value === 'string' ? value : JSON.stringify(value);
+function thresholdNote(content: ReportContent): string {
+  if (content.distribution.panels.some((panel) => panel.threshold !== null)) return 'the dashed red line marks the run\'s threshold.';
+  const top = content.info.run.top;
+  return typeof top === 'number' ? `the run kept its ${top} strongest entries (run --top), no threshold.` : 'the run had no threshold.';
 }

@@ -122,7 +122,7 @@ describe('report', () => {
     cli(['report', join(workDir, 'shuffled'), '--out', page, '--top', '5']);
     const html = readFileSync(page, 'utf8');
     expect(html.match(/<svg /g)).toHaveLength(4);
-    for (const entry of ['00', '01', '10', '11']) expect(html).toContain(`entry ${entry} (${(NUM_SNP * (NUM_SNP - 1)) / 2} values)`);
+    for (const entry of ['00', '01', '10', '11']) expect(html).toContain(`entry ${entry} (${(NUM_SNP * (NUM_SNP - 1)) / 2} kept values)`);
     expect(html).not.toMatch(/<script|<link|src=|url\(/);
     expect(html.replaceAll('http://www.w3.org/2000/svg', '')).not.toContain('http');
     const best = cli(['top', '-k', '1', '--no-header', ...filesOf('plain', 2)]).split('\t');
