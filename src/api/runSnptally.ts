@@ -52,7 +52,7 @@ export interface RunOptions {
   readonly force?: boolean;
   /** Check every value of the analytic problem against its expectation. */
   readonly verify?: boolean;
-  /** Called with the comparisons done so far and in total, a few times a second. */
+  /** Called with the comparisons (tuples × fields) done so far and in total, a few times a second. */
   readonly onProgress?: (done: number, total: number) => void;
 }
 
@@ -78,7 +78,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   // Options are checked before a PLINK/VCF input is converted, and again with the sizes the input records.
   buildRunPlan({ ...text, vectors: undefined, fields: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
   const input: RunInput = await resolveRunInput(text.input, {
-    onBadSite: parseBadSitePolicy(text.onBadSite), allowConversion: true, selection: SELECT_ALL,
+    onBadSite: parseBadSitePolicy(text.onBadSite), allowConversion: true, selection: SELECT_ALL, removeOnInterrupt: false,
   });
   try {
     checkMissingCallsAllowed(input, skipsMissingCalls(text));
