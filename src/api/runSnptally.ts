@@ -56,11 +56,13 @@ export interface RunOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-/** Every key of RunOptions, to refuse a misspelt one instead of silently running the default job. */
-const OPTION_NAMES: ReadonlySet<string> = new Set<keyof RunOptions>([
-  'metric', 'way', 'problem', 'input', 'onBadSite', 'vectors', 'fields', 'sparse', 'threshold', 'cccParam', 'multiplier',
-  'singlePrecision', 'npv', 'npf', 'npr', 'backend', 'threads', 'out', 'histograms', 'top', 'force', 'verify', 'onProgress',
-]);
+/** The JavaScript type of every option (`threshold`: a number or an array of numbers), checked for untyped callers. */
+const OPTION_TYPES: { readonly [name in keyof RunOptions]-?: 'string' | 'number' | 'boolean' | 'function' | 'threshold' } = {
+  metric: 'string', way: 'number', problem: 'string', input: 'string', onBadSite: 'string', vectors: 'number', fields: 'number',
+  sparse: 'boolean', threshold: 'threshold', cccParam: 'number', multiplier: 'number', singlePrecision: 'boolean',
+  npv: 'number', npf: 'number', npr: 'number', backend: 'string', threads: 'number', out: 'string', histograms: 'string',
+  top: 'number', force: 'boolean', verify: 'boolean', onProgress: 'function',
+};
 
 /**
  * Runs one job in this process (ranks as worker threads) and resolves to its result: `checksum` (SPEC §5), `entries`,
@@ -91,17 +93,21 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
 
 /** The options as `run`'s command line would have given them (cli/runOptions parses and checks them). */
 function optionText(options: RunOptions): RunOptionText {
-  for (const name of Object.keys(options)) {
-    if (!OPTION_NAMES.has(name)) throw new UserError(`run(): unknown option "${name}" (options: ${[...OPTION_NAMES].join(', ')})`);
-  }
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
-    throw new UserError('run(): onProgress must be a function');
+  if (typeof options !== 'object' || options === null) throw new UserError('run(): options must be an object');
+  const types: Readonly<Record<string, string>> = OPTION_TYPES;
+  for (const [name, value] of Object.entries(options)) {
+    const type = types[name];
+    if (type === undefined) throw new UserError(`run(): unknown option "${name}" (options: ${Object.keys(types).join(', ')})`);
+    const typed = type === 'threshold'
+      ? typeof value === 'number' || (Array.isArray(value) && value.every((item) => typeof item === 'number'))
+      : typeof value === type;
+    if (value !== undefined && !typed) {
+      const expected = type === 'threshold' ? 'a number or an array of numbers' : `a ${type}`;
+      throw new UserError(`run(): ${name} must be ${expected}, got ${JSON.stringify(value) ?? typeof value}`);
+    }
   }
   const number = (value: number | undefined): string | undefined => (value === undefined ? undefined : String(value));
   const { threshold, multiplier } = options;
-  if (threshold !== undefined && typeof threshold !== 'number' && !Array.isArray(threshold)) {
-    throw new UserError('run(): threshold must be a number or an array of numbers');
-  }
   const metric = options.metric ?? 'ccc';
   return {
     metric,

@@ -85,10 +85,15 @@ describe('run() from JavaScript', () => {
       [{ vectors: 0 }, /^--vectors must be a positive integer/],
       [{ vectors: 2.5 }, /^--vectors must be a positive integer/],
       [{ way: 4 }, /^--way must be one of 2, 3, got "4"/],
-      [{ threshold: '0.5' }, /^run\(\): threshold must be a number or an array of numbers$/],
+      [{ threshold: '0.5' }, /^run\(\): threshold must be a number or an array of numbers, got "0\.5"$/],
+      [{ threshold: [0.5, '1'] }, /^run\(\): threshold must be a number or an array of numbers, got \[0\.5,"1"\]$/],
+      [{ vectors: '48' }, /^run\(\): vectors must be a number, got "48"$/],
+      [{ sparse: 'yes' }, /^run\(\): sparse must be a boolean, got "yes"$/],
+      [{ onProgress: 1 }, /^run\(\): onProgress must be a function, got 1$/],
       [{ metric: 'r2', multiplier: 2 }, /^--metric r2 has no multiplier/],
       [{ input: join(workDir, 'absent.bin'), vectors: 4, fields: 4 }, /absent\.bin/],
     ];
+    await expect(run(null as unknown as RunOptions)).rejects.toThrow(/^run\(\): options must be an object$/);
     for (const [options, message] of bad) {
       const failure = await run(options as RunOptions).then(() => null, (error: unknown) => error);
       expect(failure, JSON.stringify(options)).toBeInstanceOf(UserError);
