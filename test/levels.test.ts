@@ -19,6 +19,7 @@ describe('level table', () => {
       { folder: 'src/analyses', level: 4 },
       { folder: 'src/engine', level: 5 },
       { folder: 'src/cli', level: 6 },
+      { folder: 'src/api', level: 6 },
       { folder: 'tools', level: 6 },
       { folder: 'examples', level: 6 },
     ]);

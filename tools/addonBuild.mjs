@@ -9,8 +9,21 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
+ * node-gyp's script: the devDependency in a source checkout, else the one npm brings and names to install scripts
+ * (`npm_config_node_gyp`), as when the package is installed; null when neither is found.
+ */
+function findNodeGyp() {
+  try {
+    return createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js');
+  } catch {
+    const fromNpm = process.env.npm_config_node_gyp;
+    return fromNpm !== undefined && existsSync(fromNpm) ? fromNpm : null;
+  }
+}
+
+/**
  * An addon build: `sourceDir` (with binding.gyp) → build/<outDirName>/<targetName>.node. `label` prefixes
- * messages (e.g. `build:mpi`). Call `upToDate()` first, then `unavailable(reason)` or `compile()`.
+ * messages (e.g. `build:mpi`). Call `exitIfUpToDate()` first, then `skip(reason, consequence)` or `compile(failureHint, consequence)`.
  */
 export function addonBuild({ label, sourceDir, sources, outDirName, targetName }) {
   const source = path.join(repoRoot, sourceDir);
@@ -36,12 +49,13 @@ export function addonBuild({ label, sourceDir, sources, outDirName, targetName }
       console.warn(`${label}: skipped, ${consequence}: ${reason}`);
       process.exit(0);
     },
-    /** Runs node-gyp; a failure here is an error (the prerequisites were found). */
-    compile(failureHint) {
+    /** Runs node-gyp; a failure here is an error (the prerequisites were found); without node-gyp, skips. */
+    compile(failureHint, consequence) {
       // The headers of the running Node, when installed next to it, so that node-gyp does not download them.
       const nodeDir = path.resolve(path.dirname(process.execPath), '..');
       const nodeDirArgs = existsSync(path.join(nodeDir, 'include/node/node_api.h')) ? [`--nodedir=${nodeDir}`] : [];
-      const nodeGyp = createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js');
+      const nodeGyp = findNodeGyp();
+      if (nodeGyp === null) this.skip('node-gyp was not found (it comes with npm) when snptally was built', consequence);
       const build = spawnSync(process.execPath, [nodeGyp, 'rebuild', '--silent', ...nodeDirArgs], { cwd: source, stdio: 'inherit' });
       if (build.status !== 0) {
         console.error(`${label}: node-gyp failed (${failureHint})`);

@@ -15,9 +15,10 @@ const build = addonBuild({
 });
 build.exitIfUpToDate();
 const mpicc = spawnSync('mpicc', ['--showme:incdirs'], { encoding: 'utf8' });
+const consequence = 'MPI support unavailable';
 if (mpicc.error !== undefined || mpicc.status !== 0) {
   build.skip('Open MPI development files were not found when snptally was built (no mpicc); ' +
-    'install libopenmpi-dev (Debian: apt-get install openmpi-bin libopenmpi-dev) and run npm run build',
-  'MPI support unavailable');
+    'install libopenmpi-dev (Debian: apt-get install openmpi-bin libopenmpi-dev) and run npm run build (or install snptally again)',
+  consequence);
 }
-build.compile('mpicc is present, so this is an error');
+build.compile('mpicc is present, so this is an error', consequence);

@@ -18,4 +18,4 @@ const consequence = 'the wasm kernel will be used';
 if (process.arch !== 'x64') build.skip(`the native kernel is for x86-64, this is ${process.arch}`, consequence);
 const cxx = spawnSync('g++', ['--version'], { encoding: 'utf8' });
 if (cxx.error !== undefined || cxx.status !== 0) build.skip('no C++ compiler (g++) when snptally was built', consequence);
-build.compile('a C++ compiler is present, so this is an error');
+build.compile('a C++ compiler is present, so this is an error', consequence);

@@ -1,2 +1,8 @@
 // Entry of src/cli for tools: the option parsers every command line shares.
 export { parseFiniteNumber, parseNonNegativeInteger, parseNonNegativeNumber, parsePositiveInteger } from './numberOptions.js';
+// For src/api: one `run` job from JavaScript, through the command line's own checks and input handling.
+export { loadRunJob, type RunResult, type RankDevice, type RunHistogram, type MemoryReport } from './engineApi.js';
+export { buildRunPlan, skipsMissingCalls, type RunOptionText } from './runOptions.js';
+export { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
+export { parseBadSitePolicy } from './genotypePreparation.js';
+export { runCompanions } from './runCompanions.js';

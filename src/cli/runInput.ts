@@ -42,6 +42,11 @@ export interface RunInputOptions {
   readonly allowConversion: boolean;
   /** PLINK's selection flags; they apply while a fileset or VCF is converted. */
   readonly selection: GenotypeSelection;
+  /**
+   * Whether SIGINT/SIGTERM/SIGHUP remove the converted input (interruptCleanup.ts); default true. The JavaScript API
+   * says false: a library must not take over its host process's signals.
+   */
+  readonly removeOnInterrupt?: boolean;
 }
 
 /**
@@ -79,7 +84,7 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
       `run \`snptally prepare ${givenPath} --out FILE\` once and give --input FILE`);
   }
   const directory = mkdtempSync(join(tmpdir(), 'snptally-input-'));
-  cleanUpOnInterrupt({ scratchDirectory: directory });
+  if (options.removeOnInterrupt !== false) cleanUpOnInterrupt({ scratchDirectory: directory });
   const dispose = (): void => {
     rmSync(directory, { recursive: true, force: true });
     forgetScratchDirectory(directory);

@@ -2,6 +2,7 @@
 import type { JobSpec, MemoryReport, RankDevice, RunHistogram, RunResult } from './engineApi.js';
 import { HISTOGRAM_BUCKETS_PER_UNIT } from '../core/histogramLayout.js';
 import { describeThreshold, type Threshold } from '../core/thresholds.js';
+import { loadNativePopcountKernel, WASM_KERNEL_SET_NAME } from '../mgemm/index.js';
 
 /**
  * The human summary. The first line has CoMet's shape (`metrics checksum <hi-mid-lo> ...`) so that
@@ -23,6 +24,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
       `phases ${d.phaseMin}-${d.phaseMax} of ${d.numPhase} stages ${d.stageMin}-${d.stageMax} of ${d.numStage}` +
       // Shown only when not SPEC §6's plan, so that default summaries keep their shape.
       (d.halfDiagonal === 'lower-rows' ? '' : ` half-diagonal ${d.halfDiagonal}`),
+    describeKernelSets(result.rankDevices),
   ];
   lines.push(describeMemory(result));
   if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
@@ -92,6 +94,17 @@ export function describeRankDevices(devices: readonly RankDevice[]): string | nu
   const names = new Set(gpus.map((d) => d.description));
   if (names.size === 1) return `gpus ${gpus.map((d) => `rank ${d.rank} ${place(d)}`).join(', ')}: ${gpus[0].description}`;
   return `gpus ${gpus.map((d) => `rank ${d.rank} ${place(d)} ${d.description}`).join(', ')}`;
+}
+
+/**
+ * The kernel sets the ranks ran, e.g. `kernels avx512-vpopcntq_4x4`, or `kernels rank 0 …, rank 1 …` when they differ.
+ * The wasm set says why the native one was not used (not built at install, or a CPU without AVX-512 VPOPCNTDQ).
+ */
+export function describeKernelSets(devices: readonly RankDevice[]): string {
+  const names = [...new Set(devices.map((d) => d.kernelSet))];
+  const listed = names.length === 1 ? names[0] : devices.map((d) => `rank ${d.rank} ${d.kernelSet}`).join(', ');
+  const native = names.includes(WASM_KERNEL_SET_NAME) ? loadNativePopcountKernel() : null;
+  return `kernels ${listed}${native !== null && !native.available ? ` (${native.reason})` : ''}`;
 }
 
 /**

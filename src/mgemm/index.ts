@@ -3,6 +3,9 @@
 export * from './contract.js';
 export * from './pairFinalize.js';
 export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
+// Which CPU microkernel a run can use here, and why not the native one (run reports).
+export { loadNativePopcountKernel, NATIVE_KERNEL_NAME, type NativeKernelStatus } from './kernels/native/nativePopcount.js';
+export { WASM_KERNEL_SET_NAME } from './kernels/wasm/popcountGemmWasm.js';
 export { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
 export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export * from './tripleFinalize.js';

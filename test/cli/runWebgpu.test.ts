@@ -2,6 +2,7 @@
 // which GPU each rank used.
 import { describe, expect, it } from 'vitest';
 import type { RankDevice } from '../../src/engine/index.js';
+import { loadNativePopcountKernel, NATIVE_KERNEL_NAME, WASM_KERNEL_SET_NAME, WEBGPU_KERNEL_SET_PREFIX } from '../../src/mgemm/index.js';
 import { gpuIndexLayerGate, webgpuGate } from '../helpers/webgpuGate.js';
 import { runCli } from './cliHarness.js';
 
@@ -45,7 +46,9 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     expect(numGpus).toBeGreaterThanOrEqual(1);
     expect(result.rankDevices).toEqual([0, 1, 2].map((rank) => ({
       rank, description: result.rankDevices[0].description, gpuIndex: rank % numGpus, gpuCount: numGpus,
+      kernelSet: result.rankDevices[0].kernelSet,
     })));
+    expect(result.rankDevices[0].kernelSet.startsWith(WEBGPU_KERNEL_SET_PREFIX)).toBe(true);
     expect(result.rankDevices[0].description).not.toMatch(/gpu-\d+-of-\d+/);
 
     const text = runCli(['run', '--backend', 'webgpu', '--npv', '2', '--vectors', '48', '--fields', '100']);
@@ -93,7 +96,8 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     const outcome = runCli(['run', '--backend', 'cpu', '--npv', '2', '--vectors', '48', '--fields', '100', '--json']);
     expect(outcome.status, outcome.stderr).toBe(0);
     const result = JSON.parse(outcome.stdout) as { rankDevices: RankDevice[] };
-    expect(result.rankDevices).toEqual([0, 1].map((rank) => ({ rank, description: 'cpu', gpuIndex: null, gpuCount: null })));
+    const kernelSet = loadNativePopcountKernel().available ? NATIVE_KERNEL_NAME : WASM_KERNEL_SET_NAME;
+    expect(result.rankDevices).toEqual([0, 1].map((rank) => ({ rank, description: 'cpu', gpuIndex: null, gpuCount: null, kernelSet })));
     expect(runCli(['run', '--vectors', '48', '--fields', '100']).stdout).not.toMatch(/\ngpus /);
   });
 });

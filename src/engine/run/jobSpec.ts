@@ -115,6 +115,8 @@ export interface RankDevice {
   /** Index among the host's GPUs and their number; null on the CPU or when unknown. */
   readonly gpuIndex: number | null;
   readonly gpuCount: number | null;
+  /** The kernel set that computed its tallies, e.g. `avx512-vpopcntq_4x4`, `wasm-i64_4x4`, `ref`, `webgpu-bitwise`. */
+  readonly kernelSet: string;
 }
 
 /** A run's histograms of all values (SPEC §9): exact counts, column c's bucket b at `counts[c · numBuckets + b]`. */

@@ -51,6 +51,8 @@ export interface RankOutcome {
   readonly computeSeconds: number;
   /** Where this rank's kernels ran. */
   readonly device: ComputeDevice;
+  /** The name of the kernel set that ran them (PopcountGemm.name). */
+  readonly kernelSet: string;
   /** Rank 0 with --histograms: the layout and the counts summed over all ranks (histogramSink.ts limbs); else null. */
   readonly histogram: { readonly layout: HistogramLayout; readonly limbs: number[] } | null;
   /** Rank 0 with --histograms: the histogram file under its temporary name, renamed by the caller with the rank files. */
@@ -148,6 +150,7 @@ export async function runRank(
     inputSeconds: phaseSeconds[0],
     computeSeconds: phaseSeconds[1],
     device: computed.device,
+    kernelSet: computed.kernelSet,
     histogram: comm.rank === 0 && histogram !== null && histogramTotals !== null
       ? { layout: histogram.layout, limbs: Array.from(histogramLimbs(histogramTotals)) } : null,
     histogramFile,
@@ -198,6 +201,7 @@ interface ComputedRank {
   readonly inputStart: number;
   readonly computeStart: number;
   readonly device: ComputeDevice;
+  readonly kernelSet: string;
 }
 
 /**
@@ -266,7 +270,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       }
     }
     traceMark('steps done');
-    return { ...counted, inputStart, computeStart, device: gemm.device };
+    return { ...counted, inputStart, computeStart, device: gemm.device, kernelSet: gemm.name };
   } finally {
     await hostFinalizer.close();
     await traced('kernel set closed', () => gemm.close());

@@ -38,7 +38,7 @@ export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome
     deviceFinalizedTriples: first.deviceFinalizedTriples,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
     histogram: runHistogram(job, first),
-    rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device })),
+    rankDevices: outcomes.map((o) => ({ rank: o.rank, ...o.device, kernelSet: o.kernelSet })),
     ...memory,
   };
 }

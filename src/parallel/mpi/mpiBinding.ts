@@ -60,7 +60,7 @@ export function loadMpiBinding(): MpiBindingLoad {
     const unavailablePath = fileURLToPath(UNAVAILABLE_URL);
     const reason = existsSync(unavailablePath)
       ? readFileSync(unavailablePath, 'utf8').trim()
-      : `the MPI binding ${addonPath} is missing; run npm run build`;
+      : `the MPI binding ${addonPath} is missing (in a source checkout: npm run build; an installed package builds it at install, unless its install script was skipped)`;
     loaded = { available: false, reason };
     return loaded;
   }

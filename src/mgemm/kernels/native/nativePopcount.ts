@@ -36,7 +36,9 @@ export function loadNativePopcountKernel(): NativeKernelStatus {
   const addonPath = fileURLToPath(ADDON_URL);
   const unavailablePath = fileURLToPath(UNAVAILABLE_URL);
   if (!existsSync(addonPath)) {
-    const reason = existsSync(unavailablePath) ? readFileSync(unavailablePath, 'utf8').trim() : 'not built (run npm run build)';
+    const reason = existsSync(unavailablePath)
+      ? readFileSync(unavailablePath, 'utf8').trim()
+      : 'not built (in a source checkout: npm run build; an installed package builds it at install, unless its install script was skipped)';
     status = { available: false, reason: `native kernel unavailable: ${reason}` };
     return status;
   }
