@@ -52,7 +52,7 @@ async function runSnptally(args: readonly string[]): Promise<string> {
   process.removeListener('exit', stopChild);
   if (status !== 0) {
     const message = Buffer.concat(stderr).toString('utf8').trim().split('\n').at(-1)?.replace(/^snptally: /, '') ?? '';
-    if (status === 1) throw new UserError(`snptally ${args[0]}: ${message}`);
+    if (status === 1) throw new UserError(`${args[0]}: ${message}`);
     throw new Error(`snptally ${args[0]} ended with status ${status}: ${message}`);
   }
   return Buffer.concat(stdout).toString('utf8');
@@ -80,7 +80,7 @@ async function runPlink(flags: readonly string[]): Promise<void> {
   const request = parsePlinkFlags(flags);
   const outputs = plinkOutputPaths(request);
   for (const path of [outputs.result, outputs.log]) {
-    if (!request.force && existsSync(path)) throw new UserError(`snptally plink: ${path} exists: give --force to replace it`);
+    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
   }
   const started = new Date();
   cleanUpOnInterrupt({ outputPrefixes: [`${outputs.result}.`, `${outputs.log}.`] });

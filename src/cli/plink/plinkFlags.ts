@@ -51,11 +51,11 @@ function splitFlags(args: readonly string[]): Map<string, string[]> {
   let current: string[] | null = null;
   for (const token of args) {
     if (token.startsWith('--') && token.length > 2) {
-      if (flags.has(token)) throw new UserError(`snptally plink: ${token} is given twice`);
+      if (flags.has(token)) throw new UserError(`plink: ${token} is given twice`);
       current = [];
       flags.set(token, current);
     } else if (current === null) {
-      throw new UserError(`snptally plink: "${token}" is not a flag (PLINK's flags start with --)`);
+      throw new UserError(`plink: "${token}" is not a flag (PLINK's flags start with --)`);
     } else {
       current.push(token);
     }
@@ -72,24 +72,24 @@ export function parsePlinkFlags(args: readonly string[]): PlinkRequest {
   for (const [flag, parameters] of flags) {
     const arity = FLAG_ARITY.get(flag);
     if (arity === undefined) {
-      throw new UserError(`snptally plink: ${flag} is not supported (supported: ${[...FLAG_ARITY.keys()].join(' ')})`);
+      throw new UserError(`plink: ${flag} is not supported (supported: ${[...FLAG_ARITY.keys()].join(' ')})`);
     }
     if (parameters.length < arity[0] || parameters.length > arity[1]) {
       const wanted = arity[0] === arity[1] ? `${arity[0]}` : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
-      throw new UserError(`snptally plink: ${flag} takes ${wanted} parameter(s), got ${parameters.length}`);
+      throw new UserError(`plink: ${flag} takes ${wanted} parameter(s), got ${parameters.length}`);
     }
   }
   const one = (flag: string): string | undefined => flags.get(flag)?.[0];
-  if (flags.has('--bfile') && flags.has('--vcf')) throw new UserError('snptally plink: give --bfile or --vcf, not both');
-  if (!flags.has('--bfile') && !flags.has('--vcf')) throw new UserError('snptally plink: give the input with --bfile PREFIX or --vcf FILE');
+  if (flags.has('--bfile') && flags.has('--vcf')) throw new UserError('plink: give --bfile or --vcf, not both');
+  if (!flags.has('--bfile') && !flags.has('--vcf')) throw new UserError('plink: give the input with --bfile PREFIX or --vcf FILE');
   const input = flags.has('--vcf')
     ? { flag: '--vcf' as const, path: one('--vcf') as string }
     : { flag: '--bfile' as const, path: one('--bfile') ?? 'plink' };
   const modifiers = flags.get('--r2');
-  if (modifiers === undefined) throw new UserError('snptally plink: give --r2 (the PLINK analysis the front end runs)');
+  if (modifiers === undefined) throw new UserError('plink: give --r2 (the PLINK analysis the front end runs)');
   for (const modifier of modifiers) {
     if (!R2_MODIFIERS.includes(modifier)) {
-      throw new UserError(`snptally plink: --r2 modifier '${modifier}' is not supported (supported: ${R2_MODIFIERS.join(' ')})`);
+      throw new UserError(`plink: --r2 modifier '${modifier}' is not supported (supported: ${R2_MODIFIERS.join(' ')})`);
     }
   }
   const has = (modifier: string): boolean => modifiers.includes(modifier);
@@ -97,17 +97,17 @@ export function parsePlinkFlags(args: readonly string[]): PlinkRequest {
   const formats = (['bin', 'bin4'] as const).filter(has);
   const dprimes = (['d', 'dprime', 'dprime-signed'] as const).filter(has);
   if (shapes.length > 1 || formats.length > 1 || dprimes.length > 1 || (formats.length > 0 && has('gz'))) {
-    throw new UserError('snptally plink: conflicting --r2 modifiers');
+    throw new UserError('plink: conflicting --r2 modifiers');
   }
   const isMatrix = shapes.length > 0 || formats.length > 0;
-  if (isMatrix && dprimes.length > 0) throw new UserError(`snptally plink: --r2 '${dprimes[0]}' cannot be used with matrix output`);
-  if (isMatrix && has('inter-chr')) throw new UserError("snptally plink: --r2 'inter-chr' cannot be used with matrix output");
+  if (isMatrix && dprimes.length > 0) throw new UserError(`plink: --r2 '${dprimes[0]}' cannot be used with matrix output`);
+  if (isMatrix && has('inter-chr')) throw new UserError("plink: --r2 'inter-chr' cannot be used with matrix output");
   for (const flag of ['--ld-window', '--ld-window-kb']) {
     if (flags.has(flag) && (isMatrix || has('inter-chr'))) {
-      throw new UserError(`snptally plink: ${flag} cannot be used with the --r2 'inter-chr' or matrix output modifiers`);
+      throw new UserError(`plink: ${flag} cannot be used with the --r2 'inter-chr' or matrix output modifiers`);
     }
   }
-  if (flags.has('--ld-window-r2') && isMatrix) throw new UserError('snptally plink: --ld-window-r2 cannot be used with the --r2 matrix output modifiers');
+  if (flags.has('--ld-window-r2') && isMatrix) throw new UserError('plink: --ld-window-r2 cannot be used with the --r2 matrix output modifiers');
   const window = {
     numVariants: one('--ld-window') ?? PLINK_DEFAULT_WINDOW.numVariants,
     kb: one('--ld-window-kb') ?? PLINK_DEFAULT_WINDOW.kb,
@@ -115,7 +115,7 @@ export function parsePlinkFlags(args: readonly string[]): PlinkRequest {
   };
   const minR2 = Number(window.r2);
   if (window.r2.trim() === '' || !(minR2 >= 0 && minR2 <= 1)) {
-    throw new UserError(`snptally plink: --ld-window-r2 must be a number in [0, 1], got "${window.r2}"`);
+    throw new UserError(`plink: --ld-window-r2 must be a number in [0, 1], got "${window.r2}"`);
   }
   const selectionArgs = SELECTION_FLAGS.flatMap((flag) => {
     const parameters = flags.get(flag);
