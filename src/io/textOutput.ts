@@ -97,7 +97,19 @@ export class TextOutput {
     const text = this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
-    if (!this.target.write(text)) await Promise.race([once(this.target, 'drain'), once(this.file?.stream ?? this.target, 'error')]);
+    if (!this.target.write(text)) {
+      // Drained, or failed (the error handlers keep the error): one pair of listeners, removed again.
+      const streams: Writable[] = this.file === null ? [this.target] : [this.file.stream, ...(this.file.gzip === null ? [] : [this.file.gzip])];
+      await new Promise<void>((done) => {
+        const finish = (): void => {
+          this.target.off('drain', finish);
+          for (const stream of streams) stream.off('error', finish);
+          done();
+        };
+        this.target.on('drain', finish);
+        for (const stream of streams) stream.on('error', finish);
+      });
+    }
     this.throwIfFailed();
   }
 
