@@ -7,3 +7,4 @@ export { cometPlaneLayout, termGroups2, tally3Plan } from './comet/cometTallies.
 export { float32BitsAtMost, ProgramDevicePairs, type PairValues } from './devicePairs.js';
 export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './comet/cometPairProgram.js';
 export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';
+export { r2FromSums } from './r2/index.js';

@@ -6,6 +6,7 @@ import { addDumpCommand } from './dumpCommand.js';
 import { HELP_STYLE } from './helpStyle.js';
 import { packageVersion } from './packageVersion.js';
 import { addMergeCommand } from './mergeCommand.js';
+import { addPlinkCommand } from './plink/plinkCommand.js';
 import { addPrepareCommand } from './prepareCommand.js';
 import { addReportCommand } from './reportCommand.js';
 import { addTopCommand } from './topCommand.js';
@@ -42,6 +43,7 @@ function buildProgram(): Command {
   addTopCommand(program);
   addMergeCommand(program);
   addReportCommand(program);
+  addPlinkCommand(program);
   return program;
 }
 

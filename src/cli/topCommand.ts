@@ -3,28 +3,30 @@ import { Command, Option } from 'commander';
 import { UserError } from '../core/errors.js';
 import { parseCount, parseFiniteNumber } from './numberOptions.js';
 import { resolveMetricsInputs, sayAssumption } from './metricsInputs.js';
-import { formatNamedRecord, recordHeader } from './recordFormat.js';
+import { sortByPosition, TableLayout } from './recordTable.js';
 import { SnpNaming } from './snpNaming.js';
-import { writeStdout } from './stdout.js';
+import { addTableOptions, readTableOptions, withTableOutput } from './tableOptions.js';
 import { MAX_TOP_COUNT, selectTopRecords } from './topRecords.js';
 
 /** Adds the `top` command to `program`. */
 export function addTopCommand(program: Command): void {
-  program.command('top')
+  const command = program.command('top')
     .summary('print the k largest records of metrics files, sorted, with SNP IDs')
     .description(
-      'print the k records of largest value (ties: by SNP indices), as dump prints them, optionally ' +
-      'only values in [--min, --max] and one table entry; SNP IDs come from the sidecar')
+      'print the k records of largest value (ties: by SNP indices) as dump prints them (the same formats, header ' +
+      'and --out), optionally only values in [--min, --max] and one table entry; SNP IDs come from the sidecar; ' +
+      'strongest first unless --sort position')
     .argument('<files...>', 'metrics files written by run --out (or merge)')
     .option('-k, --count <n>', `number of records (at most ${MAX_TOP_COUNT}); 0 prints all that pass the filters (sorted; at most as many)`, '20')
     .option('--min <value>', 'keep values ≥ this')
     .option('--max <value>', 'keep values ≤ this')
     .option('--entry <bits>', 'keep only this table entry, e.g. 11 (bits in SNP order)')
     .addOption(new Option('--way <n>', 'records are 2-way or 3-way (default: from <stub>.run.json, else 2)').choices(['2', '3']))
-    .option('--sidecar <file>', 'sidecar of the prepared input (default: from <stub>.run.json)')
-    .option('--no-header', 'omit the line naming the columns')
-    .action(async (files: string[], _options: unknown, command: Command) => {
-      const options = command.opts();
+    .option('--sidecar <file>', 'sidecar of the prepared input (default: from <stub>.run.json)');
+  addTableOptions(command, ['value', 'position'])
+    .action(async (files: string[], _options: unknown, action: Command) => {
+      const options = action.opts();
+      const table = readTableOptions(options);
       const inputs = resolveMetricsInputs(files, options.way as string | undefined);
       const { numWay, info } = inputs;
       const entry = typeof options.entry === 'string' ? options.entry : null;
@@ -38,8 +40,13 @@ export function addTopCommand(program: Command): void {
         maxValue: typeof options.max === 'string' ? parseFiniteNumber('--max', options.max) : null,
         entry,
       });
-      if (options.header !== false) await writeStdout(recordHeader(numWay, naming.hasNames));
-      await writeStdout(records.map((record) => formatNamedRecord(record, naming)).join(''));
+      const layout = TableLayout.of({ format: table.format, numWay, metric: info?.metric ?? null, naming });
+      const shown = table.order === 'position' ? sortByPosition(records, naming.preparedSidecar) : records;
+      await withTableOutput(table, files, async (output) => {
+        if (table.header) await output.write(layout.header());
+        await output.write(shown.map((record) => layout.line(record)).join(''));
+      });
       sayAssumption(inputs);
     });
 }
+

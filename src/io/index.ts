@@ -68,3 +68,9 @@ export {
 } from './matrixFile.js';
 export type { MatrixFileSpec } from './matrixFile.js';
 export { formatPlinkNumber, writePlinkNumber } from './plinkNumberText.js';
+export { DEFAULT_ROWS_PER_CHUNK, RowSorter, sortRowsInMemory } from './rowSort.js';
+export type { RowSortOptions } from './rowSort.js';
+export { TextOutput, isGzipName } from './textOutput.js';
+export type { TextFileOptions } from './textOutput.js';
+export { ldTableHeader, ldTableLine, plinkChromosomeText, plinkSnpColumnWidth } from './plinkLdTable.js';
+export type { LdExtraColumn, LdLocus } from './plinkLdTable.js';

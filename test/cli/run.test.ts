@@ -115,7 +115,9 @@ describe('snptally run --output', () => {
 
     const dump = runCli(['dump', metricsFilePath(stub, 0, 2), metricsFilePath(stub, 1, 2)]);
     expect(dump.status, dump.stderr).toBe(0);
-    const rows = dump.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    const [header, ...lines] = dump.stdout.trimEnd().split('\n');
+    expect(header).toBe('i\tj\tentry\tvalue');
+    const rows = lines.map((line) => line.split('\t'));
     expect(rows).toHaveLength(report.entries as number);
     const pairs = new Set<string>();
     for (const [i, j, entry, value] of rows) {
@@ -140,7 +142,7 @@ describe('snptally run --output', () => {
   it('writes only entries above the threshold', () => {
     const stub = join(workDir, 'thresholded');
     const report = runJson(['--vectors', '48', '--fields', '100', '--threshold', '0.5', '--output', stub]);
-    const dump = runCli(['dump', metricsFilePath(stub, 0, 1)]);
+    const dump = runCli(['dump', '--no-header', metricsFilePath(stub, 0, 1)]);
     const values = dump.stdout.trimEnd().split('\n').map((line) => Number(line.split('\t')[3]));
     expect(values).toHaveLength(report.entries as number);
     for (const value of values) expect(value).toBeGreaterThan(0.5);

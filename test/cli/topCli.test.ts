@@ -21,7 +21,8 @@ describe('run --top', () => {
     expect(outcome.status, outcome.stderr).toBe(0);
     expect(outcome.stdout).toContain(`output ${stub}_top.bin (top 9)\n`);
     expect(readdirSync(workDir).sort()).toEqual(['t.run.json', 't_top.bin']);
-    const dumped = runCli(['dump', `${stub}_top.bin`]);
+    // Sorted by value, as the file holds them (strongest first, ties by vector indices).
+    const dumped = runCli(['dump', '--sort', 'value', '--no-header', `${stub}_top.bin`]);
     expect(dumped.status, dumped.stderr).toBe(0);
     const words = naiveTopRecordWords(SPEC, 13, 40, (v, f) => randomProblemCode(v, f, 40), 9);
     const values = new Float32Array(words.buffer);

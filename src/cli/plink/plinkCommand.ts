@@ -1,0 +1,164 @@
+// `snptally plink <PLINK flags>`: runs a PLINK 1.9 `--r2` command line as snptally commands (prepare with PLINK's
+// selection, then run --metric r2 with a dense matrix, LD windows, or all pairs) and writes the files PLINK writes,
+// under its names and in its formats: <out>.ld, <out>.ld.gz or <out>.ld.bin, and <out>.log.
+import { spawn } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { UserError } from '../../core/errors.js';
+import { readSidecar, stageFile, commitStagedFiles, TextOutput, type StagedFile } from '../../io/index.js';
+import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
+import { packageVersion } from '../packageVersion.js';
+import { readRunInfo } from '../runInfoFile.js';
+import { writeLdTable } from './ldTableReport.js';
+import { describeR2, parsePlinkFlags, plinkOutputPaths, type PlinkRequest } from './plinkFlags.js';
+
+/** snptally's own entry point, run for each translated command. */
+const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../main.js');
+
+/** Adds the `plink` command to `program`. */
+export function addPlinkCommand(program: Command): void {
+  program.command('plink')
+    .summary('run a PLINK 1.9 --r2 command line: the same flags, PLINK\'s output files')
+    .description(
+      'runs a PLINK 1.9 command line by changing only the program name, and writes the files PLINK writes: ' +
+      '<out>.ld (.ld.gz with gz, .ld.bin with bin/bin4) and <out>.log. Flags: --bfile [PREFIX] or --vcf FILE, ' +
+      '--out PREFIX, --threads N, --memory MiB, --chr, --from-bp, --to-bp, --extract, --exclude, --keep, --remove, ' +
+      '--maf [F], --geno [R], --r2 [triangle|square|square0] [bin|bin4|gz] [inter-chr] [d|dprime|dprime-signed], ' +
+      '--ld-window N, --ld-window-kb KB, --ld-window-r2 R, and snptally\'s --force (PLINK overwrites; snptally ' +
+      'replaces existing outputs only with it). Any other flag or modifier is refused by name. The log lists the ' +
+      'snptally commands it ran')
+    .argument('[flags...]', 'PLINK flags')
+    .allowUnknownOption()
+    .helpOption('-h, --help', 'print help')
+    .action(async (flags: string[]) => {
+      await runPlink(flags);
+    });
+}
+
+/** Runs `snptally <args>` as a child process; returns its stdout. @throws UserError with the child's one-line message. */
+async function runSnptally(args: readonly string[]): Promise<string> {
+  const child = spawn(process.execPath, [CLI_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stopChild = (): void => { child.kill('SIGTERM'); };
+  process.once('exit', stopChild);
+  const [stdout, stderr] = [[] as Buffer[], [] as Buffer[]];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const status = await new Promise<number | null>((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (code) => done(code));
+  });
+  process.removeListener('exit', stopChild);
+  if (status !== 0) {
+    const message = Buffer.concat(stderr).toString('utf8').trim().split('\n').at(-1)?.replace(/^snptally: /, '') ?? '';
+    if (status === 1) throw new UserError(`${args[0]}: ${message}`);
+    throw new Error(`snptally ${args[0]} ended with status ${status}: ${message}`);
+  }
+  return Buffer.concat(stdout).toString('utf8');
+}
+
+/** The run's flags for the request's mode (matrix, windows, or all pairs); `stub` is where its files go. */
+export function runArgsOf(request: PlinkRequest, packedPath: string, stub: string): string[] {
+  const args = ['run', '--metric', 'r2', '--input', packedPath, ...request.resourceArgs];
+  if (request.matrix !== null) return [...args, '--matrix', request.matrix.shape, '--matrix-format', request.matrix.format, '--out', stub];
+  // D′ mode filters on the haplotype r², which the dosage r² does not bound: every pair of the windows is needed.
+  const recordsMinR2 = request.dprime === null ? request.minR2 : 0;
+  if (!request.interChr) {
+    const { numVariants, kb } = request.window;
+    return [...args, '--ld-window-kb', kb, '--ld-window', numVariants, '--ld-window-r2', String(recordsMinR2), '--out', stub];
+  }
+  // All pairs: the records keep float32(r²) > T; a T just below float32(minR2) keeps every pair whose r² ≥ minR2.
+  if (recordsMinR2 <= 0) return [...args, '--out', stub];
+  const below = new Float32Array([recordsMinR2]);
+  const bits = new Uint32Array(below.buffer);
+  bits[0] -= 1;
+  return [...args, '--threshold', String(below[0]), '--out', stub];
+}
+
+async function runPlink(flags: readonly string[]): Promise<void> {
+  const request = parsePlinkFlags(flags);
+  const outputs = plinkOutputPaths(request);
+  for (const path of [outputs.result, outputs.log]) {
+    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
+  }
+  const started = new Date();
+  cleanUpOnInterrupt({ outputPrefixes: [`${outputs.result}.`, `${outputs.log}.`] });
+  // Scratch beside the outputs, so that a finished file is renamed into place.
+  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
+  cleanUpOnInterrupt({ scratchDirectory: scratch });
+  const commands: string[][] = [];
+  const staged: StagedFile[] = [];
+  try {
+    const packedPath = join(scratch, 'input.packed');
+    const prepareArgs = ['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--out', packedPath, '--json'];
+    commands.push(prepareArgs);
+    await runSnptally(prepareArgs);
+    const sidecar = readSidecar(`${packedPath}.json`);
+    const stub = join(scratch, 'ld');
+    const runArgs = runArgsOf(request, packedPath, stub);
+    commands.push(runArgs);
+    await runSnptally([...runArgs, '--json']);
+    let numLines: number | null = null;
+    if (request.matrix === null) {
+      const output = await TextOutput.toFile(outputs.result, { force: true });
+      try {
+        numLines = await writeLdTable({ recordFiles: readRunInfo(`${stub}.run.json`).outputPaths, sidecar, packedPath, scratchParent: scratch },
+          { dprime: request.dprime, minR2: request.minR2 }, output);
+        await output.commit();
+      } catch (error) {
+        output.discard();
+        throw error;
+      }
+    } else if (request.gz) {
+      const output = await TextOutput.toFile(outputs.result, { force: true });
+      try {
+        for await (const chunk of createReadStream(`${stub}.ld`)) await output.write((chunk as Buffer).toString('latin1'));
+        await output.commit();
+      } catch (error) {
+        output.discard();
+        throw error;
+      }
+    } else {
+      renameSync(`${stub}${request.matrix.format === 'text' ? '.ld' : '.ld.bin'}`, outputs.result);
+    }
+    const log = plinkLog(request, { started, commands, numVariants: sidecar.numVector, numSamples: sidecar.numField, numLines, resultPath: outputs.result });
+    staged.push(stageFile(outputs.log, log));
+    commitStagedFiles(staged);
+    process.stdout.write(log);
+  } finally {
+    for (const file of staged) rmSync(file.temporaryPath, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
+    forgetScratchDirectory(scratch);
+  }
+}
+
+/** What the log reports. */
+interface LogFacts {
+  readonly started: Date;
+  readonly commands: readonly (readonly string[])[];
+  readonly numVariants: number;
+  readonly numSamples: number;
+  readonly numLines: number | null;
+  readonly resultPath: string;
+}
+
+/** PLINK's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
+function plinkLog(request: PlinkRequest, facts: LogFacts): string {
+  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
+  return [
+    `snptally ${packageVersion()} (PLINK 1.9 front end)`,
+    'Options in effect:',
+    ...request.optionsInEffect.map((option) => `  ${option}`),
+    '',
+    `Start time: ${facts.started.toString()}`,
+    'snptally commands (in a scratch directory beside the output):',
+    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    `${facts.numVariants} variants and ${facts.numSamples} people pass filters and QC.`,
+    `${describeR2(request)}${facts.numLines === null ? '' : ` (${facts.numLines} lines)`}... done.`,
+    `Results written to ${facts.resultPath} .`,
+    '',
+    `End time: ${new Date().toString()}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,156 @@
+// `snptally plink <PLINK flags>`: PLINK 1.9's command line (a flag starts with `--`; its parameters are the tokens up
+// to the next flag), the flags and `--r2` modifiers the front end supports, PLINK's conflicts between them, and
+// everything else refused by name.
+import { UserError } from '../../core/errors.js';
+import type { MatrixFormat, MatrixShape } from '../../io/index.js';
+import type { DprimeKind } from './twoLocusLd.js';
+
+/** PLINK 1.9's windows of table mode when no flag sets them. */
+export const PLINK_DEFAULT_WINDOW = { numVariants: '10', kb: '1000', r2: '0.2' } as const;
+
+/** The selection flags passed on to `prepare` as they are (same names, PLINK's meaning). */
+const SELECTION_FLAGS = ['--chr', '--from-bp', '--to-bp', '--extract', '--exclude', '--keep', '--remove', '--maf', '--geno'] as const;
+
+/** Every flag the front end takes: [least, most] parameters. */
+const FLAG_ARITY: ReadonlyMap<string, readonly [number, number]> = new Map([
+  ['--bfile', [0, 1]], ['--vcf', [1, 1]], ['--out', [1, 1]], ['--threads', [1, 1]], ['--memory', [1, 1]],
+  ['--chr', [1, Infinity]], ['--from-bp', [1, 1]], ['--to-bp', [1, 1]], ['--extract', [1, 1]], ['--exclude', [1, 1]],
+  ['--keep', [1, 1]], ['--remove', [1, 1]], ['--maf', [0, 1]], ['--geno', [0, 1]], ['--r2', [0, Infinity]],
+  ['--ld-window', [1, 1]], ['--ld-window-kb', [1, 1]], ['--ld-window-r2', [1, 1]], ['--force', [0, 0]],
+]);
+
+/** `--r2` modifiers the front end supports. */
+const R2_MODIFIERS = ['triangle', 'square', 'square0', 'bin', 'bin4', 'gz', 'inter-chr', 'd', 'dprime', 'dprime-signed'];
+
+/** What a PLINK command line asks for. */
+export interface PlinkRequest {
+  readonly input: { readonly flag: '--bfile' | '--vcf'; readonly path: string };
+  /** `--out` (PLINK's default: plink). */
+  readonly out: string;
+  /** snptally flags for prepare's selection, e.g. ['--chr', '1,2', '--maf']. */
+  readonly selectionArgs: readonly string[];
+  /** snptally flags of the run's resources: --threads, --memory. */
+  readonly resourceArgs: readonly string[];
+  /** A dense matrix (`--r2 square|square0|triangle`, or `bin`/`bin4` alone: square), or null for the table. */
+  readonly matrix: { readonly shape: MatrixShape; readonly format: MatrixFormat } | null;
+  readonly gz: boolean;
+  readonly interChr: boolean;
+  readonly dprime: DprimeKind | null;
+  /** Table mode's windows (PLINK's defaults unless given) as the flags' text. */
+  readonly window: { readonly numVariants: string; readonly kb: string; readonly r2: string };
+  /** The smallest |r²| a table keeps (`--ld-window-r2`). */
+  readonly minR2: number;
+  readonly force: boolean;
+  /** The flags as PLINK's log lists them ("Options in effect"). */
+  readonly optionsInEffect: readonly string[];
+}
+
+/** Splits PLINK's argument list into flags and their parameters. */
+function splitFlags(args: readonly string[]): Map<string, string[]> {
+  const flags = new Map<string, string[]>();
+  let current: string[] | null = null;
+  for (const token of args) {
+    if (token.startsWith('--') && token.length > 2) {
+      if (flags.has(token)) throw new UserError(`plink: ${token} is given twice`);
+      current = [];
+      flags.set(token, current);
+    } else if (current === null) {
+      throw new UserError(`plink: "${token}" is not a flag (PLINK's flags start with --)`);
+    } else {
+      current.push(token);
+    }
+  }
+  return flags;
+}
+
+/**
+ * Parses PLINK flags into a request.
+ * @throws UserError naming the first unsupported flag or modifier, a wrong number of parameters, or PLINK's conflicts.
+ */
+export function parsePlinkFlags(args: readonly string[]): PlinkRequest {
+  const flags = splitFlags(args);
+  for (const [flag, parameters] of flags) {
+    const arity = FLAG_ARITY.get(flag);
+    if (arity === undefined) {
+      throw new UserError(`plink: ${flag} is not supported (supported: ${[...FLAG_ARITY.keys()].join(' ')})`);
+    }
+    if (parameters.length < arity[0] || parameters.length > arity[1]) {
+      const wanted = arity[0] === arity[1] ? `${arity[0]}` : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
+      throw new UserError(`plink: ${flag} takes ${wanted} parameter(s), got ${parameters.length}`);
+    }
+  }
+  const one = (flag: string): string | undefined => flags.get(flag)?.[0];
+  if (flags.has('--bfile') && flags.has('--vcf')) throw new UserError('plink: give --bfile or --vcf, not both');
+  if (!flags.has('--bfile') && !flags.has('--vcf')) throw new UserError('plink: give the input with --bfile PREFIX or --vcf FILE');
+  const input = flags.has('--vcf')
+    ? { flag: '--vcf' as const, path: one('--vcf') as string }
+    : { flag: '--bfile' as const, path: one('--bfile') ?? 'plink' };
+  const modifiers = flags.get('--r2');
+  if (modifiers === undefined) throw new UserError('plink: give --r2 (the PLINK analysis the front end runs)');
+  for (const modifier of modifiers) {
+    if (!R2_MODIFIERS.includes(modifier)) {
+      throw new UserError(`plink: --r2 modifier '${modifier}' is not supported (supported: ${R2_MODIFIERS.join(' ')})`);
+    }
+  }
+  const has = (modifier: string): boolean => modifiers.includes(modifier);
+  const shapes = (['triangle', 'square', 'square0'] as const).filter(has);
+  const formats = (['bin', 'bin4'] as const).filter(has);
+  const dprimes = (['d', 'dprime', 'dprime-signed'] as const).filter(has);
+  if (shapes.length > 1 || formats.length > 1 || dprimes.length > 1 || (formats.length > 0 && has('gz'))) {
+    throw new UserError('plink: conflicting --r2 modifiers');
+  }
+  const isMatrix = shapes.length > 0 || formats.length > 0;
+  if (isMatrix && dprimes.length > 0) throw new UserError(`plink: --r2 '${dprimes[0]}' cannot be used with matrix output`);
+  if (isMatrix && has('inter-chr')) throw new UserError("plink: --r2 'inter-chr' cannot be used with matrix output");
+  for (const flag of ['--ld-window', '--ld-window-kb']) {
+    if (flags.has(flag) && (isMatrix || has('inter-chr'))) {
+      throw new UserError(`plink: ${flag} cannot be used with the --r2 'inter-chr' or matrix output modifiers`);
+    }
+  }
+  if (flags.has('--ld-window-r2') && isMatrix) throw new UserError('plink: --ld-window-r2 cannot be used with the --r2 matrix output modifiers');
+  const window = {
+    numVariants: one('--ld-window') ?? PLINK_DEFAULT_WINDOW.numVariants,
+    kb: one('--ld-window-kb') ?? PLINK_DEFAULT_WINDOW.kb,
+    r2: one('--ld-window-r2') ?? PLINK_DEFAULT_WINDOW.r2,
+  };
+  const minR2 = Number(window.r2);
+  if (window.r2.trim() === '' || !(minR2 >= 0 && minR2 <= 1)) {
+    throw new UserError(`plink: --ld-window-r2 must be a number in [0, 1], got "${window.r2}"`);
+  }
+  const selectionArgs = SELECTION_FLAGS.flatMap((flag) => {
+    const parameters = flags.get(flag);
+    if (parameters === undefined) return [];
+    return flag === '--chr' ? [flag, parameters.join(',')] : [flag, ...parameters];
+  });
+  const resourceArgs = (['--threads', '--memory'] as const).flatMap((flag) => (flags.has(flag) ? [flag, one(flag) as string] : []));
+  return {
+    input,
+    out: one('--out') ?? 'plink',
+    selectionArgs,
+    resourceArgs,
+    matrix: isMatrix ? { shape: shapes[0] ?? 'square', format: formats[0] ?? 'text' } : null,
+    gz: has('gz'),
+    interChr: has('inter-chr'),
+    dprime: dprimes[0] ?? null,
+    window,
+    minR2,
+    force: flags.has('--force'),
+    optionsInEffect: [...flags].map(([flag, parameters]) => [flag, ...parameters].join(' ')),
+  };
+}
+
+/** The output files PLINK writes for `request`: the result and the log. */
+export function plinkOutputPaths(request: PlinkRequest): { readonly result: string; readonly log: string } {
+  const extension = request.matrix !== null && request.matrix.format !== 'text' ? '.ld.bin' : request.gz ? '.ld.gz' : '.ld';
+  return { result: `${request.out}${extension}`, log: `${request.out}.log` };
+}
+
+/** The r² modifiers as PLINK's log line names the analysis, e.g. `--r2 square bin4` or `--r2 inter-chr dprime`. */
+export function describeR2(request: PlinkRequest): string {
+  const parts = ['--r2'];
+  if (request.matrix !== null) parts.push(request.matrix.shape, ...(request.matrix.format === 'text' ? [] : [request.matrix.format]));
+  if (request.gz) parts.push('gz');
+  if (request.interChr) parts.push('inter-chr');
+  if (request.dprime !== null) parts.push(request.dprime);
+  return parts.join(' ');
+}

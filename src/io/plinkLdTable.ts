@@ -1,0 +1,47 @@
+// PLINK 1.9's `.ld` table (`--r2` without a matrix modifier), byte for byte: right-aligned columns CHR_A (6), BP_A
+// (10), SNP_A (the SNP width below), the same for B, R2 (12) and optionally D or DP (12), a space before each column
+// and at the end of each line (plink_ld.c, ld_regular_emitn).
+import { canonicalChromosome } from './chromosomeCodes.js';
+import { formatPlinkNumber } from './plinkNumberText.js';
+
+/** The extra column PLINK adds with `--r2 d`, `dprime` or `dprime-signed`. */
+export type LdExtraColumn = 'D' | 'DP';
+
+/** One side of a pair as the table prints it. */
+export interface LdLocus {
+  readonly chromosome: string;
+  readonly position: number;
+  readonly id: string;
+}
+
+/**
+ * PLINK's width of the SNP columns (plink_misc.c, calc_plink_maxsnp): it starts at 4 and becomes length + 2 for each
+ * ID, in file order, longer than the width so far, over the variants PLINK has loaded.
+ */
+export function plinkSnpColumnWidth(ids: Iterable<string>): number {
+  let width = 4;
+  for (const id of ids) if (id.length > width) width = id.length + 2;
+  return width;
+}
+
+/** The chromosome as PLINK prints it: human codes as numbers (`X` → `23`, `chr1` → `1`), others as written. */
+export function plinkChromosomeText(name: string): string {
+  return canonicalChromosome(name);
+}
+
+/** The header line. */
+export function ldTableHeader(snpWidth: number, extra: LdExtraColumn | null): string {
+  const extraText = extra === null ? '' : extra === 'D' ? '           D ' : '          DP ';
+  return ` CHR_A         BP_A ${'SNP_A'.padStart(snpWidth)}  CHR_B         BP_B ${'SNP_B'.padStart(snpWidth)}           R2 ${extraText}\n`;
+}
+
+/** One locus: chromosome, position and ID with their widths and separators. */
+function locusText(locus: LdLocus, snpWidth: number): string {
+  return `${plinkChromosomeText(locus.chromosome).padStart(6)}   ${String(locus.position).padStart(10)} ${locus.id.padStart(snpWidth)} `;
+}
+
+/** One line: loci A and B, the value (`|r²|` as PLINK prints it) and the extra column's value when there is one. */
+export function ldTableLine(a: LdLocus, b: LdLocus, snpWidth: number, value: number, extra: number | null): string {
+  const extraText = extra === null ? '' : `${formatPlinkNumber(extra).padStart(12)} `;
+  return `${locusText(a, snpWidth)}${locusText(b, snpWidth)}${formatPlinkNumber(value).padStart(12)} ${extraText}\n`;
+}
