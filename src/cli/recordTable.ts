@@ -2,7 +2,7 @@
 // (position: chromosomes in file order, then bp, then the next vector; value: strongest first, ties by SNP indices).
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
-import { ldTableHeader, ldTableLine, plinkSnpColumnWidth, type LdLocus, type PreparedSidecar } from '../io/index.js';
+import { ldLocusText, ldTableHeader, ldTableLineOfLoci, plinkSnpColumnWidth, type PreparedSidecar } from '../io/index.js';
 import { formatFloat32 } from './formatFloat32.js';
 import { formatNamedRecord, recordHeader } from './recordFormat.js';
 import type { NamedRecord, SnpNaming } from './snpNaming.js';
@@ -49,6 +49,7 @@ export interface TableContext {
 /** Header and lines of one table format. */
 export class TableLayout {
   private readonly snpWidth: number;
+  private readonly locusTexts: (string | undefined)[] = [];
 
   private constructor(private readonly context: TableContext, private readonly sidecar: PreparedSidecar | null) {
     this.snpWidth = sidecar === null ? 0 : plinkSnpColumnWidth(sidecar.snps.id);
@@ -82,17 +83,22 @@ export class TableLayout {
   line(record: NamedRecord): string {
     const { format, naming } = this.context;
     if (format === 'records') return formatNamedRecord(record, naming);
-    if (format === 'ld') return ldTableLine(this.locus(record.snpIndices[0]), this.locus(record.snpIndices[1]), this.snpWidth, record.value, null);
-    const loci = record.snpIndices.map((snpIdx) => {
-      const locus = this.locus(snpIdx);
-      return `${locus.chromosome}\t${locus.position}\t${locus.id}\t`;
-    });
-    return `${loci.join('')}${record.entry}\t${formatFloat32(record.value)}\n`;
+    const [a, b, c] = record.snpIndices;
+    if (format === 'ld') return ldTableLineOfLoci(this.locusText(a), this.locusText(b), record.value, null);
+    const loci = c === undefined ? this.locusText(a) + this.locusText(b) : this.locusText(a) + this.locusText(b) + this.locusText(c);
+    return `${loci}${record.entry}\t${formatFloat32(record.value)}\n`;
   }
 
-  private locus(snpIdx: number): LdLocus {
-    const snps = (this.sidecar as PreparedSidecar).snps;
-    return { chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] };
+  /** A SNP's columns in this format, made on first use and kept (a table names each SNP in many rows). */
+  private locusText(snpIdx: number): string {
+    let text = this.locusTexts[snpIdx];
+    if (text === undefined) {
+      const snps = (this.sidecar as PreparedSidecar).snps;
+      const locus = { chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] };
+      text = this.context.format === 'ld' ? ldLocusText(locus, this.snpWidth) : `${locus.chromosome}\t${locus.position}\t${locus.id}\t`;
+      this.locusTexts[snpIdx] = text;
+    }
+    return text;
   }
 }
 

@@ -16,6 +16,27 @@ export interface TableWriteOptions {
   readonly scratchParent?: string;
 }
 
+/** Lines joined per write: a sort batch (2^21 rows) as one string would be a few hundred MB of short-lived text. */
+const LINES_PER_WRITE = 1 << 13;
+
+/** Lines gathered and written LINES_PER_WRITE at a time. */
+class LineBatch {
+  private readonly lines: string[] = [];
+
+  constructor(private readonly output: TextOutput) {}
+
+  /** Adds a line; true when the batch is full and should be flushed. */
+  add(line: string): boolean {
+    return this.lines.push(line) === LINES_PER_WRITE;
+  }
+
+  async flush(): Promise<void> {
+    if (this.lines.length === 0) return;
+    await this.output.write(this.lines.join(''));
+    this.lines.length = 0;
+  }
+}
+
 /** A float32's bits as a key that sorts strongest (largest) first, NaN last. */
 function descendingValueKey(bits: number): number {
   if ((bits & 0x7f800000) === 0x7f800000 && (bits & 0x007fffff) !== 0) return 0xffffffff;
@@ -39,9 +60,11 @@ export async function writeRecordTable(
     let numRecords = 0;
     for (const file of files) {
       for (const chunk of readMetricsFileChunks(file, numWay)) {
-        const lines: string[] = [];
-        for (let r = 0; r < chunk.numRecords; r++) lines.push(layout.line(naming.namedRecord(chunk.coords, r, numWay, chunk.values[r])));
-        await output.write(lines.join(''));
+        const lines = new LineBatch(output);
+        for (let r = 0; r < chunk.numRecords; r++) {
+          if (lines.add(layout.line(naming.namedRecord(chunk.coords, r, numWay, chunk.values[r])))) await lines.flush();
+        }
+        await lines.flush();
         numRecords += chunk.numRecords;
       }
     }
@@ -91,7 +114,7 @@ export async function writeRecordTable(
     const value = new Float32Array(1);
     const valueWord = new Uint32Array(value.buffer);
     for (const batch of sorter.sorted()) {
-      const lines: string[] = [];
+      const lines = new LineBatch(output);
       for (let r = 0; r < batch.numRows; r++) {
         const at = r * (numKeyWords + 1);
         const snpIndices: number[] = [];
@@ -101,9 +124,9 @@ export async function writeRecordTable(
         }
         valueWord[0] = batch.rows[at + numKeyWords];
         const record: NamedRecord = { snpIndices, entry: entryText(batch.rows[at + first + numWay], numWay), value: value[0] };
-        lines.push(layout.line(record));
+        if (lines.add(layout.line(record))) await lines.flush();
       }
-      await output.write(lines.join(''));
+      await lines.flush();
     }
     return sorter.numRows;
   } finally {

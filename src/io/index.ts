@@ -72,5 +72,5 @@ export { DEFAULT_ROWS_PER_CHUNK, RowSorter, sortRowsInMemory } from './rowSort.j
 export type { RowSortOptions } from './rowSort.js';
 export { TextOutput, isGzipName } from './textOutput.js';
 export type { TextFileOptions } from './textOutput.js';
-export { ldTableHeader, ldTableLine, plinkChromosomeText, plinkSnpColumnWidth } from './plinkLdTable.js';
+export { ldLocusText, ldTableHeader, ldTableLine, ldTableLineOfLoci, plinkChromosomeText, plinkSnpColumnWidth } from './plinkLdTable.js';
 export type { LdExtraColumn, LdLocus } from './plinkLdTable.js';

@@ -35,13 +35,18 @@ export function ldTableHeader(snpWidth: number, extra: LdExtraColumn | null): st
   return ` CHR_A         BP_A ${'SNP_A'.padStart(snpWidth)}  CHR_B         BP_B ${'SNP_B'.padStart(snpWidth)}           R2 ${extraText}\n`;
 }
 
-/** One locus: chromosome, position and ID with their widths and separators. */
-function locusText(locus: LdLocus, snpWidth: number): string {
+/** One locus: chromosome, position and ID with their widths and separators (a line holds two, then the values). */
+export function ldLocusText(locus: LdLocus, snpWidth: number): string {
   return `${plinkChromosomeText(locus.chromosome).padStart(6)}   ${String(locus.position).padStart(10)} ${locus.id.padStart(snpWidth)} `;
 }
 
 /** One line: loci A and B, the value (`|r²|` as PLINK prints it) and the extra column's value when there is one. */
 export function ldTableLine(a: LdLocus, b: LdLocus, snpWidth: number, value: number, extra: number | null): string {
+  return ldTableLineOfLoci(ldLocusText(a, snpWidth), ldLocusText(b, snpWidth), value, extra);
+}
+
+/** One line from its two loci already as text (ldLocusText: tables of millions of pairs make each SNP's text once). */
+export function ldTableLineOfLoci(aText: string, bText: string, value: number, extra: number | null): string {
   const extraText = extra === null ? '' : `${formatPlinkNumber(extra).padStart(12)} `;
-  return `${locusText(a, snpWidth)}${locusText(b, snpWidth)}${formatPlinkNumber(value).padStart(12)} ${extraText}\n`;
+  return `${aText}${bText}${formatPlinkNumber(value).padStart(12)} ${extraText}\n`;
 }

@@ -2,12 +2,15 @@
 // recomputed in double precision from its 3×3 genotype table (the records hold float32; PLINK prints doubles), then
 // PLINK's filter |R2| ≥ --ld-window-r2 and its line format.
 import {
-  coordVectorIndex, ldTableHeader, ldTableLine, plinkSnpColumnWidth, readMetricsFileChunks, RowSorter,
+  coordVectorIndex, ldLocusText, ldTableHeader, ldTableLineOfLoci, plinkSnpColumnWidth, readMetricsFileChunks, RowSorter,
   type PreparedSidecar, type TextOutput,
 } from '../../io/index.js';
 import { positionRanks } from '../recordTable.js';
 import { GenotypeTables } from './genotypeTables.js';
 import { dosageR2, haplotypeLd, type DprimeKind } from './twoLocusLd.js';
+
+/** Lines joined per write: a sort batch (2^21 rows) as one string would be a few hundred MB of short-lived text. */
+const LINES_PER_WRITE = 1 << 13;
 
 /** What the table is made of. */
 export interface LdTableSource {
@@ -49,8 +52,10 @@ export async function writeLdTable(source: LdTableSource, options: LdTableOption
     await output.write(ldTableHeader(snpWidth, options.dprime === null ? null : options.dprime === 'd' ? 'D' : 'DP'));
     const counts = new Float64Array(9);
     const { snps } = sidecar;
-    const locus = (snpIdx: number): { chromosome: string; position: number; id: string } =>
-      ({ chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] });
+    // Each SNP's columns, made once: a table names each SNP in many lines.
+    const locusTexts: (string | undefined)[] = [];
+    const locusText = (snpIdx: number): string =>
+      (locusTexts[snpIdx] ??= ldLocusText({ chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] }, snpWidth));
     let numLines = 0;
     for (const batch of sorter.sorted()) {
       const lines: string[] = [];
@@ -69,7 +74,12 @@ export async function writeLdTable(source: LdTableSource, options: LdTableOption
         }
         // PLINK's test: NaN never passes.
         if (!(r2 >= options.minR2)) continue;
-        lines.push(ldTableLine(locus(snpA), locus(snpB), snpWidth, r2, extra));
+        lines.push(ldTableLineOfLoci(locusText(snpA), locusText(snpB), r2, extra));
+        if (lines.length === LINES_PER_WRITE) {
+          numLines += lines.length;
+          await output.write(lines.join(''));
+          lines.length = 0;
+        }
       }
       numLines += lines.length;
       await output.write(lines.join(''));
