@@ -93,6 +93,8 @@ export function windowJobOf(options: WindowOptions, input: { readonly path: stri
     position: snps.pos,
     record: (v) => `variant ${snps.id[v]} (number ${v + 1} of the run's ${snps.id.length})`,
   };
-  const limits = pairWindowLimits(options.spec, loci, sidecar.source.path);
+  // The loci come from a fileset's .bim (the sidecar names its .bed) or the VCF itself.
+  const lociFile = sidecar.source.kind === 'bed' ? sidecar.source.path.replace(/\.bed$/, '.bim') : sidecar.source.path;
+  const limits = pairWindowLimits(options.spec, loci, lociFile);
   return { ldWindow: options.ldWindow, ldWindowKb: options.ldWindowKb, interChr: options.interChr, limits };
 }

@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Chromosomes of `sizes` vectors each, positions rising by seeded gaps of 0–9,999 bp (some 0: equal positions). */
 function lociOf(sizes: readonly number[], seed: number): { chromosome: string[]; position: number[] } {
   let state = seed;
-  const next = (): number => (state = (state * 1103515245 + 12345) % 2 ** 31);
+  const next = (): number => (state = (state * 48271) % 2147483647);
   const chromosome: string[] = [];
   const position: number[] = [];
   sizes.forEach((size, c) => {
@@ -125,8 +125,9 @@ describe('windowed runs equal the naive windowed reference', () => {
     { metric: 'duo', sparse: true },
     { metric: 'r2', sparse: true },
   ] as const;
-  for (const { name, spec } of SPECS) {
-    for (const m of metrics) {
+  for (const [s, { name, spec }] of SPECS.entries()) {
+    // DUO shares CCC's finalize path: one window is enough for it.
+    for (const m of metrics.filter((x) => x.metric !== 'duo' || s === 0)) {
       it(`${m.metric} ${name}: ref, and cpu on four decompositions, threads 1 and 2`, async () => {
         const expected = naiveWindowed(windowedJob({ ...m, numVector: NUM_VECTOR, numField: 37 }, LOCI, spec), LOCI, spec);
         for (const backend of ['ref', 'cpu'] as const) {
