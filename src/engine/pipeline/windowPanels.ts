@@ -40,7 +40,7 @@ export interface PanelGeometry {
 /**
  * The panels of `region` that touch the window, rows in chunks of `rowsPerPanel`; each chunk's columns are the
  * window's columns of its rows (windowColumnsOfRows), cut into tiles of at most `pairsPerPanel / rows` columns. On the
- * diagonal block the part of a chunk's columns over its own rows is one `strictUpper` tile. The same panels on every
+ * diagonal block a chunk's columns from its first row on start with one `strictUpper` tile. The same panels on every
  * backend, so device finalize writes the host's records in the host's order.
  */
 export function* windowPanelGeometry(
@@ -59,11 +59,12 @@ export function* windowPanelGeometry(
       let begin = interval.begin - colVectorFirst;
       const end = interval.end - colVectorFirst;
       if (strictUpper && begin < rowEnd) {
-        // Columns over the chunk's own rows: only pairs right of the diagonal, in a tile that starts on it (the
-        // kernels' strictUpper requests start rows and columns at one vector, mgemm/contract.ts).
-        const diagonalEnd = Math.min(rowEnd, end);
-        yield { rowFirst, numRows, colFirst: rowFirst, numCols: diagonalEnd - rowFirst, strictUpper: true };
-        begin = diagonalEnd;
+        // Columns from the chunk's own rows on: only pairs right of the diagonal, in one tile that starts on it (the
+        // kernels' strictUpper requests start rows and columns at one vector, mgemm/contract.ts) and takes the band
+        // right of the rows too, so that a chunk is one GEMM call.
+        const tileEnd = Math.min(end, rowFirst + Math.max(maxCols, numRows));
+        yield { rowFirst, numRows, colFirst: rowFirst, numCols: tileEnd - rowFirst, strictUpper: true };
+        begin = tileEnd;
       }
       for (let colFirst = begin; colFirst < end; colFirst += maxCols) {
         yield { rowFirst, numRows, colFirst, numCols: Math.min(maxCols, end - colFirst), strictUpper: false };
