@@ -5,7 +5,7 @@
 //   node dist/tools/bench-r2.js [--snps 5000] [--samples 10000] [--threads 2] [--missing 0.05] [--backend cpu]
 //                               [--plink plink1.9] [--reps 1] [--json]
 //                               [--window-kb KB [--chromosomes 4] [--spacing-bp 5000]]
-// With --window-kb, windowed LD instead (benchWindowed in bench-r2-window.ts): the .bim gets --chromosomes chromosomes
+// With --window-kb, windowed LD instead (benchWindowed in lib/windowedR2Bench.ts): the .bim gets --chromosomes chromosomes
 // and positions --spacing-bp apart on average, and snptally's `run --metric r2 --ld-window-kb KB --ld-window 99999
 // --ld-window-r2 0` is timed against `plink1.9 --r2 --ld-window-kb KB --ld-window 99999 --ld-window-r2 0`.
 // Each timing is the best of --reps runs (the first run of a process on a GPU also compiles its programs).
@@ -29,7 +29,7 @@ import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 import { timedProcess } from './lib/timedProcess.js';
-import { benchWindowed } from './bench-r2-window.js';
+import { benchWindowed } from './lib/windowedR2Bench.js';
 
 /** The command line, named as its long options. */
 interface BenchR2Options {
@@ -56,7 +56,7 @@ function parseOptions(argv: readonly string[]): BenchR2Options {
     .addOption(valueOption('--plink <path>', 'the plink1.9 program', (_o, text) => text, 'plink1.9'))
     .addOption(valueOption('--reps <n>', 'runs of each timing; the best counts', parsePositiveInteger, '1'))
     .option('--json', 'print one JSON object instead of text', false)
-    .addOption(valueOption('--window-kb <kb>', 'windowed LD of this many kb instead of all pairs (see bench-r2-window.ts)', parsePositiveInteger))
+    .addOption(valueOption('--window-kb <kb>', 'windowed LD of this many kb instead of all pairs (see lib/windowedR2Bench.ts)', parsePositiveInteger))
     .addOption(valueOption('--chromosomes <n>', 'with --window-kb: chromosomes the SNPs are spread over', parsePositiveInteger, '4'))
     .addOption(valueOption('--spacing-bp <n>', 'with --window-kb: mean bp between neighbouring SNPs', parsePositiveInteger, '5000'));
   return parseToolOptions<BenchR2Options>(program, argv);

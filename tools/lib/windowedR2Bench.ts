@@ -7,7 +7,7 @@
 import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { timedProcess } from './lib/timedProcess.js';
+import { timedProcess } from './timedProcess.js';
 
 /** What the window mode needs of bench-r2's options and set-up. */
 export interface WindowBenchSetup {
