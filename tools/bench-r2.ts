@@ -4,6 +4,10 @@
 //
 //   node dist/tools/bench-r2.js [--snps 5000] [--samples 10000] [--threads 2] [--missing 0.05] [--backend cpu]
 //                               [--plink plink1.9] [--reps 1] [--json]
+//                               [--window-kb KB [--chromosomes 4] [--spacing-bp 5000]]
+// With --window-kb, windowed LD instead (benchWindowed in lib/windowedR2Bench.ts): the .bim gets --chromosomes chromosomes
+// and positions --spacing-bp apart on average, and snptally's `run --metric r2 --ld-window-kb KB --ld-window 99999
+// --ld-window-r2 0` is timed against `plink1.9 --r2 --ld-window-kb KB --ld-window 99999 --ld-window-r2 0`.
 // Each timing is the best of --reps runs (the first run of a process on a GPU also compiles its programs).
 //
 // Data: `plink1.9 --dummy <samples> <snps> <missing>` (.bed/.bim/.fam); both programs read the same .bed
@@ -25,6 +29,7 @@ import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 import { timedProcess } from './lib/timedProcess.js';
+import { benchWindowed } from './lib/windowedR2Bench.js';
 
 /** The command line, named as its long options. */
 interface BenchR2Options {
@@ -36,6 +41,9 @@ interface BenchR2Options {
   readonly plink: string;
   readonly reps: number;
   readonly json: boolean;
+  readonly windowKb?: number;
+  readonly chromosomes: number;
+  readonly spacingBp: number;
 }
 
 function parseOptions(argv: readonly string[]): BenchR2Options {
@@ -47,7 +55,10 @@ function parseOptions(argv: readonly string[]): BenchR2Options {
     .addOption(valueOption('--backend <name>', 'snptally kernel set (cpu, webgpu, ...)', (_o, text) => text, 'cpu'))
     .addOption(valueOption('--plink <path>', 'the plink1.9 program', (_o, text) => text, 'plink1.9'))
     .addOption(valueOption('--reps <n>', 'runs of each timing; the best counts', parsePositiveInteger, '1'))
-    .option('--json', 'print one JSON object instead of text', false);
+    .option('--json', 'print one JSON object instead of text', false)
+    .addOption(valueOption('--window-kb <kb>', 'windowed LD of this many kb instead of all pairs (see lib/windowedR2Bench.ts)', parsePositiveInteger))
+    .addOption(valueOption('--chromosomes <n>', 'with --window-kb: chromosomes the SNPs are spread over', parsePositiveInteger, '4'))
+    .addOption(valueOption('--spacing-bp <n>', 'with --window-kb: mean bp between neighbouring SNPs', parsePositiveInteger, '5000'));
   return parseToolOptions<BenchR2Options>(program, argv);
 }
 
@@ -69,6 +80,10 @@ function main(): void {
     const prefix = join(dir, 'data');
     execFileSync(o.plink, ['--dummy', String(o.samples), String(o.snps), String(o.missing), '--seed', '1',
       '--make-bed', '--out', prefix], { stdio: 'ignore' });
+    if (o.windowKb !== undefined) {
+      benchWindowed({ ...o, windowKb: o.windowKb, cliMain: CLI_MAIN, dir, prefix, loadBefore });
+      return;
+    }
 
     const threads = String(o.threads);
     const engine = ['--threads', threads, '--backend', o.backend, '--json'];

@@ -9,6 +9,7 @@ import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec, NumWay } from '../core/types.js';
 import type { ChecksumAccumulator } from '../core/checksum.js';
 import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
+import type { PairWindowLimits } from '../core/pairWindow.js';
 import type {
   DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
 } from '../mgemm/index.js';
@@ -134,6 +135,8 @@ export interface DeviceFinalizeOptions {
   readonly denseValues?: DenseValueKind | null;
   /** Count every value (before the threshold) in this layout on the device too; absent or null: no histogram. */
   readonly histogram?: HistogramLayout | null;
+  /** An LD window (2-way): pairs outside it count nowhere, on the device too; absent or null: every pair. */
+  readonly window?: PairWindowLimits | null;
 }
 
 /** 2-way finalize on the device: one request per panel, its small results applied in panel order. */

@@ -4,8 +4,9 @@
 // its PairValues (program, run constants, the term groups it reads, per-vector words); this file does the rest.
 import type { Threshold } from '../core/thresholds.js';
 import type { HistogramLayout } from '../core/histogramLayout.js';
+import type { PairWindowLimits } from '../core/pairWindow.js';
 import {
-  pairUidsOnDevice, valuesFillTable, type DenseValueKind, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
+  NO_OTHER_CHROMOSOME, PAIR_WINDOW_WORDS, pairUidsOnDevice, valuesFillTable, type DenseValueKind, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
   type PairValueProgram, type PopcountGemm, type TermGroup,
 } from '../mgemm/index.js';
 import type { DeviceFinalizeOptions, DevicePairFinalizer, PairBlock, ResultSink, VectorBlockView } from './analysis.js';
@@ -59,6 +60,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     private readonly records: boolean,
     private readonly denseValues: DenseValueKind | null,
     private readonly histogram: HistogramLayout | null,
+    private readonly window: PairWindowLimits | null,
   ) {}
 
   /**
@@ -76,7 +78,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     const denseValues = options.denseValues ?? null;
     // Dense values are one per pair.
     if (denseValues !== null && values.program.entryBits.length !== 1) return null;
-    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords, denseValues, options.histogram ?? null);
+    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords, denseValues, options.histogram ?? null, options.window ?? null);
   }
 
   get program(): PairValueProgram {
@@ -103,6 +105,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
       records: this.records,
       denseValues: this.denseValues,
       histogram: this.histogram,
+      windowed: this.window !== null,
     };
     return this.finalizePairs(request);
   }
@@ -126,8 +129,27 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     let words = this.vectorWords.get(block);
     if (words === undefined) {
       words = this.values.wordsOf(block);
+      if (this.window !== null) words = withWindowWords(words, this.values.program.vectorWords, block, this.window);
       this.vectorWords.set(block, words);
     }
     return words;
   }
+}
+
+/**
+ * A block's per-vector words with the LD window's after each row's (mgemm/pairFinalize.ts PAIR_WINDOW_WORDS): its
+ * vector's band end and, with inter-chr, its chromosome's end. Pad rows are never computed: their words stay 0.
+ */
+function withWindowWords(valueWords: Uint32Array, perVector: number, block: VectorBlockView, window: PairWindowLimits): Uint32Array {
+  const stride = perVector + PAIR_WINDOW_WORDS;
+  const numRows = block.planes.numVectors;
+  const words = new Uint32Array(stride * numRows);
+  for (let r = 0; r < numRows; r++) {
+    words.set(valueWords.subarray(perVector * r, perVector * (r + 1)), stride * r);
+    if (r >= block.numVectorReal) continue;
+    const v = block.vectorFirst + r;
+    words[stride * r + perVector] = window.bandEnd[v];
+    words[stride * r + perVector + 1] = window.spec.interChr ? window.chrEnd[v] : NO_OTHER_CHROMOSOME;
+  }
+  return words;
 }

@@ -2,9 +2,9 @@
 //
 // Why a dynamic import: `--help`, `--version`, `dump` and option errors then never load the engine
 // (kernels, worker pools), so they stay fast and keep working whatever state the engine is in.
-import type { JobSpec, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunResult } from '../engine/index.js';
+import type { JobSpec, LdWindowJob, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunResult } from '../engine/index.js';
 
-export type { JobSpec, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunResult };
+export type { JobSpec, LdWindowJob, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunResult };
 
 /** Progress callback: `done` of `total` work units (comparisons) so far. */
 export type ProgressListener = (done: number, total: number) => void;

@@ -77,14 +77,23 @@ function commonRunInfo(files: readonly string[]): LoadedRunInfo | null {
   return first;
 }
 
-/** What two run-info files disagree on (way, vectors, fields, metric, sidecar), or null. */
+/** What two run-info files disagree on (way, vectors, fields, metric, sidecar, LD window), or null. */
 function differingField(a: LoadedRunInfo, b: LoadedRunInfo): string | null {
   if (a.numWay !== b.numWay) return `${a.numWay}-way and ${b.numWay}-way`;
   if (a.numVector !== b.numVector) return `${a.numVector} and ${b.numVector} vectors`;
   if (a.numField !== b.numField) return `${a.numField} and ${b.numField} fields`;
   if (a.metric !== b.metric) return `metrics ${a.metric} and ${b.metric}`;
   if (!sameSidecar(a.sidecarPath, b.sidecarPath)) return `sidecars ${a.sidecarPath ?? 'none'} and ${b.sidecarPath ?? 'none'}`;
+  // A windowed run's records are the pairs in its window: runs of other windows (or none) hold other pairs.
+  const [windowA, windowB] = [windowTextOf(a), windowTextOf(b)];
+  if (windowA !== windowB) return `LD windows ${windowA} and ${windowB}`;
   return null;
+}
+
+/** A run's LD window as its run.json records it (`run.window`), as text; `none` for every pair. */
+function windowTextOf(info: LoadedRunInfo): string {
+  const window = info.run.window;
+  return window === undefined || window === null ? 'none' : JSON.stringify(window);
 }
 
 function sameSidecar(a: string | null, b: string | null): boolean {

@@ -1,4 +1,5 @@
 // `snptally run` under mpirun/srun: one rank per process over MPI; world rank 0 alone prints; a failing rank aborts the job.
+import type { PreparedSidecar } from '../io/index.js';
 import { availableParallelism } from 'node:os';
 import { ReportedUserError, UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
@@ -25,6 +26,8 @@ export interface MpiRunExtras {
   readonly debugFailRank: number | undefined;
   /** Sizes recorded with the input (a prepared file's sidecar), if any. */
   readonly inputSize: ProblemSize | null;
+  /** The input's sidecar for an LD window's loci, named by the file the user gave (null: none). */
+  readonly windowInput?: { readonly path: string; readonly sidecar: PreparedSidecar | null } | null;
   /** The files written from the result beside the rank files (run.json), staged on world rank 0. */
   readonly companionsOf: (spec: JobSpec, threshold: Threshold) => RunCompanions | undefined;
   /** On world rank 0: the `--json` object and the spec to show. */
@@ -42,7 +45,7 @@ export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, ext
   let plan: RunPlan;
   try {
     // Default threads: this node's cores shared among the ranks placed on it.
-    plan = buildRunPlan(options, Math.max(1, Math.floor(availableParallelism() / runtime.localSize)), extras.inputSize);
+    plan = buildRunPlan(options, Math.max(1, Math.floor(availableParallelism() / runtime.localSize)), extras.inputSize, extras.windowInput ?? null);
     checkWorldSize(plan, options, world.size);
   } catch (error) {
     if (error instanceof UserError) return endAllRanks(runtime, world.rank, error);

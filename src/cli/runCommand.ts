@@ -16,6 +16,8 @@ import { runCompanions, runJsonOf } from './runCompanions.js';
 import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
 import { describeMemory, formatRunSummary } from './runReport.js';
+import { parseWindowOptions } from './windowOptions.js';
+import type { PreparedSidecar } from '../io/index.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, skipsMissingCalls, type RunOptionText } from './runOptions.js';
 
 /** Adds the `run` command to `program`. */
@@ -82,6 +84,14 @@ export function addRunCommand(program: Command): void {
     .option('--top <n>',
       'keep only the records of the n strongest entries of the whole run (after --threshold), exactly, strongest first, ' +
       `in one file <stub>_top.bin (ties: lower vector indices, then entry bits, first; n at most ${MAX_TOP_RECORDS}); needs --output`)
+    .option('--ld-window-kb <kb>',
+      'LD window (2-way): keep only pairs on one chromosome at most kb·1000 bp apart (PLINK 1.9\'s meaning; needs an ' +
+      'input with positions; only tiles that touch the window are computed) (default: no window)')
+    .option('--ld-window <n>',
+      'LD window (2-way): keep only pairs i < j on one chromosome with j − i < n in file order (PLINK 1.9\'s meaning; ' +
+      'n ≥ 2) (default: no window)')
+    .option('--ld-window-r2 <r>', 'r2: keep pairs with float32 r² ≥ r, as PLINK 1.9 (0 keeps all); not with --threshold')
+    .option('--inter-chr', 'with --ld-window or --ld-window-kb: pairs on two different chromosomes are in the window too', false)
     .option('--force', 'overwrite existing output files of the same stub (and the --histograms file)', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
     .option('--json', 'print one JSON object with the result and the job instead of text', false);
@@ -108,7 +118,9 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     await runPlanned(options, null, launch, debugFailRank);
     return;
   }
-  buildRunPlan({ ...options, vectors: undefined, fields: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
+  // The window's positions come with the input: here only its options are checked.
+  buildRunPlan({ ...options, vectors: undefined, fields: undefined, ldWindow: undefined, ldWindowKb: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
+  parseWindowOptions(options, { metric: options.metric ?? 'ccc', numWay: options.way === '3' ? 3 : 2 });
   const selection = await parseSelection(selectionText);
   const input = await resolveRunInput(options.input, {
     onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection,
@@ -130,12 +142,13 @@ async function runPlanned(
     await runUnderMpi(options, launch, {
       debugFailRank,
       inputSize: input?.size ?? null,
+      windowInput: windowInputOf(input),
       companionsOf: (spec, threshold) => runCompanions(spec, threshold, input),
       onRootResult: (spec, result, threshold) => ({ runJson: runJsonOf(spec, result, threshold, input), shownSpec: shownSpecOf(spec, input) }),
     });
     return;
   }
-  const plan = buildRunPlan(options, availableParallelism(), input?.size ?? null);
+  const plan = buildRunPlan(options, availableParallelism(), input?.size ?? null, windowInputOf(input));
   const { spec } = plan;
   // The engine checks the input file, the output stub and the decomposition before any work starts.
   const runJob = await loadRunJob();
@@ -148,6 +161,11 @@ async function runPlanned(
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
   process.stdout.write(plan.json ? `${JSON.stringify(runJsonOf(spec, result, plan.threshold, input))}\n`
     : formatRunSummary(shownSpecOf(spec, input), result, plan.threshold));
+}
+
+/** Where an LD window finds the input's loci: its sidecar, named by the file the user gave. */
+function windowInputOf(input: RunInput | null): { readonly path: string; readonly sidecar: PreparedSidecar | null } | null {
+  return input === null ? null : { path: input.givenPath, sidecar: input.sidecar };
 }
 
 /** The spec to show: people see the input they named, not the temporary file a PLINK/VCF input became. */
@@ -185,5 +203,6 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     histograms: text('histograms'), top: text('top'),
     force: flag('force'), verify: flag('verify'), json: flag('json'), onBadSite: text('onBadSite'),
     memory: text('memory'), deviceMemory: text('deviceMemory'), matrix: text('matrix'), matrixFormat: text('matrixFormat'),
+    ldWindow: text('ldWindow'), ldWindowKb: text('ldWindowKb'), ldWindowR2: text('ldWindowR2'), interChr: flag('interChr'),
   };
 }

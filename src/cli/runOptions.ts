@@ -10,6 +10,8 @@ import {
 } from './numberOptions.js';
 import type { Threshold } from '../core/thresholds.js';
 import { parseThresholdOption } from './thresholdOption.js';
+import { parseWindowOptions, windowJobOf, type WindowOptionText } from './windowOptions.js';
+import type { PreparedSidecar } from '../io/index.js';
 
 /** Size of the default synthetic problem: a few seconds on two cores, big enough to show the rate. */
 export const DEFAULT_NUM_VECTOR = 2048;
@@ -24,7 +26,7 @@ export const MAX_NUM_VECTOR = 2 ** 31;
 const MIB = 2 ** 20;
 
 /** Option values of `run` as the command line gave them (camelCase names of the long options). */
-export interface RunOptionText {
+export interface RunOptionText extends WindowOptionText {
   readonly metric?: string;
   readonly way?: string;
   readonly problem?: string;
@@ -75,10 +77,13 @@ export interface RunPlan {
  * Validates every option and builds the job.
  * @param defaultNumThreads kernel threads when `--threads` is absent (the machine's cores).
  * @param inputSize sizes recorded with the `--input` file (a prepared file's sidecar), if any.
+ * @param windowInput the input's sidecar and the name to show, for an LD window's chromosomes and positions; null:
+ *   the input has none (a window is refused).
  * @throws UserError with a one-line message for the first invalid option.
  */
 export function buildRunPlan(
   options: RunOptionText, defaultNumThreads: number, inputSize: ProblemSize | null = null,
+  windowInput: { readonly path: string; readonly sidecar: PreparedSidecar | null } | null = null,
 ): RunPlan {
   const metric = parseChoice('--metric', options.metric ?? 'ccc', ANALYSIS_NAMES);
   const numWay: NumWay = parseChoice('--way', options.way ?? '2', ['2', '3'] as const) === '2' ? 2 : 3;
@@ -91,7 +96,8 @@ export function buildRunPlan(
   const numField = sizeOption('--fields', options.fields, inputSize?.numField, DEFAULT_NUM_FIELD);
 
   const decomposition = decompositionOf(options, numWay);
-  const threshold = parseThresholdOption(options.threshold, numWay);
+  const windowOptions = parseWindowOptions(options, { metric, numWay });
+  const threshold = windowOptions.r2Threshold ?? parseThresholdOption(options.threshold, numWay);
   if (metric === 'r2' && threshold.kind === 'multi2') {
     throw new UserError('--threshold with per-entry values applies to ccc and duo tables; r² has one entry per pair: give one value');
   }
@@ -128,6 +134,7 @@ export function buildRunPlan(
       hostBytes: options.memory === undefined ? null : parsePositiveInteger('--memory', options.memory) * MIB,
       deviceBytes: options.deviceMemory === undefined ? null : parsePositiveInteger('--device-memory', options.deviceMemory) * MIB,
     },
+    window: windowJobOf(windowOptions, windowInput),
   };
   return { spec, threshold, json: options.json === true };
 }

@@ -26,6 +26,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
       (d.halfDiagonal === 'lower-rows' ? '' : ` half-diagonal ${d.halfDiagonal}`),
     describeKernelSets(result.rankDevices),
   ];
+  if (spec.window != null) lines.push(`${describeWindow(spec.window)}: ${result.windowPairs ?? 0} pairs in it`);
   lines.push(describeMemory(result));
   if (result.deviceFinalizedPairs > 0) lines.push(`finalized ${result.deviceFinalizedPairs} pairs on the GPU`);
   const devices = describeRankDevices(result.rankDevices);
@@ -63,6 +64,8 @@ export function buildRunJson(spec: JobSpec, result: RunResult, threshold: Thresh
     outputStub: spec.outputStub,
     matrix: spec.matrix ?? null,
     top: spec.top ?? null,
+    // The LD window (its checksum, entries and histograms cover exactly the pairs in it); null: every pair.
+    window: spec.window == null ? null : { ldWindow: spec.window.ldWindow, ldWindowKb: spec.window.ldWindowKb, interChr: spec.window.interChr },
   };
 }
 
@@ -117,6 +120,15 @@ export function describeMemory(result: MemoryReport): string {
   const host = `memory estimated host ${mib(result.estimatedHostBytes)} (${limit(result.hostMemoryLimitBytes)})`;
   if (result.estimatedDeviceBytes === null) return host;
   return `${host} device ${mib(result.estimatedDeviceBytes)} per rank (${limit(result.deviceMemoryLimitBytes)})`;
+}
+
+/** e.g. `ld window 1000 kb, 10 variants, same chromosome`. */
+function describeWindow(window: NonNullable<JobSpec['window']>): string {
+  const limits = [
+    ...(window.ldWindowKb === null ? [] : [`${window.ldWindowKb} kb`]),
+    ...(window.ldWindow === null ? [] : [`${window.ldWindow} variants`]),
+  ];
+  return `ld window ${limits.join(', ')}, ${window.interChr ? 'and every pair of two chromosomes' : 'same chromosome'}`;
 }
 
 function describeSource(spec: JobSpec): string {

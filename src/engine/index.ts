@@ -2,6 +2,7 @@
 export { runJob, checkJob, type RunHooks } from './run/runJob.js';
 export { runJobAsRank, JobRejectedError, type RankRunHooks } from './run/runJobAsRank.js';
 export type {
+  LdWindowJob,
   JobSpec, RunResult, RunHistogram, RankDevice, DecompositionSpec, FinalizePlacement, MatrixOutputSpec, MemoryLimits, MemoryReport,
   ProblemSource, ThresholdSpec,
 } from './run/jobSpec.js';

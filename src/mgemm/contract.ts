@@ -146,7 +146,11 @@ export interface RunPreview {
    * formulas), whether it returns records and the histogram layout it counts in; or null.
    */
   readonly deviceFinalize:
-    | { readonly kind: 'pairs'; readonly values: PairValueProgram; readonly records: boolean; readonly histogram?: HistogramLayout | null }
+    | {
+        readonly kind: 'pairs'; readonly values: PairValueProgram; readonly records: boolean; readonly histogram?: HistogramLayout | null;
+        /** Whether its requests carry an LD window (PairFinalizeRequest.window). */
+        readonly windowed?: boolean;
+      }
     | { readonly kind: 'triples'; readonly sparse: boolean; readonly records: boolean; readonly histogram?: HistogramLayout | null }
     | null;
   /** The planes of its `vectorSums` requests (the run's layout). */

@@ -82,7 +82,27 @@ export interface PairFinalizeRequest {
   readonly denseValues?: DenseValueKind | null;
   /** Count every value (before the threshold) in this layout and return the counts; absent or null: no histogram. */
   readonly histogram?: HistogramLayout | null;
+  /**
+   * An LD window: only pairs in it count at all (values, threshold, checksum, records, histogram). Then `rowVectors` and
+   * `colVectors` hold, after each row's `values.vectorWords` words, 2 window words (PAIR_WINDOW_WORDS). Absent or
+   * false: every pair.
+   */
+  readonly windowed?: boolean;
 }
+
+/**
+ * Words per row that an LD window adds to a request's per-vector words, for the vector v of that row:
+ * [bandEnd, otherChromosomeFirst], global vector indices. A pair of global vectors lo < hi is in the window iff
+ * hi < bandEnd(lo) or hi ≥ otherChromosomeFirst(lo) (NO_OTHER_CHROMOSOME: never). A per-row column limit rather than
+ * each vector's chromosome and position: one comparison per pair, no position arithmetic in WGSL, the same words for
+ * --ld-window's count, --ld-window-kb's distance and inter-chr (the host computes them once); and beside the
+ * per-vector words rather than in buffers of their own, as the finalize program already binds 8 storage buffers with
+ * a histogram, WebGPU's default limit per stage.
+ */
+export const PAIR_WINDOW_WORDS = 2;
+
+/** The window word of a vector whose window has no other-chromosome part. */
+export const NO_OTHER_CHROMOSOME = 0xffffffff;
 
 /** How a request returns every pair's value: float32 bits, or IEEE doubles as (low, high) words. */
 export type DenseValueKind = 'float32' | 'float64';

@@ -3,6 +3,7 @@ import { ChecksumAccumulator, pairRowWeights, tripleRowWeights } from '../../cor
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { HistogramCounter } from './histogramSink.js';
+import { windowColumnsOf, type PairWindowLimits, type VectorInterval } from '../../core/pairWindow.js';
 
 /**
  * Receives output records (SPEC §7) laid out as in the file: per record `numWay` coordinates `2·G + E`, then the
@@ -22,6 +23,11 @@ const TRIPLE_ENTRIES = [0, 1, 2, 3, 4, 5, 6, 7];
 export interface EntrySinkOptions {
   /** Counts every value, before the threshold, into this histogram (SPEC §9); absent or null: none. */
   readonly histogram?: HistogramCounter | null;
+  /**
+   * An LD window (2-way): pairs outside it are dropped before anything else, so that thresholds, checksum, records,
+   * histograms and top-N see only the pairs in it; absent or null: every pair.
+   */
+  readonly window?: PairWindowLimits | null;
 }
 
 /**
@@ -43,6 +49,10 @@ export class EntrySink {
   private keep = new Uint8Array(0);
   /** The histogram of every value added (SPEC §9), or null. */
   readonly histogram: HistogramCounter | null;
+  /** The run's LD window, or null. */
+  readonly window: PairWindowLimits | null;
+  /** The window's columns of the current row. */
+  private readonly windowColumns: VectorInterval[] = [];
 
   constructor(
     private readonly numVector: number,
@@ -52,6 +62,7 @@ export class EntrySink {
     options: EntrySinkOptions = {},
   ) {
     this.histogram = options.histogram ?? null;
+    this.window = options.window ?? null;
     this.stride = numWay + 1;
     this.recordWords = new Uint32Array(RECORDS_PER_FLUSH * this.stride);
     this.recordValues = new Float32Array(this.recordWords.buffer);
@@ -90,6 +101,16 @@ export class EntrySink {
    * bits (a of i, b of j) of the c-th pair.
    */
   addPairRow(i: number, jFirst: number, numCols: number, values: Float64Array): void {
+    if (this.window === null) {
+      this.addWholePairRow(i, jFirst, numCols, values);
+      return;
+    }
+    for (const { begin, end } of windowColumnsOf(this.window, i, jFirst, jFirst + numCols, this.windowColumns)) {
+      this.addWholePairRow(i, begin, end - begin, values.subarray(4 * (begin - jFirst), 4 * (end - jFirst)));
+    }
+  }
+
+  private addWholePairRow(i: number, jFirst: number, numCols: number, values: Float64Array): void {
     const count = 4 * numCols;
     this.histogram?.addTuples(values, numCols, PAIR_ENTRIES);
     const { weights, keep } = this.scratchFor(count);
@@ -105,6 +126,16 @@ export class EntrySink {
    * with a single table entry per pair (r²): `values[c]` is the c-th pair's value.
    */
   addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
+    if (this.window === null) {
+      this.addWholePairEntryRow(i, a, jFirst, b, numCols, values);
+      return;
+    }
+    for (const { begin, end } of windowColumnsOf(this.window, i, jFirst, jFirst + numCols, this.windowColumns)) {
+      this.addWholePairEntryRow(i, a, begin, b, end - begin, values.subarray(begin - jFirst, end - jFirst));
+    }
+  }
+
+  private addWholePairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
     this.histogram?.addTuples(values, numCols, entryBitsOf(a, b));
     const { weights, keep } = this.scratchFor(4 * numCols);
     pairRowWeights(this.numVector, i, jFirst, numCols, weights);
@@ -121,6 +152,7 @@ export class EntrySink {
    * entry bits (a of i, b of j, c of k) of the t-th triple.
    */
   addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void {
+    if (this.window !== null) throw new Error('an LD window in a 3-way run (checkJob refuses it)');
     const count = 8 * numK;
     this.histogram?.addTuples(values, numK, TRIPLE_ENTRIES);
     const { weights, keep } = this.scratchFor(count);

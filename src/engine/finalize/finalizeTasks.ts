@@ -11,6 +11,7 @@ import { EntrySink, type RecordWriter } from './entrySink.js';
 import type { FinalizerSpec } from './finalizers.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 import { HistogramCounter } from './histogramSink.js';
+import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { TopRecords, type TakenRecords, type TopRecordsSpec } from './topRecordsSink.js';
 
 /** Everything a finalize worker needs besides its tasks; plain data (the worker's `workerData`). */
@@ -27,6 +28,8 @@ export interface FinalizeSetup {
   readonly histogram?: boolean;
   /** A top-N run: each task sends back only its strongest records (absent or null: every passing record). */
   readonly top?: TopRecordsSpec | null;
+  /** The run's LD window (its arrays in shared memory), or absent or null: every pair. */
+  readonly window?: PairWindowLimits | null;
 }
 
 /** Consecutive j-slices of one mGEMM3 batch: `tallies[s]` are slice s's term groups. */
@@ -120,7 +123,7 @@ export class LocalFinalizer {
     const layout = setup.histogram === true ? analysis.histogramLayout?.() : undefined;
     if (setup.histogram === true && layout === undefined) throw new Error('a histogram for an analysis without one');
     const histogram = layout === undefined ? null : new HistogramCounter(layout);
-    this.sink = new EntrySink(setup.numVector, numWay, setup.threshold, this.records, { histogram });
+    this.sink = new EntrySink(setup.numVector, numWay, setup.threshold, this.records, { histogram, window: setup.window ?? null });
     this.ctx = { sink: this.sink, verifier: this.verifier };
   }
 

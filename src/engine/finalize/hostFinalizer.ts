@@ -62,6 +62,7 @@ export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpe
     finalizers, numVector: rank.numVector, numField: rank.numField,
     threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
     histogram: rank.sink.histogram !== null, top: rank.top ?? null,
+    window: rank.sink.window,
   };
   const inline = new InlineHostFinalizer(rank);
   if (options.numThreads > 1) {

@@ -50,5 +50,8 @@ export function deviceTripleFinalizer(rank: RankFinalize, gemm: PopcountGemm, se
 
 /** What the device finalize of a rank returns besides the checksum: records, histogram counts. */
 function deviceOptions(rank: RankFinalize): DeviceFinalizeOptions {
-  return { writesRecords: rank.sink.writesRecords, histogram: rank.sink.histogramLayout, denseValues: rank.matrix?.deviceValueKind ?? null };
+  return {
+    writesRecords: rank.sink.writesRecords, histogram: rank.sink.histogramLayout, denseValues: rank.matrix?.deviceValueKind ?? null,
+    window: rank.sink.window,
+  };
 }

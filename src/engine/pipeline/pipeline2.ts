@@ -10,6 +10,8 @@ import { devicePairFinalizer, type RankFinalize } from '../finalize/rankFinalize
 import { runOneAhead } from './lookahead.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { ReceivedBlocks, VectorBlock } from '../blocks/vectorBlock.js';
+import { windowPairsIn, type PairWindowLimits } from '../../core/pairWindow.js';
+import { windowPanelRows, windowPanelsOf } from './windowPanels.js';
 
 /**
  * One block of the rank's block row, or the part of it the plan gives this rank: its column block, whether it
@@ -129,6 +131,18 @@ function columnTiles(range: IndexRange, side: number): IndexRange[] {
   }));
 }
 
+/**
+ * The panels of a step's region: all of it, or with an LD window only the tiles that touch its band (windowPanels.ts,
+ * the same panels on every backend for a given panel size).
+ */
+export function stepPanelsOf(
+  rows: VectorBlock, cols: VectorBlock, region: PairRegion, pairsPerPanel: number, window: PairWindowLimits | null,
+): Generator<PairBlock> {
+  if (window === null) return pairPanelsOf(rows, cols, region, pairsPerPanel);
+  const rowsPerPanel = windowPanelRows(window, Math.max(1, Math.floor(Math.sqrt(pairsPerPanel))));
+  return windowPanelsOf(rows, cols, region, window, { rowsPerPanel, pairsPerPanel });
+}
+
 /** The panels of the rank's steps, in order; column blocks are awaited as the steps come up. */
 async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], pairsPerPanel: number): AsyncGenerator<PairPanel> {
   for (const [s, step] of steps.entries()) {
@@ -141,14 +155,25 @@ async function* pairPanels(env: PipelineEnv, own: VectorBlock, steps: readonly P
     }
     traceMark(`step: block ${own.blockIdx} × block ${step.colBlock}`);
     const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };
-    for (const block of pairPanelsOf(own, cols, region, pairsPerPanel)) yield { block };
+    for (const block of stepPanelsOf(own, cols, region, pairsPerPanel, env.run.sink.window)) yield { block };
   }
 }
 
-/** Pairs finalized by a rank, and how many of them on the device. */
+/** Pairs finalized by a rank, how many of them on the device, and how many of them an LD window keeps. */
 export interface PairStepsOutcome {
+  /** Pairs computed (with a window: the pairs of the tiles that touch its band). */
   readonly numPairs: number;
   readonly numDevicePairs: number;
+  /** Pairs in the window among those computed (all of them without a window). */
+  readonly numWindowPairs: number;
+}
+
+/** Pairs of a panel that its run keeps: all of them, or those in the LD window. */
+function keptPairsInPanel(b: PairBlock, window: PairWindowLimits | null): number {
+  if (window === null) return pairsInPanel(b);
+  const rows = { begin: b.rows.vectorFirst + b.rowFirst, end: b.rows.vectorFirst + b.rowFirst + b.numRows };
+  const cols = { begin: b.cols.vectorFirst + b.colFirst, end: b.cols.vectorFirst + b.colFirst + b.numCols };
+  return windowPairsIn(window, rows, cols, { strictUpper: b.strictUpper });
 }
 
 /**
@@ -160,13 +185,18 @@ export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: re
   const device = devicePairFinalizer(env.run, env.gemm, { placement: env.finalizePlacement, fieldComm: env.fieldComm });
   if (device !== null) return runPairStepsOnDevice(env, own, steps, device);
   const host = hostPairFinalize(env);
+  const window = env.run.sink.window;
   let numPairs = 0;
+  let numWindowPairs = 0;
   await runOneAhead(pairPanels(env, own, steps, PAIRS_PER_PANEL), host.startGemm, async (panel, partial) => {
     const done = await host.finish(panel.block, partial);
-    if (env.fieldComm.rank === 0) numPairs += done;
+    if (env.fieldComm.rank === 0) {
+      numPairs += done;
+      numWindowPairs += keptPairsInPanel(panel.block, window);
+    }
     env.onWork(done * env.run.numField);
   });
-  return { numPairs, numDevicePairs: 0 };
+  return { numPairs, numDevicePairs: 0, numWindowPairs };
 }
 
 /** Host finalize: GEMM tallies come back, are reduced over field slabs, and field rank 0 finalizes them. */
@@ -213,8 +243,10 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
   const matrix = env.run.matrix ?? null;
   // Records and dense values come back per panel: the host's panel size bounds their read-backs.
   const pairsPerPanel = env.run.sink.writesRecords || matrix !== null ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
+  const window = env.run.sink.window;
   let numPairs = 0;
   let numDevicePairs = 0;
+  let numWindowPairs = 0;
   await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
     const b = panel.block;
     if (result.kind === 'done') {
@@ -238,12 +270,14 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
     }
     const done = pairsInPanel(b);
     numPairs += done;
+    numWindowPairs += keptPairsInPanel(b, window);
     env.onWork(done * env.run.numField);
   });
-  return { numPairs, numDevicePairs };
+  return { numPairs, numDevicePairs, numWindowPairs };
 }
 
-function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {
+/** Pairs of a panel (a strictUpper panel starts its rows and columns at one vector, mgemm/contract.ts). */
+export function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {
   if (!b.strictUpper) return b.numRows * b.numCols;
   let n = 0;
   for (let r = 0; r < b.numRows; r++) n += Math.max(0, b.numCols - r - 1);

@@ -5,6 +5,7 @@ import type { AnalysisRef } from '../../analyses/index.js';
 import type { HalfDiagonalPlan } from '../../parallel/index.js';
 import type { MatrixFormat, MatrixShape } from '../../io/index.js';
 import type { HistogramLayout } from '../../core/histogramLayout.js';
+import type { PairWindowLimits } from '../../core/pairWindow.js';
 
 /** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
 export type ProblemSource =
@@ -65,6 +66,21 @@ export interface MatrixOutputSpec {
   readonly format: MatrixFormat;
 }
 
+/**
+ * An LD window of a 2-way run (PLINK 1.9's --ld-window, --ld-window-kb, inter-chr; core/pairWindow.ts): only pairs in
+ * it are computed and reach thresholds, checksum, records, histograms and top-N.
+ */
+export interface LdWindowJob {
+  /** `--ld-window N` as given (pairs i < j with j − i < N), or null. */
+  readonly ldWindow: number | null;
+  /** `--ld-window-kb KB` as given (bp distance ≤ KB·1000), or null. */
+  readonly ldWindowKb: number | null;
+  /** `--inter-chr`: pairs on two chromosomes are in the window too. */
+  readonly interChr: boolean;
+  /** The window over the run's vectors (from their chromosomes and positions). */
+  readonly limits: PairWindowLimits;
+}
+
 /** Threshold of SPEC §7: none, one value for every entry, or CoMet's per-entry forms (core/thresholds). */
 export type ThresholdSpec = Threshold;
 
@@ -106,6 +122,8 @@ export interface JobSpec {
   readonly matrix?: MatrixOutputSpec | null;
   /** Limits of the estimated peak memory (default: both null, see MemoryLimits). */
   readonly memoryLimits?: MemoryLimits;
+  /** An LD window (2-way); absent or null: every pair. */
+  readonly window?: LdWindowJob | null;
 }
 
 /** Where one rank's kernels ran: the CPU, or a GPU and its place among its host's GPUs. */
@@ -136,8 +154,10 @@ export interface RunResult extends MemoryReport {
   readonly entries: number;
   /** Of those, the ones whose value is 0. */
   readonly zeros: number;
-  /** Unique pairs/triples × fields (CoMet's comparisons). */
+  /** Unique pairs/triples × fields (CoMet's comparisons); with an LD window, the pairs of the tiles computed × fields. */
   readonly comparisons: number;
+  /** With an LD window: the pairs in it among those computed (what checksum, entries and histograms cover); else null. */
+  readonly windowPairs: number | null;
   /** Wall-clock seconds of the whole run (ranks started, input loaded or generated, computed, written). */
   readonly seconds: number;
   readonly comparisonsPerSecond: number;

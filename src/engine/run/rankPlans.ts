@@ -5,7 +5,9 @@ import {
   slabPhaseUnits, vectorBlockRange, type BlockExchange, type GridCoords, type IndexRange,
 } from '../../parallel/index.js';
 import type { JobSpec } from './jobSpec.js';
-import { pairsOfStep, type PairStep } from '../pipeline/pipeline2.js';
+import { PAIRS_PER_PANEL, pairsInPanel, pairsOfStep, type PairStep } from '../pipeline/pipeline2.js';
+import { windowPanelGeometry, windowPanelRows } from '../pipeline/windowPanels.js';
+import { windowTouches, type PairWindowLimits } from '../../core/pairWindow.js';
 import { forEachTripleSlice, type TripleUnit } from '../pipeline/pipeline3.js';
 
 export interface RankLayout {
@@ -26,15 +28,50 @@ export interface RankLayout {
 
 const range = (first: number, last: number): number[] => Array.from({ length: last - first + 1 }, (_, t) => first + t);
 
+/** A 2-way step of the block-circulant plan, before the LD window skips it or not. */
+interface PlannedStep {
+  readonly rowBlock: number;
+  readonly colBlock: number;
+  readonly rowRange: IndexRange;
+  readonly colRange: IndexRange;
+}
+
+/**
+ * Whether a step has pairs to compute: always without an LD window; with one, only when some pair of its rows and
+ * columns is in it. A skipped step's column block is neither computed with nor received (blockExchangePlan follows
+ * the steps), so block pairs far from the band cost nothing, not even their exchange.
+ */
+function stepTouchesWindow(job: JobSpec, step: PlannedStep, blockFirst: (block: number) => number): boolean {
+  const window = job.window?.limits ?? null;
+  if (window === null) return true;
+  const rowFirst = blockFirst(step.rowBlock);
+  const colFirst = blockFirst(step.colBlock);
+  return windowTouches(window,
+    { begin: rowFirst + step.rowRange.begin, end: rowFirst + step.rowRange.end },
+    { begin: colFirst + step.colRange.begin, end: colFirst + step.colRange.end });
+}
+
+/** Pairs a step computes: all of its pairs, or with an LD window those of the tiles that touch its band. */
+function pairsComputedOf(step: PairStep, window: PairWindowLimits | null, rowFirst: number, colFirst: number): number {
+  if (window === null) return pairsOfStep(step);
+  const shape = { rowsPerPanel: windowPanelRows(window, Math.floor(Math.sqrt(PAIRS_PER_PANEL))), pairsPerPanel: PAIRS_PER_PANEL };
+  const region = { rowRange: step.rowRange, colRange: step.colRange, strictUpper: step.isDiagonalBlock };
+  let numPairs = 0;
+  for (const panel of windowPanelGeometry(rowFirst, colFirst, region, window, shape)) numPairs += pairsInPanel(panel);
+  return numPairs;
+}
+
 /** Blocks the rank at (vector block, replica) reads in the job's phases (any field slab reads the same). */
 function blocksRead(job: JobSpec, vectorIdx: number, replIdx: number): number[] {
   const d = job.decomposition;
   const rank = rankOf(d, { vectorIdx, replIdx, fieldIdx: 0 });
+  const nvl = numVectorLocal(job.numVector, d.numProcVector, 2);
+  const blockFirst = (block: number): number => vectorBlockRange(job.numVector, nvl, block).begin;
   const blocks: number[] = [];
   for (const phaseIdx of range(d.phaseMin, d.phaseMax)) {
     if (job.metricSpec.numWay === 2) {
       const plan = blockCirculantPlan({ grid: d, rank, numVector: job.numVector, numPhase: d.numPhase, phaseIdx, halfDiagonal: d.halfDiagonal });
-      for (const s of plan) blocks.push(s.colBlock);
+      for (const s of plan) if (stepTouchesWindow(job, s, blockFirst)) blocks.push(s.colBlock);
     } else {
       for (const u of slabPhaseUnits({ grid: d, rank, numPhase: d.numPhase, phaseIdx })) blocks.push(u.jBlock, u.kBlock);
     }
@@ -57,9 +94,10 @@ export function rankLayout(job: JobSpec, rank: number): RankLayout {
   if (job.metricSpec.numWay === 2) {
     for (const phaseIdx of phases) {
       for (const s of blockCirculantPlan({ grid: d, rank, numVector: job.numVector, numPhase: d.numPhase, phaseIdx, halfDiagonal: d.halfDiagonal })) {
+        if (!stepTouchesWindow(job, s, (block) => blockRanges[block].begin)) continue;
         const step: PairStep = { colBlock: s.colBlock, isDiagonalBlock: s.isDiagonalBlock, rowRange: s.rowRange, colRange: s.colRange };
         pairSteps.push(step);
-        tuples += pairsOfStep(step);
+        tuples += pairsComputedOf(step, job.window?.limits ?? null, blockRanges[s.rowBlock].begin, blockRanges[s.colBlock].begin);
       }
     }
   } else {

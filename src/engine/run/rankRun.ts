@@ -42,6 +42,8 @@ export interface RankOutcome {
   readonly deviceFinalizedTriples: number;
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
+  /** Pairs in the LD window among those computed, summed over all ranks (all of them without a window). */
+  readonly windowPairs: number;
   readonly outputFile: string | null;
   /** Where the rank's finished output file still lies: its caller renames it to `outputFile` (runOutputs.ts). */
   readonly outputTemporaryFile: string | null;
@@ -92,7 +94,7 @@ export async function runRank(
   const output = matrix === null && top === null ? openRankOutput(job, comm.rank, comm.size, isFinalizer) : null;
   const histogram = histogramCounterOf(job, analysis);
   const writer = output?.writer ?? (isFinalizer ? topRecords : null);
-  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, writer, { histogram });
+  const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, writer, { histogram, window: job.window?.limits ?? null });
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
   const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix, top };
   let computed: ComputedRank;
@@ -110,12 +112,13 @@ export async function runRank(
     sink.checksum.normalize();
     reduced = await comm.allReduceSum(Float64Array.from([
       ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, computed.numTuples,
-      computed.numDevicePairs, computed.numDeviceTriples,
+      computed.numDevicePairs, computed.numDeviceTriples, computed.numWindowTuples,
     ]));
     traceMark('checksum reduced');
     histogramTotals = histogram === null ? null : await reduceHistogram(comm, histogram);
     if (histogram !== null && histogramTotals !== null) {
-      if (reduced[CHECKSUM_LIMBS + 3] < 2 ** 53) checkHistogramTotals(histogram.layout, histogramTotals, reduced[CHECKSUM_LIMBS + 3]);
+      // The histogram counts the pairs an LD window keeps (all pairs computed without one).
+      if (reduced[CHECKSUM_LIMBS + 6] < 2 ** 53) checkHistogramTotals(histogram.layout, histogramTotals, reduced[CHECKSUM_LIMBS + 6]);
       // Rank 0 writes it under a temporary name; the caller renames it with the rank files.
       if (comm.rank === 0 && job.histogramPath) histogramFile = stageFile(job.histogramPath, formatHistogramFile(histogram.layout, histogramTotals.counts));
     }
@@ -145,6 +148,7 @@ export async function runRank(
     comparisons: reduced[CHECKSUM_LIMBS + 3] * job.numField,
     deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
     deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
+    windowPairs: reduced[CHECKSUM_LIMBS + 6],
     outputFile: output?.path ?? matrixFile?.finalPath ?? topFile?.finalPath ?? null,
     outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? topFile?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
@@ -196,6 +200,8 @@ interface RankSetup {
 /** What computeRank did: tuples finalized here (on the device among them), when its phases began, where it ran. */
 interface ComputedRank {
   readonly numTuples: number;
+  /** Tuples an LD window keeps among numTuples (all of them without a window). */
+  readonly numWindowTuples: number;
   readonly numDevicePairs: number;
   readonly numDeviceTriples: number;
   readonly inputStart: number;
@@ -257,16 +263,18 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       },
     };
     if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
-    const counted = { numTuples: 0, numDevicePairs: 0, numDeviceTriples: 0 };
+    const counted = { numTuples: 0, numWindowTuples: 0, numDevicePairs: 0, numDeviceTriples: 0 };
     if (job.metricSpec.numWay === 2) {
       const pairs = await runPairSteps(env, own, layout.pairSteps);
       counted.numTuples = pairs.numPairs;
       counted.numDevicePairs = pairs.numDevicePairs;
+      counted.numWindowTuples = pairs.numWindowPairs;
     } else {
       for (const units of layout.tripleUnitsByStage) {
         const triples = await runTripleUnits(env, own, units);
         counted.numTuples += triples.numTriples;
         counted.numDeviceTriples += triples.numDeviceTriples;
+        counted.numWindowTuples += triples.numTriples;
       }
     }
     traceMark('steps done');

@@ -17,6 +17,7 @@ import { combineRankOutcomes } from './runResult.js';
 import { checkMatrixJob } from './matrixCheck.js';
 import { topRecordsFilePath } from '../finalize/topRecordsSink.js';
 import { checkTopJob } from './topCheck.js';
+import { checkWindowJob } from './windowCheck.js';
 import {
   checkRunOutputs, commitRunOutputs, removeLeftoversOfKilledRuns, removeOwnRankTemporaries, removeStaleOutputs,
   stagedRankFiles, type CompanionOutputs,
@@ -79,6 +80,7 @@ export async function checkJob(
   if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
   const matrixPath = checkMatrixJob(job, analysis);
   checkTopJob(job, analysis);
+  checkWindowJob(job);
   // The run's one-file outputs besides the rank files: never one of its inputs either.
   const singleOutputs = [job.histogramPath ?? null, matrixPath, job.top != null && job.outputStub !== null ? topRecordsFilePath(job.outputStub) : null];
   checkRunOutputs(job, companions, singleOutputs.filter((path): path is string => path !== null));

@@ -18,7 +18,7 @@ export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal
   };
   if (pairs !== null) {
     const device = devicePairFinalizer(rank, gemm, setting);
-    const deviceFinalize = device === null ? null : { kind: 'pairs' as const, values: device.program, records, histogram };
+    const deviceFinalize = device === null ? null : { kind: 'pairs' as const, values: device.program, records, histogram, windowed: rank.sink.window !== null };
     return { ...shape, pairTermGroups: [...pairs.termGroups], triples: null, deviceFinalize };
   }
   if (triples === null) throw new Error('an analysis run with neither pairs nor triples');

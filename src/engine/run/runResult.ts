@@ -25,6 +25,7 @@ export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome
     entries: first.entries,
     zeros: first.zeros,
     comparisons: first.comparisons,
+    windowPairs: job.window == null ? null : first.windowPairs,
     seconds,
     comparisonsPerSecond: seconds > 0 ? first.comparisons / seconds : 0,
     inputSeconds: first.inputSeconds,

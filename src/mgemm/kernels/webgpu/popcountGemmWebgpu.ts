@@ -10,7 +10,7 @@
 // through `benchmarking` (kernelBenchmarking.ts).
 
 import { traced } from '../../../core/trace.js';
-import { histogramLayoutKey, type HistogramLayout } from '../../../core/histogramLayout.js';
+import type { HistogramLayout } from '../../../core/histogramLayout.js';
 import type {
   ComputeDevice, PlaneMatrix, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
   RunPreview, VectorSums, VectorSumsRequest,
@@ -18,7 +18,7 @@ import type {
 import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult, type PairValueProgram } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
-import { createFinalize2Program, type Finalize2Program } from './finalize/finalize2Program.js';
+import { createFinalize2Program, finalize2CacheKey, type Finalize2Options, type Finalize2Program } from './finalize/finalize2Program.js';
 import { FinalizeScratchRing, type FinalizeScratch } from './finalize/finalizeScratch.js';
 import { finalizeDispatch, finalizeTiles, pairRecordDispatches, pairRecordScratchBytes, pairSlots, type PairRecordPrograms } from './finalize/pairFinalizeWebgpu.js';
 import { createPairRecordWritesProgram, createPairSlotCountsProgram, createPairSlotOffsetsProgram } from './finalize/pairRecordPrograms.js';
@@ -313,7 +313,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
       return settled({ kind: 'done', checksumSum: 0n, entries: 0, zeros: 0, records: NO_PAIR_RECORDS, denseValues, histogram: null });
     }
     const histogram = request.histogram ?? null;
-    const program = this.finalize2Program(request.values, histogram);
+    const program = this.finalize2Program(request.values, histogram, { windowed: request.windowed ?? false });
     await this.runner.pipelineFor(program);
     const tiles = plan.blocks.map((blk) => finalizeTiles({ ...blk, ...plan.shapeOf(blk) }).numTiles);
     const numTiles = tiles.reduce((sum, n) => sum + n, 0);
@@ -350,16 +350,16 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   /** The programs of 2-way device finalize that a run of `deviceFinalize` uses (prepareStart compiles them). */
   private pairFinalizePrograms(deviceFinalize: Extract<NonNullable<RunPreview['deviceFinalize']>, { kind: 'pairs' }>): WgslProgram[] {
-    return [this.finalize2Program(deviceFinalize.values, deviceFinalize.histogram ?? null), ...(deviceFinalize.records ? Object.values(this.pairRecordPrograms()) : [])];
+    const options = { windowed: deviceFinalize.windowed ?? false };
+    return [this.finalize2Program(deviceFinalize.values, deviceFinalize.histogram ?? null, options), ...(deviceFinalize.records ? Object.values(this.pairRecordPrograms()) : [])];
   }
 
   private cachedProgram<P extends WgslProgram>(key: string, make: () => P): P {
     return this.programs.cached(key, make);
   }
 
-  private finalize2Program(values: PairValueProgram, histogram: HistogramLayout | null): Finalize2Program {
-    const key = `finalize2/${values.cacheKey}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`;
-    return this.cachedProgram(key, () => createFinalize2Program(values, histogram));
+  private finalize2Program(values: PairValueProgram, histogram: HistogramLayout | null, options: Finalize2Options): Finalize2Program {
+    return this.cachedProgram(finalize2CacheKey(values, histogram, options), () => createFinalize2Program(values, histogram, options));
   }
 
   private pairRecordPrograms(): PairRecordPrograms {

@@ -11,7 +11,7 @@
 // Records are not appended here: each pair with a passing entry leaves its pass mask (bit 2a + b) and values
 // (at 4p + 2a + b) at its place p in the request (pairRecordPrograms.ts then writes them out in key order).
 
-import { valuesFillTable, type PairValueProgram } from '../../../pairFinalize.js';
+import { PAIR_WINDOW_WORDS, valuesFillTable, type PairValueProgram } from '../../../pairFinalize.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
 import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
 import { HISTOGRAM_STORAGE, histogramCacheWgsl, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
@@ -66,6 +66,32 @@ export interface Finalize2Program extends WgslProgram {
   readonly tile: number;
   /** Whether it counts every value in a histogram (and binds the `histogram` buffer last). */
   readonly countsHistogram: boolean;
+  /** Whether it skips pairs outside an LD window (its words follow each row's in `rowVec`, `colVec`). */
+  readonly windowed: boolean;
+}
+
+/** Variants of the finalize program besides its value program and histogram. */
+export interface Finalize2Options {
+  /** Skip pairs outside the request's LD window (mgemm/pairFinalize.ts PAIR_WINDOW_WORDS). */
+  readonly windowed: boolean;
+}
+
+/** The cache key of a finalize program. */
+export function finalize2CacheKey(values: PairValueProgram, histogram: HistogramLayout | null, options: Finalize2Options): string {
+  return `finalize2/${values.cacheKey}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}${options.windowed ? '/window' : ''}`;
+}
+
+/**
+ * A pair outside the LD window is skipped before its values are computed: it adds to no value, threshold, checksum,
+ * record or histogram. The limits are those of the pair's lower global vector (PairWindowWords).
+ */
+function windowSkipWgsl(valueWords: number): string {
+  return `      let rowWindow = vec2<u32>(rowVec[STRIDE * row + ${valueWords}u], rowVec[STRIDE * row + ${valueWords + 1}u]);
+      let colWindow = vec2<u32>(colVec[STRIDE * col + ${valueWords}u], colVec[STRIDE * col + ${valueWords + 1}u]);
+      let loLimits = select(colWindow, rowWindow, gi < gj);
+      let hi = max(gi, gj);
+      if (hi >= loLimits.x && hi < loLimits.y) { continue; }
+`;
 }
 
 /** Checks a value program's shape: entries, constants that are no scaffolding uniform. */
@@ -83,7 +109,10 @@ function checkValueProgram(values: PairValueProgram): void {
  * The finalize program of a pair value program (thresholds and records are uniforms); with `histogram`, it also
  * counts every value of every pair in that layout, before the threshold.
  */
-export function createFinalize2Program(values: PairValueProgram, histogram: HistogramLayout | null = null): Finalize2Program {
+export function createFinalize2Program(
+  values: PairValueProgram, histogram: HistogramLayout | null = null, options: Finalize2Options = { windowed: false },
+): Finalize2Program {
+  const windowed = options.windowed;
   checkValueProgram(values);
   const numEntries = values.entryBits.length;
   // Entry bits of value k: k itself for a whole table (no table lookup in the loops).
@@ -109,6 +138,8 @@ const TILE = ${FINALIZE2_TILE}u;
 const SIDE = ${THREADS_PER_SIDE}u;
 const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
 const NUM_ENTRIES = ${numEntries}u;
+// Words per row of rowVec / colVec: the value program's, then an LD window's (mgemm/pairFinalize.ts PAIR_WINDOW_WORDS).
+const STRIDE = ${values.vectorWords + (windowed ? PAIR_WINDOW_WORDS : 0)}u;
 const ENTRY_BITS = array<u32, ${numEntries}>(${values.entryBits.map((bits) => `${bits}u`).join(', ')});
 const ALL_ENTRIES = ${values.entryBits.reduce((mask, bits) => mask | (1 << bits), 0)}u;
 ${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
@@ -154,7 +185,7 @@ ${histogram === null ? '' : '  histogramCacheClear(li);\n'}  var sum = vec4<u32>
       let col = u.colFirst + c;
       if (c >= u.numCols || (u.strictUpper != 0u && row >= col)) { continue; }
       let gj = u.colVectorFirst + col;
-      let values = pairValues(${values.vectorWords}u * row, ${values.vectorWords}u * col, r * u.rowStride + c);
+${windowed ? windowSkipWgsl(values.vectorWords) : ''}      let values = pairValues(STRIDE * row, STRIDE * col, r * u.rowStride + c);
 ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
       if (u.denseValues != 0u) {
@@ -202,7 +233,7 @@ ${histogram === null ? '' : '  histogramCacheFlush(li);\n'}  sum = checksumFold(
 ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
 
   return {
-    cacheKey: `finalize2/${values.cacheKey}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`,
+    cacheKey: finalize2CacheKey(values, histogram, options),
     workgroupSize: [THREADS_PER_SIDE, THREADS_PER_SIDE],
     storage: [
       { name: 'tallies', access: 'read', elementType: 'u32' },
@@ -220,5 +251,6 @@ ${checksumPartialWgsl('u.partialFirst + tileIdx', FINALIZE2_PARTIAL_WORDS)}`;
     mainBody: body,
     tile: FINALIZE2_TILE,
     countsHistogram: histogram !== null,
+    windowed,
   };
 }

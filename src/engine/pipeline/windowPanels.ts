@@ -1,0 +1,82 @@
+// Panels of a windowed 2-way run (an LD window, core/pairWindow.ts): only tiles that touch the window's band are
+// computed, so the work grows with vectors × window width rather than vectors².
+import { windowColumnsOfRows, type PairWindowLimits } from '../../core/pairWindow.js';
+import type { PairBlock } from '../../analyses/index.js';
+import type { IndexRange } from '../../parallel/index.js';
+import type { VectorBlock } from '../blocks/vectorBlock.js';
+
+/** Local rows × local columns of a step; `strictUpper` (the diagonal block): only pairs with row < col. */
+export interface WindowRegion {
+  readonly rowRange: IndexRange;
+  readonly colRange: IndexRange;
+  readonly strictUpper: boolean;
+}
+
+/** Rows per panel at least: fewer would make GEMM calls whose overhead outweighs the pairs they save. */
+const MIN_WINDOW_PANEL_ROWS = 32;
+
+/**
+ * Rows per panel of a windowed run: about half the window's mean width (vectors one side of a vector). A panel of R
+ * rows computes the band's R × width pairs plus about R²/2 of the staircase around it, so R = width/2 computes ≈ 1.25×
+ * the band; smaller R means more, smaller GEMM calls.
+ */
+export function windowPanelRows(limits: PairWindowLimits, maxRows: number): number {
+  const numVector = limits.bandEnd.length;
+  let width = 0;
+  for (let v = 0; v < numVector; v++) width += limits.bandEnd[v] - v - 1;
+  const meanWidth = numVector === 0 ? 0 : width / numVector;
+  return Math.max(1, Math.min(maxRows, Math.max(MIN_WINDOW_PANEL_ROWS, Math.ceil(meanWidth / 2))));
+}
+
+/** Geometry of one panel: local rows and columns of the step's blocks. */
+export interface PanelGeometry {
+  readonly rowFirst: number;
+  readonly numRows: number;
+  readonly colFirst: number;
+  readonly numCols: number;
+  readonly strictUpper: boolean;
+}
+
+/**
+ * The panels of `region` that touch the window, rows in chunks of `rowsPerPanel`; each chunk's columns are the
+ * window's columns of its rows (windowColumnsOfRows), cut into tiles of at most `pairsPerPanel / rows` columns. On the
+ * diagonal block a chunk's columns from its first row on start with one `strictUpper` tile. The same panels on every
+ * backend, so device finalize writes the host's records in the host's order.
+ */
+export function* windowPanelGeometry(
+  rowVectorFirst: number, colVectorFirst: number, region: WindowRegion, limits: PairWindowLimits,
+  shape: { readonly rowsPerPanel: number; readonly pairsPerPanel: number },
+): Generator<PanelGeometry> {
+  const { rowRange, colRange, strictUpper } = region;
+  for (let rowFirst = rowRange.begin; rowFirst < rowRange.end; rowFirst += shape.rowsPerPanel) {
+    const numRows = Math.min(shape.rowsPerPanel, rowRange.end - rowFirst);
+    const rowEnd = rowFirst + numRows;
+    const maxCols = Math.max(1, Math.floor(shape.pairsPerPanel / numRows));
+    const colBegin = strictUpper ? Math.max(colRange.begin, rowFirst) : colRange.begin;
+    const rows = { begin: rowVectorFirst + rowFirst, end: rowVectorFirst + rowEnd };
+    const cols = { begin: colVectorFirst + colBegin, end: colVectorFirst + colRange.end };
+    for (const interval of windowColumnsOfRows(limits, rows, cols)) {
+      let begin = interval.begin - colVectorFirst;
+      const end = interval.end - colVectorFirst;
+      if (strictUpper && begin < rowEnd) {
+        // Columns from the chunk's own rows on: only pairs right of the diagonal, in one tile that starts on it (the
+        // kernels' strictUpper requests start rows and columns at one vector, mgemm/contract.ts) and takes the band
+        // right of the rows too, so that a chunk is one GEMM call.
+        const tileEnd = Math.min(end, rowFirst + Math.max(maxCols, numRows));
+        yield { rowFirst, numRows, colFirst: rowFirst, numCols: tileEnd - rowFirst, strictUpper: true };
+        begin = tileEnd;
+      }
+      for (let colFirst = begin; colFirst < end; colFirst += maxCols) {
+        yield { rowFirst, numRows, colFirst, numCols: Math.min(maxCols, end - colFirst), strictUpper: false };
+      }
+    }
+  }
+}
+
+/** {@link windowPanelGeometry} as the pipeline's pair blocks of `rows` × `cols`. */
+export function* windowPanelsOf(
+  rows: VectorBlock, cols: VectorBlock, region: WindowRegion, limits: PairWindowLimits,
+  shape: { readonly rowsPerPanel: number; readonly pairsPerPanel: number },
+): Generator<PairBlock> {
+  for (const panel of windowPanelGeometry(rows.vectorFirst, cols.vectorFirst, region, limits, shape)) yield { rows, cols, ...panel };
+}
