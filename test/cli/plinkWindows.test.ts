@@ -7,13 +7,17 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cliHarness.js';
-import { runPlink, writeLdFixture } from './plinkLdFixture.js';
+import { runPlink } from './plinkLdFixture.js';
+import { writeLdFixture } from './report/ldFixture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-plink-windows-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const data = join(dir, 'd');
 
-beforeAll(() => writeLdFixture(data, 120, 90, 0.03));
+// Linkage that decays with distance, so PLINK's default table (r² ≥ 0.2 within 10 SNPs and 1 Mb) has rows.
+beforeAll(() => {
+  writeLdFixture(data, { numSnp: 160, numSample: 90, chromosomeOneSnps: 90, seed: 11 });
+});
 
 describe('snptally plink --r2 with LD windows', () => {
   const cases: Array<readonly string[]> = [
