@@ -40,9 +40,11 @@ function keptPairsPhrase(selection: RecordedSelection): string {
 }
 
 function notRecordedMeaning(selection: RecordedSelection): string {
-  if (selection.top !== null) return `not among the ${selection.top} strongest`;
+  const outside = selection.windowed ? ', or outside the LD window' : '';
+  if (selection.top !== null) return `not among the ${selection.top} strongest${outside}`;
   const { threshold } = selection;
-  return threshold.kind === 'single' ? `r² ≤ ${formatTick(threshold.value)}, below the threshold` : 'not kept: below the threshold, or r² undefined';
+  return threshold.kind === 'single' ? `r² ≤ ${formatTick(threshold.value)}, below the threshold${outside}`
+    : `not kept: below the threshold, or r² undefined${outside}`;
 }
 
 function describeWindow(window: LdWindowValues, naming: SnpNaming): string {

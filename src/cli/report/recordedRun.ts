@@ -20,6 +20,8 @@ export interface RecordedSelection {
   readonly threshold: Threshold;
   /** `run --top N`: only the N strongest were kept; null: every entry passing the threshold. */
   readonly top: number | null;
+  /** Whether the run had an LD window (pairs outside it have no record either). */
+  readonly windowed: boolean;
 }
 
 const DECIMAL = /^\d{1,30}$/;
@@ -29,7 +31,8 @@ export function recordedSelection(info: LoadedRunInfo): RecordedSelection {
   const fail = (what: string): never => { throw new UserError(`run-info file ${info.path}: ${what}`); };
   const { threshold, top } = info.run;
   if (top !== undefined && top !== null && !(Number.isSafeInteger(top) && (top as number) > 0)) fail('run.top is not a positive integer');
-  return { threshold: parseThreshold(threshold, fail), top: typeof top === 'number' ? top : null };
+  const { window } = info.run;
+  return { threshold: parseThreshold(threshold, fail), top: typeof top === 'number' ? top : null, windowed: window !== undefined && window !== null };
 }
 
 function parseThreshold(value: unknown, fail: (what: string) => never): Threshold {

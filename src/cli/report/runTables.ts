@@ -18,7 +18,7 @@ const PARAMETER_ROWS: readonly FieldRow[] = [
   { key: 'sparse', label: 'sparse (missing calls skipped)', metrics: COMET_METRICS },
   { key: 'numVector', label: 'vectors (SNPs)' }, { key: 'numField', label: 'fields (samples)' },
   { key: 'threshold', label: 'threshold' }, { key: 'top', label: 'kept: the strongest' },
-  { key: 'histogram', label: 'histogram of all values' },
+  { key: 'histogram', label: 'histogram of all values' }, { key: 'window', label: 'LD window' },
   { key: 'cccParam', label: 'p', metrics: COMET_METRICS }, { key: 'multiplier', label: 'multiplier', metrics: COMET_METRICS },
   { key: 'singlePrecisionOutput', label: 'float32 output values' }, { key: 'backend', label: 'backend' },
   { key: 'numThreads', label: 'threads' }, { key: 'numRanks', label: 'ranks' }, { key: 'decomposition', label: 'decomposition' },
@@ -31,10 +31,10 @@ const RESULT_ROWS: readonly FieldRow[] = [
   { key: 'computeSeconds', label: 'compute (s)' }, { key: 'computeComparisonsPerSecond', label: 'compute throughput (comparisons/s)' },
 ];
 
-/** The parameters that apply to the run's metric and were recorded (a null `top` or `histogram` is left out). */
+/** The parameters that apply to the run's metric and were recorded (a null `top`, `histogram` or `window` is left out). */
 export function parameterTable(info: LoadedRunInfo): string {
   return keyValueTable(info.run, PARAMETER_ROWS.filter((row) => row.metrics === undefined || row.metrics.includes(info.metric))
-    .filter((row) => !((row.key === 'top' || row.key === 'histogram') && info.run[row.key] == null)));
+    .filter((row) => !((row.key === 'top' || row.key === 'histogram' || row.key === 'window') && info.run[row.key] == null)));
 }
 
 /** Result and throughput. */
@@ -90,6 +90,7 @@ function formatValue(key: string, value: unknown): string {
     return 'value' in threshold ? String(threshold.value) : JSON.stringify(value);
   }
   if (key === 'histogram' && typeof value === 'object') return String((value as Record<string, unknown>).file);
+  if (key === 'window' && typeof value === 'object') return describeRecordedWindow(value as Record<string, unknown>);
   if (typeof value === 'number') {
     if (key === 'comparisonsPerSecond' || key === 'computeComparisonsPerSecond') return value.toExponential(3);
     if (key === 'seconds' || key === 'inputSeconds' || key === 'computeSeconds') return value.toFixed(3);
@@ -97,4 +98,14 @@ function formatValue(key: string, value: unknown): string {
     return String(value);
   }
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** run.json's `window` ({ldWindow, ldWindowKb, interChr}) in words, e.g. `500 kb, 99999 variants, same chromosome`. */
+export function describeRecordedWindow(window: Readonly<Record<string, unknown>>): string {
+  const limits = [
+    ...(typeof window.ldWindowKb === 'number' ? [`${window.ldWindowKb} kb`] : []),
+    ...(typeof window.ldWindow === 'number' ? [`${window.ldWindow} variants`] : []),
+  ];
+  const chromosomes = window.interChr === true ? 'and every pair of two chromosomes' : 'same chromosome';
+  return limits.length === 0 ? chromosomes : `${limits.join(', ')}, ${chromosomes}`;
 }
