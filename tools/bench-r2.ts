@@ -29,22 +29,12 @@ import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 import { timedProcess } from './lib/timedProcess.js';
-import { benchWindowed } from './lib/windowedR2Bench.js';
+import { benchWindowed, type WindowBenchSetup } from './lib/windowedR2Bench.js';
 
-/** The command line, named as its long options. */
-interface BenchR2Options {
-  readonly snps: number;
-  readonly samples: number;
-  readonly threads: number;
-  readonly missing: number;
-  readonly backend: string;
-  readonly plink: string;
-  readonly reps: number;
-  readonly json: boolean;
+/** The command line, named as its long options (the window mode's set-up shares them). */
+type BenchR2Options = Omit<WindowBenchSetup, 'windowKb' | 'cliMain' | 'dir' | 'prefix' | 'loadBefore'> & {
   readonly windowKb?: number;
-  readonly chromosomes: number;
-  readonly spacingBp: number;
-}
+};
 
 function parseOptions(argv: readonly string[]): BenchR2Options {
   const program = createToolProgram('bench-r2', 'wall times of snptally run --metric r2 and plink1.9 --r2 (square, triangle) on one .bed')
