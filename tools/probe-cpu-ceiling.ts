@@ -5,8 +5,10 @@
 // memory bandwidth is not what is shared; `scalar`, a JavaScript integer loop in registers. On hosts whose vCPUs
 // are full cores both scale ~K×; where vCPUs share vector units (SMT siblings a hypervisor shows as cores, or a
 // shared AVX-512 power budget), `gemm` falls well short of K× while `scalar` scales further.
-// Usage: node dist/tools/probe-cpu-ceiling.js [--processes 1,2,4,8,16] [--seconds 3] [--work gemm,scalar] [--json]
+// Usage: node dist/tools/probe-cpu-ceiling.js [--processes 1,2,4,8,16] [--seconds 3] [--work gemm,scalar]
+//   [--gemm-vectors 256] [--gemm-fields 4096] [--json]
 import { spawn } from 'node:child_process';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +32,11 @@ interface ProbeOptions {
   /** Set in the child processes: run this work alone and print its units done and seconds. */
   readonly child?: WorkKind;
   readonly json: boolean;
+  /** The GEMM's operand size: vectors (rows of both operands) and fields. */
+  readonly gemmVectors: number;
+  readonly gemmFields: number;
+  /** Run the K copies as worker threads of this process instead of processes (same work, one address space). */
+  readonly threads: boolean;
 }
 
 function parseOptions(): ProbeOptions {
@@ -39,14 +46,17 @@ function parseOptions(): ProbeOptions {
     .addOption(valueOption('--seconds <n>', 'seconds each process works (after a warm-up)', parsePositiveInteger, '3'))
     .addOption(valueOption('--work <list>', `work kinds: ${WORK_KINDS.join(', ')}`, listOf(choiceOf(WORK_KINDS)), WORK_KINDS.join(',')))
     .addOption(new Option('--child <work>', 'internal: run one worker process').choices(WORK_KINDS).hideHelp())
+    .addOption(valueOption('--gemm-vectors <n>', 'GEMM work: vectors of both operands (256: L2-resident)', parsePositiveInteger, String(GEMM_VECTORS)))
+    .addOption(valueOption('--gemm-fields <n>', 'GEMM work: fields per vector', parsePositiveInteger, String(GEMM_FIELDS)))
+    .option('--threads', 'run the copies as worker threads of one process, not as processes', false)
     .option('--json', 'print JSON', false);
   return parseToolOptions<ProbeOptions>(program);
 }
 
 /** Units of work per second of one process: GEMM comparisons, or scalar loop iterations. */
-async function runChild(work: WorkKind, seconds: number): Promise<number> {
-  if (work === 'scalar') return scalarRate(seconds);
-  return gemmRate(seconds);
+async function runChild(work: WorkKind, options: ProbeOptions): Promise<number> {
+  if (work === 'scalar') return scalarRate(options.seconds);
+  return gemmRate(options.seconds, options.gemmVectors, options.gemmFields);
 }
 
 function scalarRate(seconds: number): number {
@@ -62,32 +72,41 @@ function scalarRate(seconds: number): number {
   return iterations / ((performance.now() - start) / 1000);
 }
 
-async function gemmRate(seconds: number): Promise<number> {
-  const matrix = allocatePlaneMatrix(GEMM_VECTORS, 2, GEMM_FIELDS);
+async function gemmRate(seconds: number, numVectors: number, numFields: number): Promise<number> {
+  const matrix = allocatePlaneMatrix(numVectors, 2, numFields);
   for (let w = 0; w < matrix.words.length; w++) matrix.words[w] = (Math.random() * 2 ** 32) >>> 0;
   const gemm = await createPopcountGemm({ backend: 'cpu', numThreads: 1 });
   const request: PopcountGemmRequest = {
-    a: matrix, aFirst: 0, aCount: GEMM_VECTORS, b: matrix, bFirst: 0, bCount: GEMM_VECTORS,
+    a: matrix, aFirst: 0, aCount: numVectors, b: matrix, bFirst: 0, bCount: numVectors,
     termGroups: [CCC_DENSE_TERMS], strictUpper: false,
   };
-  for (let warm = 0; warm < 5; warm++) await gemm.run(request);
+  // Outputs recycled as the pipelines do: fresh arrays each call would measure page faults too.
+  for (let warm = 0; warm < 5; warm++) gemm.recycle?.(await gemm.run(request));
   let runs = 0;
   const start = performance.now();
   const deadline = start + seconds * 1000;
   while (performance.now() < deadline) {
-    await gemm.run(request);
+    gemm.recycle?.(await gemm.run(request));
     runs++;
   }
   const elapsed = (performance.now() - start) / 1000;
   await gemm.close();
-  return (runs * GEMM_VECTORS * GEMM_VECTORS * GEMM_FIELDS) / elapsed;
+  return (runs * numVectors * numVectors * numFields) / elapsed;
 }
 
-/** Starts `count` children at once; resolves to each one's rate. */
-function runSideBySide(work: WorkKind, count: number, seconds: number): Promise<number[]> {
+/** Starts `count` children (processes, or worker threads with --threads) at once; resolves to each one's rate. */
+function runSideBySide(work: WorkKind, count: number, options: ProbeOptions): Promise<number[]> {
   const script = fileURLToPath(import.meta.url);
+  const args = ['--child', work, '--seconds', String(options.seconds), '--gemm-vectors', String(options.gemmVectors), '--gemm-fields', String(options.gemmFields)];
+  if (options.threads) {
+    return Promise.all(Array.from({ length: count }, () => new Promise<number>((resolve, reject) => {
+      const worker = new Worker(script, { argv: args });
+      worker.once('message', (rate: number) => resolve(rate));
+      worker.once('error', reject);
+    })));
+  }
   const children = Array.from({ length: count }, () => new Promise<number>((resolve, reject) => {
-    const child = spawn(process.execPath, [script, '--child', work, '--seconds', String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
     child.on('error', reject);
@@ -105,19 +124,21 @@ interface ProbeRow { readonly work: WorkKind; readonly processes: number; readon
 async function main(): Promise<void> {
   const options = parseOptions();
   if (options.child !== undefined) {
-    console.log(String(await runChild(options.child, options.seconds)));
+    const rate = await runChild(options.child, options);
+    if (isMainThread) console.log(String(rate));
+    else parentPort?.postMessage(rate);
     return;
   }
   const rows: ProbeRow[] = [];
   for (const work of options.work) {
     let oneRate = 0;
     for (const processes of options.processes) {
-      const rates = await runSideBySide(work, processes, options.seconds);
+      const rates = await runSideBySide(work, processes, options);
       const totalRate = rates.reduce((sum, rate) => sum + rate, 0);
       if (processes === 1 || oneRate === 0) oneRate = totalRate / processes;
       rows.push({ work, processes, totalRate, speedUp: totalRate / oneRate });
       if (!options.json) {
-        console.log(`${work.padEnd(6)} ${String(processes).padStart(3)} processes  ${totalRate.toExponential(3)} /s  ${(totalRate / oneRate).toFixed(2)}× one`);
+        console.log(`${work.padEnd(6)} ${String(processes).padStart(3)} ${options.threads ? "threads  " : "processes"}  ${totalRate.toExponential(3)} /s  ${(totalRate / oneRate).toFixed(2)}× one`);
       }
     }
   }
