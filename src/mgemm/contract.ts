@@ -11,6 +11,7 @@
 import type { PairFinalizeRequest, PairFinalizeResult, PairValueProgram } from './pairFinalize.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from './tripleFinalize.js';
 import type { HistogramLayout } from '../core/histogramLayout.js';
+import type { RealOperands } from './minPlusContract.js';
 
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
@@ -211,4 +212,6 @@ export interface PopcountGemmOptions {
   readonly numThreads?: number;
   /** `webgpu`: which of the host's GPUs, as slot modulo their number (the node-local rank); default the first. */
   readonly gpuSlot?: number;
+  /** Real-valued operands (minPlusContract.ts): a min-plus kernel set instead of a popcount one; absent or null: bit planes. */
+  readonly realOperands?: RealOperands | null;
 }
