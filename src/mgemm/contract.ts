@@ -90,6 +90,12 @@ export interface PopcountGemm3Request {
   /** One output matrix per group and slice; terms are [pair index, z plane]. */
   readonly termGroups: readonly TermGroup[];
   readonly slices: readonly Tally3Slice[];
+  /**
+   * Block indices of x, y and z (absent: x, y, z in that order). Vectors of lower blocks come first, and within one
+   * block x before y before z: the global order of a triple's vectors, which kernels whose per-field term is not
+   * symmetric in floating point follow (min-plus, minPlusContract.ts); popcount kernels ignore it.
+   */
+  readonly blockIndices?: readonly [x: number, y: number, z: number];
 }
 
 /** Outputs of a 3-way request: `out[s][g]` is slice s's group g, xCount × zCount row-major, exact. */

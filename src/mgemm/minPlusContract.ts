@@ -7,7 +7,8 @@
 // exchanged and sized as every other block. A min-plus kernel set implements PopcountGemm over such matrices:
 //
 //   run:  sum[r][c] = Σ_f min(a[r][f], b[c][f])                                      (2-way numerators)
-//   run3: sum[s][r][c] = Σ_f ((min(x,y) + min(x,z)) + min(y,z)) − min(x,y,z)          (3-way, y = row yRow of slice s)
+//   run3: sum[s][r][c] = Σ_f ((min(a,b) + min(a,c)) + min(b,c)) − min(a,b,c)          (3-way, y = row yRow of slice s)
+//         with (a, b, c) the x, y, z values in the global order of their vectors (request.blockIndices): CoMet's order
 //   vectorSums: sums[r] = Σ_f a[r][f]
 //
 // every sum added one field after another in field order, every operation in the run's precision: the same bits
@@ -81,4 +82,17 @@ export class SumScratch {
   readonly words = new Uint32Array(2);
   readonly double = new Float64Array(this.words.buffer);
   readonly single = new Float32Array(this.words.buffer);
+}
+
+/** Which of min(x,y), min(x,z), min(y,z) (0, 1, 2) is SPEC §8's min(a,b), min(a,c), min(b,c): (a, b, c) in global order. */
+export type PairMinOrder = readonly [ab: number, ac: number, bc: number];
+
+/** The PairMinOrder of x, y, z from their block indices (ties: x before y before z). */
+export function pairMinOrder(blockIndices: readonly [number, number, number] | undefined): PairMinOrder {
+  const roles = [0, 1, 2];
+  if (blockIndices !== undefined) roles.sort((p, q) => blockIndices[p] - blockIndices[q] || p - q);
+  // The min of roles p < q: xy = 0, xz = 1, yz = 2.
+  const minOf = (p: number, q: number): number => Math.min(p, q) + Math.max(p, q) - 1;
+  const [a, b, c] = roles;
+  return [minOf(a, b), minOf(a, c), minOf(b, c)];
 }

@@ -6,7 +6,7 @@ import {
   type PopcountGemmRequest, type PopcountGemmResult, type VectorSums, type VectorSumsRequest,
 } from '../../contract.js';
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
-import { realValuesOf, sumWordGroups, type RealOperands } from '../../minPlusContract.js';
+import { pairMinOrder, realValuesOf, sumWordGroups, type RealOperands } from '../../minPlusContract.js';
 import { MR } from './minPlusKernels.js';
 import { createMinPlusTaskRunner, type MinPlusKernelKind, type MinPlusTask } from './minPlusTasks.js';
 
@@ -68,13 +68,14 @@ export class MinPlusGemm implements PopcountGemm {
       return s;
     };
     const [x, y, z] = [sharedOf(request.x), sharedOf(request.y), sharedOf(request.z)];
+    const order = pairMinOrder(request.blockIndices);
     const outs = request.slices.map((slice) => this.allocateSums(slice.xCount * slice.zCount));
     const tasks: Promise<void>[] = [];
     for (const [s, slice] of request.slices.entries()) {
       for (const [rowFirst, rowEnd] of this.rowRanges(slice.xCount, request.slices.length)) {
         tasks.push(this.runTask({
           kind: 'triples', kernel: this.options.kernel, precision, numField, x, xFirst: slice.xFirst, y, yRow: slice.yRow,
-          z, zFirst: slice.zFirst, zCount: slice.zCount, rowFirst, rowEnd, out: outs[s],
+          z, zFirst: slice.zFirst, zCount: slice.zCount, rowFirst, rowEnd, order, out: outs[s],
         }));
       }
     }

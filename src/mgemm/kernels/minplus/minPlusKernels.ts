@@ -5,7 +5,7 @@
 // double, or a float32 in a Float32Array, is exact, so the order of additions per sum is still field order), rows
 // and columns into MR × NR register tiles whose accumulators run over a KC block; edge tiles go one sum at a time.
 // Double and single have their own microkernels so that neither carries the other's rounding in its hot loop.
-import type { RealValues } from '../../minPlusContract.js';
+import type { PairMinOrder, RealValues } from '../../minPlusContract.js';
 
 /** Fields per block: 4 rows + 4 columns of 512 doubles stay in L1 (32 KiB) while a tile runs over them. */
 export const KC = 512;
@@ -40,6 +40,8 @@ export interface MinPlus3Tile {
   readonly numField: number;
   readonly rowFirst: number;
   readonly rowEnd: number;
+  /** Which pairwise mins are SPEC §8's ab, ac, bc (the operands' global order, minPlusContract.ts). */
+  readonly order: PairMinOrder;
   readonly out: Float64Array | Float32Array;
 }
 
@@ -69,10 +71,12 @@ export function minPlus3Reference(t: MinPlus3Tile): void {
     for (let c = 0; c < t.zCount; c++) {
       let s = 0;
       for (let f = 0; f < t.numField; f++) {
-        const a = x.values[(t.xFirst + r) * x.rowStride + f];
-        const b = y.values[t.yRow * y.rowStride + f];
-        const cc = z.values[(t.zFirst + c) * z.rowStride + f];
-        s = round(s + round(round(round(Math.min(a, b) + Math.min(a, cc)) + Math.min(b, cc)) - Math.min(a, b, cc)));
+        const xv = x.values[(t.xFirst + r) * x.rowStride + f];
+        const yv = y.values[t.yRow * y.rowStride + f];
+        const zv = z.values[(t.zFirst + c) * z.rowStride + f];
+        const mins = [Math.min(xv, yv), Math.min(xv, zv), Math.min(yv, zv)];
+        const [ab, ac, bc] = t.order.map((m) => mins[m]);
+        s = round(s + round(round(round(ab + ac) + bc) - Math.min(xv, yv, zv)));
       }
       t.out[r * t.zCount + c] = s;
     }
@@ -161,13 +165,15 @@ function tile2Single(
 
 /**
  * The blocked 3-way kernel: per KC block and row, min(x_i, y_j) once into `pairScratch` (KC values), then each sum
- * over the block. The term's four operations keep SPEC §8's order.
+ * over the block. The term's operations keep SPEC §8's order, its mins taken in the operands' global order.
  */
 export function minPlus3Blocked(t: MinPlus3Tile, pairScratch: Float64Array): void {
   const { out, zCount, numField, x, y, z } = t;
   const round = roundOf(out);
   out.fill(0, t.rowFirst * zCount, t.rowEnd * zCount);
   const yBase = t.yRow * y.rowStride;
+  const [o0, o1, o2] = t.order;
+  const mins = new Float64Array(3);
   for (let f0 = 0; f0 < numField; f0 += KC) {
     const f1 = Math.min(numField, f0 + KC);
     for (let r = t.rowFirst; r < t.rowEnd; r++) {
@@ -178,11 +184,12 @@ export function minPlus3Blocked(t: MinPlus3Tile, pairScratch: Float64Array): voi
         const zBase = (t.zFirst + c) * z.rowStride;
         let s = out[o];
         for (let f = f0; f < f1; f++) {
-          const a = x.values[xBase + f];
-          const b = y.values[yBase + f];
-          const cc = z.values[zBase + f];
-          const ab = pairScratch[f - f0];
-          s = round(s + round(round(round(ab + Math.min(a, cc)) + Math.min(b, cc)) - Math.min(ab, cc)));
+          const zv = z.values[zBase + f];
+          const xy = pairScratch[f - f0];
+          mins[0] = xy;
+          mins[1] = Math.min(x.values[xBase + f], zv);
+          mins[2] = Math.min(y.values[yBase + f], zv);
+          s = round(s + round(round(round(mins[o0] + mins[o1]) + mins[o2]) - Math.min(xy, zv)));
         }
         out[o] = s;
       }

@@ -1,5 +1,5 @@
 // Tasks of the min-plus kernel set: row ranges of a 2-way request or of one 3-way slice, run by a worker (or inline).
-import type { ValuePrecision } from '../../minPlusContract.js';
+import type { PairMinOrder, ValuePrecision } from '../../minPlusContract.js';
 import { realValuesOf } from '../../minPlusContract.js';
 import type { PlaneMatrix } from '../../contract.js';
 import { KC, minPlus2Blocked, minPlus2Reference, minPlus3Blocked, minPlus3Reference } from './minPlusKernels.js';
@@ -18,7 +18,7 @@ export type MinPlusTask =
       readonly kind: 'triples'; readonly kernel: MinPlusKernelKind; readonly precision: ValuePrecision; readonly numField: number;
       readonly x: PlaneMatrix; readonly xFirst: number; readonly y: PlaneMatrix; readonly yRow: number;
       readonly z: PlaneMatrix; readonly zFirst: number; readonly zCount: number;
-      readonly rowFirst: number; readonly rowEnd: number; readonly out: Float64Array | Float32Array;
+      readonly rowFirst: number; readonly rowEnd: number; readonly order: PairMinOrder; readonly out: Float64Array | Float32Array;
     };
 
 /** Runs tasks with one scratch buffer of its own (one runner per thread). */
