@@ -7,6 +7,7 @@
 // under src/analyses and is found by name (registry.ts) or by its module's URL (an analysis of one's own).
 import type { Threshold } from '../core/thresholds.js';
 import type { MetricSpec, NumWay } from '../core/types.js';
+import type { RealPrecision } from '../core/realProblems.js';
 import type { ChecksumAccumulator } from '../core/checksum.js';
 import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 import type { PairWindowLimits } from '../core/pairWindow.js';
@@ -30,6 +31,12 @@ export interface PlaneLayout {
   readonly maskPlane: number | null;
   /** Plane bits (bit p = plane p) of each 2-bit code 0–3. */
   readonly bitsOfCode: readonly number[];
+  /**
+   * Present for real-valued vectors (SPEC §8): the "planes" are the bits of values of this precision
+   * (mgemm/minPlusContract.ts), built from the real-valued problems and files, and the kernels are min-plus ones;
+   * `numWay` picks the analytic problem's value range (SPEC §8).
+   */
+  readonly realValues?: { readonly precision: RealPrecision; readonly numWay: NumWay } | null;
 }
 
 /** A block of vectors as finalize sees it: its first global index, real vectors, planes and per-vector sums. */
@@ -108,10 +115,24 @@ export interface ResultSink {
   addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void;
   /** Triples (i, j, k) for k = kFirst …: `values[8t + 4a + 2b + c]`. */
   addTripleRow(i: number, j: number, kFirst: number, numK: number, values: Float64Array): void;
+  /**
+   * One value per tuple, no entry bits (SPEC §8): pairs (i, j) for j = jFirst … (`k` null) or triples (i, j, k) for
+   * k = kFirst … (`j` given); every value counts in the checksum, the threshold only filters the records, whose
+   * coordinates are the plain vector indices.
+   */
+  addTupleValueRow(tuple: TupleRow, values: Float64Array): void;
   /** Records already thresholded and laid out as in the file (device finalize); they follow the records before. */
   addRecordWords(words: Uint32Array, numRecords: number): void;
   /** Histogram counts of values counted elsewhere (device finalize), in the run's histogram layout. */
   addHistogramCounts(counts: HistogramCounts): void;
+}
+
+/** A row of tuples of addTupleValueRow: (i, first …) pairs when `j` is null, else (i, j, first …) triples. */
+export interface TupleRow {
+  readonly i: number;
+  readonly j: number | null;
+  readonly first: number;
+  readonly count: number;
 }
 
 /** Checks values against independently known ones (`--verify` on the analytic problem). */

@@ -6,8 +6,9 @@ import type { Analysis, PlaneLayout } from './analysis.js';
 import { analysis as ccc } from './ccc/index.js';
 import { analysis as duo } from './duo/index.js';
 import { analysis as r2 } from './r2/index.js';
+import { analysis as czekanowski } from './czekanowski/index.js';
 
-const BUILT_IN: readonly Analysis[] = [ccc, duo, r2];
+const BUILT_IN: readonly Analysis[] = [ccc, duo, r2, czekanowski];
 
 /** Names `--metric` accepts, in the order help texts list them. */
 export const ANALYSIS_NAMES: readonly string[] = BUILT_IN.map((a) => a.name);

@@ -34,6 +34,8 @@ export interface RunOptions {
   readonly multiplier?: number;
   /** Output values as float32 (the checksum always uses doubles). */
   readonly singlePrecision?: boolean;
+  /** The float type of czekanowski's real values and sums (SPEC §8; default double). */
+  readonly precision?: 'double' | 'single';
   /** Vector blocks, field slabs and replicas (SPEC §6): in-process ranks. */
   readonly npv?: number;
   readonly npf?: number;
@@ -59,7 +61,7 @@ export interface RunOptions {
 /** The JavaScript type of every option (`threshold`: a number or an array of numbers), checked for untyped callers. */
 const OPTION_TYPES: { readonly [name in keyof RunOptions]-?: 'string' | 'number' | 'boolean' | 'function' | 'threshold' } = {
   metric: 'string', way: 'number', problem: 'string', input: 'string', onBadSite: 'string', vectors: 'number', fields: 'number',
-  sparse: 'boolean', threshold: 'threshold', cccParam: 'number', multiplier: 'number', singlePrecision: 'boolean',
+  sparse: 'boolean', threshold: 'threshold', cccParam: 'number', multiplier: 'number', singlePrecision: 'boolean', precision: 'string',
   npv: 'number', npf: 'number', npr: 'number', backend: 'string', threads: 'number', out: 'string', histograms: 'string',
   top: 'number', force: 'boolean', verify: 'boolean', onProgress: 'function',
 };
@@ -124,6 +126,7 @@ function optionText(options: RunOptions): RunOptionText {
     cccMultiplier: metric === 'duo' ? undefined : number(multiplier),
     duoMultiplier: metric === 'duo' ? number(multiplier) : undefined,
     singlePrecision: options.singlePrecision === true,
+    precision: options.precision,
     npv: number(options.npv),
     npf: number(options.npf),
     npr: number(options.npr),

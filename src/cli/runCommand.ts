@@ -45,6 +45,7 @@ export function addRunCommand(program: Command): void {
     .option('--ccc-multiplier <m>', 'CCC multiplier (default: 4.5)')
     .option('--duo-multiplier <m>', 'DUO multiplier (default: 4)')
     .option('--single-precision', 'write output values as float32 (the checksum still uses doubles)', false)
+    .addOption(new Option('--precision <type>', 'float type of czekanowski\'s real values and sums (default: double)').choices(['double', 'single']))
     .option('--npv <n>', 'vector blocks (ranks along vectors)', '1')
     .option('--npf <n>', 'field slabs (ranks along fields)', '1')
     .option('--npr <n>', 'replicas sharing a vector block', '1')
@@ -195,7 +196,7 @@ function readRunOptionText(values: Record<string, unknown>): RunOptionText {
     metric: text('metric'), way: text('way'), problem: text('problem'), input: genotypeInputOf(values),
     vectors: text('vectors'), fields: text('fields'), sparse: flag('sparse'), threshold: text('threshold'),
     cccParam: text('cccParam'), cccMultiplier: text('cccMultiplier'), duoMultiplier: text('duoMultiplier'),
-    singlePrecision: flag('singlePrecision'),
+    singlePrecision: flag('singlePrecision'), precision: text('precision'),
     npv: text('npv'), npf: text('npf'), npr: text('npr'), ranks: text('ranks'),
     phases: text('phases'), phaseMin: text('phaseMin'), phaseMax: text('phaseMax'),
     stages: text('stages'), stageMin: text('stageMin'), stageMax: text('stageMax'), halfDiagonal: text('halfDiagonal'),

@@ -1,4 +1,5 @@
 // Turns the text of `snptally run`'s options into a validated JobSpec (pure: no I/O, no engine).
+import type { RealPrecision } from '../core/realProblems.js';
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { DEFAULT_PARAM, defaultMultiplier, type MetricKind, type NumWay, type ProblemSize } from '../core/types.js';
@@ -39,6 +40,8 @@ export interface RunOptionText extends WindowOptionText {
   readonly cccMultiplier?: string;
   readonly duoMultiplier?: string;
   readonly singlePrecision?: boolean;
+  /** The float type of real-valued metrics (czekanowski): double or single. */
+  readonly precision?: string;
   readonly npv?: string;
   readonly npf?: string;
   readonly npr?: string;
@@ -114,6 +117,7 @@ export function buildRunPlan(
       sparse: skipsMissingCalls(options),
       param: paramOf(options, metric),
       multiplier: multiplierOf(options, metric),
+      precision: precisionOf(options, metric),
     },
     numVector,
     numField,
@@ -260,4 +264,12 @@ function optionalPositive(option: string, text: string | undefined, fallback: nu
 function nonEmpty(option: string, text: string): string {
   if (text.length === 0) throw new UserError(`${option} must not be empty`);
   return text;
+}
+
+/** `--precision` of a real-valued metric (SPEC §8; default double); refused with the 2-bit metrics, which have none. */
+function precisionOf(options: RunOptionText, metric: string): RealPrecision | undefined {
+  if (options.precision === undefined) return undefined;
+  if (metric !== 'czekanowski') throw new UserError(`--precision is the float type of czekanowski's real values; --metric ${metric} has none`);
+  if (options.precision !== 'double' && options.precision !== 'single') throw new UserError(`--precision must be double or single, got '${options.precision}'`);
+  return options.precision;
 }

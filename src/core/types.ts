@@ -1,4 +1,5 @@
 // Core value types shared by every layer: metrics, ways, problem sizes.
+import type { RealPrecision } from './realProblems.js';
 
 /**
  * The built-in metrics (src/analyses): Custom Correlation Coefficient, DUO, or LD r² (squared Pearson correlation of
@@ -23,6 +24,8 @@ export interface MetricSpec {
   readonly param: number;
   /** The `mult` of SPEC §3 (default 9/2 for CCC, 4 for DUO). */
   readonly multiplier: number;
+  /** The float type of real-valued metrics (SPEC §8, Czekanowski); absent: double. 2-bit metrics ignore it. */
+  readonly precision?: RealPrecision;
 }
 
 /** Global problem size. */

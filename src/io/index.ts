@@ -6,6 +6,7 @@ export {
   readPackedVectorSlab,
   writePackedVectorFile,
 } from './packedVectorFile.js';
+export { checkRealVectorFile, readRealVectorRows, realValueBytes, type RealRowTarget } from './realVectorFile.js';
 export {
   LITTLE_ENDIAN_HOST,
   MAX_VECTOR_INDEX_IN_COORD,

@@ -157,7 +157,7 @@ function checkSlabRange(
   }
 }
 
-function fileSize(path: string): number {
+export function fileSize(path: string): number {
   try {
     const stats = statSync(path);
     if (!stats.isFile()) throw new UserError(`input file ${path} is not a regular file`);
@@ -169,7 +169,7 @@ function fileSize(path: string): number {
 }
 
 /** Fills buffer[0, length) from `position`, looping over short reads; EOF first is a UserError. */
-function readExactly(fd: number, path: string, buffer: Uint8Array, length: number, position: number): void {
+export function readExactly(fd: number, path: string, buffer: Uint8Array, length: number, position: number): void {
   let done = 0;
   while (done < length) {
     const got = readSync(fd, buffer, done, length - done, position + done);

@@ -11,6 +11,7 @@
 import type { PairFinalizeRequest, PairFinalizeResult, PairValueProgram } from './pairFinalize.js';
 import type { TripleFinalizeRequest, TripleFinalizeResult } from './tripleFinalize.js';
 import type { HistogramLayout } from '../core/histogramLayout.js';
+import type { RealOperands } from './minPlusContract.js';
 
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
@@ -89,6 +90,12 @@ export interface PopcountGemm3Request {
   /** One output matrix per group and slice; terms are [pair index, z plane]. */
   readonly termGroups: readonly TermGroup[];
   readonly slices: readonly Tally3Slice[];
+  /**
+   * Block indices of x, y and z (absent: x, y, z in that order). Vectors of lower blocks come first, and within one
+   * block x before y before z: the global order of a triple's vectors, which kernels whose per-field term is not
+   * symmetric in floating point follow (min-plus, minPlusContract.ts); popcount kernels ignore it.
+   */
+  readonly blockIndices?: readonly [x: number, y: number, z: number];
 }
 
 /** Outputs of a 3-way request: `out[s][g]` is slice s's group g, xCount × zCount row-major, exact. */
@@ -211,4 +218,6 @@ export interface PopcountGemmOptions {
   readonly numThreads?: number;
   /** `webgpu`: which of the host's GPUs, as slot modulo their number (the node-local rank); default the first. */
   readonly gpuSlot?: number;
+  /** Real-valued operands (minPlusContract.ts): a min-plus kernel set instead of a popcount one; absent or null: bit planes. */
+  readonly realOperands?: RealOperands | null;
 }

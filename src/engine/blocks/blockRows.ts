@@ -11,6 +11,7 @@ import { packRowPlanes, planePackingTable } from './planePacking.js';
 import { allocatePlaneWalk, fillPlaneWalk, PLANE_BYTES_ARE_FIELD_GROUPS, randomPlaneRowFiller, type SharedPlaneWalk } from './randomPlaneRows.js';
 import type { PlaneLayout } from '../../analyses/index.js';
 import type { SlabShape } from './vectorBlock.js';
+import { realRowFiller } from './realRows.js';
 
 /**
  * A block being built: plain data (typed arrays over SharedArrayBuffers when workers share it), so it can be
@@ -49,7 +50,8 @@ export type SharedRowTables = SharedPlaneWalk | null;
 
 /** The shared tables of `fill`'s rows, not filled yet (null when it needs none). */
 export function allocateRowTables(fill: BlockFill): SharedRowTables {
-  return fill.source.kind === 'random' && PLANE_BYTES_ARE_FIELD_GROUPS ? allocatePlaneWalk(fill.layout) : null;
+  const real = fill.layout.realValues ?? null;
+  return real === null && fill.source.kind === 'random' && PLANE_BYTES_ARE_FIELD_GROUPS ? allocatePlaneWalk(fill.layout) : null;
 }
 
 /** Fills `tables` (from allocateRowTables(fill)); row fillers waiting for them go on. */
@@ -63,6 +65,8 @@ export function fillRowTables(tables: SharedRowTables, fill: BlockFill): void {
  * the same block.
  */
 export function blockRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: number, rowEnd: number) => void {
+  const real = fill.layout.realValues ?? null;
+  if (real !== null) return realRowFiller(fill, real);
   // The random problem's planes are copied from tables along its randomizer's walk (no codes to pack).
   if (tables !== null) return randomPlaneRowFiller(fill, tables);
   const { shape, layout } = fill;

@@ -1,5 +1,6 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
-import { ChecksumAccumulator, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
+import { ChecksumAccumulator, checksumWeight, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
+import type { TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { HistogramCounter } from './histogramSink.js';
@@ -165,6 +166,35 @@ export class EntrySink {
   }
 
   /**
+   * One value per tuple without entry bits (SPEC §8, Czekanowski): every value goes to the checksum (uid from the
+   * sorted coordinates alone), the threshold only chooses the records, whose coordinates are plain vector indices.
+   */
+  addTupleValueRow(tuple: TupleRow, values: Float64Array): void {
+    const { i, j, first, count } = tuple;
+    if (this.window !== null) throw new Error('an LD window with one value per tuple (checkJob refuses it)');
+    const { weights, keep } = this.scratchFor(count);
+    const nv = this.numVector;
+    for (let t = 0; t < count; t++) weights[t] = checksumWeight(tupleUid(nv, i, j, first + t));
+    keep.fill(1, 0, count);
+    this.checksum.addEntries(values, weights, count, keep);
+    if (this.writer === null) return;
+    markPassingEntries(this.threshold, values, count, keep);
+    for (let t = 0; t < count; t++) {
+      if (keep[t] === 0) continue;
+      const at = this.stride * this.numBuffered;
+      this.recordWords[at] = i;
+      if (j === null) {
+        this.recordWords[at + 1] = first + t;
+      } else {
+        this.recordWords[at + 1] = j;
+        this.recordWords[at + 2] = first + t;
+      }
+      this.recordValues[at + this.numWay] = values[t];
+      if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+    }
+  }
+
+  /**
    * Output records already laid out as in the file (`numWay` coordinates, then the value's float32 bits, each), whose
    * threshold and checksum were handled elsewhere; they follow the records added before.
    */
@@ -205,6 +235,18 @@ export class EntrySink {
     if (this.writer !== null && this.numBuffered > 0) this.writer.appendRecordWords(this.recordWords, this.numBuffered);
     this.numBuffered = 0;
   }
+}
+
+/** SPEC §8's uid of a tuple: its coordinates sorted descending, `(c0·nv + c1)[·nv + c2]`, no entry bits. */
+function tupleUid(numVector: number, i: number, j: number | null, k: number): number {
+  if (j === null) return i > k ? i * numVector + k : k * numVector + i;
+  let hi = i;
+  let mid = j;
+  let lo = k;
+  if (hi < mid) [hi, mid] = [mid, hi];
+  if (mid < lo) [mid, lo] = [lo, mid];
+  if (hi < mid) [hi, mid] = [mid, hi];
+  return (hi * numVector + mid) * numVector + lo;
 }
 
 /** The one-entry tuple shapes of addPairEntryRow, made once. */

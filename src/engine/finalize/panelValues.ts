@@ -5,7 +5,7 @@
 import type { ChecksumAccumulator } from '../../core/checksum.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts } from '../../core/histogramLayout.js';
-import type { ResultSink } from '../../analyses/index.js';
+import type { ResultSink, TupleRow } from '../../analyses/index.js';
 
 /** Where a panel's values go: `values[(i − rowVector)·numCols + (j − colVector)]` is pair (i, j)'s (global indices). */
 export interface PanelValueTarget {
@@ -43,6 +43,13 @@ export class PanelValueCapture implements ResultSink {
 
   addTripleRow(): void {
     throw new Error('a dense matrix holds pairs, not triples');
+  }
+
+  addTupleValueRow(tuple: TupleRow, values: Float64Array): void {
+    if (tuple.j !== null) throw new Error('a dense matrix holds pairs, not triples');
+    this.inner.addTupleValueRow(tuple, values);
+    const { target } = this;
+    target.values.set(values.subarray(0, tuple.count), (tuple.i - target.rowVector) * target.numCols + (tuple.first - target.colVector));
   }
 
   addRecordWords(words: Uint32Array, numRecords: number): void {

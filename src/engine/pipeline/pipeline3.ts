@@ -135,6 +135,7 @@ export interface TripleUnitsOutcome {
 export function tripleBatchRequest(own: VectorBlock, batch: TripleBatch, plan: TriplePlan): PopcountGemm3Request {
   return {
     x: own.planes, y: batch.jb.planes, z: batch.kb.planes, planePairs: plan.planePairs, termGroups: [...plan.termGroups],
+    blockIndices: [own.blockIdx, batch.jb.blockIdx, batch.kb.blockIdx],
     slices: batch.slices.map(({ jLocal, iRange, kRange }) => ({
       yRow: jLocal, xFirst: iRange.first, xCount: iRange.end - iRange.first, zFirst: kRange.first, zCount: kRange.end - kRange.first,
     })),

@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
 import { CHECKSUM_LIMBS } from '../../core/checksum.js';
-import { createPopcountGemm, type ComputeDevice, type PopcountGemm } from '../../mgemm/index.js';
+import { createPopcountGemm, type ComputeDevice, type PopcountGemm, type RealOperands } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
 import { EntrySink } from '../finalize/entrySink.js';
@@ -232,7 +232,9 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
   let gemm: PopcountGemm;
   try {
-    gemm = await traced('kernel set opened', () => createPopcountGemm({ backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank }));
+    gemm = await traced('kernel set opened', () => createPopcountGemm({
+      backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands: realOperandsOf(run.analysis.planes, layout),
+    }));
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
     await building.then((filling) => filling.done).catch(() => undefined);
@@ -283,6 +285,12 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     await hostFinalizer.close();
     await traced('kernel set closed', () => gemm.close());
   }
+}
+
+/** The min-plus kernel set's operands of a real-valued layout (its slab's fields), else null. */
+function realOperandsOf(planes: AnalysisRun['planes'], layout: RankLayout): RealOperands | null {
+  const real = planes.realValues ?? null;
+  return real === null ? null : { precision: real.precision, numField: layout.fieldRange.end - layout.fieldRange.begin };
 }
 
 /** Per phase, the largest of every rank's seconds (the communicator only sums: each rank fills its own slots). */

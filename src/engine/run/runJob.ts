@@ -6,7 +6,7 @@ import { UserError } from '../../core/errors.js';
 import { checkVectorLimit } from '../../core/limits.js';
 import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
 import { checkHistogramLayout } from '../../core/histogramLayout.js';
-import { checkPackedVectorFile, findExistingOutputs } from '../../io/index.js';
+import { checkPackedVectorFile, checkRealVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
 import { resolveBackend, type BackendChoice } from './backendChoice.js';
 import { analysisRef, type JobSpec, type MemoryReport, type RunResult } from './jobSpec.js';
@@ -77,7 +77,21 @@ export async function checkJob(
     throw new UserError('--verify needs --problem analytic (only the analytic problem has known values)');
   }
   checkHistogramJob(job, analysis, run);
-  if (job.source.kind === 'file') checkPackedVectorFile(job.source.path, numVector, numField);
+  const real = run.planes.realValues ?? null;
+  if (real !== null && job.backend === 'webgpu') {
+    throw new UserError(`--metric ${m.metric} runs on the CPU only for now (--backend cpu or ref; its WebGPU kernel is not built yet)`);
+  }
+  if (real !== null && job.decomposition.numProcField > 1) {
+    // Field slabs would add partial sums in another order than field order (CoMet refuses them for this metric too).
+    throw new UserError(`--metric ${m.metric} needs --npf 1: its sums are added in field order, which field slabs would change`);
+  }
+  if (real !== null && (job.threshold.kind === 'multi2' || job.threshold.kind === 'multi3')) {
+    throw new UserError(`--metric ${m.metric} has one value per tuple: --threshold takes one number, not CoMet's per-entry list`);
+  }
+  if (job.source.kind === 'file') {
+    if (real === null) checkPackedVectorFile(job.source.path, numVector, numField);
+    else checkRealVectorFile(job.source.path, numVector, numField, real.precision);
+  }
   const matrixPath = checkMatrixJob(job, analysis);
   checkTopJob(job, analysis);
   checkWindowJob(job);
