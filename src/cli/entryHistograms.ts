@@ -1,7 +1,7 @@
 // Histograms of metric values per table entry (00, 01, …) over a run's metrics files, in two streaming passes.
 import type { NumWay } from '../core/types.js';
 import { readMetricsFileChunks } from '../io/index.js';
-import type { SnpNaming } from './snpNaming.js';
+import { NO_ENTRY, type SnpNaming } from './snpNaming.js';
 
 /** Counts of values in `numBins` equal bins over [minValue, maxValue], per entry. */
 export interface EntryHistograms {
@@ -53,7 +53,9 @@ export function entryHistograms(
   for (const file of files) {
     for (const chunk of readMetricsFileChunks(file, numWay)) {
       for (let r = 0; r < chunk.numRecords; r++) {
-        const entry = parseInt(naming.namedRecord(chunk.coords, r, numWay, chunk.values[r]).entry, 2);
+        const entryText = naming.namedRecord(chunk.coords, r, numWay, chunk.values[r]).entry;
+        // One value per tuple (Czekanowski): every record counts as entry 0.
+        const entry = entryText === NO_ENTRY ? 0 : parseInt(entryText, 2);
         const bin = width === 0 ? 0 : Math.min(numBins - 1, Math.floor(((chunk.values[r] - minValue) / width) * numBins));
         counts[entry][bin]++;
         totals[entry]++;

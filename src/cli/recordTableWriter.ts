@@ -2,9 +2,9 @@
 // position or value through the bounded-memory row sorter (io/rowSort.ts), so millions of records need no more memory
 // than one sort chunk.
 import type { NumWay } from '../core/types.js';
-import { coordEntryBit, coordVectorIndex, readMetricsFileChunks, RowSorter, type TextOutput } from '../io/index.js';
+import { readMetricsFileChunks, RowSorter, type TextOutput } from '../io/index.js';
 import { positionRanks, TableLayout, type TableContext, type TableOrder } from './recordTable.js';
-import type { NamedRecord } from './snpNaming.js';
+import { NO_ENTRY, type NamedRecord, type SnpNaming } from './snpNaming.js';
 
 /** How a table is written. */
 export interface TableWriteOptions {
@@ -45,8 +45,8 @@ function descendingValueKey(bits: number): number {
 }
 
 /** Entry bits (first coordinate most significant) as text, e.g. 0b011 → `011`. */
-function entryText(entryBits: number, numWay: NumWay): string {
-  return entryBits.toString(2).padStart(numWay, '0');
+function entryText(entryBits: number, numWay: NumWay, naming: SnpNaming): string {
+  return naming.coordinates === 'vector' ? NO_ENTRY : entryBits.toString(2).padStart(numWay, '0');
 }
 
 /** Writes the table of `files` to `output` (not committed: the caller commits). Returns the number of records. */
@@ -87,7 +87,7 @@ export async function writeRecordTable(
         for (let r = 0; r < chunk.numRecords; r++) {
           for (let w = 0; w < numWay; w++) {
             const coord = chunk.coords[r * numWay + w];
-            const snpIdx = naming.snpIndexOf(coordVectorIndex(coord));
+            const snpIdx = naming.snpIndexOf(naming.vectorOfCoord(coord));
             let at = w;
             const key = ranks === null || byValue ? snpIdx : ranks.rankOfSnp[snpIdx];
             // Insertion into the coordinates so far keeps them ascending (2 or 3 of them).
@@ -97,7 +97,7 @@ export async function writeRecordTable(
               at--;
             }
             snpKeys[at] = key;
-            bits[at] = coordEntryBit(coord);
+            bits[at] = naming.entryBitOfCoord(coord);
           }
           let entryBits = 0;
           for (let w = 0; w < numWay; w++) {
@@ -123,7 +123,7 @@ export async function writeRecordTable(
           snpIndices.push(ranks === null || byValue ? key : ranks.snpOfRank[key]);
         }
         valueWord[0] = batch.rows[at + numKeyWords];
-        const record: NamedRecord = { snpIndices, entry: entryText(batch.rows[at + first + numWay], numWay), value: value[0] };
+        const record: NamedRecord = { snpIndices, entry: entryText(batch.rows[at + first + numWay], numWay, naming), value: value[0] };
         if (lines.add(layout.line(record))) await lines.flush();
       }
       await lines.flush();

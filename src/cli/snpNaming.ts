@@ -17,24 +17,51 @@ export interface NamedRecord {
  * SNP names and the vector → SNP map of one prepared input; without a sidecar, vector = SNP, no names. Records naming
  * a vector past the run's count (known from the sidecar or the run-info file) are refused: a wrong file or `--way`.
  */
+/**
+ * How a record's coordinates are written (SPEC §7): `2·G + E` (vector G, entry bit E) for metrics with a table of
+ * entries per tuple (CCC, DUO, r²), or the plain vector index for those with one value per tuple (Czekanowski, §8).
+ */
+export type CoordinateEncoding = 'vector-entry' | 'vector';
+
+/** The encoding of a run's records by its metric (run.json's `metric`; null: unknown, the table form). */
+export function coordinateEncodingOf(metric: string | null): CoordinateEncoding {
+  return metric === 'czekanowski' ? 'vector' : 'vector-entry';
+}
+
+/** The entry text of records with one value per tuple. */
+export const NO_ENTRY = '-';
+
 export class SnpNaming {
-  private constructor(private readonly sidecar: PreparedSidecar | null, private readonly numVectorKnown: number | null) {}
+  private constructor(
+    private readonly sidecar: PreparedSidecar | null, private readonly numVectorKnown: number | null,
+    readonly coordinates: CoordinateEncoding = 'vector-entry',
+  ) {}
 
   /**
    * Naming from a sidecar file, or the identity (no names) when `sidecarPath` is null; `numVector` is the run's vector
    * count when known (run.json), which the sidecar must have too.
    */
-  static load(sidecarPath: string | null, numVector: number | null = null): SnpNaming {
+  static load(sidecarPath: string | null, numVector: number | null = null, coordinates: CoordinateEncoding = 'vector-entry'): SnpNaming {
     const sidecar = sidecarPath === null ? null : readSidecar(sidecarPath);
     if (sidecar !== null && numVector !== null && sidecar.numVector !== numVector) {
       throw new UserError(`sidecar ${sidecarPath} has ${sidecar.numVector} SNPs but the run has ${numVector} vectors: wrong sidecar?`);
     }
-    return new SnpNaming(sidecar, sidecar?.numVector ?? numVector);
+    return new SnpNaming(sidecar, sidecar?.numVector ?? numVector, coordinates);
   }
 
   /** The naming for metrics files of the run `info` (null: unknown): from `--sidecar` when given, else the run's sidecar. */
   static forRun(info: LoadedRunInfo | null, sidecarOption: string | undefined): SnpNaming {
-    return SnpNaming.load(sidecarOption ?? info?.sidecarPath ?? null, info?.numVector ?? null);
+    return SnpNaming.load(sidecarOption ?? info?.sidecarPath ?? null, info?.numVector ?? null, coordinateEncodingOf(info?.metric ?? null));
+  }
+
+  /** The vector a record coordinate names. */
+  vectorOfCoord(coord: number): number {
+    return this.coordinates === 'vector' ? coord : coordVectorIndex(coord);
+  }
+
+  /** The entry bit of a record coordinate (0 where records carry none). */
+  entryBitOfCoord(coord: number): number {
+    return this.coordinates === 'vector' ? 0 : coordEntryBit(coord);
   }
 
   get hasNames(): boolean {
@@ -74,10 +101,12 @@ export class SnpNaming {
     const pairs: Array<[number, number]> = [];
     for (let w = 0; w < numWay; w++) {
       const coord = coords[recordIdx * numWay + w];
-      pairs.push([this.snpIndexOf(coordVectorIndex(coord)), coordEntryBit(coord)]);
+      pairs.push([this.snpIndexOf(this.vectorOfCoord(coord)), this.entryBitOfCoord(coord)]);
     }
     // Without a sidecar the stored order is kept, so plain dumps show the files as they are.
     if (this.sidecar !== null) pairs.sort((a, b) => a[0] - b[0]);
-    return { snpIndices: pairs.map((pair) => pair[0]), entry: pairs.map((pair) => pair[1]).join(''), value };
+    // One value per tuple: no entry to name.
+    const entry = this.coordinates === 'vector' ? NO_ENTRY : pairs.map((pair) => pair[1]).join('');
+    return { snpIndices: pairs.map((pair) => pair[0]), entry, value };
   }
 }
