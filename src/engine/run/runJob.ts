@@ -8,7 +8,7 @@ import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/in
 import { checkHistogramLayout } from '../../core/histogramLayout.js';
 import { checkPackedVectorFile, checkRealVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
-import { resolveBackend, type BackendChoice } from './backendChoice.js';
+import { backendNeedsOf, resolveBackend, type BackendChoice } from './backendChoice.js';
 import { analysisRef, type JobSpec, type MemoryReport, type RunResult } from './jobSpec.js';
 import { checkMemory, checkThreadsAndRanks, type RunPlacement } from './memoryCheck.js';
 import type { RankPayload } from './rankEntry.js';
@@ -103,7 +103,7 @@ export async function checkJob(
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
   // The backend is resolved first: the memory estimate depends on the kernel set (and the GPU's kind).
-  const choice = await resolveBackend(requestedJob.backend);
+  const choice = await resolveBackend(requestedJob.backend, await backendNeedsOf(requestedJob));
   const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
   const memory = await checkJob(job, inProcessPlacement(job, { choice, requestedBackend: requestedJob.backend }), hooks.companions);
