@@ -4,9 +4,11 @@
 // Two kinds of work: `gemm`, the CPU popcount GEMM (dense CCC 2-way terms) on operands that fit in a core's L2, so
 // memory bandwidth is not what is shared; `scalar`, a JavaScript integer loop in registers. On hosts whose vCPUs
 // are full cores both scale ~K×; where vCPUs share vector units (SMT siblings a hypervisor shows as cores, or a
-// shared AVX-512 power budget), `gemm` falls well short of K× while `scalar` scales further.
+// shared AVX-512 power budget), `gemm` falls well short of K× while `scalar` scales further. `--gemm-vectors` and
+// `--gemm-fields` size the GEMM (e.g. whole 2048 × 2048 panels of 16384 fields, as the pipeline runs); `--threads` runs
+// the K copies as worker threads of one process, to tell the machine's limits from those of one address space.
 // Usage: node dist/tools/probe-cpu-ceiling.js [--processes 1,2,4,8,16] [--seconds 3] [--work gemm,scalar]
-//   [--gemm-vectors 256] [--gemm-fields 4096] [--json]
+//   [--gemm-vectors 256] [--gemm-fields 4096] [--threads] [--json]
 import { spawn } from 'node:child_process';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import os from 'node:os';
