@@ -88,7 +88,34 @@ export interface PairFinalizeRequest {
    * false: every pair.
    */
   readonly windowed?: boolean;
+  /**
+   * A records-only bar (a top-N run): of the passing entries, only those whose float32 value is at least as strong as
+   * the bar come back as records; the threshold, checksum, entries, histogram and dense values ignore it. Absent or
+   * null: every passing entry.
+   */
+  readonly recordBar?: RecordBar | null;
 }
+
+/**
+ * The weakest value a record may have and still come back (inclusive: a record equal to the bar may still enter a
+ * top N through a smaller index). `atLeast`: larger values are stronger, `atMost`: smaller ones. `valueBits` are the
+ * float32 bits of a non-negative, finite value — what the records hold — so the device compares bits, not doubles.
+ * An undefined value (NaN) never passes a bar.
+ */
+export interface RecordBar {
+  readonly keep: 'atLeast' | 'atMost';
+  readonly valueBits: number;
+}
+
+/** Whether a record's float32 bits pass `bar` (null: every record): the device programs' test, for the host and tests. */
+export function passesRecordBar(bar: RecordBar | null, valueBits: number): boolean {
+  if (bar === null) return true;
+  if (valueBits > FLOAT32_INFINITY_BITS) return false;
+  return bar.keep === 'atLeast' ? valueBits >= bar.valueBits : valueBits <= bar.valueBits;
+}
+
+/** Bits of float32 +infinity: non-negative float32 values order as their bits up to it; above it NaNs and negatives. */
+const FLOAT32_INFINITY_BITS = 0x7f800000;
 
 /**
  * Words per row that an LD window adds to a request's per-vector words, for the vector v of that row:

@@ -164,6 +164,8 @@ export interface PairStepsOutcome {
   /** Pairs computed (with a window: the pairs of the tiles that touch its band). */
   readonly numPairs: number;
   readonly numDevicePairs: number;
+  /** Records the device finalize returned (passing the threshold and, in a top-N run, the records-only bar). */
+  readonly numDeviceRecords: number;
   /** Pairs in the window among those computed (all of them without a window). */
   readonly numWindowPairs: number;
 }
@@ -196,7 +198,7 @@ export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: re
     }
     env.onWork(done * env.run.numField);
   });
-  return { numPairs, numDevicePairs: 0, numWindowPairs };
+  return { numPairs, numDevicePairs: 0, numDeviceRecords: 0, numWindowPairs };
 }
 
 /** Host finalize: GEMM tallies come back, are reduced over field slabs, and field rank 0 finalizes them. */
@@ -241,11 +243,15 @@ function hostPairFinalize(env: PipelineEnv): {
 async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
   const host = hostPairFinalize(env);
   const matrix = env.run.matrix ?? null;
-  // Records and dense values come back per panel: the host's panel size bounds their read-backs.
-  const pairsPerPanel = env.run.sink.writesRecords || matrix !== null ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
+  // Records and dense values come back per panel: the host's panel size bounds their read-backs; a top-N run's
+  // panels are smaller still, so that its records-only bar is known early.
+  const barred = (env.run.topRecords ?? null) !== null;
+  const pairsPerPanel = barred ? topPairsPerPanel(steps)
+    : env.run.sink.writesRecords || matrix !== null ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
   const window = env.run.sink.window;
   let numPairs = 0;
   let numDevicePairs = 0;
+  let numDeviceRecords = 0;
   let numWindowPairs = 0;
   await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
     const b = panel.block;
@@ -254,6 +260,7 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
         if (result.denseValues === null) throw new Error('a dense-matrix panel finalized on the device without its values');
         matrix.writeDevicePanel(b, result.denseValues);
       }
+      numDeviceRecords += result.records.count;
       device.apply(result, env.run.sink);
       numDevicePairs += pairsInPanel(b);
     } else {
@@ -272,9 +279,24 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
     numPairs += done;
     numWindowPairs += keptPairsInPanel(b, window);
     env.onWork(done * env.run.numField);
-  });
-  return { numPairs, numDevicePairs, numWindowPairs };
+  }, { firstAlone: barred });
+  return { numPairs, numDevicePairs, numDeviceRecords, numWindowPairs };
 }
+
+/**
+ * Device panels of a top-N run: about TOP_PANELS_PER_RANK of them per rank, within [TOP_MIN_PAIRS_PER_PANEL,
+ * PAIRS_PER_PANEL]. The records-only bar (topRecordsSink.ts recordBar) is the N-th strongest record of the panels
+ * applied so far: the first panel runs alone, without it, and returns every passing entry; small panels make that a
+ * small part of the run (and, one panel ahead, the bar lags by a panel). 2^16 pairs (a 256 × 256 tile) keep a panel's GEMM and finalize many
+ * workgroups wide.
+ */
+export function topPairsPerPanel(steps: readonly PairStep[]): number {
+  const numPairs = steps.reduce((sum, step) => sum + pairsOfStep(step), 0);
+  return Math.min(PAIRS_PER_PANEL, Math.max(TOP_MIN_PAIRS_PER_PANEL, Math.ceil(numPairs / TOP_PANELS_PER_RANK)));
+}
+
+const TOP_PANELS_PER_RANK = 16;
+const TOP_MIN_PAIRS_PER_PANEL = 1 << 16;
 
 /** Pairs of a panel (a strictUpper panel starts its rows and columns at one vector, mgemm/contract.ts). */
 export function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {
