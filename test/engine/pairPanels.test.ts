@@ -3,7 +3,7 @@
 // requested size, so that GPU sub-blocks are not thin.
 import { describe, expect, it } from 'vitest';
 import { allocatePlaneMatrix } from '../../src/mgemm/index.js';
-import { pairPanelsOf, type PairRegion } from '../../src/engine/pipeline/pipeline2.js';
+import { PAIRS_PER_PANEL, pairPanelsOf, topPairsPerPanel, type PairRegion, type PairStep } from '../../src/engine/pipeline/pipeline2.js';
 import type { VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 
 const block: VectorBlock = {
@@ -54,4 +54,16 @@ describe('pairPanelsOf', () => {
       expect(seen).toEqual(regionPairs(region));
     });
   }
+});
+
+describe('topPairsPerPanel', () => {
+  const step = (n: number, diagonal: boolean): PairStep => ({
+    colBlock: 0, isDiagonalBlock: diagonal, rowRange: { begin: 0, end: n }, colRange: { begin: 0, end: n },
+  });
+  it('about 16 panels of the rank\'s pairs, at least 2^16 and at most the host\'s panel', () => {
+    expect(topPairsPerPanel([step(2048, true)])).toBe(Math.ceil((2048 * 2047) / 2 / 16));
+    expect(topPairsPerPanel([step(600, true)])).toBe(1 << 16);
+    expect(topPairsPerPanel([step(20000, true), step(20000, false)])).toBe(PAIRS_PER_PANEL);
+    expect(topPairsPerPanel([step(3000, false), step(1000, false)])).toBe(Math.ceil((3000 * 3000 + 1000 * 1000) / 16));
+  });
 });
