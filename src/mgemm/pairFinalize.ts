@@ -107,16 +107,6 @@ export interface RecordBar {
   readonly valueBits: number;
 }
 
-/** Whether a record's float32 bits pass `bar` (null: every record): the device programs' test, for the host and tests. */
-export function passesRecordBar(bar: RecordBar | null, valueBits: number): boolean {
-  if (bar === null) return true;
-  if (valueBits > FLOAT32_INFINITY_BITS) return false;
-  return bar.keep === 'atLeast' ? valueBits >= bar.valueBits : valueBits <= bar.valueBits;
-}
-
-/** Bits of float32 +infinity: non-negative float32 values order as their bits up to it; above it NaNs and negatives. */
-const FLOAT32_INFINITY_BITS = 0x7f800000;
-
 /**
  * Words per row that an LD window adds to a request's per-vector words, for the vector v of that row:
  * [bandEnd, otherChromosomeFirst], global vector indices. A pair of global vectors lo < hi is in the window iff

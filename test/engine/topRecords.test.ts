@@ -113,23 +113,26 @@ describe.skipIf(!gate.available)(`run --top N on the GPU (${gate.description})`,
 
 describe.skipIf(!gate.available)(`run --top N on the GPU with the records-only bar (${gate.description})`, () => {
   // Problems of several device panels (2-way) or batches (3-way), so that the bar is set after the first and bars the
-  // rest: the file equals the naive top N, checksum and entries equal the CPU backend's (the bar never touches them),
-  // and fewer records than the passing entries come back.
-  const BAR_CASES: readonly Case[] = [
-    { name: 'CCC 2-way nv 600 nf 40', job: { numVector: 600, numField: 40 }, count: 150 },
+  // rest: the file equals the naive top N, checksum, entries and histograms equal the CPU backend's (the bar never
+  // touches them), and fewer records than the passing entries come back.
+  const BAR_CASES: readonly (Case & { readonly histograms?: boolean })[] = [
+    { name: 'CCC 2-way nv 600 nf 40, histograms', job: { numVector: 600, numField: 40 }, count: 150, histograms: true },
     { name: 'CCC 2-way sparse nv 560 nf 48, npv 2, 2 phases, threshold 0.3', job: { sparse: true, numVector: 560, numField: 48, threshold: 0.3, decomposition: { numProcVector: 2, numPhase: 2 } }, count: 90 },
     { name: 'DUO 2-way analytic nv 620 nf 16 (ties)', job: { metric: 'duo', numVector: 620, numField: 16, source: ANALYTIC }, count: 200 },
     { name: 'r² 2-way nv 580 nf 60, npv 3', job: { metric: 'r2', sparse: true, numVector: 580, numField: 60, decomposition: { numProcVector: 3 } } as unknown as JobOptions, count: 120 },
-    { name: 'CCC 3-way nv 100 nf 40', job: { numWay: 3, numVector: 100, numField: 40 }, count: 100 },
+    { name: 'CCC 3-way nv 100 nf 40, histograms', job: { numWay: 3, numVector: 100, numField: 40 }, count: 100, histograms: true },
     { name: 'DUO 3-way sparse analytic nv 70 nf 16 (ties), npv 2', job: { metric: 'duo', numWay: 3, sparse: true, numVector: 70, numField: 16, source: ANALYTIC, decomposition: { numProcVector: 2 } }, count: 80 },
   ];
   for (const c of BAR_CASES) {
     it(`${c.name}`, async () => {
-      const job = topJob({ ...c.job, backend: 'webgpu' }, c.count);
+      const histogramPath = (name: string): string | null => (c.histograms === true ? join(dir, `bar${stubIdx}-${name}.tsv`) : null);
+      const job: JobSpec = { ...topJob({ ...c.job, backend: 'webgpu' }, c.count), histogramPath: histogramPath('gpu') };
       const { words, result } = await runTop(job);
       expect(words).toEqual(naiveOf(job, c.count, c.job.threshold ?? null));
-      const cpu = await runJob(makeJob({ ...c.job, backend: 'cpu' }));
+      const cpuJob: JobSpec = { ...makeJob({ ...c.job, backend: 'cpu' }), histogramPath: histogramPath('cpu') };
+      const cpu = await runJob(cpuJob);
       expect({ checksum: result.checksum, entries: result.entries }).toEqual({ checksum: cpu.checksum, entries: cpu.entries });
+      if (c.histograms === true) expect(readFileSync(job.histogramPath as string, 'utf8')).toBe(readFileSync(cpuJob.histogramPath as string, 'utf8'));
       const n = c.job.numVector;
       const numWay = c.job.numWay ?? 2;
       expect(numWay === 2 ? result.deviceFinalizedPairs : result.deviceFinalizedTriples).toBe(numWay === 2 ? (n * (n - 1)) / 2 : (n * (n - 1) * (n - 2)) / 6);

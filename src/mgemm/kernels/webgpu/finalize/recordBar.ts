@@ -15,9 +15,9 @@ export function recordBarUniforms(bar: RecordBar | null): Record<(typeof RECORD_
 }
 
 /**
- * `keptByBar(bits)`: whether a record of float32 bits passes the bar — mgemm/pairFinalize.ts passesRecordBar. A
- * finite non-negative float32 orders as its bits; NaNs (and negatives, which the checksum's range check sends to the
- * host anyway) lie above +infinity's bits and never pass a bar.
+ * `keptByBar(bits)`: whether a record of float32 bits passes the bar (inclusive). A finite non-negative float32 orders
+ * as its bits; NaNs (and negatives, which the checksum's range check sends to the host anyway) lie above +infinity's
+ * bits and never pass a bar, as NaN never ranks in a top N.
  */
 export const RECORD_BAR_WGSL = `
 fn keptByBar(bits: u32) -> bool {
