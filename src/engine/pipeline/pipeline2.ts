@@ -253,7 +253,8 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
   let numDevicePairs = 0;
   let numDeviceRecords = 0;
   let numWindowPairs = 0;
-  await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
+  const panels = barred ? withSmallFirstPanel(pairPanels(env, own, steps, pairsPerPanel)) : pairPanels(env, own, steps, pairsPerPanel);
+  await runOneAhead(panels, (panel) => device.start(panel.block), async (panel, result) => {
     const b = panel.block;
     if (result.kind === 'done') {
       if (matrix !== null) {
@@ -286,8 +287,8 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
 /**
  * Device panels of a top-N run: about TOP_PANELS_PER_RANK of them per rank, within [TOP_MIN_PAIRS_PER_PANEL,
  * PAIRS_PER_PANEL]. The records-only bar (topRecordsSink.ts recordBar) is the N-th strongest record of the panels
- * applied so far: the first panel runs alone, without it, and returns every passing entry; small panels make that a
- * small part of the run (and, one panel ahead, the bar lags by a panel). 2^16 pairs (a 256 × 256 tile) keep a panel's GEMM and finalize many
+ * applied so far; small panels keep it close to the run's (one panel ahead, it lags by a panel). The first panel
+ * runs alone, without a bar, cut to a small head (withSmallFirstPanel). 2^16 pairs (a 256 × 256 tile) keep a panel's GEMM and finalize many
  * workgroups wide.
  */
 export function topPairsPerPanel(steps: readonly PairStep[]): number {
@@ -297,6 +298,37 @@ export function topPairsPerPanel(steps: readonly PairStep[]): number {
 
 const TOP_PANELS_PER_RANK = 16;
 const TOP_MIN_PAIRS_PER_PANEL = 1 << 16;
+/**
+ * Pairs of a top-N run's first panel, which runs alone and returns every passing entry: 4 Ki pairs (16 Ki records at
+ * most) bar the panels after it from a sample large enough to leave few records above the bar.
+ */
+export const TOP_FIRST_PANEL_PAIRS = 1 << 12;
+
+/**
+ * A panel cut into a head of its first rows (about `headPairs` pairs) and the rest, or the panel alone when it is that
+ * small; together they hold the panel's pairs. A strictUpper panel starts its rows and columns at one vector, and so
+ * does its rest: the columns left of the rest's first row hold no pair of it.
+ */
+export function splitPanelHead(b: PairBlock, headPairs: number): PairBlock[] {
+  const headRows = Math.max(1, Math.floor(headPairs / Math.max(1, b.numCols)));
+  if (headRows >= b.numRows) return [b];
+  const head: PairBlock = { ...b, numRows: headRows };
+  const colsSkipped = b.strictUpper ? headRows : 0;
+  const rest: PairBlock = {
+    ...b, rowFirst: b.rowFirst + headRows, numRows: b.numRows - headRows, colFirst: b.colFirst + colsSkipped, numCols: b.numCols - colsSkipped,
+  };
+  return rest.numCols > 0 ? [head, rest] : [head];
+}
+
+/** A top-N run's panels: the first cut to a small head (TOP_FIRST_PANEL_PAIRS), which sets the bar, then the others. */
+async function* withSmallFirstPanel(panels: AsyncGenerator<PairPanel>): AsyncGenerator<PairPanel> {
+  let first = true;
+  for await (const panel of panels) {
+    const blocks = first ? splitPanelHead(panel.block, TOP_FIRST_PANEL_PAIRS) : [panel.block];
+    first = false;
+    for (const block of blocks) yield { block };
+  }
+}
 
 /** Pairs of a panel (a strictUpper panel starts its rows and columns at one vector, mgemm/contract.ts). */
 export function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {
