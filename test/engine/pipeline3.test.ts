@@ -58,9 +58,9 @@ describe('sliceBatches', () => {
 describe('RecordedTriplesPerCall', () => {
   it('a top-N run\'s first call is small (its records all come back), then the calls grow from the usual floor', () => {
     const size = new RecordedTriplesPerCall({ firstTriples: TOP_FIRST_TRIPLES_PER_CALL });
-    expect(size.limit).toBe(1 << 15);
+    expect(size.limit).toBe(1 << 12);
     // The first call's 8 entries a triple all came back: later calls hold what fits twice that density.
-    size.observe(1 << 15, 8 << 15);
+    size.observe(1 << 12, 8 << 12);
     expect(size.limit).toBe(1 << 20);
   });
 

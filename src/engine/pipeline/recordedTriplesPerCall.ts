@@ -14,9 +14,9 @@ const GROWTH_PER_CALL = 4;
 
 /**
  * The first call of a top-N run: its records all come back (no records-only bar is known yet), later calls' only
- * above the bar it sets; 32 Ki triples, at most 256 Ki records.
+ * those that reach the bar it sets; 4 Ki triples, at most 32 Ki records (a j-slice larger than that is a call of its own).
  */
-export const TOP_FIRST_TRIPLES_PER_CALL = 1 << 15;
+export const TOP_FIRST_TRIPLES_PER_CALL = 1 << 12;
 
 export class RecordedTriplesPerCall {
   private triples: number;
