@@ -11,7 +11,7 @@ import type { ChecksumAccumulator } from '../core/checksum.js';
 import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 import type { PairWindowLimits } from '../core/pairWindow.js';
 import type {
-  DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, RecordBar, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
+  DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, RecordBar, TermGroup, TripleFinalizeResult,
 } from '../mgemm/index.js';
 
 /** The run facts an analysis is bound to: its metric settings and the problem's size. */

@@ -288,8 +288,8 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
  * Device panels of a top-N run: about TOP_PANELS_PER_RANK of them per rank, within [TOP_MIN_PAIRS_PER_PANEL,
  * PAIRS_PER_PANEL]. The records-only bar (topRecordsSink.ts recordBar) is the N-th strongest record of the panels
  * applied so far; small panels keep it close to the run's (one panel ahead, it lags by a panel). The first panel
- * runs alone, without a bar, cut to a small head (withSmallFirstPanel). 2^16 pairs (a 256 × 256 tile) keep a panel's GEMM and finalize many
- * workgroups wide.
+ * runs alone, without a bar, cut to a small head (withSmallFirstPanel). 2^16 pairs (a 256 × 256 tile) keep a panel's
+ * GEMM and finalize many workgroups wide.
  */
 export function topPairsPerPanel(steps: readonly PairStep[]): number {
   const numPairs = steps.reduce((sum, step) => sum + pairsOfStep(step), 0);

@@ -16,12 +16,14 @@ export function recordBarUniforms(bar: RecordBar | null): Record<(typeof RECORD_
 
 /**
  * `keptByBar(bits)`: whether a record of float32 bits passes the bar (inclusive). A finite non-negative float32 orders
- * as its bits; NaNs (and negatives, which the checksum's range check sends to the host anyway) lie above +infinity's
- * bits and never pass a bar, as NaN never ranks in a top N.
+ * as its bits (−0 taken as +0); NaNs (and negatives, which the checksum's range check sends to the host anyway) lie
+ * above +infinity's bits and never pass a bar, as NaN never ranks in a top N.
  */
 export const RECORD_BAR_WGSL = `
 fn keptByBar(bits: u32) -> bool {
   if (u.recordBarKind == 0u) { return true; }
-  if (bits > 0x7f800000u) { return false; }
-  return select(bits <= u.recordBarBits, bits >= u.recordBarBits, u.recordBarKind == 1u);
+  // −0 ranks as +0 (the host compares values, not bits).
+  let b = select(bits, 0u, bits == 0x80000000u);
+  if (b > 0x7f800000u) { return false; }
+  return select(b <= u.recordBarBits, b >= u.recordBarBits, u.recordBarKind == 1u);
 }`;
