@@ -12,7 +12,7 @@ import type { ChecksumAccumulator } from '../core/checksum.js';
 import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 import type { PairWindowLimits } from '../core/pairWindow.js';
 import type {
-  DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, TermGroup, TripleFinalizeResult,
+  DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, RecordBar, TermGroup, TripleFinalizeResult,
 } from '../mgemm/index.js';
 
 /** The run facts an analysis is bound to: its metric settings and the problem's size. */
@@ -158,7 +158,15 @@ export interface DeviceFinalizeOptions {
   readonly histogram?: HistogramLayout | null;
   /** An LD window (2-way): pairs outside it count nowhere, on the device too; absent or null: every pair. */
   readonly window?: PairWindowLimits | null;
+  /**
+   * A top-N run's records-only bar, asked for as each request starts (it tightens as the run's strongest records are
+   * known): records weaker than it are not returned (mgemm/pairFinalize.ts RecordBar); absent or null: every record.
+   */
+  readonly recordBar?: RecordBarSource | null;
 }
+
+/** The current records-only bar of a run (null while none is known). */
+export type RecordBarSource = () => RecordBar | null;
 
 /** 2-way finalize on the device: one request per panel, its small results applied in panel order. */
 export interface DevicePairFinalizer {

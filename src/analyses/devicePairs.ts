@@ -9,7 +9,7 @@ import {
   NO_OTHER_CHROMOSOME, PAIR_WINDOW_WORDS, pairUidsOnDevice, valuesFillTable, type DenseValueKind, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
   type PairValueProgram, type PopcountGemm, type TermGroup,
 } from '../mgemm/index.js';
-import type { DeviceFinalizeOptions, DevicePairFinalizer, PairBlock, ResultSink, VectorBlockView } from './analysis.js';
+import type { DeviceFinalizeOptions, DevicePairFinalizer, PairBlock, RecordBarSource, ResultSink, VectorBlockView } from './analysis.js';
 
 type DoneResult = Extract<PairFinalizeResult, { kind: 'done' }>;
 
@@ -61,6 +61,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     private readonly denseValues: DenseValueKind | null,
     private readonly histogram: HistogramLayout | null,
     private readonly window: PairWindowLimits | null,
+    private readonly recordBar: RecordBarSource | null,
   ) {}
 
   /**
@@ -78,7 +79,10 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
     const denseValues = options.denseValues ?? null;
     // Dense values are one per pair.
     if (denseValues !== null && values.program.entryBits.length !== 1) return null;
-    return new ProgramDevicePairs(values, finalizePairs, bits, numVector, options.writesRecords, denseValues, options.histogram ?? null, options.window ?? null);
+    return new ProgramDevicePairs(
+      values, finalizePairs, bits, numVector, options.writesRecords, denseValues, options.histogram ?? null, options.window ?? null,
+      options.recordBar ?? null,
+    );
   }
 
   get program(): PairValueProgram {
@@ -106,6 +110,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
       denseValues: this.denseValues,
       histogram: this.histogram,
       windowed: this.window !== null,
+      recordBar: this.records ? this.recordBar?.() ?? null : null,
     };
     return this.finalizePairs(request);
   }

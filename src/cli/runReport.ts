@@ -32,6 +32,8 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
   const devices = describeRankDevices(result.rankDevices);
   if (devices !== null) lines.push(devices);
   if (result.deviceFinalizedTriples > 0) lines.push(`finalized ${result.deviceFinalizedTriples} triples on the GPU`);
+  // A top-N run's records-only bar: how few of the passing entries came back.
+  if (spec.top != null && result.deviceRecordsReadBack > 0) lines.push(`read back ${result.deviceRecordsReadBack} records from the GPU for the top ${spec.top}`);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);
   if (result.outputFiles.length > 0) lines.push(`output ${result.outputFiles.join(' ')}${spec.top == null ? '' : ` (top ${spec.top})`}`);
   if (result.histogram !== null) lines.push(`histograms ${result.histogram.path}`);

@@ -88,6 +88,23 @@ export interface PairFinalizeRequest {
    * false: every pair.
    */
   readonly windowed?: boolean;
+  /**
+   * A records-only bar (a top-N run): of the passing entries, only those whose float32 value is at least as strong as
+   * the bar come back as records; the threshold, checksum, entries, histogram and dense values ignore it. Absent or
+   * null: every passing entry.
+   */
+  readonly recordBar?: RecordBar | null;
+}
+
+/**
+ * The weakest value a record may have and still come back (inclusive: a record equal to the bar may still enter a
+ * top N through a smaller index). `atLeast`: larger values are stronger, `atMost`: smaller ones. `valueBits` are the
+ * float32 bits of a non-negative, finite value — what the records hold — so the device compares bits, not doubles.
+ * An undefined value (NaN) never passes a bar.
+ */
+export interface RecordBar {
+  readonly keep: 'atLeast' | 'atMost';
+  readonly valueBits: number;
 }
 
 /**

@@ -4,7 +4,7 @@
 // passing records; only those small results come back. The engine decides what is precomputed (per-vector
 // factors, 2-way pair counts); the kernel set only combines them.
 import type { PopcountGemm3Request } from './contract.js';
-import { formulaConstantsOnDevice } from './pairFinalize.js';
+import { formulaConstantsOnDevice, type RecordBar } from './pairFinalize.js';
 import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 
 /** u32 words per vector in `TripleFinalizeRequest.xVectors` / `yVectors` / `zVectors`. */
@@ -92,6 +92,8 @@ export interface TripleFinalizeRequest {
   readonly records: boolean;
   /** Count every value (before the threshold) in this layout (entry bits 4a + 2b + c); absent or null: none. */
   readonly histogram?: HistogramLayout | null;
+  /** A top-N run's records-only bar (pairFinalize.ts RecordBar); absent or null: every passing entry's record. */
+  readonly recordBar?: RecordBar | null;
 }
 
 /**

@@ -2,7 +2,7 @@
 // kept when a predicate written here from the loci says so; checksum, entries, records and histograms of windowed
 // runs of CCC, DUO and r² on ref, cpu and webgpu (device finalize), over npv, npf, npr, phases, half-diagonal split and
 // threads. Also: only tiles that touch the band are computed (comparisons), and steps whose blocks miss the band are
-// neither computed nor exchanged.
+// neither computed nor exchanged; a windowed --top N on the GPU (records-only bar) writes the CPU run's file.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -171,6 +171,26 @@ describe.skipIf(!gate.available)(`windowed runs on the GPU (${gate.description})
       }, 60_000);
     }
   }
+});
+
+describe.skipIf(!gate.available)(`windowed --top N on the GPU with the records-only bar (${gate.description})`, () => {
+  it('r² and CCC, --ld-window-kb over 3 chromosomes, npv 2: the CPU run\'s top file, checksum and entries; fewer records back', async () => {
+    const loci = lociOf([700, 500, 300], 11);
+    const spec: PairWindowSpec = { maxVectorSpan: null, maxDistanceBp: 150_000, interChr: false };
+    for (const m of [{ metric: 'r2', sparse: true }, { metric: 'ccc', sparse: false }] as const) {
+      const job = (backend: 'cpu' | 'webgpu'): JobSpec => ({
+        ...windowedJob({ ...m, numVector: loci.chromosome.length, numField: 45, backend, decomposition: { numProcVector: 2 } }, loci, spec), top: 300,
+      });
+      const gpu = await runJob(job('webgpu'));
+      const cpu = await runJob(job('cpu'));
+      expect({ checksum: gpu.checksum, entries: gpu.entries, windowPairs: gpu.windowPairs })
+        .toEqual({ checksum: cpu.checksum, entries: cpu.entries, windowPairs: cpu.windowPairs });
+      expect(readFileSync(gpu.outputFiles[0])).toEqual(readFileSync(cpu.outputFiles[0]));
+      expect(gpu.deviceFinalizedPairs).toBeGreaterThan(0);
+      expect(gpu.deviceRecordsReadBack).toBeGreaterThanOrEqual(300);
+      expect(gpu.deviceRecordsReadBack).toBeLessThan(gpu.entries / 2);
+    }
+  }, 120_000);
 });
 
 describe('only the band is computed', () => {

@@ -3,7 +3,7 @@
 // requested size, so that GPU sub-blocks are not thin.
 import { describe, expect, it } from 'vitest';
 import { allocatePlaneMatrix } from '../../src/mgemm/index.js';
-import { pairPanelsOf, type PairRegion } from '../../src/engine/pipeline/pipeline2.js';
+import { PAIRS_PER_PANEL, pairPanelsOf, splitPanelHead, topPairsPerPanel, type PairRegion, type PairStep } from '../../src/engine/pipeline/pipeline2.js';
 import type { VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 
 const block: VectorBlock = {
@@ -52,6 +52,48 @@ describe('pairPanelsOf', () => {
         }
       }
       expect(seen).toEqual(regionPairs(region));
+    });
+  }
+});
+
+describe('topPairsPerPanel', () => {
+  const step = (n: number, diagonal: boolean): PairStep => ({
+    colBlock: 0, isDiagonalBlock: diagonal, rowRange: { begin: 0, end: n }, colRange: { begin: 0, end: n },
+  });
+  it('about 16 panels of the rank\'s pairs, at least 2^16 and at most the host\'s panel', () => {
+    expect(topPairsPerPanel([step(2048, true)])).toBe(Math.ceil((2048 * 2047) / 2 / 16));
+    expect(topPairsPerPanel([step(600, true)])).toBe(1 << 16);
+    expect(topPairsPerPanel([step(20000, true), step(20000, false)])).toBe(PAIRS_PER_PANEL);
+    expect(topPairsPerPanel([step(3000, false), step(1000, false)])).toBe(Math.ceil((3000 * 3000 + 1000 * 1000) / 16));
+  });
+});
+
+describe('splitPanelHead (a top-N run\'s first panel)', () => {
+  /** Pairs of a panel by definition, as "row,col". */
+  const panelPairs = (p: ReturnType<typeof splitPanelHead>[number]): string[] => {
+    const pairs: string[] = [];
+    for (let r = p.rowFirst; r < p.rowFirst + p.numRows; r++) {
+      for (let c = p.colFirst; c < p.colFirst + p.numCols; c++) if (!p.strictUpper || r < c) pairs.push(`${r},${c}`);
+    }
+    return pairs;
+  };
+  for (const { name, region, pairsPerPanel } of CASES) {
+    it(`${name}: head of few rows and rest hold the panel's pairs once; strictUpper pieces start rows and columns together`, () => {
+      for (const panel of pairPanelsOf(block, block, region, pairsPerPanel)) {
+        for (const headPairs of [1, 5, 40, 1 << 12]) {
+          const pieces = splitPanelHead(panel, headPairs);
+          expect(pieces[0].rowFirst).toBe(panel.rowFirst);
+          expect(pieces[0].numRows).toBe(Math.min(panel.numRows, Math.max(1, Math.floor(headPairs / panel.numCols))));
+          for (const piece of pieces) {
+            expect(piece.numRows).toBeGreaterThan(0);
+            expect(piece.numCols).toBeGreaterThan(0);
+            if (piece.strictUpper) expect(piece.colFirst).toBe(piece.rowFirst);
+          }
+          const pairs = pieces.flatMap(panelPairs);
+          expect(new Set(pairs).size).toBe(pairs.length);
+          expect(new Set(pairs)).toEqual(new Set(panelPairs(panel)));
+        }
+      }
     });
   }
 });

@@ -1,7 +1,7 @@
 // The 3-way pipeline's pure parts: j-slices of a unit (every triple once) and their batching per mGEMM3 call.
 import { describe, expect, it } from 'vitest';
 import { forEachTripleSlice, sliceBatches, type JSlice, type TripleUnit } from '../../src/engine/pipeline/pipeline3.js';
-import { RecordedTriplesPerCall } from '../../src/engine/pipeline/recordedTriplesPerCall.js';
+import { RecordedTriplesPerCall, TOP_FIRST_TRIPLES_PER_CALL } from '../../src/engine/pipeline/recordedTriplesPerCall.js';
 
 const slicesOf = (unit: TripleUnit, numI: number, numJ: number, numK: number): JSlice[] => {
   const slices: JSlice[] = [];
@@ -56,6 +56,14 @@ describe('sliceBatches', () => {
 });
 
 describe('RecordedTriplesPerCall', () => {
+  it('a top-N run\'s first call is small (its records all come back), then the calls grow from the usual floor', () => {
+    const size = new RecordedTriplesPerCall({ firstTriples: TOP_FIRST_TRIPLES_PER_CALL });
+    expect(size.limit).toBe(1 << 12);
+    // The first call's 8 entries a triple all came back: later calls hold what fits twice that density.
+    size.observe(1 << 12, 8 << 12);
+    expect(size.limit).toBe(1 << 20);
+  });
+
   it('starts from all 8 entries passing, grows 4× a call while records are rare, and stays within the records room', () => {
     const size = new RecordedTriplesPerCall();
     expect(size.limit).toBe(1 << 20);

@@ -1,7 +1,8 @@
 // run --top N against a naive reference (naiveTop.ts: every value of a small problem, sorted): CCC, DUO and r², 2-way
 // and 3-way, ref and cpu, over npv, npf, npr, phases and stages, with the analytic problem's many ties, N beyond the
-// number of entries, a threshold, threads 1 and 2 (finalize workers), and on the GPU (device finalize); the sink
-// itself against a full sort; refusals.
+// number of entries, a threshold, threads 1 and 2 (finalize workers), and on the GPU (device finalize, with the
+// records-only bar over several panels and batches); the sink itself against a full sort, its bar against the N-th
+// strongest so far; refusals.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +111,37 @@ describe.skipIf(!gate.available)(`run --top N on the GPU (${gate.description})`,
   }
 });
 
+describe.skipIf(!gate.available)(`run --top N on the GPU with the records-only bar (${gate.description})`, () => {
+  // Problems of several device panels (2-way) or batches (3-way), so that the bar is set after the first and bars the
+  // rest: the file equals the naive top N, checksum, entries and histograms equal the CPU backend's (the bar never
+  // touches them), and fewer records than the passing entries come back.
+  const BAR_CASES: readonly (Case & { readonly histograms?: boolean })[] = [
+    { name: 'CCC 2-way nv 600 nf 40, histograms', job: { numVector: 600, numField: 40 }, count: 150, histograms: true },
+    { name: 'CCC 2-way sparse nv 560 nf 48, npv 2, 2 phases, threshold 0.3', job: { sparse: true, numVector: 560, numField: 48, threshold: 0.3, decomposition: { numProcVector: 2, numPhase: 2 } }, count: 90 },
+    { name: 'DUO 2-way analytic nv 620 nf 16 (ties)', job: { metric: 'duo', numVector: 620, numField: 16, source: ANALYTIC }, count: 200 },
+    { name: 'r² 2-way nv 580 nf 60, npv 3', job: { metric: 'r2', sparse: true, numVector: 580, numField: 60, decomposition: { numProcVector: 3 } } as unknown as JobOptions, count: 120 },
+    { name: 'CCC 3-way nv 100 nf 40, histograms', job: { numWay: 3, numVector: 100, numField: 40 }, count: 100, histograms: true },
+    { name: 'DUO 3-way sparse analytic nv 70 nf 16 (ties), npv 2', job: { metric: 'duo', numWay: 3, sparse: true, numVector: 70, numField: 16, source: ANALYTIC, decomposition: { numProcVector: 2 } }, count: 80 },
+  ];
+  for (const c of BAR_CASES) {
+    it(`${c.name}`, async () => {
+      const histogramPath = (name: string): string | null => (c.histograms === true ? join(dir, `bar${stubIdx}-${name}.tsv`) : null);
+      const job: JobSpec = { ...topJob({ ...c.job, backend: 'webgpu' }, c.count), histogramPath: histogramPath('gpu') };
+      const { words, result } = await runTop(job);
+      expect(words).toEqual(naiveOf(job, c.count, c.job.threshold ?? null));
+      const cpuJob: JobSpec = { ...makeJob({ ...c.job, backend: 'cpu' }), histogramPath: histogramPath('cpu') };
+      const cpu = await runJob(cpuJob);
+      expect({ checksum: result.checksum, entries: result.entries }).toEqual({ checksum: cpu.checksum, entries: cpu.entries });
+      if (c.histograms === true) expect(readFileSync(job.histogramPath as string, 'utf8')).toBe(readFileSync(cpuJob.histogramPath as string, 'utf8'));
+      const n = c.job.numVector;
+      const numWay = c.job.numWay ?? 2;
+      expect(numWay === 2 ? result.deviceFinalizedPairs : result.deviceFinalizedTriples).toBe(numWay === 2 ? (n * (n - 1)) / 2 : (n * (n - 1) * (n - 2)) / 6);
+      expect(result.deviceRecordsReadBack).toBeGreaterThanOrEqual(c.count);
+      expect(result.deviceRecordsReadBack).toBeLessThan(result.entries / 2);
+    }, 60_000);
+  }
+});
+
 describe('TopRecords keeps the N strongest records exactly', () => {
   it('records with many ties, appended in uneven chunks, equal a full sort; smaller-is-stronger too', () => {
     let seed = 12345;
@@ -138,6 +170,53 @@ describe('TopRecords keeps the N strongest records exactly', () => {
       const taken = top.take();
       expect(taken.numRecords).toBe(123);
       expect(Array.from(taken.words)).toEqual(expected);
+    }
+  });
+});
+
+describe('TopRecords.recordBar: the device\'s records-only bar', () => {
+  it('null until N records are held; then never stronger than the N-th strongest so far, exact when first set, tightening', () => {
+    let seed = 777;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const bitsOf = (value: number): number => new Uint32Array(Float32Array.of(value).buffer)[0];
+    for (const stronger of ['larger', 'smaller'] as const) {
+      const count = 40;
+      const sign = stronger === 'larger' ? 1 : -1;
+      const top = new TopRecords(2, { count, stronger });
+      const plain = new TopRecords(2, { count, stronger });
+      const seen: number[] = [];
+      const bars: number[] = [];
+      for (let chunk = 0; chunk < 80; chunk++) {
+        const numRecords = 1 + (next() % 9);
+        const words = new Uint32Array(3 * numRecords);
+        const values = new Float32Array(words.buffer);
+        for (let r = 0; r < numRecords; r++) {
+          words[3 * r] = next() % 50;
+          words[3 * r + 1] = 100 + (next() % 50);
+          // Many ties, zeros among them, and NaNs, which never rank.
+          values[3 * r + 2] = r === 0 && chunk % 11 === 5 ? Number.NaN : (next() % 23) / 16;
+          if (!Number.isNaN(values[3 * r + 2])) seen.push(values[3 * r + 2]);
+        }
+        top.appendRecordWords(words, numRecords);
+        plain.appendRecordWords(words, numRecords);
+        const nth = [...seen].sort((a, b) => sign * (b - a))[count - 1];
+        const bar = top.recordBar();
+        if (seen.length < count) {
+          expect(bar).toBeNull();
+          continue;
+        }
+        if (bar === null) throw new Error(`no bar with ${seen.length} records held`);
+        expect(bar.keep).toBe(stronger === 'larger' ? 'atLeast' : 'atMost');
+        const barValue = new Float32Array(Uint32Array.of(bar.valueBits).buffer)[0];
+        expect(bar.valueBits).toBe(bitsOf(barValue));
+        // A valid bar: at least N records seen are as strong as it, so a weaker one can never be kept.
+        expect(sign * (nth - barValue)).toBeGreaterThanOrEqual(0);
+        if (bars.length === 0) expect(barValue).toBe(nth);
+        bars.push(barValue);
+      }
+      expect(sign * (bars[bars.length - 1] - bars[0])).toBeGreaterThan(0);
+      // Asking for the bar leaves what the sink keeps unchanged.
+      expect(top.take()).toEqual(plain.take());
     }
   });
 });

@@ -1,10 +1,11 @@
 // Device finalize of 2-way requests (mgemm/pairFinalize.ts) on every kernel family and tally layout against an
 // oracle built from the CPU's own pieces: reference tallies, core/formulas.ts values, core/thresholds.ts, and
-// core/checksum.ts's accumulator. Random ragged shapes, small bindings (several sub-blocks), strictUpper.
+// core/checksum.ts's accumulator. Random ragged shapes, small bindings (several sub-blocks), strictUpper; a top-N run's
+// records-only bar against the oracle's records filtered by value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPopcountGemmWebgpu, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits, type PlaneMatrix,
-  type PopcountGemmWebgpu, type WebgpuPopcountGemmOptions,
+  type PopcountGemmWebgpu, type RecordBar, type WebgpuPopcountGemmOptions,
 } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { ChecksumAccumulator, entryUid2 } from '../../src/core/checksum.js';
@@ -193,6 +194,40 @@ describe.skipIf(!gate.available)(`webgpu device finalize on ${gate.description}`
       const want = await oracle(c, ops, k, request);
       expect(want.entries).toBeGreaterThan(0);
       expectOracleResult(await gemm.finalizePairs(request), want);
+    });
+  });
+
+  describe.each(OPTION_SETS.slice(0, 3))('a top-N run\'s records-only bar ($name)', ({ options }) => {
+    let gemm: PopcountGemmWebgpu;
+    beforeAll(async () => {
+      gemm = await createPopcountGemmWebgpu(options);
+    });
+    afterAll(async () => {
+      await gemm.close();
+    });
+
+    it.each(CASES)('only records at least as strong as the bar come back, ties included; checksum and counts unchanged: $name', async (c) => {
+      const k: FormulaConstants = { countedBits: countedBitsPerField(c.metric), multiplier: defaultMultiplier(c.metric), param: DEFAULT_PARAM };
+      const ops = operandsOf(c);
+      const request = requestOf(c, ops, k);
+      const want = await oracle(c, ops, k, request);
+      const wantValues = new Float32Array(Uint32Array.from(want.records).buffer);
+      // The bar: a value some records hold (ties at the bar must come back), a third of the way from the weak end and
+      // above the smallest value (a few fields give many zeros).
+      const sorted = Array.from({ length: want.records.length / 3 }, (_, r) => wantValues[3 * r + 2]).filter((v) => !Number.isNaN(v)).sort((x, y) => x - y);
+      for (const keep of ['atLeast', 'atMost'] as const) {
+        const third = keep === 'atLeast' ? sorted[Math.floor((2 * sorted.length) / 3)] : sorted[Math.floor(sorted.length / 3)];
+        const barValue = keep === 'atLeast' && third === sorted[0] ? sorted.find((v) => v > sorted[0]) ?? third : third;
+        const recordBar: RecordBar = { keep, valueBits: float32Bits(barValue) };
+        const kept: number[] = [];
+        for (let r = 0; r < want.records.length / 3; r++) {
+          const v = wantValues[3 * r + 2];
+          if (keep === 'atLeast' ? v >= barValue : v <= barValue) kept.push(...want.records.slice(3 * r, 3 * r + 3));
+        }
+        expect(kept.length).toBeGreaterThan(0);
+        expect(kept.length).toBeLessThan(want.records.length);
+        expectOracleResult(await gemm.finalizePairs({ ...request, recordBar }), { ...want, records: kept });
+      }
     });
   });
 

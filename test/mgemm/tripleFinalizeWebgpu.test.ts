@@ -1,7 +1,8 @@
 // Device finalize of 3-way requests (mgemm/tripleFinalize.ts) on the kernel families and tally layouts against an
 // oracle built from the CPU's own pieces, independent of src/engine/finalize3.ts: reference tallies, tallyLayout's
 // coefficient3 inclusion–exclusion, core/formulas.ts denseValue3 / sparseValue3, core/thresholds.ts and
-// core/checksum.ts's accumulator with entryUid3. Ragged shapes, every order of (i, j, k), small bindings.
+// core/checksum.ts's accumulator with entryUid3. Ragged shapes, every order of (i, j, k), small bindings; a top-N run's
+// records-only bar against the oracle's records filtered by value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPopcountGemmWebgpu, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemmWebgpu, type Tally3Slice,
@@ -276,6 +277,29 @@ describe.skipIf(!gate.available)(`webgpu 3-way device finalize on ${gate.descrip
       const want = await oracle(ordered, ops, k, request);
       expect(want.entries).toBeGreaterThan(0);
       await expectOracleResult(gemm, request, want);
+    });
+
+    it.each(CASES)('a top-N run\'s records-only bar: the oracle\'s records at least (at most) as strong, ties included: $name', async (c) => {
+      const ordered: Case = { ...c, iVectorFirst: 20, jVectorGlobal: 300, kVectorFirst: 600 };
+      const k = constantsOf(c.metric);
+      const ops = operandsOf(ordered);
+      const request = await requestOf(ordered, ops, k, slicesOf(ordered, ops));
+      const want = await oracle(ordered, ops, k, request);
+      const values = new Float32Array(Uint32Array.from(want.records).buffer);
+      const sorted = Array.from({ length: want.records.length / 4 }, (_, r) => values[4 * r + 3]).filter((v) => !Number.isNaN(v)).sort((x, y) => x - y);
+      for (const keep of ['atLeast', 'atMost'] as const) {
+        // A value some records hold, with records on both sides of it.
+        const third = keep === 'atLeast' ? sorted[Math.floor((2 * sorted.length) / 3)] : sorted[Math.floor(sorted.length / 3)];
+        const barValue = keep === 'atLeast' && third === sorted[0] ? sorted.find((v) => v > sorted[0]) ?? third : third;
+        const kept = want.records.filter((_, idx) => {
+          const v = values[4 * Math.floor(idx / 4) + 3];
+          return keep === 'atLeast' ? v >= barValue : v <= barValue;
+        });
+        expect(kept.length).toBeGreaterThan(0);
+        expect(kept.length).toBeLessThan(want.records.length);
+        const recordBar = { keep, valueBits: new Uint32Array(Float32Array.of(barValue).buffer)[0] };
+        await expectOracleResult(gemm, { ...request, recordBar }, { ...want, records: kept }, keep);
+      }
     });
   });
 

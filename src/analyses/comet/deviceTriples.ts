@@ -7,7 +7,7 @@ import {
   TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult, type TripleFormula,
   type TripleThresholdBits,
 } from '../../mgemm/index.js';
-import type { DeviceFinalizeOptions, DeviceTripleFinalizer, ResultSink, TripleBatch, VectorBlockView } from '../analysis.js';
+import type { DeviceFinalizeOptions, DeviceTripleFinalizer, RecordBarSource, ResultSink, TripleBatch, VectorBlockView } from '../analysis.js';
 import type { CometSettings } from './cometSettings.js';
 import { tally3Plan } from './cometTallies.js';
 import { float32BitsAtMost } from '../devicePairs.js';
@@ -73,6 +73,7 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
     private readonly threshold: TripleThresholdBits,
     private readonly records: boolean,
     private readonly histogram: HistogramLayout | null,
+    private readonly recordBar: RecordBarSource | null,
   ) {
     this.products = tally3Plan(run.layout).products;
     this.sparse = run.sparse;
@@ -95,7 +96,7 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
     };
     const bits = tripleThresholdBits(threshold);
     if (bits === null || !tripleFormulaOnDevice(formula, run.numVector)) return null;
-    return new CometDeviceTriples(run, finalizeTriples, formula, bits, options.writesRecords, options.histogram ?? null);
+    return new CometDeviceTriples(run, finalizeTriples, formula, bits, options.writesRecords, options.histogram ?? null, options.recordBar ?? null);
   }
 
   /**
@@ -120,6 +121,7 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
       threshold: this.threshold,
       records: this.records,
       histogram: this.histogram,
+      recordBar: this.records ? this.recordBar?.() ?? null : null,
     });
   }
 

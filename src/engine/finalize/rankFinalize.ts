@@ -1,14 +1,14 @@
 // What a rank finalizes with: its analysis bound to the run, where values go (sink, verifier), and when the device
 // may finalize instead of the host.
 import type {
-  AnalysisRun, DeviceFinalizeOptions, DevicePairFinalizer, DeviceTripleFinalizer, FinalizeContext, ValueVerifier,
+  AnalysisRun, DeviceFinalizeOptions, DevicePairFinalizer, DeviceTripleFinalizer, FinalizeContext, RecordBarSource, ValueVerifier,
 } from '../../analyses/index.js';
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { EntrySink } from './entrySink.js';
 import type { MatrixSink } from './matrixSink.js';
-import type { TopRecordsSpec } from './topRecordsSink.js';
+import type { TopRecords, TopRecordsSpec } from './topRecordsSink.js';
 
 export interface RankFinalize extends FinalizeContext {
   readonly analysis: AnalysisRun;
@@ -20,6 +20,8 @@ export interface RankFinalize extends FinalizeContext {
   readonly matrix?: MatrixSink | null;
   /** A top-N run's sink spec: finalize workers keep their own strongest records (null or absent: every record). */
   readonly top?: TopRecordsSpec | null;
+  /** A top-N run's sink on a finalizing rank: its strongest records so far bar the device's records (absent or null: none). */
+  readonly topRecords?: TopRecords | null;
 }
 
 /** What decides device finalize besides the analysis: the placement asked for, and the field communicator. */
@@ -53,5 +55,11 @@ function deviceOptions(rank: RankFinalize): DeviceFinalizeOptions {
   return {
     writesRecords: rank.sink.writesRecords, histogram: rank.sink.histogramLayout, denseValues: rank.matrix?.deviceValueKind ?? null,
     window: rank.sink.window,
+    recordBar: recordBarOf(rank.topRecords ?? null),
   };
+}
+
+/** The device's records-only bar of a top-N run: the rank's current N-th strongest record (records go nowhere else). */
+function recordBarOf(top: TopRecords | null): RecordBarSource | null {
+  return top === null ? null : () => top.recordBar();
 }

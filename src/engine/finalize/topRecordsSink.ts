@@ -2,6 +2,7 @@
 // given (finalize on this thread, finalize workers' candidates, device finalize's records), the exact merge of every
 // rank's candidates on rank 0, and the file's bytes.
 import type { StrongerValues } from '../../analyses/index.js';
+import type { RecordBar } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { MAX_TOP_RECORDS } from '../../core/limits.js';
 import type { RecordWriter } from './entrySink.js';
@@ -64,6 +65,23 @@ export class TopRecords implements RecordWriter {
       this.words.set(incoming, this.numHeld * stride);
       this.numHeld++;
     }
+  }
+
+  /**
+   * The records-only bar for device finalize (mgemm/pairFinalize.ts RecordBar): once `count` records are held, the
+   * value of the `count`-th strongest so far — a weaker record can never be kept, an equal one may through a smaller
+   * index —, else null (also for a value the device cannot compare as bits: negative or infinite). It tightens on a
+   * cut: here when none was made since `count` were held or half the room above `count` has filled since the last one.
+   */
+  recordBar(): RecordBar | null {
+    const { count } = this.spec;
+    if (this.numHeld < count) return null;
+    if (this.weakestAt < 0 || 2 * this.numHeld >= 3 * count) this.cut();
+    const value = this.values[this.weakestAt + this.numWay];
+    if (!(value >= 0 && value < Infinity)) return null;
+    // +0 for −0: the device orders non-negative values by their bits.
+    const valueBits = value === 0 ? 0 : this.words[this.weakestAt + this.numWay];
+    return { keep: this.sign > 0 ? 'atLeast' : 'atMost', valueBits };
   }
 
   /** The strongest records so far (at most `count`), strongest first; the sink starts empty again. */

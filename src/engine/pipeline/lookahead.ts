@@ -1,6 +1,15 @@
 // Runs a sequence of (start → finish) jobs one ahead: job k+1 is started before job k is finished, so
 // kernel threads compute the next tallies while the current ones are reduced and finalized.
 
+/** How the jobs overlap. */
+export interface LookaheadOptions {
+  /**
+   * Finish the first job before starting the second (later jobs one ahead): for jobs whose start reads what earlier
+   * finishes learnt, e.g. a top-N run's records-only bar, which the first finish sets. Absent: false.
+   */
+  readonly firstAlone?: boolean;
+}
+
 /**
  * For each item in order: `start(item)` (e.g. a GEMM on worker threads), then `finish(item, result)`
  * (reduce over field slabs, finalize). At most two started jobs are in flight; `finish` calls run in order.
@@ -9,9 +18,15 @@ export async function runOneAhead<T, R>(
   items: AsyncIterator<T>,
   start: (item: T) => Promise<R>,
   finish: (item: T, result: R) => Promise<void>,
+  options: LookaheadOptions = {},
 ): Promise<void> {
   let current = await items.next();
   let currentResult = current.done ? null : start(current.value);
+  if (options.firstAlone === true && !current.done && currentResult !== null) {
+    await finish(current.value, await currentResult);
+    current = await items.next();
+    currentResult = current.done ? null : start(current.value);
+  }
   while (!current.done && currentResult !== null) {
     const next = await items.next();
     const nextResult = next.done ? null : start(next.value);

@@ -164,6 +164,8 @@ export interface PairStepsOutcome {
   /** Pairs computed (with a window: the pairs of the tiles that touch its band). */
   readonly numPairs: number;
   readonly numDevicePairs: number;
+  /** Records the device finalize returned (passing the threshold and, in a top-N run, the records-only bar). */
+  readonly numDeviceRecords: number;
   /** Pairs in the window among those computed (all of them without a window). */
   readonly numWindowPairs: number;
 }
@@ -196,7 +198,7 @@ export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: re
     }
     env.onWork(done * env.run.numField);
   });
-  return { numPairs, numDevicePairs: 0, numWindowPairs };
+  return { numPairs, numDevicePairs: 0, numDeviceRecords: 0, numWindowPairs };
 }
 
 /** Host finalize: GEMM tallies come back, are reduced over field slabs, and field rank 0 finalizes them. */
@@ -241,19 +243,25 @@ function hostPairFinalize(env: PipelineEnv): {
 async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[], device: DevicePairFinalizer): Promise<PairStepsOutcome> {
   const host = hostPairFinalize(env);
   const matrix = env.run.matrix ?? null;
-  // Records and dense values come back per panel: the host's panel size bounds their read-backs.
-  const pairsPerPanel = env.run.sink.writesRecords || matrix !== null ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
+  // Records and dense values come back per panel: the host's panel size bounds their read-backs; a top-N run's
+  // panels are smaller still, so that its records-only bar is known early.
+  const barred = (env.run.topRecords ?? null) !== null;
+  const pairsPerPanel = barred ? topPairsPerPanel(steps)
+    : env.run.sink.writesRecords || matrix !== null ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
   const window = env.run.sink.window;
   let numPairs = 0;
   let numDevicePairs = 0;
+  let numDeviceRecords = 0;
   let numWindowPairs = 0;
-  await runOneAhead(pairPanels(env, own, steps, pairsPerPanel), (panel) => device.start(panel.block), async (panel, result) => {
+  const panels = barred ? withSmallFirstPanel(pairPanels(env, own, steps, pairsPerPanel)) : pairPanels(env, own, steps, pairsPerPanel);
+  await runOneAhead(panels, (panel) => device.start(panel.block), async (panel, result) => {
     const b = panel.block;
     if (result.kind === 'done') {
       if (matrix !== null) {
         if (result.denseValues === null) throw new Error('a dense-matrix panel finalized on the device without its values');
         matrix.writeDevicePanel(b, result.denseValues);
       }
+      numDeviceRecords += result.records.count;
       device.apply(result, env.run.sink);
       numDevicePairs += pairsInPanel(b);
     } else {
@@ -272,8 +280,54 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
     numPairs += done;
     numWindowPairs += keptPairsInPanel(b, window);
     env.onWork(done * env.run.numField);
-  });
-  return { numPairs, numDevicePairs, numWindowPairs };
+  }, { firstAlone: barred });
+  return { numPairs, numDevicePairs, numDeviceRecords, numWindowPairs };
+}
+
+/**
+ * Device panels of a top-N run: about TOP_PANELS_PER_RANK of them per rank, within [TOP_MIN_PAIRS_PER_PANEL,
+ * PAIRS_PER_PANEL]. The records-only bar (topRecordsSink.ts recordBar) is the N-th strongest record of the panels
+ * applied so far; small panels keep it close to the run's (one panel ahead, it lags by a panel). The first panel
+ * runs alone, without a bar, cut to a small head (withSmallFirstPanel). 2^16 pairs (a 256 × 256 tile) keep a panel's
+ * GEMM and finalize many workgroups wide.
+ */
+export function topPairsPerPanel(steps: readonly PairStep[]): number {
+  const numPairs = steps.reduce((sum, step) => sum + pairsOfStep(step), 0);
+  return Math.min(PAIRS_PER_PANEL, Math.max(TOP_MIN_PAIRS_PER_PANEL, Math.ceil(numPairs / TOP_PANELS_PER_RANK)));
+}
+
+const TOP_PANELS_PER_RANK = 16;
+const TOP_MIN_PAIRS_PER_PANEL = 1 << 16;
+/**
+ * Pairs of a top-N run's first panel, which runs alone and returns every passing entry: 4 Ki pairs (16 Ki records at
+ * most) bar the panels after it from a sample large enough to leave few records above the bar.
+ */
+export const TOP_FIRST_PANEL_PAIRS = 1 << 12;
+
+/**
+ * A panel cut into a head of its first rows (about `headPairs` pairs) and the rest, or the panel alone when it is that
+ * small; together they hold the panel's pairs. A strictUpper panel starts its rows and columns at one vector, and so
+ * does its rest: the columns left of the rest's first row hold no pair of it.
+ */
+export function splitPanelHead(b: PairBlock, headPairs: number): PairBlock[] {
+  const headRows = Math.max(1, Math.floor(headPairs / Math.max(1, b.numCols)));
+  if (headRows >= b.numRows) return [b];
+  const head: PairBlock = { ...b, numRows: headRows };
+  const colsSkipped = b.strictUpper ? headRows : 0;
+  const rest: PairBlock = {
+    ...b, rowFirst: b.rowFirst + headRows, numRows: b.numRows - headRows, colFirst: b.colFirst + colsSkipped, numCols: b.numCols - colsSkipped,
+  };
+  return rest.numCols > 0 ? [head, rest] : [head];
+}
+
+/** A top-N run's panels: the first cut to a small head (TOP_FIRST_PANEL_PAIRS), which sets the bar, then the others. */
+async function* withSmallFirstPanel(panels: AsyncGenerator<PairPanel>): AsyncGenerator<PairPanel> {
+  let first = true;
+  for await (const panel of panels) {
+    const blocks = first ? splitPanelHead(panel.block, TOP_FIRST_PANEL_PAIRS) : [panel.block];
+    first = false;
+    for (const block of blocks) yield { block };
+  }
 }
 
 /** Pairs of a panel (a strictUpper panel starts its rows and columns at one vector, mgemm/contract.ts). */

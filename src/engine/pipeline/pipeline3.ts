@@ -6,7 +6,7 @@ import type { PopcountGemm3Request, TermGroup, TripleFinalizeResult } from '../.
 import type { BlockPairCounts, PairCounts, TripleBatch as AnalysisTripleBatch, TriplePlan, TripleSlice } from '../../analyses/index.js';
 import { deviceTripleFinalizer } from '../finalize/rankFinalize.js';
 import { runOneAhead } from './lookahead.js';
-import { RecordedTriplesPerCall } from './recordedTriplesPerCall.js';
+import { RecordedTriplesPerCall, TOP_FIRST_TRIPLES_PER_CALL } from './recordedTriplesPerCall.js';
 import { reduceOverFields, type PipelineEnv } from './pipeline2.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
 
@@ -129,6 +129,8 @@ export function* sliceBatches(slices: readonly JSlice[], numGroups: number, limi
 export interface TripleUnitsOutcome {
   readonly numTriples: number;
   readonly numDeviceTriples: number;
+  /** Records the device finalize returned (passing the threshold and, in a top-N run, the records-only bar). */
+  readonly numDeviceRecords: number;
 }
 
 /** The mGEMM3 request of a batch: x = own block, y = J block, z = K block. */
@@ -156,15 +158,20 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   const isFinalizer = env.fieldComm.rank === 0;
   let numTriples = 0;
   let numDeviceTriples = 0;
+  let numDeviceRecords = 0;
   const device = deviceTripleFinalizer(env.run, env.gemm, { placement: env.finalizePlacement, fieldComm: env.fieldComm });
   const startGemm = (batch: TripleBatch): Promise<Uint32Array[][]> => env.gemm.run3(tripleBatchRequest(own, batch, plan));
   const start = (batch: TripleBatch): Promise<Uint32Array[][] | TripleFinalizeResult> =>
     device?.start(own, batch, tripleBatchRequest(own, batch, plan)) ?? startGemm(batch);
-  const recorded = device !== null && env.run.sink.writesRecords ? new RecordedTriplesPerCall() : null;
+  // A top-N run's records-only bar comes from the batches finished: its first batch is small and goes alone.
+  const barred = device !== null && (env.run.topRecords ?? null) !== null;
+  const recorded = device !== null && env.run.sink.writesRecords
+    ? new RecordedTriplesPerCall(barred ? { firstTriples: TOP_FIRST_TRIPLES_PER_CALL } : {}) : null;
   const maxBytes = device !== null ? DEVICE_TALLY_BYTES_PER_CALL : TALLY_BYTES_PER_CALL;
   const limits = (): BatchLimits => ({ maxBytes, maxTriples: recorded?.limit ?? Infinity });
   await runOneAhead(tripleBatches(env, own, units, plan, limits, device !== null), start, async (batch, started) => {
     if (!Array.isArray(started) && started.kind === 'done') {
+      numDeviceRecords += started.records.count;
       device?.apply(started, env.run.sink);
       const done = triplesOf(batch);
       recorded?.observe(done, started.records.count);
@@ -195,8 +202,8 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
     }
     // Nothing reads the batch's tallies any more (summed over field slabs, they went to other ranks too: kept).
     if (env.fieldComm.size === 1) env.gemm.recycle?.(partials.flat());
-  });
-  return { numTriples, numDeviceTriples };
+  }, { firstAlone: barred });
+  return { numTriples, numDeviceTriples, numDeviceRecords };
 }
 
 /** Triples of a batch's slices. */

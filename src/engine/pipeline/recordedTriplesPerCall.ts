@@ -12,9 +12,20 @@ const FIRST_TRIPLES_PER_CALL = RECORDS_PER_CALL / 8;
 const MAX_TRIPLES_PER_CALL = 1 << 25;
 const GROWTH_PER_CALL = 4;
 
+/**
+ * The first call of a top-N run: its records all come back (no records-only bar is known yet), later calls' only
+ * those that reach the bar it sets; 4 Ki triples, at most 32 Ki records (a j-slice larger than that is a call of its own).
+ */
+export const TOP_FIRST_TRIPLES_PER_CALL = 1 << 12;
+
 export class RecordedTriplesPerCall {
-  private triples = FIRST_TRIPLES_PER_CALL;
+  private triples: number;
   private densest = 0;
+
+  /** `firstTriples`: the first call's triples (default FIRST_TRIPLES_PER_CALL). */
+  constructor(options: { readonly firstTriples?: number } = {}) {
+    this.triples = options.firstTriples ?? FIRST_TRIPLES_PER_CALL;
+  }
 
   /** Triples the next call may hold. */
   get limit(): number {

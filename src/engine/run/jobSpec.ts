@@ -180,6 +180,11 @@ export interface RunResult extends MemoryReport {
   readonly deviceFinalizedPairs: number;
   /** Triples finalized on the GPU (`finalize` auto with webgpu, 3-way ccc/duo); 0 when finalized on the host. */
   readonly deviceFinalizedTriples: number;
+  /**
+   * Records that device finalize read back, all ranks: the entries passing the threshold, or in a `--top N` run those
+   * that also reached the rank's N-th strongest so far (the records-only bar); 0 when finalized on the host.
+   */
+  readonly deviceRecordsReadBack: number;
   readonly outputFiles: readonly string[];
   /** The histograms of `--histograms` (JobSpec.histogramPath), or null. */
   readonly histogram: RunHistogram | null;

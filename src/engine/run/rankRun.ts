@@ -40,6 +40,7 @@ export interface RankOutcome {
   readonly deviceFinalizedPairs: number;
   /** Triples finalized on the GPU, summed over all ranks. */
   readonly deviceFinalizedTriples: number;
+  readonly deviceRecordsReadBack: number;
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
   /** Pairs in the LD window among those computed, summed over all ranks (all of them without a window). */
@@ -96,7 +97,9 @@ export async function runRank(
   const writer = output?.writer ?? (isFinalizer ? topRecords : null);
   const sink = new EntrySink(job.numVector, job.metricSpec.numWay, job.threshold, writer, { histogram, window: job.window?.limits ?? null });
   const verifier = job.verify && job.source.kind === 'analytic' ? analysis.analyticVerifier() : null;
-  const run: RankFinalize = { analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix, top };
+  const run: RankFinalize = {
+    analysis, numVector: job.numVector, numField: job.numField, sink, verifier, matrix, top, topRecords: isFinalizer ? topRecords : null,
+  };
   let computed: ComputedRank;
   let reduced: Float64Array;
   let phaseSeconds: number[];
@@ -112,7 +115,7 @@ export async function runRank(
     sink.checksum.normalize();
     reduced = await comm.allReduceSum(Float64Array.from([
       ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, computed.numTuples,
-      computed.numDevicePairs, computed.numDeviceTriples, computed.numWindowTuples,
+      computed.numDevicePairs, computed.numDeviceTriples, computed.numWindowTuples, computed.numDeviceRecords,
     ]));
     traceMark('checksum reduced');
     histogramTotals = histogram === null ? null : await reduceHistogram(comm, histogram);
@@ -149,6 +152,7 @@ export async function runRank(
     deviceFinalizedPairs: reduced[CHECKSUM_LIMBS + 4],
     deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
     windowPairs: reduced[CHECKSUM_LIMBS + 6],
+    deviceRecordsReadBack: reduced[CHECKSUM_LIMBS + 7],
     outputFile: output?.path ?? matrixFile?.finalPath ?? topFile?.finalPath ?? null,
     outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? topFile?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
@@ -204,6 +208,8 @@ interface ComputedRank {
   readonly numWindowTuples: number;
   readonly numDevicePairs: number;
   readonly numDeviceTriples: number;
+  /** Records the device finalize returned. */
+  readonly numDeviceRecords: number;
   readonly inputStart: number;
   readonly computeStart: number;
   readonly device: ComputeDevice;
@@ -265,17 +271,19 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       },
     };
     if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
-    const counted = { numTuples: 0, numWindowTuples: 0, numDevicePairs: 0, numDeviceTriples: 0 };
+    const counted = { numTuples: 0, numWindowTuples: 0, numDevicePairs: 0, numDeviceTriples: 0, numDeviceRecords: 0 };
     if (job.metricSpec.numWay === 2) {
       const pairs = await runPairSteps(env, own, layout.pairSteps);
       counted.numTuples = pairs.numPairs;
       counted.numDevicePairs = pairs.numDevicePairs;
+      counted.numDeviceRecords = pairs.numDeviceRecords;
       counted.numWindowTuples = pairs.numWindowPairs;
     } else {
       for (const units of layout.tripleUnitsByStage) {
         const triples = await runTripleUnits(env, own, units);
         counted.numTuples += triples.numTriples;
         counted.numDeviceTriples += triples.numDeviceTriples;
+        counted.numDeviceRecords += triples.numDeviceRecords;
         counted.numWindowTuples += triples.numTriples;
       }
     }

@@ -17,6 +17,7 @@ import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
 import { HISTOGRAM_STORAGE, histogramCacheWgsl, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
 import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
+import { RECORD_BAR_UNIFORMS, RECORD_BAR_WGSL } from './recordBar.js';
 
 /** Pairs per side of one workgroup's tile. */
 export const FINALIZE2_TILE = 64;
@@ -52,6 +53,8 @@ const UNIFORMS = [
   'tilesX', 'numTiles', 'dispatchX', 'partialFirst',
   'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3',
   'writeRecords',
+  // A top-N run's records-only bar (recordBar.ts): which passing entries' records are written.
+  ...RECORD_BAR_UNIFORMS,
   // Every pair's value at its place in passValues (mgemm/pairFinalize.ts DenseValues): 0 none, 1 float32, 2 float64.
   'denseValues',
 ] as const;
@@ -146,6 +149,7 @@ ${checksumPartialDeclarations(THREADS_PER_SIDE * THREADS_PER_SIDE)}
 ${values.wgsl}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
+${RECORD_BAR_WGSL}
 ${histogram === null ? '' : histogramWgsl(histogram, values.entryBits)}
 ${histogram === null ? '' : histogramCacheWgsl(histogram, values.entryBits, { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE2_TILE ** 2 })}
 /** An undefined value (NaN: exponent field all ones). */
@@ -201,13 +205,18 @@ ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: 
       let mask = passingEntries(f);
       if (mask == 0u) { continue; }
       if (u.writeRecords != 0u) {
-        // Pair p of the request (row-major): its records' place in key order (pairRecordPrograms.ts).
+        // Pair p of the request (row-major): its records' place in key order (pairRecordPrograms.ts). Entries below a
+        // top-N run's bar pass (checksum, entries) but write no record; a pair left with none keeps its zero mask.
         let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
-        passMasks[p] = mask;
+        var recordMask = 0u;
         for (var k = 0u; k < NUM_ENTRIES; k++) {
           let e = ${entryBitsOf('k')};
-          if ((mask & (1u << e)) != 0u) { passValues[4u * p + e] = f[k]; }
+          if ((mask & (1u << e)) != 0u && keptByBar(f[k])) {
+            recordMask |= 1u << e;
+            passValues[4u * p + e] = f[k];
+          }
         }
+        if (recordMask != 0u) { passMasks[p] = recordMask; }
       }
       // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2).
       let hiIsI = gi > gj;

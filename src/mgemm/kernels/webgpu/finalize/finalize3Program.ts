@@ -27,6 +27,7 @@ import { HISTOGRAM_STORAGE, histogramCacheWgsl, histogramWgsl } from '../program
 import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
 import { screenWgsl, tripleTalliesWgsl, tripleValuesWgsl } from './finalize3Wgsl.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
+import { RECORD_BAR_UNIFORMS, RECORD_BAR_WGSL } from './recordBar.js';
 
 /**
  * Triples per side of one tile: 2 × 2 triples (32 entries) per thread, about half of finalize2's 64 entries per
@@ -84,6 +85,8 @@ const UNIFORMS = [
   'numWorkgroups', 'partialFirst',
   'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3', 'threshold4',
   'writeRecords', 'recordCapacity',
+  // A top-N run's records-only bar (recordBar.ts): which passing entries' records are appended.
+  ...RECORD_BAR_UNIFORMS,
   // SPEC §3 constants: C, m, and doubles as (lo, hi) bits.
   'countedBits', 'numField', 'multLo', 'multHi', 'rsumLo', 'rsumHi',
 ] as const;
@@ -146,6 +149,7 @@ ${tripleValuesWgsl(options.sparse)}
 ${screenWgsl(options.sparse)}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
+${RECORD_BAR_WGSL}
 ${histogram === null ? '' : histogramWgsl(histogram, TRIPLE_ENTRY_BITS)}
 ${histogram === null ? '' : histogramCacheWgsl(histogram, TRIPLE_ENTRY_BITS, { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE3_TILE ** 2 })}
 /** Which of the eight entries pass (bit 4a + 2b + c): core/thresholds.ts markPassingEntries. */
@@ -213,7 +217,7 @@ ${histogram === null ? '' : '        histogramCacheCount(values);\n'}        var
           if ((mask & (1u << e)) == 0u) { continue; }
           entries += 1u;
           let v = values[e];
-          if (u.writeRecords != 0u) {
+          if (u.writeRecords != 0u && keptByBar(f[e])) {
             let at = atomicAdd(&status[0], 1u);
             if (at < u.recordCapacity) {
               records[2u * at] = f[e];

@@ -8,6 +8,7 @@ import { FINALIZE2_DENSE_VALUES, FINALIZE2_PARTIAL_WORDS, FINALIZE2_THRESHOLD_KI
 import { PAIR_RECORDS_WORKGROUP, PAIRS_PER_SLOT } from './pairRecordPrograms.js';
 import { foldWorkgroups, type Dispatch } from '../runtime/webgpuRunner.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
+import { recordBarUniforms } from './recordBar.js';
 
 /** Where a sub-block's tallies lie in the GEMM's output buffer, and which rows and columns they are. */
 export interface TallyBlock {
@@ -82,6 +83,7 @@ export function finalizeDispatch(
     tilesX, numTiles, dispatchX, partialFirst: options.partialFirst,
     thresholdKind: FINALIZE2_THRESHOLD_KIND[threshold.kind], threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3],
     writeRecords: request.records ? 1 : 0,
+    ...recordBarUniforms(request.recordBar ?? null),
     denseValues: FINALIZE2_DENSE_VALUES[request.denseValues ?? 'none'],
   };
   return {

@@ -11,6 +11,7 @@ import {
   type Finalize3Rect, type Finalize3Uniforms,
 } from './finalize3Program.js';
 import type { TallyBlock } from './pairFinalizeWebgpu.js';
+import { recordBarUniforms } from './recordBar.js';
 import type { BlockShape } from '../plan/requestPlan.js';
 import type { BufferRange, Dispatch, WebgpuRunner } from '../runtime/webgpuRunner.js';
 
@@ -118,6 +119,7 @@ export function finalize3Dispatch(
     thresholdKind: FINALIZE3_THRESHOLD_KIND[request.threshold.kind],
     threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3], threshold4: t[4],
     writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
+    ...recordBarUniforms(request.recordBar ?? null),
     countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi,
   };
   const { tallies, sliceWords, pairIK, partials, status, records, histogram } = buffers;
