@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
-import { timedProcess } from './lib/timedProcess.js';
+import { fastestOf, timedProcess } from './lib/timedProcess.js';
 import { benchWindowed, type WindowBenchSetup } from './lib/windowedR2Bench.js';
 
 /** The command line, named as its long options (the window mode's set-up shares them). */
@@ -77,14 +77,7 @@ function main(): void {
 
     const threads = String(o.threads);
     const engine = ['--threads', threads, '--backend', o.backend, '--json'];
-    const best = (runOnce: () => { seconds: number; stdout: string }): { seconds: number; stdout: string } => {
-      let fastest = runOnce();
-      for (let rep = 1; rep < o.reps; rep++) {
-        const next = runOnce();
-        if (next.seconds < fastest.seconds) fastest = next;
-      }
-      return fastest;
-    };
+    const best = (runOnce: () => { seconds: number; stdout: string }) => fastestOf(o.reps, runOnce);
     const snptally = best(() => timedProcess(process.execPath, [CLI_MAIN, 'run', '--metric', 'r2', '--sparse', '--input', prefix,
       ...engine, '--output', join(dir, 'snptally'), '--force']));
     const report = JSON.parse(snptally.stdout) as RunReport;

@@ -7,7 +7,7 @@
 import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { timedProcess } from './timedProcess.js';
+import { fastestOf, timedProcess } from './timedProcess.js';
 
 /** What the window mode needs of bench-r2's options and set-up. */
 export interface WindowBenchSetup {
@@ -74,14 +74,7 @@ export function benchWindowed(o: WindowBenchSetup): void {
   spreadLoci(o.prefix, o.chromosomes, o.spacingBp);
   const threads = String(o.threads);
   const window = ['--ld-window-kb', String(o.windowKb), '--ld-window', '99999', '--ld-window-r2', '0'];
-  const best = (runOnce: () => { seconds: number; stdout: string }): { seconds: number; stdout: string } => {
-    let fastest = runOnce();
-    for (let rep = 1; rep < o.reps; rep++) {
-      const next = runOnce();
-      if (next.seconds < fastest.seconds) fastest = next;
-    }
-    return fastest;
-  };
+  const best = (runOnce: () => { seconds: number; stdout: string }) => fastestOf(o.reps, runOnce);
   const snptally = best(() => timedProcess(process.execPath, [o.cliMain, 'run', '--metric', 'r2', '--input', o.prefix, ...window,
     '--threads', threads, '--backend', o.backend, '--json', '--out', join(o.dir, 'snptally'), '--force']));
   const report = JSON.parse(snptally.stdout) as WindowRunReport;
