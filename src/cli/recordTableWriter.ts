@@ -19,9 +19,10 @@ export interface TableWriteOptions {
 /** Lines joined per write: a sort batch (2^21 rows) as one string would be a few hundred MB of short-lived text. */
 const LINES_PER_WRITE = 1 << 13;
 
-/** Lines gathered and written LINES_PER_WRITE at a time. */
-class LineBatch {
+/** Lines gathered and written LINES_PER_WRITE at a time; `numWritten` counts them. */
+export class LineBatch {
   private readonly lines: string[] = [];
+  numWritten = 0;
 
   constructor(private readonly output: TextOutput) {}
 
@@ -32,6 +33,7 @@ class LineBatch {
 
   async flush(): Promise<void> {
     if (this.lines.length === 0) return;
+    this.numWritten += this.lines.length;
     await this.output.write(this.lines.join(''));
     this.lines.length = 0;
   }

@@ -6,11 +6,9 @@ import {
   type PreparedSidecar, type TextOutput,
 } from '../../io/index.js';
 import { positionRanks } from '../recordTable.js';
+import { LineBatch } from '../recordTableWriter.js';
 import { GenotypeTables } from './genotypeTables.js';
 import { dosageR2, haplotypeLd, type DprimeKind } from './twoLocusLd.js';
-
-/** Lines joined per write: a sort batch (2^21 rows) as one string would be a few hundred MB of short-lived text. */
-const LINES_PER_WRITE = 1 << 13;
 
 /** What the table is made of. */
 export interface LdTableSource {
@@ -56,9 +54,8 @@ export async function writeLdTable(source: LdTableSource, options: LdTableOption
     const locusTexts: (string | undefined)[] = [];
     const locusText = (snpIdx: number): string =>
       (locusTexts[snpIdx] ??= ldLocusText({ chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] }, snpWidth));
-    let numLines = 0;
+    const lines = new LineBatch(output);
     for (const batch of sorter.sorted()) {
-      const lines: string[] = [];
       for (let r = 0; r < batch.numRows; r++) {
         const snpA = snpOfRank[batch.rows[2 * r]];
         const snpB = snpOfRank[batch.rows[2 * r + 1]];
@@ -74,17 +71,11 @@ export async function writeLdTable(source: LdTableSource, options: LdTableOption
         }
         // PLINK's test: NaN never passes.
         if (!(r2 >= options.minR2)) continue;
-        lines.push(ldTableLineOfLoci(locusText(snpA), locusText(snpB), r2, extra));
-        if (lines.length === LINES_PER_WRITE) {
-          numLines += lines.length;
-          await output.write(lines.join(''));
-          lines.length = 0;
-        }
+        if (lines.add(ldTableLineOfLoci(locusText(snpA), locusText(snpB), r2, extra))) await lines.flush();
       }
-      numLines += lines.length;
-      await output.write(lines.join(''));
     }
-    return numLines;
+    await lines.flush();
+    return lines.numWritten;
   } finally {
     tables.close();
     sorter.dispose();
