@@ -64,9 +64,10 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     { name: '3-way vector ranks', args: ['--way', '3', '--npv', '3'] },
   ])('in-process ranks on the GPU: a failing rank ends the job with its message ($name)', ({ args }) => {
     const outcome = runCli(['run', '--backend', 'webgpu', '--vectors', '60', '--fields', '100', ...args],
-      { env: { SNPTALLY_DEBUG_FAIL_RANK: '1' } });
+      { env: { SNPTALLY_DEBUG_FAIL_RANK: '1', SNPTALLY_TRACE: '1' } });
+    // The trace says where each rank was should the job ever not end with the message.
     expect(outcome.status, outcome.stderr).toBe(2);
-    const lines = outcome.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('Warning: '));
+    const lines = outcome.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('Warning: ') && !line.startsWith('[trace] '));
     expect(lines).toEqual(['snptally: internal error: rank 1: induced failure of rank 1 (SNPTALLY_DEBUG_FAIL_RANK)']);
     expect(outcome.stdout).toBe('');
   });

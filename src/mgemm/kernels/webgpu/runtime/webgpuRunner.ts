@@ -321,11 +321,15 @@ export class WebgpuRunner {
     }
   }
 
-  /** Frees the device (after writing the GPU profile, when one was taken, and once no mapping is pending). */
+  /**
+   * Frees the device (after writing the GPU profile, when one was taken, once no mapping is pending and no compile
+   * started ahead by compileStart is still running: a rank failing early must not destroy the device under them).
+   */
   async destroy(): Promise<void> {
     const position = this.capabilities.position;
     await this.passes.reportProfile(position === null ? '' : `gpu ${position.index} `);
     await this.mappings.allSettled();
+    await Promise.allSettled(this.pipelines.values());
     this.stagingRing.destroy();
     this.passes.destroy();
     this.readBackPool.destroy();
