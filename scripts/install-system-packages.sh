@@ -6,7 +6,7 @@
 #     node-gyp builds that binding with (g++, make, python3);
 #   - the Vulkan headers (libvulkan-dev) and a C compiler, for the layer that numbers identical GPUs
 #     (one GPU per rank);
-#   - PLINK 1.9, the peer that the r² tests and benchmarks compare against;
+#   - PLINK 1.9 and PLINK 2 (2.00a3.5), the peers that the r², relatedness and epistasis tests and benchmarks compare against;
 #   - Chromium, which the report test renders the HTML page with (headless) to check it as a person sees it.
 # Idempotent; needs root and apt-get. Called by scripts/setup.sh; safe to run by hand.
 set -euo pipefail
@@ -14,7 +14,7 @@ set -euo pipefail
 log() { printf 'system-packages: %s\n' "$*" >&2; }
 
 if ! command -v apt-get >/dev/null 2>&1; then
-  log "no apt-get: install a Vulkan driver (lavapipe), the Vulkan headers, Open MPI, plink1.9 and chromium with your system's tools"
+  log "no apt-get: install a Vulkan driver (lavapipe), the Vulkan headers, Open MPI, plink1.9, plink2 and chromium with your system's tools"
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -24,7 +24,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 missing=()
-for pkg in libvulkan1 libvulkan-dev gcc openmpi-bin libopenmpi-dev g++ make python3 plink1.9 chromium; do
+for pkg in libvulkan1 libvulkan-dev gcc openmpi-bin libopenmpi-dev g++ make python3 plink1.9 plink2 chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 
