@@ -172,6 +172,7 @@ export class EntrySink {
   addTupleValueRow(tuple: TupleRow, values: Float64Array): void {
     const { i, j, first, count } = tuple;
     if (this.window !== null) throw new Error('an LD window with one value per tuple (checkJob refuses it)');
+    this.histogram?.addTuples(values, count, ONE_ENTRY[0]);
     const { weights, keep } = this.scratchFor(count);
     const nv = this.numVector;
     for (let t = 0; t < count; t++) weights[t] = checksumWeight(tupleUid(nv, i, j, first + t));
