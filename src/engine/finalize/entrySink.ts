@@ -1,5 +1,5 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
-import { ChecksumAccumulator, checksumWeight, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
+import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
 import type { TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
@@ -138,10 +138,8 @@ export class EntrySink {
 
   private addWholePairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
     this.histogram?.addTuples(values, numCols, entryBitsOf(a, b));
-    const { weights, keep } = this.scratchFor(4 * numCols);
-    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
-    // Keep the weight of entry (a, b) of each pair, in place: index c ≤ 4c + 2a + b.
-    for (let c = 0; c < numCols; c++) weights[c] = weights[4 * c + 2 * a + b];
+    const { weights, keep } = this.scratchFor(numCols);
+    pairRowEntryWeights(this.numVector, i, a, jFirst, b, numCols, weights);
     this.addRow(values, weights, keep, numCols, (e, coords, at) => {
       coords[at] = 2 * i + a;
       coords[at + 1] = 2 * (jFirst + e) + b;
