@@ -1,6 +1,6 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
-import type { TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { HistogramCounter } from './histogramSink.js';
@@ -190,6 +190,32 @@ export class EntrySink {
       }
       this.recordValues[at + this.numWay] = values[t];
       if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+    }
+  }
+
+  /**
+   * Pairs whose checksum and records are their exact tallies (`row.counts`, four entries per pair) rather than their
+   * value (KING's kinship, outside SPEC §5's range): every entry goes to the checksum; the entries of the pairs the
+   * analysis marked (`row.recorded`, its threshold on the value) become records, whatever the sink's threshold.
+   */
+  addPairCountRow(row: PairCountRow): void {
+    const { i, jFirst, numCols, counts, recorded } = row;
+    if (this.window !== null) throw new Error('an LD window with tallies per pair (checkJob refuses it)');
+    const count = 4 * numCols;
+    const { weights, keep } = this.scratchFor(count);
+    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
+    keep.fill(1, 0, count);
+    this.checksum.addEntries(counts, weights, count, keep);
+    if (this.writer === null) return;
+    for (let c = 0; c < numCols; c++) {
+      if (recorded[c] === 0) continue;
+      for (let e = 0; e < 4; e++) {
+        const at = this.stride * this.numBuffered;
+        this.recordWords[at] = 2 * i + (e >> 1);
+        this.recordWords[at + 1] = 2 * (jFirst + c) + (e & 1);
+        this.recordValues[at + 2] = counts[4 * c + e];
+        if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+      }
     }
   }
 
