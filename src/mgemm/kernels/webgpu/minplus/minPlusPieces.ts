@@ -99,31 +99,37 @@ export function triplePieces(
 
 const tilesOf = (numRows: number, numCols: number): number => Math.ceil(numRows / MIN_PLUS_TILE) * Math.ceil(numCols / MIN_PLUS_TILE);
 
-/** `piece` cut into row bands of at most `maxRows` rows (the row operand is the first). */
-function rowBands(piece: MinPlusPiece, maxRows: number): MinPlusPiece[] {
-  if (piece.numRows <= maxRows) return [piece];
-  const bands: MinPlusPiece[] = [];
-  for (let r = 0; r < piece.numRows; r += maxRows) {
-    bands.push({
-      ...piece, numRows: Math.min(maxRows, piece.numRows - r), rowFirst: piece.rowFirst + r,
-      chunkRows: [piece.chunkRows[0] + r, ...piece.chunkRows.slice(1)],
+/** `piece` cut into bands of at most `maxWords` outputs: rows (the first operand's), columns (the last's) if a row is wider. */
+function bands(piece: MinPlusPiece, maxWords: number): MinPlusPiece[] {
+  const last = piece.chunkRows.length - 1;
+  const columns: MinPlusPiece[] = [];
+  for (let c = 0; c < piece.numCols; c += maxWords) {
+    columns.push({
+      ...piece, numCols: Math.min(maxWords, piece.numCols - c), colFirst: piece.colFirst + c,
+      chunkRows: piece.chunkRows.map((row, operand) => (operand === last ? row + c : row)),
     });
   }
-  return bands;
+  return columns.flatMap((band) => {
+    const maxRows = Math.floor(maxWords / band.numCols);
+    const rows: MinPlusPiece[] = [];
+    for (let r = 0; r < band.numRows; r += maxRows) {
+      rows.push({
+        ...band, numRows: Math.min(maxRows, band.numRows - r), rowFirst: band.rowFirst + r,
+        chunkRows: band.chunkRows.map((row, operand) => (operand === 0 ? row + r : row)),
+      });
+    }
+    return rows;
+  });
 }
 
 /**
  * Pieces packed into submits of at most `maxGroupWords` output words per group (a piece larger than that is cut
- * into row bands), grouped by chunks so that each submit has few dispatches. `way` fixes the table layout
+ * into bands), grouped by chunks so that each submit has few dispatches. `way` fixes the table layout
  * (programs/minPlusPrograms.ts PIECE2_WORDS, PIECE3_WORDS).
  */
 export function packPieces(pieces: readonly MinPlusPiece[], way: 2 | 3, maxGroupWords: number): PieceSubmit[] {
   const byChunks = [...pieces].sort((p, q) => compareChunks(p.chunks, q.chunks));
-  const cut = byChunks.flatMap((piece) => {
-    const maxRows = Math.floor(maxGroupWords / Math.max(1, piece.numCols));
-    if (maxRows < 1) throw new RangeError(`an output row of ${piece.numCols} sums exceeds ${maxGroupWords} words`);
-    return rowBands(piece, maxRows);
-  });
+  const cut = byChunks.flatMap((piece) => bands(piece, maxGroupWords));
   const submits: PieceSubmit[] = [];
   let current: MinPlusPiece[] = [];
   let words = 0;
