@@ -8,3 +8,7 @@ export { float32BitsAtMost, ProgramDevicePairs, type PairValues } from './device
 export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './comet/cometPairProgram.js';
 export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';
 export { r2FromSums } from './r2/index.js';
+export {
+  ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
+  strongerScores, genotypeCellsInPlace, type CaseControlCells,
+} from './epistasis/index.js';

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite, GenotypeSource } from './genotypeSource.js';
 import type { SelectionRecord } from './genotypeSelection.js';
+import type { CaseControlRecord } from './phenotypes.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import {
   FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar,
@@ -25,6 +26,8 @@ export interface PrepareOptions {
   readonly skippedSites?: () => { count: number; first: readonly BadSite[] };
   /** What a selection kept (genotypeSelection.ts), asked once the rows have been read; absent for no selection. */
   readonly selection?: () => SelectionRecord;
+  /** The samples' case-control order (phenotypes.ts orderByClass); absent for source order. */
+  readonly caseControl?: CaseControlRecord;
 }
 
 const WRITE_BUFFER_BYTES = 4 << 20;
@@ -89,6 +92,7 @@ export async function prepareGenotypes(
       vectorOrder,
       skippedSites: options.skippedSites?.() ?? { count: 0, first: [] },
       selection: options.selection?.() ?? null,
+      ...(options.caseControl === undefined ? {} : { caseControl: options.caseControl }),
     };
     staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
     commitStagedFiles(staged);
