@@ -36,7 +36,8 @@ export function epistasisPlaneLayout(options: { readonly numControls: number; re
   }
   return {
     numPlanes: NUM_CLASSES * KINDS_PER_CLASS,
-    countPlanes: [],
+    // A vector's sum: its called samples (finalize reads per-class counts from the planes themselves).
+    countPlanes: [planeOf(0, KIND_PRESENT), planeOf(1, KIND_PRESENT)],
     maskPlane: null,
     // Codes 00, 01, 10, 11.
     bitsOfCode: [g0, g1, options.sparse ? 0 : g1, g2],
