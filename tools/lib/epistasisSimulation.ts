@@ -121,6 +121,6 @@ export function simulateEpistasis(prefix: string, sim: EpistasisSimulation): Sim
   writeFileSync(`${prefix}.bed`, bed);
   writeFileSync(`${prefix}.bim`, Array.from({ length: sim.numSnp }, (_, snp) => `1\trs${snp}\t0\t${1000 * (snp + 1)}\tA\tG\n`).join(''));
   writeFileSync(`${prefix}.fam`, Array.from({ length: numSample }, (_, sample) =>
-    `f${sample}\ti${sample}\t0\t0\t0\t${sample < sim.numControls ? 1 : 2}\n`).join(''));
+    `f${sample}\ti${sample}\t0\t0\t${1 + (sample % 2)}\t${sample < sim.numControls ? 1 : 2}\n`).join(''));
   return { planted: sim.planted, penetrance: table, strength, draws };
 }

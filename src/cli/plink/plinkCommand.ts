@@ -12,6 +12,7 @@ import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.
 import { packageVersion } from '../packageVersion.js';
 import { readRunInfo } from '../runInfoFile.js';
 import { writeLdTable } from './ldTableReport.js';
+import { runFastEpistasis } from './fastEpistasisCommand.js';
 import { describeR2, parsePlinkFlags, plinkOutputPaths, type PlinkRequest } from './plinkFlags.js';
 
 /** snptally's own entry point, run for each translated command. */
@@ -33,12 +34,13 @@ export function addPlinkCommand(program: Command): void {
     .allowUnknownOption()
     .helpOption('-h, --help', 'print help')
     .action(async (flags: string[]) => {
-      await runPlink(flags);
+      if (flags.includes('--fast-epistasis')) await runFastEpistasis(flags, runSnptally);
+      else await runPlink(flags);
     });
 }
 
 /** Runs `snptally <args>` as a child process; returns its stdout. @throws UserError with the child's one-line message. */
-async function runSnptally(args: readonly string[]): Promise<string> {
+export async function runSnptally(args: readonly string[]): Promise<string> {
   const child = spawn(process.execPath, [CLI_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const stopChild = (): void => { child.kill('SIGTERM'); };
   process.once('exit', stopChild);
