@@ -101,7 +101,8 @@ export function fastEpistasisReport(packedPath: string, sidecar: PreparedSidecar
         const dfAdj = result.df === 4 ? 0 : result.df === 2 ? 1 : 2;
         if (measure >= alpha2sq[dfAdj]) { numSig[x]++; numSig[y]++; }
         if (result.recorded) {
-          const p = chiSquareUpperTail(result.chisq, result.df);
+          // PLINK's chiprob_p fails (−9) on a negative statistic (rounding near 0), printed as max(p, 0): 0.
+          const p = result.chisq < 0 ? -9 : chiSquareUpperTail(result.chisq, result.df);
           lines.push(`${pairText}${formatPlinkNumber(result.chisq).padStart(12)}    ${result.df} ${formatG4(p > 0 ? p : 0).padStart(12)} \n`);
         }
       } else {
