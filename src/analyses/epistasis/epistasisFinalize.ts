@@ -4,7 +4,7 @@
 import type { EpistasisScore } from '../../core/types.js';
 import type { FinalizeContext, PairBlock, TripleSlice, VectorBlockView } from '../analysis.js';
 import { KIND_PRESENT, NUM_CLASSES, genotypeCellsInPlace, planeCountsOf, planeOf } from './epistasisPlanes.js';
-import { engineValueOf, epistasisScore, k2ScaleOf, MarginalScratch, ScoreTables, type CaseControlCells } from './epistasisScores.js';
+import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, ScoreTables } from './epistasisScores.js';
 
 /** What finalize needs of the run: the score, the class sizes, the score tables. */
 export interface EpistasisFinalizeSettings {
@@ -27,33 +27,19 @@ function planeCounts(block: VectorBlockView): Float64Array {
   return counts;
 }
 
-/** One tuple's table as finalize fills it: 27 entries per class (9 used by pairs), controls then cases. */
-class TupleTable implements CaseControlCells {
-  readonly entries = new Float64Array(2 * 27);
-  readonly controls: Float64Array;
-  readonly cases: Float64Array;
-
-  constructor(order: 2 | 3) {
-    const size = order === 2 ? 9 : 27;
-    this.controls = this.entries.subarray(0, size);
-    this.cases = this.entries.subarray(size, 2 * size);
-  }
-}
-
 /** Scores of every unique pair of `block` into the sink; `tallies` as pairTermGroups(sparse) orders them. */
 export function finalizeEpistasisPairs(settings: EpistasisFinalizeSettings, ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
   const { rows, cols } = block;
   const rowsReal = Math.min(block.numRows, rows.numVectorReal - block.rowFirst);
   const colsReal = Math.min(block.numCols, cols.numVectorReal - block.colFirst);
   if (rowsReal <= 0 || colsReal <= 0) return 0;
-  const table = new TupleTable(2);
+  const e = new Float64Array(18);
   const scratch = new MarginalScratch();
   const k2Scale = k2ScaleOf(settings.tables);
   const rowCounts = settings.sparse ? null : planeCounts(rows);
   const colCounts = settings.sparse ? null : planeCounts(cols);
   const numPlanes = rows.planes.numPlanes;
   const values = new Float64Array(colsReal);
-  const e = table.entries;
   let numPairs = 0;
   for (let r = 0; r < rowsReal; r++) {
     const li = block.rowFirst + r;
@@ -76,7 +62,7 @@ export function finalizeEpistasisPairs(settings: EpistasisFinalizeSettings, ctx:
         }
         genotypeCellsInPlace(e, base, 2);
       }
-      values[c - c0] = engineValueOf(settings.score, epistasisScore(settings.score, settings.tables, table, 2, scratch), k2Scale);
+      values[c - c0] = engineValueOf(settings.score, scoreOfEntries(settings.score, settings.tables, e, 2, scratch), k2Scale);
     }
     if (colsReal > c0) {
       ctx.sink.addTupleValueRow({ i: rows.vectorFirst + li, j: null, first: cols.vectorFirst + block.colFirst + c0, count: colsReal - c0 }, values);
@@ -92,11 +78,10 @@ export function finalizeEpistasisTriples(settings: EpistasisFinalizeSettings, ct
   const numIReal = Math.min(slice.numI, iBlock.numVectorReal - slice.iFirst);
   const numKReal = Math.min(slice.numK, kBlock.numVectorReal - slice.kFirst);
   if (numIReal <= 0 || numKReal <= 0) return 0;
-  const table = new TupleTable(3);
+  const e = new Float64Array(54);
   const scratch = new MarginalScratch();
   const k2Scale = k2ScaleOf(settings.tables);
   const values = new Float64Array(numKReal);
-  const e = table.entries;
   const j = jBlock.vectorFirst + jLocal;
   for (let ri = 0; ri < numIReal; ri++) {
     for (let rk = 0; rk < numKReal; rk++) {
@@ -104,7 +89,7 @@ export function finalizeEpistasisTriples(settings: EpistasisFinalizeSettings, ct
       for (let g = 0; g < 54; g++) e[g] = tallies[g][at];
       genotypeCellsInPlace(e, 0, 3);
       genotypeCellsInPlace(e, 27, 3);
-      values[rk] = engineValueOf(settings.score, epistasisScore(settings.score, settings.tables, table, 3, scratch), k2Scale);
+      values[rk] = engineValueOf(settings.score, scoreOfEntries(settings.score, settings.tables, e, 3, scratch), k2Scale);
     }
     ctx.sink.addTupleValueRow({ i: iBlock.vectorFirst + slice.iFirst + ri, j, first: kBlock.vectorFirst + slice.kFirst, count: numKReal }, values);
   }

@@ -85,15 +85,23 @@ export function tripleTallyPlan(): TriplePlan {
  * is the number of the class's samples with genotypes (g_0, …) that are called at every SNP of the tuple.
  */
 export function genotypeCellsInPlace(table: Float64Array, at: number, order: 2 | 3): void {
-  const size = order === 2 ? 9 : 27;
-  for (let stride = 1; stride < size; stride *= 3) {
-    for (let base = 0; base < size; base++) {
-      if (Math.floor(base / stride) % 3 !== 0) continue;
-      const e0 = at + base, e1 = e0 + stride, e2 = e1 + stride;
-      table[e2] = table[e2] - table[e0] - table[e1];
-    }
-  }
+  const triples = order === 2 ? PAIR_AXIS_TRIPLES : TRIPLE_AXIS_TRIPLES;
+  // Counts are integers below 2^32: the subtractions are exact in any order.
+  for (let t = 0; t < triples.length; t += 3) table[at + triples[t + 2]] -= table[at + triples[t]] + table[at + triples[t + 1]];
 }
+
+/** (g0, g1, P) entry triples along each axis, the last axis first, as genotypeCellsInPlace visits them. */
+function axisTriples(order: 2 | 3): Int32Array {
+  const size = order === 2 ? 9 : 27;
+  const triples: number[] = [];
+  for (let stride = 1; stride < size; stride *= 3) {
+    for (let base = 0; base < size; base++) if (Math.floor(base / stride) % 3 === 0) triples.push(base, base + stride, base + 2 * stride);
+  }
+  return Int32Array.from(triples);
+}
+
+const PAIR_AXIS_TRIPLES = axisTriples(2);
+const TRIPLE_AXIS_TRIPLES = axisTriples(3);
 
 /** Popcounts of each plane of each real row of `planes` (numVectorReal rows): `counts[row·numPlanes + p]`. */
 export function planeCountsOf(words: Uint32Array, numPlanes: number, wordsPerPlane: number, numRows: number): Float64Array {

@@ -134,3 +134,24 @@ export function engineValueOf(score: EpistasisScore, value: number, k2Scale: num
 export function k2ScaleOf(tables: ScoreTables): number {
   return 15 / tables.logFactorial[tables.maxCount + 1];
 }
+
+/**
+ * The score of a table laid out as one array, controls' cells at [0, numCell) and cases' at [numCell, 2·numCell): the
+ * same operations as k2Score / mutualInformation in the same order (finalize's hot path, without views).
+ */
+export function scoreOfEntries(
+  score: EpistasisScore, tables: ScoreTables, entries: Float64Array, order: 2 | 3, scratch: MarginalScratch,
+): number {
+  const numCell = order === 2 ? 9 : 27;
+  if (score === 'k2') {
+    const lf = tables.logFactorial;
+    let sum = 0;
+    for (let c = 0; c < numCell; c++) {
+      const controls = entries[c], cases = entries[numCell + c];
+      sum += lf[controls + cases + 1] - lf[controls] - lf[cases];
+    }
+    return sum;
+  }
+  const cells = { controls: entries.subarray(0, numCell), cases: entries.subarray(numCell, 2 * numCell) };
+  return score === 'mi' ? mutualInformation(tables, cells, numCell) : interactionInformation(tables, cells, order, scratch);
+}
