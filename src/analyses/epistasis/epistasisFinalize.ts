@@ -3,7 +3,7 @@
 // the 3^k × 2 genotype cells, the score, and its engine value (epistasisScores.ts) into the sink.
 import type { EpistasisScore } from '../../core/types.js';
 import type { FinalizeContext, PairBlock, TripleSlice, VectorBlockView } from '../analysis.js';
-import { KIND_PRESENT, NUM_CLASSES, genotypeCellsInPlace, planeCountsOf, planeOf } from './epistasisPlanes.js';
+import { NUM_CLASSES, genotypeCellsInPlace, planeCountsOf, planeOf } from './epistasisPlanes.js';
 import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, ScoreTables } from './epistasisScores.js';
 
 /** What finalize needs of the run: the score, the class sizes, the score tables. */
@@ -96,5 +96,3 @@ export function finalizeEpistasisTriples(settings: EpistasisFinalizeSettings, ct
   return numIReal * numKReal;
 }
 
-/** The present plane of a class (exported for tools that read the planes). */
-export const presentPlaneOf = (cls: number): number => planeOf(cls, KIND_PRESENT);
