@@ -9,3 +9,7 @@ export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './co
 export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';
 export { r2FromSums } from './r2/index.js';
 export { KING_COUNT_SCALE, KING_ENTRY, KING_PLANE, KING_TERM_GROUPS, kingKinship, kingPlaneLayout } from './king/index.js';
+export {
+  ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
+  strongerScores, genotypeCellsInPlace, type CaseControlCells,
+} from './epistasis/index.js';

@@ -79,3 +79,7 @@ export { TextOutput, isGzipName } from './textOutput.js';
 export type { TextFileOptions } from './textOutput.js';
 export { ldLocusText, ldTableHeader, ldTableLine, ldTableLineOfLoci, plinkChromosomeText, plinkSnpColumnWidth } from './plinkLdTable.js';
 export type { LdExtraColumn, LdLocus } from './plinkLdTable.js';
+export {
+  CLASS_CASE, CLASS_CONTROL, CLASS_MISSING, orderByClass, phenotypeClassOf, readFamPhenotypes, readPhenotypeFile,
+  type CaseControlRecord, type SampleClasses,
+} from './phenotypes.js';
