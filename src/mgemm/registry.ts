@@ -4,7 +4,7 @@ import type { BackendName, CpuBackendName, PopcountGemm, PopcountGemmOptions } f
 import { PopcountGemmRef } from './kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWasm } from './kernels/wasm/popcountGemmWasm.js';
 import { createPopcountGemmWebgpu } from './kernels/webgpu/openWebgpu.js';
-import { MinPlusGemm } from './kernels/minplus/minPlusGemm.js';
+import { MinPlusGemm, resolveMinPlusCpuKernel } from './kernels/minplus/minPlusGemm.js';
 import { UserError } from '../core/errors.js';
 import { availableParallelism } from 'node:os';
 
@@ -20,7 +20,8 @@ export async function createPopcountGemm(options: PopcountGemmOptions): Promise<
   if (operands !== null) {
     // The WebGPU min-plus kernel is not built yet; checkJob refuses such runs by metric name before they start.
     if (options.backend === 'webgpu') throw new UserError('real-valued operands have no WebGPU kernel set (use --backend cpu or ref)');
-    const kernel = options.backend === 'ref' ? 'reference' : 'blocked';
+    // `cpu`: the wasm SIMD kernels where the runtime has wasm SIMD, else the blocked JS kernels (same bits).
+    const kernel = options.backend === 'ref' ? 'reference' : await resolveMinPlusCpuKernel();
     return MinPlusGemm.create({ operands, kernel, numThreads: options.numThreads ?? availableParallelism() });
   }
   switch (options.backend) {
