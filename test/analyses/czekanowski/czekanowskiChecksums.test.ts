@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runJob, type DecompositionSpec } from '../../../src/engine/index.js';
 import { SPEC8_CHECKSUMS } from './naiveReference.test.js';
 import { czekanowskiJob } from './czekanowskiJobs.js';
+import { MIN_PLUS_REF_NAME, minPlusWasmName } from '../../../src/mgemm/index.js';
 
 const DECOMPOSITIONS: readonly (Partial<DecompositionSpec> & { numThreads?: number })[] = [
   {}, { numProcVector: 2 }, { numProcVector: 3 }, { numProcVector: 4 }, { numProcVector: 5 },
@@ -35,6 +36,8 @@ describe('Czekanowski: SPEC §8 checksums through the engine', () => {
           const job = { numWay: c.numWay, numVector: c.numVector, numField: 100, source, precision: c.precision, backend, numThreads };
           const result = await runJob(czekanowskiJob({ ...job, decomposition: d, verify: c.values === 'analytic' }));
           expect(result.checksum).toBe(c.checksum);
+          // `cpu` runs the wasm SIMD kernels here (the JS blocked ones only where wasm SIMD is missing).
+          expect(result.rankDevices[0].kernelSet).toBe(backend === 'cpu' ? minPlusWasmName(c.precision) : MIN_PLUS_REF_NAME);
           const numTuples = c.numWay === 2 ? (c.numVector * (c.numVector - 1)) / 2 : (c.numVector * (c.numVector - 1) * (c.numVector - 2)) / 6;
           expect(result.entries).toBe(numTuples);
           if (c.values === 'analytic') expect(result.verifiedValues).toBe(numTuples);
