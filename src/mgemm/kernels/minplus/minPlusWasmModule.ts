@@ -69,12 +69,13 @@ interface MinPlusExports {
   minPlus2MacrokernelF32: Macro2;
   minPlus3MacrokernelF64: Macro3;
   minPlus3MacrokernelF32: Macro3;
-  minAddCeiling(iterations: number, single: number, cap: number): number;
+  minAddCeiling(iterations: number, single: number, arena: number): number;
+  ceilingFields(): number;
 }
 
 const EXPORTED_FUNCTIONS = [
   'microkernelTiles', 'heapBase', 'minPlus2MacrokernelF64', 'minPlus2MacrokernelF32', 'minPlus3MacrokernelF64',
-  'minPlus3MacrokernelF32', 'minAddCeiling',
+  'minPlus3MacrokernelF32', 'minAddCeiling', 'ceilingFields',
 ] as const;
 
 function checkExports(exports: Record<string, unknown>): MinPlusExports {
@@ -142,8 +143,15 @@ export class MinPlusWasmInstance {
     run(call.aBlockByte, call.bBlockByte, call.cBlockByte, call.numRowsPad, call.numColsPad, call.numFields, call.ldcBytes, call.last);
   }
 
-  /** The ceiling loop (assembly/minplus/ceiling.ts): `iterations` × 12 SIMD min + add pairs from registers. */
+  /**
+   * The ceiling loop (assembly/minplus/ceiling.ts): the 2-way microkernel `iterations` times on one L1-resident tile.
+   * Returns the (value, field) min+add pairs it did.
+   */
   minAddCeiling(iterations: number, precision: ValuePrecision): number {
-    return this.exports.minAddCeiling(iterations, precision === 'single' ? 1 : 0, 1);
+    this.reserveArena(65536);
+    this.values('double').fill(0, this.arenaBase / 8, this.arenaBase / 8 + 65536 / 8);
+    this.exports.minAddCeiling(iterations, precision === 'single' ? 1 : 0, this.arenaBase);
+    const { mr2, nr2 } = minPlusTilesOf(precision);
+    return iterations * mr2 * nr2 * this.exports.ceilingFields();
   }
 }

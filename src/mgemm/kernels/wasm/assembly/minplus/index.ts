@@ -4,7 +4,7 @@ import { MR_F32, MR_F64, NR_F32, NR_F64 } from './microkernels2';
 import { MR3_F32, MR3_F64, NR3_F32, NR3_F64 } from './microkernels3';
 
 export { minPlus2MacrokernelF32, minPlus2MacrokernelF64, minPlus3MacrokernelF32, minPlus3MacrokernelF64 } from './macrokernels';
-export { minAddCeiling } from './ceiling';
+export { ceilingFields, minAddCeiling } from './ceiling';
 
 /**
  * The microkernels' tiles, packed as decimal digits `MR2·1000 + NR2·100 + MR3·10 + NR3` (each below 10) for the
