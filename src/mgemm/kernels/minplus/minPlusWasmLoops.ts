@@ -47,7 +47,9 @@ export function runMinPlus2Wasm(instance: MinPlusWasmInstance, t: MinPlus2Tile):
   if (numRows <= 0 || t.bCount <= 0) return;
   const arena = reserveArena(instance, roundUp(numRows, MR), t.bCount, NR, valueBytes, 1);
   const [aIndex, bIndex, cIndex] = [arena.aBlockByte, arena.bBlockByte, arena.cBlockByte].map((byte) => byte / valueBytes);
-  for (let jc = 0; jc < t.bCount; jc += arena.ncMax) {
+  // strictUpper: columns c ≤ rowFirst are below every row's diagonal; neither packed nor computed.
+  const colFirst = t.strictUpper ? Math.min(t.bCount, t.rowFirst + 1) : 0;
+  for (let jc = colFirst; jc < t.bCount; jc += arena.ncMax) {
     const nc = Math.min(arena.ncMax, t.bCount - jc);
     const ncPad = roundUp(nc, NR);
     // strictUpper: local row r needs some column c > r in [jc, jc + nc), i.e. r < jc + nc - 1.
