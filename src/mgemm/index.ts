@@ -11,6 +11,7 @@ export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestCh
 export * from './tripleFinalize.js';
 export * from './minPlusContract.js';
 export { MIN_PLUS_CPU_NAME, MIN_PLUS_REF_NAME, MinPlusGemm, minPlusWasmName, resolveMinPlusCpuKernel } from './kernels/minplus/minPlusGemm.js';
+export { loadMinPlusModule, MinPlusWasmInstance } from './kernels/minplus/minPlusWasmModule.js';
 export { PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX } from './kernels/webgpu/popcountGemmWebgpu.js';
 export { createPopcountGemmWebgpu, probeWebgpu, type WebgpuProbe } from './kernels/webgpu/openWebgpu.js';
 export type { WebgpuPopcountGemmOptions } from './kernels/webgpu/webgpuOptions.js';

@@ -7,8 +7,7 @@
 // takes 6 SIMD ops (2 mins, 3 adds, 1 subtract) where a 2-way comparison takes 2, so its ceiling is a third of that.
 import { DEFAULT_PARAM, defaultMultiplier, type NumWay } from '../../src/core/types.js';
 import { runJob, type JobSpec } from '../../src/engine/index.js';
-import type { ValuePrecision } from '../../src/mgemm/index.js';
-import { loadMinPlusModule, MinPlusWasmInstance } from '../../src/mgemm/kernels/minplus/minPlusWasmModule.js';
+import { loadMinPlusModule, MinPlusWasmInstance, type ValuePrecision } from '../../src/mgemm/index.js';
 
 interface CzekanowskiCase { readonly numWay: NumWay; readonly numVector: number; readonly numField: number }
 

@@ -81,6 +81,8 @@ export function minPlus3MacrokernelF32(
   }
 }
 
+// One function per value of `last`, each calling the inlined microkernel with a constant: the optimizer folds the
+// term's branches inside each (a single inlined copy called with `last` would merge the copies and branch per field).
 function minPlus3TileF64Last0(a: usize, b: usize, numFields: i32, c: usize, ldcBytes: usize): void {
   minPlus3Microkernel_f64_4x4(a, b, numFields, c, ldcBytes, 0);
 }
@@ -104,6 +106,3 @@ function minPlus3TileF32Last1(a: usize, b: usize, numFields: i32, c: usize, ldcB
 function minPlus3TileF32Last2(a: usize, b: usize, numFields: i32, c: usize, ldcBytes: usize): void {
   minPlus3Microkernel_f32_4x8(a, b, numFields, c, ldcBytes, 2);
 }
-
-// One function per value of `last`, each calling the inlined microkernel with a constant: the optimizer folds the
-// term's branches inside each (a single inlined copy called with `last` would merge the copies and branch per field).
