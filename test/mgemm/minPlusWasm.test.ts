@@ -1,7 +1,7 @@
 // The wasm SIMD min-plus kernels give the reference kernels' bits on real (non-integer) values: ragged rows, columns
 // and fields (none a multiple of a tile or vector width), several field, row and column blocks, strictUpper, every
-// 3-way operand order, both precisions; −0.0 inputs count as +0 in every kernel; the pooled kernel set and the
-// registry's `cpu` choice run them.
+// 3-way operand order, both precisions; −0.0 inputs count as +0 in every kernel; the pooled kernel sets (wasm and
+// blocked JS) give the reference bits, and the registry's `cpu` picks wasm.
 import { describe, expect, it } from 'vitest';
 import {
   allocatePlaneMatrix, createPopcountGemm, MinPlusGemm, minPlusWasmName, pairMinOrder, realValuesOf, valueBits, type PlaneMatrix,
@@ -162,30 +162,42 @@ describe('−0.0 inputs', () => {
   }
 });
 
-describe('the wasm min-plus kernel set', () => {
-  it('cpu picks wasm SIMD here and names it; pooled tasks give the reference bits (2 threads, 2-way and 3-way)', async () => {
+describe('the min-plus kernel sets', () => {
+  it('cpu picks wasm SIMD here and names it', async () => {
     expect((await loadMinPlusModule()).available).toBe(true);
     for (const precision of ['double', 'single'] as const) {
-      const numField = KC_FIELDS + 3;
-      const operands = { precision, numField };
-      const cpu = await createPopcountGemm({ backend: 'cpu', realOperands: operands, numThreads: 2 });
-      const ref = await MinPlusGemm.create({ operands, kernel: 'reference', numThreads: 1 });
+      const cpu = await createPopcountGemm({ backend: 'cpu', realOperands: { precision, numField: 8 }, numThreads: 1 });
       try {
         expect(cpu.name).toBe(minPlusWasmName(precision));
-        const a = realMatrix(23, numField, precision, 17).planes;
-        const request = { a, aFirst: 0, aCount: 23, b: a, bFirst: 0, bCount: 23, strictUpper: false, termGroups: [] };
-        expect((await cpu.run(request)).map(bytesOfWords)).toEqual((await ref.run(request)).map(bytesOfWords));
-        const request3 = {
-          x: a, y: a, z: a, blockIndices: [2, 0, 1] as const, termGroups: [], planePairs: [],
-          slices: [{ xFirst: 0, xCount: 21, yRow: 5, zFirst: 2, zCount: 19 }, { xFirst: 3, xCount: 9, yRow: 1, zFirst: 0, zCount: 23 }],
-        };
-        expect((await cpu.run3(request3)).map((g) => g.map(bytesOfWords))).toEqual((await ref.run3(request3)).map((g) => g.map(bytesOfWords)));
       } finally {
         await cpu.close();
-        await ref.close();
       }
     }
   });
+
+  for (const kernel of ['wasm', 'blocked'] as const) {
+    it(`${kernel} on 2 worker threads gives the reference bits (2-way and 3-way, both precisions)`, async () => {
+      for (const precision of ['double', 'single'] as const) {
+        const numField = KC_FIELDS + 3;
+        const operands = { precision, numField };
+        const pooled = await MinPlusGemm.create({ operands, kernel, numThreads: 2 });
+        const ref = await MinPlusGemm.create({ operands, kernel: 'reference', numThreads: 1 });
+        try {
+          const a = realMatrix(23, numField, precision, 17).planes;
+          const request = { a, aFirst: 0, aCount: 23, b: a, bFirst: 0, bCount: 23, strictUpper: false, termGroups: [] };
+          expect((await pooled.run(request)).map(bytesOfWords)).toEqual((await ref.run(request)).map(bytesOfWords));
+          const request3 = {
+            x: a, y: a, z: a, blockIndices: [2, 0, 1] as const, termGroups: [], planePairs: [],
+            slices: [{ xFirst: 0, xCount: 21, yRow: 5, zFirst: 2, zCount: 19 }, { xFirst: 3, xCount: 9, yRow: 1, zFirst: 0, zCount: 23 }],
+          };
+          expect((await pooled.run3(request3)).map((g) => g.map(bytesOfWords))).toEqual((await ref.run3(request3)).map((g) => g.map(bytesOfWords)));
+        } finally {
+          await pooled.close();
+          await ref.close();
+        }
+      }
+    });
+  }
 });
 
 const bytesOfWords = (words: Uint32Array) => new Uint8Array(words.buffer, words.byteOffset, words.byteLength);

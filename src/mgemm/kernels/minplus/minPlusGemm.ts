@@ -36,7 +36,7 @@ export async function resolveMinPlusCpuKernel(): Promise<MinPlusKernelKind> {
 export interface MinPlusGemmOptions {
   readonly operands: RealOperands;
   readonly kernel: MinPlusKernelKind;
-  /** Worker threads (blocked kernels); the reference runs inline on the calling thread. */
+  /** Worker threads (blocked JS and wasm kernels); the reference runs inline on the calling thread. */
   readonly numThreads: number;
 }
 
@@ -44,16 +44,16 @@ export interface MinPlusGemmOptions {
 export class MinPlusGemm implements PopcountGemm {
   readonly device: ComputeDevice = CPU_DEVICE;
 
+  /** Tasks run on `pool`, or inline on the calling thread by `inline` (the reference). */
   private constructor(
     private readonly options: MinPlusGemmOptions,
     private readonly pool: TaskWorkerPool<MinPlusTask, null> | null,
-    private readonly inline: (task: MinPlusTask) => void,
+    private readonly inline: ((task: MinPlusTask) => void) | null,
   ) {}
 
   /** @throws Error when `kernel` is 'wasm' and the wasm module is missing or does not compile here. */
   static async create(options: MinPlusGemmOptions): Promise<MinPlusGemm> {
-    const inline = await createMinPlusTaskRunner(null);
-    if (options.kernel === 'reference') return new MinPlusGemm(options, null, inline);
+    if (options.kernel === 'reference') return new MinPlusGemm(options, null, await createMinPlusTaskRunner(null));
     let module = null;
     if (options.kernel === 'wasm') {
       const probe = await loadMinPlusModule();
@@ -62,7 +62,7 @@ export class MinPlusGemm implements PopcountGemm {
     }
     const workerData: MinPlusWorkerData = { module };
     const pool = await TaskWorkerPool.create<MinPlusTask, null>({ workerUrl: WORKER_URL, numThreads: options.numThreads, workerData, name: 'min-plus kernel worker' });
-    return new MinPlusGemm(options, pool, inline);
+    return new MinPlusGemm(options, pool, null);
   }
 
   get name(): string {
@@ -150,7 +150,8 @@ export class MinPlusGemm implements PopcountGemm {
   }
 
   private async runTask(task: MinPlusTask): Promise<void> {
-    if (this.pool === null) this.inline(task);
-    else await this.pool.run(task);
+    if (this.pool !== null) await this.pool.run(task);
+    else if (this.inline !== null) this.inline(task);
+    else throw new Error('a min-plus kernel set has neither a worker pool nor an inline runner');
   }
 }
