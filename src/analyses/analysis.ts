@@ -121,10 +121,32 @@ export interface ResultSink {
    * coordinates are the plain vector indices.
    */
   addTupleValueRow(tuple: TupleRow, values: Float64Array): void;
+  /**
+   * Pairs of an analysis whose value lies outside SPEC §5's checksum range (KING-robust kinship can be negative or
+   * −inf): the checksum and the records take the pairs' exact tallies (`counts`), a dense matrix takes `values`.
+   */
+  addPairCountRow(row: PairCountRow): void;
   /** Records already thresholded and laid out as in the file (device finalize); they follow the records before. */
   addRecordWords(words: Uint32Array, numRecords: number): void;
   /** Histogram counts of values counted elsewhere (device finalize), in the run's histogram layout. */
   addHistogramCounts(counts: HistogramCounts): void;
+}
+
+/** A row of pairs (i, j) for j = jFirst … jFirst + numCols − 1 of addPairCountRow. */
+export interface PairCountRow {
+  readonly i: number;
+  readonly jFirst: number;
+  readonly numCols: number;
+  /**
+   * `counts[4c + 2a + b]`: entry (a of i, b of j) of the c-th pair, an exact tally scaled into [0, 16) (exact as float32
+   * too); every pair's four go to the checksum, and those of the recorded pairs become records. Entry (a, b) of (i, j)
+   * must mean entry (b, a) of (j, i), as the checksum and the records sort a pair's coordinates.
+   */
+  readonly counts: Float64Array;
+  /** `values[c]`: the c-th pair's value, which a dense matrix holds. */
+  readonly values: Float64Array;
+  /** `recorded[c]` = 1: the c-th pair's four entries become records (the analysis applied the run's threshold to its value). */
+  readonly recorded: Uint8Array;
 }
 
 /** A row of tuples of addTupleValueRow: (i, first …) pairs when `j` is null, else (i, j, first …) triples. */

@@ -8,3 +8,4 @@ export { float32BitsAtMost, ProgramDevicePairs, type PairValues } from './device
 export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './comet/cometPairProgram.js';
 export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';
 export { r2FromSums } from './r2/index.js';
+export { KING_COUNT_SCALE, KING_ENTRY, KING_PLANE, KING_TERM_GROUPS, kingKinship, kingPlaneLayout } from './king/index.js';

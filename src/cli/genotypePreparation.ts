@@ -1,8 +1,8 @@
 // Shared by `prepare` and `run --input`: opens a genotype input, reports skipped sites, writes the packed file.
 import { UserError } from '../core/errors.js';
 import {
-  openGenotypeInput, prepareGenotypes, selectGenotypes, selectsEverything, type BadSite, type BadSitePolicy,
-  type GenotypeSelection, type PreparedSidecar,
+  autosomesOf, openGenotypeInput, prepareGenotypes, selectGenotypes, selectsEverything, type BadSite, type BadSitePolicy,
+  type GenotypeSelection, type GenotypeSource, type PreparedSidecar,
 } from '../io/index.js';
 
 /** Skipped sites kept in the sidecar (all are counted and reported on stderr). */
@@ -21,6 +21,10 @@ export interface GenotypePreparationOptions {
   readonly permuteSeed: number | null;
   /** Samples and variants to keep (PLINK's --chr, --keep, --maf, …); recorded in the sidecar unless it keeps all. */
   readonly selection: GenotypeSelection;
+  /** Vectors are samples (`prepare --individuals`, transposed) instead of SNPs; absent: SNPs. */
+  readonly vectors?: 'snps' | 'samples';
+  /** Keep only variants on chromosomes 1–22 (PLINK's --autosome), after the selection. */
+  readonly autosomesOnly?: boolean;
 }
 
 /**
@@ -44,7 +48,9 @@ export async function prepareGenotypeFile(
       `${inputPath} is neither a PLINK fileset (x.bed with .bim and .fam, or the prefix x) nor a VCF (.vcf, .vcf.gz, .vcf.bgz)`);
   }
   const skippedSites = (): { count: number; first: readonly BadSite[] } => ({ count: numSkipped, first: skipped });
-  if (selectsEverything(options.selection)) return prepareGenotypes(source, packedPath, { permuteSeed: options.permuteSeed, skippedSites });
+  const { permuteSeed, vectors } = options;
+  const restricted = (kept: GenotypeSource): GenotypeSource => (options.autosomesOnly === true ? autosomesOf(kept) : kept);
+  if (selectsEverything(options.selection)) return prepareGenotypes(restricted(source), packedPath, { permuteSeed, skippedSites, vectors });
   const selected = selectGenotypes(source, options.selection);
-  return prepareGenotypes(selected.source, packedPath, { permuteSeed: options.permuteSeed, skippedSites, selection: selected.record });
+  return prepareGenotypes(restricted(selected.source), packedPath, { permuteSeed, skippedSites, selection: selected.record, vectors });
 }

@@ -22,6 +22,8 @@ export function addPrepareCommand(program: Command): void {
     .option('--input <file>', 'the input, as the argument')
     .requiredOption('--out <file>', 'packed output file (the sidecar is <file>.json)')
     .option('--permute <seed>', 'shuffle vector order with this seed (0 ≤ seed < 2^32); recorded in the sidecar')
+    .option('--individuals', 'vectors are the samples and fields the SNPs (sample-major, for relatedness: KING)', false)
+    .option('--autosome', 'keep only variants on chromosomes 1–22 (PLINK\'s --autosome), after the selection', false)
     .addOption(new Option('--on-bad-site <policy>', 'multi-allelic, non-diploid or malformed VCF sites')
       .choices(['skip', 'error']).default('error'))
     .option('--force', 'overwrite an existing output file', false)
@@ -41,10 +43,13 @@ export function addPrepareCommand(program: Command): void {
       }
       if (options.force === true) removeLeftoverTemporariesOfFiles([out, sidecarPathOf(out)]);
       const permuteSeed = typeof options.permute === 'string' ? parseSeed(options.permute) : null;
+      const bySample = options.individuals === true;
+      if (bySample && permuteSeed !== null) throw new UserError('--permute cannot be used with --individuals (sample-major files keep the sample order)');
       // The packed file's temporary names are <out>.<pid>-<hex>.tmp, the sidecar's <out>.json.<pid>-<hex>.tmp.
       cleanUpOnInterrupt({ outputPrefixes: [`${out}.`] });
       const sidecar = await prepareGenotypeFile(input, out, {
         onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), permuteSeed, selection,
+        vectors: bySample ? 'samples' : 'snps', autosomesOnly: options.autosome === true,
       });
       const kept = sidecar.selection ?? null;
       const summary = {
@@ -56,10 +61,11 @@ export function addPrepareCommand(program: Command): void {
         skippedSites: sidecar.skippedSites.count,
         permuteSeed,
         packedSha256: sidecar.packedSha256,
+        vectors: bySample ? 'samples' : 'snps',
         selection: kept,
       };
       process.stdout.write(options.json === true ? `${JSON.stringify(summary)}\n` :
-        `prepared ${out}: ${summary.numVector} SNPs × ${summary.numField} samples, ` +
+        `prepared ${out}: ${bySample ? `${summary.numVector} samples × ${summary.numField} SNPs` : `${summary.numVector} SNPs × ${summary.numField} samples`}, ` +
         `${summary.numMissingCalls} missing calls, ${summary.skippedSites} sites skipped` +
         `${permuteSeed === null ? '' : `, vector order shuffled with seed ${permuteSeed}`}\n` +
         (kept === null ? '' : `selection kept ${kept.numVariantKept} of ${kept.numVariantInput} SNPs and ` +

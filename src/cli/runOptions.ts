@@ -144,11 +144,11 @@ export function buildRunPlan(
 }
 
 /**
- * Whether code `10` is a missing call: with --sparse, and always for r², which like PLINK's --r2 is taken over the
- * samples both SNPs have called. CCC and DUO keep the explicit choice (SPEC §3 defines both modes).
+ * Whether code `10` is a missing call: with --sparse, and always for r² and KING, which like PLINK's --r2 and plink2's
+ * --make-king are taken over the fields both vectors have called. CCC and DUO keep the explicit choice (SPEC §3 defines both modes).
  */
 export function skipsMissingCalls(options: Pick<RunOptionText, 'sparse' | 'metric'>): boolean {
-  return options.sparse === true || options.metric === 'r2';
+  return options.sparse === true || options.metric === 'r2' || options.metric === 'king';
 }
 
 /** `--matrix SHAPE [--matrix-format F]`: a dense matrix instead of records (the engine checks the rest). */

@@ -70,6 +70,36 @@ export function pairRowWeights(numVector: number, i: number, jFirst: number, num
 }
 
 /**
+ * Weights of one entry (bits a of i, b of j) of the pairs (i, j) for j = jFirst … jFirst + numCols − 1 (j ≠ i):
+ * out[c] = checksumWeight(entryUid2(nv, i, a, j, b)) of the c-th pair. For analyses with one entry per pair (r²),
+ * which would otherwise pay for the weights of all four.
+ */
+export function pairRowEntryWeights(numVector: number, i: number, a: number, jFirst: number, b: number, numCols: number, out: Float64Array): void {
+  const numLeft = Math.max(0, Math.min(numCols, i - jFirst));
+  // Left of i the higher coordinate is i (entry bits a, b in that order), right of it j (b, a).
+  if (numLeft > 0) entryWeightsAlongRun((i * numVector + jFirst) * 4 + 2 * a + b, 4, numLeft, out, 0);
+  if (numLeft < numCols) {
+    const j = jFirst + numLeft;
+    entryWeightsAlongRun((j * numVector + i) * 4 + 2 * b + a, 4 * numVector, numCols - numLeft, out, numLeft);
+  }
+}
+
+/** Weights of the uids `uid + t·uidStep` (t < count) to `out[at + t]`: weightsAlongRun with one entry per tuple. */
+function entryWeightsAlongRun(uid: number, uidStep: number, count: number, out: Float64Array, at: number): void {
+  const step = randomizeStep(uidStep);
+  let low = randomize(uid + WEIGHT_OFFSET_LOW);
+  let high = randomize(uid + WEIGHT_OFFSET_HIGH);
+  const end = at + count;
+  for (let t = at; t < end; t++) {
+    out[t] = low + RANDOMIZE_MAX * high;
+    low += step;
+    if (low >= RANDOMIZE_MAX) low -= RANDOMIZE_MAX;
+    high += step;
+    if (high >= RANDOMIZE_MAX) high -= RANDOMIZE_MAX;
+  }
+}
+
+/**
  * For each order of (i, j, k) by size, where sorted entry bit e lands in the caller's (a, b, c) order; indexed by
  * 9·rankI + 3·rankJ + rankK (ranks 0–2, 0 = largest), built once: this runs for every triple.
  */

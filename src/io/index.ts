@@ -2,6 +2,7 @@
 export {
   checkPackedVectorFile,
   packFieldValues,
+  readExactly,
   packedBytesPerVector,
   readPackedVectorSlab,
   writePackedVectorFile,
@@ -40,6 +41,9 @@ export {
   sidecarPathOf, stageJsonFile, writeJsonFileAtomically,
 } from './preparedSidecar.js';
 export type { PreparedSidecar, SidecarSnps } from './preparedSidecar.js';
+export { vectorsAreSamples } from './preparedSidecar.js';
+export { CHUNK_BYTES, autosomesOf, snpsPerChunkOf, transposeToSampleMajor } from './sampleMajor.js';
+export type { TransposeSizes } from './sampleMajor.js';
 export { prepareGenotypes } from './prepareGenotypes.js';
 export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';

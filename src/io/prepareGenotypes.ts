@@ -16,6 +16,7 @@ import { commitStagedFiles, discardStagedFiles, type StagedFile } from './staged
 import { systemErrorText } from './systemErrorText.js';
 import { temporaryPathFor } from './temporaryFiles.js';
 import { seededVectorOrder } from './vectorPermutation.js';
+import { transposeToSampleMajor } from './sampleMajor.js';
 
 /** Options of {@link prepareGenotypes}. */
 export interface PrepareOptions {
@@ -25,6 +26,8 @@ export interface PrepareOptions {
   readonly skippedSites?: () => { count: number; first: readonly BadSite[] };
   /** What a selection kept (genotypeSelection.ts), asked once the rows have been read; absent for no selection. */
   readonly selection?: () => SelectionRecord;
+  /** What the file's vectors are: SNPs (absent: the usual layout) or samples (transposed, sampleMajor.ts; no permutation). */
+  readonly vectors?: 'snps' | 'samples';
 }
 
 const WRITE_BUFFER_BYTES = 4 << 20;
@@ -65,7 +68,13 @@ export async function prepareGenotypes(
 
     let vectorOrder: PreparedSidecar['vectorOrder'] = null;
     let packedSha256 = writer.sha256();
-    if (options.permuteSeed !== null) {
+    const bySample = options.vectors === 'samples';
+    if (bySample) {
+      if (options.permuteSeed !== null) throw new Error('a sample-major file is not permuted (the CLI refuses --permute with --individuals)');
+      const transposed = temporaryPathFor(packedPath);
+      staged.push({ finalPath: packedPath, temporaryPath: transposed });
+      packedSha256 = transposeToSampleMajor(temporary, transposed, packedPath, { numSnp: numVector, numSample: numField });
+    } else if (options.permuteSeed !== null) {
       const order = seededVectorOrder(numVector, options.permuteSeed);
       const permuted = temporaryPathFor(packedPath);
       staged.push({ finalPath: packedPath, temporaryPath: permuted });
@@ -78,9 +87,9 @@ export async function prepareGenotypes(
       format: SIDECAR_FORMAT,
       version: SIDECAR_VERSION,
       source: { kind: source.kind, path: source.path },
-      numVector,
-      numField,
-      packedBytes: numVector * bytesPerVector,
+      numVector: bySample ? numField : numVector,
+      numField: bySample ? numVector : numField,
+      packedBytes: bySample ? numField * packedBytesPerVector(numVector) : numVector * bytesPerVector,
       packedSha256,
       numMissingCalls,
       coding: FIELD_CODING,
@@ -89,6 +98,7 @@ export async function prepareGenotypes(
       vectorOrder,
       skippedSites: options.skippedSites?.() ?? { count: 0, first: [] },
       selection: options.selection?.() ?? null,
+      ...(bySample ? { vectors: 'samples' as const, sampleNames: source.samples.map(({ fid, iid }) => ({ fid, iid })) } : {}),
     };
     staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
     commitStagedFiles(staged);

@@ -50,6 +50,18 @@ export interface PreparedSidecar {
   readonly skippedSites: { readonly count: number; readonly first: readonly BadSite[] };
   /** What --chr, --extract, --keep, --maf, … kept and why the rest went; null (or absent: older files) for none. */
   readonly selection?: SelectionRecord | null;
+  /**
+   * What a vector is: a SNP (absent: the usual layout, fields are samples) or a sample (`prepare --individuals`:
+   * vectors are the samples of `sampleIds`, fields the SNPs of `snps`, for relatedness between individuals).
+   */
+  readonly vectors?: 'snps' | 'samples';
+  /** The samples' PLINK family and individual IDs (FID null for a VCF), in `sampleIds` order; written by `--individuals`. */
+  readonly sampleNames?: readonly { readonly fid: string | null; readonly iid: string }[];
+}
+
+/** Whether a prepared file's vectors are samples (`prepare --individuals`) rather than SNPs. */
+export function vectorsAreSamples(sidecar: PreparedSidecar): boolean {
+  return sidecar.vectors === 'samples';
 }
 
 export const FIELD_CODING =
@@ -101,14 +113,22 @@ export function readSidecar(path: string): PreparedSidecar {
   if (sidecar.packedBytes !== sidecar.numVector * packedBytesPerVector(sidecar.numField)) {
     fail(`packedBytes ${sidecar.packedBytes} does not match ${sidecar.numVector} vectors of ${sidecar.numField} fields`);
   }
-  if (!Array.isArray(sidecar.sampleIds) || sidecar.sampleIds.length !== sidecar.numField) fail('sampleIds does not have numField entries');
+  if (sidecar.vectors !== undefined && sidecar.vectors !== 'snps' && sidecar.vectors !== 'samples') fail('vectors is neither "snps" nor "samples"');
+  const bySample = vectorsAreSamples(sidecar);
+  const [numSampleWanted, numSnpWanted] = bySample ? [sidecar.numVector, sidecar.numField] : [sidecar.numField, sidecar.numVector];
+  const sampleAxis = bySample ? 'numVector' : 'numField';
+  if (!Array.isArray(sidecar.sampleIds) || sidecar.sampleIds.length !== numSampleWanted) fail(`sampleIds does not have ${sampleAxis} entries`);
+  if (sidecar.sampleNames !== undefined && (!Array.isArray(sidecar.sampleNames) || sidecar.sampleNames.length !== numSampleWanted)) {
+    fail(`sampleNames does not have ${sampleAxis} entries`);
+  }
   const snps = sidecar.snps as SidecarSnps | undefined;
   if (typeof snps !== 'object' || snps === null) return fail('no snps');
   const numSnp = Array.isArray(snps.id) ? snps.id.length : -1;
   for (const column of ['id', 'chrom', 'pos', 'allele1', 'allele2'] as const) {
     if (!Array.isArray(snps[column]) || snps[column].length !== numSnp) fail(`snps.${column} is not a column of ${numSnp} values`);
   }
-  if (numSnp !== sidecar.numVector) fail(`${numSnp} SNPs but numVector is ${sidecar.numVector}`);
+  if (numSnp !== numSnpWanted) fail(`${numSnp} SNPs but ${bySample ? 'numField' : 'numVector'} is ${numSnpWanted}`);
+  if (bySample && sidecar.vectorOrder !== null) fail('vectorOrder is set for a file whose vectors are samples');
   const order = sidecar.vectorOrder;
   if (order !== null) {
     if (typeof order !== 'object' || !Array.isArray(order.snpOfVector) || order.snpOfVector.length !== numSnp) {

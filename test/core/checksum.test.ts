@@ -1,6 +1,6 @@
 // Checksum weights: the row-wise forms the engine uses equal the per-entry definition of SPEC §5.
 import { describe, expect, it } from 'vitest';
-import { checksumWeight, entryUid2, entryUid3, pairRowWeights, tripleRowWeights } from '../../src/core/checksum.js';
+import { checksumWeight, entryUid2, entryUid3, pairRowEntryWeights, pairRowWeights, tripleRowWeights } from '../../src/core/checksum.js';
 
 describe('pairRowWeights', () => {
   const cases = [
@@ -21,6 +21,30 @@ describe('pairRowWeights', () => {
         for (let e = 0; e < 4; e++) expected.push(checksumWeight(entryUid2(c.nv, c.i, e >> 1, c.jFirst + t, e & 1)));
       }
       expect(Array.from(out)).toEqual(expected);
+    });
+  }
+});
+
+describe('pairRowEntryWeights', () => {
+  const cases = [
+    { nv: 48, i: 0, jFirst: 1, numCols: 47 },
+    { nv: 48, i: 47, jFirst: 0, numCols: 47 },
+    { nv: 48, i: 20, jFirst: 5, numCols: 40 },
+    { nv: 3_000_000, i: 2_999_999, jFirst: 0, numCols: 1000 },
+    { nv: 100_000, i: 50_000, jFirst: 49_500, numCols: 1000 },
+  ];
+  for (const c of cases) {
+    it(`equals checksumWeight(entryUid2) of each entry for nv ${c.nv}, i ${c.i}, j ${c.jFirst}+${c.numCols}`, () => {
+      const js = Array.from({ length: c.numCols }, (_, t) => c.jFirst + t);
+      // A row never holds j = i: each side of it is a run of its own.
+      const runs = [js.filter((j) => j < c.i), js.filter((j) => j > c.i)].filter((run) => run.length > 0);
+      for (const run of runs) {
+        for (let e = 0; e < 4; e++) {
+          const out = new Float64Array(run.length);
+          pairRowEntryWeights(c.nv, c.i, e >> 1, run[0], e & 1, run.length, out);
+          expect(Array.from(out)).toEqual(run.map((j) => checksumWeight(entryUid2(c.nv, c.i, e >> 1, j, e & 1))));
+        }
+      }
     });
   }
 });

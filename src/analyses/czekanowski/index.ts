@@ -8,6 +8,7 @@ import type { NumWay } from '../../core/types.js';
 import { finalizeCzekanowskiPairs, finalizeCzekanowskiTriples } from './czekanowskiFinalize.js';
 import { CzekanowskiVerifier } from './czekanowskiVerifier.js';
 import { roundingOf } from './czekanowskiValues.js';
+import { HISTOGRAM_BUCKETS_PER_UNIT, type HistogramLayout } from '../../core/histogramLayout.js';
 
 export { pairValue, tripleValue, tripleFieldTerm, roundingOf } from './czekanowskiValues.js';
 
@@ -20,7 +21,8 @@ export const analysis: Analysis = {
   name: 'czekanowski',
   summary: 'Czekanowski (Proportional Similarity) of real-valued vectors, 2-way and 3-way (SPEC §8)',
   ways: [2, 3],
-  results: ['threshold-records'],
+  results: ['threshold-records', 'histogram', 'top-n'],
+  strongerValues: 'larger',
   check({ spec }: AnalysisSettings): void {
     if (spec.sparse) throw new UserError('--sparse is for 2-bit genotype codes; --metric czekanowski reads real values');
   },
@@ -38,7 +40,18 @@ export const analysis: Analysis = {
             finalize: (ctx, slice, sums) => finalizeCzekanowskiTriples(round, ctx, slice, sums),
           }
         : null,
+      histogramLayout: () => czekanowskiHistogramLayout(spec.numWay),
       analyticVerifier: () => new CzekanowskiVerifier(round, numVector, numField, spec.numWay),
     };
   },
 };
+
+/**
+ * SPEC §9's layout extended to Czekanowski (as for r²): one column CZEK of the tuple's one value, 1000 buckets over
+ * [0, 1] (a value of 1 in the last), every value of the run counted before the threshold. A tuple's one value has
+ * entry bits 0 (the sink's addTupleValueRow); the layout still lists every entry of the way, the others uncounted.
+ */
+function czekanowskiHistogramLayout(numWay: NumWay): HistogramLayout {
+  const entryColumns = Array.from({ length: 2 ** numWay }, (_, bits) => (bits === 0 ? 0 : -1));
+  return { numBuckets: HISTOGRAM_BUCKETS_PER_UNIT, columnNames: ['CZEK'], entryColumns, sumColumns: [] };
+}

@@ -1,10 +1,8 @@
 // `snptally plink <PLINK flags>`: runs a PLINK 1.9 `--r2` command line as snptally commands (prepare with PLINK's
 // selection, then run --metric r2 with a dense matrix, LD windows, or all pairs) and writes the files PLINK writes,
 // under its names and in its formats: <out>.ld, <out>.ld.gz or <out>.ld.bin, and <out>.log.
-import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { readSidecar, stageFile, commitStagedFiles, TextOutput, type StagedFile } from '../../io/index.js';
@@ -13,9 +11,9 @@ import { packageVersion } from '../packageVersion.js';
 import { readRunInfo } from '../runInfoFile.js';
 import { writeLdTable } from './ldTableReport.js';
 import { describeR2, parsePlinkFlags, plinkOutputPaths, type PlinkRequest } from './plinkFlags.js';
-
-/** snptally's own entry point, run for each translated command. */
-const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../main.js');
+import { isKingCommandLine } from './kingFlags.js';
+import { runKing } from './kingCommand.js';
+import { runSnptally } from './snptallyChild.js';
 
 /** Adds the `plink` command to `program`. */
 export function addPlinkCommand(program: Command): void {
@@ -26,7 +24,9 @@ export function addPlinkCommand(program: Command): void {
       '<out>.ld (.ld.gz with gz, .ld.bin with bin/bin4) and <out>.log. Flags: --bfile [PREFIX] or --vcf FILE, ' +
       '--out PREFIX, --threads N, --memory MiB, --chr, --from-bp, --to-bp, --extract, --exclude, --keep, --remove, ' +
       '--maf [F], --geno [R], --r2 [triangle|square|square0] [bin|bin4|gz] [inter-chr] [d|dprime|dprime-signed], ' +
-      '--ld-window N, --ld-window-kb KB, --ld-window-r2 R, and snptally\'s --force (PLINK overwrites; snptally ' +
+      '--ld-window N, --ld-window-kb KB, --ld-window-r2 R; or plink2\'s relatedness: --make-king [triangle|square|square0] ' +
+      '[bin|bin4], --make-king-table [counts], --king-table-filter X, --king-cutoff X (<out>.king[.bin] and .king.id, ' +
+      '<out>.kin0, <out>.king.cutoff.in.id/.out.id); and snptally\'s --force (PLINK overwrites; snptally ' +
       'replaces existing outputs only with it). Any other flag or modifier is refused by name. The log lists the ' +
       'snptally commands it ran')
     .argument('[flags...]', 'PLINK flags')
@@ -35,27 +35,6 @@ export function addPlinkCommand(program: Command): void {
     .action(async (flags: string[]) => {
       await runPlink(flags);
     });
-}
-
-/** Runs `snptally <args>` as a child process; returns its stdout. @throws UserError with the child's one-line message. */
-async function runSnptally(args: readonly string[]): Promise<string> {
-  const child = spawn(process.execPath, [CLI_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const stopChild = (): void => { child.kill('SIGTERM'); };
-  process.once('exit', stopChild);
-  const [stdout, stderr] = [[] as Buffer[], [] as Buffer[]];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  const status = await new Promise<number | null>((done, fail) => {
-    child.on('error', fail);
-    child.on('close', (code) => done(code));
-  });
-  process.removeListener('exit', stopChild);
-  if (status !== 0) {
-    const message = Buffer.concat(stderr).toString('utf8').trim().split('\n').at(-1)?.replace(/^snptally: /, '') ?? '';
-    if (status === 1) throw new UserError(`${args[0]}: ${message}`);
-    throw new Error(`snptally ${args[0]} ended with status ${status}: ${message}`);
-  }
-  return Buffer.concat(stdout).toString('utf8');
 }
 
 /** The run's flags for the request's mode (matrix, windows, or all pairs); `stub` is where its files go. */
@@ -77,6 +56,10 @@ export function runArgsOf(request: PlinkRequest, packedPath: string, stub: strin
 }
 
 async function runPlink(flags: readonly string[]): Promise<void> {
+  if (isKingCommandLine(flags)) {
+    await runKing(flags);
+    return;
+  }
   const request = parsePlinkFlags(flags);
   const outputs = plinkOutputPaths(request);
   for (const path of [outputs.result, outputs.log]) {

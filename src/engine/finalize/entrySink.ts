@@ -1,6 +1,6 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
-import { ChecksumAccumulator, checksumWeight, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
-import type { TupleRow } from '../../analyses/index.js';
+import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
+import type { PairCountRow, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { HistogramCounter } from './histogramSink.js';
@@ -138,10 +138,8 @@ export class EntrySink {
 
   private addWholePairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
     this.histogram?.addTuples(values, numCols, entryBitsOf(a, b));
-    const { weights, keep } = this.scratchFor(4 * numCols);
-    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
-    // Keep the weight of entry (a, b) of each pair, in place: index c ≤ 4c + 2a + b.
-    for (let c = 0; c < numCols; c++) weights[c] = weights[4 * c + 2 * a + b];
+    const { weights, keep } = this.scratchFor(numCols);
+    pairRowEntryWeights(this.numVector, i, a, jFirst, b, numCols, weights);
     this.addRow(values, weights, keep, numCols, (e, coords, at) => {
       coords[at] = 2 * i + a;
       coords[at + 1] = 2 * (jFirst + e) + b;
@@ -172,6 +170,7 @@ export class EntrySink {
   addTupleValueRow(tuple: TupleRow, values: Float64Array): void {
     const { i, j, first, count } = tuple;
     if (this.window !== null) throw new Error('an LD window with one value per tuple (checkJob refuses it)');
+    this.histogram?.addTuples(values, count, ONE_ENTRY[0]);
     const { weights, keep } = this.scratchFor(count);
     const nv = this.numVector;
     for (let t = 0; t < count; t++) weights[t] = checksumWeight(tupleUid(nv, i, j, first + t));
@@ -191,6 +190,32 @@ export class EntrySink {
       }
       this.recordValues[at + this.numWay] = values[t];
       if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+    }
+  }
+
+  /**
+   * Pairs whose checksum and records are their exact tallies (`row.counts`, four entries per pair) rather than their
+   * value (KING's kinship, outside SPEC §5's range): every entry goes to the checksum; the entries of the pairs the
+   * analysis marked (`row.recorded`, its threshold on the value) become records, whatever the sink's threshold.
+   */
+  addPairCountRow(row: PairCountRow): void {
+    const { i, jFirst, numCols, counts, recorded } = row;
+    if (this.window !== null) throw new Error('an LD window with tallies per pair (checkJob refuses it)');
+    const count = 4 * numCols;
+    const { weights, keep } = this.scratchFor(count);
+    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
+    keep.fill(1, 0, count);
+    this.checksum.addEntries(counts, weights, count, keep);
+    if (this.writer === null) return;
+    for (let c = 0; c < numCols; c++) {
+      if (recorded[c] === 0) continue;
+      for (let e = 0; e < 4; e++) {
+        const at = this.stride * this.numBuffered;
+        this.recordWords[at] = 2 * i + (e >> 1);
+        this.recordWords[at + 1] = 2 * (jFirst + c) + (e & 1);
+        this.recordValues[at + 2] = counts[4 * c + e];
+        if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+      }
     }
   }
 

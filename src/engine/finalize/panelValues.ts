@@ -5,7 +5,7 @@
 import type { ChecksumAccumulator } from '../../core/checksum.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts } from '../../core/histogramLayout.js';
-import type { ResultSink, TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, ResultSink, TupleRow } from '../../analyses/index.js';
 
 /** Where a panel's values go: `values[(i − rowVector)·numCols + (j − colVector)]` is pair (i, j)'s (global indices). */
 export interface PanelValueTarget {
@@ -50,6 +50,12 @@ export class PanelValueCapture implements ResultSink {
     this.inner.addTupleValueRow(tuple, values);
     const { target } = this;
     target.values.set(values.subarray(0, tuple.count), (tuple.i - target.rowVector) * target.numCols + (tuple.first - target.colVector));
+  }
+
+  addPairCountRow(row: PairCountRow): void {
+    this.inner.addPairCountRow(row);
+    const { target } = this;
+    target.values.set(row.values.subarray(0, row.numCols), (row.i - target.rowVector) * target.numCols + (row.jFirst - target.colVector));
   }
 
   addRecordWords(words: Uint32Array, numRecords: number): void {

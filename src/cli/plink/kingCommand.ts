@@ -1,0 +1,156 @@
+// `snptally plink` with plink2's relatedness flags: prepares the input sample-major with PLINK's selection and
+// plink2's autosomes (`prepare --individuals --autosome`), runs `--metric king` — a dense matrix for --make-king,
+// the pairs' counts as records for --make-king-table and --king-cutoff (above a threshold when every use has one) —
+// and writes plink2's files under its names, all renamed into place together at the end.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UserError } from '../../core/errors.js';
+import { commitStagedFiles, readSidecar, stageFile, TextOutput, type PreparedSidecar, type StagedFile } from '../../io/index.js';
+import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
+import { packageVersion } from '../packageVersion.js';
+import { readRunInfo } from '../runInfoFile.js';
+import { kingOutputPaths, parseKingFlags, type KingRequest } from './kingFlags.js';
+import { sortedKingPairs } from './kingPairs.js';
+import { kingCutoffRemoved, passOverKingPairs, sampleIdFileText, type KingPassResult, type SampleIdPair } from './kingReport.js';
+import { runSnptally } from './snptallyChild.js';
+
+/** The largest double below x (x finite and not 0 … only the sign matters at 0): a threshold "> it" keeps "≥ x". */
+export function doubleBelow(x: number): number {
+  const bits = new BigInt64Array(new Float64Array([x]).buffer);
+  if (x === 0) return -Number.MIN_VALUE;
+  bits[0] += x > 0 ? -1n : 1n;
+  return new Float64Array(bits.buffer)[0];
+}
+
+/**
+ * The run's kinship threshold for records: pairs whose kinship is not ≤ T are recorded. The table filter F keeps
+ * kinship ≥ F (T just below F), the cutoff X needs kinship > X; null (every pair) when a table has no filter, or when
+ * T would be negative (snptally's threshold is off below 0).
+ */
+export function recordsThreshold(request: KingRequest): number | null {
+  const bounds: number[] = [];
+  if (request.table !== null) {
+    if (request.tableFilter === null) return null;
+    bounds.push(doubleBelow(request.tableFilter));
+  }
+  if (request.cutoff !== null) bounds.push(request.cutoff);
+  const threshold = Math.min(...bounds);
+  return threshold >= 0 ? threshold : null;
+}
+
+/** The samples of a sample-major prepared file, with their PLINK IDs. */
+function samplesOf(sidecar: PreparedSidecar): SampleIdPair[] {
+  if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
+  return sidecar.sampleNames.map(({ fid, iid }) => ({ fid, iid }));
+}
+
+/** Runs a KING command line (flags as PLINK's argument list). */
+export async function runKing(flags: readonly string[]): Promise<void> {
+  const request = parseKingFlags(flags);
+  const outputs = kingOutputPaths(request);
+  for (const path of outputs) {
+    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
+  }
+  const started = new Date();
+  cleanUpOnInterrupt({ outputPrefixes: outputs.map((path) => `${path}.`) });
+  // Scratch beside the outputs, so that finished files are renamed into place.
+  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
+  cleanUpOnInterrupt({ scratchDirectory: scratch });
+  const commands: string[][] = [];
+  const staged: StagedFile[] = [];
+  const run = async (args: string[]): Promise<string> => {
+    commands.push(args);
+    return runSnptally(args);
+  };
+  try {
+    const packedPath = join(scratch, 'input.packed');
+    await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
+    const sidecar = readSidecar(`${packedPath}.json`);
+    const samples = samplesOf(sidecar);
+    if (samples.length < 2) throw new UserError('plink: --make-king, --make-king-table and --king-cutoff need at least 2 samples');
+    const runArgs = ['run', '--metric', 'king', '--input', packedPath, ...request.resourceArgs];
+    if (request.matrix !== null) {
+      const stub = join(scratch, 'matrix');
+      await run([...runArgs, '--matrix', request.matrix.shape, '--matrix-format', request.matrix.format, '--out', stub, '--json']);
+      const text = request.matrix.format === 'text';
+      staged.push({ finalPath: `${request.out}.king${text ? '' : '.bin'}`, temporaryPath: `${stub}.king${text ? '' : '.bin'}` });
+      staged.push(stageFile(`${request.out}.king.id`, sampleIdFileText(samples)));
+    }
+    let pass: KingPassResult | null = null;
+    if (request.table !== null || request.cutoff !== null) {
+      const stub = join(scratch, 'pairs');
+      const threshold = recordsThreshold(request);
+      await run([...runArgs, ...(threshold === null ? [] : ['--threshold', String(threshold)]), '--out', stub, '--json']);
+      const pairs = sortedKingPairs(readRunInfo(`${stub}.run.json`).outputPaths, scratch);
+      const source = { pairs, samples, packedPath, numSnp: sidecar.numField };
+      if (request.table === null) {
+        pass = await passOverKingPairs(source, null, request.cutoff);
+      } else {
+        const tablePath = join(scratch, 'table.kin0');
+        const output = await TextOutput.toFile(tablePath, { force: true });
+        try {
+          pass = await passOverKingPairs(source, { output, options: { counts: request.table.counts, filter: request.tableFilter } }, request.cutoff);
+          await output.commit();
+        } catch (error) {
+          output.discard();
+          throw error;
+        }
+        staged.push({ finalPath: `${request.out}.kin0`, temporaryPath: tablePath });
+      }
+    }
+    let numRemoved: number | null = null;
+    if (request.cutoff !== null && pass !== null) {
+      const removed = kingCutoffRemoved(samples.length, pass.closePairs);
+      numRemoved = removed.reduce((sum, flag) => sum + flag, 0);
+      staged.push(stageFile(`${request.out}.king.cutoff.in.id`, sampleIdFileText(samples.filter((_, s) => removed[s] === 0), samples)));
+      staged.push(stageFile(`${request.out}.king.cutoff.out.id`, sampleIdFileText(samples.filter((_, s) => removed[s] === 1), samples)));
+    }
+    const log = kingLog(request, { started, commands, sidecar, pass, numRemoved });
+    staged.push(stageFile(`${request.out}.log`, log));
+    commitStagedFiles(staged);
+    staged.length = 0;
+    process.stdout.write(log);
+  } finally {
+    for (const file of staged) rmSync(file.temporaryPath, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
+    forgetScratchDirectory(scratch);
+  }
+}
+
+/** What the log reports. */
+interface KingLogFacts {
+  readonly started: Date;
+  readonly commands: readonly (readonly string[])[];
+  readonly sidecar: PreparedSidecar;
+  readonly pass: KingPassResult | null;
+  readonly numRemoved: number | null;
+}
+
+/** plink2's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
+function kingLog(request: KingRequest, facts: KingLogFacts): string {
+  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
+  const { out } = request;
+  const lines = [
+    `snptally ${packageVersion()} (PLINK 2 front end)`,
+    'Options in effect:',
+    ...request.optionsInEffect.map((option) => `  ${option}`),
+    '',
+    `Start time: ${facts.started.toString()}`,
+    'snptally commands (in a scratch directory beside the output):',
+    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    `${facts.sidecar.numVector} samples and ${facts.sidecar.numField} autosomal variants remain after filters.`,
+    `--make-king: ${facts.sidecar.numField} variants processed.`,
+  ];
+  if (request.matrix !== null) lines.push(`Results written to ${out}.king${request.matrix.format === 'text' ? '' : '.bin'} and ${out}.king.id .`);
+  if (request.table !== null && facts.pass !== null) {
+    lines.push(`Results written to ${out}.kin0 .`);
+    if (request.tableFilter !== null) {
+      lines.push(`--king-table-filter: ${facts.pass.numTableLines} relationships reported (${facts.pass.numFilteredOut} filtered out).`);
+    }
+  }
+  if (facts.numRemoved !== null) {
+    lines.push(`--king-cutoff: ${facts.numRemoved} sample IDs written to ${out}.king.cutoff.out.id , and ` +
+      `${facts.sidecar.numVector - facts.numRemoved} remaining sample IDs written to ${out}.king.cutoff.in.id .`);
+  }
+  return [...lines, '', `End time: ${new Date().toString()}`, ''].join('\n');
+}
