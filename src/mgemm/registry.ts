@@ -4,7 +4,7 @@ import type { BackendName, CpuBackendName, PopcountGemm, PopcountGemmOptions } f
 import { PopcountGemmRef } from './kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWasm } from './kernels/wasm/popcountGemmWasm.js';
 import { createMinPlusGemmWebgpu, createPopcountGemmWebgpu } from './kernels/webgpu/openWebgpu.js';
-import { MinPlusGemm } from './kernels/minplus/minPlusGemm.js';
+import { MinPlusGemm, resolveMinPlusCpuKernel } from './kernels/minplus/minPlusGemm.js';
 import { availableParallelism } from 'node:os';
 
 /** Every CPU backend, the reference first: it is the oracle the others are tested against. */
@@ -21,7 +21,8 @@ export async function createPopcountGemm(options: PopcountGemmOptions): Promise<
   const operands = options.realOperands ?? null;
   if (operands !== null) {
     if (options.backend === 'webgpu') return createMinPlusGemmWebgpu(operands, { gpuSlot: options.gpuSlot });
-    const kernel = options.backend === 'ref' ? 'reference' : 'blocked';
+    // `cpu`: the wasm SIMD kernels where the runtime has wasm SIMD, else the blocked JS kernels (same bits).
+    const kernel = options.backend === 'ref' ? 'reference' : await resolveMinPlusCpuKernel();
     return MinPlusGemm.create({ operands, kernel, numThreads: options.numThreads ?? availableParallelism() });
   }
   switch (options.backend) {

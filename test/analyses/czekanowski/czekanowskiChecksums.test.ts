@@ -5,6 +5,7 @@ import { webgpuGate } from '../../helpers/webgpuGate.js';
 import { runJob, type DecompositionSpec } from '../../../src/engine/index.js';
 import { SPEC8_CHECKSUMS } from './naiveReference.test.js';
 import { czekanowskiJob } from './czekanowskiJobs.js';
+import { MIN_PLUS_REF_NAME, MIN_PLUS_WEBGPU_NAME, minPlusWasmName } from '../../../src/mgemm/index.js';
 
 const gate = await webgpuGate();
 /** webgpu where an adapter exists (CI: lavapipe, where every rank opens a device and compiles its programs). */
@@ -40,6 +41,9 @@ describe('Czekanowski: SPEC §8 checksums through the engine', () => {
           const job = { numWay: c.numWay, numVector: c.numVector, numField: 100, source, precision: c.precision, backend, numThreads };
           const result = await runJob(czekanowskiJob({ ...job, decomposition: d, verify: c.values === 'analytic' }));
           expect(result.checksum).toBe(c.checksum);
+          // `cpu` runs the wasm SIMD kernels here (the JS blocked ones only where wasm SIMD is missing).
+          const kernelSets = { ref: MIN_PLUS_REF_NAME, cpu: minPlusWasmName(c.precision), webgpu: MIN_PLUS_WEBGPU_NAME };
+          expect(result.rankDevices[0].kernelSet).toBe(kernelSets[backend]);
           const numTuples = c.numWay === 2 ? (c.numVector * (c.numVector - 1)) / 2 : (c.numVector * (c.numVector - 1) * (c.numVector - 2)) / 6;
           expect(result.entries).toBe(numTuples);
           if (c.values === 'analytic') expect(result.verifiedValues).toBe(numTuples);
