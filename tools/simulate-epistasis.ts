@@ -1,4 +1,4 @@
-// Writes a case-control PLINK fileset with a planted 2- or 3-way interaction (tools/lib/epistasisSimulation.ts) and
+// Writes a case-control PLINK fileset with a planted 2-, 3- or 4-way interaction (tools/lib/epistasisSimulation.ts) and
 // prints the planted SNPs, the penetrance table and its strength as one JSON line.
 import {
   createToolProgram, listOf, parseFraction, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions, valueOption,
@@ -19,7 +19,7 @@ interface SimulateOptions {
   readonly seed: number;
 }
 
-const program = createToolProgram('simulate-epistasis', 'a case-control PLINK fileset with a planted 2- or 3-way interaction')
+const program = createToolProgram('simulate-epistasis', 'a case-control PLINK fileset with a planted 2-, 3- or 4-way interaction')
   .requiredOption('--out <prefix>', 'write <prefix>.bed, .bim, .fam')
   .addOption(valueOption('--snps <n>', 'SNPs', parsePositiveInteger, '200'))
   .addOption(valueOption('--cases <n>', 'cases', parsePositiveInteger, '500'))
@@ -28,7 +28,7 @@ const program = createToolProgram('simulate-epistasis', 'a case-control PLINK fi
   .addOption(valueOption('--prevalence <K>', 'prevalence (mean penetrance)', parseFraction, '0.1'))
   .addOption(valueOption('--heritability <h2>', 'Var(penetrance) / (K(1 − K))', parseFraction, '0.05'))
   .option('--model <model>', 'pure (no marginal effects) or marginal', 'pure')
-  .addOption(valueOption('--planted <snps>', 'comma-separated 0-based SNP indices, 2 or 3', listOf(parseNonNegativeInteger), '10,20'))
+  .addOption(valueOption('--planted <snps>', 'comma-separated 0-based SNP indices, 2 to 4', listOf(parseNonNegativeInteger), '10,20'))
   .addOption(valueOption('--missing <rate>', 'fraction of calls set missing at random', parseFraction, '0'))
   .addOption(valueOption('--seed <n>', 'random seed', parseNonNegativeInteger, '1'));
 const options = parseToolOptions<SimulateOptions>(program);

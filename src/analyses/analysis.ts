@@ -36,7 +36,7 @@ export interface PlaneLayout {
    * (mgemm/minPlusContract.ts), built from the real-valued problems and files, and the kernels are min-plus ones;
    * `numWay` picks the analytic problem's value range (SPEC §8).
    */
-  readonly realValues?: { readonly precision: RealPrecision; readonly numWay: NumWay } | null;
+  readonly realValues?: { readonly precision: RealPrecision; readonly numWay: 2 | 3 } | null;
   /**
    * Per plane, the global fields [first, end) where it may have bits (its bits elsewhere are cleared when blocks are
    * built), or null for all fields; absent: every plane covers every field. Case-control analyses order samples
@@ -158,10 +158,15 @@ export interface PairCountRow {
   readonly recorded: Uint8Array;
 }
 
-/** A row of tuples of addTupleValueRow: (i, first …) pairs when `j` is null, else (i, j, first …) triples. */
+/**
+ * A row of tuples of addTupleValueRow: (i, first …) pairs when `j` is null, else (i, j, first …) triples, or with `k`
+ * (i, j, k, first …) quadruples.
+ */
 export interface TupleRow {
   readonly i: number;
   readonly j: number | null;
+  /** The third vector of quadruples (4-way); absent or null otherwise. */
+  readonly k?: number | null;
   readonly first: number;
   readonly count: number;
 }
@@ -246,6 +251,49 @@ export interface TripleAnalysis {
 }
 
 /**
+ * Tallies of 4-way (mGEMM4): a popcount GEMM of pair planes — per row pair (i, j) the planes (p of i) AND (q of j),
+ * per column pair (k, l) likewise — so each output is Σ popc(x_i ∧ y_j ∧ z_k ∧ w_l); optionally a second GEMM of the
+ * row pairs against single vectors (3-way tallies (i, j, v)) for the cells the pair × pair GEMM leaves out.
+ */
+export interface QuadTallyPlan {
+  /** Planes of each row pair (i, j): (p of i) AND (q of j). */
+  readonly rowPlanePairs: readonly (readonly [number, number])[];
+  /** Planes of each column pair (k, l): (p of k) AND (q of l). */
+  readonly colPlanePairs: readonly (readonly [number, number])[];
+  /** Term groups over (row pair plane, column pair plane). */
+  readonly termGroups: readonly TermGroup[];
+  /** Term groups over (row pair plane, vector plane) against the vectors of the tile's columns, or null: none. */
+  readonly vectorTermGroups: readonly TermGroup[] | null;
+}
+
+/**
+ * One tile of quadruples: row pairs (rowI[r], rowJ[r]) × column pairs (colK[c], colL[c]); only cells with
+ * rowJ[r] < colK[c] are unique quadruples i < j < k < l (the others are computed and skipped). Columns come in
+ * k-major order, so a run of columns with one k has consecutive l.
+ */
+export interface QuadTileView {
+  /** Every vector (a 4-way rank holds them all): global index = local index. */
+  readonly vectors: VectorBlockView;
+  readonly rowI: Int32Array;
+  readonly rowJ: Int32Array;
+  readonly colK: Int32Array;
+  readonly colL: Int32Array;
+  /** First vector of the vector tallies' columns (vector tallies: numRows × numVectorCols). */
+  readonly vectorFirst: number;
+  readonly numVectorCols: number;
+}
+
+/** The 4-way part of an analysis bound to a run. */
+export interface QuadAnalysis {
+  readonly plan: QuadTallyPlan;
+  /**
+   * Values of the tile's unique quadruples into `ctx.sink` (`addTupleValueRow` with `k`): `tallies[g]` numRows ×
+   * numCols, `vectorTallies[g]` numRows × numVectorCols (null when the plan has none); returns the number of quadruples.
+   */
+  finalize(ctx: FinalizeContext, tile: QuadTileView, tallies: readonly Uint32Array[], vectorTallies: readonly Uint32Array[] | null): number;
+}
+
+/**
  * The results an analysis can be reduced to, as the sinks of a run: records of the entries above a threshold (SPEC §7),
  * a dense matrix of every pair's value (analyses with one value per pair; `Analysis.denseMatrix` says how),
  * histograms of all values (SPEC §9; the run's layout from AnalysisRun.histogramLayout), or the records of the N
@@ -276,6 +324,8 @@ export interface AnalysisRun {
   readonly pairs: PairAnalysis | null;
   /** Present when the run is 3-way. */
   readonly triples: TripleAnalysis | null;
+  /** Present when the run is 4-way (analyses whose `ways` include 4). */
+  readonly quads?: QuadAnalysis | null;
   /** A verifier of the analytic problem's values, or null when the analysis knows none. */
   analyticVerifier(): ValueVerifier | null;
   /**

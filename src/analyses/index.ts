@@ -11,5 +11,5 @@ export { r2FromSums } from './r2/index.js';
 export { KING_COUNT_SCALE, KING_ENTRY, KING_PLANE, KING_TERM_GROUPS, kingKinship, kingPlaneLayout } from './king/index.js';
 export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
-  strongerScores, genotypeCellsInPlace, type CaseControlCells,
+  strongerScores, genotypeCellsInPlace, k2TableSlack, type CaseControlCells, type EpistasisOrder,
 } from './epistasis/index.js';

@@ -21,7 +21,7 @@ export function addDumpCommand(program: Command): void {
       'i j [k] snp_i snp_j [snp_k] entry value. Rows are sorted by position unless --sort says otherwise; sorting ' +
       'holds at most a few million records in memory and spills the rest to sorted scratch files under $TMPDIR')
     .argument('<files...>', 'metrics files written by run --out')
-    .addOption(new Option('--way <n>', 'records are 2-way or 3-way (default: from <stub>.run.json, else 2)').choices(['2', '3']))
+    .addOption(new Option('--way <n>', 'records are 2-, 3- or 4-way (default: from <stub>.run.json, else 2)').choices(['2', '3', '4']))
     .option('--sidecar <file>', 'sidecar of the prepared input (default: from <stub>.run.json)');
   addTableOptions(command, ['position', 'value', 'file'])
     .action(async (files: string[], _options: unknown, action: Command) => {

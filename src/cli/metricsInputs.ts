@@ -33,7 +33,7 @@ export function resolveMetricsInputs(files: readonly string[], wayText: string |
     throw new UserError(`${files[0]} is a dense ${matrix.shape} matrix (${matrix.format}, PLINK's layout; ${info?.path}), not records: read it as PLINK's --r2 matrix`);
   }
   if (wayText !== undefined) {
-    const numWay: NumWay = wayText === '3' ? 3 : 2;
+    const numWay: NumWay = wayText === '4' ? 4 : wayText === '3' ? 3 : 2;
     if (info !== null && info.numWay !== numWay) {
       throw new UserError(`--way ${numWay} contradicts ${info.path}, which says the records are ${info.numWay}-way`);
     }

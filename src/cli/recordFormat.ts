@@ -5,12 +5,12 @@ import type { NamedRecord, SnpNaming } from './snpNaming.js';
 
 /** Header line naming the columns. */
 export function recordHeader(numWay: NumWay, withNames: boolean): string {
-  const indices = numWay === 2 ? ['i', 'j'] : ['i', 'j', 'k'];
+  const indices = ['i', 'j', 'k', 'l'].slice(0, numWay);
   const names = withNames ? indices.map((index) => `snp_${index}`) : [];
   return `${[...indices, ...names, 'entry', 'value'].join('\t')}\n`;
 }
 
-/** One line: `i j [k] [snp_i snp_j [snp_k]] entry value`. */
+/** One line: `i j [k [l]] [snp_i snp_j [snp_k [snp_l]]] entry value`. */
 export function formatNamedRecord(record: NamedRecord, naming: SnpNaming): string {
   const names = naming.hasNames ? record.snpIndices.map((snpIdx) => `${naming.snpId(snpIdx)}\t`).join('') : '';
   return `${record.snpIndices.join('\t')}\t${names}${record.entry}\t${formatFloat32(record.value)}\n`;

@@ -25,7 +25,7 @@ export type CoordinateEncoding = 'vector-entry' | 'vector';
 
 /** The encoding of a run's records by its metric (run.json's `metric`; null: unknown, the table form). */
 export function coordinateEncodingOf(metric: string | null): CoordinateEncoding {
-  return metric === 'czekanowski' ? 'vector' : 'vector-entry';
+  return metric === 'czekanowski' || metric === 'epistasis' ? 'vector' : 'vector-entry';
 }
 
 /** The entry text of records with one value per tuple. */

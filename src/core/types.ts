@@ -10,8 +10,14 @@ export type BuiltInMetric = 'ccc' | 'duo' | 'r2';
 /** A metric's name: a built-in one, or that of an analysis loaded from its own module. */
 export type MetricKind = string;
 
-/** 2-way (pairs) or 3-way (triples). */
-export type NumWay = 2 | 3;
+/** 2-way (pairs), 3-way (triples) or 4-way (quadruples: epistasis only, one value per tuple). */
+export type NumWay = 2 | 3 | 4;
+
+/** `numWay` of a path that has only 2- and 3-way forms (checkJob refuses 4-way for analyses without it). */
+export function pairOrTripleWay(numWay: NumWay): 2 | 3 {
+  if (numWay === 4) throw new Error('a 4-way run reached a 2-/3-way-only path (Analysis.ways refuses it)');
+  return numWay;
+}
 
 /** Metric settings of a run (SPEC §3). */
 export interface MetricSpec {

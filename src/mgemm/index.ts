@@ -7,6 +7,7 @@ export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry
 export { loadNativePopcountKernel, NATIVE_KERNEL_NAME, type NativeKernelStatus } from './kernels/native/nativePopcount.js';
 export { WASM_KERNEL_SET_NAME } from './kernels/wasm/popcountGemmWasm.js';
 export { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
+export { pairPlaneMatrix } from './mgemm4.js';
 export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export * from './tripleFinalize.js';
 export * from './minPlusContract.js';

@@ -49,6 +49,8 @@ export function coordsOf(grid: ProcessGrid, rank: number): GridCoords {
  * with npv > 2, because the 3-way slab plan cuts the block cube into 6 equal sections.
  */
 export function numVectorLocal(numVector: number, numProcVector: number, numWay: NumWay): number {
+  // 4-way: every rank holds every vector (quadPlan.ts).
+  if (numWay === 4) return numVector;
   const base = Math.ceil(numVector / numProcVector);
   return numWay === 3 && numProcVector > 2 ? 6 * Math.ceil(base / 6) : base;
 }
@@ -90,7 +92,7 @@ export function validateGrid(grid: ProcessGrid, numVector: number, numWay: NumWa
   requireInteger('numProcField', grid.numProcField, 1);
   requireInteger('numProcRepl', grid.numProcRepl, 1);
   requireInteger('numVector', numVector, 1);
-  const perBlock = Math.ceil(numVector / grid.numProcVector);
+  const perBlock = numWay === 4 ? numVector : Math.ceil(numVector / grid.numProcVector);
   if (perBlock < numWay) {
     throw new UserError(
       `too few vectors per block for ${numWay}-way: ceil(numVector ${numVector} / numProcVector ${grid.numProcVector}) = ${perBlock} < ${numWay}`,

@@ -13,7 +13,7 @@ export {
   type GridCoords,
   type ProcessGrid,
 } from './grid.js';
-export { maxNumPhase, validateDecomposition, type DecomposedProblem, type Decomposition } from './decomposition.js';
+export { MAX_QUAD_PHASES, maxNumPhase, validateDecomposition, type DecomposedProblem, type Decomposition } from './decomposition.js';
 export {
   blockCirculantPlan,
   HALF_DIAGONAL_PLANS,
@@ -47,6 +47,21 @@ export {
   type BlockTransfer,
   type BlocksNeeded,
 } from './blockExchangePlan.js';
+export {
+  colPairsOf,
+  firstColPairOf,
+  MAX_QUAD_VECTORS,
+  numPairs,
+  quadPartIndex,
+  quadPlan,
+  quadsOfTile,
+  quadTiles,
+  rowPairIndex,
+  rowPairJ,
+  rowPairsOf,
+  type QuadPlanInput,
+  type QuadTile,
+} from './quadPlan.js';
 export { CollectiveCommunicator } from './collectiveCommunicator.js';
 export { LocalCommunicator } from './localCommunicator.js';
 export {

@@ -2,7 +2,7 @@
 // codes with SPEC §3's formulas written out here, in SPEC's order of operations, bucketed as §9 says, and the
 // file's text with its bucket labels from the system's printf (the C library's "%.3f").
 import { execFileSync } from 'node:child_process';
-import type { MetricSpec } from '../../src/core/types.js';
+import { pairOrTripleWay, type MetricSpec } from '../../src/core/types.js';
 
 /** Field codes of a whole problem: `code(v, f)`. */
 export type CodeSource = (v: number, f: number) => number;
@@ -116,7 +116,7 @@ export function histogramFileText(names: readonly string[], columns: readonly (r
 /** The naive file of a CCC/DUO run: SPEC §9's columns, (int)(1000·mult) buckets. */
 export function naiveHistogramFile(spec: MetricSpec, numVector: number, numField: number, code: CodeSource): string {
   const numBuckets = Math.trunc(1000 * spec.multiplier);
-  const columns = naiveHistogramCounts(spec.numWay, numBuckets, specTupleValues(spec, numVector, numField, code));
+  const columns = naiveHistogramCounts(pairOrTripleWay(spec.numWay), numBuckets, specTupleValues(spec, numVector, numField, code));
   const names = spec.numWay === 2 ? ['LL', 'LH', 'HH', 'LL+HH'] : ['LLL', 'LLH', 'LHH', 'HHH', 'LLL+HHH'];
   return histogramFileText(names, columns);
 }

@@ -1,4 +1,4 @@
-// Case-control PLINK filesets with a planted 2- or 3-way interaction (issue 27): genotypes in Hardy–Weinberg
+// Case-control PLINK filesets with a planted 2-, 3- or 4-way interaction (issue 27): genotypes in Hardy–Weinberg
 // proportions at one MAF, a penetrance f(g) = K·(1 + s·z(g)/max|z|) over the planted SNPs' genotypes g with E[z] = 0
 // (so the prevalence is K), and cases and controls drawn from that population until both are full.
 //
@@ -17,7 +17,7 @@ export interface EpistasisSimulation {
   readonly prevalence: number;
   readonly heritability: number;
   readonly model: PenetranceModel;
-  /** 0-based SNP indices of the interaction (2 or 3 of them). */
+  /** 0-based SNP indices of the interaction (2 to 4 of them). */
   readonly planted: readonly number[];
   /** Fraction of calls set missing at random (after the phenotype is drawn). */
   readonly missingRate: number;
@@ -81,9 +81,9 @@ function drawGenotype(uniform: () => number, p: number): number {
 
 /** Writes `<prefix>.bed/.bim/.fam` (controls first, then cases; .fam column 6 = 1 or 2). */
 export function simulateEpistasis(prefix: string, sim: EpistasisSimulation): SimulationReport {
-  if (sim.planted.length < 2 || sim.planted.length > 3 || new Set(sim.planted).size !== sim.planted.length ||
+  if (sim.planted.length < 2 || sim.planted.length > 4 || new Set(sim.planted).size !== sim.planted.length ||
     sim.planted.some((s) => !Number.isInteger(s) || s < 0 || s >= sim.numSnp)) {
-    throw new Error(`planted SNPs ${sim.planted.join(',')}: 2 or 3 distinct indices below ${sim.numSnp}`);
+    throw new Error(`planted SNPs ${sim.planted.join(',')}: 2 to 4 distinct indices below ${sim.numSnp}`);
   }
   const uniform = seededUniform(sim.seed);
   const { table, strength } = penetranceTable(sim);

@@ -4,7 +4,7 @@ import { UserError } from '../../core/errors.js';
 import type { AnalysisSettings, AnalysisRun, Analysis, PlaneLayout } from '../analysis.js';
 import { sumWordsOf, valueBits } from '../../mgemm/index.js';
 import type { RealPrecision } from '../../core/realProblems.js';
-import type { NumWay } from '../../core/types.js';
+import { pairOrTripleWay, type NumWay } from '../../core/types.js';
 import { finalizeCzekanowskiPairs, finalizeCzekanowskiTriples } from './czekanowskiFinalize.js';
 import { CzekanowskiVerifier } from './czekanowskiVerifier.js';
 import { roundingOf } from './czekanowskiValues.js';
@@ -14,7 +14,7 @@ export { pairValue, tripleValue, tripleFieldTerm, roundingOf } from './czekanows
 
 /** The value planes of a precision (mgemm/minPlusContract.ts): no codes, no count or mask planes. */
 function realPlaneLayout(precision: RealPrecision, numWay: NumWay): PlaneLayout {
-  return { numPlanes: valueBits(precision), countPlanes: [], maskPlane: null, bitsOfCode: [], realValues: { precision, numWay } };
+  return { numPlanes: valueBits(precision), countPlanes: [], maskPlane: null, bitsOfCode: [], realValues: { precision, numWay: pairOrTripleWay(numWay) } };
 }
 
 export const analysis: Analysis = {
@@ -41,7 +41,7 @@ export const analysis: Analysis = {
           }
         : null,
       histogramLayout: () => czekanowskiHistogramLayout(spec.numWay),
-      analyticVerifier: () => new CzekanowskiVerifier(round, numVector, numField, spec.numWay),
+      analyticVerifier: () => new CzekanowskiVerifier(round, numVector, numField, pairOrTripleWay(spec.numWay)),
     };
   },
 };

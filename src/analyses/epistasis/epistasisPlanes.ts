@@ -84,15 +84,15 @@ export function tripleTallyPlan(): TriplePlan {
  * slowest), in place: the P entry of an axis becomes genotype 2, `P − g0 − g1`. Afterwards entry `Σ g_t·3^(k−1−t)`
  * is the number of the class's samples with genotypes (g_0, …) that are called at every SNP of the tuple.
  */
-export function genotypeCellsInPlace(table: Float64Array, at: number, order: 2 | 3): void {
-  const triples = order === 2 ? PAIR_AXIS_TRIPLES : TRIPLE_AXIS_TRIPLES;
+export function genotypeCellsInPlace(table: Float64Array, at: number, order: 2 | 3 | 4): void {
+  const triples = order === 2 ? PAIR_AXIS_TRIPLES : order === 3 ? TRIPLE_AXIS_TRIPLES : QUAD_AXIS_TRIPLES;
   // Counts are integers below 2^32: the subtractions are exact in any order.
   for (let t = 0; t < triples.length; t += 3) table[at + triples[t + 2]] -= table[at + triples[t]] + table[at + triples[t + 1]];
 }
 
 /** (g0, g1, P) entry triples along each axis, the last axis first, as genotypeCellsInPlace visits them. */
-function axisTriples(order: 2 | 3): Int32Array {
-  const size = order === 2 ? 9 : 27;
+function axisTriples(order: 2 | 3 | 4): Int32Array {
+  const size = 3 ** order;
   const triples: number[] = [];
   for (let stride = 1; stride < size; stride *= 3) {
     for (let base = 0; base < size; base++) if (Math.floor(base / stride) % 3 === 0) triples.push(base, base + stride, base + 2 * stride);
@@ -102,6 +102,7 @@ function axisTriples(order: 2 | 3): Int32Array {
 
 const PAIR_AXIS_TRIPLES = axisTriples(2);
 const TRIPLE_AXIS_TRIPLES = axisTriples(3);
+const QUAD_AXIS_TRIPLES = axisTriples(4);
 
 /** Popcounts of each plane of each real row of `planes` (numVectorReal rows): `counts[row·numPlanes + p]`. */
 export function planeCountsOf(words: Uint32Array, numPlanes: number, wordsPerPlane: number, numRows: number): Float64Array {

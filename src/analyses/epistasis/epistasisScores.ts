@@ -4,6 +4,9 @@
 // by repeated addition, so it is the same bits on every backend, decomposition and thread count.
 import type { EpistasisScore } from '../../core/types.js';
 
+/** Tuple sizes of the epistasis analysis: pairs, triples, quadruples. */
+export type EpistasisOrder = 2 | 3 | 4;
+
 /** A table's cells: `controls[c]`, `cases[c]` for the 3^k genotype cells c (first SNP slowest). */
 export interface CaseControlCells {
   readonly controls: ArrayLike<number>;
@@ -58,8 +61,9 @@ export function mutualInformation(tables: ScoreTables, cells: CaseControlCells, 
 
 /** Scratch for marginal tables of one tuple (reused: finalize scores millions of tuples). */
 export class MarginalScratch {
-  readonly controls = new Float64Array(9);
-  readonly cases = new Float64Array(9);
+  // A marginal keeps at most 3 SNPs (of a quadruple): 27 cells.
+  readonly controls = new Float64Array(27);
+  readonly cases = new Float64Array(27);
 }
 
 /**
@@ -67,7 +71,7 @@ export class MarginalScratch {
  * `cells` of an `order`-way tuple, into `scratch`.
  */
 function marginalMutualInformation(
-  tables: ScoreTables, cells: CaseControlCells, order: 2 | 3, keep: number, scratch: MarginalScratch,
+  tables: ScoreTables, cells: CaseControlCells, order: EpistasisOrder, keep: number, scratch: MarginalScratch,
 ): number {
   let numKept = 0;
   for (let t = 0; t < order; t++) numKept += (keep >> t) & 1;
@@ -92,8 +96,9 @@ function marginalMutualInformation(
  * Interaction information (larger is stronger): 2-way MI(AB) − MI(A) − MI(B); 3-way MI(ABC) − MI(AB) − MI(AC) −
  * MI(BC) + MI(A) + MI(B) + MI(C), each MI of the tuple's table marginalized (so over the same samples).
  */
-export function interactionInformation(tables: ScoreTables, cells: CaseControlCells, order: 2 | 3, scratch: MarginalScratch): number {
+export function interactionInformation(tables: ScoreTables, cells: CaseControlCells, order: EpistasisOrder, scratch: MarginalScratch): number {
   const full = mutualInformation(tables, cells, 3 ** order);
+  if (order === 4) return full + quadMobiusTerms(tables, cells, scratch);
   if (order === 2) {
     return full - marginalMutualInformation(tables, cells, 2, 0b01, scratch) - marginalMutualInformation(tables, cells, 2, 0b10, scratch);
   }
@@ -104,9 +109,31 @@ export function interactionInformation(tables: ScoreTables, cells: CaseControlCe
   return full - pairs + singles;
 }
 
+/** Subsets of a quadruple's SNPs by size (bit t: SNP t), in the order their MI terms are added. */
+const QUAD_SUBSETS_BY_SIZE: readonly (readonly number[])[] = [1, 2, 3].map((size) =>
+  Array.from({ length: 15 }, (_, s) => s + 1).filter((subset) => popcount4(subset) === size));
+
+function popcount4(subset: number): number {
+  return (subset & 1) + ((subset >> 1) & 1) + ((subset >> 2) & 1) + ((subset >> 3) & 1);
+}
+
+/**
+ * The Möbius terms of a quadruple's interaction information below its full MI: Σ_{T ⊊ S, T ≠ ∅} (−1)^{|S|−|T|} MI(T)
+ * = −Σ MI(triples) + Σ MI(pairs) − Σ MI(singles), each sum added over its subsets in increasing bit order.
+ */
+function quadMobiusTerms(tables: ScoreTables, cells: CaseControlCells, scratch: MarginalScratch): number {
+  const sumOf = (subsets: readonly number[]): number => {
+    let sum = 0;
+    for (const subset of subsets) sum += marginalMutualInformation(tables, cells, 4, subset, scratch);
+    return sum;
+  };
+  const [singles, pairs, triples] = QUAD_SUBSETS_BY_SIZE.map(sumOf);
+  return -triples + pairs - singles;
+}
+
 /** The score `score` of a tuple's table. */
 export function epistasisScore(
-  score: EpistasisScore, tables: ScoreTables, cells: CaseControlCells, order: 2 | 3, scratch: MarginalScratch,
+  score: EpistasisScore, tables: ScoreTables, cells: CaseControlCells, order: EpistasisOrder, scratch: MarginalScratch,
 ): number {
   if (score === 'k2') return k2Score(tables, cells, 3 ** order);
   if (score === 'mi') return mutualInformation(tables, cells, 3 ** order);
@@ -123,11 +150,18 @@ export function strongerScores(score: EpistasisScore): 'larger' | 'smaller' {
  * stronger score never has a smaller value, so that the engine's top-N keeps the larger values for every score: a
  * float32 value larger than another belongs to a stronger score. K2 ≤ ln((N + 3^k)!) (ln n! is superadditive), so
  * 15 − K2·15 / ln((numField + 27)!) is in [0, 15]; MI ∈ [0, 1] is kept (clamped at 0 against rounding); IG ∈ [−3, 4]
- * is shifted by 4. The exact ranking is then made from the double scores of the candidates (the epistasis command).
+ * is shifted by 4. The exact ranking is then made from the double scores of the candidates (the epistasis command). 4-way:
+ * K2's table reaches numField + 81 (k2TableSlack); IG is only bounded by [−8, 7] — a value clamped here ties, and
+ * the search's exactness check then asks the engine for more candidates.
  */
 export function engineValueOf(score: EpistasisScore, value: number, k2Scale: number): number {
   const mapped = score === 'k2' ? 15 - value * k2Scale : score === 'mi' ? value : value + 4;
   return Math.min(15.5, Math.max(0, mapped));
+}
+
+/** Cells past the samples of the K2 table of an `order`-way run: ln((N + slack)!) bounds K2 (27 for 2- and 3-way). */
+export function k2TableSlack(order: EpistasisOrder): number {
+  return order === 4 ? 81 : 27;
 }
 
 /** The K2 scale of engineValueOf for a run of `numField` samples. */
@@ -140,9 +174,9 @@ export function k2ScaleOf(tables: ScoreTables): number {
  * same operations as k2Score / mutualInformation in the same order (finalize's hot path, without views).
  */
 export function scoreOfEntries(
-  score: EpistasisScore, tables: ScoreTables, entries: Float64Array, order: 2 | 3, scratch: MarginalScratch,
+  score: EpistasisScore, tables: ScoreTables, entries: Float64Array, order: EpistasisOrder, scratch: MarginalScratch,
 ): number {
-  const numCell = order === 2 ? 9 : 27;
+  const numCell = order === 2 ? 9 : order === 3 ? 27 : 81;
   if (score === 'k2') {
     const lf = tables.logFactorial;
     let sum = 0;

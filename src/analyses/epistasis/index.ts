@@ -1,19 +1,17 @@
-// Case-control epistasis (issue 27): for every pair or triple of SNPs its 3^k × 2 contingency table of genotypes in
+// Case-control epistasis (issue 27): for every pair, triple or quadruple of SNPs its 3^k × 2 contingency table of genotypes in
 // controls and cases, exact from the popcount GEMMs, scored by K2, MI or IG; one value per tuple, ranked by `top-n`.
 import { UserError } from '../../core/errors.js';
 import type { AnalysisRun, AnalysisSettings, Analysis } from '../analysis.js';
 import { epistasisPlaneLayout, pairTermGroups, tripleTallyPlan } from './epistasisPlanes.js';
 import { finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
-import { ScoreTables } from './epistasisScores.js';
+import { k2TableSlack, ScoreTables } from './epistasisScores.js';
+import { finalizeEpistasisQuads, quadTallyPlan } from './epistasisQuads.js';
 
 export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
-  strongerScores, type CaseControlCells,
+  strongerScores, k2TableSlack, type CaseControlCells, type EpistasisOrder,
 } from './epistasisScores.js';
 export { epistasisPlaneLayout, genotypeCellsInPlace } from './epistasisPlanes.js';
-
-/** Extra cells of the K2 table past the samples: ln((N + 3^k)!) bounds K2 (engineValueOf). */
-const K2_TABLE_SLACK = 27;
 
 /** Largest sample count: tallies are 32-bit words, and the score tables hold a double per count. */
 export const MAX_EPISTASIS_SAMPLES = 2 ** 31 - 64;
@@ -26,9 +24,9 @@ function caseControlOf(settings: AnalysisSettings): NonNullable<AnalysisSettings
 
 export const analysis: Analysis = {
   name: 'epistasis',
-  summary: 'case-control epistasis: each pair or triple of SNPs scored by K2, MI or IG from its exact genotype × class table',
-  ways: [2, 3],
-  results: ['top-n'],
+  summary: 'case-control epistasis: each pair, triple or quadruple of SNPs scored by K2, MI or IG from its exact genotype × class table',
+  ways: [2, 3, 4],
+  results: ['threshold-records', 'top-n'],
   // Every score's engine value is larger for a stronger tuple (engineValueOf: K2 is reversed).
   strongerValues: 'larger',
   check(settings: AnalysisSettings): void {
@@ -42,7 +40,7 @@ export const analysis: Analysis = {
     const { numControls, score } = caseControlOf(settings);
     const { spec, numField } = settings;
     const finalizeSettings: EpistasisFinalizeSettings = {
-      score, sparse: spec.sparse, classSizes: [numControls, numField - numControls], tables: new ScoreTables(numField + K2_TABLE_SLACK),
+      score, sparse: spec.sparse, classSizes: [numControls, numField - numControls], tables: new ScoreTables(numField + k2TableSlack(spec.numWay)),
     };
     return {
       planes: epistasisPlaneLayout({ numControls, numField, sparse: spec.sparse }),
@@ -51,6 +49,12 @@ export const analysis: Analysis = {
         : null,
       triples: spec.numWay === 3
         ? { plan: tripleTallyPlan(), finalize: (ctx, slice, tallies) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies) }
+        : null,
+      quads: spec.numWay === 4
+        ? {
+          plan: quadTallyPlan(spec.sparse),
+          finalize: (ctx, tile, tallies, vectorTallies) => finalizeEpistasisQuads(finalizeSettings, ctx, tile, tallies, vectorTallies),
+        }
         : null,
       analyticVerifier: () => null,
     };

@@ -1,4 +1,4 @@
-// `snptally epistasis`: the exact top-N pairs or triples of SNPs by K2, MI or IG of their case-control genotype
+// `snptally epistasis`: the exact top-N pairs, triples or quadruples of SNPs by K2, MI or IG of their case-control genotype
 // tables, over a PLINK fileset or VCF (samples ordered [controls | cases] by phenotype as they are read) or a file
 // prepared with `prepare --case-control`; each result with its SNPs' names and positions and its table.
 import { availableParallelism } from 'node:os';
@@ -11,21 +11,27 @@ import { parsePositiveInteger } from '../numberOptions.js';
 import { createProgressDisplay } from '../progressBar.js';
 import { resolveRunInput } from '../runInput.js';
 import { caseControlOptionsOf } from '../prepareCommand.js';
-import { searchEpistasis, tupleCount, type EpistasisSearchResult } from './epistasisSearch.js';
+import { searchEpistasis, tupleCount, type EpistasisSearchOptions, type EpistasisSearchResult } from './epistasisSearch.js';
+import { writeThresholdRecords } from './thresholdRecords.js';
+import type { EpistasisOrder } from '../../analyses/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
 
 /** Adds the `epistasis` command to `program`. */
 export function addEpistasisCommand(program: Command): void {
   const command = program.command('epistasis')
-    .summary('case-control epistasis: the exact top-N pairs or triples of SNPs by K2, MI or IG')
+    .summary('case-control epistasis: the exact top-N pairs, triples or quadruples of SNPs by K2, MI or IG')
     .description(
-      'Score every pair (--order 2) or triple (--order 3) of SNPs by its 3^k × 2 table of genotypes in controls and cases ' +
+      'Score every pair (--order 2), triple (--order 3) or quadruple (--order 4) of SNPs by its 3^k × 2 table of genotypes in controls and cases ' +
       '(samples missing at any SNP of the tuple are left out of it) and print the N strongest, exactly: K2 (smaller is ' +
-      'stronger), MI or IG in bits (larger). Phenotypes: .fam column 6 or --pheno (1 control, 2 case, 0/-9/non-numeric missing).')
+      'stronger), MI or IG in bits (larger); with --score-threshold X --out STUB, write every tuple past X instead (K2 ≤ X, ' +
+      'MI or IG ≥ X) to STUB_<rank>.bin, read with `snptally dump`. Phenotypes: .fam column 6 or --pheno (1 control, 2 case, 0/-9/non-numeric missing).')
     .option('--input <file>', 'PLINK fileset, VCF, or a file prepared with `snptally prepare --case-control`')
-    .addOption(new Option('--order <k>', 'pairs or triples').choices(['2', '3']).default('2'))
+    .addOption(new Option('--order <k>', 'pairs, triples or quadruples').choices(['2', '3', '4']).default('2'))
     .addOption(new Option('--score <score>', 'k2, mi or ig').choices(['k2', 'mi', 'ig']).default('k2'))
     .option('--top <n>', 'how many tuples to print', '10')
+    .option('--score-threshold <x>', 'write every tuple whose score is past x (K2 ≤ x; MI, IG ≥ x) to --out files instead of printing the top N')
+    .option('--out <stub>', 'with --score-threshold: <stub>_<rank>.bin records (SNP indices, float32 score) and <stub>.run.json')
+    .option('--force', 'overwrite existing --out files', false)
     .option('--pheno <file>', "phenotypes in PLINK's --pheno format (FID IID values, header optional)")
     .option('--pheno-name <name>', 'the --pheno column to read (the file needs a FID IID header)')
     .addOption(new Option('--backend <backend>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
@@ -33,7 +39,7 @@ export function addEpistasisCommand(program: Command): void {
     .option('--npv <n>', 'vector blocks (ranks)', '1')
     .option('--npr <n>', 'replicas (ranks)', '1')
     .option('--phases <n>', 'phases', '1')
-    .option('--stages <n>', 'stages (3-way)', '1')
+    .option('--stages <n>', 'stages (3- and 4-way)', '1')
     .addOption(new Option('--on-bad-site <policy>', 'malformed VCF sites').choices(['skip', 'error']).default('error'))
     .option('--json', 'print one JSON object', false);
   addSelectionOptions(addInputAliasOptions(command))
@@ -41,13 +47,14 @@ export function addEpistasisCommand(program: Command): void {
       const options = action.opts();
       const input = genotypeInputOf(options);
       if (input === undefined) throw new UserError('epistasis needs an input: --bfile, --vcf or --input');
-      const order = Number(options.order) as 2 | 3;
+      const order = Number(options.order) as EpistasisOrder;
       const score = String(options.score) as EpistasisScore;
       const top = parsePositiveInteger('--top', String(options.top));
       const count = (name: string): number => parsePositiveInteger(`--${name}`, String(options[name]));
       const numPhase = count('phases');
       const numStage = count('stages');
-      if (order === 2 && numStage > 1) throw new UserError('--stages is for --order 3');
+      if (order === 2 && numStage > 1) throw new UserError('--stages is for --order 3 and 4');
+      const scoreThreshold = scoreThresholdOf(options.scoreThreshold as string | undefined, options.out as string | undefined);
       const selection = await parseSelection(readSelectionOptionText(options));
       const runInput = await resolveRunInput(input, {
         onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), allowConversion: true, selection,
@@ -63,24 +70,51 @@ export function addEpistasisCommand(program: Command): void {
         }
         if (sidecar.numVector < order) throw new UserError(`${input}: ${sidecar.numVector} SNPs, --order ${order} needs at least ${order}`);
         const progress = createProgressDisplay(process.stderr.isTTY === true && options.json !== true);
-        let result: EpistasisSearchResult;
+        const search: EpistasisSearchOptions = {
+          packedPath: runInput.packedPath, sidecar, order, score, top, backend: options.backend as 'cpu',
+          numThreads: parsePositiveInteger('--threads', String(options.threads)),
+          decomposition: {
+            numProcVector: count('npv'), numProcField: 1, numProcRepl: count('npr'), numPhase, phaseMin: 0, phaseMax: numPhase - 1,
+            numStage, stageMin: 0, stageMax: numStage - 1, halfDiagonal: 'lower-rows',
+          },
+          ...(progress.onProgress === undefined ? {} : { onProgress: progress.onProgress }),
+        };
+        const numTuples = tupleCount(sidecar.numVector, order);
         try {
-          result = await searchEpistasis({
-            packedPath: runInput.packedPath, sidecar, order, score, top, backend: options.backend as 'cpu',
-            numThreads: parsePositiveInteger('--threads', String(options.threads)),
-            decomposition: {
-              numProcVector: count('npv'), numProcField: 1, numProcRepl: count('npr'), numPhase, phaseMin: 0, phaseMax: numPhase - 1,
-              numStage, stageMin: 0, stageMax: numStage - 1, halfDiagonal: 'lower-rows',
-            },
-            ...(progress.onProgress === undefined ? {} : { onProgress: progress.onProgress }),
-          });
+          if (scoreThreshold !== null) {
+            const written = await writeThresholdRecords(search, {
+              stub: String(options.out), scoreThreshold, force: options.force === true,
+              input: { kind: runInput.kind, givenPath: runInput.givenPath, sidecarPath: runInput.sidecarPath },
+            });
+            const summary = {
+              input, order, score, scoreThreshold, numSnps: sidecar.numVector, numTuples, records: written.numRecords,
+              files: written.files, seconds: written.run.seconds, tupleSamplesPerSecond: written.run.comparisonsPerSecond,
+            };
+            process.stdout.write(options.json === true ? `${JSON.stringify(summary)}\n`
+              : `epistasis ${order}-way ${score} of ${input}: ${written.numRecords} of ${numTuples} tuples past ${scoreThreshold} ` +
+                `in ${written.files.join(', ')} (${written.run.seconds.toFixed(2)} s)\n`);
+            return;
+          }
+          const result: EpistasisSearchResult = await searchEpistasis(search);
+          const report = { input, order, score, sidecar, result, numTuples };
+          process.stdout.write(options.json === true ? `${JSON.stringify(epistasisJson(report))}\n` : formatEpistasisText(report));
         } finally {
           progress.stop();
         }
-        const report = { input, order, score, sidecar, result, numTuples: tupleCount(sidecar.numVector, order) };
-        process.stdout.write(options.json === true ? `${JSON.stringify(epistasisJson(report))}\n` : formatEpistasisText(report));
       } finally {
         runInput.dispose();
       }
     });
+}
+
+/** `--score-threshold` as a finite number (it needs `--out`), or null without it. */
+function scoreThresholdOf(text: string | undefined, out: string | undefined): number | null {
+  if (text === undefined) {
+    if (out !== undefined) throw new UserError('--out is for --score-threshold records (the top N are printed)');
+    return null;
+  }
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new UserError(`--score-threshold: "${text}" is not a number`);
+  if (out === undefined) throw new UserError('--score-threshold needs --out STUB (the records go to STUB_<rank>.bin)');
+  return value;
 }

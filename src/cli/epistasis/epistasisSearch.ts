@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PARAM, type EpistasisScore } from '../../core/types.js';
 import { MAX_TOP_RECORDS } from '../../core/limits.js';
-import { MarginalScratch, ScoreTables, engineValueOf, epistasisScore, k2ScaleOf, strongerScores } from '../../analyses/index.js';
+import {
+  MarginalScratch, ScoreTables, engineValueOf, epistasisScore, k2ScaleOf, k2TableSlack, strongerScores, type EpistasisOrder,
+} from '../../analyses/index.js';
 import { readMetricsFileRecords, type PreparedSidecar } from '../../io/index.js';
 import { loadRunJob, type JobSpec, type RunResult } from '../engineApi.js';
 import { GenotypeRows, tupleTable, type TupleTable } from './tupleTables.js';
@@ -17,7 +19,7 @@ export interface EpistasisSearchOptions {
   readonly packedPath: string;
   /** The prepared file's sidecar; its `caseControl` gives the classes. */
   readonly sidecar: PreparedSidecar;
-  readonly order: 2 | 3;
+  readonly order: EpistasisOrder;
   readonly score: EpistasisScore;
   readonly top: number;
   readonly backend: JobSpec['backend'];
@@ -42,9 +44,35 @@ export interface EpistasisSearchResult {
   readonly run: RunResult;
 }
 
-/** Number of k-subsets of n items (a double: exact below 2^53). */
-export function tupleCount(n: number, k: 2 | 3): number {
-  return k === 2 ? (n * (n - 1)) / 2 : (n * (n - 1) * (n - 2)) / 6;
+/** Number of k-subsets of n items (a double: exact below 2^53 for the sizes a run takes). */
+export function tupleCount(n: number, k: EpistasisOrder): number {
+  if (k === 2) return (n * (n - 1)) / 2;
+  if (k === 3) return (n * (n - 1) * (n - 2)) / 6;
+  return (((n * (n - 1)) / 2) * (n - 2) * (n - 3)) / 12;
+}
+
+/** The score tables and scratch of a search: the analysis's own (same K2 table, so the same engine values). */
+export function scoringOf(numField: number, order: EpistasisOrder): { readonly tables: ScoreTables; readonly k2Scale: number; readonly scratch: MarginalScratch } {
+  const tables = new ScoreTables(numField + k2TableSlack(order));
+  return { tables, k2Scale: k2ScaleOf(tables), scratch: new MarginalScratch() };
+}
+
+/** The engine job of a search over `options`' file: top-N records or threshold records to `stub`. */
+export function epistasisJob(
+  options: EpistasisSearchOptions, stub: string, records: { readonly top: number } | { readonly threshold: JobSpec['threshold'] },
+): JobSpec {
+  const { sidecar, order, score } = options;
+  const caseControl = sidecar.caseControl!;
+  return {
+    metricSpec: {
+      metric: 'epistasis', numWay: order, sparse: sidecar.numMissingCalls > 0, param: DEFAULT_PARAM, multiplier: 1,
+      caseControl: { numControls: caseControl.numControls, score },
+    },
+    numVector: sidecar.numVector, numField: sidecar.numField, source: { kind: 'file', path: options.packedPath },
+    decomposition: options.decomposition, threshold: 'threshold' in records ? records.threshold : { kind: 'none' }, outputStub: stub,
+    top: 'top' in records ? records.top : null, force: true, singlePrecisionOutput: false, backend: options.backend,
+    finalize: options.finalize ?? 'auto', numThreads: options.numThreads, verify: false,
+  };
 }
 
 /** Runs the search; the engine's files go to a scratch directory that is removed. */
@@ -56,9 +84,7 @@ export async function searchEpistasis(options: EpistasisSearchOptions): Promise<
   const sparse = sidecar.numMissingCalls > 0;
   const numTuples = tupleCount(sidecar.numVector, order);
   const runJob = await loadRunJob();
-  const tables = new ScoreTables(numField + 27);
-  const k2Scale = k2ScaleOf(tables);
-  const scratch = new MarginalScratch();
+  const { tables, k2Scale, scratch } = scoringOf(numField, order);
   const rows = new GenotypeRows(options.packedPath, numField, sparse);
   const directory = mkdtempSync(join(tmpdir(), 'snptally-epistasis-'));
   const sign = strongerScores(score) === 'larger' ? 1 : -1;
@@ -66,12 +92,7 @@ export async function searchEpistasis(options: EpistasisSearchOptions): Promise<
   try {
     for (let numEngineRuns = 1; ; numEngineRuns++) {
       const stub = join(directory, `top${numEngineRuns}`);
-      const job: JobSpec = {
-        metricSpec: { metric: 'epistasis', numWay: order, sparse, param: DEFAULT_PARAM, multiplier: 1, caseControl: { numControls: caseControl.numControls, score } },
-        numVector: sidecar.numVector, numField, source: { kind: 'file', path: options.packedPath },
-        decomposition: options.decomposition, threshold: { kind: 'none' }, outputStub: stub, top: wanted, force: true,
-        singlePrecisionOutput: false, backend: options.backend, finalize: options.finalize ?? 'auto', numThreads: options.numThreads, verify: false,
-      };
+      const job = epistasisJob(options, stub, { top: wanted });
       const run = await runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
       const candidates: (EpistasisHit & { readonly key: number })[] = [];
       for (const record of readMetricsFileRecords(`${stub}_top.bin`, order)) {

@@ -3,6 +3,7 @@ import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeight
 import type { PairCountRow, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
+import type { NumWay } from '../../core/types.js';
 import type { HistogramCounter } from './histogramSink.js';
 import { windowColumnsOf, type PairWindowLimits, type VectorInterval } from '../../core/pairWindow.js';
 
@@ -57,7 +58,7 @@ export class EntrySink {
 
   constructor(
     private readonly numVector: number,
-    private readonly numWay: 2 | 3,
+    private readonly numWay: NumWay,
     readonly threshold: Threshold,
     private readonly writer: RecordWriter | null,
     options: EntrySinkOptions = {},
@@ -169,11 +170,13 @@ export class EntrySink {
    */
   addTupleValueRow(tuple: TupleRow, values: Float64Array): void {
     const { i, j, first, count } = tuple;
+    const k = tuple.k ?? null;
     if (this.window !== null) throw new Error('an LD window with one value per tuple (checkJob refuses it)');
     this.histogram?.addTuples(values, count, ONE_ENTRY[0]);
     const { weights, keep } = this.scratchFor(count);
     const nv = this.numVector;
-    for (let t = 0; t < count; t++) weights[t] = checksumWeight(tupleUid(nv, i, j, first + t));
+    if (k === null) for (let t = 0; t < count; t++) weights[t] = checksumWeight(tupleUid(nv, i, j, first + t));
+    else for (let t = 0; t < count; t++) weights[t] = checksumWeight(quadUid(nv, i, j ?? 0, k, first + t));
     keep.fill(1, 0, count);
     this.checksum.addEntries(values, weights, count, keep);
     if (this.writer === null) return;
@@ -184,9 +187,13 @@ export class EntrySink {
       this.recordWords[at] = i;
       if (j === null) {
         this.recordWords[at + 1] = first + t;
-      } else {
+      } else if (k === null) {
         this.recordWords[at + 1] = j;
         this.recordWords[at + 2] = first + t;
+      } else {
+        this.recordWords[at + 1] = j;
+        this.recordWords[at + 2] = k;
+        this.recordWords[at + 3] = first + t;
       }
       this.recordValues[at + this.numWay] = values[t];
       if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
@@ -272,6 +279,12 @@ function tupleUid(numVector: number, i: number, j: number | null, k: number): nu
   if (mid < lo) [mid, lo] = [lo, mid];
   if (hi < mid) [hi, mid] = [mid, hi];
   return (hi * numVector + mid) * numVector + lo;
+}
+
+/** SPEC §5's uid of a quadruple (4-way, one value per tuple): coordinates sorted descending, ((c0·nv + c1)·nv + c2)·nv + c3. */
+function quadUid(numVector: number, i: number, j: number, k: number, l: number): number {
+  const sorted = [i, j, k, l].sort((a, b) => b - a);
+  return ((sorted[0] * numVector + sorted[1]) * numVector + sorted[2]) * numVector + sorted[3];
 }
 
 /** The one-entry tuple shapes of addPairEntryRow, made once. */

@@ -5,6 +5,7 @@ import type { StrongerValues } from '../../analyses/index.js';
 import type { RecordBar } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { MAX_TOP_RECORDS } from '../../core/limits.js';
+import type { NumWay } from '../../core/types.js';
 import type { RecordWriter } from './entrySink.js';
 
 /** Tag of the candidates every rank sends to rank 0 (blockExchange.ts uses 0 and 1, runJobAsRank.ts 7). */
@@ -39,7 +40,7 @@ export class TopRecords implements RecordWriter {
   /** The record being added, its coordinates in ascending vector order. */
   private readonly incoming: Uint32Array;
 
-  constructor(private readonly numWay: 2 | 3, readonly spec: TopRecordsSpec) {
+  constructor(private readonly numWay: NumWay, readonly spec: TopRecordsSpec) {
     if (!Number.isSafeInteger(spec.count) || spec.count < 1 || spec.count > MAX_TOP_RECORDS) {
       throw new RangeError(`top-N of ${spec.count} records is not in [1, ${MAX_TOP_RECORDS}]`);
     }
@@ -138,7 +139,7 @@ export class TopRecords implements RecordWriter {
   }
 }
 
-/** Puts a record's `numWay` coordinates in ascending order (insertion sort of 2 or 3 words). */
+/** Puts a record's `numWay` coordinates in ascending order (insertion sort of 2 to 4 words). */
 function sortCoordinates(record: Uint32Array, numWay: number): void {
   for (let w = 1; w < numWay; w++) {
     const coord = record[w];

@@ -1,9 +1,10 @@
 // A rank's view of the decomposition: its grid coordinates, block shapes, the steps or units it
 // computes (from the parallel plans), which blocks it needs and which ranks need its block.
 import {
-  blockCirculantPlan, blockExchangePlan, coordsOf, fieldSlabRange, numFieldLocal, numVectorLocal, rankOf, slabPlan,
-  slabPhaseUnits, vectorBlockRange, type BlockExchange, type GridCoords, type IndexRange,
+  blockCirculantPlan, blockExchangePlan, coordsOf, fieldSlabRange, numFieldLocal, numVectorLocal, quadPartIndex, quadPlan,
+  quadsOfTile, rankOf, slabPlan, slabPhaseUnits, vectorBlockRange, type BlockExchange, type GridCoords, type IndexRange, type QuadTile,
 } from '../../parallel/index.js';
+import { QUAD_COLS_PER_TILE, QUAD_ROWS_PER_TILE } from '../pipeline/pipeline4.js';
 import type { JobSpec } from './jobSpec.js';
 import { PAIRS_PER_PANEL, pairsInPanel, pairsOfStep, type PairStep } from '../pipeline/pipeline2.js';
 import { windowPanelGeometry, windowPanelRows } from '../pipeline/windowPanels.js';
@@ -20,6 +21,8 @@ export interface RankLayout {
   readonly pairSteps: readonly PairStep[];
   /** 3-way units, one list per stage of [stageMin, stageMax]. */
   readonly tripleUnitsByStage: readonly (readonly TripleUnit[])[];
+  /** 4-way tiles of the rank's phases and stages (every rank holds every vector: one block, no exchange). */
+  readonly quadTiles: readonly QuadTile[];
   /** Blocks this rank receives and the ranks it sends its own block to. */
   readonly exchange: BlockExchange;
   /** Comparisons (unique tuples × fields) this rank computes, for progress. */
@@ -80,6 +83,7 @@ function blocksRead(job: JobSpec, vectorIdx: number, replIdx: number): number[] 
 }
 
 export function rankLayout(job: JobSpec, rank: number): RankLayout {
+  if (job.metricSpec.numWay === 4) return quadRankLayout(job, rank);
   const d = job.decomposition;
   const coords = coordsOf(d, rank);
   const nvl = numVectorLocal(job.numVector, d.numProcVector, job.metricSpec.numWay);
@@ -119,8 +123,34 @@ export function rankLayout(job: JobSpec, rank: number): RankLayout {
 
   return {
     coords, numVectorLocal: nvl, numFieldLocal: nfl, fieldRange: fieldSlabRange(job.numField, nfl, coords.fieldIdx),
-    blockRanges, pairSteps, tripleUnitsByStage,
+    blockRanges, pairSteps, tripleUnitsByStage, quadTiles: [],
     exchange: blockExchangePlan(d, rank, (vectorIdx, replIdx) => blocksRead(job, vectorIdx, replIdx)),
     totalComparisons: tuples * job.numField,
+  };
+}
+
+/**
+ * A 4-way rank (quadPlan.ts): every rank reads every vector (each "block" is all of them, nothing is exchanged) and
+ * computes the tiles of its part for each phase and stage it runs; ranks of every grid axis are just parts.
+ */
+function quadRankLayout(job: JobSpec, rank: number): RankLayout {
+  const d = job.decomposition;
+  const numRanks = d.numProcVector * d.numProcField * d.numProcRepl;
+  const all = { begin: 0, end: job.numVector };
+  const quadTiles: QuadTile[] = [];
+  for (const phaseIdx of range(d.phaseMin, d.phaseMax)) {
+    for (const stageIdx of range(d.stageMin, d.stageMax)) {
+      quadTiles.push(...quadPlan({
+        numVector: job.numVector, rowsPerTile: QUAD_ROWS_PER_TILE, colsPerTile: QUAD_COLS_PER_TILE,
+        numPart: numRanks * d.numPhase * d.numStage, partIdx: quadPartIndex(rank, d.numPhase, phaseIdx, d.numStage, stageIdx),
+      }));
+    }
+  }
+  const numQuads = quadTiles.reduce((sum, tile) => sum + quadsOfTile(job.numVector, tile), 0);
+  return {
+    coords: coordsOf(d, rank), numVectorLocal: job.numVector, numFieldLocal: job.numField, fieldRange: { begin: 0, end: job.numField },
+    blockRanges: range(0, d.numProcVector - 1).map(() => all), pairSteps: [], tripleUnitsByStage: [], quadTiles,
+    exchange: blockExchangePlan(d, rank, () => []),
+    totalComparisons: numQuads * job.numField,
   };
 }

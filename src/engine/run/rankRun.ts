@@ -21,6 +21,7 @@ import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
 import { runTripleUnits } from '../pipeline/pipeline3.js';
+import { runQuadTiles } from '../pipeline/pipeline4.js';
 import { buildOwnPlanes, startBlockExchange, sumOwnBlock } from '../blocks/blockExchange.js';
 import { rankLayout, type RankLayout } from './rankPlans.js';
 import { openRankOutput } from './rankOutput.js';
@@ -278,6 +279,10 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       counted.numDevicePairs = pairs.numDevicePairs;
       counted.numDeviceRecords = pairs.numDeviceRecords;
       counted.numWindowTuples = pairs.numWindowPairs;
+    } else if (job.metricSpec.numWay === 4) {
+      const quads = await runQuadTiles(env, own, layout.quadTiles);
+      counted.numTuples = quads.numQuads;
+      counted.numWindowTuples = quads.numQuads;
     } else {
       for (const units of layout.tripleUnitsByStage) {
         const triples = await runTripleUnits(env, own, units);

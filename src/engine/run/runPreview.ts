@@ -21,7 +21,12 @@ export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal
     const deviceFinalize = device === null ? null : { kind: 'pairs' as const, values: device.program, records, histogram, windowed: rank.sink.window !== null };
     return { ...shape, pairTermGroups: [...pairs.termGroups], triples: null, deviceFinalize };
   }
-  if (triples === null) throw new Error('an analysis run with neither pairs nor triples');
+  const quads = rank.analysis.quads ?? null;
+  if (quads !== null) {
+    // mGEMM4 (pipeline4.ts): 2-way GEMMs of pair planes, and of row pairs against vectors; finalized on the host.
+    return { ...shape, pairTermGroups: [...quads.plan.termGroups, ...(quads.plan.vectorTermGroups ?? [])], triples: null, deviceFinalize: null };
+  }
+  if (triples === null) throw new Error('an analysis run with neither pairs, triples nor quadruples');
   const device = deviceTripleFinalizer(rank, gemm, setting);
   const { planePairs, termGroups, pairCountGroup } = triples.plan;
   return {

@@ -76,17 +76,27 @@ function scoreOf(score: Score, table: { controls: number[]; cases: number[] }, o
   const all = mutualInformation(table.controls, table.cases);
   if (score === 'mi') return all;
   if (order === 2) return all - mi([0]) - mi([1]);
-  return all - mi([0, 1]) - mi([0, 2]) - mi([1, 2]) + mi([0]) + mi([1]) + mi([2]);
+  if (order === 3) return all - mi([0, 1]) - mi([0, 2]) - mi([1, 2]) + mi([0]) + mi([1]) + mi([2]);
+  // 4-way: the Möbius sum over every non-empty subset T of the tuple, (−1)^(4 − |T|) MI(T).
+  let sum = all;
+  for (let subset = 1; subset < 15; subset++) {
+    const keep = [0, 1, 2, 3].filter((t) => (subset >> t) & 1);
+    sum += (keep.length % 2 === 0 ? 1 : -1) * mi(keep);
+  }
+  return sum;
 }
 
 /** Every tuple of `order` SNPs with its table and score, strongest first (K2 smallest, MI/IG largest; ties by tuple). */
-export function naiveEpistasis(data: CaseControlData, order: 2 | 3, score: Score): NaiveTuple[] {
+export function naiveEpistasis(data: CaseControlData, order: 2 | 3 | 4, score: Score): NaiveTuple[] {
   const tuples: NaiveTuple[] = [];
   const n = data.numSnp;
   const add = (snps: number[]): void => { const table = tableOf(data, snps); tuples.push({ snps, ...table, score: scoreOf(score, table, order) }); };
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
     if (order === 2) add([i, j]);
-    else for (let k = j + 1; k < n; k++) add([i, j, k]);
+    else for (let k = j + 1; k < n; k++) {
+      if (order === 3) add([i, j, k]);
+      else for (let l = k + 1; l < n; l++) add([i, j, k, l]);
+    }
   }
   const sign = score === 'k2' ? 1 : -1;
   return tuples.sort((a, b) => (a.score !== b.score ? sign * (a.score - b.score) : a.snps.join(',') < b.snps.join(',') ? -1 : 1));

@@ -1,0 +1,122 @@
+// `snptally epistasis --score-threshold X --out STUB`: every tuple whose score is past X (K2 ≤ X; MI, IG ≥ X), as
+// SPEC §7 records with plain SNP indices and the float32 score, one file per rank, readable by `snptally dump`. The
+// engine's threshold-records sink keeps every tuple whose float32 engine value reaches X's (a superset: the map is
+// monotone, float32 rounding may tie); each kept tuple's table is rebuilt from the genotypes and its double score
+// decides exactly. Files go under temporary names and are renamed together with `<stub>.run.json` (and the input's
+// sidecar as `<stub>.input.json` when it was converted from a fileset or VCF).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../../core/errors.js';
+import type { Threshold } from '../../core/thresholds.js';
+import { engineValueOf, epistasisScore, strongerScores } from '../../analyses/index.js';
+import {
+  commitStagedFiles, discardStagedFiles, metricsFilePath, MetricsFileWriter, readMetricsFileChunks, stageJsonFile, type PreparedSidecar,
+  type StagedFile,
+} from '../../io/index.js';
+import { loadRunJob, type RunResult } from '../engineApi.js';
+import { inputSidecarPathOf } from '../runCompanions.js';
+import { runInfoJson, runInfoPathOf } from '../runInfoFile.js';
+import { epistasisJob, scoringOf, type EpistasisSearchOptions } from './epistasisSearch.js';
+import { GenotypeRows, tupleTable } from './tupleTables.js';
+
+/** Where the records go and what they keep. */
+export interface ThresholdRecordsOutput {
+  readonly stub: string;
+  readonly scoreThreshold: number;
+  readonly force: boolean;
+  /** The input as given, and its sidecar file when it has one of its own (null: a converted input's, kept beside the output). */
+  readonly input: { readonly kind: string; readonly givenPath: string; readonly sidecarPath: string | null };
+}
+
+export interface ThresholdRecordsResult {
+  readonly files: readonly string[];
+  readonly numRecords: number;
+  readonly run: RunResult;
+}
+
+/** The engine's threshold: keep float32 values ≥ the float32 engine value of the score threshold (none when that is 0). */
+export function engineThresholdOf(options: EpistasisSearchOptions, scoreThreshold: number): Threshold {
+  const { k2Scale } = scoringOf(options.sidecar.numField, options.order);
+  const key = Math.fround(engineValueOf(options.score, scoreThreshold, k2Scale));
+  if (!(key > 0)) return { kind: 'none' };
+  // The float32 just below `key`: a value > it is ≥ key.
+  const bits = new Uint32Array(new Float32Array([key]).buffer);
+  bits[0] -= 1;
+  return { kind: 'single', value: new Float32Array(bits.buffer)[0] };
+}
+
+/** Runs the engine with the threshold and writes the exact records; returns the files written. */
+export async function writeThresholdRecords(options: EpistasisSearchOptions, output: ThresholdRecordsOutput): Promise<ThresholdRecordsResult> {
+  const { sidecar, order, score } = options;
+  const numRanks = options.decomposition.numProcVector * options.decomposition.numProcRepl;
+  const keepsSidecar = output.input.sidecarPath === null;
+  const finalPaths = Array.from({ length: numRanks }, (_, rank) => metricsFilePath(output.stub, rank, numRanks));
+  const companions = [runInfoPathOf(output.stub), ...(keepsSidecar ? [inputSidecarPathOf(output.stub)] : [])];
+  for (const path of [...finalPaths, ...companions]) {
+    if (!output.force && existsSync(path)) throw new UserError(`--out ${output.stub}: ${path} exists (give --force to replace it)`);
+  }
+  const runJob = await loadRunJob();
+  const directory = mkdtempSync(join(tmpdir(), 'snptally-epistasis-records-'));
+  const writers: MetricsFileWriter[] = [];
+  const staged: StagedFile[] = [];
+  try {
+    const job = epistasisJob(options, join(directory, 'records'), { threshold: engineThresholdOf(options, output.scoreThreshold) });
+    const run = await runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+    const { tables, scratch } = scoringOf(sidecar.numField, order);
+    const rows = new GenotypeRows(options.packedPath, sidecar.numField, sidecar.numMissingCalls > 0);
+    const passes = strongerScores(score) === 'smaller'
+      ? (value: number): boolean => value <= output.scoreThreshold : (value: number): boolean => value >= output.scoreThreshold;
+    const numControls = sidecar.caseControl!.numControls;
+    let numRecords = 0;
+    for (let rank = 0; rank < numRanks; rank++) {
+      const writer = MetricsFileWriter.create(finalPaths[rank], order);
+      writers.push(writer);
+      const record = new Uint32Array(order + 1);
+      const value = new Float32Array(record.buffer, 4 * order, 1);
+      for (const chunk of readMetricsFileChunks(metricsFilePath(job.outputStub!, rank, numRanks), order)) {
+        for (let r = 0; r < chunk.values.length; r++) {
+          const tuple = Array.from(chunk.coords.subarray(r * order, (r + 1) * order));
+          const tupleScore = epistasisScore(score, tables, tupleTable(rows, tuple, numControls, sidecar.numField), order, scratch);
+          if (!passes(tupleScore)) continue;
+          record.set(tuple);
+          value[0] = tupleScore;
+          writer.appendRecordWords(record, 1);
+          numRecords++;
+        }
+      }
+      writer.finish();
+    }
+    staged.push(...stageCompanions(options, output, { keepsSidecar, files: finalPaths, run }));
+    for (const writer of writers) writer.commit();
+    commitStagedFiles(staged);
+    return { files: finalPaths, numRecords, run };
+  } catch (error) {
+    for (const writer of writers) writer.discard();
+    discardStagedFiles(staged);
+    throw error;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** `<stub>.run.json` (metric, way, files, where the SNP names are) and the kept sidecar, under temporary names. */
+function stageCompanions(
+  options: EpistasisSearchOptions, output: ThresholdRecordsOutput, written: { keepsSidecar: boolean; files: readonly string[]; run: RunResult },
+): StagedFile[] {
+  const staged: StagedFile[] = [];
+  const sidecar: PreparedSidecar = options.sidecar;
+  try {
+    if (written.keepsSidecar) staged.push(stageJsonFile(inputSidecarPathOf(output.stub), sidecar));
+    staged.push(stageJsonFile(runInfoPathOf(output.stub), runInfoJson(output.stub, {
+      metric: 'epistasis', numWay: options.order, numVector: sidecar.numVector, numField: sidecar.numField,
+      outputFiles: written.files, sidecar: written.keepsSidecar ? inputSidecarPathOf(output.stub) : output.input.sidecarPath,
+      input: { kind: output.input.kind, path: output.input.givenPath },
+      run: { score: options.score, scoreThreshold: output.scoreThreshold, seconds: written.run.seconds, backend: written.run.backend },
+    })));
+  } catch (error) {
+    discardStagedFiles(staged);
+    throw error;
+  }
+  return staged;
+}

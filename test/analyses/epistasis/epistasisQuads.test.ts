@@ -1,0 +1,144 @@
+// 4-way epistasis (mGEMM4) against the brute-force reference: top-N lists, scores and tables of K2, MI and IG, with
+// missing calls (every product from the GEMM) and without (genotype column pairs plus row pairs × vectors), ragged
+// sizes, on ref, cpu and webgpu (host finalize) and under npv, npr, phases and stages; threshold records = the naive
+// set; a planted pure 4-way interaction found as the top-1 by K2.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { searchEpistasis, type EpistasisSearchOptions, type EpistasisSearchResult } from '../../../src/cli/epistasis/epistasisSearch.js';
+import { writeThresholdRecords } from '../../../src/cli/epistasis/thresholdRecords.js';
+import { readMetricsFileRecords, type PreparedSidecar } from '../../../src/io/index.js';
+import { simulateEpistasis } from '../../../tools/lib/epistasisSimulation.js';
+import { webgpuGate } from '../../helpers/webgpuGate.js';
+import { naiveEpistasis, randomCaseControlData, type CaseControlData, type Score } from './naiveEpistasis.js';
+import { prepareCaseControl, writeCaseControlFileset } from './epistasisFiles.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'epistasis4-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Decomposition = EpistasisSearchOptions['decomposition'];
+type Files = { packedPath: string; sidecar: PreparedSidecar };
+
+function decomposition(parts: Partial<Decomposition>): Decomposition {
+  const merged = {
+    numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
+    halfDiagonal: 'lower-rows' as const, ...parts,
+  };
+  return { ...merged, phaseMax: merged.numPhase - 1, stageMax: merged.numStage - 1 };
+}
+
+async function prepared(name: string, data: CaseControlData): Promise<Files> {
+  const prefix = join(dir, name);
+  writeCaseControlFileset(prefix, data);
+  const packedPath = `${prefix}.packed`;
+  return { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
+}
+
+function options(files: Files, score: Score, top: number, backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}): EpistasisSearchOptions {
+  return { ...files, order: 4, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize: 'host' };
+}
+
+/** The search's list is a top-N of the reference: the same scores rank by rank, each tuple's table and score. */
+function expectTopOf(result: EpistasisSearchResult, want: ReturnType<typeof naiveEpistasis>, top: number): void {
+  const byTuple = new Map(want.map((tuple) => [tuple.snps.join(','), tuple]));
+  expect(result.hits.length).toBe(Math.min(top, want.length));
+  result.hits.forEach((hit, rank) => {
+    const reference = byTuple.get(hit.vectors.join(','))!;
+    expect(hit.table.controls).toEqual(reference.controls);
+    expect(hit.table.cases).toEqual(reference.cases);
+    expect(hit.score).toBeCloseTo(reference.score, 9);
+    expect(hit.score).toBeCloseTo(want[rank].score, 9);
+    const neighbours = [want[rank - 1], want[rank + 1]].filter((t) => t !== undefined);
+    if (neighbours.every((t) => Math.abs(t.score - want[rank].score) > 1e-9)) expect(hit.vectors).toEqual(want[rank].snps);
+  });
+}
+
+describe('4-way epistasis against the brute-force reference', () => {
+  // 9 SNPs × 45 samples (not a multiple of 32), 3% missing calls, ~8% missing phenotypes: 126 quadruples.
+  const sparse = randomCaseControlData(9, 45, 11, 0.03);
+  const sparseFiles = prepared('sparse', sparse);
+  // No missing call: the dense path (column pairs of genotype planes, the rest from row pairs × vectors).
+  const dense = randomCaseControlData(10, 70, 12, 0);
+  const denseFiles = prepared('dense', dense);
+
+  for (const score of ['k2', 'mi', 'ig'] as const) {
+    it(`${score}: ref = cpu = reference, with and without missing calls`, async () => {
+      for (const [data, filesPromise] of [[sparse, sparseFiles], [dense, denseFiles]] as const) {
+        const files = await filesPromise;
+        expect(files.sidecar.numMissingCalls > 0).toBe(data === sparse);
+        const want = naiveEpistasis(data, 4, score);
+        const ref = await searchEpistasis(options(files, score, 15, 'ref'));
+        expectTopOf(ref, want, 15);
+        const cpu = await searchEpistasis(options(files, score, 15, 'cpu'));
+        expect(cpu.hits).toEqual(ref.hits);
+      }
+    });
+  }
+
+  it('every quadruple when N exceeds their number', async () => {
+    const files = await sparseFiles;
+    const all = await searchEpistasis(options(files, 'ig', 500, 'cpu'));
+    expect(all.hits.length).toBe(126);
+    expectTopOf(all, naiveEpistasis(sparse, 4, 'ig'), 500);
+  });
+
+  it('several tiles under npv 3, npr 2 × phases 2, stages 3: the same lists', async () => {
+    // 26 SNPs: 325 pairs, so 3 row tiles × 2 column tiles of the quad plan, spread over the parts.
+    const data = randomCaseControlData(26, 40, 13, 0.01);
+    const files = await prepared('tiles', data);
+    const want = naiveEpistasis(data, 4, 'k2');
+    const one = await searchEpistasis(options(files, 'k2', 10, 'cpu'));
+    expectTopOf(one, want, 10);
+    for (const parts of [{ numProcVector: 3 }, { numProcRepl: 2, numPhase: 2 }, { numStage: 3 }] as const) {
+      const result = await searchEpistasis(options(files, 'k2', 10, 'cpu', parts));
+      expect(result.hits).toEqual(one.hits);
+      expect(result.run.comparisons).toBe(14950 * files.sidecar.numField);
+    }
+  }, 120_000);
+
+  it('threshold records: exactly the tuples past the threshold, with their scores, over 2 ranks', async () => {
+    const files = await denseFiles;
+    for (const score of ['k2', 'mi'] as const) {
+      const want = naiveEpistasis(dense, 4, score);
+      // Between the n-th and (n+1)-th strongest, n ≥ 20 where they differ clearly (small tables tie often), so the
+      // set is fixed whatever the rounding.
+      let n = 20;
+      while (Math.abs(want[n - 1].score - want[n].score) < 1e-6) n++;
+      const threshold = (want[n - 1].score + want[n].score) / 2;
+      const stub = join(dir, `records-${score}`);
+      const written = await writeThresholdRecords(options(files, score, 1, 'cpu', { numProcVector: 2 }), {
+        stub, scoreThreshold: threshold, force: false, input: { kind: 'bed', givenPath: join(dir, 'dense'), sidecarPath: null },
+      });
+      expect(written.files).toHaveLength(2);
+      const got = written.files.flatMap((file) => [...readMetricsFileRecords(file, 4)])
+        .map((record) => ({ snps: [...record.coords].sort((a, b) => a - b).join(','), value: record.value }));
+      expect(got.map((r) => r.snps).sort()).toEqual(want.slice(0, n).map((t) => t.snps.join(',')).sort());
+      const byTuple = new Map(want.map((t) => [t.snps.join(','), t.score]));
+      for (const record of got) expect(record.value).toBeCloseTo(Math.fround(byTuple.get(record.snps)!), 3);
+    }
+  });
+
+  it('a planted pure 4-way interaction (MAF 0.5, h² 0.05, 20 SNPs × 2000 samples) is the K2 top-1', async () => {
+    const prefix = join(dir, 'planted');
+    simulateEpistasis(prefix, {
+      numSnp: 20, numCases: 1000, numControls: 1000, maf: 0.5, prevalence: 0.5, heritability: 0.05, model: 'pure',
+      planted: [3, 8, 12, 17], missingRate: 0, seed: 1,
+    });
+    const packedPath = `${prefix}.packed`;
+    const files = { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
+    const result = await searchEpistasis(options(files, 'k2', 3, 'cpu'));
+    expect(result.hits[0].vectors).toEqual([3, 8, 12, 17]);
+  }, 60_000);
+
+  it('webgpu (host finalize) = cpu', async (context) => {
+    const gate = await webgpuGate();
+    if (!gate.available) context.skip();
+    for (const filesPromise of [sparseFiles, denseFiles]) {
+      const files = await filesPromise;
+      const cpu = await searchEpistasis(options(files, 'k2', 10, 'cpu'));
+      const gpu = await searchEpistasis(options(files, 'k2', 10, 'webgpu'));
+      expect(gpu.hits).toEqual(cpu.hits);
+    }
+  }, 120_000);
+});
