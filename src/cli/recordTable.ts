@@ -16,7 +16,7 @@ export const TABLE_ORDERS = ['position', 'value', 'file'] as const;
 export type TableOrder = (typeof TABLE_ORDERS)[number];
 
 /** Column letters of the tuple's SNPs. */
-const SIDES = ['A', 'B', 'C'];
+const SIDES = ['A', 'B', 'C', 'D'];
 
 /**
  * Each SNP's place in position order: chromosomes in the order they first appear in the input, then bp, then the SNP
@@ -83,9 +83,9 @@ export class TableLayout {
   line(record: NamedRecord): string {
     const { format, naming } = this.context;
     if (format === 'records') return formatNamedRecord(record, naming);
-    const [a, b, c] = record.snpIndices;
+    const [a, b] = record.snpIndices;
     if (format === 'ld') return ldTableLineOfLoci(this.locusText(a), this.locusText(b), record.value, null);
-    const loci = c === undefined ? this.locusText(a) + this.locusText(b) : this.locusText(a) + this.locusText(b) + this.locusText(c);
+    const loci = record.snpIndices.map((snpIdx) => this.locusText(snpIdx)).join('');
     return `${loci}${record.entry}\t${formatFloat32(record.value)}\n`;
   }
 

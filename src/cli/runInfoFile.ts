@@ -71,7 +71,7 @@ export function readRunInfo(path: string): LoadedRunInfo {
   const info = parsed as RunInfo;
   const fail = (what: string): never => { throw new UserError(`run-info file ${path}: ${what}`); };
   if (typeof parsed !== 'object' || parsed === null || info.format !== RUN_INFO_FORMAT) fail(`format is not "${RUN_INFO_FORMAT}"`);
-  if (info.numWay !== 2 && info.numWay !== 3) fail('numWay is not 2 or 3');
+  if (info.numWay !== 2 && info.numWay !== 3 && info.numWay !== 4) fail('numWay is not 2, 3 or 4');
   if (typeof info.metric !== 'string') fail('metric is not a name');
   for (const name of ['numVector', 'numField'] as const) {
     if (!Number.isSafeInteger(info[name]) || info[name] < 1) fail(`${name} is not a positive integer`);

@@ -9,6 +9,7 @@ import { RECORDS_PER_FLUSH } from '../finalize/entrySink.js';
 import { matrixSinkDeviceBytes, matrixSinkHostBytes } from '../finalize/matrixSink.js';
 import { DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
 import { DEVICE_TALLY_BYTES_PER_CALL, TALLY_BYTES_PER_CALL } from '../pipeline/pipeline3.js';
+import { QUAD_COLS_PER_TILE, QUAD_ROWS_PER_TILE } from '../pipeline/pipeline4.js';
 import type { JobSpec } from './jobSpec.js';
 
 const MiB = 2 ** 20;
@@ -126,7 +127,8 @@ const MAX_POSITIONS_SAMPLED = 256;
 export function maxReceivedBlocks(job: JobSpec): number {
   const d = job.decomposition;
   const npv = d.numProcVector;
-  if (npv === 1) return 0;
+  // 4-way ranks read every vector themselves (quadPlan.ts).
+  if (npv === 1 || job.metricSpec.numWay === 4) return 0;
   const numPhasesRun = d.phaseMax - d.phaseMin + 1;
   if (job.metricSpec.numWay === 3) {
     const unitsPerRank = Math.ceil(Math.ceil((numSlabUnits(npv) * numPhasesRun) / d.numPhase) / d.numProcRepl);
@@ -167,6 +169,18 @@ export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun = builtInRun
       numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes,
       maxReceivedBlocks: received, numGroups, tuplesPerCall: Math.min(PAIRS_PER_PANEL, nvl * nvl, tuplesPerRank), tuplesPerRank,
       triplePlanePairs: 0, needsPairCounts: false, analysisFinalizesOnDevice: analysis.pairs?.deviceFinalizer !== undefined,
+    };
+  }
+  if (m.numWay === 4) {
+    // mGEMM4 (pipeline4.ts): tiles of row pairs × column pairs; every rank holds every vector and receives nothing.
+    const quadPlan = analysis.quads?.plan;
+    const numQuadGroups = (quadPlan?.termGroups.length ?? 0) + (quadPlan?.vectorTermGroups?.length ?? 0);
+    const share = ((d.phaseMax - d.phaseMin + 1) / d.numPhase) * ((d.stageMax - d.stageMin + 1) / d.numStage);
+    const tuplesPerRank = Math.ceil((job.numVector ** 4 / 24 / (d.numProcVector * d.numProcRepl)) * share);
+    return {
+      numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes, maxReceivedBlocks: 0,
+      numGroups: numQuadGroups, tuplesPerCall: QUAD_ROWS_PER_TILE * QUAD_COLS_PER_TILE, tuplesPerRank, triplePlanePairs: 0,
+      needsPairCounts: false, analysisFinalizesOnDevice: false,
     };
   }
   const plan = analysis.triples?.plan;
