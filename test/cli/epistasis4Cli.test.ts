@@ -1,0 +1,69 @@
+// `snptally epistasis --order 4` end to end: the printed top-N against the brute-force reference, `--score-threshold`
+// records (per rank, plain SNP indices, float32 scores) read back by `snptally dump` with SNP names and positions, and
+// one-line refusals (no --out, an existing file without --force, a bad number).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './cliHarness.js';
+import { naiveEpistasis, randomCaseControlData } from '../analyses/epistasis/naiveEpistasis.js';
+import { writeCaseControlFileset } from '../analyses/epistasis/epistasisFiles.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'epistasis4-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('snptally epistasis --order 4', () => {
+  const data = randomCaseControlData(8, 50, 21, 0.02);
+  const prefix = join(dir, 'd');
+  writeCaseControlFileset(prefix, data);
+
+  it('prints the naive top quadruples with their tables, JSON', () => {
+    const want = naiveEpistasis(data, 4, 'mi');
+    const byTuple = new Map(want.map((t) => [t.snps.map((snp) => `snp${snp}`).join(','), t]));
+    const outcome = runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score', 'mi', '--top', '3', '--json', '--threads', '2']);
+    expect(outcome.stderr).toBe('');
+    const json = JSON.parse(outcome.stdout) as { numTuples: number; top: { snps: { id: string }[]; score: number; controls: number[]; cases: number[] }[] };
+    expect(json.numTuples).toBe(70);
+    // Rank by rank the reference's scores (small tables tie: the tuple may be any of a tie), each tuple's own table.
+    json.top.forEach((hit, rank) => {
+      const reference = byTuple.get(hit.snps.map((snp) => snp.id).join(','))!;
+      expect(hit.controls).toEqual(reference.controls);
+      expect(hit.cases).toEqual(reference.cases);
+      expect(hit.score).toBeCloseTo(reference.score, 9);
+      expect(hit.score).toBeCloseTo(want[rank].score, 9);
+    });
+  });
+
+  it('--score-threshold writes the naive set to rank files that dump names and places', () => {
+    const want = naiveEpistasis(data, 4, 'k2');
+    let n = 6;
+    while (Math.abs(want[n - 1].score - want[n].score) < 1e-6) n++;
+    const threshold = String((want[n - 1].score + want[n].score) / 2);
+    const stub = join(dir, 'records');
+    const run = runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score-threshold', threshold, '--out', stub, '--npv', '2', '--threads', '2']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain(`${n} of 70 tuples past ${threshold}`);
+    const dump = runCli(['dump', `${stub}_0.bin`, `${stub}_1.bin`, '--format', 'tsv', '--sort', 'file']);
+    expect(dump.status).toBe(0);
+    const lines = dump.stdout.trim().split('\n');
+    expect(lines[0]).toBe('CHR_A\tBP_A\tSNP_A\tCHR_B\tBP_B\tSNP_B\tCHR_C\tBP_C\tSNP_C\tCHR_D\tBP_D\tSNP_D\tENTRY\tEPISTASIS');
+    const got = lines.slice(1).map((line) => line.split('\t'));
+    const wantLines = new Map(want.slice(0, n).map((t) => [t.snps.map((s) => `2\t${100 + s}\tsnp${s}`).join('\t'), t.score]));
+    expect(got.map((fields) => fields.slice(0, 12).join('\t')).sort()).toEqual([...wantLines.keys()].sort());
+    for (const fields of got) expect(Number(fields[13])).toBeCloseTo(wantLines.get(fields.slice(0, 12).join('\t'))!, 3);
+
+    const again = runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score-threshold', threshold, '--out', stub, '--npv', '2']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/^snptally: --out .*records: .*records_0\.bin exists \(give --force to replace it\)\n$/);
+    expect(runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score-threshold', threshold, '--out', stub, '--npv', '2', '--force']).status).toBe(0);
+  });
+
+  it('refuses --score-threshold without --out, and a threshold that is not a number', () => {
+    const noOut = runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score-threshold', '3']);
+    expect(noOut.status).toBe(1);
+    expect(noOut.stderr).toBe('snptally: --score-threshold needs --out STUB (the records go to STUB_<rank>.bin)\n');
+    const bad = runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score-threshold', 'x1', '--out', join(dir, 'bad')]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe('snptally: --score-threshold: "x1" is not a number\n');
+  });
+});
