@@ -1,4 +1,4 @@
-// Case-control epistasis throughput on the CPU: `snptally epistasis` 2-way and 3-way K2 (tuples·samples/s of the
+// Case-control epistasis throughput on the CPU: `snptally epistasis` 2-, 3- and 4-way K2 (tuples·samples/s of the
 // whole process and of the engine run), and 2-way against `plink1.9 --fast-epistasis` on the same .bed with the same
 // threads, in one run (wall times of whole processes, best of --reps), printing the ratio. Data: tools/lib's
 // simulated case-control filesets (MAF 0.4, a planted pure pair), written to a scratch directory that is removed.
@@ -13,6 +13,7 @@ import { fastestOf, timedProcess } from './lib/timedProcess.js';
 interface BenchOptions {
   readonly snps: number;
   readonly snps3: number;
+  readonly snps4: number;
   readonly samples: number;
   readonly threads: number;
   readonly reps: number;
@@ -20,9 +21,10 @@ interface BenchOptions {
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
-const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-way K2) and plink1.9 --fast-epistasis on the same .bed')
+const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-/4-way K2) and plink1.9 --fast-epistasis on the same .bed')
   .addOption(valueOption('--snps <n>', 'SNPs of the 2-way set', parsePositiveInteger, '5000'))
   .addOption(valueOption('--snps3 <n>', 'SNPs of the 3-way set', parsePositiveInteger, '300'))
+  .addOption(valueOption('--snps4 <n>', 'SNPs of the 4-way set', parsePositiveInteger, '60'))
   .addOption(valueOption('--samples <n>', 'samples (half cases)', parsePositiveInteger, '2000'))
   .addOption(valueOption('--threads <n>', 'threads of both programs', parsePositiveInteger, '2'))
   .addOption(valueOption('--reps <n>', 'runs of each command; the fastest counts', parsePositiveInteger, '1'));
@@ -41,7 +43,7 @@ try {
   };
   const threads = String(options.threads);
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (the machine may be shared)\n`);
-  for (const [order, numSnp] of [[2, options.snps], [3, options.snps3]] as const) {
+  for (const [order, numSnp] of [[2, options.snps], [3, options.snps3], [4, options.snps4]] as const) {
     const prefix = simulate(`set${order}`, numSnp);
     const ours = fastestOf(options.reps, () => timedProcess(process.execPath,
       [CLI_MAIN, 'epistasis', '--bfile', prefix, '--order', String(order), '--score', 'k2', '--top', '10', '--threads', threads, '--json']));

@@ -94,6 +94,9 @@ describe('4-way epistasis against the brute-force reference', () => {
       const result = await searchEpistasis(options(files, 'k2', 10, 'cpu', parts));
       expect(result.hits).toEqual(one.hits);
       expect(result.run.comparisons).toBe(14950 * files.sidecar.numField);
+      // Every quadruple's value in the checksum (SPEC §5 uid of its four sorted indices), once whatever the decomposition.
+      expect(result.run.entries).toBe(14950);
+      expect(result.run.checksum).toBe(one.run.checksum);
     }
   }, 120_000);
 
