@@ -6,3 +6,6 @@ export { buildRunPlan, skipsMissingCalls, type RunOptionText } from './runOption
 export { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
 export { parseBadSitePolicy } from './genotypePreparation.js';
 export { runCompanions } from './runCompanions.js';
+// For tools/epistasis-power: preparing a case-control fileset and the exact epistasis search, in process.
+export { prepareGenotypeFile } from './genotypePreparation.js';
+export { searchEpistasis, type EpistasisSearchOptions, type EpistasisSearchResult } from './epistasis/epistasisSearch.js';
