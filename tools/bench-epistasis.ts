@@ -2,6 +2,8 @@
 // whole process and of the engine run), and 2-way against `plink1.9 --fast-epistasis` on the same .bed with the same
 // threads, in one run (wall times of whole processes, best of --reps), printing the ratio. Data: tools/lib's
 // simulated case-control filesets (MAF 0.4, a planted pure pair), written to a scratch directory that is removed.
+//
+//   node dist/tools/bench-epistasis.js [--snps 5000] [--snps3 300] [--samples 2000] [--threads 2] [--reps 1]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
