@@ -7,6 +7,7 @@
 // cleared — the kernels (CPU, GPU) stay unchanged and a class costs nothing but its plane.
 import type { FieldRange, PlaneLayout, TriplePlan } from '../analysis.js';
 import type { TermGroup } from '../../mgemm/index.js';
+import { popcount32 } from '../../core/bitCodes.js';
 
 /** Plane kinds within a class: genotype 0, genotype 1, present (any call). Genotype 2 is P − g0 − g1. */
 export const KIND_G0 = 0;
@@ -115,8 +116,3 @@ export function classWordRanges(numControls: number, numField: number): [first: 
   return [[0, Math.ceil(numControls / 32)], [Math.floor(numControls / 32), Math.ceil(numField / 32)]];
 }
 
-function popcount32(word: number): number {
-  let v = word - ((word >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
