@@ -104,17 +104,15 @@ function axisTriples(order: 2 | 3): Int32Array {
 const PAIR_AXIS_TRIPLES = axisTriples(2);
 const TRIPLE_AXIS_TRIPLES = axisTriples(3);
 
-/** Popcounts of each plane of each real row of `planes` (numVectorReal rows): `counts[row·numPlanes + p]`. */
-export function planeCountsOf(words: Uint32Array, numPlanes: number, wordsPerPlane: number, numRows: number): Float64Array {
-  const counts = new Float64Array(numRows * numPlanes);
-  for (let r = 0; r < numRows; r++) {
-    for (let p = 0; p < numPlanes; p++) {
-      const base = (r * numPlanes + p) * wordsPerPlane;
-      let count = 0;
-      for (let w = 0; w < wordsPerPlane; w++) count += popcount32(words[base + w]);
-      counts[r * numPlanes + p] = count;
-    }
-  }
-  return counts;
+/** Popcount of words [first, end) of `words`. */
+export function popcountWords(words: Uint32Array, first: number, end: number): number {
+  let count = 0;
+  for (let w = first; w < end; w++) count += popcount32(words[w]);
+  return count;
+}
+
+/** Each class's words [first, end) of a plane: those holding a field of its range (the other words are cleared). */
+export function classWordRanges(numControls: number, numField: number): [first: number, end: number][] {
+  return [[0, Math.ceil(numControls / 32)], [Math.floor(numControls / 32), Math.ceil(numField / 32)]];
 }
 
