@@ -79,3 +79,5 @@ export { TextOutput, isGzipName } from './textOutput.js';
 export type { TextFileOptions } from './textOutput.js';
 export { ldLocusText, ldTableHeader, ldTableLine, ldTableLineOfLoci, plinkChromosomeText, plinkSnpColumnWidth } from './plinkLdTable.js';
 export type { LdExtraColumn, LdLocus } from './plinkLdTable.js';
+export { distanceMatrixChunks } from './plinkDistanceMatrix.js';
+export type { DistanceMatrixLayout } from './plinkDistanceMatrix.js';

@@ -8,7 +8,7 @@ import type { MatrixFormat, MatrixShape } from '../../io/index.js';
 export const KING_FLAGS = ['--make-king', '--make-king-table', '--king-table-filter', '--king-cutoff'] as const;
 
 /** The selection flags passed on to `prepare` as they are (same names, PLINK's meaning). */
-const SELECTION_FLAGS = ['--chr', '--from-bp', '--to-bp', '--extract', '--exclude', '--keep', '--remove', '--maf', '--geno'] as const;
+export const SELECTION_FLAGS = ['--chr', '--from-bp', '--to-bp', '--extract', '--exclude', '--keep', '--remove', '--maf', '--geno'] as const;
 
 /** Every flag of a KING command line: [least, most] parameters. */
 const FLAG_ARITY: ReadonlyMap<string, readonly [number, number]> = new Map([
@@ -45,7 +45,7 @@ export function isKingCommandLine(args: readonly string[]): boolean {
 }
 
 /** Splits PLINK's argument list into flags and their parameters. */
-function splitFlags(args: readonly string[]): Map<string, string[]> {
+export function splitFlags(args: readonly string[]): Map<string, string[]> {
   const flags = new Map<string, string[]>();
   let current: string[] | null = null;
   for (const token of args) {
