@@ -15,7 +15,7 @@ import {
 import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
 import { packageVersion } from '../packageVersion.js';
 import { distanceMatrices, distanceMatrixPath, distanceOutputPaths, parseDistanceFlags, type DistanceKinds, type DistanceRequest } from './distanceFlags.js';
-import { missingTallies, plinkMissingWeights, rescaleDistances, type SampleMajorFile } from './distanceMissing.js';
+import { missingTallies, rescaleDistances, type MissingTallies, type SampleMajorFile } from './distanceMissing.js';
 import { runSnptally } from './snptallyChild.js';
 
 /** A sample's PLINK IDs (FID null for a VCF sample). */
@@ -103,13 +103,20 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
     const samples = sidecar.sampleNames;
     if (samples.length < 2) throw new UserError('plink: --distance needs at least 2 samples');
     const stub = join(scratch, 'counts');
-    await run(['run', '--metric', 'distance', '--input', packedPath, ...request.resourceArgs,
+    const counting = run(['run', '--metric', 'distance', '--input', packedPath, ...request.resourceArgs,
       '--matrix', 'triangle', '--matrix-format', 'bin', '--out', stub, '--json']);
+    // The missing tallies need only the packed file: counted while the run's child computes the distances.
+    const file: SampleMajorFile = { path: packedPath, numSample: samples.length, numSnp: sidecar.numField };
+    let tallies: MissingTallies;
+    try {
+      tallies = missingTallies(file, request.flatMissing ? null : await foundersOf(request, samples));
+    } finally {
+      await counting.catch(() => undefined);
+    }
+    await counting;
     const bytes = readFileSync(`${stub}.dist.bin`);
     const distances = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8);
-    const file: SampleMajorFile = { path: packedPath, numSample: samples.length, numSnp: sidecar.numField };
-    const weighting = request.flatMissing ? null : plinkMissingWeights(file, await foundersOf(request, samples));
-    rescaleDistances(distances, missingTallies(file, weighting), samples.length);
+    rescaleDistances(distances, tallies, samples.length);
     for (const { extension, kind } of distanceMatrices(request)) {
       const chunks = distanceMatrixChunks(distances, layoutOf(request, kind, samples.length, sidecar.numField));
       staged.push(await stageMatrix(distanceMatrixPath(request, extension), chunks, request.encoding === 'gz'));

@@ -47,26 +47,63 @@ function forEachRow(file: SampleMajorFile, visit: (sample: number, row: Uint8Arr
   }
 }
 
-/**
- * PLINK 1.9's integer missing-call weight of each SNP from the founders' calls (`founder[s]` = 1 for a founder sample).
- * @returns the weights and their sum (below 2^32).
- */
-export function plinkMissingWeights(file: SampleMajorFile, founder: Uint8Array): { weights: Uint32Array; sum: number } {
+/** The missing calls of a file, grouped by SNP: samples `samplesBySnp[firstOfSnp[s] …]` (ascending) miss SNP s. */
+interface MissingCalls {
+  readonly firstOfSnp: Uint32Array;
+  readonly samplesBySnp: Uint32Array;
+}
+
+/** One pass over the file: its missing calls by SNP, and how often each byte value occurs at each byte position among founders. */
+function readMissingCalls(file: SampleMajorFile, founder: Uint8Array | null): { missing: MissingCalls; founderByteCounts: Uint32Array | null } {
   const bytesPerRow = Math.ceil(file.numSnp / 4);
-  // How often each byte value occurs at each byte position among founders: one add per byte, decoded once at the end.
-  const byteCounts = new Uint32Array(bytesPerRow * 256);
+  // Founder byte histograms: one add per byte, decoded once per SNP at the end.
+  const founderByteCounts = founder === null ? null : new Uint32Array(bytesPerRow * 256);
+  let snpOfMissing = new Uint32Array(1 << 16);
+  let sampleOfMissing = new Uint32Array(1 << 16);
+  let numMissing = 0;
   forEachRow(file, (sample, row) => {
-    if (founder[sample] === 0) return;
-    for (let k = 0; k < bytesPerRow; k++) byteCounts[(k << 8) | row[k]]++;
+    if (founderByteCounts !== null && founder !== null && founder[sample] === 1) {
+      for (let k = 0; k < bytesPerRow; k++) founderByteCounts[(k << 8) | row[k]]++;
+    }
+    for (let k = 0; k < bytesPerRow; k++) {
+      const b = row[k];
+      let missingBits = b & 0xaa & ~((b & 0x55) << 1);
+      while (missingBits !== 0) {
+        if (numMissing === snpOfMissing.length) {
+          const grownSnps = new Uint32Array(2 * numMissing);
+          grownSnps.set(snpOfMissing);
+          snpOfMissing = grownSnps;
+          const grownSamples = new Uint32Array(2 * numMissing);
+          grownSamples.set(sampleOfMissing);
+          sampleOfMissing = grownSamples;
+        }
+        const bit = 31 - Math.clz32(missingBits & -missingBits);
+        missingBits &= missingBits - 1;
+        snpOfMissing[numMissing] = 4 * k + (bit >> 1);
+        sampleOfMissing[numMissing++] = sample;
+      }
+    }
   });
-  const weights = new Uint32Array(file.numSnp);
-  const raw = new Float64Array(file.numSnp);
+  // Counting sort by SNP; samples stay ascending within a SNP.
+  const firstOfSnp = new Uint32Array(file.numSnp + 1);
+  for (let m = 0; m < numMissing; m++) firstOfSnp[snpOfMissing[m] + 1]++;
+  for (let s = 0; s < file.numSnp; s++) firstOfSnp[s + 1] += firstOfSnp[s];
+  const next = firstOfSnp.slice(0, file.numSnp);
+  const samplesBySnp = new Uint32Array(numMissing);
+  for (let m = 0; m < numMissing; m++) samplesBySnp[next[snpOfMissing[m]]++] = sampleOfMissing[m];
+  return { missing: { firstOfSnp, samplesBySnp }, founderByteCounts };
+}
+
+/** PLINK 1.9's integer missing-call weight of each SNP from the founders' byte histograms, and the weights' sum (< 2^32). */
+function plinkMissingWeights(numSnp: number, founderByteCounts: Uint32Array): { weights: Uint32Array; sum: number } {
+  const weights = new Uint32Array(numSnp);
+  const raw = new Float64Array(numSnp);
   let rawSum = 0;
-  for (let s = 0; s < file.numSnp; s++) {
+  for (let s = 0; s < numSnp; s++) {
     // Founder genotype counts of SNP s: code 00 (two copies of allele 2), 01 (het), called.
     let hom2 = 0, het = 0, called = 0;
     const shift = 2 * (s & 3);
-    const counts = byteCounts.subarray((s >> 2) << 8, ((s >> 2) + 1) << 8);
+    const counts = founderByteCounts.subarray((s >> 2) << 8, ((s >> 2) + 1) << 8);
     for (let value = 0; value < 256; value++) {
       const count = counts[value];
       if (count === 0) continue;
@@ -83,9 +120,9 @@ export function plinkMissingWeights(file: SampleMajorFile, founder: Uint8Array):
     raw[s] = w;
     rawSum += w;
   }
-  const scale = (4294967296.0 - file.numSnp) / rawSum;
+  const scale = (4294967296.0 - numSnp) / rawSum;
   let sum = 0;
-  for (let s = 0; s < file.numSnp; s++) {
+  for (let s = 0; s < numSnp; s++) {
     // C's (uint32_t)(x + 0.5) truncates; a non-finite scale (no weight at all) gives weight 0.
     const w = Math.trunc(raw[s] * scale + 0.5);
     weights[s] = Number.isFinite(w) ? w : 0;
@@ -95,34 +132,17 @@ export function plinkMissingWeights(file: SampleMajorFile, founder: Uint8Array):
 }
 
 /**
- * The missing tallies: each missing call of sample i at SNP s adds `weights[s]` (1 for every SNP when null, the
- * flat-missing case) to sample i, and each pair missing at s adds it to the pair. `total` is the weights' sum.
+ * The missing tallies of the rescaling: each missing call of sample i at SNP s adds the SNP's weight to sample i, and
+ * each pair missing at s adds it to the pair. `founder` (1 for a founder sample) gives PLINK's default weights from
+ * the founders' allele frequencies; null gives flat-missing's weight 1 (the total is then the SNP count).
  */
-export function missingTallies(file: SampleMajorFile, weighting: { weights: Uint32Array; sum: number } | null): MissingTallies {
+export function missingTallies(file: SampleMajorFile, founder: Uint8Array | null): MissingTallies {
   const n = file.numSample;
+  const { missing, founderByteCounts } = readMissingCalls(file, founder);
+  const weighting = founderByteCounts === null ? null : plinkMissingWeights(file.numSnp, founderByteCounts);
   const perSample = new Float64Array(n);
-  // Missing calls grouped by SNP (samples ascending within a SNP): counted, then placed.
-  const snpOfMissing: number[] = [];
-  const sampleOfMissing: number[] = [];
-  forEachRow(file, (sample, row) => {
-    for (let k = 0; k < row.length; k++) {
-      const b = row[k];
-      let missing = b & 0xaa & ~((b & 0x55) << 1);
-      while (missing !== 0) {
-        const bit = 31 - Math.clz32(missing & -missing);
-        missing &= missing - 1;
-        snpOfMissing.push(4 * k + (bit >> 1));
-        sampleOfMissing.push(sample);
-      }
-    }
-  });
-  const firstOfSnp = new Uint32Array(file.numSnp + 1);
-  for (const s of snpOfMissing) firstOfSnp[s + 1]++;
-  for (let s = 0; s < file.numSnp; s++) firstOfSnp[s + 1] += firstOfSnp[s];
-  const next = firstOfSnp.slice(0, file.numSnp);
-  const samplesBySnp = new Uint32Array(snpOfMissing.length);
-  snpOfMissing.forEach((s, m) => { samplesBySnp[next[s]++] = sampleOfMissing[m]; });
   const perPair = new Uint32Array((n * (n - 1)) / 2);
+  const { firstOfSnp, samplesBySnp } = missing;
   for (let s = 0; s < file.numSnp; s++) {
     const w = weighting === null ? 1 : weighting.weights[s];
     const first = firstOfSnp[s];
