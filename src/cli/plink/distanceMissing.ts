@@ -8,7 +8,9 @@
 // (most calls are present), so they are counted here, SNP by SNP over the missing calls, not on the GEMM; the
 // integers are exact and the doubles are PLINK's, in its order of operations.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { CODE_MISSING } from '../../core/bitCodes.js';
+
+/** Pairs of the triangle updated together (256 Ki uint32, 1 MiB: about an L2 cache). */
+const PAIR_BLOCK = 1 << 18;
 
 /** A sample-major packed file (vectors = samples, fields = SNPs, SPEC §1 codes). */
 export interface SampleMajorFile {
@@ -24,26 +26,75 @@ export interface MissingTallies {
   readonly perPair: Uint32Array;
 }
 
-/** Calls `visit(sample, row)` for each sample's row of packed bytes, reading the file in large pieces. */
-function forEachRow(file: SampleMajorFile, visit: (sample: number, row: Uint8Array) => void): void {
+/** Calls `visit(firstSample, rows)` for pieces of whole rows of packed bytes (about 32 MiB each), in file order. */
+function forEachPiece(file: SampleMajorFile, visit: (firstSample: number, rows: Uint8Array) => void): void {
   const bytesPerRow = Math.ceil(file.numSnp / 4);
   const rowsPerPiece = Math.max(1, Math.floor((32 << 20) / Math.max(1, bytesPerRow)));
   const piece = new Uint8Array(rowsPerPiece * bytesPerRow);
   const fd = openSync(file.path, 'r');
   try {
     for (let first = 0; first < file.numSample; first += rowsPerPiece) {
-      const numRows = Math.min(rowsPerPiece, file.numSample - first);
-      const numBytes = numRows * bytesPerRow;
+      const numBytes = Math.min(rowsPerPiece, file.numSample - first) * bytesPerRow;
       let done = 0;
       while (done < numBytes) {
         const got = readSync(fd, piece, done, numBytes - done, first * bytesPerRow + done);
         if (got === 0) throw new Error(`${file.path} ended early`);
         done += got;
       }
-      for (let r = 0; r < numRows; r++) visit(first + r, piece.subarray(r * bytesPerRow, (r + 1) * bytesPerRow));
+      visit(first, piece.subarray(0, numBytes));
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Founder genotype counts are added 4 SNPs at a time: a byte's codes become one uint32 of four 8-bit lanes per kind
+ * (code 00, 01, 10), added to the byte position's lane accumulators, which are emptied into per-SNP counts every 255 rows.
+ */
+const LANES_OF_CODE = [0, 1, 2].map((code) => Uint32Array.from({ length: 256 }, (_, b) => {
+  let lanes = 0;
+  for (let f = 0; f < 4; f++) if (((b >> (2 * f)) & 3) === code) lanes |= 1 << (8 * f);
+  return lanes;
+}));
+const MAX_LANE_ROWS = 255;
+
+/** Per-SNP genotype counts of the founders: code 00 (two copies of allele 2), 01 (het), 10 (missing), and the founders. */
+interface FounderCounts {
+  readonly byCode: readonly [Uint32Array, Uint32Array, Uint32Array];
+  numFounders: number;
+}
+
+/** Adds founder rows to lane accumulators and empties them into the counts before a lane can overflow. */
+class FounderCounter {
+  readonly counts: FounderCounts;
+  private readonly lanes: Uint32Array[];
+  private rowsInLanes = 0;
+
+  constructor(private readonly numSnp: number) {
+    const bytesPerRow = Math.ceil(numSnp / 4);
+    this.counts = { byCode: [new Uint32Array(numSnp), new Uint32Array(numSnp), new Uint32Array(numSnp)], numFounders: 0 };
+    this.lanes = [0, 1, 2].map(() => new Uint32Array(bytesPerRow));
+  }
+
+  add(rows: Uint8Array, rowStart: number): void {
+    for (let code = 0; code < 3; code++) {
+      const lanes = this.lanes[code];
+      const table = LANES_OF_CODE[code];
+      for (let k = 0; k < lanes.length; k++) lanes[k] += table[rows[rowStart + k]];
+    }
+    this.counts.numFounders++;
+    if (++this.rowsInLanes === MAX_LANE_ROWS) this.flush();
+  }
+
+  flush(): void {
+    for (let code = 0; code < 3; code++) {
+      const lanes = this.lanes[code];
+      const counts = this.counts.byCode[code];
+      for (let s = 0; s < this.numSnp; s++) counts[s] += (lanes[s >> 2] >>> (8 * (s & 3))) & 0xff;
+      lanes.fill(0);
+    }
+    this.rowsInLanes = 0;
   }
 }
 
@@ -53,34 +104,37 @@ interface MissingCalls {
   readonly samplesBySnp: Uint32Array;
 }
 
-/** One pass over the file: its missing calls by SNP, and how often each byte value occurs at each byte position among founders. */
-function readMissingCalls(file: SampleMajorFile, founder: Uint8Array | null): { missing: MissingCalls; founderByteCounts: Uint32Array | null } {
+/** One pass over the file: its missing calls by SNP, and the founders' genotype counts (founder null: none). */
+function readMissingCalls(file: SampleMajorFile, founder: Uint8Array | null): { missing: MissingCalls; founderCounts: FounderCounts | null } {
   const bytesPerRow = Math.ceil(file.numSnp / 4);
-  // Founder byte histograms: one add per byte, decoded once per SNP at the end.
-  const founderByteCounts = founder === null ? null : new Uint32Array(bytesPerRow * 256);
+  const founderCounter = founder === null ? null : new FounderCounter(file.numSnp);
   let snpOfMissing = new Uint32Array(1 << 16);
   let sampleOfMissing = new Uint32Array(1 << 16);
   let numMissing = 0;
-  forEachRow(file, (sample, row) => {
-    if (founderByteCounts !== null && founder !== null && founder[sample] === 1) {
-      for (let k = 0; k < bytesPerRow; k++) founderByteCounts[(k << 8) | row[k]]++;
+  forEachPiece(file, (firstSample, rows) => {
+    const numRows = rows.length / bytesPerRow;
+    if (founderCounter !== null && founder !== null) {
+      for (let r = 0; r < numRows; r++) if (founder[firstSample + r] === 1) founderCounter.add(rows, r * bytesPerRow);
     }
-    for (let k = 0; k < bytesPerRow; k++) {
-      const b = row[k];
-      let missingBits = b & 0xaa & ~((b & 0x55) << 1);
-      while (missingBits !== 0) {
-        if (numMissing === snpOfMissing.length) {
-          const grownSnps = new Uint32Array(2 * numMissing);
-          grownSnps.set(snpOfMissing);
-          snpOfMissing = grownSnps;
-          const grownSamples = new Uint32Array(2 * numMissing);
-          grownSamples.set(sampleOfMissing);
-          sampleOfMissing = grownSamples;
+    for (let r = 0; r < numRows; r++) {
+      const row = r * bytesPerRow;
+      for (let k = 0; k < bytesPerRow; k++) {
+        const b = rows[row + k];
+        let missingBits = b & 0xaa & ~((b & 0x55) << 1);
+        while (missingBits !== 0) {
+          if (numMissing === snpOfMissing.length) {
+            const grownSnps = new Uint32Array(2 * numMissing);
+            grownSnps.set(snpOfMissing);
+            snpOfMissing = grownSnps;
+            const grownSamples = new Uint32Array(2 * numMissing);
+            grownSamples.set(sampleOfMissing);
+            sampleOfMissing = grownSamples;
+          }
+          const bit = 31 - Math.clz32(missingBits & -missingBits);
+          missingBits &= missingBits - 1;
+          snpOfMissing[numMissing] = 4 * k + (bit >> 1);
+          sampleOfMissing[numMissing++] = firstSample + r;
         }
-        const bit = 31 - Math.clz32(missingBits & -missingBits);
-        missingBits &= missingBits - 1;
-        snpOfMissing[numMissing] = 4 * k + (bit >> 1);
-        sampleOfMissing[numMissing++] = sample;
       }
     }
   });
@@ -91,29 +145,19 @@ function readMissingCalls(file: SampleMajorFile, founder: Uint8Array | null): { 
   const next = firstOfSnp.slice(0, file.numSnp);
   const samplesBySnp = new Uint32Array(numMissing);
   for (let m = 0; m < numMissing; m++) samplesBySnp[next[snpOfMissing[m]]++] = sampleOfMissing[m];
-  return { missing: { firstOfSnp, samplesBySnp }, founderByteCounts };
+  founderCounter?.flush();
+  return { missing: { firstOfSnp, samplesBySnp }, founderCounts: founderCounter?.counts ?? null };
 }
 
-/** PLINK 1.9's integer missing-call weight of each SNP from the founders' byte histograms, and the weights' sum (< 2^32). */
-function plinkMissingWeights(numSnp: number, founderByteCounts: Uint32Array): { weights: Uint32Array; sum: number } {
+/** PLINK 1.9's integer missing-call weight of each SNP from the founders' genotype counts, and the weights' sum (< 2^32). */
+function plinkMissingWeights(numSnp: number, founderCounts: FounderCounts): { weights: Uint32Array; sum: number } {
   const weights = new Uint32Array(numSnp);
   const raw = new Float64Array(numSnp);
+  const [hom2, het, missing] = founderCounts.byCode;
   let rawSum = 0;
   for (let s = 0; s < numSnp; s++) {
-    // Founder genotype counts of SNP s: code 00 (two copies of allele 2), 01 (het), called.
-    let hom2 = 0, het = 0, called = 0;
-    const shift = 2 * (s & 3);
-    const counts = founderByteCounts.subarray((s >> 2) << 8, ((s >> 2) + 1) << 8);
-    for (let value = 0; value < 256; value++) {
-      const count = counts[value];
-      if (count === 0) continue;
-      const code = (value >> shift) & 3;
-      if (code === CODE_MISSING) continue;
-      called += count;
-      if (code === 0) hom2 += count;
-      else if (code === 1) het += count;
-    }
-    const frequency = called === 0 ? 0.5 : (2 * hom2 + het) / (2 * called);
+    const called = founderCounts.numFounders - missing[s];
+    const frequency = called === 0 ? 0.5 : (2 * hom2[s] + het[s]) / (2 * called);
     // PLINK 1.9 makes allele 1 the minor allele on loading (without --keep-allele-order): p becomes 1 − p below 0.5.
     const p = frequency < 0.5 ? 1.0 - frequency : frequency;
     const w = p !== 0 && p !== 1 ? p * (1.0 - p) * (p * p - p + 1) : p;
@@ -138,21 +182,33 @@ function plinkMissingWeights(numSnp: number, founderByteCounts: Uint32Array): { 
  */
 export function missingTallies(file: SampleMajorFile, founder: Uint8Array | null): MissingTallies {
   const n = file.numSample;
-  const { missing, founderByteCounts } = readMissingCalls(file, founder);
-  const weighting = founderByteCounts === null ? null : plinkMissingWeights(file.numSnp, founderByteCounts);
+  const { missing, founderCounts } = readMissingCalls(file, founder);
+  const weighting = founderCounts === null ? null : plinkMissingWeights(file.numSnp, founderCounts);
   const perSample = new Float64Array(n);
   const perPair = new Uint32Array((n * (n - 1)) / 2);
   const { firstOfSnp, samplesBySnp } = missing;
-  for (let s = 0; s < file.numSnp; s++) {
-    const w = weighting === null ? 1 : weighting.weights[s];
-    const first = firstOfSnp[s];
-    const end = firstOfSnp[s + 1];
-    for (let a = first; a < end; a++) {
-      const i = samplesBySnp[a];
-      perSample[i] += w;
-      const base = (i * (i - 1)) / 2;
-      for (let b = first; b < a; b++) perPair[base + samplesBySnp[b]] += w;
+  const weightOf = (s: number): number => (weighting === null ? 1 : weighting.weights[s]);
+  // Rows in blocks of about PAIR_BLOCK pairs, so that a block's part of the triangle stays in cache while every SNP
+  // adds its missing pairs to it; cursor[s] is where SNP s's (ascending) samples reach the block.
+  const cursor = firstOfSnp.slice(0, file.numSnp);
+  for (let rowFirst = 0; rowFirst < n;) {
+    let rowEnd = rowFirst + 1;
+    while (rowEnd < n && (rowEnd * (rowEnd + 1)) / 2 - (rowFirst * (rowFirst - 1)) / 2 < PAIR_BLOCK) rowEnd++;
+    for (let s = 0; s < file.numSnp; s++) {
+      const first = firstOfSnp[s];
+      const end = firstOfSnp[s + 1];
+      let a = cursor[s];
+      if (a === end || samplesBySnp[a] >= rowEnd) continue;
+      const w = weightOf(s);
+      for (; a < end && samplesBySnp[a] < rowEnd; a++) {
+        const i = samplesBySnp[a];
+        perSample[i] += w;
+        const base = (i * (i - 1)) / 2;
+        for (let b = first; b < a; b++) perPair[base + samplesBySnp[b]] += w;
+      }
+      cursor[s] = a;
     }
+    rowFirst = rowEnd;
   }
   return { total: weighting === null ? file.numSnp : weighting.sum, perSample, perPair };
 }
