@@ -2,8 +2,9 @@
 // counts of each pair on the engine's popcount GEMM, and the distances made of them.
 //
 // Per individual, from SPEC §1's codes (10 always missing: distances are taken over the SNPs both individuals called,
-// as PLINK 1.9's --distance does): HET (01), HOM1 (11), HOM2 (00), HOM (HOM1 | HOM2) and PRESENT. Over the SNPs both
-// called, with g the 0/1/2 dosage:
+// as PLINK 1.9's --distance does): HET (01), HOM1 (11), HOM2 (00) and HOM (HOM1 | HOM2), all 0 for a missing call,
+// so that every product below counts only SNPs both called (and pad fields, code 00, count in none: HET and HOM1 are
+// 0 there). With g the 0/1/2 dosage:
 //   ibs1 = Σ HET_i HOM_j + Σ HOM_i HET_j      (|g_i − g_j| = 1)
 //   ibs0 = Σ HOM1_i HOM2_j + Σ HOM2_i HOM1_j  (|g_i − g_j| = 2)
 // four plane products. The allele-count distance Σ|g_i − g_j| = ibs1 + 2·ibs0 (the numerator of PLINK 1.9's
@@ -14,18 +15,21 @@ import type { FinalizeContext, PairBlock, PlaneLayout } from '../analysis.js';
 import { planeBitsOfCodes } from '../planeBits.js';
 
 /** The distances' planes (bit p of a code's plane bits = plane p). */
-export const IBS_PLANE = { het: 0, hom1: 1, hom2: 2, hom: 3, present: 4 } as const;
+export const IBS_PLANE = { het: 0, hom1: 1, hom2: 2, hom: 3 } as const;
 
-const { het: H, hom1: A, hom2: B, hom: O, present: M } = IBS_PLANE;
+const { het: H, hom1: A, hom2: B, hom: O } = IBS_PLANE;
 
-/** The planes: `10` is missing whatever the run's mode; sums count heterozygous calls, counts called SNPs. */
+/**
+ * The planes: `10` is missing whatever the run's mode; sums count heterozygous calls. No presence plane: the tallies
+ * need none (a presence plane would only cost its building).
+ */
 export function ibsPlaneLayout(): PlaneLayout {
   return {
-    numPlanes: 5, countPlanes: [H], maskPlane: M,
+    numPlanes: 4, countPlanes: [H], maskPlane: null,
     bitsOfCode: planeBitsOfCodes(true, (b1, b0, missing) => {
-      if (missing) return [0, 0, 0, 0, 0];
+      if (missing) return [0, 0, 0, 0];
       const het = b1 ^ b0;
-      return [het, b1 & b0, 1 - (b1 | b0), 1 - het, 1];
+      return [het, b1 & b0, 1 - (b1 | b0), 1 - het];
     }),
   };
 }
