@@ -89,6 +89,11 @@ describe('plink --distance on plink1.9 --dummy data with missing calls', () => {
     expect(mine.length).toBe(8 * numPairs);
     expect(mine.equals(theirs.subarray(0, 8 * numPairs))).toBe(true);
   });
+  it('VCF input: PLINK 1.9 splits FID_IID sample IDs at their one \'_\'', () => {
+    run('plink1.9', [...input(), '--recode', 'vcf', '--out', join(dir, 'dummy-vcf')]);
+    expectSameFiles(['--vcf', join(dir, 'dummy-vcf.vcf')], ['square', 'ibs'], 'dummy-vcf');
+    expect(readFileSync(join(dir, 'st-dummy-vcf.mibs.id'), 'utf8').split('\n')[0]).toBe('per0\tper0');
+  });
   it('with selection: --keep, --maf, --geno, --chr', () => {
     expectSameFiles([...input(), '--keep', join(dir, 'keep.txt'), '--maf', '0.1', '--geno', '0.06', '--chr', '1'],
       ['square', 'bin', ...ALL_KINDS], 'dummy-selected');

@@ -21,9 +21,18 @@ import { runSnptally } from './snptallyChild.js';
 /** A sample's PLINK IDs (FID null for a VCF sample). */
 interface SampleName { readonly fid: string | null; readonly iid: string }
 
-/** PLINK 1.9's .id file: FID and IID, tab-separated, no header (a VCF sample's FID is its IID). */
+/**
+ * PLINK 1.9's .id file: FID and IID, tab-separated, no header. A VCF sample ID becomes PLINK 1.9's FID and IID as its
+ * default --id-delim rule does: split at its one '_', or both the whole ID when it has none.
+ * @throws UserError for a VCF sample ID with several '_' (PLINK 1.9 refuses it too).
+ */
 function idFileText(samples: readonly SampleName[]): string {
-  return samples.map(({ fid, iid }) => `${fid ?? iid}\t${iid}\n`).join('');
+  return samples.map(({ fid, iid }) => {
+    if (fid !== null) return `${fid}\t${iid}\n`;
+    const parts = iid.split('_');
+    if (parts.length > 2) throw new UserError(`plink: VCF sample ID '${iid}' has several '_' (PLINK 1.9 reads one '_' as the FID/IID delimiter)`);
+    return parts.length === 2 ? `${parts[0]}\t${parts[1]}\n` : `${iid}\t${iid}\n`;
+  }).join('');
 }
 
 /**
@@ -102,6 +111,7 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
     if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
     const samples = sidecar.sampleNames;
     if (samples.length < 2) throw new UserError('plink: --distance needs at least 2 samples');
+    const idText = idFileText(samples);
     const stub = join(scratch, 'counts');
     const counting = run(['run', '--metric', 'distance', '--input', packedPath, ...request.resourceArgs,
       '--matrix', 'triangle', '--matrix-format', 'bin', '--out', stub, '--json']);
@@ -120,7 +130,7 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
     for (const { extension, kind } of distanceMatrices(request)) {
       const chunks = distanceMatrixChunks(distances, layoutOf(request, kind, samples.length, sidecar.numField));
       staged.push(await stageMatrix(distanceMatrixPath(request, extension), chunks, request.encoding === 'gz'));
-      staged.push(stageFile(`${request.out}.${extension}.id`, idFileText(samples)));
+      staged.push(stageFile(`${request.out}.${extension}.id`, idText));
     }
     const log = distanceLog(request, { started, commands, sidecar });
     staged.push(stageFile(`${request.out}.log`, log));
