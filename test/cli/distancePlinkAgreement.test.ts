@@ -130,4 +130,15 @@ describe('plink --distance refusals', () => {
       expect(outcome.stderr).toMatch(message);
     }
   });
+  it('replaces existing outputs only with --force', () => {
+    const out = join(dir, 'existing');
+    writeFileSync(`${out}.mibs.id`, 'keep me\n');
+    const refused = runCli(['plink', '--bfile', join(dir, 'dummy'), '--distance', 'ibs', '--out', out]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/existing\.mibs\.id exists: give --force/);
+    expect(readFileSync(`${out}.mibs.id`, 'utf8')).toBe('keep me\n');
+    const forced = runCli(['plink', '--bfile', join(dir, 'dummy'), '--distance', 'ibs', '--out', out, '--force']);
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(readFileSync(`${out}.mibs.id`, 'utf8').startsWith('per0\tper0\n')).toBe(true);
+  });
 });
