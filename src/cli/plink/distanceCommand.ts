@@ -2,7 +2,7 @@
 // --individuals --autosome`), runs `--metric distance` for the exact allele-count distances over the SNPs both called
 // (a float64 lower triangle), applies PLINK 1.9's missing-call rescaling (distanceMissing.ts) and writes PLINK 1.9's
 // .dist / .mibs / .mdist (text, gz, bin, bin4) with their .id files and the log, all renamed into place together.
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync, createWriteStream } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -86,6 +86,24 @@ async function stageMatrix(finalPath: string, chunks: Generator<Uint8Array>, gzi
   return { finalPath, temporaryPath };
 }
 
+/** The run's float64 lower triangle without diagonal (n(n − 1)/2 values), read in pieces (it may exceed 2 GiB). */
+function readTriangle(path: string, numSample: number): Float64Array {
+  const values = new Float64Array((numSample * (numSample - 1)) / 2);
+  const bytes = new Uint8Array(values.buffer);
+  const fd = openSync(path, 'r');
+  try {
+    if (fstatSync(fd).size !== bytes.length) throw new Error(`${path} has ${fstatSync(fd).size} bytes, not ${bytes.length}`);
+    for (let done = 0; done < bytes.length;) {
+      const got = readSync(fd, bytes, done, Math.min(1 << 26, bytes.length - done), done);
+      if (got === 0) throw new Error(`${path} ended early`);
+      done += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return values;
+}
+
 /** Runs a --distance command line (flags as PLINK's argument list). */
 export async function runDistance(flags: readonly string[]): Promise<void> {
   const request = parseDistanceFlags(flags);
@@ -124,8 +142,7 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
       await counting.catch(() => undefined);
     }
     await counting;
-    const bytes = readFileSync(`${stub}.dist.bin`);
-    const distances = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8);
+    const distances = readTriangle(`${stub}.dist.bin`, samples.length);
     rescaleDistances(distances, tallies, samples.length);
     for (const { extension, kind } of distanceMatrices(request)) {
       const chunks = distanceMatrixChunks(distances, layoutOf(request, kind, samples.length, sidecar.numField));
