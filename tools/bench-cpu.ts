@@ -1,9 +1,10 @@
 // CPU benchmark: snptally comparisons per second for 2-way and 3-way CCC, dense and sparse, on 1 and
 // 2 threads, end to end (one rank, no output), with PLINK 1.9's --r2 on the same data in the same run.
 // PLINK runs `--r2 triangle bin4`: every unique pair once, binary output, as snptally counts them
-// (`square` would compute each pair twice).
+// (`square` would compute each pair twice). `--metric czekanowski`: 2-way and 3-way Czekanowski, double and
+// single, against the min+add ceiling instead (tools/lib/czekanowskiBench.ts).
 //
-//   node dist/tools/bench-cpu.js [--quick] [--json] [--way 2|3]
+//   node dist/tools/bench-cpu.js [--quick] [--json] [--way 2|3] [--metric ccc|czekanowski]
 //
 // Data: random genotypes (no missing calls for dense runs, ~5% missing for sparse), written once as
 // CoMet's packed file (read by snptally) and as a PLINK .bed/.bim/.fam (read by plink1.9).
@@ -15,6 +16,7 @@ import { Option } from 'commander';
 import { defaultMultiplier, DEFAULT_PARAM, type NumWay } from '../src/core/types.js';
 import { runJob, type JobSpec } from '../src/engine/index.js';
 import { createToolProgram, parseToolOptions } from './lib/cliOptions.js';
+import { runCzekanowskiBench } from './lib/czekanowskiBench.js';
 
 interface BenchCase { numWay: NumWay; sparse: boolean; numVector: number; numField: number }
 
@@ -22,13 +24,16 @@ interface BenchCpuOptions {
   readonly quick: boolean;
   readonly json: boolean;
   readonly way?: '2' | '3';
+  readonly metric: 'ccc' | 'czekanowski';
 }
 
 const options = parseToolOptions<BenchCpuOptions>(createToolProgram('bench-cpu',
   'snptally comparisons per second (2-way and 3-way CCC, dense and sparse, 1 and 2 threads) beside plink1.9 --r2')
   .option('--quick', 'small problems, one dense case per way (a smoke run)', false)
   .option('--json', 'print one JSON array of the rows instead of text', false)
-  .addOption(new Option('--way <n>', 'only the cases of this way (default: both)').choices(['2', '3'])));
+  .addOption(new Option('--way <n>', 'only the cases of this way (default: both)').choices(['2', '3']))
+  .addOption(new Option('--metric <name>', 'ccc (beside plink1.9) or czekanowski (double and single, beside the min+add ceiling)')
+    .choices(['ccc', 'czekanowski']).default('ccc')));
 const onlyWay = options.way === undefined ? null : Number(options.way);
 const allCases: BenchCase[] = options.quick
   ? [{ numWay: 2, sparse: false, numVector: 512, numField: 4096 }, { numWay: 3, sparse: false, numVector: 96, numField: 2048 }]
@@ -130,4 +135,18 @@ async function main(): Promise<void> {
   if (options.json) console.log(JSON.stringify(rows));
 }
 
-await main();
+async function mainCzekanowski(): Promise<void> {
+  const ways: NumWay[] = onlyWay === null ? [2, 3] : [onlyWay === 2 ? 2 : 3];
+  const rows = await runCzekanowskiBench({
+    quick: options.quick, ways, threadCounts,
+    report: (row) => {
+      if (options.json) return;
+      console.log(`Czekanowski ${row.way}-way ${row.precision} nv ${row.vectors} nf ${row.fields} threads ${row.threads} (${row.kernelSet}): `
+        + `${row.comparisonsPerSecond.toExponential(2)} cmp/s (${row.seconds} s; compute ${row.computeComparisonsPerSecond.toExponential(2)}), `
+        + `ceiling ${row.ceilingComparisonsPerSecond.toExponential(2)}, ${(100 * row.fractionOfCeiling).toFixed(0)}%`);
+    },
+  });
+  if (options.json) console.log(JSON.stringify(rows));
+}
+
+await (options.metric === 'czekanowski' ? mainCzekanowski() : main());

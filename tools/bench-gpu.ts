@@ -16,6 +16,7 @@
 // End to end runs whole jobs (synthetic input built and uploaded, compute, threshold, checksum), 2-way and 3-way,
 // at the kernel rows' sizes by default, with each --e2e-finalize placement (auto: values, thresholds and checksum on
 // the GPU; host: tallies read back and finalized on the CPU) and each of --e2e-thresholds (none: every value counts).
+// Czekanowski's min-plus kernels have their own benchmark: tools/bench-gpu-czekanowski.ts (see its --help).
 import { singleThreshold } from '../src/core/thresholds.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

@@ -37,7 +37,16 @@ export interface PlaneLayout {
    * `numWay` picks the analytic problem's value range (SPEC §8).
    */
   readonly realValues?: { readonly precision: RealPrecision; readonly numWay: NumWay } | null;
+  /**
+   * Per plane, the global fields [first, end) where it may have bits (its bits elsewhere are cleared when blocks are
+   * built), or null for all fields; absent: every plane covers every field. Case-control analyses order samples
+   * [controls | cases], so a plane per class is a plane restricted to its class's field range.
+   */
+  readonly planeFieldRanges?: readonly (FieldRange | null)[] | null;
 }
+
+/** A half-open range of global field indices. */
+export interface FieldRange { readonly first: number; readonly end: number }
 
 /** A block of vectors as finalize sees it: its first global index, real vectors, planes and per-vector sums. */
 export interface VectorBlockView {

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { detectMpiLaunch } from '../parallel/index.js';
 import { ReportedUserError, UserError } from '../core/errors.js';
 import { addDumpCommand } from './dumpCommand.js';
+import { addEpistasisCommand } from './epistasis/epistasisCommand.js';
 import { HELP_STYLE } from './helpStyle.js';
 import { packageVersion } from './packageVersion.js';
 import { addMergeCommand } from './mergeCommand.js';
@@ -44,6 +45,7 @@ function buildProgram(): Command {
   addMergeCommand(program);
   addReportCommand(program);
   addPlinkCommand(program);
+  addEpistasisCommand(program);
   return program;
 }
 

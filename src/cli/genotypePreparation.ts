@@ -1,8 +1,9 @@
 // Shared by `prepare` and `run --input`: opens a genotype input, reports skipped sites, writes the packed file.
 import { UserError } from '../core/errors.js';
 import {
-  autosomesOf, openGenotypeInput, prepareGenotypes, selectGenotypes, selectsEverything, type BadSite, type BadSitePolicy,
-  type GenotypeSelection, type GenotypeSource, type PreparedSidecar,
+  autosomesOf, openGenotypeInput, orderByClass, plinkPathsOf, prepareGenotypes, readFamPhenotypes, readPhenotypeFile,
+  selectGenotypes, selectsEverything, type BadSite, type BadSitePolicy, type GenotypeSelection, type GenotypeSource,
+  type PreparedSidecar,
 } from '../io/index.js';
 
 /** Skipped sites kept in the sidecar (all are counted and reported on stderr). */
@@ -25,6 +26,11 @@ export interface GenotypePreparationOptions {
   readonly vectors?: 'snps' | 'samples';
   /** Keep only variants on chromosomes 1–22 (PLINK's --autosome), after the selection. */
   readonly autosomesOnly?: boolean;
+  /**
+   * Order samples [controls | cases] by their phenotypes, leaving out those without one (epistasis): from `pheno`
+   * (PLINK's --pheno file, `phenoName` its column) or else the .fam's column 6; absent or null: source order.
+   */
+  readonly caseControl?: { readonly pheno: string | null; readonly phenoName: string | null } | null;
 }
 
 /**
@@ -49,8 +55,24 @@ export async function prepareGenotypeFile(
   }
   const skippedSites = (): { count: number; first: readonly BadSite[] } => ({ count: numSkipped, first: skipped });
   const { permuteSeed, vectors } = options;
-  const restricted = (kept: GenotypeSource): GenotypeSource => (options.autosomesOnly === true ? autosomesOf(kept) : kept);
-  if (selectsEverything(options.selection)) return prepareGenotypes(restricted(source), packedPath, { permuteSeed, skippedSites, vectors });
-  const selected = selectGenotypes(source, options.selection);
-  return prepareGenotypes(restricted(selected.source), packedPath, { permuteSeed, skippedSites, selection: selected.record, vectors });
+  const selected = selectsEverything(options.selection) ? null : selectGenotypes(source, options.selection);
+  const kept = options.autosomesOnly === true ? autosomesOf(selected?.source ?? source) : selected?.source ?? source;
+  const caseControl = options.caseControl ?? null;
+  const ordered = caseControl === null ? null : orderByClass(kept, await sampleClassesOf(inputPath, kept, caseControl));
+  return prepareGenotypes(ordered?.source ?? kept, packedPath, {
+    permuteSeed, skippedSites, vectors,
+    ...(selected === null ? {} : { selection: selected.record }),
+    ...(ordered === null ? {} : { caseControl: ordered.record }),
+  });
+}
+
+/** The phenotypes of `source`'s samples: a --pheno file, else the fileset's .fam column 6 (a VCF needs --pheno). */
+async function sampleClassesOf(
+  inputPath: string, source: GenotypeSource, caseControl: { readonly pheno: string | null; readonly phenoName: string | null },
+): ReturnType<typeof readPhenotypeFile> {
+  if (caseControl.pheno !== null) return readPhenotypeFile(caseControl.pheno, source.samples, caseControl.phenoName);
+  if (caseControl.phenoName !== null) throw new UserError('--pheno-name names a column of a --pheno file: give --pheno too');
+  const paths = plinkPathsOf(inputPath);
+  if (paths === null) throw new UserError(`${inputPath}: a VCF has no phenotypes; give them with --pheno FILE`);
+  return readFamPhenotypes(paths.fam, source.samples);
 }

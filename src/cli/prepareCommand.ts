@@ -27,7 +27,10 @@ export function addPrepareCommand(program: Command): void {
     .addOption(new Option('--on-bad-site <policy>', 'multi-allelic, non-diploid or malformed VCF sites')
       .choices(['skip', 'error']).default('error'))
     .option('--force', 'overwrite an existing output file', false)
-    .option('--json', 'print the sizes and checksum as one JSON object', false);
+    .option('--json', 'print the sizes and checksum as one JSON object', false)
+    .option('--case-control', 'order samples [controls | cases] by phenotype (.fam column 6, or --pheno), leaving out missing ones (epistasis)', false)
+    .option('--pheno <file>', "phenotypes in PLINK's --pheno format (FID IID values); implies --case-control")
+    .option('--pheno-name <name>', 'the --pheno column to read (the file needs a FID IID header)');
   addSelectionOptions(addInputAliasOptions(command))
     .action(async (positional: string | undefined, _options: unknown, action: Command) => {
       const options = action.opts();
@@ -50,6 +53,7 @@ export function addPrepareCommand(program: Command): void {
       const sidecar = await prepareGenotypeFile(input, out, {
         onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), permuteSeed, selection,
         vectors: bySample ? 'samples' : 'snps', autosomesOnly: options.autosome === true,
+        caseControl: caseControlOptionsOf(options),
       });
       const kept = sidecar.selection ?? null;
       const summary = {
@@ -78,4 +82,12 @@ function parseSeed(text: string): number {
   const seed = parseNonNegativeInteger('--permute', text);
   if (seed > 0xffffffff) throw new UserError(`--permute must be below 2^32, got ${seed}`);
   return seed;
+}
+
+/** --case-control, --pheno and --pheno-name as genotypePreparation.ts takes them (null: samples in source order). */
+export function caseControlOptionsOf(options: Record<string, unknown>): { pheno: string | null; phenoName: string | null } | null {
+  const pheno = typeof options.pheno === 'string' ? options.pheno : null;
+  const phenoName = typeof options.phenoName === 'string' ? options.phenoName : null;
+  if (phenoName !== null && pheno === null) throw new UserError('--pheno-name names a column of a --pheno file: give --pheno too');
+  return options.caseControl === true || pheno !== null ? { pheno, phenoName } : null;
 }

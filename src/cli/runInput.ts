@@ -47,6 +47,8 @@ export interface RunInputOptions {
    * says false: a library must not take over its host process's signals.
    */
   readonly removeOnInterrupt?: boolean;
+  /** Order samples [controls | cases] while a fileset or VCF is converted (genotypePreparation.ts); absent: source order. */
+  readonly caseControl?: { readonly pheno: string | null; readonly phenoName: string | null } | null;
 }
 
 /**
@@ -92,7 +94,7 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
   try {
     const packedPath = join(directory, 'input.packed');
     const sidecar = await prepareGenotypeFile(givenPath, packedPath, {
-      onBadSite: options.onBadSite, permuteSeed: null, selection: options.selection,
+      onBadSite: options.onBadSite, permuteSeed: null, selection: options.selection, caseControl: options.caseControl ?? null,
     });
     const plinkPaths = kind === 'bed' ? plinkPathsOf(givenPath) : null;
     const readPaths = plinkPaths === null ? [givenPath] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam];

@@ -26,6 +26,17 @@ export interface MetricSpec {
   readonly multiplier: number;
   /** The float type of real-valued metrics (SPEC §8, Czekanowski); absent: double. 2-bit metrics ignore it. */
   readonly precision?: RealPrecision;
+  /** Case-control analyses (epistasis): fields are samples ordered [controls | cases] and the score to rank by. */
+  readonly caseControl?: CaseControlSpec;
+}
+
+/** Scores of case-control epistasis (src/analyses/epistasis): K2 (smaller is stronger), MI and IG in bits (larger). */
+export type EpistasisScore = 'k2' | 'mi' | 'ig';
+
+/** The classes of a case-control run: fields [0, numControls) are controls, the rest cases. */
+export interface CaseControlSpec {
+  readonly numControls: number;
+  readonly score: EpistasisScore;
 }
 
 /** Global problem size. */

@@ -81,3 +81,7 @@ export { ldLocusText, ldTableHeader, ldTableLine, ldTableLineOfLoci, plinkChromo
 export type { LdExtraColumn, LdLocus } from './plinkLdTable.js';
 export { distanceMatrixChunks } from './plinkDistanceMatrix.js';
 export type { DistanceMatrixLayout } from './plinkDistanceMatrix.js';
+export {
+  CLASS_CASE, CLASS_CONTROL, CLASS_MISSING, orderByClass, phenotypeClassOf, readFamPhenotypes, readPhenotypeFile,
+  type CaseControlRecord, type SampleClasses,
+} from './phenotypes.js';

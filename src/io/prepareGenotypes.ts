@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite, GenotypeSource } from './genotypeSource.js';
 import type { SelectionRecord } from './genotypeSelection.js';
+import type { CaseControlRecord } from './phenotypes.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import {
   FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar,
@@ -28,6 +29,8 @@ export interface PrepareOptions {
   readonly selection?: () => SelectionRecord;
   /** What the file's vectors are: SNPs (absent: the usual layout) or samples (transposed, sampleMajor.ts; no permutation). */
   readonly vectors?: 'snps' | 'samples';
+  /** The samples' case-control order (phenotypes.ts orderByClass); absent for source order. */
+  readonly caseControl?: CaseControlRecord;
 }
 
 const WRITE_BUFFER_BYTES = 4 << 20;
@@ -99,6 +102,7 @@ export async function prepareGenotypes(
       skippedSites: options.skippedSites?.() ?? { count: 0, first: [] },
       selection: options.selection?.() ?? null,
       ...(bySample ? { vectors: 'samples' as const, sampleNames: source.samples.map(({ fid, iid }) => ({ fid, iid })) } : {}),
+      ...(options.caseControl === undefined ? {} : { caseControl: options.caseControl }),
     };
     staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
     commitStagedFiles(staged);

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite } from './genotypeSource.js';
 import type { SelectionRecord } from './genotypeSelection.js';
+import type { CaseControlRecord } from './phenotypes.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { readBoundedTextFile } from './sideFiles.js';
 import { stageFile, writeFileAtomically, type StagedFile } from './stagedFiles.js';
@@ -50,6 +51,11 @@ export interface PreparedSidecar {
   readonly skippedSites: { readonly count: number; readonly first: readonly BadSite[] };
   /** What --chr, --extract, --keep, --maf, … kept and why the rest went; null (or absent: older files) for none. */
   readonly selection?: SelectionRecord | null;
+  /**
+   * Samples ordered [controls | cases] by their phenotypes (epistasis): fields [0, numControls) are controls; null (or
+   * absent) when samples are in source order.
+   */
+  readonly caseControl?: CaseControlRecord | null;
   /**
    * What a vector is: a SNP (absent: the usual layout, fields are samples) or a sample (`prepare --individuals`:
    * vectors are the samples of `sampleIds`, fields the SNPs of `snps`, for relatedness between individuals).

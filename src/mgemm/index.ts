@@ -10,9 +10,11 @@ export { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix } from './plane
 export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export * from './tripleFinalize.js';
 export * from './minPlusContract.js';
-export { MIN_PLUS_CPU_NAME, MIN_PLUS_REF_NAME, MinPlusGemm } from './kernels/minplus/minPlusGemm.js';
+export { MIN_PLUS_CPU_NAME, MIN_PLUS_REF_NAME, MinPlusGemm, minPlusWasmName, resolveMinPlusCpuKernel } from './kernels/minplus/minPlusGemm.js';
+export { loadMinPlusModule, MinPlusWasmInstance } from './kernels/minplus/minPlusWasmModule.js';
 export { PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX } from './kernels/webgpu/popcountGemmWebgpu.js';
-export { createPopcountGemmWebgpu, probeWebgpu, type WebgpuProbe } from './kernels/webgpu/openWebgpu.js';
+export { createMinPlusGemmWebgpu, createPopcountGemmWebgpu, probeWebgpu, type WebgpuProbe } from './kernels/webgpu/openWebgpu.js';
+export { MIN_PLUS_WEBGPU_NAME, MinPlusGemmWebgpu, type MinPlusKernels } from './kernels/webgpu/minplus/minPlusGemmWebgpu.js';
 export type { WebgpuPopcountGemmOptions } from './kernels/webgpu/webgpuOptions.js';
 // What benchmarks drive on the webgpu kernel set (PopcountGemmWebgpu.benchmarking; tools/lib/webgpuTiming.ts).
 export type { RepeatableKernels, UploadedBuffer, UploadWay, WebgpuBenchmarking } from './kernels/webgpu/kernelBenchmarking.js';

@@ -3,9 +3,8 @@
 import type { BackendName, CpuBackendName, PopcountGemm, PopcountGemmOptions } from './contract.js';
 import { PopcountGemmRef } from './kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWasm } from './kernels/wasm/popcountGemmWasm.js';
-import { createPopcountGemmWebgpu } from './kernels/webgpu/openWebgpu.js';
-import { MinPlusGemm } from './kernels/minplus/minPlusGemm.js';
-import { UserError } from '../core/errors.js';
+import { createMinPlusGemmWebgpu, createPopcountGemmWebgpu } from './kernels/webgpu/openWebgpu.js';
+import { MinPlusGemm, resolveMinPlusCpuKernel } from './kernels/minplus/minPlusGemm.js';
 import { availableParallelism } from 'node:os';
 
 /** Every CPU backend, the reference first: it is the oracle the others are tested against. */
@@ -14,13 +13,16 @@ export const CPU_BACKEND_NAMES: readonly CpuBackendName[] = ['ref', 'cpu'];
 /** Every backend; `webgpu` needs an adapter (see probeWebgpu). */
 export const BACKEND_NAMES: readonly BackendName[] = ['ref', 'cpu', 'webgpu'];
 
-/** Creates a ready kernel set: `ref` → the reference (inline, 1 thread), `cpu` → the wasm kernels, `webgpu` → the GPU. */
+/**
+ * Creates a ready kernel set: `ref` → the reference (inline, 1 thread), `cpu` → the wasm kernels, `webgpu` → the GPU;
+ * with realOperands the min-plus kernel set of each (minPlusContract.ts).
+ */
 export async function createPopcountGemm(options: PopcountGemmOptions): Promise<PopcountGemm> {
   const operands = options.realOperands ?? null;
   if (operands !== null) {
-    // The WebGPU min-plus kernel is not built yet; checkJob refuses such runs by metric name before they start.
-    if (options.backend === 'webgpu') throw new UserError('real-valued operands have no WebGPU kernel set (use --backend cpu or ref)');
-    const kernel = options.backend === 'ref' ? 'reference' : 'blocked';
+    if (options.backend === 'webgpu') return createMinPlusGemmWebgpu(operands, { gpuSlot: options.gpuSlot });
+    // `cpu`: the wasm SIMD kernels where the runtime has wasm SIMD, else the blocked JS kernels (same bits).
+    const kernel = options.backend === 'ref' ? 'reference' : await resolveMinPlusCpuKernel();
     return MinPlusGemm.create({ operands, kernel, numThreads: options.numThreads ?? availableParallelism() });
   }
   switch (options.backend) {

@@ -109,6 +109,10 @@ describe('plink --distance on a simulated pedigree (founders and non-founders, a
     expectSameFiles(['--bfile', prefix], ['square', 'bin', ...ALL_KINDS], 'pedigree-bin');
     expectSameFiles(['--bfile', prefix], ['triangle', ...ALL_KINDS], 'pedigree-text');
   });
+  it('--nonfounders (weights from every sample\'s frequencies) and --filter-founders equal plink1.9', () => {
+    expectSameFiles(['--bfile', prefix, '--nonfounders'], ['square', 'bin', 'ibs'], 'pedigree-nonfounders');
+    expectSameFiles(['--bfile', prefix, '--filter-founders'], ['triangle', 'allele-ct'], 'pedigree-founders');
+  });
   it('flat-missing: square bin4 equals plink1.9', () => {
     expectSameFiles(['--bfile', prefix], ['square', 'bin4', 'flat-missing', ...ALL_KINDS], 'pedigree-flat');
   });

@@ -1,26 +1,31 @@
-// `--backend auto`: a metric without GPU kernels (Czekanowski, real values) takes the CPU whatever adapter exists;
-// others keep the probe's choice. Named backends pass through.
+// `--backend auto`: webgpu on a hardware adapter, cpu on a software one (lavapipe) or none, for every metric —
+// Czekanowski (real values, min-plus kernel sets) included. Named backends pass through.
 import { describe, expect, it } from 'vitest';
-import { backendNeedsOf, resolveBackend } from '../../src/engine/run/backendChoice.js';
-import type { JobSpec } from '../../src/engine/run/jobSpec.js';
+import { resolveBackend } from '../../src/engine/run/backendChoice.js';
+import { runJob } from '../../src/engine/index.js';
 import { czekanowskiJob } from '../analyses/czekanowski/czekanowskiJobs.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
+
+const gate = await webgpuGate();
+const autoBackend = gate.available && !gate.isSoftware ? 'webgpu' : 'cpu';
 
 describe('resolveBackend', () => {
-  it('takes the CPU for auto when the analysis has no GPU kernels, without probing a GPU', async () => {
-    const choice = await resolveBackend('auto', { gpuKernels: false });
-    expect(choice.backend).toBe('cpu');
-    expect(choice.note).toContain('no GPU kernels');
+  it(`auto takes ${autoBackend} here (${gate.description}) and says why`, async () => {
+    const choice = await resolveBackend('auto');
+    expect(choice.backend).toBe(autoBackend);
+    expect(choice.note).toContain(autoBackend === 'webgpu' ? 'using webgpu' : 'using cpu');
   });
 
-  it('says which analyses have GPU kernels: Czekanowski (real values) none, CCC some', async () => {
-    const czekanowski: JobSpec = czekanowskiJob({ numWay: 2, numVector: 8, numField: 16, precision: 'double' });
-    expect(await backendNeedsOf(czekanowski)).toEqual({ gpuKernels: false });
-    const ccc: JobSpec = { ...czekanowski, metricSpec: { ...czekanowski.metricSpec, metric: 'ccc' } };
-    expect(await backendNeedsOf(ccc)).toEqual({ gpuKernels: true });
+  it(`a Czekanowski job with --backend auto runs on ${autoBackend}, with the CPU's checksum`, async () => {
+    const job = { numWay: 2 as const, numVector: 9, numField: 21, precision: 'double' as const };
+    const auto = await runJob(czekanowskiJob({ ...job, backend: 'auto' }));
+    const cpu = await runJob(czekanowskiJob({ ...job, backend: 'cpu' }));
+    expect(auto.backend).toBe(autoBackend);
+    expect(auto.checksum).toBe(cpu.checksum);
   });
 
   it('passes named backends through', async () => {
-    expect((await resolveBackend('cpu', { gpuKernels: false })).backend).toBe('cpu');
+    expect((await resolveBackend('cpu')).backend).toBe('cpu');
     expect((await resolveBackend('ref')).note).toBeNull();
   });
 });

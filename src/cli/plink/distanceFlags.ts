@@ -3,7 +3,9 @@
 // defaults), with the input, output, resource and selection flags of the front end; everything else refused by name.
 import { UserError } from '../../core/errors.js';
 import type { MatrixShape } from '../../io/index.js';
-import { SELECTION_FLAGS, splitFlags } from './kingFlags.js';
+import {
+  COMMON_FLAG_ARITY, firstParameter, parsePlinkCommandLine, plinkInputOf, resourceArgsOf, selectionArgsOf, type FlagArity,
+} from './plinkCommandLine.js';
 
 /** How a distance matrix is written: PLINK's text, its gzip, float64 or float32. */
 export type DistanceEncoding = 'text' | 'gz' | 'bin' | 'bin4';
@@ -28,18 +30,15 @@ export interface DistanceRequest {
   readonly kinds: DistanceKinds;
   /** `flat-missing`: every SNP weighs the same in the missing-call rescaling (default: PLINK's allele-frequency weights). */
   readonly flatMissing: boolean;
+  /** `--nonfounders`: the weights' allele frequencies count every sample, not only the founders. */
+  readonly nonfounders: boolean;
   readonly force: boolean;
   /** The flags as PLINK's log lists them ("Options in effect"). */
   readonly optionsInEffect: readonly string[];
 }
 
 /** Every flag of a --distance command line: [least, most] parameters. */
-const FLAG_ARITY: ReadonlyMap<string, readonly [number, number]> = new Map([
-  ['--bfile', [0, 1]], ['--vcf', [1, 1]], ['--out', [1, 1]], ['--threads', [1, 1]], ['--memory', [1, 1]],
-  ['--chr', [1, Infinity]], ['--from-bp', [1, 1]], ['--to-bp', [1, 1]], ['--extract', [1, 1]], ['--exclude', [1, 1]],
-  ['--keep', [1, 1]], ['--remove', [1, 1]], ['--maf', [0, 1]], ['--geno', [0, 1]], ['--force', [0, 0]],
-  ['--distance', [0, 6]],
-]);
+const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([...COMMON_FLAG_ARITY, ['--distance', [0, 6]]]);
 
 const SHAPES = ['square', 'square0', 'triangle'] as const;
 const ENCODINGS = ['gz', 'bin', 'bin4'] as const;
@@ -80,31 +79,14 @@ function modifiersOf(modifiers: readonly string[]): Pick<DistanceRequest, 'shape
  * @throws UserError naming the first unsupported flag or modifier, a wrong number of parameters or PLINK's conflicts.
  */
 export function parseDistanceFlags(args: readonly string[]): DistanceRequest {
-  const flags = splitFlags(args);
-  for (const [flag, parameters] of flags) {
-    const arity = FLAG_ARITY.get(flag);
-    if (arity === undefined) {
-      throw new UserError(`plink: ${flag} is not supported with --distance (supported: ${[...FLAG_ARITY.keys()].join(' ')})`);
-    }
-    if (parameters.length < arity[0] || parameters.length > arity[1]) {
-      const wanted = arity[0] === arity[1] ? `${arity[0]}` : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
-      throw new UserError(`plink: ${flag} takes ${wanted} parameter(s), got ${parameters.length}`);
-    }
-  }
-  const one = (flag: string): string | undefined => flags.get(flag)?.[0];
-  if (flags.has('--bfile') && flags.has('--vcf')) throw new UserError('plink: give --bfile or --vcf, not both');
-  if (!flags.has('--bfile') && !flags.has('--vcf')) throw new UserError('plink: give the input with --bfile PREFIX or --vcf FILE');
-  const selectionArgs = SELECTION_FLAGS.flatMap((flag) => {
-    const parameters = flags.get(flag);
-    if (parameters === undefined) return [];
-    return flag === '--chr' ? [flag, parameters.join(',')] : [flag, ...parameters];
-  });
+  const flags = parsePlinkCommandLine(args, FLAG_ARITY, ' with --distance');
   return {
-    input: flags.has('--vcf') ? { flag: '--vcf', path: one('--vcf') as string } : { flag: '--bfile', path: one('--bfile') ?? 'plink' },
-    out: one('--out') ?? 'plink',
-    selectionArgs,
-    resourceArgs: (['--threads', '--memory'] as const).flatMap((flag) => (flags.has(flag) ? [flag, one(flag) as string] : [])),
+    input: plinkInputOf(flags),
+    out: firstParameter(flags, '--out') ?? 'plink',
+    selectionArgs: selectionArgsOf(flags),
+    resourceArgs: resourceArgsOf(flags),
     ...modifiersOf(flags.get('--distance') ?? []),
+    nonfounders: flags.has('--nonfounders'),
     force: flags.has('--force'),
     optionsInEffect: [...flags].map(([flag, parameters]) => [flag, ...parameters].join(' ')),
   };

@@ -10,6 +10,7 @@ import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.
 import { packageVersion } from '../packageVersion.js';
 import { readRunInfo } from '../runInfoFile.js';
 import { writeLdTable } from './ldTableReport.js';
+import { runFastEpistasis } from './fastEpistasisCommand.js';
 import { describeR2, parsePlinkFlags, plinkOutputPaths, type PlinkRequest } from './plinkFlags.js';
 import { isKingCommandLine } from './kingFlags.js';
 import { runKing } from './kingCommand.js';
@@ -20,7 +21,7 @@ import { runSnptally } from './snptallyChild.js';
 /** Adds the `plink` command to `program`. */
 export function addPlinkCommand(program: Command): void {
   program.command('plink')
-    .summary('run a PLINK 1.9 --r2 command line: the same flags, PLINK\'s output files')
+    .summary('run a PLINK command line (--r2, --make-king, --fast-epistasis): the same flags, PLINK\'s output files')
     .description(
       'runs a PLINK 1.9 command line by changing only the program name, and writes the files PLINK writes: ' +
       '<out>.ld (.ld.gz with gz, .ld.bin with bin/bin4) and <out>.log. Flags: --bfile [PREFIX] or --vcf FILE, ' +
@@ -29,14 +30,16 @@ export function addPlinkCommand(program: Command): void {
       '--ld-window N, --ld-window-kb KB, --ld-window-r2 R; or plink2\'s relatedness: --make-king [triangle|square|square0] ' +
       '[bin|bin4], --make-king-table [counts], --king-table-filter X, --king-cutoff X (<out>.king[.bin] and .king.id, ' +
       '<out>.kin0, <out>.king.cutoff.in.id/.out.id); PLINK 1.9\'s --distance [square|square0|triangle] [gz|bin|bin4] [ibs] ' +
-      '[1-ibs] [allele-ct] [flat-missing] (<out>.dist, .mibs, .mdist and their .id); and snptally\'s --force (PLINK overwrites; snptally ' +
+      '[1-ibs] [allele-ct] [flat-missing] (<out>.dist, .mibs, .mdist and their .id); or PLINK 1.9\'s --fast-epistasis [boost] ' +
+      'with --epi1/--epi2 (<out>.epi.cc and .epi.cc.summary); and snptally\'s --force (PLINK overwrites; snptally ' +
       'replaces existing outputs only with it). Any other flag or modifier is refused by name. The log lists the ' +
       'snptally commands it ran')
     .argument('[flags...]', 'PLINK flags')
     .allowUnknownOption()
     .helpOption('-h, --help', 'print help')
     .action(async (flags: string[]) => {
-      await runPlink(flags);
+      if (flags.includes('--fast-epistasis')) await runFastEpistasis(flags, runSnptally);
+      else await runPlink(flags);
     });
 }
 

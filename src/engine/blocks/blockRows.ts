@@ -7,7 +7,7 @@
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../../core/syntheticProblems.js';
 import { readPackedVectorSlab } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
-import { packRowPlanes, planePackingTable } from './planePacking.js';
+import { maskPlaneFieldRanges, packRowPlanes, planePackingTable } from './planePacking.js';
 import { allocatePlaneWalk, fillPlaneWalk, PLANE_BYTES_ARE_FIELD_GROUPS, randomPlaneRowFiller, type SharedPlaneWalk } from './randomPlaneRows.js';
 import type { PlaneLayout } from '../../analyses/index.js';
 import type { SlabShape } from './vectorBlock.js';
@@ -67,6 +67,18 @@ export function fillRowTables(tables: SharedRowTables, fill: BlockFill): void {
 export function blockRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: number, rowEnd: number) => void {
   const real = fill.layout.realValues ?? null;
   if (real !== null) return realRowFiller(fill, real);
+  const fillRows = codeRowFiller(fill, tables);
+  if ((fill.layout.planeFieldRanges ?? null) === null) return fillRows;
+  const { shape, layout } = fill;
+  const target = { words: fill.words, numPlanes: layout.numPlanes, wordsPerPlane: fill.wordsPerPlane };
+  return (rowFirst, rowEnd) => {
+    fillRows(rowFirst, rowEnd);
+    maskPlaneFieldRanges(layout, shape.fieldFirst, shape.numFieldLocal, target, rowFirst, rowEnd);
+  };
+}
+
+/** The row writer of a block of 2-bit codes (before any plane field ranges are applied). */
+function codeRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: number, rowEnd: number) => void {
   // The random problem's planes are copied from tables along its randomizer's walk (no codes to pack).
   if (tables !== null) return randomPlaneRowFiller(fill, tables);
   const { shape, layout } = fill;

@@ -72,3 +72,33 @@ export function packRowPlanes(table: Uint8Array, packed: Uint8Array, src: number
     for (let p = 0; p < numPlanes; p++) words[rowBase + p * wordsPerPlane + numWordsUsed - 1] &= tailMask;
   }
 }
+
+/**
+ * Clears the bits of rows `[rowFirst, rowEnd)` outside each plane's global field range (PlaneLayout.planeFieldRanges):
+ * the slab holds global fields `[fieldFirst, fieldFirst + numFieldLocal)`, field f of the slab in bit f mod 32 of word
+ * f / 32 of each plane. Nothing to do for a layout without ranges.
+ */
+export function maskPlaneFieldRanges(
+  layout: PlaneLayout, fieldFirst: number, numFieldLocal: number, target: Omit<PlaneRowTarget, 'rowBase'>, rowFirst: number, rowEnd: number,
+): void {
+  const ranges = layout.planeFieldRanges ?? null;
+  if (ranges === null) return;
+  const { words, numPlanes, wordsPerPlane } = target;
+  const numWordsUsed = Math.ceil(numFieldLocal / 32);
+  for (let p = 0; p < numPlanes; p++) {
+    const range = ranges[p] ?? null;
+    if (range === null) continue;
+    const first = Math.max(0, Math.min(numFieldLocal, range.first - fieldFirst));
+    const end = Math.max(first, Math.min(numFieldLocal, range.end - fieldFirst));
+    for (let r = rowFirst; r < rowEnd; r++) {
+      const base = (r * numPlanes + p) * wordsPerPlane;
+      for (let w = 0; w < numWordsUsed; w++) {
+        const wordFirst = 32 * w;
+        const lo = Math.max(first, wordFirst) - wordFirst;
+        const hi = Math.min(end, wordFirst + 32) - wordFirst;
+        if (hi <= lo) words[base + w] = 0;
+        else if (hi - lo < 32) words[base + w] &= ((hi === 32 ? 0xffffffff : (1 << hi) - 1) & ~((1 << lo) - 1)) >>> 0;
+      }
+    }
+  }
+}

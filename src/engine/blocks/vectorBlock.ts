@@ -1,6 +1,7 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import type { PlaneLayout, VectorBlockView } from '../../analyses/index.js';
+import { maskPlaneFieldRanges } from './planePacking.js';
 
 /**
  * Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block (rows past the real ones are zero pads): the
@@ -76,6 +77,7 @@ export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes:
       }
     }
   }
+  maskPlaneFieldRanges(layout, shape.fieldFirst, shape.numFieldLocal, { words, numPlanes, wordsPerPlane: wpp }, 0, shape.numVectorReal);
   return planes;
 }
 

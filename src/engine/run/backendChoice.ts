@@ -1,8 +1,7 @@
 // Resolving `--backend auto`: the GPU through WebGPU when a hardware adapter exists, otherwise the CPU kernels.
 import { probeWebgpu, type BackendName } from '../../mgemm/index.js';
 import { UserError } from '../../core/errors.js';
-import { loadAnalysis } from '../../analyses/index.js';
-import { analysisRef, type JobSpec } from './jobSpec.js';
+import type { JobSpec } from './jobSpec.js';
 
 export interface BackendChoice {
   readonly backend: BackendName;
@@ -14,12 +13,11 @@ export interface BackendChoice {
   readonly gpuIsSoftware: boolean;
 }
 
-export interface BackendNeeds {
-  /** The job's analysis has GPU kernels; without them `auto` takes the CPU (and `webgpu` is refused by checkJob). */
-  readonly gpuKernels: boolean;
-}
-
-export async function resolveBackend(requested: JobSpec['backend'], needs: BackendNeeds = { gpuKernels: true }): Promise<BackendChoice> {
+/**
+ * The backend of a run as asked: `auto` is webgpu on a hardware adapter, else cpu; `webgpu` needs an adapter. Every
+ * analysis has kernel sets on each backend (bit planes: popcount sets; real values: min-plus sets).
+ */
+export async function resolveBackend(requested: JobSpec['backend']): Promise<BackendChoice> {
   if (requested === 'webgpu') {
     // Probing here fails early with a clear message, and it loads Dawn in this (the launching) thread, which
     // outlives the rank threads: unloading Dawn's addon when the last thread holding it ends crashes the process.
@@ -30,7 +28,6 @@ export async function resolveBackend(requested: JobSpec['backend'], needs: Backe
     return { backend: 'webgpu', note: null, gpuHasSubgroupMatrix: probe.hasSubgroupMatrix, gpuIsSoftware: probe.isSoftware };
   }
   if (requested !== 'auto') return { backend: requested, note: null, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
-  if (!needs.gpuKernels) return { backend: 'cpu', note: '--backend auto: this metric has no GPU kernels yet, using cpu', gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   const probe = await probeWebgpu();
   if (!probe.available) return { backend: 'cpu', note: `--backend auto: ${probe.description}, using cpu`, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   // A software adapter computes the same values several times slower than the CPU kernels (docs/performance.md).
@@ -38,16 +35,4 @@ export async function resolveBackend(requested: JobSpec['backend'], needs: Backe
     return { backend: 'cpu', note: `--backend auto: only a software WebGPU adapter (${probe.description}), using cpu`, gpuHasSubgroupMatrix: false, gpuIsSoftware: false };
   }
   return { backend: 'webgpu', note: `--backend auto: using webgpu on ${probe.description}`, gpuHasSubgroupMatrix: probe.hasSubgroupMatrix, gpuIsSoftware: probe.isSoftware };
-}
-
-/** What resolveBackend needs to know of `job`: whether its analysis computes on real values (no GPU kernels yet). */
-export async function backendNeedsOf(job: JobSpec): Promise<BackendNeeds> {
-  const { metricSpec: spec, numVector, numField } = job;
-  const analysis = await loadAnalysis(analysisRef(job));
-  try {
-    return { gpuKernels: analysis.forRun({ spec, numVector, numField }).planes.realValues == null };
-  } catch {
-    // A job its analysis refuses: checkJob says why, after the backend is resolved.
-    return { gpuKernels: true };
-  }
 }

@@ -8,7 +8,7 @@ import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/in
 import { checkHistogramLayout } from '../../core/histogramLayout.js';
 import { checkPackedVectorFile, checkRealVectorFile, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
-import { backendNeedsOf, resolveBackend, type BackendChoice } from './backendChoice.js';
+import { resolveBackend, type BackendChoice } from './backendChoice.js';
 import { analysisRef, type JobSpec, type MemoryReport, type RunResult } from './jobSpec.js';
 import { checkMemory, checkThreadsAndRanks, type RunPlacement } from './memoryCheck.js';
 import type { RankPayload } from './rankEntry.js';
@@ -78,9 +78,6 @@ export async function checkJob(
   }
   checkHistogramJob(job, analysis, run);
   const real = run.planes.realValues ?? null;
-  if (real !== null && job.backend === 'webgpu') {
-    throw new UserError(`--metric ${m.metric} runs on the CPU only for now (--backend cpu or ref; its WebGPU kernel is not built yet)`);
-  }
   if (real !== null && job.decomposition.numProcField > 1) {
     // Field slabs would add partial sums in another order than field order (CoMet refuses them for this metric too).
     throw new UserError(`--metric ${m.metric} needs --npf 1: its sums are added in field order, which field slabs would change`);
@@ -103,7 +100,7 @@ export async function checkJob(
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
   // The backend is resolved first: the memory estimate depends on the kernel set (and the GPU's kind).
-  const choice = await resolveBackend(requestedJob.backend, await backendNeedsOf(requestedJob));
+  const choice = await resolveBackend(requestedJob.backend);
   const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
   const memory = await checkJob(job, inProcessPlacement(job, { choice, requestedBackend: requestedJob.backend }), hooks.companions);

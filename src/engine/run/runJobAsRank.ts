@@ -5,7 +5,7 @@ import { broadcastObject, gatherObjects, type Communicator } from '../../paralle
 import type { JobSpec, MemoryReport, RunResult } from './jobSpec.js';
 import type { RunPlacement } from './memoryCheck.js';
 import { runRank, type RankOutcome } from './rankRun.js';
-import { backendNeedsOf, resolveBackend } from './backendChoice.js';
+import { resolveBackend } from './backendChoice.js';
 import { combineRankOutcomes } from './runResult.js';
 import { checkJob, type RunHooks } from './runJob.js';
 import { removeLeftoversOfKilledRuns, removeStaleOutputs, stagedRankFiles, type CompanionOutputs } from './runOutputs.js';
@@ -51,7 +51,7 @@ export interface RankRunHooks extends RunHooks {
  */
 export async function runJobAsRank(requestedJob: JobSpec, world: Communicator, hooks: RankRunHooks = {}): Promise<RunResult | null> {
   // Each rank resolves `--backend auto` for its own process (its own adapter).
-  const choice = await resolveBackend(requestedJob.backend, await backendNeedsOf(requestedJob));
+  const choice = await resolveBackend(requestedJob.backend);
   const { backend, note: backendNote } = choice;
   const job: JobSpec = { ...requestedJob, backend };
   const d = job.decomposition;

@@ -1,9 +1,15 @@
-// SPEC §8's reference checksums through the engine: ref and cpu kernel sets, npv 1–5, npr 1–2, phases and stages
-// (whole and one run per phase/stage, summed), 1 and 2 threads.
+// SPEC §8's reference checksums through the engine: ref, cpu and webgpu kernel sets, npv 1–5, npr 1–2, phases and
+// stages (whole and one run per phase/stage, summed), 1 and 2 threads; the analytic problems verify every value.
 import { describe, expect, it } from 'vitest';
+import { webgpuGate } from '../../helpers/webgpuGate.js';
 import { runJob, type DecompositionSpec } from '../../../src/engine/index.js';
 import { SPEC8_CHECKSUMS } from './naiveReference.test.js';
 import { czekanowskiJob } from './czekanowskiJobs.js';
+import { MIN_PLUS_REF_NAME, MIN_PLUS_WEBGPU_NAME, minPlusWasmName } from '../../../src/mgemm/index.js';
+
+const gate = await webgpuGate();
+/** webgpu where an adapter exists (CI: lavapipe, where every rank opens a device and compiles its programs). */
+const BACKENDS = gate.available ? (['ref', 'cpu', 'webgpu'] as const) : (['ref', 'cpu'] as const);
 
 const DECOMPOSITIONS: readonly (Partial<DecompositionSpec> & { numThreads?: number })[] = [
   {}, { numProcVector: 2 }, { numProcVector: 3 }, { numProcVector: 4 }, { numProcVector: 5 },
@@ -28,13 +34,16 @@ async function summedChecksum(job: Parameters<typeof czekanowskiJob>[0], d: Part
 describe('Czekanowski: SPEC §8 checksums through the engine', () => {
   for (const c of SPEC8_CHECKSUMS) {
     const source = { kind: c.values };
-    for (const backend of ['ref', 'cpu'] as const) {
+    for (const backend of BACKENDS) {
       for (const { numThreads, ...d } of DECOMPOSITIONS) {
         if (c.numWay === 2 && d.numStage !== undefined) continue;
         it(`${c.numWay}-way ${c.values} ${c.precision}, ${backend}, ${JSON.stringify(d)}${numThreads ? ` ${numThreads} threads` : ''}`, async () => {
           const job = { numWay: c.numWay, numVector: c.numVector, numField: 100, source, precision: c.precision, backend, numThreads };
           const result = await runJob(czekanowskiJob({ ...job, decomposition: d, verify: c.values === 'analytic' }));
           expect(result.checksum).toBe(c.checksum);
+          // `cpu` runs the wasm SIMD kernels here (the JS blocked ones only where wasm SIMD is missing).
+          const kernelSets = { ref: MIN_PLUS_REF_NAME, cpu: minPlusWasmName(c.precision), webgpu: MIN_PLUS_WEBGPU_NAME };
+          expect(result.rankDevices[0].kernelSet).toBe(kernelSets[backend]);
           const numTuples = c.numWay === 2 ? (c.numVector * (c.numVector - 1)) / 2 : (c.numVector * (c.numVector - 1) * (c.numVector - 2)) / 6;
           expect(result.entries).toBe(numTuples);
           if (c.values === 'analytic') expect(result.verifiedValues).toBe(numTuples);

@@ -1,5 +1,6 @@
 // Czekanowski runs against the naive oracle: ragged sizes, real (non-integer) input files in both precisions under
-// several decompositions (bit-exact: sums in field order), threshold-filtered records, bad values and refusals.
+// several decompositions and every backend (bit-exact: sums in field order; webgpu where an adapter exists),
+// threshold-filtered records, bad values and refusals.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,10 @@ import { runJob } from '../../../src/engine/index.js';
 import { readMetricsFileRecords } from '../../../src/io/metricsFileReader.js';
 import { naiveCzekanowski } from './naiveCzekanowski.js';
 import { czekanowskiJob, seededRealValues, writeRealFile } from './czekanowskiJobs.js';
+import { webgpuGate } from '../../helpers/webgpuGate.js';
+
+const gate = await webgpuGate();
+const WEBGPU_RUNS = gate.available ? ([['webgpu', { numProcVector: 2 }], ['webgpu', { numProcVector: 3, numProcRepl: 2 }]] as const) : [];
 
 const dir = mkdtempSync(join(tmpdir(), 'czekanowski-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,19 +35,19 @@ describe('Czekanowski against the naive oracle', () => {
         const path = join(dir, `real-${numWay}-${precision}.bin`);
         writeRealFile(path, values, precision);
         const want = naiveCzekanowski({ numVector, numField, numWay, precision, values });
-        for (const [backend, decomposition] of [['ref', {}], ['cpu', { numProcVector: 3 }], ['cpu', { numProcVector: 2, numProcRepl: 2 }]] as const) {
+        for (const [backend, decomposition] of [['ref', {}], ['cpu', { numProcVector: 3 }], ['cpu', { numProcVector: 2, numProcRepl: 2 }], ...WEBGPU_RUNS] as const) {
           const result = await runJob(czekanowskiJob({ numWay, numVector, numField, precision, backend, decomposition, source: { kind: 'file', path }, numThreads: 2 }));
           expect(result.checksum).toBe(want.checksum);
         }
       });
     }
 
-    it(`${numWay}-way threshold filters the records only: checksum unchanged, records are naive values > t at plain indices`, async () => {
+    for (const backend of gate.available ? (['cpu', 'webgpu'] as const) : (['cpu'] as const)) it(`${numWay}-way threshold filters the records only (${backend}): checksum unchanged, records are naive values > t at plain indices`, async () => {
       const numVector = 12;
       const want = naiveCzekanowski({ numVector, numField: 50, numWay, precision: 'double', values: 'random' });
       const t = 0.8;
-      const stub = join(dir, `threshold-${numWay}`);
-      const result = await runJob(czekanowskiJob({ numWay, numVector, numField: 50, precision: 'double', threshold: t, outputStub: stub, decomposition: { numProcVector: 2 } }));
+      const stub = join(dir, `threshold-${numWay}-${backend}`);
+      const result = await runJob(czekanowskiJob({ numWay, numVector, numField: 50, precision: 'double', threshold: t, outputStub: stub, decomposition: { numProcVector: 2 }, backend }));
       expect(result.checksum).toBe(want.checksum);
       expect(result.entries).toBe(want.values.size);
       const got = new Map<string, number>();
@@ -79,11 +84,9 @@ describe('Czekanowski refusals', () => {
     await expect(runJob(czekanowskiJob({ ...base, source: { kind: 'file', path } }))).rejects.toThrow(/has 88 bytes, not the 96 of 3 vectors × 4 fields/);
   });
 
-  it('--backend webgpu is refused by name', async () => {
-    await expect(runJob(czekanowskiJob({ ...base, backend: 'webgpu' }))).rejects.toThrow(/--metric czekanowski runs on the CPU only/);
-  });
-
-  it('--npf 2 is refused, as CoMet does', async () => {
-    await expect(runJob(czekanowskiJob({ ...base, decomposition: { numProcField: 2 } }))).rejects.toThrow(/--metric czekanowski needs --npf 1/);
-  });
+  for (const backend of ['cpu', 'webgpu'] as const) {
+    it(`--npf 2 is refused on ${backend}, as CoMet does`, async () => {
+      await expect(runJob(czekanowskiJob({ ...base, backend, decomposition: { numProcField: 2 } }))).rejects.toThrow(/--metric czekanowski needs --npf 1/);
+    });
+  }
 });

@@ -1,46 +1,79 @@
-// The min-plus kernel sets (minPlusContract.ts): `ref` runs the reference kernels inline, `cpu` the blocked JS kernels
-// on a pool of worker threads, row ranges as tasks. Both give the same bits: every sum is added in field order.
+// The min-plus kernel sets (minPlusContract.ts): `ref` runs the reference kernels inline, `cpu` the blocked wasm SIMD
+// kernels (or, on a runtime without wasm SIMD, the blocked JS kernels) on a pool of worker threads, row ranges as
+// tasks. All give the same bits: every sum is added in field order.
 import { TaskWorkerPool } from '../../../core/taskWorkerPool.js';
 import {
   CPU_DEVICE, type ComputeDevice, type PlaneMatrix, type PopcountGemm, type PopcountGemm3Request, type PopcountGemm3Result,
   type PopcountGemmRequest, type PopcountGemmResult, type VectorSums, type VectorSumsRequest,
 } from '../../contract.js';
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
-import { pairMinOrder, realValuesOf, sumWordGroups, type RealOperands } from '../../minPlusContract.js';
+import { pairMinOrder, realValuesOf, sumWordGroups, type RealOperands, type ValuePrecision } from '../../minPlusContract.js';
 import { MR } from './minPlusKernels.js';
-import { createMinPlusTaskRunner, type MinPlusKernelKind, type MinPlusTask } from './minPlusTasks.js';
+import { createMinPlusTaskRunner, type MinPlusKernelKind, type MinPlusTask, type MinPlusWorkerData } from './minPlusTasks.js';
+import { loadMinPlusModule } from './minPlusWasmModule.js';
+import { minPlusTilesOf } from './minPlusBlockSizes.js';
 
 const WORKER_URL = new URL('./minPlusWorker.js', import.meta.url);
 
 /** Tasks per thread of a request: enough that threads finish together when tiles differ (strictUpper). */
 const TASKS_PER_THREAD = 4;
 
-/** Name of the blocked CPU kernel set (its microkernel's geometry). */
+/** Name of the blocked JS kernel set (its microkernel's geometry). */
 export const MIN_PLUS_CPU_NAME = 'minplus-js_4x4';
 export const MIN_PLUS_REF_NAME = 'minplus-ref';
+
+/** Name of the wasm SIMD kernel set of a precision: its vector type and 2-way tile (`minplus-wasm-f64x2_4x4`). */
+export function minPlusWasmName(precision: ValuePrecision): string {
+  const { mr2, nr2 } = minPlusTilesOf(precision);
+  return `minplus-wasm-${precision === 'double' ? 'f64x2' : 'f32x4'}_${mr2}x${nr2}`;
+}
+
+/** The kernel `cpu` runs here: wasm SIMD where the module compiles, else the blocked JS kernels. */
+export async function resolveMinPlusCpuKernel(): Promise<MinPlusKernelKind> {
+  return (await loadMinPlusModule()).available ? 'wasm' : 'blocked';
+}
 
 export interface MinPlusGemmOptions {
   readonly operands: RealOperands;
   readonly kernel: MinPlusKernelKind;
-  /** Worker threads (blocked kernels); the reference runs inline on the calling thread. */
+  /** Worker threads (blocked JS and wasm kernels); the reference runs inline on the calling thread. */
   readonly numThreads: number;
 }
 
 /** A min-plus kernel set: PopcountGemm over real-valued matrices (minPlusContract.ts). */
 export class MinPlusGemm implements PopcountGemm {
   readonly device: ComputeDevice = CPU_DEVICE;
-  private readonly inline = createMinPlusTaskRunner();
 
-  private constructor(private readonly options: MinPlusGemmOptions, private readonly pool: TaskWorkerPool<MinPlusTask, null> | null) {}
+  /** Tasks run on `pool`, or inline on the calling thread by `inline` (the reference). */
+  private constructor(
+    private readonly options: MinPlusGemmOptions,
+    private readonly pool: TaskWorkerPool<MinPlusTask, null> | null,
+    private readonly inline: ((task: MinPlusTask) => void) | null,
+  ) {}
 
+  /** @throws Error when `kernel` is 'wasm' and the wasm module is missing or does not compile here. */
   static async create(options: MinPlusGemmOptions): Promise<MinPlusGemm> {
-    const pool = options.kernel === 'reference' ? null
-      : await TaskWorkerPool.create<MinPlusTask, null>({ workerUrl: WORKER_URL, numThreads: options.numThreads, workerData: null, name: 'min-plus kernel worker' });
-    return new MinPlusGemm(options, pool);
+    if (options.kernel === 'reference') return new MinPlusGemm(options, null, await createMinPlusTaskRunner(null));
+    let module = null;
+    if (options.kernel === 'wasm') {
+      const probe = await loadMinPlusModule();
+      if (!probe.available) throw new Error(probe.reason);
+      module = probe.module;
+    }
+    const workerData: MinPlusWorkerData = { module };
+    const pool = await TaskWorkerPool.create<MinPlusTask, null>({ workerUrl: WORKER_URL, numThreads: options.numThreads, workerData, name: 'min-plus kernel worker' });
+    return new MinPlusGemm(options, pool, null);
   }
 
   get name(): string {
-    return this.options.kernel === 'reference' ? MIN_PLUS_REF_NAME : MIN_PLUS_CPU_NAME;
+    switch (this.options.kernel) {
+      case 'reference':
+        return MIN_PLUS_REF_NAME;
+      case 'blocked':
+        return MIN_PLUS_CPU_NAME;
+      case 'wasm':
+        return minPlusWasmName(this.options.operands.precision);
+    }
   }
 
   get numThreads(): number {
@@ -117,7 +150,8 @@ export class MinPlusGemm implements PopcountGemm {
   }
 
   private async runTask(task: MinPlusTask): Promise<void> {
-    if (this.pool === null) this.inline(task);
-    else await this.pool.run(task);
+    if (this.pool !== null) await this.pool.run(task);
+    else if (this.inline !== null) this.inline(task);
+    else throw new Error('a min-plus kernel set has neither a worker pool nor an inline runner');
   }
 }

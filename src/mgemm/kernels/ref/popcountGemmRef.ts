@@ -5,13 +5,8 @@ import {
   type PopcountGemmResult, type Tally3Slice, type TermGroup, type VectorSums, type VectorSumsRequest,
 } from '../../contract.js';
 import { checkPopcountGemm3Request, checkPopcountGemmRequest, checkVectorSumsRequest } from '../../requestChecks.js';
+import { popcount32 } from '../../../core/bitCodes.js';
 
-/** Number of set bits of a 32-bit word (SWAR). */
-export function popcount32(word: number): number {
-  let v = word - ((word >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
 
 /** Σ_w popcount(a-row plane AND b-row plane) over one plane's words. */
 function planeAndPopcount(a: PlaneMatrix, aRow: number, aPlane: number, b: PlaneMatrix, bRow: number, bPlane: number): number {

@@ -3,6 +3,8 @@
 // an adapter at all (for `--backend auto`), and whether it has tensor cores or is a CPU implementation.
 
 import { UserError } from '../../../core/errors.js';
+import type { RealOperands } from '../../minPlusContract.js';
+import { MinPlusGemmWebgpu } from './minplus/minPlusGemmWebgpu.js';
 import { PopcountGemmWebgpu } from './popcountGemmWebgpu.js';
 import { adapterHasSubgroupMatrix, describeAdapter, openGpuDevice, requestGpuAdapter } from './runtime/gpuAdapter.js';
 import { WebgpuRunner } from './runtime/webgpuRunner.js';
@@ -10,12 +12,20 @@ import type { WebgpuPopcountGemmOptions } from './webgpuOptions.js';
 
 /** Opens the adapter's device; a missing adapter is a UserError naming what is needed. */
 export async function createPopcountGemmWebgpu(options: WebgpuPopcountGemmOptions = {}): Promise<PopcountGemmWebgpu> {
+  return new PopcountGemmWebgpu(await openRunner(options), options);
+}
+
+/** The min-plus kernel set (real-valued operands, minplus/minPlusGemmWebgpu.ts) on the adapter's device. */
+export async function createMinPlusGemmWebgpu(operands: RealOperands, options: WebgpuPopcountGemmOptions = {}): Promise<MinPlusGemmWebgpu> {
+  return new MinPlusGemmWebgpu(await openRunner(options), operands, options);
+}
+
+async function openRunner(options: WebgpuPopcountGemmOptions): Promise<WebgpuRunner> {
   const choice = await requestGpuAdapter(options.gpuSlot);
   if (choice === null) {
     throw new UserError('--backend webgpu: no WebGPU adapter found (a GPU with a Vulkan driver, or the Vulkan CPU driver lavapipe, is needed)');
   }
-  const opened = await openGpuDevice(choice.adapter);
-  return new PopcountGemmWebgpu(new WebgpuRunner(opened), options);
+  return new WebgpuRunner(await openGpuDevice(choice.adapter));
 }
 
 /** What probeWebgpu found. */

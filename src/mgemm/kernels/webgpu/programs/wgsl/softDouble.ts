@@ -10,53 +10,10 @@
 // WGSL has no 32×32→64 multiply: sdMul multiplies significands in 14-bit limbs (column sums stay below 2^32,
 // carried once).
 
-export const SOFT_DOUBLE_WGSL = /* wgsl */ `
+import { U64_WGSL } from './u64.js';
+
+export const SOFT_DOUBLE_WGSL = /* wgsl */ `${U64_WGSL}
 const SD_SIGN = 0x80000000u;
-
-fn u64Add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let lo = a.x + b.x;
-  return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
-}
-
-/** a − b for a ≥ b. */
-fn u64Sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
-}
-
-fn u64Less(a: vec2<u32>, b: vec2<u32>) -> bool {
-  return a.y < b.y || (a.y == b.y && a.x < b.x);
-}
-
-fn u64IsZero(a: vec2<u32>) -> bool {
-  return (a.x | a.y) == 0u;
-}
-
-/** a << s for s < 64 (WGSL masks shift amounts to 5 bits, so whole-word shifts are cases). */
-fn u64Shl(a: vec2<u32>, s: u32) -> vec2<u32> {
-  if (s == 0u) { return a; }
-  if (s >= 32u) { return vec2<u32>(0u, a.x << (s - 32u)); }
-  return vec2<u32>(a.x << s, (a.y << s) | (a.x >> (32u - s)));
-}
-
-/** a >> s for s < 64. */
-fn u64Shr(a: vec2<u32>, s: u32) -> vec2<u32> {
-  if (s == 0u) { return a; }
-  if (s >= 32u) { return vec2<u32>(a.y >> (s - 32u), 0u); }
-  return vec2<u32>((a.x >> s) | (a.y << (32u - s)), a.y >> s);
-}
-
-fn u64Clz(a: vec2<u32>) -> u32 {
-  if (a.y != 0u) { return countLeadingZeros(a.y); }
-  return 32u + countLeadingZeros(a.x);
-}
-
-/** 128-bit sum (no overflow past 2^128 by the callers' bounds). */
-fn u128Add(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-  let lo = u64Add(a.xy, b.xy);
-  let carry = select(0u, 1u, u64Less(lo, a.xy));
-  let hi = u64Add(u64Add(a.zw, b.zw), vec2<u32>(carry, 0u));
-  return vec4<u32>(lo, hi);
-}
 
 fn sdIsZero(d: vec2<u32>) -> bool {
   return (d.y & 0x7ff00000u) == 0u;

@@ -1,0 +1,58 @@
+// Case-control epistasis (issue 27): for every pair or triple of SNPs its 3^k × 2 contingency table of genotypes in
+// controls and cases, exact from the popcount GEMMs, scored by K2, MI or IG; one value per tuple, ranked by `top-n`.
+import { UserError } from '../../core/errors.js';
+import type { AnalysisRun, AnalysisSettings, Analysis } from '../analysis.js';
+import { epistasisPlaneLayout, pairTermGroups, tripleTallyPlan } from './epistasisPlanes.js';
+import { finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
+import { ScoreTables } from './epistasisScores.js';
+
+export {
+  ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
+  strongerScores, type CaseControlCells,
+} from './epistasisScores.js';
+export { epistasisPlaneLayout, genotypeCellsInPlace } from './epistasisPlanes.js';
+
+/** Extra cells of the K2 table past the samples: ln((N + 3^k)!) bounds K2 (engineValueOf). */
+const K2_TABLE_SLACK = 27;
+
+/** Largest sample count: tallies are 32-bit words, and the score tables hold a double per count. */
+export const MAX_EPISTASIS_SAMPLES = 2 ** 31 - 64;
+
+function caseControlOf(settings: AnalysisSettings): NonNullable<AnalysisSettings['spec']['caseControl']> {
+  const caseControl = settings.spec.caseControl;
+  if (caseControl === undefined) throw new UserError('--metric epistasis needs case-control samples (snptally epistasis sets them)');
+  return caseControl;
+}
+
+export const analysis: Analysis = {
+  name: 'epistasis',
+  summary: 'case-control epistasis: each pair or triple of SNPs scored by K2, MI or IG from its exact genotype × class table',
+  ways: [2, 3],
+  results: ['top-n'],
+  // Every score's engine value is larger for a stronger tuple (engineValueOf: K2 is reversed).
+  strongerValues: 'larger',
+  check(settings: AnalysisSettings): void {
+    const { numControls } = caseControlOf(settings);
+    if (settings.numField > MAX_EPISTASIS_SAMPLES) throw new UserError(`epistasis: ${settings.numField} samples exceed ${MAX_EPISTASIS_SAMPLES}`);
+    if (!Number.isSafeInteger(numControls) || numControls < 0 || numControls > settings.numField) {
+      throw new UserError(`epistasis: ${numControls} controls is not within the ${settings.numField} samples`);
+    }
+  },
+  forRun(settings: AnalysisSettings): AnalysisRun {
+    const { numControls, score } = caseControlOf(settings);
+    const { spec, numField } = settings;
+    const finalizeSettings: EpistasisFinalizeSettings = {
+      score, sparse: spec.sparse, classSizes: [numControls, numField - numControls], tables: new ScoreTables(numField + K2_TABLE_SLACK),
+    };
+    return {
+      planes: epistasisPlaneLayout({ numControls, numField, sparse: spec.sparse }),
+      pairs: spec.numWay === 2
+        ? { termGroups: pairTermGroups(spec.sparse), finalize: (ctx, block, tallies) => finalizeEpistasisPairs(finalizeSettings, ctx, block, tallies) }
+        : null,
+      triples: spec.numWay === 3
+        ? { plan: tripleTallyPlan(), finalize: (ctx, slice, tallies) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies) }
+        : null,
+      analyticVerifier: () => null,
+    };
+  },
+};

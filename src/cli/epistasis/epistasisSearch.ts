@@ -1,0 +1,106 @@
+// The exact top-N of an epistasis run: the engine keeps the strongest candidates by their float32 engine values
+// (analyses/epistasis engineValueOf, larger is stronger for every score), the candidates' tables are rebuilt from the
+// genotypes and scored in double, and the N strongest by double score (ties: the lower tuple) are the answer — exact
+// once the N-th has a float32 value above the weakest candidate's, else the engine runs again with more candidates.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_PARAM, type EpistasisScore } from '../../core/types.js';
+import { MAX_TOP_RECORDS } from '../../core/limits.js';
+import { MarginalScratch, ScoreTables, engineValueOf, epistasisScore, k2ScaleOf, strongerScores } from '../../analyses/index.js';
+import { readMetricsFileRecords, type PreparedSidecar } from '../../io/index.js';
+import { loadRunJob, type JobSpec, type RunResult } from '../engineApi.js';
+import { GenotypeRows, tupleTable, type TupleTable } from './tupleTables.js';
+
+/** Where and how to search. */
+export interface EpistasisSearchOptions {
+  readonly packedPath: string;
+  /** The prepared file's sidecar; its `caseControl` gives the classes. */
+  readonly sidecar: PreparedSidecar;
+  readonly order: 2 | 3;
+  readonly score: EpistasisScore;
+  readonly top: number;
+  readonly backend: JobSpec['backend'];
+  readonly numThreads: number;
+  readonly decomposition: JobSpec['decomposition'];
+  readonly finalize?: JobSpec['finalize'];
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** One tuple of the result: its vectors (ascending), double score and table. */
+export interface EpistasisHit {
+  readonly vectors: readonly number[];
+  readonly score: number;
+  readonly table: TupleTable;
+}
+
+export interface EpistasisSearchResult {
+  readonly hits: readonly EpistasisHit[];
+  /** Candidates the last engine run kept, and engine runs made (more than one only under float32 ties). */
+  readonly numCandidates: number;
+  readonly numEngineRuns: number;
+  readonly run: RunResult;
+}
+
+/** Number of k-subsets of n items (a double: exact below 2^53). */
+export function tupleCount(n: number, k: 2 | 3): number {
+  return k === 2 ? (n * (n - 1)) / 2 : (n * (n - 1) * (n - 2)) / 6;
+}
+
+/** Runs the search; the engine's files go to a scratch directory that is removed. */
+export async function searchEpistasis(options: EpistasisSearchOptions): Promise<EpistasisSearchResult> {
+  const { sidecar, order, score } = options;
+  const caseControl = sidecar.caseControl ?? null;
+  if (caseControl === null) throw new Error('searchEpistasis needs a case-control prepared file');
+  const numField = sidecar.numField;
+  const sparse = sidecar.numMissingCalls > 0;
+  const numTuples = tupleCount(sidecar.numVector, order);
+  const runJob = await loadRunJob();
+  const tables = new ScoreTables(numField + 27);
+  const k2Scale = k2ScaleOf(tables);
+  const scratch = new MarginalScratch();
+  const rows = new GenotypeRows(options.packedPath, numField, sparse);
+  const directory = mkdtempSync(join(tmpdir(), 'snptally-epistasis-'));
+  const sign = strongerScores(score) === 'larger' ? 1 : -1;
+  let wanted = Math.min(numTuples, Math.max(2 * options.top, options.top + 64), MAX_TOP_RECORDS);
+  try {
+    for (let numEngineRuns = 1; ; numEngineRuns++) {
+      const stub = join(directory, `top${numEngineRuns}`);
+      const job: JobSpec = {
+        metricSpec: { metric: 'epistasis', numWay: order, sparse, param: DEFAULT_PARAM, multiplier: 1, caseControl: { numControls: caseControl.numControls, score } },
+        numVector: sidecar.numVector, numField, source: { kind: 'file', path: options.packedPath },
+        decomposition: options.decomposition, threshold: { kind: 'none' }, outputStub: stub, top: wanted, force: true,
+        singlePrecisionOutput: false, backend: options.backend, finalize: options.finalize ?? 'auto', numThreads: options.numThreads, verify: false,
+      };
+      const run = await runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+      const candidates: (EpistasisHit & { readonly key: number })[] = [];
+      for (const record of readMetricsFileRecords(`${stub}_top.bin`, order)) {
+        const vectors = [...record.coords].sort((a, b) => a - b);
+        const table = tupleTable(rows, vectors, caseControl.numControls, numField);
+        const value = epistasisScore(score, tables, table, order, scratch);
+        const key = Math.fround(engineValueOf(score, value, k2Scale));
+        if (key !== record.value) {
+          throw new Error(`epistasis: the engine's value ${record.value} of tuple ${vectors.join(',')} is not ${key} from its genotypes`);
+        }
+        candidates.push({ vectors, score: value, table, key });
+      }
+      candidates.sort((a, b) => (a.score !== b.score ? sign * (b.score - a.score) : compareTuples(a.vectors, b.vectors)));
+      const hits = candidates.slice(0, options.top);
+      const complete = candidates.length < wanted || wanted >= numTuples;
+      const weakestKey = candidates.reduce((least, candidate) => Math.min(least, candidate.key), Infinity);
+      // A tuple outside the candidates has a float32 value ≤ the weakest candidate's: strictly below the N-th's means weaker.
+      const separated = hits.length < options.top || hits[hits.length - 1].key > weakestKey;
+      if (complete || separated || wanted >= MAX_TOP_RECORDS) {
+        return { hits: hits.map(({ vectors, score: s, table }) => ({ vectors, score: s, table })), numCandidates: candidates.length, numEngineRuns, run };
+      }
+      wanted = Math.min(numTuples, 8 * wanted, MAX_TOP_RECORDS);
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+function compareTuples(a: readonly number[], b: readonly number[]): number {
+  for (let t = 0; t < a.length; t++) if (a[t] !== b[t]) return a[t] - b[t];
+  return 0;
+}

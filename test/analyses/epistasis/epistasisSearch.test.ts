@@ -1,0 +1,124 @@
+// The epistasis search against the brute-force reference: top-N lists, scores and tables of 2- and 3-way K2, MI and
+// IG, with missing calls and phenotypes, ragged sizes, on ref, cpu and webgpu (host finalize) and under npv, npr,
+// phases and stages; and the dense (no missing call) 2-way path, whose products with P come from per-vector counts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { searchEpistasis, type EpistasisSearchOptions, type EpistasisSearchResult } from '../../../src/cli/epistasis/epistasisSearch.js';
+import { SELECT_ALL, type PreparedSidecar } from '../../../src/io/index.js';
+import { prepareGenotypeFile } from '../../../src/cli/genotypePreparation.js';
+import { webgpuGate } from '../../helpers/webgpuGate.js';
+import { naiveEpistasis, randomCaseControlData, type CaseControlData, type Score } from './naiveEpistasis.js';
+import { prepareCaseControl, writeCaseControlFileset } from './epistasisFiles.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'epistasis-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ONE_RANK = {
+  numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
+  halfDiagonal: 'lower-rows' as const,
+};
+
+type Decomposition = EpistasisSearchOptions['decomposition'];
+
+function decomposition(parts: Partial<Decomposition>): Decomposition {
+  const merged = { ...ONE_RANK, ...parts };
+  return { ...merged, phaseMax: merged.numPhase - 1, stageMax: merged.numStage - 1 };
+}
+
+async function prepared(name: string, data: CaseControlData): Promise<{ packedPath: string; sidecar: PreparedSidecar }> {
+  const prefix = join(dir, name);
+  writeCaseControlFileset(prefix, data);
+  const packedPath = `${prefix}.packed`;
+  return { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
+}
+
+/** The search's list is a top-N of the reference: the same scores rank by rank, and each tuple's table and score. */
+function expectTopOf(result: EpistasisSearchResult, data: CaseControlData, order: 2 | 3, score: Score, top: number): void {
+  const want = naiveEpistasis(data, order, score);
+  const byTuple = new Map(want.map((tuple) => [tuple.snps.join(','), tuple]));
+  expect(result.hits.length).toBe(Math.min(top, want.length));
+  result.hits.forEach((hit, rank) => {
+    const reference = byTuple.get(hit.vectors.join(','))!;
+    expect(hit.table.controls).toEqual(reference.controls);
+    expect(hit.table.cases).toEqual(reference.cases);
+    expect(hit.score).toBeCloseTo(reference.score, 9);
+    expect(hit.score).toBeCloseTo(want[rank].score, 9);
+    // Where the reference has no near-tie at this rank, the very tuple must agree.
+    const neighbours = [want[rank - 1], want[rank + 1]].filter((t) => t !== undefined);
+    if (neighbours.every((t) => Math.abs(t.score - want[rank].score) > 1e-9)) expect(hit.vectors).toEqual(want[rank].snps);
+  });
+}
+
+function search(files: { packedPath: string; sidecar: PreparedSidecar }, order: 2 | 3, score: Score, top: number,
+  backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}): Promise<EpistasisSearchResult> {
+  return searchEpistasis({ ...files, order, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize: 'host' });
+}
+
+describe('epistasis search against the brute-force reference', () => {
+  // 13 SNPs × 45 samples (not a multiple of 32), 2% missing calls, ~8% missing phenotypes.
+  const data = randomCaseControlData(13, 45, 5, 0.02);
+  const filesPromise = prepared('ragged', data);
+
+  it('orders the samples [controls | cases] and leaves out missing phenotypes', async () => {
+    const { sidecar } = await filesPromise;
+    const numControls = data.phenotypes.filter((p) => p === 1).length;
+    const numCases = data.phenotypes.filter((p) => p === 2).length;
+    expect(sidecar.caseControl).toMatchObject({ numControls, numCases, numMissingPhenotype: 45 - numControls - numCases });
+    expect(sidecar.numField).toBe(numControls + numCases);
+    const plain = await prepareGenotypeFile(join(dir, 'ragged'), join(dir, 'plain.packed'), { onBadSite: 'error', permuteSeed: null, selection: SELECT_ALL });
+    const wantOrder = [1, 2].flatMap((cls) => data.phenotypes.flatMap((p, s) => (p === cls ? [plain.sampleIds[s]] : [])));
+    expect(sidecar.sampleIds).toEqual(wantOrder);
+  });
+
+  for (const order of [2, 3] as const) {
+    for (const score of ['k2', 'mi', 'ig'] as const) {
+      it(`${order}-way ${score}: ref = cpu = reference, top 12`, async () => {
+        const files = await filesPromise;
+        const ref = await search(files, order, score, 12, 'ref');
+        expectTopOf(ref, data, order, score, 12);
+        const cpu = await search(files, order, score, 12, 'cpu');
+        expect(cpu.hits).toEqual(ref.hits);
+      });
+    }
+  }
+
+  it('2-way under npv 3, npr 2, npv 4 × phases 2 and 3-way under npv 2, stages 3, phases 2: the same lists', async () => {
+    const files = await filesPromise;
+    for (const [order, parts] of [
+      [2, { numProcVector: 3 }], [2, { numProcVector: 2, numProcRepl: 2 }], [2, { numProcVector: 4, numPhase: 2 }],
+      [3, { numProcVector: 2 }], [3, { numStage: 3 }], [3, { numProcVector: 2, numPhase: 2 }],
+    ] as const) {
+      const result = await search(files, order, 'k2', 7, 'cpu', parts);
+      expectTopOf(result, data, order, 'k2', 7);
+    }
+  });
+
+  it('every tuple when N exceeds their number; a top-1', async () => {
+    const files = await filesPromise;
+    const all = await search(files, 2, 'mi', 500, 'cpu');
+    expect(all.hits.length).toBe(78);
+    expectTopOf(all, data, 2, 'mi', 500);
+    expectTopOf(await search(files, 3, 'ig', 1, 'cpu'), data, 3, 'ig', 1);
+  });
+
+  it('dense data (no missing call): 2-way from 2^2 products per class and inclusion–exclusion, 3-way too', async () => {
+    const dense = randomCaseControlData(11, 70, 9, 0);
+    const files = await prepared('dense', dense);
+    expect(files.sidecar.numMissingCalls).toBe(0);
+    for (const score of ['k2', 'mi', 'ig'] as const) expectTopOf(await search(files, 2, score, 9, 'cpu', { numProcVector: 2 }), dense, 2, score, 9);
+    expectTopOf(await search(files, 3, 'k2', 9, 'ref'), dense, 3, 'k2', 9);
+  });
+
+  it('webgpu (host finalize) = cpu, 2-way and 3-way', async (context) => {
+    const gate = await webgpuGate();
+    if (!gate.available) context.skip();
+    const files = await filesPromise;
+    for (const order of [2, 3] as const) {
+      const cpu = await search(files, order, 'k2', 10, 'cpu');
+      const gpu = await search(files, order, 'k2', 10, 'webgpu');
+      expect(gpu.hits).toEqual(cpu.hits);
+    }
+  }, 120_000);
+});
