@@ -1,14 +1,17 @@
 // Case-control epistasis throughput on the CPU: `snptally epistasis` 2-, 3- and 4-way K2 (tuples·samples/s of the
 // whole process and of the engine run), and 2-way against `plink1.9 --fast-epistasis` on the same .bed with the same
-// threads, in one run (wall times of whole processes, best of --reps), printing the ratio. Data: tools/lib's
-// simulated case-control filesets (MAF 0.4, a planted pure pair), written to a scratch directory that is removed.
-import { mkdtempSync, rmSync } from 'node:fs';
+// threads, in one run (wall times of whole processes, best of --reps, the two programs taking turns; and their CPU
+// seconds, which a loaded machine disturbs less), printing the ratios. Data: tools/lib's simulated case-control
+// filesets (MAF 0.4, a planted pure pair), written to a scratch directory that is removed.
+//
+//   node dist/tools/bench-epistasis.js [--snps 5000] [--snps3 300] [--snps4 60] [--samples 2000] [--threads 2] [--reps 1]
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 import { simulateEpistasis } from './lib/epistasisSimulation.js';
-import { fastestOf, timedProcess } from './lib/timedProcess.js';
+import { timedProcess } from './lib/timedProcess.js';
 
 interface BenchOptions {
   readonly snps: number;
@@ -18,6 +21,44 @@ interface BenchOptions {
   readonly threads: number;
   readonly reps: number;
 }
+
+/** A whole process's best wall seconds and CPU seconds (user + system, of its run with the best wall time). */
+interface ProcessTiming {
+  readonly seconds: number;
+  readonly cpuSeconds: number | null;
+  readonly stdout: string;
+}
+
+/** CPU seconds of this process's waited-for children so far (Linux /proc/self/stat cutime + cstime), or null elsewhere. */
+function childCpuSeconds(): number | null {
+  if (!existsSync('/proc/self/stat')) return null;
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // Fields after the command name (which may hold spaces) start at field 3; cutime and cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ, 100 on every Linux ABI
+  return (Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
+}
+
+function timedWithCpu(command: string, args: readonly string[]): ProcessTiming {
+  const before = childCpuSeconds();
+  const { seconds, stdout } = timedProcess(command, args);
+  const after = childCpuSeconds();
+  return { seconds, stdout, cpuSeconds: before === null || after === null ? null : after - before };
+}
+
+/** Runs the commands in turns, `reps` rounds (so that a change of load hits both alike); the best run of each. */
+function bestInTurns(reps: number, commands: readonly (() => ProcessTiming)[]): ProcessTiming[] {
+  const best: (ProcessTiming | null)[] = commands.map(() => null);
+  for (let rep = 0; rep < reps; rep++) {
+    commands.forEach((runOnce, c) => {
+      const timing = runOnce();
+      if (best[c] === null || timing.seconds < best[c]!.seconds) best[c] = timing;
+    });
+  }
+  return best.map((timing) => timing!);
+}
+
+const cpuText = (timing: ProcessTiming): string => (timing.cpuSeconds === null ? '' : `, ${timing.cpuSeconds.toFixed(2)} CPU s`);
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
@@ -45,18 +86,19 @@ try {
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (the machine may be shared)\n`);
   for (const [order, numSnp] of [[2, options.snps], [3, options.snps3], [4, options.snps4]] as const) {
     const prefix = simulate(`set${order}`, numSnp);
-    const ours = fastestOf(options.reps, () => timedProcess(process.execPath,
-      [CLI_MAIN, 'epistasis', '--bfile', prefix, '--order', String(order), '--score', 'k2', '--top', '10', '--threads', threads, '--json']));
+    const runOurs = (): ProcessTiming => timedWithCpu(process.execPath,
+      [CLI_MAIN, 'epistasis', '--bfile', prefix, '--order', String(order), '--score', 'k2', '--top', '10', '--threads', threads, '--json']);
+    const runPlink = (): ProcessTiming => timedWithCpu('plink1.9', ['--bfile', prefix, '--fast-epistasis', '--threads', threads, '--out', join(dir, 'plink')]);
+    const [ours, plink] = bestInTurns(options.reps, order === 2 ? [runOurs, runPlink] : [runOurs]);
     const report = JSON.parse(ours.stdout) as { numTuples: number; seconds: number; tupleSamplesPerSecond: number; kernelSets: string[] };
     const work = report.numTuples * options.samples;
     process.stdout.write(`snptally epistasis ${order}-way K2, ${numSnp} SNPs × ${options.samples} samples, ${threads} threads ` +
-      `(${report.kernelSets[0]}): ${ours.seconds.toFixed(2)} s whole process, ${(work / ours.seconds).toExponential(3)} tuples·samples/s; ` +
+      `(${report.kernelSets[0]}): ${ours.seconds.toFixed(2)} s whole process${cpuText(ours)}, ${(work / ours.seconds).toExponential(3)} tuples·samples/s; ` +
       `engine run ${report.seconds.toFixed(2)} s, ${report.tupleSamplesPerSecond.toExponential(3)}\n`);
-    if (order === 2) {
-      const plink = fastestOf(options.reps, () => timedProcess('plink1.9',
-        ['--bfile', prefix, '--fast-epistasis', '--threads', threads, '--out', join(dir, 'plink')]));
-      process.stdout.write(`plink1.9 --fast-epistasis, same .bed and threads: ${plink.seconds.toFixed(2)} s, ` +
-        `${(work / plink.seconds).toExponential(3)} pairs·samples/s; snptally/plink speed ratio ${(plink.seconds / ours.seconds).toFixed(2)}\n`);
+    if (plink !== undefined) {
+      const cpuRatio = ours.cpuSeconds === null || plink.cpuSeconds === null ? '' : `, CPU-time ratio ${(plink.cpuSeconds / ours.cpuSeconds).toFixed(2)}`;
+      process.stdout.write(`plink1.9 --fast-epistasis, same .bed and threads: ${plink.seconds.toFixed(2)} s${cpuText(plink)}, ` +
+        `${(work / plink.seconds).toExponential(3)} pairs·samples/s; snptally/plink speed ratio ${(plink.seconds / ours.seconds).toFixed(2)}${cpuRatio}\n`);
     }
   }
 } finally {

@@ -2,6 +2,9 @@
 // marginal effects, MAF, heritability — simulate --datasets case-control sets (tools/lib/epistasisSimulation.ts, one
 // seed per set), run `snptally epistasis`'s exact search once per score (K2, MI, IG) and count how often the planted
 // tuple is the top-1 and in the top 10. Prints one Markdown table (docs/epistasis-power.md has the figures).
+//
+//   node dist/tools/epistasis-power.js [--snps 100] [--samples 1000] [--datasets 20] [--threads 2]
+//        [--models order:pure|marginal:maf:h2,…]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

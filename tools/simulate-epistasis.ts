@@ -1,5 +1,8 @@
 // Writes a case-control PLINK fileset with a planted 2-, 3- or 4-way interaction (tools/lib/epistasisSimulation.ts) and
 // prints the planted SNPs, the penetrance table and its strength as one JSON line.
+//
+//   node dist/tools/simulate-epistasis.js --out PREFIX [--snps 200] [--cases 500] [--controls 500] [--maf 0.3]
+//        [--prevalence 0.1] [--heritability 0.05] [--model pure|marginal] [--planted 10,20] [--missing 0] [--seed 1]
 import {
   createToolProgram, listOf, parseFraction, parseNonNegativeInteger, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';

@@ -9,6 +9,7 @@ export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './co
 export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';
 export { r2FromSums } from './r2/index.js';
 export { KING_COUNT_SCALE, KING_ENTRY, KING_PLANE, KING_TERM_GROUPS, kingKinship, kingPlaneLayout } from './king/index.js';
+export { alleleCountDistance, IBS_COUNT_SCALE, IBS_ENTRY, IBS_PLANE, ibsPlaneLayout, squaredDistance } from './distance/index.js';
 export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
   strongerScores, genotypeCellsInPlace, k2TableSlack, type CaseControlCells, type EpistasisOrder,

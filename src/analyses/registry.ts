@@ -9,8 +9,9 @@ import { analysis as r2 } from './r2/index.js';
 import { analysis as czekanowski } from './czekanowski/index.js';
 import { analysis as king } from './king/index.js';
 import { analysis as epistasis } from './epistasis/index.js';
+import { alleleDistanceAnalysis, squaredDistanceAnalysis } from './distance/index.js';
 
-const BUILT_IN: readonly Analysis[] = [ccc, duo, r2, czekanowski, king, epistasis];
+const BUILT_IN: readonly Analysis[] = [ccc, duo, r2, czekanowski, king, epistasis, alleleDistanceAnalysis, squaredDistanceAnalysis];
 
 /** Names `--metric` accepts, in the order help texts list them. */
 export const ANALYSIS_NAMES: readonly string[] = BUILT_IN.map((a) => a.name);

@@ -1,5 +1,5 @@
 // The genotype input options `run` and `prepare` share: --input and its PLINK spellings --bfile/--vcf, and PLINK's
-// selection flags (--chr, --from-bp/--to-bp, --extract/--exclude, --keep/--remove, --maf, --geno).
+// selection flags (--chr, --from-bp/--to-bp, --extract/--exclude, --keep/--remove, --filter-founders, --maf, --geno).
 import { Command, Option } from 'commander';
 import { UserError } from '../core/errors.js';
 import {
@@ -20,6 +20,8 @@ export interface SelectionOptionText {
   readonly exclude?: string;
   readonly keep?: string;
   readonly remove?: string;
+  readonly filterFounders?: true;
+  readonly nonfounders?: true;
   /** `true` when the flag is given without a value. */
   readonly maf?: string | true;
   readonly geno?: string | true;
@@ -42,6 +44,8 @@ export function addSelectionOptions(command: Command): Command {
     .option('--exclude <file>', 'remove the variants whose IDs the file lists')
     .option('--keep <file>', 'keep the samples the file lists (FID IID per line, or IID)')
     .option('--remove <file>', 'remove the samples the file lists (FID IID per line, or IID)')
+    .option('--filter-founders', 'keep only founders (.fam father and mother IDs both 0; every VCF sample is one)')
+    .option('--nonfounders', '--maf counts every kept sample (PLINK\'s default, and snptally\'s, counts founders only)')
     .option('--maf [frequency]', `remove variants whose minor allele frequency is below this (default: ${DEFAULT_MAF})`)
     .option('--geno [rate]', `remove variants whose missing-call rate is above this (default: ${DEFAULT_GENO})`);
 }
@@ -72,7 +76,9 @@ export function readSelectionOptionText(values: Record<string, unknown>): Select
   const textOrFlag = (name: string): string | true | undefined => (values[name] === true ? true : text(name));
   return {
     chr: text('chr'), fromBp: text('fromBp'), toBp: text('toBp'), extract: text('extract'), exclude: text('exclude'),
-    keep: text('keep'), remove: text('remove'), maf: textOrFlag('maf'), geno: textOrFlag('geno'),
+    keep: text('keep'), remove: text('remove'), ...(values.filterFounders === true ? { filterFounders: true as const } : {}),
+    ...(values.nonfounders === true ? { nonfounders: true as const } : {}),
+    maf: textOrFlag('maf'), geno: textOrFlag('geno'),
   };
 }
 
@@ -108,6 +114,8 @@ export async function parseSelection(text: SelectionOptionText): Promise<Genotyp
     exclude: await idFile('--exclude', text.exclude),
     keep: text.keep === undefined ? null : await readSampleIdFile(text.keep, '--keep'),
     remove: text.remove === undefined ? null : await readSampleIdFile(text.remove, '--remove'),
+    filterFounders: text.filterFounders === true,
+    nonfounders: text.nonfounders === true,
     maxMissingRate: fraction('--geno', text.geno, DEFAULT_GENO, 1),
     minMinorAlleleFrequency: fraction('--maf', text.maf, DEFAULT_MAF, 0.5),
   };

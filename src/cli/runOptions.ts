@@ -145,10 +145,10 @@ export function buildRunPlan(
 
 /**
  * Whether code `10` is a missing call: with --sparse, and always for r² and KING, which like PLINK's --r2 and plink2's
- * --make-king are taken over the fields both vectors have called. CCC and DUO keep the explicit choice (SPEC §3 defines both modes).
+ * --make-king (and the distances, as PLINK 1.9's --distance) are taken over the fields both vectors have called. CCC and DUO keep the explicit choice (SPEC §3 defines both modes).
  */
 export function skipsMissingCalls(options: Pick<RunOptionText, 'sparse' | 'metric'>): boolean {
-  return options.sparse === true || options.metric === 'r2' || options.metric === 'king';
+  return options.sparse === true || ['r2', 'king', 'distance', 'sqdist'].includes(options.metric ?? '');
 }
 
 /** `--matrix SHAPE [--matrix-format F]`: a dense matrix instead of records (the engine checks the rest). */

@@ -25,3 +25,10 @@ export function countBits(code: number, bit: 0 | 1, metric: MetricKind, sparse: 
   const ones = countOnes(code, metric, sparse);
   return bit === 1 ? ones : (metric === 'duo' ? 1 : 2) - ones;
 }
+
+/** Number of set bits of a 32-bit word (SWAR). */
+export function popcount32(word: number): number {
+  let v = word - ((word >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}

@@ -84,6 +84,20 @@ export function pairRowEntryWeights(numVector: number, i: number, a: number, jFi
   }
 }
 
+/**
+ * Weights of the one-value pairs (i, j) for j = jFirst … jFirst + numCols − 1 (j ≠ i, no entry bits: SPEC §8):
+ * out[c] = checksumWeight(uid) with uid = max·nv + min of the c-th pair — left of i a run of uid step 1, right of it
+ * one of step nv, so a pair costs additions (two randomizes per pair were a quarter of epistasis's finalize).
+ */
+export function tupleValuePairWeights(numVector: number, i: number, jFirst: number, numCols: number, out: Float64Array): void {
+  const numLeft = Math.max(0, Math.min(numCols, i - jFirst));
+  if (numLeft > 0) entryWeightsAlongRun(i * numVector + jFirst, 1, numLeft, out, 0);
+  if (numLeft < numCols) {
+    const j = jFirst + numLeft;
+    entryWeightsAlongRun(j * numVector + i, numVector, numCols - numLeft, out, numLeft);
+  }
+}
+
 /** Weights of the uids `uid + t·uidStep` (t < count) to `out[at + t]`: weightsAlongRun with one entry per tuple. */
 function entryWeightsAlongRun(uid: number, uidStep: number, count: number, out: Float64Array, at: number): void {
   const step = randomizeStep(uidStep);

@@ -1,8 +1,9 @@
 // PLINK's selection of samples and variants, applied to a genotype source as it streams (`prepare`, `run --input`).
 //
-// Order as PLINK 1.9's: sample filters first (--keep, then --remove), then the variant filters known from the
-// variant's description (--chr with --from-bp/--to-bp, --extract, --exclude), then those computed from its calls
-// over the kept samples (--geno, then --maf). A variant removed by several is counted under the first.
+// Order as PLINK 1.9's: sample filters first (--keep, then --remove, then --filter-founders), then the variant filters
+// known from the variant's description (--chr with --from-bp/--to-bp, --extract, --exclude), then those computed from
+// its calls (--geno over the kept samples, then --maf over the kept founders, as PLINK counts allele frequencies). A
+// variant removed by several is counted under the first.
 import { UserError } from '../core/errors.js';
 import { canonicalChromosome } from './chromosomeCodes.js';
 import type { GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
@@ -19,9 +20,13 @@ export interface GenotypeSelection {
   readonly exclude: { readonly path: string; readonly ids: ReadonlySet<string> } | null;
   readonly keep: SampleIdList | null;
   readonly remove: SampleIdList | null;
+  /** --filter-founders: keep only founders (father and mother IDs 0 in the .fam; every VCF sample is one). */
+  readonly filterFounders: boolean;
+  /** --nonfounders: --maf counts every kept sample's calls, not only the founders'. */
+  readonly nonfounders: boolean;
   /** --geno: the largest missing-call rate kept. */
   readonly maxMissingRate: number | null;
-  /** --maf: the smallest minor allele frequency kept (over non-missing calls of the kept samples). */
+  /** --maf: the smallest minor allele frequency kept (over non-missing calls of the kept founders). */
   readonly minMinorAlleleFrequency: number | null;
 }
 
@@ -35,12 +40,15 @@ export interface SelectionRecord {
     readonly exclude: string | null;
     readonly keep: string | null;
     readonly remove: string | null;
+    /** Absent in sidecars written before the option existed. */
+    readonly filterFounders?: boolean;
+    readonly nonfounders?: boolean;
     readonly geno: number | null;
     readonly maf: number | null;
   };
   readonly numSampleInput: number;
   readonly numSampleKept: number;
-  readonly samplesRemoved: { readonly keep: number; readonly remove: number };
+  readonly samplesRemoved: { readonly keep: number; readonly remove: number; readonly filterFounders?: number };
   readonly numVariantInput: number;
   readonly numVariantKept: number;
   readonly variantsRemoved: {
@@ -51,8 +59,8 @@ export interface SelectionRecord {
 
 /** A selection that selects everything. */
 export const SELECT_ALL: GenotypeSelection = {
-  chromosomes: null, basePairRange: null, extract: null, exclude: null, keep: null, remove: null,
-  maxMissingRate: null, minMinorAlleleFrequency: null,
+  chromosomes: null, basePairRange: null, extract: null, exclude: null, keep: null, remove: null, filterFounders: false,
+  nonfounders: false, maxMissingRate: null, minMinorAlleleFrequency: null,
 };
 
 /**
@@ -63,7 +71,7 @@ const THRESHOLD_SLACK = 2 ** -44;
 
 /** Whether a selection removes anything at all. */
 export function selectsEverything(selection: GenotypeSelection): boolean {
-  return Object.values(selection).every((member) => member === null);
+  return Object.values(selection).every((member) => member === null || member === false);
 }
 
 /** The source filtered by `selection`, and the record of what it kept (complete once its rows have been read). */
@@ -81,13 +89,19 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
   const keptSampleIdx: number[] = [];
   let removedByKeep = 0;
   let removedByRemove = 0;
+  let removedAsNonfounder = 0;
+  const isFounder = (sampleIdx: number): boolean => source.founders?.[sampleIdx] ?? true;
   source.samples.forEach((sample, sampleIdx) => {
     if (selection.keep !== null && !sampleListNames(selection.keep, sample)) removedByKeep++;
     else if (selection.remove !== null && sampleListNames(selection.remove, sample)) removedByRemove++;
+    else if (selection.filterFounders && !isFounder(sampleIdx)) removedAsNonfounder++;
     else keptSampleIdx.push(sampleIdx);
   });
   if (keptSampleIdx.length === 0) {
-    const files = [selection.keep && `--keep ${selection.keep.path}`, selection.remove && `--remove ${selection.remove.path}`];
+    const files = [
+      selection.keep && `--keep ${selection.keep.path}`, selection.remove && `--remove ${selection.remove.path}`,
+      selection.filterFounders ? '--filter-founders' : null,
+    ];
     throw new UserError(`${files.filter((file) => file !== null).join(' and ')} keep none of the ${numSampleInput} samples of ${source.path}`);
   }
   const removed = { chr: 0, bpRange: 0, extract: 0, exclude: 0, geno: 0, maf: 0 };
@@ -96,6 +110,9 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
   const allSamplesKept = keptSampleIdx.length === numSampleInput;
   const numKept = keptSampleIdx.length;
   const keptPacked = new Uint8Array(packedBytesPerVector(numKept));
+  // --maf counts the kept founders' calls: a row of their own when some kept samples are not founders.
+  const keptFounderIdx = selection.nonfounders ? keptSampleIdx : keptSampleIdx.filter(isFounder);
+  const foundersPacked = keptFounderIdx.length === numKept ? null : new Uint8Array(packedBytesPerVector(keptFounderIdx.length));
 
   async function* rows(): AsyncGenerator<GenotypeRow> {
     for await (const row of source.rows()) {
@@ -107,7 +124,8 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
       }
       const packed = allSamplesKept ? row.packed : gatherSamples(row.packed, keptSampleIdx, keptPacked);
       const counts = countCodes(packed, numKept);
-      const callReason = reasonByCalls(counts, numKept, selection);
+      const founderCounts = foundersPacked === null ? counts : countCodes(gatherSamples(row.packed, keptFounderIdx, foundersPacked), keptFounderIdx.length);
+      const callReason = reasonByCalls({ all: counts, founders: founderCounts }, { numSample: numKept, numFounder: keptFounderIdx.length }, selection);
       if (callReason !== null) {
         removed[callReason]++;
         continue;
@@ -129,6 +147,7 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
       path: source.path,
       sampleIds: keptSampleIdx.map((sampleIdx) => source.sampleIds[sampleIdx]),
       samples: keptSampleIdx.map((sampleIdx) => source.samples[sampleIdx]),
+      ...(source.founders === undefined ? {} : { founders: keptSampleIdx.map(isFounder) }),
       numSnpKnown: null,
       rows,
     },
@@ -141,12 +160,14 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
         exclude: selection.exclude?.path ?? null,
         keep: selection.keep?.path ?? null,
         remove: selection.remove?.path ?? null,
+        filterFounders: selection.filterFounders,
+        nonfounders: selection.nonfounders,
         geno: selection.maxMissingRate,
         maf: selection.minMinorAlleleFrequency,
       },
       numSampleInput,
       numSampleKept: numKept,
-      samplesRemoved: { keep: removedByKeep, remove: removedByRemove },
+      samplesRemoved: { keep: removedByKeep, remove: removedByRemove, filterFounders: removedAsNonfounder },
       numVariantInput,
       numVariantKept,
       variantsRemoved: { ...removed },
@@ -174,14 +195,23 @@ interface CodeCounts {
   readonly missing: number;
 }
 
-function reasonByCalls(counts: CodeCounts, numSample: number, selection: GenotypeSelection): 'geno' | 'maf' | null {
+/**
+ * --geno over all kept samples' calls, --maf over the kept founders' (`counts.founders`; the same counts when every
+ * kept sample is a founder).
+ */
+function reasonByCalls(
+  counts: { readonly all: CodeCounts; readonly founders: CodeCounts }, sizes: { readonly numSample: number; readonly numFounder: number },
+  selection: GenotypeSelection,
+): 'geno' | 'maf' | null {
   const maxMissingRate = selection.maxMissingRate;
-  if (maxMissingRate !== null && counts.missing > numSample * maxMissingRate * (1 + THRESHOLD_SLACK)) return 'geno';
+  if (maxMissingRate !== null && counts.all.missing > sizes.numSample * maxMissingRate * (1 + THRESHOLD_SLACK)) return 'geno';
   const minMaf = selection.minMinorAlleleFrequency;
   if (minMaf !== null) {
-    const numAllele = 2 * (numSample - counts.missing);
-    const allele1 = counts.het + 2 * counts.homAllele1;
-    // No called allele: no frequency to compare, and plink1.9 keeps the variant (tested); --geno removes it.
+    const founders = counts.founders;
+    const numAllele = 2 * (sizes.numFounder - founders.missing);
+    const allele1 = founders.het + 2 * founders.homAllele1;
+    // No called allele (or no founder): no frequency to compare, and plink1.9 and plink2 keep the variant (tested);
+    // --geno removes one without calls.
     if (numAllele > 0 && Math.min(allele1, numAllele - allele1) / numAllele < minMaf * (1 - THRESHOLD_SLACK)) return 'maf';
   }
   return null;

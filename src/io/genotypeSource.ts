@@ -48,6 +48,11 @@ export interface GenotypeSource {
   readonly sampleIds: readonly string[];
   /** The same samples by FID and IID (PLINK) or name (VCF), for --keep and --remove. */
   readonly samples: readonly SampleName[];
+  /**
+   * Per sample, whether it is a founder (a PLINK .fam line whose father and mother IDs are both 0); absent: every
+   * sample is one (a VCF has no pedigree). PLINK counts allele frequencies (--maf) and LD over founders only.
+   */
+  readonly founders?: readonly boolean[];
   /** Number of SNPs when the file says so before reading (PLINK); null for VCF. */
   readonly numSnpKnown: number | null;
   /** The rows in file order; a source can be iterated once. */

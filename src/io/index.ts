@@ -79,6 +79,8 @@ export { TextOutput, isGzipName } from './textOutput.js';
 export type { TextFileOptions } from './textOutput.js';
 export { ldLocusText, ldTableHeader, ldTableLine, ldTableLineOfLoci, plinkChromosomeText, plinkSnpColumnWidth } from './plinkLdTable.js';
 export type { LdExtraColumn, LdLocus } from './plinkLdTable.js';
+export { distanceMatrixChunks } from './plinkDistanceMatrix.js';
+export type { DistanceMatrixLayout } from './plinkDistanceMatrix.js';
 export {
   CLASS_CASE, CLASS_CONTROL, CLASS_MISSING, orderByClass, phenotypeClassOf, readFamPhenotypes, readPhenotypeFile,
   type CaseControlRecord, type SampleClasses,

@@ -37,7 +37,7 @@ export function plinkPathsOf(prefixOrBed: string): PlinkPaths | null {
  * @throws UserError naming the file and line or byte of the first problem.
  */
 export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSource> {
-  const samples = await readFam(paths.fam);
+  const { samples, founders } = await readFam(paths.fam);
   const sampleIds = samples.map((sample) => `${sample.fid}_${sample.iid}`);
   const snps = await readBim(paths.bim);
   checkBed(paths, sampleIds.length, snps.length);
@@ -46,14 +46,17 @@ export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSourc
     path: paths.bed,
     sampleIds,
     samples,
+    founders,
     numSnpKnown: snps.length,
     rows: () => bedRows(paths.bed, snps, sampleIds.length),
   };
 }
 
-async function readFam(path: string): Promise<SampleName[]> {
+/** The .fam's samples, and which are founders (father and mother IDs both 0, as PLINK decides). */
+async function readFam(path: string): Promise<{ samples: SampleName[]; founders: boolean[] }> {
   requireFile(path, '.fam');
   const ids: SampleName[] = [];
+  const founders: boolean[] = [];
   for await (const { text, lineNumber } of readTextLines(path)) {
     if (text.trim() === '') continue;
     const columns = text.trim().split(/\s+/);
@@ -61,9 +64,10 @@ async function readFam(path: string): Promise<SampleName[]> {
       throw new UserError(`${path} line ${lineNumber}: expected 6 columns (FID IID father mother sex phenotype), found ${columns.length}`);
     }
     ids.push({ fid: columns[0], iid: columns[1] });
+    founders.push(columns[2] === '0' && columns[3] === '0');
   }
   if (ids.length === 0) throw new UserError(`${path}: no samples`);
-  return ids;
+  return { samples: ids, founders };
 }
 
 async function readBim(path: string): Promise<SnpInfo[]> {

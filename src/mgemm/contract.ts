@@ -52,6 +52,27 @@ export interface PopcountGemmRequest {
    * `aFirst === bFirst`). Kernels may skip work below the diagonal; those entries are then unspecified.
    */
   readonly strictUpper: boolean;
+  /**
+   * Per plane, the words [first, end) outside which that plane is zero in both operands (PlaneLayout.planeFieldRanges:
+   * epistasis's class planes), or null for a plane with bits anywhere; absent or null: every plane anywhere. A
+   * term counts only the words where both its planes' ranges meet — the same tallies, as the words skipped are zero:
+   * kernels may honour it (ref, wasm, native) or not (webgpu), and callers must not pass a range that cuts bits.
+   */
+  readonly planeWordRanges?: readonly (PlaneWordRange | null)[] | null;
+}
+
+/** Words [first, end) of a plane. */
+export type PlaneWordRange = readonly [first: number, end: number];
+
+/** The words of term (aPlane, bPlane) of `request` that a kernel must sweep: [first, end) within [0, wordsPerPlane). */
+export function termWordRange(request: PopcountGemmRequest, aPlane: number, bPlane: number): PlaneWordRange {
+  const wordsPerPlane = request.a.wordsPerPlane;
+  const ranges = request.planeWordRanges ?? null;
+  const aRange = ranges?.[aPlane] ?? null;
+  const bRange = ranges?.[bPlane] ?? null;
+  const first = Math.max(0, aRange?.[0] ?? 0, bRange?.[0] ?? 0);
+  const end = Math.min(wordsPerPlane, aRange?.[1] ?? wordsPerPlane, bRange?.[1] ?? wordsPerPlane);
+  return [first, Math.max(first, end)];
 }
 
 /**

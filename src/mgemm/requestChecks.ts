@@ -20,6 +20,13 @@ export function checkPopcountGemmRequest(request: PopcountGemmRequest): void {
       checkPlane('b', b, bPlane);
     }
   }
+  for (const [p, range] of (request.planeWordRanges ?? []).entries()) {
+    if (range === null) continue;
+    const [first, end] = range;
+    if (!Number.isSafeInteger(first) || !Number.isSafeInteger(end) || first < 0 || end < first || end > a.wordsPerPlane) {
+      throw new RangeError(`planeWordRanges[${p}] = [${first}, ${end}) is not within the ${a.wordsPerPlane} words of a plane`);
+    }
+  }
 }
 
 /** Throws a RangeError describing the first way a 3-way `request` breaks the contract of contract.ts. */

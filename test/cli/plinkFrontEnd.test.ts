@@ -62,7 +62,7 @@ describe('snptally plink --r2 tables', () => {
     expect(log).toBe(stdout);
     expect(log).toContain('Options in effect:\n  --bfile');
     expect(log).toContain('  --r2 inter-chr\n  --ld-window-r2 0.3\n');
-    expect(log).toMatch(/\n {2}snptally prepare --bfile \S+ --out \S+input\.packed --json\n {2}snptally run --metric r2 --input /);
+    expect(log).toMatch(/\n {2}snptally prepare --bfile \S+ --filter-founders --out \S+input\.packed --json\n {2}snptally run --metric r2 --input /);
     expect(log).toContain('60 variants and 120 people pass filters and QC.');
     expect(log).toContain(`Results written to ${ours}.ld .`);
     // Nothing else is left beside the outputs (the scratch directory is gone).

@@ -15,6 +15,7 @@ import { naiveR2 } from '../helpers/naiveR2.js';
 import { writePlinkFileset } from '../helpers/plinkFileset.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { runCli } from './cliHarness.js';
+import { ANALYSIS_NAMES, builtInAnalysis } from '../../src/analyses/registry.js';
 
 const gate = await webgpuGate();
 const dir = mkdtempSync(join(tmpdir(), 'snptally-r2-matrix-'));
@@ -160,7 +161,11 @@ describe('r² dense matrix refusals', () => {
   };
 
   it('ccc and duo (four table entries per pair) have no dense matrix', () => {
-    refused(['--matrix', 'square', '--output', join(dir, 'ccc')], /^snptally: --matrix holds one value per pair, and --metric ccc has no dense-matrix result \(metrics with one: r2\)/);
+    // The list names every built-in analysis with a dense matrix, r² among them.
+    const withMatrix = ANALYSIS_NAMES.filter((name) => builtInAnalysis(name).results.includes('dense-matrix'));
+    expect(withMatrix).toContain('r2');
+    refused(['--matrix', 'square', '--output', join(dir, 'ccc')],
+      new RegExp(`^snptally: --matrix holds one value per pair, and --metric ccc has no dense-matrix result \\(metrics with one: ${withMatrix.join(', ')}\\)`));
     refused(['--metric', 'duo', '--matrix', 'triangle', '--output', join(dir, 'duo')], /--metric duo has no dense-matrix result/);
   });
 

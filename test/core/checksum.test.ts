@@ -1,6 +1,6 @@
 // Checksum weights: the row-wise forms the engine uses equal the per-entry definition of SPEC §5.
 import { describe, expect, it } from 'vitest';
-import { checksumWeight, entryUid2, entryUid3, pairRowEntryWeights, pairRowWeights, tripleRowWeights } from '../../src/core/checksum.js';
+import { checksumWeight, entryUid2, entryUid3, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../src/core/checksum.js';
 
 describe('pairRowWeights', () => {
   const cases = [
@@ -99,6 +99,27 @@ describe('tripleRowWeights over long runs', () => {
         }
         expect(Array.from(out)).toEqual(expected);
       }
+    });
+  }
+});
+
+describe('tupleValuePairWeights', () => {
+  const cases = [
+    { nv: 48, i: 0, jFirst: 1, numCols: 47 },
+    { nv: 48, i: 47, jFirst: 0, numCols: 47 },
+    { nv: 48, i: 20, jFirst: 3, numCols: 40 },
+    { nv: 3_000_000, i: 2_999_999, jFirst: 0, numCols: 1000 },
+    { nv: 3_000_000, i: 1_500_000, jFirst: 1_499_500, numCols: 1000 },
+  ];
+  for (const c of cases) {
+    it(`equals checksumWeight(max·nv + min) for nv ${c.nv}, i ${c.i}, j ${c.jFirst}+${c.numCols}`, () => {
+      const out = new Float64Array(c.numCols);
+      tupleValuePairWeights(c.nv, c.i, c.jFirst, c.numCols, out);
+      const expected = Array.from({ length: c.numCols }, (_, t) => {
+        const j = c.jFirst + t;
+        return checksumWeight(Math.max(c.i, j) * c.nv + Math.min(c.i, j));
+      });
+      expect(Array.from(out)).toEqual(expected);
     });
   }
 });

@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { PopcountGemmRequest } from '../../src/mgemm/index.js';
-import { PopcountGemmRef, popcount32 } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
+import { popcount32 } from '../../src/core/bitCodes.js';
+import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { CCC_DENSE_TERMS, naiveTallies, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 describe('popcount32', () => {

@@ -7,6 +7,7 @@
 // cleared — the kernels (CPU, GPU) stay unchanged and a class costs nothing but its plane.
 import type { FieldRange, PlaneLayout, TriplePlan } from '../analysis.js';
 import type { TermGroup } from '../../mgemm/index.js';
+import { popcount32 } from '../../core/bitCodes.js';
 
 /** Plane kinds within a class: genotype 0, genotype 1, present (any call). Genotype 2 is P − g0 − g1. */
 export const KIND_G0 = 0;
@@ -104,22 +105,15 @@ const PAIR_AXIS_TRIPLES = axisTriples(2);
 const TRIPLE_AXIS_TRIPLES = axisTriples(3);
 const QUAD_AXIS_TRIPLES = axisTriples(4);
 
-/** Popcounts of each plane of each real row of `planes` (numVectorReal rows): `counts[row·numPlanes + p]`. */
-export function planeCountsOf(words: Uint32Array, numPlanes: number, wordsPerPlane: number, numRows: number): Float64Array {
-  const counts = new Float64Array(numRows * numPlanes);
-  for (let r = 0; r < numRows; r++) {
-    for (let p = 0; p < numPlanes; p++) {
-      const base = (r * numPlanes + p) * wordsPerPlane;
-      let count = 0;
-      for (let w = 0; w < wordsPerPlane; w++) count += popcount32(words[base + w]);
-      counts[r * numPlanes + p] = count;
-    }
-  }
-  return counts;
+/** Popcount of words [first, end) of `words`. */
+export function popcountWords(words: Uint32Array, first: number, end: number): number {
+  let count = 0;
+  for (let w = first; w < end; w++) count += popcount32(words[w]);
+  return count;
 }
 
-function popcount32(word: number): number {
-  let v = word - ((word >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+/** Each class's words [first, end) of a plane: those holding a field of its range (the other words are cleared). */
+export function classWordRanges(numControls: number, numField: number): [first: number, end: number][] {
+  return [[0, Math.ceil(numControls / 32)], [Math.floor(numControls / 32), Math.ceil(numField / 32)]];
 }
+

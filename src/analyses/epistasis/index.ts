@@ -2,7 +2,7 @@
 // controls and cases, exact from the popcount GEMMs, scored by K2, MI or IG; one value per tuple, ranked by `top-n`.
 import { UserError } from '../../core/errors.js';
 import type { AnalysisRun, AnalysisSettings, Analysis } from '../analysis.js';
-import { epistasisPlaneLayout, pairTermGroups, tripleTallyPlan } from './epistasisPlanes.js';
+import { classWordRanges, epistasisPlaneLayout, pairTermGroups, tripleTallyPlan } from './epistasisPlanes.js';
 import { finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
 import { k2TableSlack, ScoreTables } from './epistasisScores.js';
 import { finalizeEpistasisQuads, quadTallyPlan } from './epistasisQuads.js';
@@ -41,6 +41,7 @@ export const analysis: Analysis = {
     const { spec, numField } = settings;
     const finalizeSettings: EpistasisFinalizeSettings = {
       score, sparse: spec.sparse, classSizes: [numControls, numField - numControls], tables: new ScoreTables(numField + k2TableSlack(spec.numWay)),
+      classWords: classWordRanges(numControls, numField),
     };
     return {
       planes: epistasisPlaneLayout({ numControls, numField, sparse: spec.sparse }),

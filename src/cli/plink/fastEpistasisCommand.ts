@@ -12,42 +12,18 @@ import {
 import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
 import { packageVersion } from '../packageVersion.js';
 import { fastEpistasisReport } from './fastEpistasisReport.js';
+import { COMMON_FLAG_ARITY, parsePlinkCommandLine, plinkInputOf, selectionArgsOf, type FlagArity, type PlinkFlags } from './plinkCommandLine.js';
 
 /** Flags of a --fast-epistasis command line and their [least, most] parameters. */
-const FLAG_ARITY: ReadonlyMap<string, readonly [number, number]> = new Map([
-  ['--bfile', [0, 1]], ['--vcf', [1, 1]], ['--out', [1, 1]], ['--threads', [1, 1]], ['--memory', [1, 1]],
-  ['--chr', [1, Infinity]], ['--from-bp', [1, 1]], ['--to-bp', [1, 1]], ['--extract', [1, 1]], ['--exclude', [1, 1]],
-  ['--keep', [1, 1]], ['--remove', [1, 1]], ['--maf', [0, 1]], ['--geno', [0, 1]], ['--fast-epistasis', [0, 1]],
-  ['--epi1', [1, 1]], ['--epi2', [1, 1]], ['--allow-no-sex', [0, 0]], ['--pheno', [1, 1]], ['--pheno-name', [1, 1]], ['--force', [0, 0]],
+const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([
+  ...COMMON_FLAG_ARITY, ['--fast-epistasis', [0, 1]], ['--epi1', [1, 1]], ['--epi2', [1, 1]], ['--allow-no-sex', [0, 0]],
+  ['--pheno', [1, 1]], ['--pheno-name', [1, 1]],
 ]);
-const SELECTION_FLAGS = ['--chr', '--from-bp', '--to-bp', '--extract', '--exclude', '--keep', '--remove', '--maf', '--geno'];
 
 /** Runs `snptally <args>` (plinkCommand.ts's child runner). */
 export type SnptallyRunner = (args: readonly string[]) => Promise<string>;
 
-function splitFlags(args: readonly string[]): Map<string, string[]> {
-  const flags = new Map<string, string[]>();
-  let current: string[] | null = null;
-  for (const token of args) {
-    if (token.startsWith('--') && token.length > 2) {
-      if (flags.has(token)) throw new UserError(`plink: ${token} is given twice`);
-      current = [];
-      flags.set(token, current);
-    } else if (current === null) {
-      throw new UserError(`plink: "${token}" is not a flag (PLINK's flags start with --)`);
-    } else {
-      current.push(token);
-    }
-  }
-  for (const [flag, parameters] of flags) {
-    const arity = FLAG_ARITY.get(flag);
-    if (arity === undefined) throw new UserError(`plink: ${flag} is not supported with --fast-epistasis (supported: ${[...FLAG_ARITY.keys()].join(' ')})`);
-    if (parameters.length < arity[0] || parameters.length > arity[1]) throw new UserError(`plink: ${flag} takes ${arity[0]} to ${arity[1]} parameter(s), got ${parameters.length}`);
-  }
-  return flags;
-}
-
-function pValueFlag(flags: Map<string, string[]>, flag: string, fallback: number): number {
+function pValueFlag(flags: PlinkFlags, flag: string, fallback: number): number {
   const text = flags.get(flag)?.[0];
   if (text === undefined) return fallback;
   const value = Number(text);
@@ -56,7 +32,7 @@ function pValueFlag(flags: Map<string, string[]>, flag: string, fallback: number
 }
 
 /** The phenotype file prepare reads: PLINK's classes with unknown-sex samples missing unless --allow-no-sex. */
-async function writePhenotypes(flags: Map<string, string[]>, input: { flag: string; path: string }, path: string): Promise<void> {
+async function writePhenotypes(flags: PlinkFlags, input: { flag: string; path: string }, path: string): Promise<void> {
   const source = await openGenotypeInput(input.path, { onBadSite: 'error' });
   if (source === null) throw new UserError(`plink: ${input.path} is neither a PLINK fileset nor a VCF`);
   const pheno = flags.get('--pheno')?.[0] ?? null;
@@ -82,11 +58,10 @@ async function writePhenotypes(flags: Map<string, string[]>, input: { flag: stri
 
 /** Runs a --fast-epistasis command line (the caller saw the flag). */
 export async function runFastEpistasis(args: readonly string[], runSnptally: SnptallyRunner): Promise<void> {
-  const flags = splitFlags(args);
+  const flags = parsePlinkCommandLine(args, FLAG_ARITY, ' with --fast-epistasis');
   const modifier = flags.get('--fast-epistasis')?.[0];
   if (modifier !== undefined && modifier !== 'boost') throw new UserError(`plink: --fast-epistasis modifier '${modifier}' is not supported (supported: boost)`);
-  if (flags.has('--bfile') && flags.has('--vcf')) throw new UserError('plink: give --bfile or --vcf, not both');
-  const input = flags.has('--vcf') ? { flag: '--vcf', path: flags.get('--vcf')![0] } : { flag: '--bfile', path: flags.get('--bfile')?.[0] ?? 'plink' };
+  const input = plinkInputOf(flags);
   const settings = { boost: modifier === 'boost', epi1: pValueFlag(flags, '--epi1', 0.0001), epi2: pValueFlag(flags, '--epi2', 0.01) };
   const out = flags.get('--out')?.[0] ?? 'plink';
   const paths = { pairs: `${out}.epi.cc`, summary: `${out}.epi.cc.summary`, log: `${out}.log` };
@@ -102,10 +77,7 @@ export async function runFastEpistasis(args: readonly string[], runSnptally: Snp
     const phenoPath = join(scratch, 'pheno.txt');
     await writePhenotypes(flags, input, phenoPath);
     const packedPath = join(scratch, 'input.packed');
-    const selection = SELECTION_FLAGS.flatMap((flag) => {
-      const parameters = flags.get(flag);
-      return parameters === undefined ? [] : flag === '--chr' ? [flag, parameters.join(',')] : [flag, ...parameters];
-    });
+    const selection = selectionArgsOf(flags);
     const prepareArgs = ['prepare', input.flag, input.path, ...selection, '--pheno', phenoPath, '--out', packedPath, '--json'];
     await runSnptally(prepareArgs);
     const sidecar = readSidecar(`${packedPath}.json`);

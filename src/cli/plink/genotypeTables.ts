@@ -3,16 +3,11 @@
 // Rows are read on demand and kept in a bounded cache, for the few pairs a report keeps.
 import { closeSync, readSync } from 'node:fs';
 import { openForReading, packedBytesPerVector } from '../../io/index.js';
+import { popcount32 } from '../../core/bitCodes.js';
 
 /** Bytes of bit planes kept in the cache. */
 const CACHE_BYTES = 256 << 20;
 
-function popcount32(word: number): number {
-  let x = word - ((word >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
 
 /** Code (2 bits, SPEC §1) → copies of allele 1, or -1 for missing. */
 const COPIES_OF_CODE = [0, 1, -1, 2];

@@ -3,19 +3,16 @@
 // their modifiers, plink2's conflicts and ranges (plink2.cc's parser), and everything else refused by name.
 import { UserError } from '../../core/errors.js';
 import type { MatrixFormat, MatrixShape } from '../../io/index.js';
+import {
+  COMMON_FLAG_ARITY, firstParameter, parsePlinkCommandLine, plinkInputOf, resourceArgsOf, selectionArgsOf, type FlagArity,
+} from './plinkCommandLine.js';
 
 /** Flags that make a command line a KING one (the front end's other analyses take none of them). */
 export const KING_FLAGS = ['--make-king', '--make-king-table', '--king-table-filter', '--king-cutoff'] as const;
 
-/** The selection flags passed on to `prepare` as they are (same names, PLINK's meaning). */
-const SELECTION_FLAGS = ['--chr', '--from-bp', '--to-bp', '--extract', '--exclude', '--keep', '--remove', '--maf', '--geno'] as const;
-
 /** Every flag of a KING command line: [least, most] parameters. */
-const FLAG_ARITY: ReadonlyMap<string, readonly [number, number]> = new Map([
-  ['--bfile', [0, 1]], ['--vcf', [1, 1]], ['--out', [1, 1]], ['--threads', [1, 1]], ['--memory', [1, 1]],
-  ['--chr', [1, Infinity]], ['--from-bp', [1, 1]], ['--to-bp', [1, 1]], ['--extract', [1, 1]], ['--exclude', [1, 1]],
-  ['--keep', [1, 1]], ['--remove', [1, 1]], ['--maf', [0, 1]], ['--geno', [0, 1]], ['--force', [0, 0]],
-  ['--make-king', [0, 2]], ['--make-king-table', [0, 1]], ['--king-table-filter', [1, 1]], ['--king-cutoff', [1, 1]],
+const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([
+  ...COMMON_FLAG_ARITY, ['--make-king', [0, 2]], ['--make-king-table', [0, 1]], ['--king-table-filter', [1, 1]], ['--king-cutoff', [1, 1]],
 ]);
 
 /** What a KING command line asks for. */
@@ -42,24 +39,6 @@ export interface KingRequest {
 /** Whether PLINK's arguments ask for a KING analysis. */
 export function isKingCommandLine(args: readonly string[]): boolean {
   return args.some((arg) => (KING_FLAGS as readonly string[]).includes(arg));
-}
-
-/** Splits PLINK's argument list into flags and their parameters. */
-function splitFlags(args: readonly string[]): Map<string, string[]> {
-  const flags = new Map<string, string[]>();
-  let current: string[] | null = null;
-  for (const token of args) {
-    if (token.startsWith('--') && token.length > 2) {
-      if (flags.has(token)) throw new UserError(`plink: ${token} is given twice`);
-      current = [];
-      flags.set(token, current);
-    } else if (current === null) {
-      throw new UserError(`plink: "${token}" is not a flag (PLINK's flags start with --)`);
-    } else {
-      current.push(token);
-    }
-  }
-  return flags;
 }
 
 /** A number parameter of `flag` checked against plink2's range. */
@@ -90,23 +69,9 @@ function matrixOf(modifiers: readonly string[]): KingRequest['matrix'] {
  * plink2's range, or plink2's conflicts.
  */
 export function parseKingFlags(args: readonly string[]): KingRequest {
-  const flags = splitFlags(args);
-  for (const [flag, parameters] of flags) {
-    const arity = FLAG_ARITY.get(flag);
-    if (arity === undefined) {
-      throw new UserError(`plink: ${flag} is not supported with --make-king (supported: ${[...FLAG_ARITY.keys()].join(' ')})`);
-    }
-    if (parameters.length < arity[0] || parameters.length > arity[1]) {
-      const wanted = arity[0] === arity[1] ? `${arity[0]}` : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
-      throw new UserError(`plink: ${flag} takes ${wanted} parameter(s), got ${parameters.length}`);
-    }
-  }
-  const one = (flag: string): string | undefined => flags.get(flag)?.[0];
-  if (flags.has('--bfile') && flags.has('--vcf')) throw new UserError('plink: give --bfile or --vcf, not both');
-  if (!flags.has('--bfile') && !flags.has('--vcf')) throw new UserError('plink: give the input with --bfile PREFIX or --vcf FILE');
-  const input = flags.has('--vcf')
-    ? { flag: '--vcf' as const, path: one('--vcf') as string }
-    : { flag: '--bfile' as const, path: one('--bfile') ?? 'plink' };
+  const flags = parsePlinkCommandLine(args, FLAG_ARITY, ' with --make-king');
+  const one = (flag: string): string | undefined => firstParameter(flags, flag);
+  const input = plinkInputOf(flags);
   const kingModifiers = flags.get('--make-king');
   const tableModifiers = flags.get('--make-king-table');
   for (const modifier of tableModifiers ?? []) {
@@ -118,16 +83,12 @@ export function parseKingFlags(args: readonly string[]): KingRequest {
     throw new UserError('plink: --king-table-filter needs --make-king-table');
   }
   if (filterText !== undefined && tableModifiers === undefined) throw new UserError('plink: --king-table-filter needs --make-king-table');
-  const selectionArgs = SELECTION_FLAGS.flatMap((flag) => {
-    const parameters = flags.get(flag);
-    if (parameters === undefined) return [];
-    return flag === '--chr' ? [flag, parameters.join(',')] : [flag, ...parameters];
-  });
+  const selectionArgs = selectionArgsOf(flags);
   return {
     input,
     out: one('--out') ?? 'plink2',
     selectionArgs,
-    resourceArgs: (['--threads', '--memory'] as const).flatMap((flag) => (flags.has(flag) ? [flag, one(flag) as string] : [])),
+    resourceArgs: resourceArgsOf(flags),
     matrix: kingModifiers === undefined ? null : matrixOf(kingModifiers),
     table: tableModifiers === undefined ? null : { counts: tableModifiers.includes('counts') },
     tableFilter: filterText === undefined ? null : numberOf('--king-table-filter', filterText, (value) => value <= 0.5),

@@ -6,6 +6,7 @@ import { KING_COUNT_SCALE, KING_ENTRY } from '../../analyses/index.js';
 import {
   coordEntryBit, coordVectorIndex, openForReading, packedBytesPerVector, readExactly, readMetricsFileChunks, RowSorter,
 } from '../../io/index.js';
+import { popcount32 } from '../../core/bitCodes.js';
 
 /** Words of a sorted pair row: ID1 (the later sample), ID2, hethet, het1Hom2, hom1Het2, ibs0. */
 export const PAIR_ROW_WORDS = 6;
@@ -112,8 +113,3 @@ export class MissingCalls {
   }
 }
 
-function popcount32(word: number): number {
-  let x = word - ((word >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}

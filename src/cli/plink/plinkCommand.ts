@@ -14,6 +14,8 @@ import { runFastEpistasis } from './fastEpistasisCommand.js';
 import { describeR2, parsePlinkFlags, plinkOutputPaths, type PlinkRequest } from './plinkFlags.js';
 import { isKingCommandLine } from './kingFlags.js';
 import { runKing } from './kingCommand.js';
+import { isDistanceCommandLine } from './distanceFlags.js';
+import { runDistance } from './distanceCommand.js';
 import { runSnptally } from './snptallyChild.js';
 
 /** Adds the `plink` command to `program`. */
@@ -27,8 +29,9 @@ export function addPlinkCommand(program: Command): void {
       '--maf [F], --geno [R], --r2 [triangle|square|square0] [bin|bin4|gz] [inter-chr] [d|dprime|dprime-signed], ' +
       '--ld-window N, --ld-window-kb KB, --ld-window-r2 R; or plink2\'s relatedness: --make-king [triangle|square|square0] ' +
       '[bin|bin4], --make-king-table [counts], --king-table-filter X, --king-cutoff X (<out>.king[.bin] and .king.id, ' +
-      '<out>.kin0, <out>.king.cutoff.in.id/.out.id); or PLINK 1.9\'s --fast-epistasis [boost] with --epi1/--epi2 ' +
-      '(<out>.epi.cc and .epi.cc.summary); and snptally\'s --force (PLINK overwrites; snptally ' +
+      '<out>.kin0, <out>.king.cutoff.in.id/.out.id); PLINK 1.9\'s --distance [square|square0|triangle] [gz|bin|bin4] [ibs] ' +
+      '[1-ibs] [allele-ct] [flat-missing] (<out>.dist, .mibs, .mdist and their .id); or PLINK 1.9\'s --fast-epistasis [boost] ' +
+      'with --epi1/--epi2 (<out>.epi.cc and .epi.cc.summary); and snptally\'s --force (PLINK overwrites; snptally ' +
       'replaces existing outputs only with it). Any other flag or modifier is refused by name. The log lists the ' +
       'snptally commands it ran')
     .argument('[flags...]', 'PLINK flags')
@@ -61,6 +64,10 @@ export function runArgsOf(request: PlinkRequest, packedPath: string, stub: strin
 async function runPlink(flags: readonly string[]): Promise<void> {
   if (isKingCommandLine(flags)) {
     await runKing(flags);
+    return;
+  }
+  if (isDistanceCommandLine(flags)) {
+    await runDistance(flags);
     return;
   }
   const request = parsePlinkFlags(flags);

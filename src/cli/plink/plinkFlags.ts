@@ -4,19 +4,17 @@
 import { UserError } from '../../core/errors.js';
 import type { MatrixFormat, MatrixShape } from '../../io/index.js';
 import type { DprimeKind } from './twoLocusLd.js';
+import {
+  COMMON_FLAG_ARITY, firstParameter, parsePlinkCommandLine, plinkInputOf, resourceArgsOf, selectionArgsOf, type FlagArity,
+} from './plinkCommandLine.js';
 
 /** PLINK 1.9's windows of table mode when no flag sets them. */
 export const PLINK_DEFAULT_WINDOW = { numVariants: '10', kb: '1000', r2: '0.2' } as const;
 
-/** The selection flags passed on to `prepare` as they are (same names, PLINK's meaning). */
-const SELECTION_FLAGS = ['--chr', '--from-bp', '--to-bp', '--extract', '--exclude', '--keep', '--remove', '--maf', '--geno'] as const;
 
 /** Every flag the front end takes: [least, most] parameters. */
-const FLAG_ARITY: ReadonlyMap<string, readonly [number, number]> = new Map([
-  ['--bfile', [0, 1]], ['--vcf', [1, 1]], ['--out', [1, 1]], ['--threads', [1, 1]], ['--memory', [1, 1]],
-  ['--chr', [1, Infinity]], ['--from-bp', [1, 1]], ['--to-bp', [1, 1]], ['--extract', [1, 1]], ['--exclude', [1, 1]],
-  ['--keep', [1, 1]], ['--remove', [1, 1]], ['--maf', [0, 1]], ['--geno', [0, 1]], ['--r2', [0, Infinity]],
-  ['--ld-window', [1, 1]], ['--ld-window-kb', [1, 1]], ['--ld-window-r2', [1, 1]], ['--force', [0, 0]],
+const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([
+  ...COMMON_FLAG_ARITY, ['--r2', [0, Infinity]], ['--ld-window', [1, 1]], ['--ld-window-kb', [1, 1]], ['--ld-window-r2', [1, 1]],
 ]);
 
 /** `--r2` modifiers the front end supports. */
@@ -45,46 +43,14 @@ export interface PlinkRequest {
   readonly optionsInEffect: readonly string[];
 }
 
-/** Splits PLINK's argument list into flags and their parameters. */
-function splitFlags(args: readonly string[]): Map<string, string[]> {
-  const flags = new Map<string, string[]>();
-  let current: string[] | null = null;
-  for (const token of args) {
-    if (token.startsWith('--') && token.length > 2) {
-      if (flags.has(token)) throw new UserError(`plink: ${token} is given twice`);
-      current = [];
-      flags.set(token, current);
-    } else if (current === null) {
-      throw new UserError(`plink: "${token}" is not a flag (PLINK's flags start with --)`);
-    } else {
-      current.push(token);
-    }
-  }
-  return flags;
-}
-
 /**
  * Parses PLINK flags into a request.
  * @throws UserError naming the first unsupported flag or modifier, a wrong number of parameters, or PLINK's conflicts.
  */
 export function parsePlinkFlags(args: readonly string[]): PlinkRequest {
-  const flags = splitFlags(args);
-  for (const [flag, parameters] of flags) {
-    const arity = FLAG_ARITY.get(flag);
-    if (arity === undefined) {
-      throw new UserError(`plink: ${flag} is not supported (supported: ${[...FLAG_ARITY.keys()].join(' ')})`);
-    }
-    if (parameters.length < arity[0] || parameters.length > arity[1]) {
-      const wanted = arity[0] === arity[1] ? `${arity[0]}` : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
-      throw new UserError(`plink: ${flag} takes ${wanted} parameter(s), got ${parameters.length}`);
-    }
-  }
-  const one = (flag: string): string | undefined => flags.get(flag)?.[0];
-  if (flags.has('--bfile') && flags.has('--vcf')) throw new UserError('plink: give --bfile or --vcf, not both');
-  if (!flags.has('--bfile') && !flags.has('--vcf')) throw new UserError('plink: give the input with --bfile PREFIX or --vcf FILE');
-  const input = flags.has('--vcf')
-    ? { flag: '--vcf' as const, path: one('--vcf') as string }
-    : { flag: '--bfile' as const, path: one('--bfile') ?? 'plink' };
+  const flags = parsePlinkCommandLine(args, FLAG_ARITY);
+  const one = (flag: string): string | undefined => firstParameter(flags, flag);
+  const input = plinkInputOf(flags);
   const modifiers = flags.get('--r2');
   if (modifiers === undefined) throw new UserError('plink: give --r2 (the PLINK analysis the front end runs)');
   for (const modifier of modifiers) {
@@ -117,12 +83,14 @@ export function parsePlinkFlags(args: readonly string[]): PlinkRequest {
   if (window.r2.trim() === '' || !(minR2 >= 0 && minR2 <= 1)) {
     throw new UserError(`plink: --ld-window-r2 must be a number in [0, 1], got "${window.r2}"`);
   }
-  const selectionArgs = SELECTION_FLAGS.flatMap((flag) => {
-    const parameters = flags.get(flag);
-    if (parameters === undefined) return [];
-    return flag === '--chr' ? [flag, parameters.join(',')] : [flag, ...parameters];
-  });
-  const resourceArgs = (['--threads', '--memory'] as const).flatMap((flag) => (flags.has(flag) ? [flag, one(flag) as string] : []));
+  const selectionArgs = selectionArgsOf(flags);
+  // plink1.9 computes LD over founders only, --nonfounders or not (checked: its .ld is the same); --nonfounders only
+  // widens --maf to every sample, which founders-only prepared data cannot reproduce.
+  if (flags.has('--nonfounders') && flags.has('--maf')) {
+    throw new UserError('plink: --nonfounders with --maf is not supported with --r2 (LD is over founders, the frequencies would be over every sample)');
+  }
+  if (!flags.has('--filter-founders')) selectionArgs.push('--filter-founders');
+  const resourceArgs = resourceArgsOf(flags);
   return {
     input,
     out: one('--out') ?? 'plink',

@@ -2,6 +2,7 @@
 //
 // Only type imports: the block worker threads load this file, and it must stay cheap to load.
 import type { PlaneLayout } from '../../analyses/index.js';
+import type { PlaneWordRange } from '../../mgemm/index.js';
 
 /** Entries per plane of a PlanePackingTable: every value of two packed bytes (8 fields). */
 const PAIR_VALUES = 1 << 16;
@@ -101,4 +102,15 @@ export function maskPlaneFieldRanges(
       }
     }
   }
+}
+
+/**
+ * The popcount GEMM's planeWordRanges (mgemm/contract.ts) of a layout whose planes hold every field (no field slabs):
+ * per plane the words of its field range, which maskPlaneFieldRanges leaves as the only nonzero ones; null without
+ * ranges.
+ */
+export function planeWordRangesOf(layout: PlaneLayout): (PlaneWordRange | null)[] | null {
+  const ranges = layout.planeFieldRanges ?? null;
+  if (ranges === null) return null;
+  return ranges.map((range) => (range === null ? null : [Math.floor(range.first / 32), Math.max(Math.floor(range.first / 32), Math.ceil(range.end / 32))] as const));
 }

@@ -1,5 +1,6 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
-import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights } from '../../core/checksum.js';
+import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
+import type { RecordBar } from '../../mgemm/index.js';
 import type { PairCountRow, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
@@ -13,6 +14,11 @@ import { windowColumnsOf, type PairWindowLimits, type VectorInterval } from '../
  */
 export interface RecordWriter {
   appendRecordWords(words: Uint32Array, numRecords: number): void;
+  /**
+   * A writer that keeps only the strongest records (TopRecords): the value a record must reach to be kept, or null;
+   * the sink then drops weaker records before buffering them (one-value rows: addTupleValueRow).
+   */
+  recordBar?(): RecordBar | null;
 }
 
 export const RECORDS_PER_FLUSH = 1 << 16;
@@ -175,14 +181,22 @@ export class EntrySink {
     this.histogram?.addTuples(values, count, ONE_ENTRY[0]);
     const { weights, keep } = this.scratchFor(count);
     const nv = this.numVector;
-    if (k === null) for (let t = 0; t < count; t++) weights[t] = checksumWeight(tupleUid(nv, i, j, first + t));
-    else for (let t = 0; t < count; t++) weights[t] = checksumWeight(quadUid(nv, i, j ?? 0, k, first + t));
+    if (k !== null) for (let t = 0; t < count; t++) weights[t] = checksumWeight(quadUid(nv, i, j ?? 0, k, first + t));
+    else if (j === null) tupleValuePairWeights(nv, i, first, count, weights);
+    else for (let t = 0; t < count; t++) weights[t] = checksumWeight(tupleUid(nv, i, j, first + t));
     keep.fill(1, 0, count);
     this.checksum.addEntries(values, weights, count, keep);
     if (this.writer === null) return;
     markPassingEntries(this.threshold, values, count, keep);
+    // A top-N writer's bar (inclusive: a tie may still enter through a smaller index; NaN never passes).
+    // The writer's bar counts only records it was given: hand it this sink's first.
+    if (this.writer.recordBar !== undefined && this.numBuffered > 0) this.flush();
+    const bar = this.writer.recordBar?.() ?? null;
+    const barValue = bar === null ? 0 : floatOfBits(bar.valueBits);
+    const barSign = bar === null ? 0 : bar.keep === 'atLeast' ? 1 : -1;
     for (let t = 0; t < count; t++) {
       if (keep[t] === 0) continue;
+      if (barSign !== 0 && !(barSign * (Math.fround(values[t]) - barValue) >= 0)) continue;
       const at = this.stride * this.numBuffered;
       this.recordWords[at] = i;
       if (j === null) {
@@ -270,6 +284,15 @@ export class EntrySink {
 }
 
 /** SPEC §8's uid of a tuple: its coordinates sorted descending, `(c0·nv + c1)[·nv + c2]`, no entry bits. */
+const BAR_BITS = new Uint32Array(1);
+const BAR_FLOAT = new Float32Array(BAR_BITS.buffer);
+
+/** The float32 value of IEEE bits. */
+function floatOfBits(bits: number): number {
+  BAR_BITS[0] = bits;
+  return BAR_FLOAT[0];
+}
+
 function tupleUid(numVector: number, i: number, j: number | null, k: number): number {
   if (j === null) return i > k ? i * numVector + k : k * numVector + i;
   let hi = i;

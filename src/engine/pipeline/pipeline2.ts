@@ -10,6 +10,7 @@ import { devicePairFinalizer, type RankFinalize } from '../finalize/rankFinalize
 import { runOneAhead } from './lookahead.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { ReceivedBlocks, VectorBlock } from '../blocks/vectorBlock.js';
+import { planeWordRangesOf } from '../blocks/planePacking.js';
 import { windowPairsIn, type PairWindowLimits } from '../../core/pairWindow.js';
 import { windowPanelRows, windowPanelsOf } from './windowPanels.js';
 
@@ -210,6 +211,8 @@ function hostPairFinalize(env: PipelineEnv): {
   const pairs = env.run.analysis.pairs;
   if (pairs === null) throw new Error('a 2-way run of an analysis without pairs');
   const groups = [...pairs.termGroups];
+  // Planes cleared outside their field ranges need only those words swept (field slabs: every word, for simplicity).
+  const planeWordRanges = env.fieldComm.size === 1 ? planeWordRangesOf(env.run.analysis.planes) : null;
   const isFinalizer = env.fieldComm.rank === 0;
   return {
     startGemm: (panel) => {
@@ -217,7 +220,7 @@ function hostPairFinalize(env: PipelineEnv): {
       return traced(`panel GEMM ${b.numRows} × ${b.numCols}`, () => env.gemm.run({
         a: b.rows.planes, aFirst: b.rowFirst, aCount: b.numRows,
         b: b.cols.planes, bFirst: b.colFirst, bCount: b.numCols,
-        termGroups: groups, strictUpper: b.strictUpper,
+        termGroups: groups, strictUpper: b.strictUpper, planeWordRanges,
       }));
     },
     finish: async (block, partial) => {

@@ -2,24 +2,19 @@
 
 import {
   CPU_DEVICE, type PlaneMatrix, type PopcountGemm, type PopcountGemm3Request, type PopcountGemm3Result, type PopcountGemmRequest,
-  type PopcountGemmResult, type Tally3Slice, type TermGroup, type VectorSums, type VectorSumsRequest,
+  type PopcountGemmResult, type PlaneWordRange, type Tally3Slice, type TermGroup, type VectorSums, type VectorSumsRequest, termWordRange,
 } from '../../contract.js';
 import { checkPopcountGemm3Request, checkPopcountGemmRequest, checkVectorSumsRequest } from '../../requestChecks.js';
+import { popcount32 } from '../../../core/bitCodes.js';
 
-/** Number of set bits of a 32-bit word (SWAR). */
-export function popcount32(word: number): number {
-  let v = word - ((word >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
 
-/** Σ_w popcount(a-row plane AND b-row plane) over one plane's words. */
-function planeAndPopcount(a: PlaneMatrix, aRow: number, aPlane: number, b: PlaneMatrix, bRow: number, bPlane: number): number {
+/** Σ_w popcount(a-row plane AND b-row plane) over the words `[first, end)` of the term (the request's planeWordRanges). */
+function planeAndPopcount(a: PlaneMatrix, aRow: number, aPlane: number, b: PlaneMatrix, bRow: number, bPlane: number, [first, end]: PlaneWordRange): number {
   const numWords = a.wordsPerPlane;
   const aStart = (aRow * a.numPlanes + aPlane) * numWords;
   const bStart = (bRow * b.numPlanes + bPlane) * numWords;
   let sum = 0;
-  for (let w = 0; w < numWords; w++) sum += popcount32(a.words[aStart + w] & b.words[bStart + w]);
+  for (let w = first; w < end; w++) sum += popcount32(a.words[aStart + w] & b.words[bStart + w]);
   return sum;
 }
 
@@ -30,7 +25,7 @@ function referenceTally(request: PopcountGemmRequest, group: TermGroup): Uint32A
   for (let r = 0; r < aCount; r++) {
     for (let c = 0; c < bCount; c++) {
       let sum = 0;
-      for (const [aPlane, bPlane] of group) sum += planeAndPopcount(a, aFirst + r, aPlane, b, bFirst + c, bPlane);
+      for (const [aPlane, bPlane] of group) sum += planeAndPopcount(a, aFirst + r, aPlane, b, bFirst + c, bPlane, termWordRange(request, aPlane, bPlane));
       out[r * bCount + c] = sum;
     }
   }

@@ -63,9 +63,35 @@ SNPTALLY_AVX512 void microkernel4x4(const uint32_t* const a[kMr], const uint32_t
       for (int j = 0; j < kNr; j++)
         s[i][j] = _mm512_add_epi64(s[i][j], _mm512_popcnt_epi64(_mm512_and_si512(av[i], bv[j])));
   }
-  for (int i = 0; i < kMr; i++)
-    for (int j = 0; j < kNr; j++) acc[i][j] += static_cast<uint64_t>(_mm512_reduce_add_epi64(s[i][j]));
+  // The 16 horizontal sums in one tree (42 shuffles and adds, where 16 _mm512_reduce_add_epi64 take ~110 ops —
+  // as much as the loop itself when a plane is a few hundred words): pairs of sums share a vector, then quads, then
+  // eight, which come out in acc's order (k = 4i + j).
+  __m512i pairs[8], quads[4], eights[2];
+  for (int m = 0; m < 8; m++) {
+    const __m512i x = s[(2 * m) / kNr][(2 * m) % kNr], y = s[(2 * m + 1) / kNr][(2 * m + 1) % kNr];
+    // 128-bit lane L: [x_2L + x_2L+1, y_2L + y_2L+1].
+    pairs[m] = _mm512_add_epi64(_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y));
+  }
+  for (int n = 0; n < 4; n++) {
+    // [x lanes 0-3, y lanes 0-3, x lanes 4-7, y lanes 4-7] of sums 4n, 4n+1, then of 4n+2, 4n+3.
+    quads[n] = _mm512_add_epi64(_mm512_shuffle_i64x2(pairs[2 * n], pairs[2 * n + 1], 0x88),
+                                _mm512_shuffle_i64x2(pairs[2 * n], pairs[2 * n + 1], 0xdd));
+  }
+  const __m512i evenHalves = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0);
+  const __m512i oddHalves = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2);
+  for (int p = 0; p < 2; p++) {
+    eights[p] = _mm512_add_epi64(_mm512_permutex2var_epi64(quads[2 * p], evenHalves, quads[2 * p + 1]),
+                                 _mm512_permutex2var_epi64(quads[2 * p], oddHalves, quads[2 * p + 1]));
+  }
+  uint64_t* flat = &acc[0][0];
+  _mm512_storeu_si512(flat, _mm512_add_epi64(_mm512_loadu_si512(flat), eights[0]));
+  _mm512_storeu_si512(flat + 8, _mm512_add_epi64(_mm512_loadu_si512(flat + 8), eights[1]));
 }
+
+// A term (pa, pb) and the words [first, end) where both its planes may have bits (the request's planeWordRanges).
+struct Term {
+  int aPlane, bPlane, wordFirst, wordEnd;
+};
 
 struct Panel {
   int rowBegin, rowEnd, colBegin, bCount;
@@ -73,7 +99,7 @@ struct Panel {
 };
 
 // One term group over the panel: jc (B blocks of kNcRows) → pc (K blocks) → ir (A tiles) → jr (B tiles).
-SNPTALLY_AVX512 void runGroup(const Operand& A, const Operand& B, const std::vector<std::pair<int, int>>& terms,
+SNPTALLY_AVX512 void runGroup(const Operand& A, const Operand& B, const std::vector<Term>& terms,
                               const Panel& p, uint32_t* out) {
   const int wpp = A.wordsPerPlane;
   for (int jc = p.colBegin; jc < p.bCount; jc += kNcRows) {
@@ -89,12 +115,14 @@ SNPTALLY_AVX512 void runGroup(const Operand& A, const Operand& B, const std::vec
         for (int jr = jrBegin - (jrBegin - jc) % kNr; jr < jcEnd; jr += kNr) {
           const int nr = std::min(kNr, jcEnd - jr);
           uint64_t acc[kMr][kNr] = {};
-          for (const auto& [pa, pb] : terms) {
+          for (const Term& term : terms) {
+            const int k0 = std::max(pc, term.wordFirst), k1 = std::min(pcEnd, term.wordEnd);
+            if (k0 >= k1) continue;
             const uint32_t* a[kMr];
             const uint32_t* b[kNr];
-            for (int i = 0; i < kMr; i++) a[i] = A.row(ir + std::min(i, mr - 1), pa);
-            for (int j = 0; j < kNr; j++) b[j] = B.row(jr + std::min(j, nr - 1), pb);
-            microkernel4x4(a, b, pc, pcEnd, acc);
+            for (int i = 0; i < kMr; i++) a[i] = A.row(ir + std::min(i, mr - 1), term.aPlane);
+            for (int j = 0; j < kNr; j++) b[j] = B.row(jr + std::min(j, nr - 1), term.bPlane);
+            microkernel4x4(a, b, k0, k1, acc);
           }
           // The first K block stores instead of adding: a fresh output page read before it is written maps the
           // shared zero page, and replacing that mapping on the write flushes the TLB of every CPU running the
@@ -149,12 +177,29 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
                     panelObj.Get("colBegin").As<Napi::Number>().Int32Value(),
                     request.Get("bCount").As<Napi::Number>().Int32Value(),
                     request.Get("strictUpper").As<Napi::Boolean>().Value()};
+  // planeWordRanges (absent or null: every word; a null entry: every word of that plane).
+  const int wpp = A.wordsPerPlane;
+  std::vector<std::pair<int, int>> planeWords(static_cast<size_t>(std::max(A.numPlanes, B.numPlanes)), {0, wpp});
+  const Napi::Value rangesValue = request.Get("planeWordRanges");
+  if (rangesValue.IsArray()) {
+    const Napi::Array ranges = rangesValue.As<Napi::Array>();
+    for (uint32_t p = 0; p < ranges.Length() && p < planeWords.size(); p++) {
+      const Napi::Value range = ranges.Get(p);
+      if (!range.IsArray()) continue;
+      const Napi::Array pair = range.As<Napi::Array>();
+      planeWords[p] = {std::clamp(pair.Get(0u).As<Napi::Number>().Int32Value(), 0, wpp),
+                       std::clamp(pair.Get(1u).As<Napi::Number>().Int32Value(), 0, wpp)};
+    }
+  }
   for (uint32_t g = 0; g < groups.Length(); g++) {
     const Napi::Array group = groups.Get(g).As<Napi::Array>();
-    std::vector<std::pair<int, int>> terms;
+    std::vector<Term> terms;
     for (uint32_t t = 0; t < group.Length(); t++) {
       const Napi::Array term = group.Get(t).As<Napi::Array>();
-      terms.emplace_back(term.Get(0u).As<Napi::Number>().Int32Value(), term.Get(1u).As<Napi::Number>().Int32Value());
+      const int pa = term.Get(0u).As<Napi::Number>().Int32Value(), pb = term.Get(1u).As<Napi::Number>().Int32Value();
+      const auto [aFirst, aEnd] = planeWords[static_cast<size_t>(pa)];
+      const auto [bFirst, bEnd] = planeWords[static_cast<size_t>(pb)];
+      terms.push_back(Term{pa, pb, std::max(aFirst, bFirst), std::min(aEnd, bEnd)});
     }
     runGroup(A, B, terms, panel, outputs.Get(g).As<Napi::Uint32Array>().Data());
   }

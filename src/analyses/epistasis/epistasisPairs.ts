@@ -1,0 +1,140 @@
+// Host finalize of 2-way case-control epistasis: each pair's 3 × 3 × 2 genotype table from the GEMM tallies, its
+// score and its engine value into the sink — the hot path of a 2-way run, so tables are built in int32 registers
+// (no per-pair arrays) and K2 is summed inline, by the same double operations in the same order as k2Score.
+import type { EpistasisScore } from '../../core/types.js';
+import type { FinalizeContext, PairBlock, VectorBlockView } from '../analysis.js';
+import { KIND_G0, KIND_G1, NUM_CLASSES, genotypeCellsInPlace, planeOf, popcountWords } from './epistasisPlanes.js';
+import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, type ScoreTables } from './epistasisScores.js';
+
+/** What finalize needs of the run: the score, the class sizes, the score tables. */
+export interface EpistasisFinalizeSettings {
+  readonly score: EpistasisScore;
+  readonly sparse: boolean;
+  readonly classSizes: readonly [controls: number, cases: number];
+  readonly tables: ScoreTables;
+  /** Each class's word range [first, end) of a plane (its fields), where its planes may have bits. */
+  readonly classWords: readonly (readonly [first: number, end: number])[];
+}
+
+/** Per-vector class genotype counts of a block's vectors [first, first + count): 4 per vector (g0, g1 of controls, then of cases). */
+function genotypeCountsOf(settings: EpistasisFinalizeSettings, block: VectorBlockView, first: number, count: number): Int32Array {
+  const { words, numPlanes, wordsPerPlane } = block.planes;
+  const counts = new Int32Array(4 * count);
+  for (let v = 0; v < count; v++) {
+    for (let cls = 0; cls < NUM_CLASSES; cls++) {
+      // A class plane has no bit outside its class's words (PlaneLayout.planeFieldRanges).
+      const [wordFirst, wordEnd] = settings.classWords[cls];
+      for (const kind of [KIND_G0, KIND_G1]) {
+        const base = ((first + v) * numPlanes + planeOf(cls, kind)) * wordsPerPlane;
+        counts[4 * v + 2 * cls + kind] = popcountWords(words, base + wordFirst, base + wordEnd);
+      }
+    }
+  }
+  return counts;
+}
+
+/** Scores of every unique pair of `block` into the sink; `tallies` as pairTermGroups(sparse) orders them. */
+export function finalizeEpistasisPairs(settings: EpistasisFinalizeSettings, ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
+  const rowsReal = Math.min(block.numRows, block.rows.numVectorReal - block.rowFirst);
+  const colsReal = Math.min(block.numCols, block.cols.numVectorReal - block.colFirst);
+  if (rowsReal <= 0 || colsReal <= 0) return 0;
+  const values = new Float64Array(colsReal);
+  const score = settings.sparse ? null : new DensePairScorer(settings, block, rowsReal, colsReal, tallies);
+  const scratch = new SparsePairScratch(settings);
+  let numPairs = 0;
+  for (let r = 0; r < rowsReal; r++) {
+    const c0 = block.strictUpper ? Math.max(0, r + 1 + block.rowFirst - block.colFirst) : 0;
+    if (c0 >= colsReal) continue;
+    if (score === null) scratch.scoreRow(block, tallies, r, c0, colsReal, values);
+    else score.scoreRow(r, c0, colsReal, values);
+    ctx.sink.addTupleValueRow({ i: block.rows.vectorFirst + block.rowFirst + r, j: null, first: block.cols.vectorFirst + block.colFirst + c0, count: colsReal - c0 }, values);
+    numPairs += colsReal - c0;
+  }
+  return numPairs;
+}
+
+/**
+ * Dense runs (no missing call): the GEMM gives per class n_xy = #(g_i = x, g_j = y) for x, y ∈ {0, 1} (group
+ * 4·cls + 2x + y); with the vectors' class counts r_x, k_y and the class size N the cells are n_xy, r_x − n_x0 − n_x1,
+ * k_y − n_0y − n_1y and N − r_0 − r_1 − k_0 − k_1 + Σ n — inclusion–exclusion, exact in int32 (counts < 2^31).
+ */
+class DensePairScorer {
+  private readonly rowCounts: Int32Array;
+  private readonly colCounts: Int32Array;
+  private readonly entries = new Float64Array(18);
+  private readonly marginals = new MarginalScratch();
+  private readonly k2Scale: number;
+
+  constructor(
+    private readonly settings: EpistasisFinalizeSettings, private readonly block: PairBlock, rowsReal: number, colsReal: number,
+    private readonly tallies: readonly Uint32Array[],
+  ) {
+    this.rowCounts = genotypeCountsOf(settings, block.rows, block.rowFirst, rowsReal);
+    this.colCounts = genotypeCountsOf(settings, block.cols, block.colFirst, colsReal);
+    this.k2Scale = k2ScaleOf(settings.tables);
+  }
+
+  /** values[c − c0] for the pairs (row r, col c), c ∈ [c0, colsReal). */
+  scoreRow(r: number, c0: number, colsReal: number, values: Float64Array): void {
+    const { tallies, rowCounts, colCounts, k2Scale } = this;
+    const [t0, t1, t2, t3, t4, t5, t6, t7] = tallies;
+    const [controls, cases] = this.settings.classSizes;
+    const a0 = rowCounts[4 * r], a1 = rowCounts[4 * r + 1], b0 = rowCounts[4 * r + 2], b1 = rowCounts[4 * r + 3];
+    const lf = this.settings.tables.logFactorial;
+    const k2 = this.settings.score === 'k2';
+    const e = this.entries;
+    let at = r * this.block.numCols + c0;
+    for (let c = c0; c < colsReal; c++, at++) {
+      const ka0 = colCounts[4 * c], ka1 = colCounts[4 * c + 1], kb0 = colCounts[4 * c + 2], kb1 = colCounts[4 * c + 3];
+      // Controls' cells x0..x8 and cases' y0..y8, cell 3·g_i + g_j.
+      const x0 = t0[at] | 0, x1 = t1[at] | 0, x3 = t2[at] | 0, x4 = t3[at] | 0;
+      const y0 = t4[at] | 0, y1 = t5[at] | 0, y3 = t6[at] | 0, y4 = t7[at] | 0;
+      const x2 = a0 - x0 - x1, x5 = a1 - x3 - x4, x6 = ka0 - x0 - x3, x7 = ka1 - x1 - x4;
+      const x8 = controls - a0 - a1 - ka0 - ka1 + x0 + x1 + x3 + x4;
+      const y2 = b0 - y0 - y1, y5 = b1 - y3 - y4, y6 = kb0 - y0 - y3, y7 = kb1 - y1 - y4;
+      const y8 = cases - b0 - b1 - kb0 - kb1 + y0 + y1 + y3 + y4;
+      let value: number;
+      if (k2) {
+        // k2Score's sum, cell by cell: lf[a + b + 1] − lf[a] − lf[b].
+        let sum = lf[x0 + y0 + 1] - lf[x0] - lf[y0];
+        sum += lf[x1 + y1 + 1] - lf[x1] - lf[y1];
+        sum += lf[x2 + y2 + 1] - lf[x2] - lf[y2];
+        sum += lf[x3 + y3 + 1] - lf[x3] - lf[y3];
+        sum += lf[x4 + y4 + 1] - lf[x4] - lf[y4];
+        sum += lf[x5 + y5 + 1] - lf[x5] - lf[y5];
+        sum += lf[x6 + y6 + 1] - lf[x6] - lf[y6];
+        sum += lf[x7 + y7 + 1] - lf[x7] - lf[y7];
+        sum += lf[x8 + y8 + 1] - lf[x8] - lf[y8];
+        value = Math.min(15.5, Math.max(0, 15 - sum * k2Scale));
+      } else {
+        e[0] = x0; e[1] = x1; e[2] = x2; e[3] = x3; e[4] = x4; e[5] = x5; e[6] = x6; e[7] = x7; e[8] = x8;
+        e[9] = y0; e[10] = y1; e[11] = y2; e[12] = y3; e[13] = y4; e[14] = y5; e[15] = y6; e[16] = y7; e[17] = y8;
+        value = engineValueOf(this.settings.score, scoreOfEntries(this.settings.score, this.settings.tables, e, 2, this.marginals), k2Scale);
+      }
+      values[c - c0] = value;
+    }
+  }
+}
+
+/** Runs with missing calls: per class every product over {g0, g1, P}² from the GEMM (group 9·cls + 3x + y). */
+class SparsePairScratch {
+  private readonly entries = new Float64Array(18);
+  private readonly marginals = new MarginalScratch();
+  private readonly k2Scale: number;
+
+  constructor(private readonly settings: EpistasisFinalizeSettings) {
+    this.k2Scale = k2ScaleOf(settings.tables);
+  }
+
+  scoreRow(block: PairBlock, tallies: readonly Uint32Array[], r: number, c0: number, colsReal: number, values: Float64Array): void {
+    const e = this.entries;
+    const { score, tables } = this.settings;
+    for (let c = c0; c < colsReal; c++) {
+      const at = r * block.numCols + c;
+      for (let g = 0; g < 18; g++) e[g] = tallies[g][at];
+      genotypeCellsInPlace(e, 0, 2);
+      genotypeCellsInPlace(e, 9, 2);
+      values[c - c0] = engineValueOf(score, scoreOfEntries(score, tables, e, 2, this.marginals), this.k2Scale);
+    }
+  }
+}

@@ -1,0 +1,191 @@
+// `snptally plink --distance …`: prepares the input sample-major with PLINK's selection and autosomes (`prepare
+// --individuals --autosome`), runs `--metric distance` for the exact allele-count distances over the SNPs both called
+// (a float64 lower triangle), applies PLINK 1.9's missing-call rescaling (distanceMissing.ts) and writes PLINK 1.9's
+// .dist / .mibs / .mdist (text, gz, bin, bin4) with their .id files and the log, all renamed into place together.
+import { closeSync, createWriteStream, existsSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { UserError } from '../../core/errors.js';
+import {
+  commitStagedFiles, distanceMatrixChunks, readSidecar, readTextLines, stageFile, temporaryPathFor, type DistanceMatrixLayout,
+  type PreparedSidecar, type StagedFile,
+} from '../../io/index.js';
+import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
+import { packageVersion } from '../packageVersion.js';
+import { distanceMatrices, distanceMatrixPath, distanceOutputPaths, parseDistanceFlags, type DistanceKinds, type DistanceRequest } from './distanceFlags.js';
+import { missingTallies, rescaleDistances, type MissingTallies, type SampleMajorFile } from './distanceMissing.js';
+import { runSnptally } from './snptallyChild.js';
+
+/** A sample's PLINK IDs (FID null for a VCF sample). */
+interface SampleName { readonly fid: string | null; readonly iid: string }
+
+/**
+ * PLINK 1.9's .id file: FID and IID, tab-separated, no header. A VCF sample ID becomes PLINK 1.9's FID and IID as its
+ * default --id-delim rule does: split at its one '_', or both the whole ID when it has none.
+ * @throws UserError for a VCF sample ID with several '_' (PLINK 1.9 refuses it too).
+ */
+function idFileText(samples: readonly SampleName[]): string {
+  return samples.map(({ fid, iid }) => {
+    if (fid !== null) return `${fid}\t${iid}\n`;
+    const parts = iid.split('_');
+    if (parts.length > 2) throw new UserError(`plink: VCF sample ID '${iid}' has several '_' (PLINK 1.9 reads one '_' as the FID/IID delimiter)`);
+    return parts.length === 2 ? `${parts[0]}\t${parts[1]}\n` : `${iid}\t${iid}\n`;
+  }).join('');
+}
+
+/**
+ * Founder flags of the samples (PLINK 1.9 computes allele frequencies from founders: both parent IDs 0 in the .fam);
+ * every VCF sample is a founder, and with --nonfounders every sample counts as one.
+ */
+async function foundersOf(request: DistanceRequest, samples: readonly SampleName[]): Promise<Uint8Array> {
+  const founder = new Uint8Array(samples.length).fill(1);
+  if (request.input.flag !== '--bfile' || request.nonfounders) return founder;
+  const famPath = `${request.input.path.endsWith('.bed') ? request.input.path.slice(0, -4) : request.input.path}.fam`;
+  const nonFounders = new Set<string>();
+  for await (const { text } of readTextLines(famPath)) {
+    const [fid, iid, father, mother] = text.trim().split(/\s+/);
+    if (iid !== undefined && (father !== '0' || mother !== '0')) nonFounders.add(`${fid}\t${iid}`);
+  }
+  samples.forEach(({ fid, iid }, s) => { if (nonFounders.has(`${fid ?? iid}\t${iid}`)) founder[s] = 0; });
+  return founder;
+}
+
+/** The layout of one of PLINK's distance matrices. */
+function layoutOf(request: DistanceRequest, kind: keyof DistanceKinds, numSample: number, numSnp: number): DistanceMatrixLayout {
+  const halfRecip = 0.5 / numSnp;
+  const encoding = request.encoding === 'gz' ? 'text' : request.encoding;
+  const common = { numSample, shape: request.shape, encoding, previousValueOnBin4Diagonal: false, diagonalInTextTriangle: false } as const;
+  if (kind === 'ibs') return { ...common, valueOf: (d) => 1.0 - d * halfRecip, diagonal: 1, diagonalInTextTriangle: true };
+  if (kind === 'oneMinusIbs') return { ...common, valueOf: (d) => d * halfRecip, diagonal: 0 };
+  return { ...common, valueOf: (d) => d, diagonal: 0, previousValueOnBin4Diagonal: true };
+}
+
+/** Writes one matrix under a temporary name beside its final path; gz compresses the text. */
+async function stageMatrix(finalPath: string, chunks: Generator<Uint8Array>, gzip: boolean): Promise<StagedFile> {
+  const temporaryPath = temporaryPathFor(finalPath);
+  try {
+    if (gzip) {
+      await pipeline(Readable.from(chunks), createGzip(), createWriteStream(temporaryPath, { flags: 'wx' }));
+    } else {
+      const fd = openSync(temporaryPath, 'wx');
+      try {
+        for (const chunk of chunks) {
+          let done = 0;
+          while (done < chunk.length) done += writeSync(fd, chunk, done, chunk.length - done);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    }
+  } catch (error) {
+    rmSync(temporaryPath, { force: true });
+    throw error;
+  }
+  return { finalPath, temporaryPath };
+}
+
+/** The run's float64 lower triangle without diagonal (n(n − 1)/2 values), read in pieces (it may exceed 2 GiB). */
+function readTriangle(path: string, numSample: number): Float64Array {
+  const values = new Float64Array((numSample * (numSample - 1)) / 2);
+  const bytes = new Uint8Array(values.buffer);
+  const fd = openSync(path, 'r');
+  try {
+    if (fstatSync(fd).size !== bytes.length) throw new Error(`${path} has ${fstatSync(fd).size} bytes, not ${bytes.length}`);
+    for (let done = 0; done < bytes.length;) {
+      const got = readSync(fd, bytes, done, Math.min(1 << 26, bytes.length - done), done);
+      if (got === 0) throw new Error(`${path} ended early`);
+      done += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return values;
+}
+
+/** Runs a --distance command line (flags as PLINK's argument list). */
+export async function runDistance(flags: readonly string[]): Promise<void> {
+  const request = parseDistanceFlags(flags);
+  const outputs = distanceOutputPaths(request);
+  for (const path of outputs) {
+    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
+  }
+  const started = new Date();
+  cleanUpOnInterrupt({ outputPrefixes: outputs.map((path) => `${path}.`) });
+  // Scratch beside the outputs, so that finished files are renamed into place.
+  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
+  cleanUpOnInterrupt({ scratchDirectory: scratch });
+  const commands: string[][] = [];
+  const staged: StagedFile[] = [];
+  const run = async (args: string[]): Promise<string> => {
+    commands.push(args);
+    return runSnptally(args);
+  };
+  try {
+    const packedPath = join(scratch, 'input.packed');
+    await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
+    const sidecar = readSidecar(`${packedPath}.json`);
+    if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
+    const samples = sidecar.sampleNames;
+    if (samples.length < 2) throw new UserError('plink: --distance needs at least 2 samples');
+    const idText = idFileText(samples);
+    const stub = join(scratch, 'counts');
+    const counting = run(['run', '--metric', 'distance', '--input', packedPath, ...request.resourceArgs,
+      '--matrix', 'triangle', '--matrix-format', 'bin', '--out', stub, '--json']);
+    // The missing tallies need only the packed file: counted while the run's child computes the distances.
+    const file: SampleMajorFile = { path: packedPath, numSample: samples.length, numSnp: sidecar.numField };
+    let tallies: MissingTallies;
+    try {
+      tallies = missingTallies(file, request.flatMissing ? null : await foundersOf(request, samples));
+    } finally {
+      await counting.catch(() => undefined);
+    }
+    await counting;
+    const distances = readTriangle(`${stub}.dist.bin`, samples.length);
+    rescaleDistances(distances, tallies, samples.length);
+    for (const { extension, kind } of distanceMatrices(request)) {
+      const chunks = distanceMatrixChunks(distances, layoutOf(request, kind, samples.length, sidecar.numField));
+      staged.push(await stageMatrix(distanceMatrixPath(request, extension), chunks, request.encoding === 'gz'));
+      staged.push(stageFile(`${request.out}.${extension}.id`, idText));
+    }
+    const log = distanceLog(request, { started, commands, sidecar });
+    staged.push(stageFile(`${request.out}.log`, log));
+    commitStagedFiles(staged);
+    staged.length = 0;
+    process.stdout.write(log);
+  } finally {
+    for (const file of staged) rmSync(file.temporaryPath, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
+    forgetScratchDirectory(scratch);
+  }
+}
+
+/** What the log reports. */
+interface DistanceLogFacts {
+  readonly started: Date;
+  readonly commands: readonly (readonly string[])[];
+  readonly sidecar: PreparedSidecar;
+}
+
+/** PLINK 1.9's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
+function distanceLog(request: DistanceRequest, facts: DistanceLogFacts): string {
+  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
+  const written = { alleleCount: 'Distances (allele counts)', ibs: 'IBS matrix', oneMinusIbs: 'Distances (proportions)' } as const;
+  return [
+    `snptally ${packageVersion()} (PLINK 1.9 front end)`,
+    'Options in effect:',
+    ...request.optionsInEffect.map((option) => `  ${option}`),
+    '',
+    `Start time: ${facts.started.toString()}`,
+    'snptally commands (in a scratch directory beside the output):',
+    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    `${facts.sidecar.numField} autosomal variants and ${facts.sidecar.numVector} people pass filters and QC.`,
+    `Distance matrix calculation complete (${request.flatMissing ? 'flat' : 'allele-frequency weighted'} missing-call rescaling).`,
+    ...distanceMatrices(request).map(({ extension, kind }) =>
+      `${written[kind]} written to ${distanceMatrixPath(request, extension)} , IDs to ${request.out}.${extension}.id .`),
+    '',
+    `End time: ${new Date().toString()}`,
+    '',
+  ].join('\n');
+}
