@@ -1,5 +1,6 @@
 // `snptally epistasis --order 4` end to end: the printed top-N against the brute-force reference, `--score-threshold`
-// records (per rank, plain SNP indices, float32 scores) read back by `snptally dump` with SNP names and positions, and
+// records (per rank, plain SNP indices, float32 scores; pairs and triples too) read back by `snptally dump` with SNP
+// names and positions, and
 // one-line refusals (no --out, an existing file without --force, a bad number).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,21 @@ describe('snptally epistasis --order 4', () => {
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/^snptally: --out .*records: .*records_0\.bin exists \(give --force to replace it\)\n$/);
     expect(runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score-threshold', threshold, '--out', stub, '--npv', '2', '--force']).status).toBe(0);
+  });
+
+  it('--score-threshold for pairs and triples too: the naive set, IG ≥ X', () => {
+    for (const order of [2, 3] as const) {
+      const want = naiveEpistasis(data, order, 'ig');
+      let n = 5;
+      while (Math.abs(want[n - 1].score - want[n].score) < 1e-6) n++;
+      const threshold = String((want[n - 1].score + want[n].score) / 2);
+      const stub = join(dir, `records${order}`);
+      const run = runCli(['epistasis', '--bfile', prefix, '--order', String(order), '--score', 'ig', '--score-threshold', threshold, '--out', stub]);
+      expect(run.stderr).toBe('');
+      const dump = runCli(['dump', `${stub}_0.bin`, '--no-header', '--sort', 'file']);
+      const got = dump.stdout.trim().split('\n').map((line) => line.split('\t').slice(order, 2 * order).join(','));
+      expect(got.sort()).toEqual(want.slice(0, n).map((t) => t.snps.map((s) => `snp${s}`).join(',')).sort());
+    }
   });
 
   it('refuses --score-threshold without --out, and a threshold that is not a number', () => {
