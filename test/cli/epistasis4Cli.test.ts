@@ -1,7 +1,6 @@
 // `snptally epistasis --order 4` end to end: the printed top-N against the brute-force reference, `--score-threshold`
 // records (per rank, plain SNP indices, float32 scores; pairs and triples too) read back by `snptally dump` with SNP
-// names and positions, and
-// one-line refusals (no --out, an existing file without --force, a bad number).
+// names and positions, and one-line refusals (no --out, an existing file without --force, a bad number).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
