@@ -74,6 +74,9 @@ export function transposeToSampleMajor(snpMajorPath: string, sampleMajorPath: st
   return sha256OfRows(sampleMajorPath, numSample * bytesPerSample);
 }
 
+/** Bytes of each SNP row (4 samples each) transposed together: 64 sample rows being filled, within L1. */
+const SAMPLE_BYTES_PER_TILE = 16;
+
 /** The layout of one chunk's transposition. */
 interface ChunkLayout {
   readonly bytesPerSnp: number;
@@ -85,22 +88,35 @@ interface ChunkLayout {
 /**
  * sampleRows[s · bytesPerSampleChunk + q] holds the codes of SNPs 4q … 4q + 3 of sample s: a 4 × 4 transpose of 2-bit
  * codes per group of 4 SNPs and 4 samples (one byte of each of the 4 SNP rows gives one byte of each of 4 samples).
+ * The four bytes become one uint32 (code of SNP r, sample c at bit 8r + 2c), transposed in place by two delta swaps
+ * (2 × 2 codes, then 2 × 2 blocks): bit 8c + 2r, so byte c is sample c's byte. Why: ~12 operations per 4 samples
+ * where extracting each code took ~48; and SAMPLE_BYTES_PER_TILE bytes of the SNP rows at a time, so that the tile's
+ * sample rows fill their cache lines in turn (one output byte per sample row and group of 4 SNPs, row after row, missed
+ * the cache on almost every store).
  */
 function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Uint8Array): void {
   const { bytesPerSnp, numSample, bytesPerSampleChunk } = layout;
-  for (let q = 0; q < bytesPerSampleChunk; q++) {
-    const row0 = 4 * q * bytesPerSnp;
-    for (let b = 0; b < bytesPerSnp; b++) {
-      const x0 = snpRows[row0 + b];
-      const x1 = snpRows[row0 + bytesPerSnp + b];
-      const x2 = snpRows[row0 + 2 * bytesPerSnp + b];
-      const x3 = snpRows[row0 + 3 * bytesPerSnp + b];
-      const sampleFirst = 4 * b;
-      const numHere = Math.min(4, numSample - sampleFirst);
-      for (let k = 0; k < numHere; k++) {
-        const shift = 2 * k;
-        sampleRows[(sampleFirst + k) * bytesPerSampleChunk + q] =
-          ((x0 >> shift) & 3) | (((x1 >> shift) & 3) << 2) | (((x2 >> shift) & 3) << 4) | (((x3 >> shift) & 3) << 6);
+  const fullBytes = numSample >> 2;
+  for (let tileFirst = 0; tileFirst < bytesPerSnp; tileFirst += SAMPLE_BYTES_PER_TILE) {
+    const tileEnd = Math.min(bytesPerSnp, tileFirst + SAMPLE_BYTES_PER_TILE);
+    for (let q = 0; q < bytesPerSampleChunk; q++) {
+      const row0 = 4 * q * bytesPerSnp;
+      const row1 = row0 + bytesPerSnp, row2 = row1 + bytesPerSnp, row3 = row2 + bytesPerSnp;
+      for (let b = tileFirst; b < tileEnd; b++) {
+        let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
+        let t = ((w >>> 6) ^ w) & 0x00cc00cc;
+        w ^= t ^ (t << 6);
+        t = ((w >>> 12) ^ w) & 0x0000f0f0;
+        w ^= t ^ (t << 12);
+        let at = 4 * b * bytesPerSampleChunk + q;
+        if (b < fullBytes) {
+          sampleRows[at] = w;
+          sampleRows[(at += bytesPerSampleChunk)] = w >>> 8;
+          sampleRows[(at += bytesPerSampleChunk)] = w >>> 16;
+          sampleRows[at + bytesPerSampleChunk] = w >>> 24;
+        } else {
+          for (let k = 0; k < numSample - 4 * b; k++, at += bytesPerSampleChunk) sampleRows[at] = w >>> (8 * k);
+        }
       }
     }
   }
