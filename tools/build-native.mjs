@@ -9,7 +9,7 @@ import { addonBuild } from './addonBuild.mjs';
 const build = addonBuild({
   label: 'build:native',
   sourceDir: 'src/mgemm/kernels/native',
-  sources: ['src/popcountAvx512.cc'],
+  sources: ['src/popcountAvx512.cc', 'src/openBlasSyrk.cc'],
   outDirName: 'native',
   targetName: 'snptally_popcount',
 });
