@@ -50,6 +50,15 @@ function countGenotypes(input: SampleMajorInput, founder: Uint8Array): { founder
   return { founders, samples };
 }
 
+/** plink2 refuses allele frequencies from fewer than 50 samples, or 50 founders without --nonfounders, unless --bad-freqs. */
+function checkFrequencySource(request: GrmRequest, numSample: number, numFounder: number): void {
+  if (request.badFreqs) return;
+  if (numSample < 50) throw new UserError(`plink: --make-rel / --make-grm-bin: only ${numSample} samples to estimate allele frequencies from (plink2 needs 50; --bad-freqs overrides)`);
+  if (!request.nonfounders && numFounder < 50) {
+    throw new UserError(`plink: --make-rel / --make-grm-bin: only ${numFounder} founders to estimate allele frequencies from (plink2 needs 50; --nonfounders counts every sample, --bad-freqs overrides)`);
+  }
+}
+
 /** Bytes the GRM holds at its peak: the n × n matrix, the pair counts, a block and its packed strip. */
 function grmMemoryBytes(numSample: number, numSnp: number): number {
   return 8 * numSample * numSample + 2 * numSample * (numSample - 1) + 9 * numSample * snpsPerBlock(numSample, numSnp);
@@ -90,7 +99,9 @@ export async function runGrm(flags: readonly string[]): Promise<void> {
     if (request.memoryMiB !== null && memoryBytes > request.memoryMiB * 2 ** 20) {
       throw new UserError(`plink: --memory ${request.memoryMiB}: the GRM of ${input.numSample} samples needs about ${Math.ceil(memoryBytes / 2 ** 20)} MiB`);
     }
-    const counts = countGenotypes(input, await foundersOf(request, samples));
+    const founder = await foundersOf(request, samples);
+    checkFrequencySource(request, samples.length, founder.reduce((sum, flag) => sum + flag, 0));
+    const counts = countGenotypes(input, founder);
     const { snps } = sidecar;
     const codeValues = grmCodeValues(counts.founders, counts.samples, { covariance: request.covariance },
       (s) => `variant ${snps.id[s] ?? s + 1} (${snps.chrom[s] ?? '?'}:${snps.pos[s] ?? '?'})`);

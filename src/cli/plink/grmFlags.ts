@@ -1,5 +1,5 @@
 // `snptally plink` with plink2's GRM flags: --make-rel [cov] [meanimpute] [square|square0|triangle] [bin|bin4] and
-// --make-grm-bin [cov] [meanimpute] [id-header], with the front end's input, output, resource and selection flags,
+// --make-grm-bin [cov] [meanimpute] [id-header], plink2's --bad-freqs, with the front end's input, output, resource and selection flags,
 // plink2's defaults and conflicts (plink2.cc's parser), and everything else refused by name.
 import { UserError } from '../../core/errors.js';
 import type { MatrixFormat, MatrixShape } from '../../io/index.js';
@@ -10,7 +10,7 @@ import {
 /** Flags that make a command line a GRM one. */
 export const GRM_FLAGS = ['--make-rel', '--make-grm-bin'] as const;
 
-const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([...COMMON_FLAG_ARITY, ['--make-rel', [0, 4]], ['--make-grm-bin', [0, 3]]]);
+const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([...COMMON_FLAG_ARITY, ['--make-rel', [0, 4]], ['--make-grm-bin', [0, 3]], ['--bad-freqs', [0, 0]]]);
 
 /** What a GRM command line asks for. */
 export interface GrmRequest {
@@ -24,6 +24,8 @@ export interface GrmRequest {
   readonly memoryMiB: number | null;
   /** `--nonfounders`: allele frequencies from every sample, not only the founders. */
   readonly nonfounders: boolean;
+  /** `--bad-freqs`: allow frequencies from fewer than 50 founders (or samples), which plink2 refuses without it. */
+  readonly badFreqs: boolean;
   /** `cov`: centred genotypes, not variance-standardized. */
   readonly covariance: boolean;
   /** `meanimpute`: every sum over all SNPs (a missing call is the mean), not over the pair's SNPs both called. */
@@ -89,6 +91,7 @@ export function parseGrmFlags(args: readonly string[]): GrmRequest {
     threads: positiveIntegerOf('--threads', firstParameter(flags, '--threads')),
     memoryMiB: positiveIntegerOf('--memory', firstParameter(flags, '--memory')),
     nonfounders: flags.has('--nonfounders'),
+    badFreqs: flags.has('--bad-freqs'),
     covariance: modifiers.includes('cov'),
     meanImpute: modifiers.includes('meanimpute'),
     rel,
