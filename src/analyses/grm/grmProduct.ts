@@ -66,10 +66,21 @@ export function grmCrossProducts(input: SampleMajorInput, codeValues: Float64Arr
       for (let i = 0; i < n; i++) readFully(fd, strip.subarray(i * blockBytes), numBytesHere, i * bytesPerRow + byteOffset, input.path);
       // A row holds numSnpHere values (A is n × numSnpHere, row-major, no padding): the codes past numSnp in the
       // last byte are never read.
+      // A byte at a time (4 SNPs, one table lookup each); the last byte of the block may hold fewer.
+      const numWholeBytes = numSnpHere >> 2;
       for (let i = 0; i < n; i++) {
         const zRow = i * numSnpHere;
         const stripRow = i * blockBytes;
-        for (let s = 0; s < numSnpHere; s++) {
+        for (let q = 0; q < numWholeBytes; q++) {
+          const byte = strip[stripRow + q];
+          const table = 4 * (first + 4 * q);
+          const at = zRow + 4 * q;
+          z[at] = codeValues[table + (byte & 3)];
+          z[at + 1] = codeValues[table + 4 + ((byte >> 2) & 3)];
+          z[at + 2] = codeValues[table + 8 + ((byte >> 4) & 3)];
+          z[at + 3] = codeValues[table + 12 + (byte >> 6)];
+        }
+        for (let s = 4 * numWholeBytes; s < numSnpHere; s++) {
           const code = (strip[stripRow + (s >> 2)] >> (2 * (s & 3))) & 3;
           z[zRow + s] = codeValues[4 * (first + s) + code];
         }
