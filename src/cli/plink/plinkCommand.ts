@@ -23,7 +23,7 @@ import { runSnptally } from './snptallyChild.js';
 /** Adds the `plink` command to `program`. */
 export function addPlinkCommand(program: Command): void {
   program.command('plink')
-    .summary('run a PLINK command line (--r2, --make-king, --fast-epistasis): the same flags, PLINK\'s output files')
+    .summary('run a PLINK command line (--r2, --make-king, --make-rel, --distance, --fast-epistasis): the same flags, PLINK\'s output files')
     .description(
       'runs a PLINK 1.9 command line by changing only the program name, and writes the files PLINK writes: ' +
       '<out>.ld (.ld.gz with gz, .ld.bin with bin/bin4) and <out>.log. Flags: --bfile [PREFIX] or --vcf FILE, ' +
