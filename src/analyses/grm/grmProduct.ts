@@ -1,6 +1,6 @@
 // The GRM's sums Σ_s z_is·z_js over SNP blocks: each block of standardized values (samples × SNPs, float64, from the
 // code tables of grmStandardize.ts) goes to a symmetric rank-k update of the n × n lower triangle — OpenBLAS's dsyrk
-// where the native addon has it, else `plainSymmetricRankUpdate` (the same sums, ~50× slower). As plink2 does with
+// where the native addon has it, else `plainSymmetricRankUpdate` (the same sums, ~30× slower per core). As plink2 does with
 // its BLAS, the sums are float64 in the BLAS's order, not plink2's: they agree with plink2's to rounding.
 import { closeSync, openSync, readSync } from 'node:fs';
 
