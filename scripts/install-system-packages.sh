@@ -7,7 +7,8 @@
 #   - the Vulkan headers (libvulkan-dev) and a C compiler, for the layer that numbers identical GPUs
 #     (one GPU per rank);
 #   - PLINK 1.9 and PLINK 2 (2.00a3.5), the peers that the r², relatedness and epistasis tests and benchmarks compare against;
-#   - Chromium, which the report test renders the HTML page with (headless) to check it as a person sees it.
+#   - Chromium, which the report test renders the HTML page with (headless) to check it as a person sees it;
+#   - OpenBLAS (libopenblas-dev), whose dsyrk computes the GRM (`snptally plink --make-rel`; loaded at run time).
 # Idempotent; needs root and apt-get. Called by scripts/setup.sh; safe to run by hand.
 set -euo pipefail
 
@@ -24,7 +25,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 missing=()
-for pkg in libvulkan1 libvulkan-dev gcc openmpi-bin libopenmpi-dev g++ make python3 plink1.9 plink2 chromium; do
+for pkg in libvulkan1 libvulkan-dev gcc openmpi-bin libopenmpi-dev g++ make python3 plink1.9 plink2 chromium libopenblas-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 

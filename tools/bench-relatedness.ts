@@ -1,8 +1,9 @@
 // Relatedness benchmark: snptally plink against the peer that defines each analysis, on the same .bed with the same
-// thread count, in one run; prints wall times and ratios, the load average, and checks that both output files are
-// the same bytes.
+// thread count, in one run; prints wall times and ratios, the load average, and checks that both output files agree.
 //   king:      `snptally plink --make-king triangle bin`      vs `plink2 --make-king triangle bin`   (.king.bin)
 //   distance:  `snptally plink --distance ibs triangle bin`   vs `plink1.9 --distance ibs triangle bin` (.mibs.bin)
+//   grm:       `snptally plink --make-rel triangle bin`       vs `plink2 --make-rel triangle bin`    (.rel.bin, float64:
+//              both sum in their BLAS's order, so the check is the largest difference, ≤ 1e−13, not the bytes)
 //
 //   node dist/tools/bench-relatedness.js [--samples 4000] [--snps 50000] [--missing 0.01] [--threads 2]
 //                                        [--analyses king,distance] [--plink2 plink2] [--plink1 plink1.9]
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { choiceOf, createToolProgram, listOf, parseFraction, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 import { fastestOf, timedProcess } from './lib/timedProcess.js';
 
-const ANALYSES = ['king', 'distance'] as const;
+const ANALYSES = ['king', 'distance', 'grm'] as const;
 type RelatednessAnalysis = (typeof ANALYSES)[number];
 
 interface BenchRelatednessOptions {
@@ -35,12 +36,12 @@ interface BenchRelatednessOptions {
 }
 
 function parseOptions(argv: readonly string[]): BenchRelatednessOptions {
-  const program = createToolProgram('bench-relatedness', 'wall times of snptally plink and its peers (plink2 --make-king, plink1.9 --distance) on one .bed')
+  const program = createToolProgram('bench-relatedness', 'wall times of snptally plink and its peers (plink2 --make-king and --make-rel, plink1.9 --distance) on one .bed')
     .addOption(valueOption('--samples <n>', 'samples of the plink1.9 --dummy data', parsePositiveInteger, '4000'))
     .addOption(valueOption('--snps <n>', 'SNPs of the --dummy data', parsePositiveInteger, '50000'))
     .addOption(valueOption('--missing <rate>', 'fraction of missing calls in the --dummy data, 0 to 1', parseFraction, '0.01'))
     .addOption(valueOption('--threads <n>', 'threads of both programs', parsePositiveInteger, '2'))
-    .addOption(valueOption('--analyses <list>', `comma-separated analyses (${ANALYSES.join(', ')})`, listOf(choiceOf(ANALYSES)), ANALYSES.join(',')))
+    .addOption(valueOption('--analyses <list>', `comma-separated analyses (${ANALYSES.join(', ')})`, listOf(choiceOf(ANALYSES)), 'king,distance'))
     .addOption(valueOption('--plink2 <path>', 'the plink2 program', (_o, text) => text, 'plink2'))
     .addOption(valueOption('--plink1 <path>', 'the plink1.9 program', (_o, text) => text, 'plink1.9'))
     .addOption(valueOption('--reps <n>', 'runs of each timing; the best counts', parsePositiveInteger, '1'))
@@ -50,10 +51,27 @@ function parseOptions(argv: readonly string[]): BenchRelatednessOptions {
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
+/** How the two output files must agree: the same bytes, or float64 values within 1e−13. */
+type Agreement = 'bytes' | 'float64';
+
 /** What each analysis runs: the flags both take, the peer, and the output file compared. */
-function benchOf(analysis: RelatednessAnalysis, o: BenchRelatednessOptions): { flags: string[]; peer: string; peerName: string; compared: string } {
-  if (analysis === 'king') return { flags: ['--make-king', 'triangle', 'bin'], peer: o.plink2, peerName: 'plink2', compared: 'king.bin' };
-  return { flags: ['--distance', 'ibs', 'triangle', 'bin'], peer: o.plink1, peerName: 'plink1.9', compared: 'mibs.bin' };
+function benchOf(analysis: RelatednessAnalysis, o: BenchRelatednessOptions): { flags: string[]; peer: string; peerName: string; compared: string; agreement: Agreement } {
+  if (analysis === 'king') return { flags: ['--make-king', 'triangle', 'bin'], peer: o.plink2, peerName: 'plink2', compared: 'king.bin', agreement: 'bytes' };
+  if (analysis === 'grm') return { flags: ['--make-rel', 'triangle', 'bin'], peer: o.plink2, peerName: 'plink2', compared: 'rel.bin', agreement: 'float64' };
+  return { flags: ['--distance', 'ibs', 'triangle', 'bin'], peer: o.plink1, peerName: 'plink1.9', compared: 'mibs.bin', agreement: 'bytes' };
+}
+
+/** Whether two output files agree as `agreement` says, and in words. */
+function compareOutputs(mine: Buffer, theirs: Buffer, agreement: Agreement): { agrees: boolean; text: string } {
+  if (agreement === 'bytes' || mine.length !== theirs.length) {
+    const same = mine.equals(theirs);
+    return { agrees: same, text: same ? 'identical' : 'DIFFERENT' };
+  }
+  const a = new Float64Array(mine.buffer.slice(mine.byteOffset, mine.byteOffset + mine.length));
+  const b = new Float64Array(theirs.buffer.slice(theirs.byteOffset, theirs.byteOffset + theirs.length));
+  let worst = 0;
+  for (let k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
+  return { agrees: worst <= 1e-13, text: `largest difference ${worst.toExponential(1)}${worst <= 1e-13 ? '' : ' (ABOVE 1e-13)'}` };
 }
 
 interface AnalysisResult {
@@ -63,7 +81,8 @@ interface AnalysisResult {
   readonly snptallySeconds: number;
   readonly peerSeconds: number;
   readonly speedup: number;
-  readonly sameBytes: boolean;
+  readonly agrees: boolean;
+  readonly agreement: string;
 }
 
 function main(): void {
@@ -79,10 +98,11 @@ function main(): void {
       const flags = ['--bfile', prefix, ...bench.flags, '--threads', String(o.threads)];
       const snptally = fastestOf(o.reps, () => timedProcess(process.execPath, [CLI_MAIN, 'plink', ...flags, '--out', join(dir, `st-${analysis}`), '--force']));
       const peer = fastestOf(o.reps, () => timedProcess(bench.peer, [...flags, '--out', join(dir, `peer-${analysis}`)]));
-      const sameBytes = readFileSync(join(dir, `st-${analysis}.${bench.compared}`)).equals(readFileSync(join(dir, `peer-${analysis}.${bench.compared}`)));
+      const compared = compareOutputs(readFileSync(join(dir, `st-${analysis}.${bench.compared}`)), readFileSync(join(dir, `peer-${analysis}.${bench.compared}`)), bench.agreement);
       return {
         analysis, flags: bench.flags.join(' '), peer: bench.peerName,
-        snptallySeconds: snptally.seconds, peerSeconds: peer.seconds, speedup: peer.seconds / snptally.seconds, sameBytes,
+        snptallySeconds: snptally.seconds, peerSeconds: peer.seconds, speedup: peer.seconds / snptally.seconds,
+        agrees: compared.agrees, agreement: compared.text,
       };
     });
     const result = { samples: o.samples, snps: o.snps, missing: o.missing, threads: o.threads, results, loadBefore, loadAfter: loadavg()[0] };
@@ -94,7 +114,7 @@ function main(): void {
     for (const r of results) {
       lines.push(`  snptally plink ${r.flags.padEnd(28)} ${r.snptallySeconds.toFixed(2)} s`);
       lines.push(`  ${`${r.peer} ${r.flags}`.padEnd(43)} ${r.peerSeconds.toFixed(2)} s`);
-      lines.push(`  speedup ${r.speedup.toFixed(2)}x; .${benchOf(r.analysis, o).compared} ${r.sameBytes ? 'identical' : 'DIFFERENT'}`);
+      lines.push(`  speedup ${r.speedup.toFixed(2)}x; .${benchOf(r.analysis, o).compared} ${r.agreement}`);
     }
     lines.push(`  load average ${loadBefore.toFixed(2)} before, ${result.loadAfter.toFixed(2)} after`);
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,4 +1,4 @@
-// Builds the native AVX-512 popcount-GEMM kernel (mgemm/kernels/native, node-gyp) into
+// Builds the native AVX-512 popcount-GEMM kernel and the GRM's OpenBLAS entry (opened at run time; mgemm/kernels/native, node-gyp) into
 // build/native/snptally_popcount.node. Run by `npm run build:native`.
 //
 // The kernel is an optional speed-up: without a C++ toolchain (or off x86-64) the script writes
@@ -9,7 +9,7 @@ import { addonBuild } from './addonBuild.mjs';
 const build = addonBuild({
   label: 'build:native',
   sourceDir: 'src/mgemm/kernels/native',
-  sources: ['src/popcountAvx512.cc'],
+  sources: ['src/popcountAvx512.cc', 'src/openBlasSyrk.cc'],
   outDirName: 'native',
   targetName: 'snptally_popcount',
 });

@@ -14,3 +14,7 @@ export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
   strongerScores, genotypeCellsInPlace, k2TableSlack, type CaseControlCells, type EpistasisOrder,
 } from './epistasis/index.js';
+export {
+  applyGrmDenominators, GenotypeCodeCounter, grmCodeValues, grmCrossProducts, pairCalledCount, plainSymmetricRankUpdate,
+  snpsPerBlock, type GrmMissingCounts, type GrmStandardizeOptions, type RankUpdate, type SampleMajorInput, type SnpNamer,
+} from './grm/index.js';

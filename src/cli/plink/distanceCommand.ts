@@ -39,7 +39,7 @@ function idFileText(samples: readonly SampleName[]): string {
  * Founder flags of the samples (PLINK 1.9 computes allele frequencies from founders: both parent IDs 0 in the .fam);
  * every VCF sample is a founder, and with --nonfounders every sample counts as one.
  */
-async function foundersOf(request: DistanceRequest, samples: readonly SampleName[]): Promise<Uint8Array> {
+export async function foundersOf(request: Pick<DistanceRequest, 'input' | 'nonfounders'>, samples: readonly SampleName[]): Promise<Uint8Array> {
   const founder = new Uint8Array(samples.length).fill(1);
   if (request.input.flag !== '--bfile' || request.nonfounders) return founder;
   const famPath = `${request.input.path.endsWith('.bed') ? request.input.path.slice(0, -4) : request.input.path}.fam`;

@@ -16,12 +16,14 @@ import { isKingCommandLine } from './kingFlags.js';
 import { runKing } from './kingCommand.js';
 import { isDistanceCommandLine } from './distanceFlags.js';
 import { runDistance } from './distanceCommand.js';
+import { isGrmCommandLine } from './grmFlags.js';
+import { runGrm } from './grmCommand.js';
 import { runSnptally } from './snptallyChild.js';
 
 /** Adds the `plink` command to `program`. */
 export function addPlinkCommand(program: Command): void {
   program.command('plink')
-    .summary('run a PLINK command line (--r2, --make-king, --fast-epistasis): the same flags, PLINK\'s output files')
+    .summary('run a PLINK command line (--r2, --make-king, --make-rel, --distance, --fast-epistasis): the same flags, PLINK\'s output files')
     .description(
       'runs a PLINK 1.9 command line by changing only the program name, and writes the files PLINK writes: ' +
       '<out>.ld (.ld.gz with gz, .ld.bin with bin/bin4) and <out>.log. Flags: --bfile [PREFIX] or --vcf FILE, ' +
@@ -30,7 +32,9 @@ export function addPlinkCommand(program: Command): void {
       '--ld-window N, --ld-window-kb KB, --ld-window-r2 R; or plink2\'s relatedness: --make-king [triangle|square|square0] ' +
       '[bin|bin4], --make-king-table [counts], --king-table-filter X, --king-cutoff X (<out>.king[.bin] and .king.id, ' +
       '<out>.kin0, <out>.king.cutoff.in.id/.out.id); PLINK 1.9\'s --distance [square|square0|triangle] [gz|bin|bin4] [ibs] ' +
-      '[1-ibs] [allele-ct] [flat-missing] (<out>.dist, .mibs, .mdist and their .id); or PLINK 1.9\'s --fast-epistasis [boost] ' +
+      '[1-ibs] [allele-ct] [flat-missing] (<out>.dist, .mibs, .mdist and their .id); plink2\'s GRM: --make-rel [cov] [meanimpute] ' +
+      '[square|square0|triangle] [bin|bin4] (<out>.rel[.bin] and .rel.id) or --make-grm-bin [cov] [meanimpute] [id-header] ' +
+      '(<out>.grm.bin, .grm.N.bin, .grm.id); or PLINK 1.9\'s --fast-epistasis [boost] ' +
       'with --epi1/--epi2 (<out>.epi.cc and .epi.cc.summary); and snptally\'s --force (PLINK overwrites; snptally ' +
       'replaces existing outputs only with it). Any other flag or modifier is refused by name. The log lists the ' +
       'snptally commands it ran')
@@ -68,6 +72,10 @@ async function runPlink(flags: readonly string[]): Promise<void> {
   }
   if (isDistanceCommandLine(flags)) {
     await runDistance(flags);
+    return;
+  }
+  if (isGrmCommandLine(flags)) {
+    await runGrm(flags);
     return;
   }
   const request = parsePlinkFlags(flags);

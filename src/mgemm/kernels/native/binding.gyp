@@ -1,9 +1,10 @@
-# node-gyp build of the native AVX-512 popcount-GEMM kernel (mgemm/kernels/native).
+# node-gyp build of the native AVX-512 popcount-GEMM kernel and the GRM's OpenBLAS entry (mgemm/kernels/native).
 {
   "targets": [
     {
       "target_name": "snptally_popcount",
-      "sources": ["src/popcountAvx512.cc"],
+      "sources": ["src/popcountAvx512.cc", "src/openBlasSyrk.cc"],
+      "libraries": ["-ldl"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags_cc!": ["-fno-exceptions", "-O2"],

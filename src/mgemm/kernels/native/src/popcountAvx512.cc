@@ -22,6 +22,11 @@
 #define SNPTALLY_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
 #endif
 
+namespace snptally {
+// openBlasSyrk.cc: the GRM's float64 product through OpenBLAS.
+void addOpenBlasExports(Napi::Env env, Napi::Object exports);
+}  // namespace snptally
+
 namespace {
 
 constexpr int kMr = 4;  // rows of A per microkernel tile
@@ -299,6 +304,7 @@ Napi::Value CpuSupported(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("runTask", Napi::Function::New(env, RunTask));
   exports.Set("cpuSupported", Napi::Function::New(env, CpuSupported));
+  snptally::addOpenBlasExports(env, exports);
   return exports;
 }
 

@@ -1,0 +1,167 @@
+// `snptally plink --make-rel / --make-grm-bin`: prepares the input sample-major with PLINK's selection and plink2's
+// autosomes (`prepare --individuals --autosome`), standardizes each SNP by its founder allele frequency, sums the
+// cross products over SNP blocks in float64 (OpenBLAS dsyrk, else a plain loop), divides by each pair's SNPs both
+// called (exact integer counts, distanceMissing.ts) as plink2 does, and writes plink2's files, renamed into place together.
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import {
+  applyGrmDenominators, GenotypeCodeCounter, grmCodeValues, grmCrossProducts, plainSymmetricRankUpdate, snpsPerBlock,
+  type GrmMissingCounts, type RankUpdate, type SampleMajorInput,
+} from '../../analyses/index.js';
+import { UserError } from '../../core/errors.js';
+import { commitStagedFiles, readSidecar, stageFile, type PreparedSidecar, type StagedFile } from '../../io/index.js';
+import { loadOpenBlas } from '../../mgemm/index.js';
+import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
+import { packageVersion } from '../packageVersion.js';
+import { foundersOf } from './distanceCommand.js';
+import { missingTallies } from './distanceMissing.js';
+import { grmBinChunks, grmCountChunks, grmIdFileText, relMatrixChunks, stageChunks, type GrmMatrix } from './grmFiles.js';
+import { grmOutputPaths, parseGrmFlags, type GrmRequest } from './grmFlags.js';
+import { sampleIdFileText, type SampleIdPair } from './kingReport.js';
+import { runSnptally } from './snptallyChild.js';
+
+/** Genotype counts per SNP of the founders and of every sample, one pass over the sample-major file. */
+function countGenotypes(input: SampleMajorInput, founder: Uint8Array): { founders: GenotypeCodeCounter; samples: GenotypeCodeCounter } {
+  const founders = new GenotypeCodeCounter(input.numSnp);
+  const samples = new GenotypeCodeCounter(input.numSnp);
+  const bytesPerRow = Math.ceil(input.numSnp / 4);
+  const rowsPerPiece = Math.max(1, Math.floor((16 << 20) / bytesPerRow));
+  const piece = new Uint8Array(rowsPerPiece * bytesPerRow);
+  const fd = openSync(input.path, 'r');
+  try {
+    for (let first = 0; first < input.numSample; first += rowsPerPiece) {
+      const numRows = Math.min(rowsPerPiece, input.numSample - first);
+      for (let done = 0; done < numRows * bytesPerRow;) {
+        const got = readSync(fd, piece, done, numRows * bytesPerRow - done, first * bytesPerRow + done);
+        if (got === 0) throw new Error(`${input.path} ended early`);
+        done += got;
+      }
+      for (let r = 0; r < numRows; r++) {
+        samples.add(piece, r * bytesPerRow);
+        if (founder[first + r] === 1) founders.add(piece, r * bytesPerRow);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  founders.flush();
+  samples.flush();
+  return { founders, samples };
+}
+
+/** plink2 refuses allele frequencies from fewer than 50 samples, or 50 founders without --nonfounders, unless --bad-freqs. */
+function checkFrequencySource(request: GrmRequest, numSample: number, numFounder: number): void {
+  if (request.badFreqs) return;
+  if (numSample < 50) throw new UserError(`plink: --make-rel / --make-grm-bin: only ${numSample} samples to estimate allele frequencies from (plink2 needs 50; --bad-freqs overrides)`);
+  if (!request.nonfounders && numFounder < 50) {
+    throw new UserError(`plink: --make-rel / --make-grm-bin: only ${numFounder} founders to estimate allele frequencies from (plink2 needs 50; --nonfounders counts every sample, --bad-freqs overrides)`);
+  }
+}
+
+/** Bytes the GRM holds at its peak: the n × n matrix, the pair counts, a block and its packed strip. */
+function grmMemoryBytes(numSample: number, numSnp: number): number {
+  return 8 * numSample * numSample + 2 * numSample * (numSample - 1) + 9 * numSample * snpsPerBlock(numSample, numSnp);
+}
+
+/** The product's rank update and how the log names it: OpenBLAS when loadable, else the plain loop and why. */
+function rankUpdateFor(threads: number): { update: RankUpdate; description: string } {
+  const blas = loadOpenBlas();
+  if (blas.available) return { update: blas.update(threads), description: `OpenBLAS dsyrk, ${threads} thread(s)` };
+  return { update: plainSymmetricRankUpdate, description: `a plain single-thread loop (much slower: ${blas.reason})` };
+}
+
+/** Runs a --make-rel / --make-grm-bin command line (flags as PLINK's argument list). */
+export async function runGrm(flags: readonly string[]): Promise<void> {
+  const request = parseGrmFlags(flags);
+  const outputs = grmOutputPaths(request);
+  for (const path of outputs) {
+    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
+  }
+  const started = new Date();
+  cleanUpOnInterrupt({ outputPrefixes: outputs.map((path) => `${path}.`) });
+  // Scratch beside the outputs, so that finished files are renamed into place.
+  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
+  cleanUpOnInterrupt({ scratchDirectory: scratch });
+  const commands: string[][] = [];
+  const staged: StagedFile[] = [];
+  try {
+    const packedPath = join(scratch, 'input.packed');
+    const prepareArgs = ['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json'];
+    commands.push(prepareArgs);
+    await runSnptally(prepareArgs);
+    const sidecar = readSidecar(`${packedPath}.json`);
+    if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
+    const samples: SampleIdPair[] = sidecar.sampleNames.map(({ fid, iid }) => ({ fid, iid }));
+    if (samples.length < 2) throw new UserError('plink: --make-rel / --make-grm-bin need at least 2 samples (plink2: GRM construction requires at least two samples)');
+    const input: SampleMajorInput = { path: packedPath, numSample: samples.length, numSnp: sidecar.numField };
+    const memoryBytes = grmMemoryBytes(input.numSample, input.numSnp);
+    if (request.memoryMiB !== null && memoryBytes > request.memoryMiB * 2 ** 20) {
+      throw new UserError(`plink: --memory ${request.memoryMiB}: the GRM of ${input.numSample} samples needs about ${Math.ceil(memoryBytes / 2 ** 20)} MiB`);
+    }
+    const founder = await foundersOf(request, samples);
+    checkFrequencySource(request, samples.length, founder.reduce((sum, flag) => sum + flag, 0));
+    const counts = countGenotypes(input, founder);
+    const { snps } = sidecar;
+    const codeValues = grmCodeValues(counts.founders, counts.samples, { covariance: request.covariance },
+      (s) => `variant ${snps.id[s] ?? s + 1} (${snps.chrom[s] ?? '?'}:${snps.pos[s] ?? '?'})`);
+    // plink2 divides by each pair's count only when a missing call exists and meanimpute is off.
+    const missing: GrmMissingCounts | null = request.meanImpute || counts.samples.numMissing() === 0 ? null : missingTallies(input, null);
+    const threads = request.threads ?? availableParallelism();
+    const product = rankUpdateFor(threads);
+    const grm: GrmMatrix = { values: grmCrossProducts(input, codeValues, product.update), numSample: input.numSample };
+    applyGrmDenominators(grm.values, grm.numSample, input.numSnp, missing);
+    const [matrixPath, secondPath, idPath] = outputs;
+    const logPath = outputs[outputs.length - 1];
+    if (request.rel !== null) {
+      staged.push(stageChunks(matrixPath, relMatrixChunks(grm, request.rel.shape, request.rel.format)));
+      staged.push(stageFile(secondPath, sampleIdFileText(samples)));
+    } else {
+      staged.push(stageChunks(matrixPath, grmBinChunks(grm)));
+      staged.push(stageChunks(secondPath, grmCountChunks(grm.numSample, input.numSnp, missing)));
+      staged.push(stageFile(idPath, request.grmIdHeader ? sampleIdFileText(samples) : grmIdFileText(samples)));
+    }
+    const log = grmLog(request, { started, commands, sidecar, product: product.description, outputs, perPairCounts: missing !== null });
+    staged.push(stageFile(logPath, log));
+    commitStagedFiles(staged);
+    staged.length = 0;
+    process.stdout.write(log);
+  } finally {
+    for (const file of staged) rmSync(file.temporaryPath, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
+    forgetScratchDirectory(scratch);
+  }
+}
+
+/** What the log reports. */
+interface GrmLogFacts {
+  readonly started: Date;
+  readonly commands: readonly (readonly string[])[];
+  readonly sidecar: PreparedSidecar;
+  readonly product: string;
+  readonly outputs: readonly string[];
+  readonly perPairCounts: boolean;
+}
+
+/** plink2's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
+function grmLog(request: GrmRequest, facts: GrmLogFacts): string {
+  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
+  const flag = request.rel !== null ? '--make-rel' : '--make-grm-bin';
+  const files = request.rel !== null ? `${facts.outputs[0]} , and IDs to ${facts.outputs[1]}` : `${facts.outputs[0]} , observation counts to ${facts.outputs[1]} , and IDs to ${facts.outputs[2]}`;
+  return [
+    `snptally ${packageVersion()} (PLINK 2 front end)`,
+    'Options in effect:',
+    ...request.optionsInEffect.map((option) => `  ${option}`),
+    '',
+    `Start time: ${facts.started.toString()}`,
+    'snptally commands (in a scratch directory beside the output):',
+    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    `${facts.sidecar.numVector} samples and ${facts.sidecar.numField} autosomal variants remain after filters.`,
+    `Constructing GRM: float64 cross products by ${facts.product}; ` +
+      (facts.perPairCounts ? 'each pair over the variants both called.' : 'every pair over all variants.'),
+    `${flag}: GRM written to ${files} .`,
+    '',
+    `End time: ${new Date().toString()}`,
+    '',
+  ].join('\n');
+}
