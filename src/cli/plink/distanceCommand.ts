@@ -2,21 +2,19 @@
 // --individuals --autosome`), runs `--metric distance` for the exact allele-count distances over the SNPs both called
 // (a float64 lower triangle), applies PLINK 1.9's missing-call rescaling (distanceMissing.ts) and writes PLINK 1.9's
 // .dist / .mibs / .mdist (text, gz, bin, bin4) with their .id files and the log, all renamed into place together.
-import { closeSync, createWriteStream, existsSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { closeSync, createWriteStream, fstatSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { UserError } from '../../core/errors.js';
 import {
-  commitStagedFiles, distanceMatrixChunks, readSidecar, readTextLines, stageFile, temporaryPathFor, type DistanceMatrixLayout,
-  type PreparedSidecar, type StagedFile,
+  distanceMatrixChunks, readSidecar, readTextLines, stageFile, temporaryPathFor, type DistanceMatrixLayout, type PreparedSidecar,
+  type StagedFile,
 } from '../../io/index.js';
-import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
-import { packageVersion } from '../packageVersion.js';
+import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 import { distanceMatrices, distanceMatrixPath, distanceOutputPaths, parseDistanceFlags, type DistanceKinds, type DistanceRequest } from './distanceFlags.js';
 import { missingTallies, rescaleDistances, type MissingTallies, type SampleMajorFile } from './distanceMissing.js';
-import { runSnptally } from './snptallyChild.js';
 
 /** A sample's PLINK IDs (FID null for a VCF sample). */
 interface SampleName { readonly fid: string | null; readonly iid: string }
@@ -107,22 +105,8 @@ function readTriangle(path: string, numSample: number): Float64Array {
 /** Runs a --distance command line (flags as PLINK's argument list). */
 export async function runDistance(flags: readonly string[]): Promise<void> {
   const request = parseDistanceFlags(flags);
-  const outputs = distanceOutputPaths(request);
-  for (const path of outputs) {
-    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
-  }
-  const started = new Date();
-  cleanUpOnInterrupt({ outputPrefixes: outputs.map((path) => `${path}.`) });
-  // Scratch beside the outputs, so that finished files are renamed into place.
-  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
-  cleanUpOnInterrupt({ scratchDirectory: scratch });
-  const commands: string[][] = [];
-  const staged: StagedFile[] = [];
-  const run = async (args: string[]): Promise<string> => {
-    commands.push(args);
-    return runSnptally(args);
-  };
-  try {
+  await runFrontEndCommand({ out: request.out, paths: distanceOutputPaths(request), force: request.force }, async (session) => {
+    const { scratch, staged, run } = session;
     const packedPath = join(scratch, 'input.packed');
     await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
     const sidecar = readSidecar(`${packedPath}.json`);
@@ -149,37 +133,23 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
       staged.push(await stageMatrix(distanceMatrixPath(request, extension), chunks, request.encoding === 'gz'));
       staged.push(stageFile(`${request.out}.${extension}.id`, idText));
     }
-    const log = distanceLog(request, { started, commands, sidecar });
+    const log = distanceLog(request, { session, sidecar });
     staged.push(stageFile(`${request.out}.log`, log));
-    commitStagedFiles(staged);
-    staged.length = 0;
-    process.stdout.write(log);
-  } finally {
-    for (const file of staged) rmSync(file.temporaryPath, { force: true });
-    rmSync(scratch, { recursive: true, force: true });
-    forgetScratchDirectory(scratch);
-  }
+    return log;
+  });
 }
 
 /** What the log reports. */
 interface DistanceLogFacts {
-  readonly started: Date;
-  readonly commands: readonly (readonly string[])[];
+  readonly session: Pick<FrontEndSession, 'started' | 'commands'>;
   readonly sidecar: PreparedSidecar;
 }
 
 /** PLINK 1.9's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
 function distanceLog(request: DistanceRequest, facts: DistanceLogFacts): string {
-  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
   const written = { alleleCount: 'Distances (allele counts)', ibs: 'IBS matrix', oneMinusIbs: 'Distances (proportions)' } as const;
   return [
-    `snptally ${packageVersion()} (PLINK 1.9 front end)`,
-    'Options in effect:',
-    ...request.optionsInEffect.map((option) => `  ${option}`),
-    '',
-    `Start time: ${facts.started.toString()}`,
-    'snptally commands (in a scratch directory beside the output):',
-    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    ...logHeaderLines('PLINK 1.9 front end', request.optionsInEffect, facts.session),
     `${facts.sidecar.numField} autosomal variants and ${facts.sidecar.numVector} people pass filters and QC.`,
     `Distance matrix calculation complete (${request.flatMissing ? 'flat' : 'allele-frequency weighted'} missing-call rescaling).`,
     ...distanceMatrices(request).map(({ extension, kind }) =>

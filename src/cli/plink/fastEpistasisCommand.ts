@@ -2,16 +2,15 @@
 // test, run as `snptally prepare` (PLINK's selection, samples ordered by phenotype) and fastEpistasisReport.ts, writing
 // <out>.epi.cc, <out>.epi.cc.summary and <out>.log. PLINK's phenotype rules: .fam column 6 or --pheno, and samples of
 // unknown sex (.fam column 5 = 0; every VCF sample) count as missing unless --allow-no-sex.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import {
-  CLASS_CASE, CLASS_CONTROL, CLASS_MISSING, commitStagedFiles, openGenotypeInput, plinkPathsOf, readFamPhenotypes,
-  readPhenotypeFile, readSidecar, readTextLines, stageFile, type StagedFile,
+  CLASS_CASE, CLASS_CONTROL, CLASS_MISSING, openGenotypeInput, plinkPathsOf, readFamPhenotypes, readPhenotypeFile,
+  readSidecar, readTextLines, stageFile,
 } from '../../io/index.js';
-import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
-import { packageVersion } from '../packageVersion.js';
 import { fastEpistasisReport } from './fastEpistasisReport.js';
+import { logHeaderLines, runFrontEndCommand } from './frontEndSession.js';
 import { COMMON_FLAG_ARITY, parsePlinkCommandLine, plinkInputOf, selectionArgsOf, type FlagArity, type PlinkFlags } from './plinkCommandLine.js';
 
 /** Flags of a --fast-epistasis command line and their [least, most] parameters. */
@@ -20,8 +19,6 @@ const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([
   ['--pheno', [1, 1]], ['--pheno-name', [1, 1]],
 ]);
 
-/** Runs `snptally <args>` (plinkCommand.ts's child runner). */
-export type SnptallyRunner = (args: readonly string[]) => Promise<string>;
 
 function pValueFlag(flags: PlinkFlags, flag: string, fallback: number): number {
   const text = flags.get(flag)?.[0];
@@ -57,7 +54,7 @@ async function writePhenotypes(flags: PlinkFlags, input: { flag: string; path: s
 }
 
 /** Runs a --fast-epistasis command line (the caller saw the flag). */
-export async function runFastEpistasis(args: readonly string[], runSnptally: SnptallyRunner): Promise<void> {
+export async function runFastEpistasis(args: readonly string[]): Promise<void> {
   const flags = parsePlinkCommandLine(args, FLAG_ARITY, ' with --fast-epistasis');
   const modifier = flags.get('--fast-epistasis')?.[0];
   if (modifier !== undefined && modifier !== 'boost') throw new UserError(`plink: --fast-epistasis modifier '${modifier}' is not supported (supported: boost)`);
@@ -65,41 +62,25 @@ export async function runFastEpistasis(args: readonly string[], runSnptally: Snp
   const settings = { boost: modifier === 'boost', epi1: pValueFlag(flags, '--epi1', 0.0001), epi2: pValueFlag(flags, '--epi2', 0.01) };
   const out = flags.get('--out')?.[0] ?? 'plink';
   const paths = { pairs: `${out}.epi.cc`, summary: `${out}.epi.cc.summary`, log: `${out}.log` };
-  for (const path of Object.values(paths)) {
-    if (!flags.has('--force') && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
-  }
-  const started = new Date();
-  cleanUpOnInterrupt({ outputPrefixes: Object.values(paths).map((path) => `${path}.`) });
-  const scratch = mkdtempSync(join(dirname(resolve(out)), '.snptally-plink-'));
-  cleanUpOnInterrupt({ scratchDirectory: scratch });
-  const staged: StagedFile[] = [];
-  try {
+  await runFrontEndCommand({ out, paths: Object.values(paths), force: flags.has('--force') }, async (session) => {
+    const { scratch, staged, run } = session;
     const phenoPath = join(scratch, 'pheno.txt');
     await writePhenotypes(flags, input, phenoPath);
     const packedPath = join(scratch, 'input.packed');
-    const selection = selectionArgsOf(flags);
-    const prepareArgs = ['prepare', input.flag, input.path, ...selection, '--pheno', phenoPath, '--out', packedPath, '--json'];
-    await runSnptally(prepareArgs);
+    await run(['prepare', input.flag, input.path, ...selectionArgsOf(flags), '--pheno', phenoPath, '--out', packedPath, '--json']);
     const sidecar = readSidecar(`${packedPath}.json`);
     const caseControl = sidecar.caseControl!;
     if (caseControl.numControls < 2 || caseControl.numCases < 2) throw new UserError('plink: --fast-epistasis requires at least two cases and two controls');
     const report = fastEpistasisReport(packedPath, sidecar, settings);
     const analysis = `--fast-epistasis${settings.boost ? ' boost' : ''}`;
     const log = [
-      `snptally ${packageVersion()} (PLINK 1.9 front end)`, 'Options in effect:', ...[...flags].map(([flag, p]) => `  ${[flag, ...p].join(' ')}`), '',
-      `Start time: ${started.toString()}`, `snptally commands: snptally ${prepareArgs.join(' ')}`,
+      ...logHeaderLines('PLINK 1.9 front end', [...flags].map(([flag, p]) => [flag, ...p].join(' ')), session),
       `${sidecar.numVector} variants and ${sidecar.numField} people pass filters and QC (${caseControl.numCases} cases, ${caseControl.numControls} controls).`,
       ...(report.numSkippedSnps > 0 ? [`--fast-epistasis: Skipping ${report.numSkippedSnps} monomorphic/non-autosomal site${report.numSkippedSnps === 1 ? '' : 's'}.`] : []),
       `${analysis} to ${paths.pairs} ... done.`,
       `${report.numValidTests} valid tests performed, summary written to ${paths.summary} .`, '', `End time: ${new Date().toString()}`, '',
     ].join('\n');
     staged.push(stageFile(paths.pairs, report.pairsText), stageFile(paths.summary, report.summaryText), stageFile(paths.log, log));
-    commitStagedFiles(staged);
-    staged.length = 0;
-    process.stdout.write(log);
-  } finally {
-    for (const file of staged) rmSync(file.temporaryPath, { force: true });
-    rmSync(scratch, { recursive: true, force: true });
-    forgetScratchDirectory(scratch);
-  }
+    return log;
+  });
 }

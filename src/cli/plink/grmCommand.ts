@@ -2,24 +2,22 @@
 // autosomes (`prepare --individuals --autosome`), standardizes each SNP by its founder allele frequency, sums the
 // cross products over SNP blocks in float64 (OpenBLAS dsyrk, else a plain loop), divides by each pair's SNPs both
 // called (exact integer counts, distanceMissing.ts) as plink2 does, and writes plink2's files, renamed into place together.
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   applyGrmDenominators, GenotypeCodeCounter, grmCodeValues, grmCrossProducts, plainSymmetricRankUpdate, snpsPerBlock,
   type GrmMissingCounts, type RankUpdate, type SampleMajorInput,
 } from '../../analyses/index.js';
 import { UserError } from '../../core/errors.js';
-import { commitStagedFiles, readSidecar, stageFile, type PreparedSidecar, type StagedFile } from '../../io/index.js';
+import { readSidecar, stageFile, type PreparedSidecar } from '../../io/index.js';
 import { loadOpenBlas } from '../../mgemm/index.js';
-import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
-import { packageVersion } from '../packageVersion.js';
 import { foundersOf } from './distanceCommand.js';
 import { missingTallies } from './distanceMissing.js';
 import { grmBinChunks, grmCountChunks, grmIdFileText, relMatrixChunks, stageChunks, type GrmMatrix } from './grmFiles.js';
 import { grmOutputPaths, parseGrmFlags, type GrmRequest } from './grmFlags.js';
 import { sampleIdFileText, type SampleIdPair } from './kingReport.js';
-import { runSnptally } from './snptallyChild.js';
+import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 
 /** Genotype counts per SNP of the founders and of every sample, one pass over the sample-major file. */
 function countGenotypes(input: SampleMajorInput, founder: Uint8Array): { founders: GenotypeCodeCounter; samples: GenotypeCodeCounter } {
@@ -75,21 +73,10 @@ function rankUpdateFor(threads: number): { update: RankUpdate; description: stri
 export async function runGrm(flags: readonly string[]): Promise<void> {
   const request = parseGrmFlags(flags);
   const outputs = grmOutputPaths(request);
-  for (const path of outputs) {
-    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
-  }
-  const started = new Date();
-  cleanUpOnInterrupt({ outputPrefixes: outputs.map((path) => `${path}.`) });
-  // Scratch beside the outputs, so that finished files are renamed into place.
-  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
-  cleanUpOnInterrupt({ scratchDirectory: scratch });
-  const commands: string[][] = [];
-  const staged: StagedFile[] = [];
-  try {
+  await runFrontEndCommand({ out: request.out, paths: outputs, force: request.force }, async (session) => {
+    const { scratch, staged, run } = session;
     const packedPath = join(scratch, 'input.packed');
-    const prepareArgs = ['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json'];
-    commands.push(prepareArgs);
-    await runSnptally(prepareArgs);
+    await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
     const sidecar = readSidecar(`${packedPath}.json`);
     if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
     const samples: SampleIdPair[] = sidecar.sampleNames.map(({ fid, iid }) => ({ fid, iid }));
@@ -121,22 +108,15 @@ export async function runGrm(flags: readonly string[]): Promise<void> {
       staged.push(stageChunks(secondPath, grmCountChunks(grm.numSample, input.numSnp, missing)));
       staged.push(stageFile(idPath, request.grmIdHeader ? sampleIdFileText(samples) : grmIdFileText(samples)));
     }
-    const log = grmLog(request, { started, commands, sidecar, product: product.description, outputs, perPairCounts: missing !== null });
+    const log = grmLog(request, { session, sidecar, product: product.description, outputs, perPairCounts: missing !== null });
     staged.push(stageFile(logPath, log));
-    commitStagedFiles(staged);
-    staged.length = 0;
-    process.stdout.write(log);
-  } finally {
-    for (const file of staged) rmSync(file.temporaryPath, { force: true });
-    rmSync(scratch, { recursive: true, force: true });
-    forgetScratchDirectory(scratch);
-  }
+    return log;
+  });
 }
 
 /** What the log reports. */
 interface GrmLogFacts {
-  readonly started: Date;
-  readonly commands: readonly (readonly string[])[];
+  readonly session: Pick<FrontEndSession, 'started' | 'commands'>;
   readonly sidecar: PreparedSidecar;
   readonly product: string;
   readonly outputs: readonly string[];
@@ -145,17 +125,10 @@ interface GrmLogFacts {
 
 /** plink2's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
 function grmLog(request: GrmRequest, facts: GrmLogFacts): string {
-  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
   const flag = request.rel !== null ? '--make-rel' : '--make-grm-bin';
   const files = request.rel !== null ? `${facts.outputs[0]} , and IDs to ${facts.outputs[1]}` : `${facts.outputs[0]} , observation counts to ${facts.outputs[1]} , and IDs to ${facts.outputs[2]}`;
   return [
-    `snptally ${packageVersion()} (PLINK 2 front end)`,
-    'Options in effect:',
-    ...request.optionsInEffect.map((option) => `  ${option}`),
-    '',
-    `Start time: ${facts.started.toString()}`,
-    'snptally commands (in a scratch directory beside the output):',
-    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    ...logHeaderLines('PLINK 2 front end', request.optionsInEffect, facts.session),
     `${facts.sidecar.numVector} samples and ${facts.sidecar.numField} autosomal variants remain after filters.`,
     `Constructing GRM: float64 cross products by ${facts.product}; ` +
       (facts.perPairCounts ? 'each pair over the variants both called.' : 'every pair over all variants.'),

@@ -2,17 +2,14 @@
 // plink2's autosomes (`prepare --individuals --autosome`), runs `--metric king` — a dense matrix for --make-king,
 // the pairs' counts as records for --make-king-table and --king-cutoff (above a threshold when every use has one) —
 // and writes plink2's files under its names, all renamed into place together at the end.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { UserError } from '../../core/errors.js';
-import { commitStagedFiles, readSidecar, stageFile, TextOutput, type PreparedSidecar, type StagedFile } from '../../io/index.js';
-import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
-import { packageVersion } from '../packageVersion.js';
+import { readSidecar, stageFile, TextOutput, type PreparedSidecar } from '../../io/index.js';
 import { readRunInfo } from '../runInfoFile.js';
+import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 import { kingOutputPaths, parseKingFlags, type KingRequest } from './kingFlags.js';
 import { sortedKingPairs } from './kingPairs.js';
 import { kingCutoffRemoved, passOverKingPairs, sampleIdFileText, type KingPassResult, type SampleIdPair } from './kingReport.js';
-import { runSnptally } from './snptallyChild.js';
 
 /** The largest double below x (x finite and not 0 … only the sign matters at 0): a threshold "> it" keeps "≥ x". */
 export function doubleBelow(x: number): number {
@@ -47,22 +44,8 @@ function samplesOf(sidecar: PreparedSidecar): SampleIdPair[] {
 /** Runs a KING command line (flags as PLINK's argument list). */
 export async function runKing(flags: readonly string[]): Promise<void> {
   const request = parseKingFlags(flags);
-  const outputs = kingOutputPaths(request);
-  for (const path of outputs) {
-    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
-  }
-  const started = new Date();
-  cleanUpOnInterrupt({ outputPrefixes: outputs.map((path) => `${path}.`) });
-  // Scratch beside the outputs, so that finished files are renamed into place.
-  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
-  cleanUpOnInterrupt({ scratchDirectory: scratch });
-  const commands: string[][] = [];
-  const staged: StagedFile[] = [];
-  const run = async (args: string[]): Promise<string> => {
-    commands.push(args);
-    return runSnptally(args);
-  };
-  try {
+  await runFrontEndCommand({ out: request.out, paths: kingOutputPaths(request), force: request.force }, async (session) => {
+    const { scratch, staged, run } = session;
     const packedPath = join(scratch, 'input.packed');
     await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
     const sidecar = readSidecar(`${packedPath}.json`);
@@ -105,22 +88,15 @@ export async function runKing(flags: readonly string[]): Promise<void> {
       staged.push(stageFile(`${request.out}.king.cutoff.in.id`, sampleIdFileText(samples.filter((_, s) => removed[s] === 0), samples)));
       staged.push(stageFile(`${request.out}.king.cutoff.out.id`, sampleIdFileText(samples.filter((_, s) => removed[s] === 1), samples)));
     }
-    const log = kingLog(request, { started, commands, sidecar, pass, numRemoved });
+    const log = kingLog(request, { session, sidecar, pass, numRemoved });
     staged.push(stageFile(`${request.out}.log`, log));
-    commitStagedFiles(staged);
-    staged.length = 0;
-    process.stdout.write(log);
-  } finally {
-    for (const file of staged) rmSync(file.temporaryPath, { force: true });
-    rmSync(scratch, { recursive: true, force: true });
-    forgetScratchDirectory(scratch);
-  }
+    return log;
+  });
 }
 
 /** What the log reports. */
 interface KingLogFacts {
-  readonly started: Date;
-  readonly commands: readonly (readonly string[])[];
+  readonly session: Pick<FrontEndSession, 'started' | 'commands'>;
   readonly sidecar: PreparedSidecar;
   readonly pass: KingPassResult | null;
   readonly numRemoved: number | null;
@@ -128,16 +104,9 @@ interface KingLogFacts {
 
 /** plink2's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
 function kingLog(request: KingRequest, facts: KingLogFacts): string {
-  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
   const { out } = request;
   const lines = [
-    `snptally ${packageVersion()} (PLINK 2 front end)`,
-    'Options in effect:',
-    ...request.optionsInEffect.map((option) => `  ${option}`),
-    '',
-    `Start time: ${facts.started.toString()}`,
-    'snptally commands (in a scratch directory beside the output):',
-    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    ...logHeaderLines('PLINK 2 front end', request.optionsInEffect, facts.session),
     `${facts.sidecar.numVector} samples and ${facts.sidecar.numField} autosomal variants remain after filters.`,
     `--make-king: ${facts.sidecar.numField} variants processed.`,
   ];

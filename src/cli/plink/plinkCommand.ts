@@ -1,14 +1,12 @@
 // `snptally plink <PLINK flags>`: runs a PLINK 1.9 `--r2` command line as snptally commands (prepare with PLINK's
 // selection, then run --metric r2 with a dense matrix, LD windows, or all pairs) and writes the files PLINK writes,
 // under its names and in its formats: <out>.ld, <out>.ld.gz or <out>.ld.bin, and <out>.log.
-import { createReadStream, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { createReadStream, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import { UserError } from '../../core/errors.js';
-import { readSidecar, stageFile, commitStagedFiles, TextOutput, type StagedFile } from '../../io/index.js';
-import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
-import { packageVersion } from '../packageVersion.js';
+import { readSidecar, stageFile, TextOutput } from '../../io/index.js';
 import { readRunInfo } from '../runInfoFile.js';
+import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 import { writeLdTable } from './ldTableReport.js';
 import { runFastEpistasis } from './fastEpistasisCommand.js';
 import { describeR2, parsePlinkFlags, plinkOutputPaths, type PlinkRequest } from './plinkFlags.js';
@@ -18,7 +16,6 @@ import { isDistanceCommandLine } from './distanceFlags.js';
 import { runDistance } from './distanceCommand.js';
 import { isGrmCommandLine } from './grmFlags.js';
 import { runGrm } from './grmCommand.js';
-import { runSnptally } from './snptallyChild.js';
 
 /** Adds the `plink` command to `program`. */
 export function addPlinkCommand(program: Command): void {
@@ -42,7 +39,7 @@ export function addPlinkCommand(program: Command): void {
     .allowUnknownOption()
     .helpOption('-h, --help', 'print help')
     .action(async (flags: string[]) => {
-      if (flags.includes('--fast-epistasis')) await runFastEpistasis(flags, runSnptally);
+      if (flags.includes('--fast-epistasis')) await runFastEpistasis(flags);
       else await runPlink(flags);
     });
 }
@@ -80,26 +77,14 @@ async function runPlink(flags: readonly string[]): Promise<void> {
   }
   const request = parsePlinkFlags(flags);
   const outputs = plinkOutputPaths(request);
-  for (const path of [outputs.result, outputs.log]) {
-    if (!request.force && existsSync(path)) throw new UserError(`plink: ${path} exists: give --force to replace it`);
-  }
-  const started = new Date();
-  cleanUpOnInterrupt({ outputPrefixes: [`${outputs.result}.`, `${outputs.log}.`] });
-  // Scratch beside the outputs, so that a finished file is renamed into place.
-  const scratch = mkdtempSync(join(dirname(resolve(request.out)), '.snptally-plink-'));
-  cleanUpOnInterrupt({ scratchDirectory: scratch });
-  const commands: string[][] = [];
-  const staged: StagedFile[] = [];
-  try {
+  await runFrontEndCommand({ out: request.out, paths: [outputs.result, outputs.log], force: request.force }, async (session) => {
+    const { scratch, staged, run } = session;
     const packedPath = join(scratch, 'input.packed');
-    const prepareArgs = ['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--out', packedPath, '--json'];
-    commands.push(prepareArgs);
-    await runSnptally(prepareArgs);
+    await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--out', packedPath, '--json']);
     const sidecar = readSidecar(`${packedPath}.json`);
     const stub = join(scratch, 'ld');
-    const runArgs = runArgsOf(request, packedPath, stub);
-    commands.push(runArgs);
-    await runSnptally([...runArgs, '--json']);
+    await run([...runArgsOf(request, packedPath, stub), '--json']);
+    // The result is written (or renamed) in place: the log, staged, is renamed after it.
     let numLines: number | null = null;
     if (request.matrix === null) {
       const output = await TextOutput.toFile(outputs.result, { force: true });
@@ -123,21 +108,15 @@ async function runPlink(flags: readonly string[]): Promise<void> {
     } else {
       renameSync(`${stub}${request.matrix.format === 'text' ? '.ld' : '.ld.bin'}`, outputs.result);
     }
-    const log = plinkLog(request, { started, commands, numVariants: sidecar.numVector, numSamples: sidecar.numField, numLines, resultPath: outputs.result });
+    const log = plinkLog(request, { session, numVariants: sidecar.numVector, numSamples: sidecar.numField, numLines, resultPath: outputs.result });
     staged.push(stageFile(outputs.log, log));
-    commitStagedFiles(staged);
-    process.stdout.write(log);
-  } finally {
-    for (const file of staged) rmSync(file.temporaryPath, { force: true });
-    rmSync(scratch, { recursive: true, force: true });
-    forgetScratchDirectory(scratch);
-  }
+    return log;
+  });
 }
 
 /** What the log reports. */
 interface LogFacts {
-  readonly started: Date;
-  readonly commands: readonly (readonly string[])[];
+  readonly session: Pick<FrontEndSession, 'started' | 'commands'>;
   readonly numVariants: number;
   readonly numSamples: number;
   readonly numLines: number | null;
@@ -146,15 +125,8 @@ interface LogFacts {
 
 /** PLINK's log, in its shape: options in effect, what was kept, what was written; plus the snptally commands run. */
 function plinkLog(request: PlinkRequest, facts: LogFacts): string {
-  const quote = (arg: string): string => (/^[\w./,:=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
   return [
-    `snptally ${packageVersion()} (PLINK 1.9 front end)`,
-    'Options in effect:',
-    ...request.optionsInEffect.map((option) => `  ${option}`),
-    '',
-    `Start time: ${facts.started.toString()}`,
-    'snptally commands (in a scratch directory beside the output):',
-    ...facts.commands.map((command) => `  snptally ${command.map(quote).join(' ')}`),
+    ...logHeaderLines('PLINK 1.9 front end', request.optionsInEffect, facts.session),
     `${facts.numVariants} variants and ${facts.numSamples} people pass filters and QC.`,
     `${describeR2(request)}${facts.numLines === null ? '' : ` (${facts.numLines} lines)`}... done.`,
     `Results written to ${facts.resultPath} .`,
