@@ -13,6 +13,7 @@
 import type { TermGroup } from '../../mgemm/index.js';
 import type { FinalizeContext, PairBlock, PlaneLayout } from '../analysis.js';
 import { planeBitsOfCodes } from '../planeBits.js';
+import { finalizePairCountRows } from '../pairCountRows.js';
 
 /** The distances' planes (bit p of a code's plane bits = plane p). */
 export const IBS_PLANE = { het: 0, hom1: 1, hom2: 2, hom: 3 } as const;
@@ -63,40 +64,16 @@ export const squaredDistance: DistanceOfCounts = (ibs0, ibs1) => ibs1 + 4 * ibs0
  * checksum and the records of pairs whose distance is above the run's threshold, the distance to a dense matrix).
  */
 export function finalizeDistancePairs(distanceOf: DistanceOfCounts) {
-  return (ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number => {
-    const { rows, cols } = block;
-    const sink = ctx.sink;
-    const threshold = sink.threshold.kind === 'single' ? sink.threshold.value : null;
-    if (sink.threshold.kind !== 'none' && threshold === null) throw new Error('distances take one threshold (the CLI refuses per-entry ones)');
-    const rowsReal = Math.min(block.numRows, rows.numVectorReal - block.rowFirst);
-    const colsReal = Math.min(block.numCols, cols.numVectorReal - block.colFirst);
-    const [ibs1Tally, ibs0Tally] = tallies;
-    const counts = new Float64Array(4 * Math.max(0, colsReal));
-    const values = new Float64Array(Math.max(0, colsReal));
-    const recorded = new Uint8Array(Math.max(0, colsReal));
-    let numPairs = 0;
-    for (let r = 0; r < rowsReal; r++) {
-      const i = rows.vectorFirst + block.rowFirst + r;
-      const c0 = block.strictUpper ? Math.max(0, r + 1 + block.rowFirst - block.colFirst) : 0;
-      for (let c = c0; c < colsReal; c++) {
-        const t = r * block.numCols + c;
-        const ibs0 = ibs0Tally[t];
-        const ibs1 = ibs1Tally[t];
-        const at = 4 * (c - c0);
-        const distance = alleleCountDistance(ibs0, ibs1) * IBS_COUNT_SCALE;
-        counts[at + IBS_ENTRY.ibs0] = ibs0 * IBS_COUNT_SCALE;
-        counts[at + IBS_ENTRY.distance01] = distance;
-        counts[at + IBS_ENTRY.distance10] = distance;
-        counts[at + IBS_ENTRY.ibs1] = ibs1 * IBS_COUNT_SCALE;
-        const value = distanceOf(ibs0, ibs1);
-        values[c - c0] = value;
-        recorded[c - c0] = threshold === null || value > threshold ? 1 : 0;
-      }
-      if (colsReal > c0) {
-        sink.addPairCountRow({ i, jFirst: cols.vectorFirst + block.colFirst + c0, numCols: colsReal - c0, counts, values, recorded });
-        numPairs += colsReal - c0;
-      }
-    }
-    return numPairs;
+  const pairCounts = (tallies: readonly Uint32Array[], t: number, counts: Float64Array, at: number): number => {
+    const ibs0 = tallies[1][t];
+    const ibs1 = tallies[0][t];
+    const distance = alleleCountDistance(ibs0, ibs1) * IBS_COUNT_SCALE;
+    counts[at + IBS_ENTRY.ibs0] = ibs0 * IBS_COUNT_SCALE;
+    counts[at + IBS_ENTRY.distance01] = distance;
+    counts[at + IBS_ENTRY.distance10] = distance;
+    counts[at + IBS_ENTRY.ibs1] = ibs1 * IBS_COUNT_SCALE;
+    return distanceOf(ibs0, ibs1);
   };
+  return (ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number =>
+    finalizePairCountRows('a distance', pairCounts, ctx, block, tallies);
 }

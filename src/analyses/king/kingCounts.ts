@@ -11,6 +11,7 @@
 import type { TermGroup } from '../../mgemm/index.js';
 import type { FinalizeContext, PairBlock, PlaneLayout } from '../analysis.js';
 import { planeBitsOfCodes } from '../planeBits.js';
+import { finalizePairCountRows } from '../pairCountRows.js';
 
 /** KING's planes (bit p of a code's plane bits = plane p). */
 export const KING_PLANE = { het: 0, hom1: 1, hom2: 2, present: 3 } as const;
@@ -45,50 +46,23 @@ export function kingKinship(hethet: number, ibs0: number, hetHom: number, homHet
 }
 
 /**
- * Whether a pair's kinship is recorded under the run's threshold T: every pair without a threshold, else those whose
- * kinship is not ≤ T (NaN included: plink2's --king-table-filter keeps what is not below it).
- */
-function recordedBy(threshold: number | null, kinship: number): number {
-  return threshold === null || !(kinship <= threshold) ? 1 : 0;
-}
-
-/**
  * Kinship of every unique pair of the block into `ctx.sink` (addPairCountRow: the counts to the checksum and records,
  * the kinship to a dense matrix). Returns the number of pairs.
  */
 export function finalizeKingPairs(ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
-  const { rows, cols, sink } = { rows: block.rows, cols: block.cols, sink: ctx.sink };
-  const threshold = sink.threshold.kind === 'single' ? sink.threshold.value : null;
-  if (sink.threshold.kind !== 'none' && threshold === null) throw new Error('KING takes one threshold on kinship (the CLI refuses per-entry ones)');
-  const rowsReal = Math.min(block.numRows, rows.numVectorReal - block.rowFirst);
-  const colsReal = Math.min(block.numCols, cols.numVectorReal - block.colFirst);
+  return finalizePairCountRows('KING', kingPairCounts, ctx, block, tallies);
+}
+
+/** One pair's counts (hethet, het–hom, hom–het, ibs0) from its tallies, and its kinship. */
+function kingPairCounts(tallies: readonly Uint32Array[], t: number, counts: Float64Array, at: number): number {
   const [hethetTally, ibs0Tally, hetPresentTally, presentHetTally] = tallies;
-  const counts = new Float64Array(4 * Math.max(0, colsReal));
-  const values = new Float64Array(Math.max(0, colsReal));
-  const recorded = new Uint8Array(Math.max(0, colsReal));
-  let numPairs = 0;
-  for (let r = 0; r < rowsReal; r++) {
-    const i = rows.vectorFirst + block.rowFirst + r;
-    const c0 = block.strictUpper ? Math.max(0, r + 1 + block.rowFirst - block.colFirst) : 0;
-    for (let c = c0; c < colsReal; c++) {
-      const t = r * block.numCols + c;
-      const hethet = hethetTally[t];
-      const ibs0 = ibs0Tally[t];
-      const hetHom = hetPresentTally[t] - hethet;
-      const homHet = presentHetTally[t] - hethet;
-      const at = 4 * (c - c0);
-      counts[at + KING_ENTRY.hethet] = hethet * KING_COUNT_SCALE;
-      counts[at + KING_ENTRY.hetHom] = hetHom * KING_COUNT_SCALE;
-      counts[at + KING_ENTRY.homHet] = homHet * KING_COUNT_SCALE;
-      counts[at + KING_ENTRY.ibs0] = ibs0 * KING_COUNT_SCALE;
-      const kinship = kingKinship(hethet, ibs0, hetHom, homHet);
-      values[c - c0] = kinship;
-      recorded[c - c0] = recordedBy(threshold, kinship);
-    }
-    if (colsReal > c0) {
-      sink.addPairCountRow({ i, jFirst: cols.vectorFirst + block.colFirst + c0, numCols: colsReal - c0, counts, values, recorded });
-      numPairs += colsReal - c0;
-    }
-  }
-  return numPairs;
+  const hethet = hethetTally[t];
+  const ibs0 = ibs0Tally[t];
+  const hetHom = hetPresentTally[t] - hethet;
+  const homHet = presentHetTally[t] - hethet;
+  counts[at + KING_ENTRY.hethet] = hethet * KING_COUNT_SCALE;
+  counts[at + KING_ENTRY.hetHom] = hetHom * KING_COUNT_SCALE;
+  counts[at + KING_ENTRY.homHet] = homHet * KING_COUNT_SCALE;
+  counts[at + KING_ENTRY.ibs0] = ibs0 * KING_COUNT_SCALE;
+  return kingKinship(hethet, ibs0, hetHom, homHet);
 }
