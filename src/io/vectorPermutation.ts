@@ -2,18 +2,7 @@
 //
 // Why shuffle: with a threshold, strongly related SNPs are often neighbours in the file, so the ranks
 // owning those blocks would write most of the output; a random order spreads it (CoMet paper's advice).
-
-/** mulberry32: a small, well-mixed 32-bit generator; deterministic for a seed on every platform. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { mulberry32 } from '../core/seededRandom.js';
 
 /**
  * `order[p]` = the source index of the vector placed at position p: a Fisher–Yates shuffle of

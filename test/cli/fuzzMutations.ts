@@ -2,7 +2,7 @@
 // damage done to one of them (truncation, flipped bytes, junk lines, huge counts, a link to /dev/zero, emptiness).
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mulberry32 } from '../../src/io/vectorPermutation.js';
+import { mulberry32 } from '../../src/core/seededRandom.js';
 
 /** A seeded generator (mulberry32), so that every run of the test makes the same cases. */
 export const seededRandom: (seed: number) => () => number = mulberry32;

@@ -3,18 +3,8 @@
 // mate, and some missing calls; the kinship class of every related pair is known (parent–child and full sibs 1/4,
 // half sibs 1/8, unrelated 0).
 import { writeFileSync } from 'node:fs';
+import { mulberry32 } from '../../src/core/seededRandom.js';
 
-/** A small deterministic generator (mulberry32), so the fileset is the same on every run. */
-function randomOf(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One individual: IDs, parents (indices or -1), and its two alleles per SNP (1 = allele A1). */
 interface Person {
@@ -43,7 +33,7 @@ const BED_MISSING = 0b01;
  * chromosomes 1–2 (one on chromosome X, which plink2's KING leaves out); `missingRate` of the calls are missing.
  */
 export function writePedigreeFileset(prefix: string, sizes: { numFamilies: number; numUnrelated: number; numSnp: number; missingRate: number; seed: number }): Pedigree {
-  const random = randomOf(sizes.seed);
+  const random = mulberry32(sizes.seed);
   const { numSnp } = sizes;
   const frequency = Float64Array.from({ length: numSnp }, () => 0.05 + 0.9 * random());
   const people: Person[] = [];

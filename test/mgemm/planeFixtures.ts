@@ -1,7 +1,7 @@
 // Test fixtures for mgemm: seeded random bit planes built from per-field bits, and a naive tally oracle.
 
 import { planeWordsFor, type PlaneMatrix, type PopcountGemmRequest } from '../../src/mgemm/index.js';
-import { mulberry32 } from '../../src/io/vectorPermutation.js';
+import { mulberry32 } from '../../src/core/seededRandom.js';
 
 /** Small deterministic PRNG (mulberry32, the one `prepare --permute` uses) so failures reproduce. */
 export const seededRandom: (seed: number) => () => number = mulberry32;

@@ -6,6 +6,7 @@
 // = 0), an interaction without marginal effects; of the `marginal` model Π_t g_t − (2p)^k, which has them. The strength
 // s follows from the heritability on the liability scale of the penetrance: h² = Var f(G) / (K(1 − K)).
 import { writeFileSync } from 'node:fs';
+import { mulberry32 } from '../../src/core/seededRandom.js';
 
 export type PenetranceModel = 'pure' | 'marginal';
 
@@ -32,17 +33,6 @@ export interface SimulationReport {
   readonly draws: number;
 }
 
-/** A small seeded generator (mulberry32): the same data set for the same seed everywhere. */
-export function seededUniform(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The penetrance table of a model (3^k entries) and its strength s; throws when no s reaches the heritability. */
 export function penetranceTable(sim: Pick<EpistasisSimulation, 'maf' | 'prevalence' | 'heritability' | 'model' | 'planted'>): { table: number[]; strength: number } {
@@ -85,7 +75,7 @@ export function simulateEpistasis(prefix: string, sim: EpistasisSimulation): Sim
     sim.planted.some((s) => !Number.isInteger(s) || s < 0 || s >= sim.numSnp)) {
     throw new Error(`planted SNPs ${sim.planted.join(',')}: 2 to 4 distinct indices below ${sim.numSnp}`);
   }
-  const uniform = seededUniform(sim.seed);
+  const uniform = mulberry32(sim.seed);
   const { table, strength } = penetranceTable(sim);
   const numSample = sim.numControls + sim.numCases;
   const k = sim.planted.length;

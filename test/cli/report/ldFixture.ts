@@ -1,7 +1,7 @@
 // A PLINK fileset with linkage that decays with distance, on two chromosomes with real-looking positions: each
 // sample's two haplotypes copy their allele from the previous SNP except at rare recombinations.
 import { writeFileSync } from 'node:fs';
-import { mulberry32 } from '../../../src/io/vectorPermutation.js';
+import { mulberry32 } from '../../../src/core/seededRandom.js';
 import { writePlinkFileset } from '../../helpers/plinkFileset.js';
 
 /** Where the SNPs are: `chrom[s]`, `pos[s]`, ID `rs<s>`. */

@@ -1,7 +1,7 @@
 // The LD heatmap's window choice and the decay bins against brute force: every window counted pair by pair, every
 // bin's mean and median from its sorted values.
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../../src/io/vectorPermutation.js';
+import { mulberry32 } from '../../../src/core/seededRandom.js';
 import { LdDecayBinner } from '../../../src/cli/report/ldDecay.js';
 import { chromosomeSegments, LdRegionCounter } from '../../../src/cli/report/ldRegion.js';
 
