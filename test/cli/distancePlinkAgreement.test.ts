@@ -4,22 +4,17 @@
 // chromosome-X SNP that --distance leaves out). Every shape (triangle, square, square0), encoding (text, gz — compared
 // decompressed —, bin, bin4) and kind (allele-ct .dist, ibs .mibs, 1-ibs .mdist), with PLINK's default missing-call
 // rescaling and with flat-missing; the .id files too.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePedigreeFileset } from '../helpers/kingPedigree.js';
+import { runPeer } from '../helpers/runPeer.js';
 import { runCli } from './cliHarness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-distance-plink-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function run(program: string, args: readonly string[]): void {
-  const r = spawnSync(program, args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${program} ${args.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
-}
 
 /** The files --distance writes for `modifiers`, as PLINK 1.9 names them. */
 function distanceFiles(modifiers: readonly string[]): string[] {
@@ -31,7 +26,7 @@ function distanceFiles(modifiers: readonly string[]): string[] {
 
 /** Runs plink1.9 and snptally plink with `--distance modifiers` on `input`; every output file must be the same bytes. */
 function expectSameFiles(input: readonly string[], modifiers: readonly string[], name: string): void {
-  run('plink1.9', [...input, '--distance', ...modifiers, '--threads', '2', '--out', join(dir, `p1-${name}`)]);
+  runPeer('plink1.9', [...input, '--distance', ...modifiers, '--threads', '2', '--out', join(dir, `p1-${name}`)]);
   const ours = runCli(['plink', ...input, '--distance', ...modifiers, '--threads', '2', '--out', join(dir, `st-${name}`)]);
   expect(ours.stderr).toBe('');
   expect(ours.status).toBe(0);
@@ -50,7 +45,7 @@ const ALL_KINDS = ['allele-ct', 'ibs', '1-ibs'] as const;
 describe('plink --distance on plink1.9 --dummy data with missing calls', () => {
   const prefix = join(dir, 'dummy');
   beforeAll(() => {
-    run('plink1.9', ['--dummy', '45', '701', '0.04', 'acgt', '--make-bed', '--out', prefix]);
+    runPeer('plink1.9', ['--dummy', '45', '701', '0.04', 'acgt', '--make-bed', '--out', prefix]);
     writeFileSync(join(dir, 'keep.txt'), Array.from({ length: 40 }, (_, s) => `per${s} per${s}\n`).join(''));
   });
   const input = (): string[] => ['--bfile', prefix];
@@ -76,7 +71,7 @@ describe('plink --distance on plink1.9 --dummy data with missing calls', () => {
   });
   it('triangle bin with ibs and 1-ibs: PLINK\'s .mdist.bin has 1 % more values, read past its matrix; the rest equal', () => {
     const modifiers = ['triangle', 'bin', 'ibs', '1-ibs'];
-    run('plink1.9', [...input(), '--distance', ...modifiers, '--out', join(dir, 'p1-overread')]);
+    runPeer('plink1.9', [...input(), '--distance', ...modifiers, '--out', join(dir, 'p1-overread')]);
     const ours = runCli(['plink', ...input(), '--distance', ...modifiers, '--out', join(dir, 'st-overread')]);
     expect(ours.status, ours.stderr).toBe(0);
     expect(readFileSync(join(dir, 'st-overread.mibs.bin')).equals(readFileSync(join(dir, 'p1-overread.mibs.bin')))).toBe(true);
@@ -90,7 +85,7 @@ describe('plink --distance on plink1.9 --dummy data with missing calls', () => {
     expect(mine.equals(theirs.subarray(0, 8 * numPairs))).toBe(true);
   });
   it('VCF input: PLINK 1.9 splits FID_IID sample IDs at their one \'_\'', () => {
-    run('plink1.9', [...input(), '--recode', 'vcf', '--out', join(dir, 'dummy-vcf')]);
+    runPeer('plink1.9', [...input(), '--recode', 'vcf', '--out', join(dir, 'dummy-vcf')]);
     expectSameFiles(['--vcf', join(dir, 'dummy-vcf.vcf')], ['square', 'ibs'], 'dummy-vcf');
     expect(readFileSync(join(dir, 'st-dummy-vcf.mibs.id'), 'utf8').split('\n')[0]).toBe('per0\tper0');
   });

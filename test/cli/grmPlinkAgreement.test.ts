@@ -9,15 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePedigreeFileset } from '../helpers/kingPedigree.js';
+import { runPeer } from '../helpers/runPeer.js';
 import { runCli } from './cliHarness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-grm-plink-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function run(program: string, args: readonly string[]): void {
-  const r = spawnSync(program, args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${program} ${args.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
-}
 
 /** How a file of both programs is compared. */
 type Comparison = 'bytes' | 'float32' | 'float64';
@@ -60,7 +56,7 @@ function expectAgreement(mine: Buffer, theirs: Buffer, comparison: Comparison, w
 
 /** Runs plink2 and snptally plink with `flags` on `input` and compares every output file. */
 function expectAgreementWithPlink2(input: readonly string[], flags: readonly string[], name: string): void {
-  run('plink2', [...input, ...flags, '--threads', '2', '--out', join(dir, `p2-${name}`)]);
+  runPeer('plink2', [...input, ...flags, '--threads', '2', '--out', join(dir, `p2-${name}`)]);
   const ours = runCli(['plink', ...input, ...flags, '--threads', '2', '--out', join(dir, `st-${name}`)]);
   expect(ours.stderr).toBe('');
   expect(ours.status).toBe(0);
@@ -111,7 +107,7 @@ function naiveGrm(prefix: string, options: { readonly nonfounders: boolean; read
 describe('plink --make-rel / --make-grm-bin on plink1.9 --dummy data with missing calls', () => {
   const prefix = join(dir, 'dummy');
   beforeAll(() => {
-    run('plink1.9', ['--dummy', '45', '701', '0.04', 'acgt', '--make-bed', '--out', prefix]);
+    runPeer('plink1.9', ['--dummy', '45', '701', '0.04', 'acgt', '--make-bed', '--out', prefix]);
     writeFileSync(join(dir, 'keep.txt'), Array.from({ length: 40 }, (_, s) => `per${s} per${s}\n`).join(''));
   });
   const cases: readonly (readonly string[])[] = [

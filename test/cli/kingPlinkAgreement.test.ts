@@ -3,21 +3,16 @@
 // half sibs, unrelated; missing calls; one chromosome-X SNP that KING leaves out). Every .king text digit, .king.bin
 // (float64 and float32) byte for byte, the .kin0 table (proportions and counts, filtered), the .king.id and the
 // --king-cutoff sample lists; and the pedigree's kinship classes (≈1/4, ≈1/8, ≈0).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePedigreeFileset, type Pedigree } from '../helpers/kingPedigree.js';
+import { runPeer } from '../helpers/runPeer.js';
 import { runCli } from './cliHarness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-king-plink-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function run(program: string, args: readonly string[]): void {
-  const r = spawnSync(program, args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${program} ${args.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
-}
 
 /** The files both programs write for `flags` (the logs differ by design). */
 function kingFiles(flags: readonly string[]): string[] {
@@ -34,7 +29,7 @@ function kingFiles(flags: readonly string[]): string[] {
 
 /** Runs plink2 and snptally plink with `flags` on `input` and expects every output file to be the same bytes. */
 function expectSameFiles(input: readonly string[], flags: readonly string[], name: string): void {
-  run('plink2', [...input, ...flags, '--threads', '2', '--out', join(dir, `p2-${name}`)]);
+  runPeer('plink2', [...input, ...flags, '--threads', '2', '--out', join(dir, `p2-${name}`)]);
   const ours = runCli(['plink', ...input, ...flags, '--threads', '2', '--out', join(dir, `st-${name}`)]);
   expect(ours.stderr).toBe('');
   expect(ours.status).toBe(0);
@@ -51,7 +46,7 @@ function expectSameFiles(input: readonly string[], flags: readonly string[], nam
 describe('plink --make-king on plink1.9 --dummy data with missing calls', () => {
   const prefix = join(dir, 'dummy');
   beforeAll(() => {
-    run('plink1.9', ['--dummy', '45', '701', '0.04', 'acgt', '--make-bed', '--out', prefix]);
+    runPeer('plink1.9', ['--dummy', '45', '701', '0.04', 'acgt', '--make-bed', '--out', prefix]);
     writeFileSync(join(dir, 'keep.txt'), Array.from({ length: 40 }, (_, s) => `per${s} per${s}\n`).join(''));
   });
   const input = (): string[] => ['--bfile', prefix];
