@@ -36,6 +36,17 @@ export function pairThresholdBits(threshold: Threshold): PairThresholdBits | nul
   }
 }
 
+/**
+ * The threshold of a pair-count program (PairValueProgram.pairCounts) as its double's words: a pair is recorded when its
+ * value is not ≤ the run's single value (pairCountRows.ts); null for per-entry forms (the CLI refuses them).
+ */
+export function pairValueThresholdBits(threshold: Threshold): PairThresholdBits | null {
+  if (threshold.kind === 'none') return { kind: 'none' };
+  if (threshold.kind !== 'single') return null;
+  const words = new Uint32Array(new Float64Array([threshold.value]).buffer);
+  return { kind: 'pairValue', lo: words[0], hi: words[1] };
+}
+
 /** What the device computes of a run's pairs: the analysis's value program, its run constants, tallies and per-vector words. */
 export interface PairValues {
   readonly program: PairValueProgram;
@@ -74,11 +85,14 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
   ): ProgramDevicePairs | null {
     const finalizePairs = gemm.finalizePairs?.bind(gemm);
     if (values === null || finalizePairs === undefined || !pairUidsOnDevice(numVector)) return null;
-    const bits = pairThresholdBits(threshold);
+    const pairCounts = values.program.pairCounts ?? false;
+    const bits = pairCounts ? pairValueThresholdBits(threshold) : pairThresholdBits(threshold);
     if (bits === null || (bits.kind === 'multi2' && !valuesFillTable(values.program))) return null;
     const denseValues = options.denseValues ?? null;
-    // Dense values are one per pair.
-    if (denseValues !== null && values.program.entryBits.length !== 1) return null;
+    // Dense values are one per pair (a pair-count program's own value).
+    if (denseValues !== null && values.program.entryBits.length !== 1 && !pairCounts) return null;
+    // Pair counts go with neither histograms (of counts) nor LD windows nor top N: none is a KING result.
+    if (pairCounts && ((options.histogram ?? null) !== null || (options.window ?? null) !== null || (options.recordBar ?? null) !== null)) return null;
     return new ProgramDevicePairs(
       values, finalizePairs, bits, numVector, options.writesRecords, denseValues, options.histogram ?? null, options.window ?? null,
       options.recordBar ?? null,

@@ -35,6 +35,18 @@ export interface PairValueProgram {
   readonly vectorWords: number;
   /** Names of the run's u32 constants that pairValues reads as `u.<name>` (values: `PairFinalizeRequest.constants`). */
   readonly constantNames: readonly string[];
+  /**
+   * True for a pair-count program (the device form of ResultSink.addPairCountRow, KING's): pairValues returns exact
+   * counts, each of which goes to the checksum whether its pair is recorded or not, and `wgsl` also defines
+   *
+   *     fn pairCountValue(vi: u32, vj: u32, t: u32) -> vec2<u32>
+   *
+   * the pair's own value as IEEE double bits — any double: negative, −inf, NaN —, which the request's `pairValue`
+   * threshold compares in double (the pair's entries are all records when the value is not ≤ it: NaN is recorded) and
+   * which dense values hold. Such a request has no histogram, LD window or record bar. Absent or false: the values
+   * themselves are thresholded, entry by entry.
+   */
+  readonly pairCounts?: boolean;
 }
 
 /** WGSL of the undefined value (NaN) a PairValueProgram may return. */
@@ -53,7 +65,9 @@ export function valuesFillTable(program: PairValueProgram): boolean {
 export type PairThresholdBits =
   | { readonly kind: 'none' }
   | { readonly kind: 'single'; readonly above: number }
-  | { readonly kind: 'multi2'; readonly ll: number; readonly lh: number; readonly hh: number; readonly llhh: number };
+  | { readonly kind: 'multi2'; readonly ll: number; readonly lh: number; readonly hh: number; readonly llhh: number }
+  /** A pair-count program's threshold (PairValueProgram.pairCounts): pairCountValue not ≤ the double of IEEE words (lo, hi). */
+  | { readonly kind: 'pairValue'; readonly lo: number; readonly hi: number };
 
 export interface PairFinalizeRequest {
   /** Tallies to compute: the term groups `values` reads. */

@@ -1,6 +1,7 @@
 // `snptally plink` with plink2's relatedness flags: --make-king [modifiers], --make-king-table [counts],
-// --king-table-filter X and --king-cutoff X, with the input, output, resource and selection flags of the front end,
-// their modifiers, plink2's conflicts and ranges (plink2.cc's parser), and everything else refused by name.
+// --king-table-filter X and --king-cutoff X, with the input, output, resource and selection flags of the front end
+// (and snptally's --backend), their modifiers, plink2's conflicts and ranges (plink2.cc's parser), and everything else
+// refused by name.
 import { UserError } from '../../core/errors.js';
 import type { MatrixFormat, MatrixShape } from '../../io/index.js';
 import {
@@ -13,6 +14,8 @@ export const KING_FLAGS = ['--make-king', '--make-king-table', '--king-table-fil
 /** Every flag of a KING command line: [least, most] parameters. */
 const FLAG_ARITY: ReadonlyMap<string, FlagArity> = new Map([
   ...COMMON_FLAG_ARITY, ['--make-king', [0, 2]], ['--make-king-table', [0, 1]], ['--king-table-filter', [1, 1]], ['--king-cutoff', [1, 1]],
+  // snptally's own: the runs' backend (`run --backend`; on the GPU the kinship is finalized there too).
+  ['--backend', [1, 1]],
 ]);
 
 /** What a KING command line asks for. */
@@ -21,7 +24,7 @@ export interface KingRequest {
   readonly out: string;
   /** snptally flags for prepare's selection, e.g. ['--chr', '1,2', '--maf']. */
   readonly selectionArgs: readonly string[];
-  /** snptally flags of the runs' resources: --threads, --memory. */
+  /** snptally flags of the runs' resources: --threads, --memory, --backend. */
   readonly resourceArgs: readonly string[];
   /** `--make-king`: the matrix's shape and format (plink2's defaults: triangle for text, square for bin/bin4), or null. */
   readonly matrix: { readonly shape: MatrixShape; readonly format: MatrixFormat } | null;
@@ -88,7 +91,7 @@ export function parseKingFlags(args: readonly string[]): KingRequest {
     input,
     out: one('--out') ?? 'plink2',
     selectionArgs,
-    resourceArgs: resourceArgsOf(flags),
+    resourceArgs: [...resourceArgsOf(flags), ...(flags.has('--backend') ? ['--backend', one('--backend') as string] : [])],
     matrix: kingModifiers === undefined ? null : matrixOf(kingModifiers),
     table: tableModifiers === undefined ? null : { counts: tableModifiers.includes('counts') },
     tableFilter: filterText === undefined ? null : numberOf('--king-table-filter', filterText, (value) => value <= 0.5),

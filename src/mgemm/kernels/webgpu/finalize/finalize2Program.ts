@@ -10,6 +10,7 @@
 // (including its error).
 // Records are not appended here: each pair with a passing entry leaves its pass mask (bit 2a + b) and values
 // (at 4p + 2a + b) at its place p in the request (pairRecordPrograms.ts then writes them out in key order).
+// A pair-count program (KING's) checksums every entry and records a pair's entries by its own double value instead.
 
 import { PAIR_WINDOW_WORDS, valuesFillTable, type PairValueProgram } from '../../../pairFinalize.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
@@ -38,7 +39,7 @@ if (PAIRS_PER_THREAD_SIDE ** 2 * 4 > CHECKSUM_TERMS_PER_FOLD) throw new Error('f
 export const FINALIZE2_DENSE_VALUES = { none: 0, float32: 1, float64: 2 } as const;
 
 /** Threshold kinds as the uniform `thresholdKind` carries them. */
-export const FINALIZE2_THRESHOLD_KIND = { none: 0, single: 1, multi2: 2 } as const;
+export const FINALIZE2_THRESHOLD_KIND = { none: 0, single: 1, multi2: 2, pairValue: 3 } as const;
 
 const UNIFORMS = [
   // Sub-block shape and where its tallies lie.
@@ -109,6 +110,79 @@ function checkValueProgram(values: PairValueProgram): void {
 }
 
 /**
+ * The entries a pair passes (`mask`, checksum and entries) and its records, for an ordinary program: each value
+ * against the threshold on its float32 bits; `f` holds the values' float32 bits.
+ */
+function thresholdedEntriesWgsl(entryBitsOf: (k: string) => string): string {
+  return `      if (u.denseValues != 0u) {
+        // The first entry's value of every pair, passing or not, at its place in the request (row-major).
+        let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
+        if (u.denseValues == 1u) {
+          passValues[p] = f[0];
+        } else {
+          passValues[2u * p] = values[0].x;
+          passValues[2u * p + 1u] = values[0].y;
+        }
+      }
+      let mask = passingEntries(f);
+      if (mask == 0u) { continue; }
+      if (u.writeRecords != 0u) {
+        // Pair p of the request (row-major): its records' place in key order (pairRecordPrograms.ts). Entries below a
+        // top-N run's bar pass (checksum, entries) but write no record; a pair left with none keeps its zero mask.
+        let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
+        var recordMask = 0u;
+        for (var k = 0u; k < NUM_ENTRIES; k++) {
+          let e = ${entryBitsOf('k')};
+          if ((mask & (1u << e)) != 0u && keptByBar(f[k])) {
+            recordMask |= 1u << e;
+            passValues[4u * p + e] = f[k];
+          }
+        }
+        if (recordMask != 0u) { passMasks[p] = recordMask; }
+      }
+`;
+}
+
+/**
+ * The same for a pair-count program (PairValueProgram.pairCounts, the host's addPairCountRow): every entry counts in
+ * the checksum; the pair's own value decides its records (all its entries) and is its dense value.
+ */
+function pairCountEntriesWgsl(entryBitsOf: (k: string) => string): string {
+  return `      let pairValue = pairCountValue(STRIDE * row, STRIDE * col, r * u.rowStride + c);
+      let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
+      if (u.denseValues == 1u) {
+        passValues[p] = select(sdToF32Bits(pairValue), ${FLOAT32_NAN_BITS}u, isNaN(pairValue));
+      } else if (u.denseValues == 2u) {
+        passValues[2u * p] = pairValue.x;
+        passValues[2u * p + 1u] = pairValue.y;
+      }
+      let mask = ALL_ENTRIES;
+      if (u.writeRecords != 0u && pairValueRecorded(pairValue)) {
+        for (var k = 0u; k < NUM_ENTRIES; k++) { passValues[4u * p + ${entryBitsOf('k')}] = f[k]; }
+        passMasks[p] = ALL_ENTRIES;
+      }
+`;
+}
+
+/** WGSL of a pair-count program's threshold (kind pairValue: threshold0, threshold1 are the double's words). */
+const PAIR_VALUE_THRESHOLD_WGSL = `
+/** NaN (exponent all ones, a fraction): plink2's undefined kinship. */
+fn isNaN(v: vec2<u32>) -> bool {
+  return sdExp(v) == 2047u && ((v.y & 0xfffffu) != 0u || v.x != 0u);
+}
+/** A key whose u64 order is the order of non-NaN doubles, infinities included; both zeros have one key. */
+fn orderKey(v: vec2<u32>) -> vec2<u32> {
+  if ((v.y & 0x7fffffffu) == 0u && v.x == 0u) { return vec2<u32>(0u, SD_SIGN); }
+  if ((v.y & SD_SIGN) != 0u) { return ~v; }
+  return vec2<u32>(v.x, v.y | SD_SIGN);
+}
+/** Whether a pair with this value is recorded: no threshold, or its value is not ≤ the threshold (NaN is not). */
+fn pairValueRecorded(v: vec2<u32>) -> bool {
+  if (u.thresholdKind != 3u || isNaN(v)) { return true; }
+  return u64Less(orderKey(vec2<u32>(u.threshold0, u.threshold1)), orderKey(v));
+}`;
+
+/**
  * The finalize program of a pair value program (thresholds and records are uniforms); with `histogram`, it also
  * counts every value of every pair in that layout, before the threshold.
  */
@@ -117,6 +191,8 @@ export function createFinalize2Program(
 ): Finalize2Program {
   const windowed = options.windowed;
   checkValueProgram(values);
+  const pairCounts = values.pairCounts ?? false;
+  if (pairCounts && (histogram !== null || windowed)) throw new Error(`${values.cacheKey}: a pair-count program takes no histogram or LD window`);
   const numEntries = values.entryBits.length;
   // Entry bits of value k: k itself for a whole table (no table lookup in the loops).
   const fillsTable = valuesFillTable(values);
@@ -152,6 +228,7 @@ ${FLOAT32_THRESHOLD_WGSL}
 ${RECORD_BAR_WGSL}
 ${histogram === null ? '' : histogramWgsl(histogram, values.entryBits)}
 ${histogram === null ? '' : histogramCacheWgsl(histogram, values.entryBits, { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE2_TILE ** 2 })}
+${pairCounts ? PAIR_VALUE_THRESHOLD_WGSL : ''}
 /** An undefined value (NaN: exponent field all ones). */
 fn isUndefined(v: vec2<u32>) -> bool {
   return sdExp(v) == 2047u;
@@ -192,33 +269,7 @@ ${histogram === null ? '' : '  histogramCacheClear(li);\n'}  var sum = vec4<u32>
 ${windowed ? windowSkipWgsl(values.vectorWords) : ''}      let values = pairValues(STRIDE * row, STRIDE * col, r * u.rowStride + c);
 ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
-      if (u.denseValues != 0u) {
-        // The first entry's value of every pair, passing or not, at its place in the request (row-major).
-        let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
-        if (u.denseValues == 1u) {
-          passValues[p] = f[0];
-        } else {
-          passValues[2u * p] = values[0].x;
-          passValues[2u * p + 1u] = values[0].y;
-        }
-      }
-      let mask = passingEntries(f);
-      if (mask == 0u) { continue; }
-      if (u.writeRecords != 0u) {
-        // Pair p of the request (row-major): its records' place in key order (pairRecordPrograms.ts). Entries below a
-        // top-N run's bar pass (checksum, entries) but write no record; a pair left with none keeps its zero mask.
-        let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
-        var recordMask = 0u;
-        for (var k = 0u; k < NUM_ENTRIES; k++) {
-          let e = ${entryBitsOf('k')};
-          if ((mask & (1u << e)) != 0u && keptByBar(f[k])) {
-            recordMask |= 1u << e;
-            passValues[4u * p + e] = f[k];
-          }
-        }
-        if (recordMask != 0u) { passMasks[p] = recordMask; }
-      }
-      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2).
+${pairCounts ? pairCountEntriesWgsl(entryBitsOf) : thresholdedEntriesWgsl(entryBitsOf)}      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2).
       let hiIsI = gi > gj;
       let pairMod = (mulMod(select(gi, gj, !hiIsI) % RMOD, u.numVectorMod) + select(gj, gi, !hiIsI) % RMOD) % RMOD;
       let pairResidues = checksumResidues((pairMod * 4u) % RMOD);

@@ -59,7 +59,15 @@ function valueConstants(request: PairFinalizeRequest): Record<string, number> {
     throw new Error(`${values.cacheKey}: ${constants.length} constants for ${values.constantNames.length} names`);
   }
   if (threshold.kind === 'multi2' && !valuesFillTable(values)) throw new Error(`${values.cacheKey}: per-entry thresholds need a whole 2 × 2 table`);
-  if ((request.denseValues ?? null) !== null && values.entryBits.length !== 1) throw new Error(`${values.cacheKey}: dense values need one entry per pair`);
+  const pairCounts = values.pairCounts ?? false;
+  if ((request.denseValues ?? null) !== null && values.entryBits.length !== 1 && !pairCounts) {
+    throw new Error(`${values.cacheKey}: dense values need one entry per pair`);
+  }
+  // A pair-count program's records follow its pair value's threshold alone.
+  if (pairCounts ? threshold.kind !== 'none' && threshold.kind !== 'pairValue' : threshold.kind === 'pairValue') {
+    throw new Error(`${values.cacheKey}: a ${threshold.kind} threshold for ${pairCounts ? 'a' : 'no'} pair-count program`);
+  }
+  if (pairCounts && (request.recordBar ?? null) !== null) throw new Error(`${values.cacheKey}: a pair-count program takes no record bar`);
   return Object.fromEntries(values.constantNames.map((name, idx) => [name, constants[idx]]));
 }
 
@@ -73,7 +81,8 @@ export function finalizeDispatch(
   const workgroups = foldWorkgroups(numTiles, options.maxWorkgroupsPerDimension);
   const dispatchX = workgroups[0];
   const t = threshold.kind === 'single' ? [threshold.above, 0, 0, 0]
-    : threshold.kind === 'multi2' ? [threshold.ll, threshold.lh, threshold.hh, threshold.llhh] : [0, 0, 0, 0];
+    : threshold.kind === 'multi2' ? [threshold.ll, threshold.lh, threshold.hh, threshold.llhh]
+      : threshold.kind === 'pairValue' ? [threshold.lo, threshold.hi, 0, 0] : [0, 0, 0, 0];
   const uniforms: Finalize2Uniforms = {
     ...valueConstants(request),
     numRows: block.numRows, numCols: block.numCols, rowStride: block.rowStride, groupWords: block.groupWords,
