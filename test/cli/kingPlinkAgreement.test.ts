@@ -2,13 +2,15 @@
 // on plink1.9 --dummy data with missing calls (with selection flags) and on a simulated pedigree (parents, full and
 // half sibs, unrelated; missing calls; one chromosome-X SNP that KING leaves out). Every .king text digit, .king.bin
 // (float64 and float32) byte for byte, the .kin0 table (proportions and counts, filtered), the .king.id and the
-// --king-cutoff sample lists; and the pedigree's kinship classes (≈1/4, ≈1/8, ≈0).
+// --king-cutoff sample lists; and the pedigree's kinship classes (≈1/4, ≈1/8, ≈0). With `--backend webgpu` (snptally's
+// flag: the kinship finalized on the GPU, kingPairProgram.ts) the same files again.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePedigreeFileset, type Pedigree } from '../helpers/kingPedigree.js';
 import { runPeer } from '../helpers/runPeer.js';
+import { webgpuGate } from '../helpers/webgpuGate.js';
 import { runCli } from './cliHarness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-king-plink-'));
@@ -27,10 +29,13 @@ function kingFiles(flags: readonly string[]): string[] {
   return names;
 }
 
-/** Runs plink2 and snptally plink with `flags` on `input` and expects every output file to be the same bytes. */
-function expectSameFiles(input: readonly string[], flags: readonly string[], name: string): void {
+/**
+ * Runs plink2 and snptally plink with `flags` on `input` and expects every output file to be the same bytes; `ourFlags`
+ * go to snptally alone (e.g. `--backend webgpu`).
+ */
+function expectSameFiles(input: readonly string[], flags: readonly string[], name: string, ourFlags: readonly string[] = []): void {
   runPeer('plink2', [...input, ...flags, '--threads', '2', '--out', join(dir, `p2-${name}`)]);
-  const ours = runCli(['plink', ...input, ...flags, '--threads', '2', '--out', join(dir, `st-${name}`)]);
+  const ours = runCli(['plink', ...input, ...flags, ...ourFlags, '--threads', '2', '--out', join(dir, `st-${name}`)]);
   expect(ours.stderr).toBe('');
   expect(ours.status).toBe(0);
   const names = kingFiles(flags);
@@ -66,6 +71,17 @@ describe('plink --make-king on plink1.9 --dummy data with missing calls', () => 
   cases.forEach((flags, c) => {
     it(flags.join(' '), () => expectSameFiles(input(), flags, `dummy${c}`));
   });
+  const gpuCases: readonly (readonly string[])[] = [
+    ['--make-king-table', 'counts', '--king-table-filter', '0.02'],
+    ['--make-king', 'triangle', 'bin4', '--make-king-table', '--king-cutoff', '0.025'],
+    ['--make-king', 'square'],
+  ];
+  gpuCases.forEach((flags, c) => {
+    it(`${flags.join(' ')} --backend webgpu`, async () => {
+      if (!(await webgpuGate()).available) return;
+      expectSameFiles(input(), flags, `dummy-gpu${c}`, ['--backend', 'webgpu']);
+    });
+  });
   it('with selection: --keep, --maf, --geno, --chr', () => {
     expectSameFiles([...input(), '--keep', join(dir, 'keep.txt'), '--maf', '0.1', '--geno', '0.06', '--chr', '1'],
       ['--make-king', 'square', '--make-king-table', 'counts'], 'dummy-selected');
@@ -82,6 +98,14 @@ describe('plink --make-king on a simulated pedigree', () => {
   it('every file equals plink2 (square bin, table, cutoff at 0.0884)', () => {
     expectSameFiles(['--bfile', prefix], ['--make-king', 'square', 'bin', '--make-king-table', '--king-cutoff', '0.0884'], 'pedigree');
     expectSameFiles(['--bfile', prefix], ['--make-king', 'triangle'], 'pedigree-text');
+  });
+
+  it('--backend webgpu: the table above 0.0442 (issue 26\'s GPU target), square bin and the cutoff equal plink2', async () => {
+    if (!(await webgpuGate()).available) return;
+    expectSameFiles(['--bfile', prefix], ['--make-king-table', '--king-table-filter', '0.0442'], 'pedigree-gpu-table', ['--backend', 'webgpu']);
+    // The run that made the table's records was a webgpu one (which finalizes KING on the device: test/analyses/king.test.ts).
+    expect(readFileSync(join(dir, 'st-pedigree-gpu-table.log'), 'utf8')).toMatch(/snptally run --metric king .*--backend webgpu --threshold 0\.0441/);
+    expectSameFiles(['--bfile', prefix], ['--make-king', 'square', 'bin', '--king-cutoff', '0.0884'], 'pedigree-gpu', ['--backend', 'webgpu']);
   });
 
   it('kinship classes: ≈1/4 parent–child and full sibs, ≈1/8 half sibs, ≈0 unrelated', () => {

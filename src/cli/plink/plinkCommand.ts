@@ -28,7 +28,7 @@ export function addPlinkCommand(program: Command): void {
       '--maf [F], --geno [R], --r2 [triangle|square|square0] [bin|bin4|gz] [inter-chr] [d|dprime|dprime-signed], ' +
       '--ld-window N, --ld-window-kb KB, --ld-window-r2 R; or plink2\'s relatedness: --make-king [triangle|square|square0] ' +
       '[bin|bin4], --make-king-table [counts], --king-table-filter X, --king-cutoff X (<out>.king[.bin] and .king.id, ' +
-      '<out>.kin0, <out>.king.cutoff.in.id/.out.id); PLINK 1.9\'s --distance [square|square0|triangle] [gz|bin|bin4] [ibs] ' +
+      '<out>.kin0, <out>.king.cutoff.in.id/.out.id; snptally\'s --backend cpu|ref|webgpu|auto runs them there); PLINK 1.9\'s --distance [square|square0|triangle] [gz|bin|bin4] [ibs] ' +
       '[1-ibs] [allele-ct] [flat-missing] (<out>.dist, .mibs, .mdist and their .id); plink2\'s GRM: --make-rel [cov] [meanimpute] ' +
       '[square|square0|triangle] [bin|bin4] (<out>.rel[.bin] and .rel.id) or --make-grm-bin [cov] [meanimpute] [id-header] ' +
       '(<out>.grm.bin, .grm.N.bin, .grm.id); or PLINK 1.9\'s --fast-epistasis [boost] ' +
