@@ -70,46 +70,71 @@ export function pairCountsAt(rows: Uint32Array, at: number): KingPairCounts {
 /**
  * Each sample's missing calls (code `10`) as a bit set over the SNPs, from a sample-major packed file, and the words
  * that hold any: NSNP of a pair is numSnp − missing₁ − missing₂ + both missing, the last taken over the nonzero words
- * of the sample with fewer (missing calls are rare, so this is far below a pass over every word).
+ * of the sample with fewer (missing calls are rare, so this is far below a pass over every word). A sample's row is
+ * read when a pair first needs it: a filtered table names few samples, and a pass over every row (20,000 samples ×
+ * 50,000 SNPs: 250 MB) would cost more than the GPU's whole run. `close()` releases the file.
  */
 export class MissingCalls {
-  private readonly bits: Uint32Array[] = [];
-  private readonly nonzeroWords: Uint32Array[] = [];
+  private readonly bits: (Uint32Array | undefined)[];
+  private readonly nonzeroWords: (Uint32Array | undefined)[];
   private readonly numMissing: Uint32Array;
+  private readonly fd: number;
+  /** One sample's row, as bytes and (whole words) as 32-bit words of 16 codes. */
+  private readonly row: Uint8Array;
+  private readonly rowWords: Uint32Array;
 
-  constructor(packedPath: string, private readonly layout: { readonly numSample: number; readonly numSnp: number }) {
+  constructor(private readonly packedPath: string, private readonly layout: { readonly numSample: number; readonly numSnp: number }) {
     const { numSample, numSnp } = layout;
-    const bytesPerSample = packedBytesPerVector(numSnp);
-    const row = new Uint8Array(bytesPerSample);
+    this.bits = new Array<Uint32Array | undefined>(numSample);
+    this.nonzeroWords = new Array<Uint32Array | undefined>(numSample);
     this.numMissing = new Uint32Array(numSample);
-    const fd = openForReading(packedPath);
-    try {
-      for (let sample = 0; sample < numSample; sample++) {
-        readExactly(fd, packedPath, row, bytesPerSample, sample * bytesPerSample);
-        const words = new Uint32Array(Math.ceil(numSnp / 32));
-        let missing = 0;
-        for (let snp = 0; snp < numSnp; snp++) {
-          if (((row[snp >> 2] >> (2 * (snp & 3))) & 3) !== 2) continue;
-          words[snp >> 5] |= 1 << (snp & 31);
-          missing++;
-        }
-        this.bits.push(words);
-        this.nonzeroWords.push(Uint32Array.from(words.keys()).filter((w) => words[w] !== 0));
-        this.numMissing[sample] = missing;
-      }
-    } finally {
-      closeSync(fd);
-    }
+    this.row = new Uint8Array(4 * Math.ceil(packedBytesPerVector(numSnp) / 4));
+    this.rowWords = new Uint32Array(this.row.buffer);
+    this.fd = openForReading(packedPath);
   }
 
   /** SNPs both samples called. */
   nsnp(sampleA: number, sampleB: number): number {
-    const [fewer, other] = this.nonzeroWords[sampleA].length <= this.nonzeroWords[sampleB].length ? [sampleA, sampleB] : [sampleB, sampleA];
-    const fewerBits = this.bits[fewer];
-    const otherBits = this.bits[other];
+    const [nonzeroA, nonzeroB] = [this.nonzeroWordsOf(sampleA), this.nonzeroWordsOf(sampleB)];
+    const [fewer, other] = nonzeroA.length <= nonzeroB.length ? [sampleA, sampleB] : [sampleB, sampleA];
+    const fewerBits = this.bits[fewer] as Uint32Array;
+    const otherBits = this.bits[other] as Uint32Array;
     let both = 0;
-    for (const w of this.nonzeroWords[fewer]) both += popcount32(fewerBits[w] & otherBits[w]);
+    for (const w of fewer === sampleA ? nonzeroA : nonzeroB) both += popcount32(fewerBits[w] & otherBits[w]);
     return this.layout.numSnp - this.numMissing[sampleA] - this.numMissing[sampleB] + both;
   }
-}
 
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** The sample's nonzero words, reading its row the first time. */
+  private nonzeroWordsOf(sample: number): Uint32Array {
+    const known = this.nonzeroWords[sample];
+    if (known !== undefined) return known;
+    const { numSnp } = this.layout;
+    const bytesPerSample = packedBytesPerVector(numSnp);
+    // Pad bytes past the row stay zero (no code 10 there: pad fields are zero too).
+    this.row.fill(0);
+    readExactly(this.fd, this.packedPath, this.row, bytesPerSample, sample * bytesPerSample);
+    const words = new Uint32Array(Math.ceil(numSnp / 32));
+    let missing = 0;
+    for (let w = 0; w < this.rowWords.length; w++) {
+      const codes = this.rowWords[w];
+      // Code 10 of field k: bit 2k + 1 set, bit 2k clear; then the 16 even bits packed into 16 (field order).
+      let m = (codes >>> 1) & ~codes & 0x55555555;
+      if (m === 0) continue;
+      m = (m | (m >>> 1)) & 0x33333333;
+      m = (m | (m >>> 2)) & 0x0f0f0f0f;
+      m = (m | (m >>> 4)) & 0x00ff00ff;
+      m = (m | (m >>> 8)) & 0x0000ffff;
+      words[w >> 1] |= m << (16 * (w & 1));
+      missing += popcount32(m);
+    }
+    const nonzero = Uint32Array.from(words.keys()).filter((w) => words[w] !== 0);
+    this.bits[sample] = words;
+    this.nonzeroWords[sample] = nonzero;
+    this.numMissing[sample] = missing;
+    return nonzero;
+  }
+}

@@ -69,6 +69,23 @@ export async function passOverKingPairs(
   if (table !== null) {
     await table.output.write(`${withFid ? '#FID1\tIID1\tFID2\tIID2' : '#IID1\tIID2'}\tNSNP\tHETHET\tIBS0\tKINSHIP\n`);
   }
+  try {
+    return await passOverPairs(source, { ids, table, lines, missing }, cutoff);
+  } finally {
+    missing?.close();
+  }
+}
+
+/** The loop of passOverKingPairs. */
+async function passOverPairs(
+  source: KingPairSource,
+  out: {
+    readonly ids: readonly string[]; readonly table: { readonly output: TextOutput; readonly options: KingTableOptions } | null;
+    readonly lines: LineBatch | null; readonly missing: MissingCalls | null;
+  },
+  cutoff: number | null,
+): Promise<KingPassResult> {
+  const { ids, table, lines, missing } = out;
   const closePairs: [number, number][] = [];
   let numFilteredOut = 0;
   for (const batch of source.pairs.sorted()) {
