@@ -74,8 +74,12 @@ export function transposeToSampleMajor(snpMajorPath: string, sampleMajorPath: st
   return sha256OfRows(sampleMajorPath, numSample * bytesPerSample);
 }
 
-/** Bytes of each SNP row (4 samples each) transposed together: 64 sample rows being filled, within L1. */
-const SAMPLE_BYTES_PER_TILE = 16;
+/**
+ * The blocks of a chunk's transposition: BLOCK_BYTES bytes of BLOCK_BYTES groups of 4 SNP rows (4·64 SNPs × 256 samples)
+ * in, one cache line of each of the 256 sample rows out, both 16 KiB: every line is fetched once and filled whole while
+ * it is in L1. (Tiles of 16 bytes over the whole chunk's SNPs fetched each input line four times from memory.)
+ */
+const BLOCK_BYTES = 64;
 
 /** The layout of one chunk's transposition. */
 interface ChunkLayout {
@@ -90,31 +94,40 @@ interface ChunkLayout {
  * codes per group of 4 SNPs and 4 samples (one byte of each of the 4 SNP rows gives one byte of each of 4 samples).
  * The four bytes become one uint32 (code of SNP r, sample c at bit 8r + 2c), transposed in place by two delta swaps
  * (2 × 2 codes, then 2 × 2 blocks): bit 8c + 2r, so byte c is sample c's byte. Why: ~12 operations per 4 samples
- * where extracting each code took ~48; and SAMPLE_BYTES_PER_TILE bytes of the SNP rows at a time, so that the tile's
- * sample rows fill their cache lines in turn (one output byte per sample row and group of 4 SNPs, row after row, missed
- * the cache on almost every store).
+ * where extracting each code took ~48; and in blocks (BLOCK_BYTES) so that both sides stay in cache.
  */
 function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Uint8Array): void {
   const { bytesPerSnp, numSample, bytesPerSampleChunk } = layout;
   const fullBytes = numSample >> 2;
-  for (let tileFirst = 0; tileFirst < bytesPerSnp; tileFirst += SAMPLE_BYTES_PER_TILE) {
-    const tileEnd = Math.min(bytesPerSnp, tileFirst + SAMPLE_BYTES_PER_TILE);
-    for (let q = 0; q < bytesPerSampleChunk; q++) {
-      const row0 = 4 * q * bytesPerSnp;
-      const row1 = row0 + bytesPerSnp, row2 = row1 + bytesPerSnp, row3 = row2 + bytesPerSnp;
-      for (let b = tileFirst; b < tileEnd; b++) {
-        let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
-        let t = ((w >>> 6) ^ w) & 0x00cc00cc;
-        w ^= t ^ (t << 6);
-        t = ((w >>> 12) ^ w) & 0x0000f0f0;
-        w ^= t ^ (t << 12);
-        let at = 4 * b * bytesPerSampleChunk + q;
-        if (b < fullBytes) {
+  for (let qFirst = 0; qFirst < bytesPerSampleChunk; qFirst += BLOCK_BYTES) {
+    const qEnd = Math.min(bytesPerSampleChunk, qFirst + BLOCK_BYTES);
+    for (let tileFirst = 0; tileFirst < bytesPerSnp; tileFirst += BLOCK_BYTES) {
+      const tileEnd = Math.min(bytesPerSnp, tileFirst + BLOCK_BYTES);
+      const fullEnd = Math.min(tileEnd, fullBytes);
+      for (let q = qFirst; q < qEnd; q++) {
+        const row0 = 4 * q * bytesPerSnp;
+        const row1 = row0 + bytesPerSnp, row2 = row1 + bytesPerSnp, row3 = row2 + bytesPerSnp;
+        let b = tileFirst;
+        for (; b < fullEnd; b++) {
+          let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
+          let t = ((w >>> 6) ^ w) & 0x00cc00cc;
+          w ^= t ^ (t << 6);
+          t = ((w >>> 12) ^ w) & 0x0000f0f0;
+          w ^= t ^ (t << 12);
+          let at = 4 * b * bytesPerSampleChunk + q;
           sampleRows[at] = w;
           sampleRows[(at += bytesPerSampleChunk)] = w >>> 8;
           sampleRows[(at += bytesPerSampleChunk)] = w >>> 16;
           sampleRows[at + bytesPerSampleChunk] = w >>> 24;
-        } else {
+        }
+        // The last byte of a SNP row holds fewer than 4 samples.
+        for (; b < tileEnd; b++) {
+          let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
+          let t = ((w >>> 6) ^ w) & 0x00cc00cc;
+          w ^= t ^ (t << 6);
+          t = ((w >>> 12) ^ w) & 0x0000f0f0;
+          w ^= t ^ (t << 12);
+          let at = 4 * b * bytesPerSampleChunk + q;
           for (let k = 0; k < numSample - 4 * b; k++, at += bytesPerSampleChunk) sampleRows[at] = w >>> (8 * k);
         }
       }
