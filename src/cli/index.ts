@@ -9,3 +9,5 @@ export { runCompanions } from './runCompanions.js';
 // For tools/epistasis-power: preparing a case-control fileset and the exact epistasis search, in process.
 export { prepareGenotypeFile } from './genotypePreparation.js';
 export { searchEpistasis, type EpistasisSearchOptions, type EpistasisSearchResult } from './epistasis/epistasisSearch.js';
+// For tools/bench-relatedness: the records threshold of the PLINK front end's --king-table-filter.
+export { doubleBelow } from './plink/kingCommand.js';
