@@ -4,6 +4,7 @@
 // rows are appended as they are read; a permuted file is then copied vector by vector in the new order
 // with positioned reads (the source order is only known, for a VCF, once the file has been read).
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createHash, type Hash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite, GenotypeSource } from './genotypeSource.js';
@@ -77,7 +78,9 @@ export async function prepareGenotypes(
       if (options.permuteSeed !== null) throw new Error('a sample-major file is not permuted (the CLI refuses --permute with --individuals)');
       const transposed = temporaryPathFor(packedPath);
       staged.push({ finalPath: packedPath, temporaryPath: transposed });
-      packedSha256 = transposeToSampleMajor(temporary, transposed, packedPath, { numSnp: numVector, numSample: numField });
+      packedSha256 = await transposeToSampleMajor(temporary, transposed, packedPath, {
+        numSnp: numVector, numSample: numField, threads: transposeThreads(numVector * bytesPerVector),
+      });
     } else if (options.permuteSeed !== null) {
       const order = seededVectorOrder(numVector, options.permuteSeed);
       const permuted = temporaryPathFor(packedPath);
@@ -115,6 +118,14 @@ export async function prepareGenotypes(
     discardStagedFiles(staged);
     rmSync(temporary, { force: true });
   }
+}
+
+/**
+ * Worker threads of a transposition of `numBytes`: one per core (at most 16) from 64 MiB on; below it one thread, as
+ * starting workers (~50 ms) would cost more than they save.
+ */
+function transposeThreads(numBytes: number): number {
+  return numBytes < 64 << 20 ? 1 : Math.min(16, availableParallelism());
 }
 
 /** Copies the vectors of `fromPath` into the new file `toPath` (for `finalPath`) in `order`; returns the SHA-256. */

@@ -11,6 +11,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
+import { TaskWorkerPool } from '../core/taskWorkerPool.js';
 import { canonicalChromosome } from './chromosomeCodes.js';
 import type { GenotypeRow, GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector, readExactly } from './packedVectorFile.js';
@@ -26,6 +27,8 @@ export interface TransposeSizes {
   readonly numSample: number;
   /** SNPs per chunk (a multiple of 4); absent: as many as fit in CHUNK_BYTES. */
   readonly snpsPerChunk?: number;
+  /** Worker threads that transpose and write each chunk's samples; absent or 1: this thread alone. */
+  readonly threads?: number;
 }
 
 /** SNPs per chunk: a multiple of 4 (so a chunk fills whole bytes of each sample's row), at least 4. */
@@ -35,17 +38,20 @@ export function snpsPerChunkOf(numSample: number, chunkBytes: number = CHUNK_BYT
 
 /**
  * Transposes `snpMajorPath` (numSnp SNP rows) into the new file `sampleMajorPath` (numSample sample rows of numSnp
- * fields); `finalPath` names the output in errors. Returns the SHA-256 of the bytes written.
+ * fields); `finalPath` names the output in errors. Returns the SHA-256 of the bytes written. With `threads` > 1 each
+ * chunk's samples are cut into that many ranges, transposed and written by worker threads (sampleMajorWorker.ts) while
+ * this thread reads the next chunk.
  * @throws UserError when either file cannot be read or written.
  */
-export function transposeToSampleMajor(snpMajorPath: string, sampleMajorPath: string, finalPath: string, sizes: TransposeSizes): string {
+export async function transposeToSampleMajor(
+  snpMajorPath: string, sampleMajorPath: string, finalPath: string, sizes: TransposeSizes,
+): Promise<string> {
   const { numSnp, numSample } = sizes;
   const bytesPerSnp = packedBytesPerVector(numSample);
   const bytesPerSample = packedBytesPerVector(numSnp);
   const snpsPerChunk = Math.min(sizes.snpsPerChunk ?? snpsPerChunkOf(numSample), 4 * bytesPerSample);
   if (snpsPerChunk % 4 !== 0) throw new Error(`snpsPerChunk ${snpsPerChunk} is not a multiple of 4`);
-  const snpRows = new Uint8Array(snpsPerChunk * bytesPerSnp);
-  const sampleRows = new Uint8Array(numSample * (snpsPerChunk / 4));
+  const threads = Math.min(sizes.threads ?? 1, Math.ceil(bytesPerSnp / BLOCK_BYTES));
   const input = openForReading(snpMajorPath);
   let output: number;
   try {
@@ -54,24 +60,124 @@ export function transposeToSampleMajor(snpMajorPath: string, sampleMajorPath: st
     closeSync(input);
     throw new UserError(`cannot create ${finalPath}: ${systemErrorText(error)}`);
   }
+  const file = { sampleMajorPath, finalPath, bytesPerSample, numSample, bytesPerSnp };
   try {
-    for (let snpFirst = 0; snpFirst < numSnp; snpFirst += snpsPerChunk) {
-      const numChunkSnp = Math.min(snpsPerChunk, numSnp - snpFirst);
-      // SNPs past the end read as zero rows, so the pad fields of the last byte stay zero.
-      snpRows.fill(0, numChunkSnp * bytesPerSnp);
-      readExactly(input, snpMajorPath, snpRows, numChunkSnp * bytesPerSnp, snpFirst * bytesPerSnp);
-      const bytesPerSampleChunk = Math.ceil(numChunkSnp / 4);
-      transposeChunk(snpRows, { bytesPerSnp, numSample, bytesPerSampleChunk }, sampleRows);
-      for (let sample = 0; sample < numSample; sample++) {
-        const from = sample * bytesPerSampleChunk;
-        writeAll(output, sampleRows.subarray(from, from + bytesPerSampleChunk), sample * bytesPerSample + snpFirst / 4, finalPath);
+    const writer = threads > 1 ? await ChunkWriterPool.create(file, threads) : new ChunkWriter(file, output);
+    try {
+      // Two chunk buffers (shared with the workers): the next chunk is read while the workers transpose this one.
+      const buffers = [0, 1].map(() => new Uint8Array(new SharedArrayBuffer(snpsPerChunk * bytesPerSnp)));
+      let pending: Promise<void> = Promise.resolve();
+      for (let snpFirst = 0, c = 0; snpFirst < numSnp; snpFirst += snpsPerChunk, c++) {
+        const numChunkSnp = Math.min(snpsPerChunk, numSnp - snpFirst);
+        const snpRows = buffers[c % 2];
+        // SNPs past the end read as zero rows, so the pad fields of the last byte stay zero.
+        snpRows.fill(0, numChunkSnp * bytesPerSnp);
+        readExactly(input, snpMajorPath, snpRows, numChunkSnp * bytesPerSnp, snpFirst * bytesPerSnp);
+        await pending;
+        pending = writer.write({ snpRows, snpFirst, numChunkSnp });
       }
+      await pending;
+    } finally {
+      await writer.close();
     }
   } finally {
     closeSync(input);
     closeSync(output);
   }
   return sha256OfRows(sampleMajorPath, numSample * bytesPerSample);
+}
+
+/** The sample-major file a chunk's samples are written into. */
+export interface SampleMajorFile {
+  readonly sampleMajorPath: string;
+  readonly finalPath: string;
+  readonly bytesPerSample: number;
+  readonly numSample: number;
+  readonly bytesPerSnp: number;
+}
+
+/** One chunk of SNP rows, and the bytes of its rows (4 samples each) to transpose: [byteFirst, byteEnd). */
+export interface ChunkPart {
+  readonly snpRows: Uint8Array;
+  readonly snpFirst: number;
+  readonly numChunkSnp: number;
+  readonly byteFirst?: number;
+  readonly byteEnd?: number;
+}
+
+/** Transposes chunks (or the samples of `byteFirst … byteEnd` of them) and writes each sample's piece in place. */
+export class ChunkWriter {
+  private sampleRows = new Uint8Array(0);
+
+  constructor(private readonly file: SampleMajorFile, private readonly output: number) {}
+
+  /** Transposes and writes one part (synchronously; the promise keeps ChunkWriterPool's shape). */
+  write(part: ChunkPart): Promise<void> {
+    this.writePart(part);
+    return Promise.resolve();
+  }
+
+  writePart(part: ChunkPart): void {
+    const { bytesPerSample, numSample, bytesPerSnp, finalPath } = this.file;
+    const byteFirst = part.byteFirst ?? 0;
+    const byteEnd = part.byteEnd ?? bytesPerSnp;
+    const bytesPerSampleChunk = Math.ceil(part.numChunkSnp / 4);
+    const sampleFirst = 4 * byteFirst;
+    const sampleEnd = Math.min(numSample, 4 * byteEnd);
+    const size = (sampleEnd - sampleFirst) * bytesPerSampleChunk;
+    if (this.sampleRows.length < size) this.sampleRows = new Uint8Array(size);
+    transposeChunk(part.snpRows, { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd }, this.sampleRows);
+    for (let sample = sampleFirst; sample < sampleEnd; sample++) {
+      const from = (sample - sampleFirst) * bytesPerSampleChunk;
+      writeAll(this.output, this.sampleRows.subarray(from, from + bytesPerSampleChunk), sample * bytesPerSample + part.snpFirst / 4, finalPath);
+    }
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The task of a transposition worker (sampleMajorWorker.ts). */
+export type ChunkTask = ChunkPart;
+
+/** Worker threads that each transpose and write a range of every chunk's samples. */
+class ChunkWriterPool {
+  private constructor(private readonly pool: TaskWorkerPool<ChunkTask, null>, private readonly bytesPerSnp: number) {}
+
+  static async create(file: SampleMajorFile, threads: number): Promise<ChunkWriterPool> {
+    const pool = await TaskWorkerPool.create<ChunkTask, null>({ workerUrl: WORKER_URL, numThreads: threads, workerData: file, name: 'transpose worker' });
+    return new ChunkWriterPool(pool, file.bytesPerSnp);
+  }
+
+  /** Resolves once every range of the chunk is written. */
+  async write(part: ChunkPart): Promise<void> {
+    const numThreads = this.pool.numThreads;
+    // Ranges of whole blocks, so that no two workers share a block's cache lines.
+    const tiles = Math.ceil(this.bytesPerSnp / BLOCK_BYTES);
+    const parts = Array.from({ length: numThreads }, (_, t) => ({
+      ...part, byteFirst: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor((t * tiles) / numThreads)),
+      byteEnd: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor(((t + 1) * tiles) / numThreads)),
+    })).filter((range) => range.byteEnd > range.byteFirst);
+    await Promise.all(parts.map((range) => this.pool.run(range)));
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+const WORKER_URL = new URL('./sampleMajorWorker.js', import.meta.url);
+
+/** The layout of one chunk's transposition. */
+interface ChunkLayout {
+  readonly bytesPerSnp: number;
+  readonly numSample: number;
+  /** Bytes of each sample's row the chunk fills (its SNPs / 4, rounded up). */
+  readonly bytesPerSampleChunk: number;
+  /** The bytes of the SNP rows transposed: samples 4·byteFirst … , whose rows start at sampleRows[0]. */
+  readonly byteFirst: number;
+  readonly byteEnd: number;
 }
 
 /**
@@ -81,13 +187,6 @@ export function transposeToSampleMajor(snpMajorPath: string, sampleMajorPath: st
  */
 const BLOCK_BYTES = 64;
 
-/** The layout of one chunk's transposition. */
-interface ChunkLayout {
-  readonly bytesPerSnp: number;
-  readonly numSample: number;
-  /** Bytes of each sample's row the chunk fills (its SNPs / 4, rounded up). */
-  readonly bytesPerSampleChunk: number;
-}
 
 /**
  * sampleRows[s · bytesPerSampleChunk + q] holds the codes of SNPs 4q … 4q + 3 of sample s: a 4 × 4 transpose of 2-bit
@@ -97,12 +196,14 @@ interface ChunkLayout {
  * where extracting each code took ~48; and in blocks (BLOCK_BYTES) so that both sides stay in cache.
  */
 function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Uint8Array): void {
-  const { bytesPerSnp, numSample, bytesPerSampleChunk } = layout;
+  const { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd } = layout;
   const fullBytes = numSample >> 2;
+  // Sample rows start at sample 4·byteFirst.
+  const rowsFirst = 4 * byteFirst * bytesPerSampleChunk;
   for (let qFirst = 0; qFirst < bytesPerSampleChunk; qFirst += BLOCK_BYTES) {
     const qEnd = Math.min(bytesPerSampleChunk, qFirst + BLOCK_BYTES);
-    for (let tileFirst = 0; tileFirst < bytesPerSnp; tileFirst += BLOCK_BYTES) {
-      const tileEnd = Math.min(bytesPerSnp, tileFirst + BLOCK_BYTES);
+    for (let tileFirst = byteFirst; tileFirst < byteEnd; tileFirst += BLOCK_BYTES) {
+      const tileEnd = Math.min(byteEnd, tileFirst + BLOCK_BYTES);
       const fullEnd = Math.min(tileEnd, fullBytes);
       for (let q = qFirst; q < qEnd; q++) {
         const row0 = 4 * q * bytesPerSnp;
@@ -114,7 +215,7 @@ function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Ui
           w ^= t ^ (t << 6);
           t = ((w >>> 12) ^ w) & 0x0000f0f0;
           w ^= t ^ (t << 12);
-          let at = 4 * b * bytesPerSampleChunk + q;
+          let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
           sampleRows[at] = w;
           sampleRows[(at += bytesPerSampleChunk)] = w >>> 8;
           sampleRows[(at += bytesPerSampleChunk)] = w >>> 16;
@@ -127,7 +228,7 @@ function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Ui
           w ^= t ^ (t << 6);
           t = ((w >>> 12) ^ w) & 0x0000f0f0;
           w ^= t ^ (t << 12);
-          let at = 4 * b * bytesPerSampleChunk + q;
+          let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
           for (let k = 0; k < numSample - 4 * b; k++, at += bytesPerSampleChunk) sampleRows[at] = w >>> (8 * k);
         }
       }

@@ -105,7 +105,7 @@ describe('--metric king', () => {
     expect([...pairs].sort()).toEqual([...expected].sort());
   });
 
-  it('prepare --individuals transposes the SNP-major file, chunk by chunk, pad fields zero', () => {
+  it('prepare --individuals transposes the SNP-major file, chunk by chunk, pad fields zero', async () => {
     const snpMajor = join(dir, 'snp-major.packed');
     expect(runCli(['prepare', '--bfile', join(dir, 'pedigree'), '--out', snpMajor]).status).toBe(0);
     const sampleMajor = new Uint8Array(readFileSync(packedPath));
@@ -121,11 +121,12 @@ describe('--metric king', () => {
       for (let s = 0; s < numSample; s++) expect(codeAt(sampleMajor, bytesPerSample, s, v)).toBe(codeAt(rows, bytesPerSnp, v, s));
     }
     for (let s = 0; s < numSample; s++) expect(sampleMajor[s * bytesPerSample + bytesPerSample - 1] >> (2 * (numSnp & 3))).toBe(0);
-    // Small chunks (4 and 12 SNPs) give the same bytes.
-    for (const snpsPerChunk of [4, 12]) {
-      const again = join(dir, `chunks-${snpsPerChunk}.packed`);
-      transposeToSampleMajor(snpMajor, again, again, { numSnp, numSample, snpsPerChunk });
-      expect(Buffer.from(readFileSync(again)).equals(Buffer.from(sampleMajor))).toBe(true);
+    // Small chunks (4 and 12 SNPs), on this thread or cut into sample ranges on 2 and 3 worker threads, give the same bytes.
+    for (const [snpsPerChunk, threads] of [[4, 1], [12, 1], [12, 2], [8, 3]]) {
+      const again = join(dir, `chunks-${snpsPerChunk}-${threads}.packed`);
+      const sha256 = await transposeToSampleMajor(snpMajor, again, again, { numSnp, numSample, snpsPerChunk, threads });
+      expect(Buffer.from(readFileSync(again)).equals(Buffer.from(sampleMajor)), `${snpsPerChunk} SNPs, ${threads} threads`).toBe(true);
+      expect(sha256).toBe(sidecar.packedSha256);
     }
   });
 });

@@ -1,4 +1,5 @@
-// prepare: packed file = the reader's rows (read back by slabs), sidecar sizes/checksum, seeded permutation.
+// prepare: packed file = the reader's rows (read back by slabs), sidecar sizes/checksum, seeded permutation; the
+// sample-major transposition on this thread and on worker threads against each sample's codes read naively.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,8 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
 import {
   checkPreparedFile, openPlinkFileset, plinkPathsOf, prepareGenotypes, readPackedVectorSlab, readSidecar,
-  seededVectorOrder, sidecarPathOf,
+  seededVectorOrder, sidecarPathOf, transposeToSampleMajor,
 } from '../../src/io/index.js';
+import { mulberry32 } from '../../src/core/seededRandom.js';
 import { patternedDosages, specCode, writePlinkFileset } from './genotypeFixtures.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'snptally-prepare-'));
@@ -74,6 +76,32 @@ describe('prepareGenotypes', () => {
     expect(() => checkPreparedFile(packedPath, sidecar)).toThrow(/changed\.packed does not match the SHA-256 in its sidecar/);
     writeFileSync(packedPath, bytes.subarray(1));
     expect(() => checkPreparedFile(packedPath, sidecar)).toThrow(/has 91 bytes but its sidecar says 92/);
+  });
+
+  it('transposes to sample-major on 1, 2 and 5 threads (sample ranges of whole 64-byte blocks): each sample\'s codes', async () => {
+    // 1,001 samples (251 bytes per SNP row: 4 blocks, a ragged last byte), 37 SNPs in chunks of 12.
+    const [numSnpT, numSampleT] = [37, 1001];
+    const bytesPerSnp = Math.ceil(numSampleT / 4);
+    const random = mulberry32(9);
+    const codes = Array.from({ length: numSnpT }, () => Array.from({ length: numSampleT }, () => Math.floor(random() * 4)));
+    const rows = new Uint8Array(numSnpT * bytesPerSnp);
+    codes.forEach((row, v) => row.forEach((code, s) => { rows[v * bytesPerSnp + (s >> 2)] |= code << (2 * (s & 3)); }));
+    const snpMajor = join(workDir, 'wide.packed');
+    writeFileSync(snpMajor, rows);
+    const bytesPerSample = Math.ceil(numSnpT / 4);
+    for (const threads of [1, 2, 5]) {
+      const out = join(workDir, `wide-${threads}.samples`);
+      const sha256 = await transposeToSampleMajor(snpMajor, out, out, { numSnp: numSnpT, numSample: numSampleT, snpsPerChunk: 12, threads });
+      const bytes = readFileSync(out);
+      expect(sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(bytes.length).toBe(numSampleT * bytesPerSample);
+      for (let s = 0; s < numSampleT; s++) {
+        const got = Array.from({ length: numSnpT }, (_, v) => (bytes[s * bytesPerSample + (v >> 2)] >> (2 * (v & 3))) & 3);
+        expect(got, `${threads} threads, sample ${s}`).toEqual(codes.map((row) => row[s]));
+        // Pad fields of a sample's last byte are zero.
+        expect(bytes[s * bytesPerSample + bytesPerSample - 1] >> (2 * (numSnpT & 3))).toBe(0);
+      }
+    }
   });
 
   it('refuses a sidecar whose columns disagree with its sizes', async () => {
