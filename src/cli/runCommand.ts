@@ -123,8 +123,9 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   buildRunPlan({ ...options, vectors: undefined, fields: undefined, ldWindow: undefined, ldWindowKb: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
   parseWindowOptions(options, { metric: options.metric ?? 'ccc', numWay: options.way === '3' ? 3 : 2 });
   const selection = await parseSelection(selectionText);
+  // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
   const input = await resolveRunInput(options.input, {
-    onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection,
+    onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null,
   });
   try {
     checkMissingCallsAllowed(input, skipsMissingCalls(options));
@@ -157,7 +158,7 @@ async function runPlanned(
   const header = progress.header;
   const onChecked = header === undefined ? undefined : (memory: MemoryReport) => header(describeMemory(memory));
   const companions = runCompanions(spec, plan.threshold, input);
-  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked, companions })
+  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked, companions, inputChecked: input?.checked })
     .finally(() => progress.stop());
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
   process.stdout.write(plan.json ? `${JSON.stringify(runJsonOf(spec, result, plan.threshold, input))}\n`

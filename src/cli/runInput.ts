@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
-  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, selectsEverything, sidecarPathOf, type BadSitePolicy,
+  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, type BadSitePolicy,
   type GenotypeSelection, type PreparedSidecar,
 } from '../io/index.js';
 import { prepareGenotypeFile } from './genotypePreparation.js';
@@ -31,7 +31,12 @@ export interface RunInput {
   readonly sidecarPath: string | null;
   /** Every file of the user's the run reads (no output may be one of them). */
   readonly readPaths: readonly string[];
-  /** Removes temporary files. */
+  /**
+   * Settles once the input is known good: at once, or for a prepared file checked in the background
+   * (`RunInputOptions.hashInBackground`) when its SHA-256 matches; await it before committing anything of the run.
+   */
+  readonly checked: Promise<void>;
+  /** Removes temporary files (and ends a background check). */
   dispose(): void;
 }
 
@@ -49,7 +54,11 @@ export interface RunInputOptions {
   readonly removeOnInterrupt?: boolean;
   /** Order samples [controls | cases] while a fileset or VCF is converted (genotypePreparation.ts); absent: source order. */
   readonly caseControl?: { readonly pheno: string | null; readonly phenoName: string | null } | null;
+  /** Hash a prepared file on a worker thread while the run starts (`RunInput.checked`); absent or false: before returning. */
+  readonly hashInBackground?: boolean;
 }
+
+const CHECKED: Promise<void> = Promise.resolve();
 
 /**
  * Resolves `--input`. A prepared file is recognised by its sidecar `<file>.json` and checked against it
@@ -66,17 +75,19 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
   }
   if (existsSync(sidecarPath)) {
     const sidecar = readSidecar(sidecarPath);
+    const base = { kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath, readPaths: [givenPath, sidecarPath] } as const;
+    if (options.hashInBackground === true) {
+      const check = startPreparedFileCheck(givenPath, sidecar);
+      return { ...base, checked: check.checked, dispose: () => void check.stop() };
+    }
     checkPreparedFile(givenPath, sidecar);
-    return {
-      kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath,
-      readPaths: [givenPath, sidecarPath], dispose: () => {},
-    };
+    return { ...base, checked: CHECKED, dispose: () => {} };
   }
   if (kind === null) {
     if (!existsSync(givenPath)) throw new UserError(`--input ${givenPath} does not exist (nor ${givenPath}.bed)`);
     return {
       kind: 'packed', givenPath, packedPath: givenPath, size: null, sidecar: null, sidecarPath: null,
-      readPaths: [givenPath], dispose: () => {},
+      readPaths: [givenPath], checked: CHECKED, dispose: () => {},
     };
   }
   if (!options.allowConversion) {
@@ -98,7 +109,7 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
     });
     const plinkPaths = kind === 'bed' ? plinkPathsOf(givenPath) : null;
     const readPaths = plinkPaths === null ? [givenPath] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam];
-    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, dispose };
+    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, checked: CHECKED, dispose };
   } catch (error) {
     dispose();
     throw error;

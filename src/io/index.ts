@@ -42,6 +42,7 @@ export {
 } from './preparedSidecar.js';
 export type { PreparedSidecar, SidecarSnps } from './preparedSidecar.js';
 export { vectorsAreSamples } from './preparedSidecar.js';
+export { startPreparedFileCheck, type PreparedFileCheck } from './preparedFileCheck.js';
 export { CHUNK_BYTES, autosomesOf, snpsPerChunkOf, transposeToSampleMajor } from './sampleMajor.js';
 export type { TransposeSizes } from './sampleMajor.js';
 export { prepareGenotypes } from './prepareGenotypes.js';

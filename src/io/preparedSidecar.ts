@@ -174,6 +174,12 @@ export function sha256OfFile(path: string): string {
  * @throws UserError naming the file and what differs.
  */
 export function checkPreparedFile(packedPath: string, sidecar: PreparedSidecar): void {
+  checkPreparedFileSize(packedPath, sidecar);
+  checkPreparedFileDigest(packedPath, sidecar, sha256OfFile(packedPath));
+}
+
+/** The size part of checkPreparedFile. @throws UserError naming the file and both sizes. */
+export function checkPreparedFileSize(packedPath: string, sidecar: PreparedSidecar): void {
   let size: number;
   try {
     size = statSync(packedPath).size;
@@ -185,7 +191,10 @@ export function checkPreparedFile(packedPath: string, sidecar: PreparedSidecar):
       `input file ${packedPath} has ${size} bytes but its sidecar says ${sidecar.packedBytes} ` +
       `(${sidecar.numVector} vectors × ${sidecar.numField} fields): the files do not belong together`);
   }
-  const digest = sha256OfFile(packedPath);
+}
+
+/** The hash part of checkPreparedFile, from the file's SHA-256 `digest`. @throws UserError naming the file. */
+export function checkPreparedFileDigest(packedPath: string, sidecar: PreparedSidecar, digest: string): void {
   if (digest !== sidecar.packedSha256) {
     throw new UserError(
       `input file ${packedPath} does not match the SHA-256 in its sidecar (${digest.slice(0, 12)}… vs ` +

@@ -1,5 +1,6 @@
-// `snptally prepare` on the command line: outputs, refusal to overwrite, option and input errors.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// `snptally prepare` on the command line: outputs, refusal to overwrite, option and input errors; a run on a prepared file
+// that changed after prepare fails on its hash (checked beside the run) and leaves no output.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,23 @@ describe('snptally prepare', () => {
     const outcome = runCli(['prepare', prefix, '--out', join(workDir, 'x.packed'), ...extra]);
     expect(outcome.status).toBe(1);
     expect(outcome.stderr).toMatch(pattern);
+  });
+
+  it('run on a prepared file changed after prepare (same size): the hash fails it, no output is left', () => {
+    const packed = join(workDir, 'changed.packed');
+    expect(runCli(['prepare', prefix, '--out', packed]).status).toBe(0);
+    const stub = join(workDir, 'changed-run');
+    expect(runCli(['run', '--input', packed, '--sparse', '--out', stub]).status).toBe(0);
+    rmSync(`${stub}_0.bin`);
+    rmSync(`${stub}.run.json`);
+    rmSync(`${stub}.input.json`, { force: true });
+    const bytes = readFileSync(packed);
+    bytes[0] ^= 1;
+    writeFileSync(packed, bytes);
+    const outcome = runCli(['run', '--input', packed, '--sparse', '--out', stub]);
+    expect(outcome.status).toBe(1);
+    expect(outcome.stderr).toMatch(/changed\.packed does not match the SHA-256 in its sidecar .*: it changed after prepare/);
+    expect(readdirSync(workDir).filter((name) => name.startsWith('changed-run'))).toEqual([]);
   });
 
   it('says what inputs it reads when given something else', () => {

@@ -6,7 +6,7 @@ import { UserError } from '../../core/errors.js';
 import { checkVectorLimit } from '../../core/limits.js';
 import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
 import { checkHistogramLayout } from '../../core/histogramLayout.js';
-import { checkPackedVectorFile, checkRealVectorFile, findExistingOutputs } from '../../io/index.js';
+import { checkPackedVectorFile, checkRealVectorFile, discardStagedFiles, findExistingOutputs } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
 import { resolveBackend, type BackendChoice } from './backendChoice.js';
 import { analysisRef, type JobSpec, type MemoryReport, type RunResult } from './jobSpec.js';
@@ -32,6 +32,11 @@ export interface RunHooks {
   readonly onChecked?: (memory: MemoryReport) => void;
   /** Files written from the result beside the rank files (the CLI's run.json): checked and renamed with them. */
   readonly companions?: CompanionOutputs;
+  /**
+   * The input's check still under way (a prepared file's SHA-256 on a worker thread): awaited before any output is
+   * committed; when it rejects, the run's files are discarded and the run fails with its error.
+   */
+  readonly inputChecked?: Promise<void>;
 }
 
 /**
@@ -133,6 +138,12 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
     }
   }
   const result = combineRankOutcomes(job, outcomes, { seconds: (performance.now() - start) / 1000, backendNote, memory });
+  try {
+    await hooks.inputChecked;
+  } catch (error) {
+    discardStagedFiles(stagedRankFiles(outcomes));
+    throw error;
+  }
   commitRunOutputs(stagedRankFiles(outcomes), result, hooks.companions);
   removeStaleOutputs(staleOutputs, result.outputFiles);
   return result;
