@@ -113,6 +113,9 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
   // --maf counts the kept founders' calls: a row of their own when some kept samples are not founders.
   const keptFounderIdx = selection.nonfounders ? keptSampleIdx : keptSampleIdx.filter(isFounder);
   const foundersPacked = keptFounderIdx.length === numKept ? null : new Uint8Array(packedBytesPerVector(keptFounderIdx.length));
+  // Without filters by calls the kept variants are known from their descriptions, before any row.
+  const keptSnps = source.snps != null && selection.maxMissingRate === null && selection.minMinorAlleleFrequency === null
+    ? source.snps.filter((snp) => reasonByDescription(snp, selection) === null) : null;
 
   async function* rows(): AsyncGenerator<GenotypeRow> {
     for await (const row of source.rows()) {
@@ -148,7 +151,8 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
       sampleIds: keptSampleIdx.map((sampleIdx) => source.sampleIds[sampleIdx]),
       samples: keptSampleIdx.map((sampleIdx) => source.samples[sampleIdx]),
       ...(source.founders === undefined ? {} : { founders: keptSampleIdx.map(isFounder) }),
-      numSnpKnown: null,
+      numSnpKnown: keptSnps?.length ?? null,
+      snps: keptSnps,
       rows,
     },
     record: () => ({

@@ -55,6 +55,11 @@ export interface GenotypeSource {
   readonly founders?: readonly boolean[];
   /** Number of SNPs when the file says so before reading (PLINK); null for VCF. */
   readonly numSnpKnown: number | null;
+  /**
+   * The rows' descriptions when they are known before the rows (PLINK's .bim; numSnpKnown is their number), so that a
+   * filter by description (--chr, --autosome) knows its count too; absent or null otherwise.
+   */
+  readonly snps?: readonly SnpInfo[] | null;
   /** The rows in file order; a source can be iterated once. */
   rows(): AsyncGenerator<GenotypeRow>;
 }

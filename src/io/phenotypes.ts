@@ -138,7 +138,7 @@ export function orderByClass(source: GenotypeSource, classes: SampleClasses): { 
   }
   return {
     source: {
-      kind: source.kind, path: source.path, numSnpKnown: source.numSnpKnown, rows,
+      kind: source.kind, path: source.path, numSnpKnown: source.numSnpKnown, snps: source.snps ?? null, rows,
       sampleIds: order.map((sampleIdx) => source.sampleIds[sampleIdx]),
       samples: order.map((sampleIdx) => source.samples[sampleIdx]),
     },

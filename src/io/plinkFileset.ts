@@ -48,6 +48,7 @@ export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSourc
     samples,
     founders,
     numSnpKnown: snps.length,
+    snps,
     rows: () => bedRows(paths.bed, snps, sampleIds.length),
   };
 }

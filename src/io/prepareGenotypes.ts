@@ -2,7 +2,8 @@
 //
 // Memory stays bounded by one write buffer and the per-SNP names, whatever the number of samples × SNPs:
 // rows are appended as they are read; a permuted file is then copied vector by vector in the new order
-// with positioned reads (the source order is only known, for a VCF, once the file has been read).
+// with positioned reads (the source order is only known, for a VCF, once the file has been read). A sample-major file is
+// transposed from the SNP-major one in chunks, or from the rows as they come when the source counts them beforehand.
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createHash, type Hash } from 'node:crypto';
@@ -18,7 +19,7 @@ import { commitStagedFiles, discardStagedFiles, type StagedFile } from './staged
 import { systemErrorText } from './systemErrorText.js';
 import { temporaryPathFor } from './temporaryFiles.js';
 import { seededVectorOrder } from './vectorPermutation.js';
-import { transposeToSampleMajor } from './sampleMajor.js';
+import { SampleMajorWriter, transposeToSampleMajor } from './sampleMajor.js';
 
 /** Options of {@link prepareGenotypes}. */
 export interface PrepareOptions {
@@ -54,12 +55,26 @@ export async function prepareGenotypes(
   const allele1: string[] = [];
   const allele2: string[] = [];
   let numMissingCalls = 0;
+  const bySample = options.vectors === 'samples';
+  if (bySample && options.permuteSeed !== null) throw new Error('a sample-major file is not permuted (the CLI refuses --permute with --individuals)');
+  // A sample-major file whose rows the source counts beforehand (a .bed, selected by descriptions) is transposed as
+  // the rows come: no SNP-major file written, read back and removed (250 MB each way at 20,000 × 50,000).
+  const knownRows = bySample && source.numSnpKnown !== null && source.numSnpKnown > 0 ? source.numSnpKnown : null;
   // The file's hash is the packed file's only when it is written as it is (not transposed or permuted afterwards).
-  const writer = new BufferedFileWriter(temporary, packedPath, { hashes: options.vectors !== 'samples' && options.permuteSeed === null });
+  const writer = knownRows === null ? new BufferedFileWriter(temporary, packedPath, { hashes: !bySample && options.permuteSeed === null }) : null;
+  let sampleWriter: SampleMajorWriter | null = null;
   const staged: StagedFile[] = [];
   try {
+    if (knownRows !== null) {
+      const transposed = temporaryPathFor(packedPath);
+      sampleWriter = await SampleMajorWriter.create(transposed, packedPath, {
+        numSnp: knownRows, numSample: numField, threads: transposeThreads(knownRows * bytesPerVector),
+      });
+      staged.push({ finalPath: packedPath, temporaryPath: transposed });
+    }
     for await (const row of source.rows()) {
-      writer.write(row.packed.subarray(0, bytesPerVector));
+      if (sampleWriter !== null) await sampleWriter.addRows(row.packed.subarray(0, bytesPerVector));
+      else writer?.write(row.packed.subarray(0, bytesPerVector));
       id.push(row.snp.id);
       chrom.push(row.snp.chrom);
       pos.push(row.snp.pos);
@@ -67,15 +82,15 @@ export async function prepareGenotypes(
       allele2.push(row.snp.allele2);
       numMissingCalls += row.numMissing;
     }
-    writer.close();
+    writer?.close();
     const numVector = id.length;
     if (numVector === 0) throw new UserError(`${source.path}: no SNPs to prepare`);
 
     let vectorOrder: PreparedSidecar['vectorOrder'] = null;
-    const bySample = options.vectors === 'samples';
     let packedSha256: string;
-    if (bySample) {
-      if (options.permuteSeed !== null) throw new Error('a sample-major file is not permuted (the CLI refuses --permute with --individuals)');
+    if (sampleWriter !== null) {
+      packedSha256 = await sampleWriter.finish();
+    } else if (bySample) {
       const transposed = temporaryPathFor(packedPath);
       staged.push({ finalPath: packedPath, temporaryPath: transposed });
       packedSha256 = await transposeToSampleMajor(temporary, transposed, packedPath, {
@@ -87,9 +102,11 @@ export async function prepareGenotypes(
       staged.push({ finalPath: packedPath, temporaryPath: permuted });
       packedSha256 = copyInOrder(temporary, permuted, packedPath, { order, bytesPerVector });
       vectorOrder = { seed: options.permuteSeed, snpOfVector: Array.from(order) };
-    } else {
+    } else if (writer !== null) {
       packedSha256 = writer.sha256();
       staged.push({ finalPath: packedPath, temporaryPath: temporary });
+    } else {
+      throw new Error('prepare: a SNP-major file without its writer');
     }
     const sidecar: PreparedSidecar = {
       format: SIDECAR_FORMAT,
@@ -114,7 +131,8 @@ export async function prepareGenotypes(
     staged.length = 0;
     return sidecar;
   } finally {
-    writer.closeQuietly();
+    writer?.closeQuietly();
+    await sampleWriter?.close();
     discardStagedFiles(staged);
     rmSync(temporary, { force: true });
   }

@@ -1,22 +1,22 @@
-// Sample-major packed files (`prepare --individuals`): the SNP-major packed file that `prepare` writes, transposed so
-// that each vector is one sample's calls over the SNPs (SPEC §1 layout: 4 fields per byte from the low bits, pad bits
-// zero), for relatedness between individuals (KING). The engine then reads blocks of samples by offset as it reads
-// blocks of SNPs.
+// Sample-major packed files (`prepare --individuals`): SNP rows transposed so that each vector is one sample's calls
+// over the SNPs (SPEC §1 layout: 4 fields per byte from the low bits, pad bits zero), for relatedness between
+// individuals (KING). The engine then reads blocks of samples by offset as it reads blocks of SNPs.
 //
-// Memory is bounded by one chunk of SNPs whatever the size: a chunk of SNP rows (a multiple of 4 SNPs, about
-// CHUNK_BYTES) is read, transposed in memory into each sample's bytes for those SNPs, and written with one positioned
-// write per sample at its place in the sample's row. 20,000 samples × 50,000 SNPs (250 MB either way) takes 8 chunks
-// of 32 MiB in and out; transposing in the engine instead would make every rank read the whole SNP-major file with
-// strided reads for its samples, on every field slab.
-import { closeSync, openSync, writeSync } from 'node:fs';
+// Memory is bounded by two chunks of SNPs whatever the size: rows gather in a chunk (a multiple of 4 SNPs, about
+// CHUNK_BYTES), which is transposed into each sample's bytes for those SNPs and written with one positioned write per
+// sample at its place in the sample's row (sampleMajorChunks.ts) while the next chunk gathers. 20,000 samples × 50,000
+// SNPs (250 MB either way) takes 8 chunks of 32 MiB; transposing in the engine instead would make every rank read the
+// whole SNP-major file with strided reads for its samples, on every field slab. The rows come from a SNP-major file, or
+// straight from the genotype source when it knows its number of rows beforehand (prepareGenotypes.ts).
+import { closeSync, openSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
-import { TaskWorkerPool } from '../core/taskWorkerPool.js';
 import { canonicalChromosome } from './chromosomeCodes.js';
 import type { GenotypeRow, GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector, readExactly } from './packedVectorFile.js';
 import { openForReading } from './openForReading.js';
 import { systemErrorText } from './systemErrorText.js';
+import { BLOCK_BYTES, ChunkWriter, ChunkWriterPool, type SampleMajorFile } from './sampleMajorChunks.js';
 
 /** About how many bytes of SNP rows a chunk holds (and as many of sample rows). */
 export const CHUNK_BYTES = 32 << 20;
@@ -38,9 +38,7 @@ export function snpsPerChunkOf(numSample: number, chunkBytes: number = CHUNK_BYT
 
 /**
  * Transposes `snpMajorPath` (numSnp SNP rows) into the new file `sampleMajorPath` (numSample sample rows of numSnp
- * fields); `finalPath` names the output in errors. Returns the SHA-256 of the bytes written. With `threads` > 1 each
- * chunk's samples are cut into that many ranges, transposed and written by worker threads (sampleMajorWorker.ts) while
- * this thread reads the next chunk.
+ * fields); `finalPath` names the output in errors. Returns the SHA-256 of the bytes written.
  * @throws UserError when either file cannot be read or written.
  */
 export async function transposeToSampleMajor(
@@ -48,199 +46,117 @@ export async function transposeToSampleMajor(
 ): Promise<string> {
   const { numSnp, numSample } = sizes;
   const bytesPerSnp = packedBytesPerVector(numSample);
-  const bytesPerSample = packedBytesPerVector(numSnp);
-  const snpsPerChunk = Math.min(sizes.snpsPerChunk ?? snpsPerChunkOf(numSample), 4 * bytesPerSample);
-  if (snpsPerChunk % 4 !== 0) throw new Error(`snpsPerChunk ${snpsPerChunk} is not a multiple of 4`);
-  const threads = Math.min(sizes.threads ?? 1, Math.ceil(bytesPerSnp / BLOCK_BYTES));
   const input = openForReading(snpMajorPath);
-  let output: number;
   try {
-    output = openSync(sampleMajorPath, 'wx');
-  } catch (error) {
-    closeSync(input);
-    throw new UserError(`cannot create ${finalPath}: ${systemErrorText(error)}`);
-  }
-  const file = { sampleMajorPath, finalPath, bytesPerSample, numSample, bytesPerSnp };
-  try {
-    const writer = threads > 1 ? await ChunkWriterPool.create(file, threads) : new ChunkWriter(file, output);
+    const writer = await SampleMajorWriter.create(sampleMajorPath, finalPath, sizes);
     try {
-      // Two chunk buffers (shared with the workers): the next chunk is read while the workers transpose this one.
-      const buffers = [0, 1].map(() => new Uint8Array(new SharedArrayBuffer(snpsPerChunk * bytesPerSnp)));
-      let pending: Promise<void> = Promise.resolve();
-      for (let snpFirst = 0, c = 0; snpFirst < numSnp; snpFirst += snpsPerChunk, c++) {
-        const numChunkSnp = Math.min(snpsPerChunk, numSnp - snpFirst);
-        const snpRows = buffers[c % 2];
-        // SNPs past the end read as zero rows, so the pad fields of the last byte stay zero.
-        snpRows.fill(0, numChunkSnp * bytesPerSnp);
-        readExactly(input, snpMajorPath, snpRows, numChunkSnp * bytesPerSnp, snpFirst * bytesPerSnp);
-        await pending;
-        pending = writer.write({ snpRows, snpFirst, numChunkSnp });
+      const rows = new Uint8Array(writer.snpsPerChunk * bytesPerSnp);
+      for (let snpFirst = 0; snpFirst < numSnp; snpFirst += writer.snpsPerChunk) {
+        const length = Math.min(writer.snpsPerChunk, numSnp - snpFirst) * bytesPerSnp;
+        readExactly(input, snpMajorPath, rows, length, snpFirst * bytesPerSnp);
+        await writer.addRows(rows.subarray(0, length));
       }
-      await pending;
+      return await writer.finish();
     } finally {
       await writer.close();
     }
   } finally {
     closeSync(input);
-    closeSync(output);
   }
-  return sha256OfRows(sampleMajorPath, numSample * bytesPerSample);
-}
-
-/** The sample-major file a chunk's samples are written into. */
-export interface SampleMajorFile {
-  readonly sampleMajorPath: string;
-  readonly finalPath: string;
-  readonly bytesPerSample: number;
-  readonly numSample: number;
-  readonly bytesPerSnp: number;
-}
-
-/** One chunk of SNP rows, and the bytes of its rows (4 samples each) to transpose: [byteFirst, byteEnd). */
-export interface ChunkPart {
-  readonly snpRows: Uint8Array;
-  readonly snpFirst: number;
-  readonly numChunkSnp: number;
-  readonly byteFirst?: number;
-  readonly byteEnd?: number;
-}
-
-/** Transposes chunks (or the samples of `byteFirst … byteEnd` of them) and writes each sample's piece in place. */
-export class ChunkWriter {
-  private sampleRows = new Uint8Array(0);
-
-  constructor(private readonly file: SampleMajorFile, private readonly output: number) {}
-
-  /** Transposes and writes one part (synchronously; the promise keeps ChunkWriterPool's shape). */
-  write(part: ChunkPart): Promise<void> {
-    this.writePart(part);
-    return Promise.resolve();
-  }
-
-  writePart(part: ChunkPart): void {
-    const { bytesPerSample, numSample, bytesPerSnp, finalPath } = this.file;
-    const byteFirst = part.byteFirst ?? 0;
-    const byteEnd = part.byteEnd ?? bytesPerSnp;
-    const bytesPerSampleChunk = Math.ceil(part.numChunkSnp / 4);
-    const sampleFirst = 4 * byteFirst;
-    const sampleEnd = Math.min(numSample, 4 * byteEnd);
-    const size = (sampleEnd - sampleFirst) * bytesPerSampleChunk;
-    if (this.sampleRows.length < size) this.sampleRows = new Uint8Array(size);
-    transposeChunk(part.snpRows, { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd }, this.sampleRows);
-    for (let sample = sampleFirst; sample < sampleEnd; sample++) {
-      const from = (sample - sampleFirst) * bytesPerSampleChunk;
-      writeAll(this.output, this.sampleRows.subarray(from, from + bytesPerSampleChunk), sample * bytesPerSample + part.snpFirst / 4, finalPath);
-    }
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-/** The task of a transposition worker (sampleMajorWorker.ts). */
-export type ChunkTask = ChunkPart;
-
-/** Worker threads that each transpose and write a range of every chunk's samples. */
-class ChunkWriterPool {
-  private constructor(private readonly pool: TaskWorkerPool<ChunkTask, null>, private readonly bytesPerSnp: number) {}
-
-  static async create(file: SampleMajorFile, threads: number): Promise<ChunkWriterPool> {
-    const pool = await TaskWorkerPool.create<ChunkTask, null>({ workerUrl: WORKER_URL, numThreads: threads, workerData: file, name: 'transpose worker' });
-    return new ChunkWriterPool(pool, file.bytesPerSnp);
-  }
-
-  /** Resolves once every range of the chunk is written. */
-  async write(part: ChunkPart): Promise<void> {
-    const numThreads = this.pool.numThreads;
-    // Ranges of whole blocks, so that no two workers share a block's cache lines.
-    const tiles = Math.ceil(this.bytesPerSnp / BLOCK_BYTES);
-    const parts = Array.from({ length: numThreads }, (_, t) => ({
-      ...part, byteFirst: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor((t * tiles) / numThreads)),
-      byteEnd: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor(((t + 1) * tiles) / numThreads)),
-    })).filter((range) => range.byteEnd > range.byteFirst);
-    await Promise.all(parts.map((range) => this.pool.run(range)));
-  }
-
-  close(): Promise<void> {
-    return this.pool.close();
-  }
-}
-
-const WORKER_URL = new URL('./sampleMajorWorker.js', import.meta.url);
-
-/** The layout of one chunk's transposition. */
-interface ChunkLayout {
-  readonly bytesPerSnp: number;
-  readonly numSample: number;
-  /** Bytes of each sample's row the chunk fills (its SNPs / 4, rounded up). */
-  readonly bytesPerSampleChunk: number;
-  /** The bytes of the SNP rows transposed: samples 4·byteFirst … , whose rows start at sampleRows[0]. */
-  readonly byteFirst: number;
-  readonly byteEnd: number;
 }
 
 /**
- * The blocks of a chunk's transposition: BLOCK_BYTES bytes of BLOCK_BYTES groups of 4 SNP rows (4·64 SNPs × 256 samples)
- * in, one cache line of each of the 256 sample rows out, both 16 KiB: every line is fetched once and filled whole while
- * it is in L1. (Tiles of 16 bytes over the whole chunk's SNPs fetched each input line four times from memory.)
+ * Writes a new sample-major file from its SNP rows, given in order (numSnp of them, known beforehand): rows gather in a
+ * chunk buffer, and each full chunk is transposed and written (by worker threads with `threads` > 1) while the next
+ * one gathers in a second buffer. `finish` returns the file's SHA-256; `close` always (it ends the workers).
  */
-const BLOCK_BYTES = 64;
+export class SampleMajorWriter {
+  /** Two chunk buffers, shared with the workers. */
+  private readonly buffers: Uint8Array[];
+  private current = 0;
+  private rowsInChunk = 0;
+  /** First SNP of the chunk gathering. */
+  private snpFirst = 0;
+  /** The write of the other buffer. */
+  private pending: Promise<void> = Promise.resolve();
+  private closed = false;
 
+  private constructor(
+    private readonly file: SampleMajorFile, private readonly output: number, private readonly chunks: ChunkWriter | ChunkWriterPool,
+    private readonly numSnp: number, readonly snpsPerChunk: number,
+  ) {
+    this.buffers = [0, 1].map(() => new Uint8Array(new SharedArrayBuffer(snpsPerChunk * file.bytesPerSnp)));
+  }
 
-/**
- * sampleRows[s · bytesPerSampleChunk + q] holds the codes of SNPs 4q … 4q + 3 of sample s: a 4 × 4 transpose of 2-bit
- * codes per group of 4 SNPs and 4 samples (one byte of each of the 4 SNP rows gives one byte of each of 4 samples).
- * The four bytes become one uint32 (code of SNP r, sample c at bit 8r + 2c), transposed in place by two delta swaps
- * (2 × 2 codes, then 2 × 2 blocks): bit 8c + 2r, so byte c is sample c's byte. Why: ~12 operations per 4 samples
- * where extracting each code took ~48; and in blocks (BLOCK_BYTES) so that both sides stay in cache.
- */
-function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Uint8Array): void {
-  const { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd } = layout;
-  const fullBytes = numSample >> 2;
-  // Sample rows start at sample 4·byteFirst.
-  const rowsFirst = 4 * byteFirst * bytesPerSampleChunk;
-  for (let qFirst = 0; qFirst < bytesPerSampleChunk; qFirst += BLOCK_BYTES) {
-    const qEnd = Math.min(bytesPerSampleChunk, qFirst + BLOCK_BYTES);
-    for (let tileFirst = byteFirst; tileFirst < byteEnd; tileFirst += BLOCK_BYTES) {
-      const tileEnd = Math.min(byteEnd, tileFirst + BLOCK_BYTES);
-      const fullEnd = Math.min(tileEnd, fullBytes);
-      for (let q = qFirst; q < qEnd; q++) {
-        const row0 = 4 * q * bytesPerSnp;
-        const row1 = row0 + bytesPerSnp, row2 = row1 + bytesPerSnp, row3 = row2 + bytesPerSnp;
-        let b = tileFirst;
-        for (; b < fullEnd; b++) {
-          let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
-          let t = ((w >>> 6) ^ w) & 0x00cc00cc;
-          w ^= t ^ (t << 6);
-          t = ((w >>> 12) ^ w) & 0x0000f0f0;
-          w ^= t ^ (t << 12);
-          let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
-          sampleRows[at] = w;
-          sampleRows[(at += bytesPerSampleChunk)] = w >>> 8;
-          sampleRows[(at += bytesPerSampleChunk)] = w >>> 16;
-          sampleRows[at + bytesPerSampleChunk] = w >>> 24;
-        }
-        // The last byte of a SNP row holds fewer than 4 samples.
-        for (; b < tileEnd; b++) {
-          let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
-          let t = ((w >>> 6) ^ w) & 0x00cc00cc;
-          w ^= t ^ (t << 6);
-          t = ((w >>> 12) ^ w) & 0x0000f0f0;
-          w ^= t ^ (t << 12);
-          let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
-          for (let k = 0; k < numSample - 4 * b; k++, at += bytesPerSampleChunk) sampleRows[at] = w >>> (8 * k);
-        }
-      }
+  /** Creates the file (`finalPath` in errors). @throws UserError when it cannot be created. */
+  static async create(sampleMajorPath: string, finalPath: string, sizes: TransposeSizes): Promise<SampleMajorWriter> {
+    const { numSnp, numSample } = sizes;
+    const bytesPerSnp = packedBytesPerVector(numSample);
+    const bytesPerSample = packedBytesPerVector(numSnp);
+    const snpsPerChunk = Math.min(sizes.snpsPerChunk ?? snpsPerChunkOf(numSample), 4 * bytesPerSample);
+    if (snpsPerChunk % 4 !== 0 || snpsPerChunk <= 0) throw new Error(`snpsPerChunk ${snpsPerChunk} is not a positive multiple of 4`);
+    const threads = Math.min(sizes.threads ?? 1, Math.ceil(bytesPerSnp / BLOCK_BYTES));
+    let output: number;
+    try {
+      output = openSync(sampleMajorPath, 'wx');
+    } catch (error) {
+      throw new UserError(`cannot create ${finalPath}: ${systemErrorText(error)}`);
+    }
+    const file = { sampleMajorPath, finalPath, bytesPerSample, numSample, bytesPerSnp };
+    try {
+      const chunks = threads > 1 ? await ChunkWriterPool.create(file, threads) : new ChunkWriter(file, output);
+      return new SampleMajorWriter(file, output, chunks, numSnp, snpsPerChunk);
+    } catch (error) {
+      closeSync(output);
+      throw error;
     }
   }
-}
 
-function writeAll(fd: number, bytes: Uint8Array, position: number, finalPath: string): void {
-  try {
-    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
-  } catch (error) {
-    throw new UserError(`cannot write ${finalPath}: ${systemErrorText(error)}`);
+  /** Appends whole SNP rows (bytesPerSnp each, packed SPEC codes, pad fields zero). */
+  async addRows(rows: Uint8Array): Promise<void> {
+    const { bytesPerSnp } = this.file;
+    for (let at = 0; at < rows.length;) {
+      const take = Math.min((this.snpsPerChunk - this.rowsInChunk) * bytesPerSnp, rows.length - at);
+      this.buffers[this.current].set(rows.subarray(at, at + take), this.rowsInChunk * bytesPerSnp);
+      this.rowsInChunk += take / bytesPerSnp;
+      at += take;
+      if (this.rowsInChunk === this.snpsPerChunk) await this.writeChunk();
+    }
+  }
+
+  /** Writes the last chunk; returns the file's SHA-256. @throws Error when fewer or more rows came than numSnp. */
+  async finish(): Promise<string> {
+    if (this.rowsInChunk > 0) await this.writeChunk();
+    await this.pending;
+    if (this.snpFirst !== this.numSnp) throw new Error(`a sample-major file of ${this.numSnp} SNPs was given ${this.snpFirst}`);
+    await this.close();
+    return sha256OfRows(this.file.sampleMajorPath, this.file.numSample * this.file.bytesPerSample);
+  }
+
+  /** Ends the workers and closes the file (once; after finish too). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.chunks.close();
+    } finally {
+      closeSync(this.output);
+    }
+  }
+
+  /** Starts the gathered chunk's write, then waits for the other buffer's so that it can gather next. */
+  private async writeChunk(): Promise<void> {
+    const snpRows = this.buffers[this.current];
+    // Rows past the chunk's last read as zero, so the pad fields of a sample's last byte stay zero.
+    snpRows.fill(0, this.rowsInChunk * this.file.bytesPerSnp);
+    const started = this.chunks.write({ snpRows, snpFirst: this.snpFirst, numChunkSnp: this.rowsInChunk });
+    // Observed now: it may fail while the other write is awaited (it is awaited in turn below or in finish).
+    started.catch(() => undefined);
+    await this.pending;
+    this.pending = started;
+    this.snpFirst += this.rowsInChunk;
+    this.rowsInChunk = 0;
+    this.current = 1 - this.current;
   }
 }
 
@@ -277,5 +193,9 @@ export function autosomesOf(source: GenotypeSource): GenotypeSource {
     }
     if (numKept === 0) throw new UserError(`${source.path}: no variants on the autosomes (1–22) remain (--autosome)`);
   }
-  return { kind: source.kind, path: source.path, sampleIds: source.sampleIds, samples: source.samples, numSnpKnown: null, rows };
+  const snps = source.snps?.filter((snp) => isAutosome(snp.chrom)) ?? null;
+  return {
+    kind: source.kind, path: source.path, sampleIds: source.sampleIds, samples: source.samples,
+    numSnpKnown: snps?.length ?? null, snps, rows,
+  };
 }

@@ -1,9 +1,9 @@
-// Entry of a transposition worker thread (sampleMajor.ts ChunkWriterPool): for each chunk it is given, transposes its
+// Entry of a transposition worker thread (sampleMajorChunks.ts ChunkWriterPool): for each chunk it is given, transposes its
 // range of the chunk's samples and writes them into the sample-major file.
 import { closeSync, openSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { serveTasks } from '../core/taskWorkerPool.js';
-import { ChunkWriter, type ChunkTask, type SampleMajorFile } from './sampleMajor.js';
+import { ChunkWriter, type ChunkTask, type SampleMajorFile } from './sampleMajorChunks.js';
 import { systemErrorText } from './systemErrorText.js';
 
 await serveTasks<ChunkTask, null>(async (data) => {

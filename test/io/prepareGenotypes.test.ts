@@ -104,6 +104,24 @@ describe('prepareGenotypes', () => {
     }
   });
 
+  it('sample-major from the rows as they come (a .bed counts them) and through the SNP-major file: the same files', async () => {
+    const streamed = join(workDir, 'streamed.samples');
+    const source = await openPlinkFileset(plinkPathsOf(prefix)!);
+    expect(source.numSnpKnown).toBe(numSnp);
+    await prepareGenotypes(source, streamed, { permuteSeed: null, vectors: 'samples' });
+    // The same source without its row count: transposed from the SNP-major file.
+    const uncounted = join(workDir, 'uncounted.samples');
+    const again = await openPlinkFileset(plinkPathsOf(prefix)!);
+    await prepareGenotypes({ ...again, numSnpKnown: null, snps: null }, uncounted, { permuteSeed: null, vectors: 'samples' });
+    const bytes = readFileSync(streamed);
+    expect(bytes.equals(readFileSync(uncounted))).toBe(true);
+    const sidecar = readSidecar(sidecarPathOf(streamed));
+    expect(sidecar).toEqual(readSidecar(sidecarPathOf(uncounted)));
+    expect(sidecar.packedSha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    const all = readPackedVectorSlab(streamed, numSnp, 0, numSample, 0, numSnp);
+    for (let sample = 0; sample < numSample; sample++) expect(slabCodes(all, numSnp, sample)).toEqual(dosages.map((row) => specCode(row[sample])));
+  });
+
   it('refuses a sidecar whose columns disagree with its sizes', async () => {
     const packedPath = await prepare('sidecar.packed', 3);
     const sidecarPath = sidecarPathOf(packedPath);
