@@ -1,5 +1,6 @@
 // The tables `dump` and `top` print: the formats (records, tsv, PLINK's ld), their header and lines, and the orders
-// (position: chromosomes in file order, then bp, then the next vector; value: strongest first, ties by SNP indices).
+// (position: chromosomes in file order, then bp, then the next vector; value: strongest first — the largest, or the smallest for K2
+// records —, ties by SNP indices).
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
 import { ldLocusText, ldTableHeader, ldTableLineOfLoci, plinkSnpColumnWidth, type PreparedSidecar } from '../io/index.js';
@@ -43,6 +44,8 @@ export interface TableContext {
   readonly numWay: NumWay;
   /** The run's metric (run.json), or null when unknown. */
   readonly metric: string | null;
+  /** Which values are the stronger (runInfoFile.ts strongerRecordValues): `value` order puts them first. */
+  readonly strongerValues: 'larger' | 'smaller';
   readonly naming: SnpNaming;
 }
 
