@@ -19,7 +19,7 @@ import type { PairValueProgram } from '../../mgemm/index.js';
 import type { EpistasisScore } from '../../core/types.js';
 import type { VectorBlockView } from '../analysis.js';
 import type { PairValues } from '../devicePairs.js';
-import { pairTermGroups } from './epistasisPlanes.js';
+import { KINDS_PER_CLASS, NUM_CLASSES, pairTermGroups } from './epistasisPlanes.js';
 import { genotypeCountsOf, type EpistasisFinalizeSettings } from './epistasisPairs.js';
 import { k2ScaleOf } from './epistasisScores.js';
 
@@ -203,6 +203,8 @@ export function epistasisPairValues(settings: EpistasisFinalizeSettings, numVect
     program: epistasisPairProgram(settings.score, settings.sparse),
     constants: [table.length, ...(settings.sparse ? [] : [numControls, numCases]), ...(settings.score === 'k2' ? [k2Scale[0], k2Scale[1]] : [])],
     termGroups: pairTermGroups(settings.sparse),
+    // Each class plane's words (the host path's planeWordRanges): the GPU's u8 GEMMs then sweep a class's words only.
+    planeWordRanges: Array.from({ length: NUM_CLASSES * KINDS_PER_CLASS }, (_, plane) => settings.classWords[Math.floor(plane / KINDS_PER_CLASS)]),
     // Sparse: the table alone, one array for every block (uploaded once).
     wordsOf: settings.sparse ? () => table : (block) => denseWordsOf(settings, table, block),
   };

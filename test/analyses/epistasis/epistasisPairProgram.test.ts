@@ -143,10 +143,11 @@ function pairBlockOf(c: Case): PairBlock {
   return { rows, rowFirst: 2, numRows: c.numRows, cols, colFirst: 0, numCols: c.numCols, strictUpper: false };
 }
 
-describe.skipIf(!gate.available)(`epistasis pair values on the device = host finalize, bit for bit, on ${gate.description}`, () => {
+// The bitwise kernel, and the u8 one (its GEMMs sweep each class's words only: the analysis's planeWordRanges).
+describe.skipIf(!gate.available).each(['bitwise', 'dot4'] as const)(`epistasis pair values on the device (%s) = host finalize, bit for bit, on ${gate.description}`, (kernel) => {
   let gemm: PopcountGemmWebgpu;
   beforeAll(async () => {
-    gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+    gemm = await createPopcountGemmWebgpu({ kernel });
   });
   afterAll(async () => {
     await gemm.close();
