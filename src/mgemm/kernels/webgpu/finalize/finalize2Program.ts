@@ -106,6 +106,7 @@ function checkValueProgram(values: PairValueProgram): void {
   const clash = constantNames.find((name) => scaffolding.has(name) || !/^[A-Za-z][A-Za-z0-9]*$/.test(name));
   if (clash !== undefined) throw new Error(`${values.cacheKey}: constant name ${clash} is taken or not a WGSL name`);
   if (!Number.isInteger(vectorWords) || vectorWords < 0) throw new Error(`${values.cacheKey}: vectorWords ${vectorWords}`);
+  if (values.naming === 'pairs' && !(entryBits.length === 1 && entryBits[0] === 0)) throw new Error(`${values.cacheKey}: values named by pairs need entry bits [0]`);
 }
 
 /**
@@ -203,7 +204,10 @@ ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: 
         }
       }
       let mask = passingEntries(f);
-      if (mask == 0u) { continue; }
+      // Entries the checksum counts: the passing ones; every one for values named by pairs, whose threshold only
+      // chooses records (ResultSink.addTupleValueRow).
+      let counted = ${values.naming === 'pairs' ? 'ALL_ENTRIES' : 'mask'};
+      if (counted == 0u) { continue; }
       if (u.writeRecords != 0u) {
         // Pair p of the request (row-major): its records' place in key order (pairRecordPrograms.ts). Entries below a
         // top-N run's bar pass (checksum, entries) but write no record; a pair left with none keeps its zero mask.
@@ -218,13 +222,14 @@ ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: 
         }
         if (recordMask != 0u) { passMasks[p] = recordMask; }
       }
-      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2).
+      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2); values
+      // named by pairs: c0·nv + c1 (mgemm/pairFinalize.ts PairValueNaming).
       let hiIsI = gi > gj;
       let pairMod = (mulMod(select(gi, gj, !hiIsI) % RMOD, u.numVectorMod) + select(gj, gi, !hiIsI) % RMOD) % RMOD;
-      let pairResidues = checksumResidues((pairMod * 4u) % RMOD);
+      let pairResidues = checksumResidues((pairMod * ${values.naming === 'pairs' ? 1 : 4}u) % RMOD);
       for (var k = 0u; k < NUM_ENTRIES; k++) {
         let e = ${entryBitsOf('k')};
-        if ((mask & (1u << e)) == 0u) { continue; }
+        if ((counted & (1u << e)) == 0u) { continue; }
         entries += 1u;
         let v = values[k];
         let a = e >> 1u;
