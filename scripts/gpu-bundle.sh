@@ -12,7 +12,9 @@ dest=${1:?usage: gpu-bundle.sh DEST}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dest/node_modules" "$dest/debs" "$dest/tools" "$dest/build"
 rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm" "$dest/build/native" "$dest/build/mpi" "$dest/build/vulkan"
+# dist/ without source maps and declarations (the bundle travels within the device's 64 MiB carry).
 cp -r "$root/dist" "$dest/dist"
+find "$dest/dist" \( -name '*.map' -o -name '*.d.ts' \) -delete
 cp -r "$root/build/wasm" "$dest/build/wasm"
 # The native AVX-512 CPU kernel, when it was built (the host CPU decides at run time whether it is used).
 [ -d "$root/build/native" ] && cp -r "$root/build/native" "$dest/build/native"
@@ -29,7 +31,9 @@ for pkg in commander cli-progress string-width strip-ansi ansi-regex emoji-regex
 done
 mkdir -p "$dest/node_modules/webgpu/dist"
 cp "$root/node_modules/webgpu/"{index.js,package.json} "$dest/node_modules/webgpu/"
-cp -r "$root/node_modules/webgpu/dist/linux-x64" "$dest/node_modules/webgpu/dist/"
+# Dawn's 21 MB binary travels as xz (6 MB); gpu-run.sh unpacks it.
+mkdir -p "$dest/node_modules/webgpu/dist/linux-x64"
+xz -T0 -c "$root/node_modules/webgpu/dist/linux-x64/dawn.node" > "$dest/node_modules/webgpu/dist/linux-x64/dawn.node.xz"
 [ -f "$dest/node.xz" ] || xz -T0 -c "$(command -v node)" > "$dest/node.xz"
 if ! ls "$dest/debs/"libvulkan1_*.deb >/dev/null 2>&1; then
   lists=$(mktemp -d); mkdir -p "$lists/partial"
@@ -39,11 +43,18 @@ if ! ls "$dest/debs/"libvulkan1_*.deb >/dev/null 2>&1; then
 fi
 # Peers measured in the same run (plink1.9 and the BLAS/LAPACK/Fortran libraries it links), unpacked by gpu-run.sh
 # into peers/ and found through PATH and LD_LIBRARY_PATH.
-if ! ls "$dest/peer-debs/"plink1.9_*.deb >/dev/null 2>&1; then
+if ! ls "$dest/peer-debs/"plink2_*.deb >/dev/null 2>&1; then
   mkdir -p "$dest/peer-debs"
   lists=$(mktemp -d); mkdir -p "$lists/partial"
   o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$lists")
   apt-get "${o[@]}" update >/dev/null
-  (cd "$dest/peer-debs" && apt-get "${o[@]}" download plink1.9 libblas3 liblapack3 libgfortran5 libquadmath0)
+  (cd "$dest/peer-debs" && apt-get "${o[@]}" download plink1.9 plink2 libblas3 liblapack3 libgfortran5 libquadmath0)
 fi
+# The GPU epistasis peers (tensor-episdet, Epi4Tensor: patched sources, CUTLASS headers, generator), when the shared
+# folder has them, for tools/bench-epistasis-gpu.sh; and the converter of their input to .bed.
+peers=${EPISTASIS_PEERS:-$root/../shared/peers/epistasis-gpu}
+if [ -d "$peers" ]; then
+  tar -C "$peers" -cJf "$dest/epistasis-peers.tar.xz" run-gpu.sh patched thirdparty tools data/tiny
+fi
+cp "$root/tools/peers/episdet-to-bed.c" "$root/tools/bench-epistasis-gpu.sh" "$dest/tools/"
 du -sh "$dest"

@@ -18,10 +18,14 @@ if ! command -v node >/dev/null || [ -f "$here/node.xz" ]; then
   chmod +x "$here/bin/node"
   export PATH="$here/bin:$PATH"
 fi
+dawn=$here/node_modules/webgpu/dist/linux-x64/dawn.node
+[ -f "$dawn" ] || xz -dc "$dawn.xz" > "$dawn"
 # Peers (gpu-bundle.sh peer-debs): unpacked here, never into /.
-if [ -d "$here/peer-debs" ] && [ ! -d "$here/peers" ]; then
-  for f in "$here"/peer-debs/*.deb; do dpkg -x "$f" "$here/peers"; done
-fi
+for f in "$here"/peer-debs/*.deb; do
+  [ -f "$f" ] || continue
+  done_mark=$here/peers/.unpacked-$(basename "$f")
+  [ -f "$done_mark" ] || { dpkg -x "$f" "$here/peers" && touch "$done_mark"; }
+done
 if [ -d "$here/peers" ]; then
   export PATH="$PATH:$here/peers/usr/lib/debian-med/bin:$here/peers/usr/bin"
   export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$here/peers/usr/lib/x86_64-linux-gnu:$here/peers/usr/lib/x86_64-linux-gnu/blas:$here/peers/usr/lib/x86_64-linux-gnu/lapack"

@@ -1,15 +1,19 @@
-// Case-control epistasis throughput on the CPU: `snptally epistasis` 2-, 3- and 4-way K2 (tuples·samples/s of the
-// whole process and of the engine run), and 2-way against `plink1.9 --fast-epistasis` on the same .bed with the same
-// threads, in one run (wall times of whole processes, best of --reps, the two programs taking turns; and their CPU
-// seconds, which a loaded machine disturbs less), printing the ratios. Data: tools/lib's simulated case-control
-// filesets (MAF 0.4, a planted pure pair), written to a scratch directory that is removed.
+// Case-control epistasis throughput: `snptally epistasis` 2-, 3- and 4-way K2 (tuples·samples/s of the whole process,
+// of the engine run and of its compute from loaded input) on --backend cpu or webgpu (2-way scores on the GPU), and
+// 2-way against `plink1.9 --fast-epistasis` on the same .bed with the same threads, in one run (wall times of whole
+// processes, best of --reps, the two programs taking turns; and their CPU seconds, which a loaded machine disturbs
+// less), printing the ratios; --no-peer leaves plink1.9 out (timing the GPU). --orders picks the tuple sizes. Data:
+// tools/lib's simulated case-control filesets (MAF 0.4, a planted pure pair), in a scratch directory that is removed.
 //
 //   node dist/tools/bench-epistasis.js [--snps 5000] [--snps3 300] [--snps4 60] [--samples 2000] [--threads 2] [--reps 1]
+//     [--backend cpu] [--orders 2,3,4] [--no-peer]
+//   node dist/tools/bench-epistasis.js --backend webgpu --snps 8192 --samples 262144 --orders 2 --no-peer   (H200, peer size)
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
+import { choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
+import { UserError } from '../src/core/errors.js';
 import { simulateEpistasis } from './lib/epistasisSimulation.js';
 import { timedProcess } from './lib/timedProcess.js';
 
@@ -20,6 +24,20 @@ interface BenchOptions {
   readonly samples: number;
   readonly threads: number;
   readonly reps: number;
+  readonly backend: Backend;
+  readonly orders: number[];
+  /** false with --no-peer. */
+  readonly peer: boolean;
+}
+
+const BACKENDS = ['cpu', 'webgpu', 'ref', 'auto'] as const;
+type Backend = (typeof BACKENDS)[number];
+
+/** A tuple size of `snptally epistasis --order`. */
+function parseOrder(option: string, text: string): number {
+  const order = Number(text);
+  if (!(order === 2 || order === 3 || order === 4)) throw new UserError(`${option}: "${text}" is not 2, 3 or 4`);
+  return order;
 }
 
 /** A whole process's best wall seconds and CPU seconds (user + system, of its run with the best wall time). */
@@ -58,6 +76,18 @@ function bestInTurns(reps: number, commands: readonly (() => ProcessTiming)[]): 
   return best.map((timing) => timing!);
 }
 
+/** What the bench reads of `snptally epistasis --json`. */
+interface EpistasisJson {
+  readonly numTuples: number;
+  readonly seconds: number;
+  readonly tupleSamplesPerSecond: number;
+  readonly computeSeconds: number;
+  readonly computeTupleSamplesPerSecond: number;
+  readonly deviceFinalizedPairs: number;
+  readonly deviceRecordsReadBack: number;
+  readonly kernelSets: string[];
+}
+
 const cpuText = (timing: ProcessTiming): string => (timing.cpuSeconds === null ? '' : `, ${timing.cpuSeconds.toFixed(2)} CPU s`);
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
@@ -68,7 +98,10 @@ const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-/
   .addOption(valueOption('--snps4 <n>', 'SNPs of the 4-way set', parsePositiveInteger, '60'))
   .addOption(valueOption('--samples <n>', 'samples (half cases)', parsePositiveInteger, '2000'))
   .addOption(valueOption('--threads <n>', 'threads of both programs', parsePositiveInteger, '2'))
-  .addOption(valueOption('--reps <n>', 'runs of each command; the fastest counts', parsePositiveInteger, '1'));
+  .addOption(valueOption('--reps <n>', 'runs of each command; the fastest counts', parsePositiveInteger, '1'))
+  .addOption(valueOption('--backend <backend>', 'kernel set of snptally (webgpu: 2-way scores on the GPU too)', choiceOf(BACKENDS), 'cpu'))
+  .addOption(valueOption('--orders <list>', 'tuple sizes to run', listOf(parseOrder), '2,3,4'))
+  .option('--no-peer', 'leave out plink1.9 --fast-epistasis');
 const options = parseToolOptions<BenchOptions>(program);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-epistasis-'));
@@ -84,17 +117,22 @@ try {
   };
   const threads = String(options.threads);
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (the machine may be shared)\n`);
-  for (const [order, numSnp] of [[2, options.snps], [3, options.snps3], [4, options.snps4]] as const) {
+  const sizes = [[2, options.snps], [3, options.snps3], [4, options.snps4]] as const;
+  for (const [order, numSnp] of sizes.filter(([order]) => options.orders.includes(order))) {
     const prefix = simulate(`set${order}`, numSnp);
-    const runOurs = (): ProcessTiming => timedWithCpu(process.execPath,
-      [CLI_MAIN, 'epistasis', '--bfile', prefix, '--order', String(order), '--score', 'k2', '--top', '10', '--threads', threads, '--json']);
+    const runOurs = (): ProcessTiming => timedWithCpu(process.execPath, [
+      CLI_MAIN, 'epistasis', '--bfile', prefix, '--order', String(order), '--score', 'k2', '--top', '10', '--threads', threads,
+      '--backend', options.backend, '--json',
+    ]);
     const runPlink = (): ProcessTiming => timedWithCpu('plink1.9', ['--bfile', prefix, '--fast-epistasis', '--threads', threads, '--out', join(dir, 'plink')]);
-    const [ours, plink] = bestInTurns(options.reps, order === 2 ? [runOurs, runPlink] : [runOurs]);
-    const report = JSON.parse(ours.stdout) as { numTuples: number; seconds: number; tupleSamplesPerSecond: number; kernelSets: string[] };
+    const [ours, plink] = bestInTurns(options.reps, order === 2 && options.peer ? [runOurs, runPlink] : [runOurs]);
+    const report = JSON.parse(ours.stdout) as EpistasisJson;
     const work = report.numTuples * options.samples;
+    const onDevice = report.deviceFinalizedPairs > 0 ? `, scored on the device, ${report.deviceRecordsReadBack} records back` : '';
     process.stdout.write(`snptally epistasis ${order}-way K2, ${numSnp} SNPs × ${options.samples} samples, ${threads} threads ` +
-      `(${report.kernelSets[0]}): ${ours.seconds.toFixed(2)} s whole process${cpuText(ours)}, ${(work / ours.seconds).toExponential(3)} tuples·samples/s; ` +
-      `engine run ${report.seconds.toFixed(2)} s, ${report.tupleSamplesPerSecond.toExponential(3)}\n`);
+      `(${report.kernelSets[0]}${onDevice}): ${ours.seconds.toFixed(2)} s whole process${cpuText(ours)}, ${(work / ours.seconds).toExponential(3)} tuples·samples/s; ` +
+      `engine run ${report.seconds.toFixed(2)} s, ${report.tupleSamplesPerSecond.toExponential(3)}; ` +
+      `compute ${report.computeSeconds.toFixed(3)} s, ${report.computeTupleSamplesPerSecond.toExponential(3)}\n`);
     if (plink !== undefined) {
       const cpuRatio = ours.cpuSeconds === null || plink.cpuSeconds === null ? '' : `, CPU-time ratio ${(plink.cpuSeconds / ours.cpuSeconds).toFixed(2)}`;
       process.stdout.write(`plink1.9 --fast-epistasis, same .bed and threads: ${plink.seconds.toFixed(2)} s${cpuText(plink)}, ` +

@@ -7,7 +7,7 @@ import type { HistogramLayout } from '../core/histogramLayout.js';
 import type { PairWindowLimits } from '../core/pairWindow.js';
 import {
   NO_OTHER_CHROMOSOME, PAIR_WINDOW_WORDS, pairUidsOnDevice, valuesFillTable, type DenseValueKind, type PairFinalizeRequest, type PairFinalizeResult, type PairThresholdBits,
-  type PairValueProgram, type PopcountGemm, type TermGroup,
+  type PairValueProgram, type PlaneWordRange, type PopcountGemm, type TermGroup,
 } from '../mgemm/index.js';
 import type { DeviceFinalizeOptions, DevicePairFinalizer, PairBlock, RecordBarSource, ResultSink, VectorBlockView } from './analysis.js';
 
@@ -54,6 +54,8 @@ export interface PairValues {
   readonly termGroups: readonly TermGroup[];
   /** Per-vector words of a block's rows (from its real vectors' sums and counts). */
   wordsOf(block: VectorBlockView): Uint32Array;
+  /** The GEMM's planeWordRanges (mgemm/contract.ts: words outside which a plane has no bit); absent: none. */
+  readonly planeWordRanges?: readonly (PlaneWordRange | null)[] | null;
 }
 
 /** The kernel set's device finalize, typed as present. */
@@ -110,7 +112,7 @@ export class ProgramDevicePairs implements DevicePairFinalizer {
       gemm: {
         a: rows.planes, aFirst: block.rowFirst, aCount: block.numRows,
         b: cols.planes, bFirst: block.colFirst, bCount: block.numCols,
-        termGroups: [...this.values.termGroups], strictUpper: block.strictUpper,
+        termGroups: [...this.values.termGroups], strictUpper: block.strictUpper, planeWordRanges: this.values.planeWordRanges ?? null,
       },
       values: this.values.program,
       constants: this.values.constants,

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import type { NumWay } from '../core/types.js';
 import type { TextOutput } from '../io/index.js';
 import { resolveMetricsInputs, sayAssumption } from './metricsInputs.js';
+import { strongerRecordValues } from './runInfoFile.js';
 import type { TableFormat, TableOrder } from './recordTable.js';
 import { writeRecordTable } from './recordTableWriter.js';
 import { SnpNaming } from './snpNaming.js';
@@ -31,7 +32,8 @@ export function addDumpCommand(program: Command): void {
       const naming = SnpNaming.forRun(inputs.info, values.sidecar as string | undefined);
       await withTableOutput(table, files, async (output, scratchDirectory) => {
         await dumpFiles(files, inputs.numWay, naming, output, {
-          format: table.format, order: table.order, header: table.header, metric: inputs.info?.metric ?? null, scratchDirectory,
+          format: table.format, order: table.order, header: table.header, metric: inputs.info?.metric ?? null,
+          strongerValues: strongerRecordValues(inputs.info), scratchDirectory,
         });
       });
       sayAssumption(inputs);
@@ -45,6 +47,8 @@ export interface DumpOptions {
   readonly header: boolean;
   /** The run's metric, or null when unknown. */
   readonly metric: string | null;
+  /** Which values are the stronger (default larger): `--sort value` puts them first. */
+  readonly strongerValues?: 'larger' | 'smaller';
   /** Where the sort's scratch runs go (default: the OS's temporary directory). */
   readonly scratchDirectory?: string;
   /** Rows sorted in memory at once (tests make it small). */
@@ -55,7 +59,9 @@ export interface DumpOptions {
 export async function dumpFiles(
   files: readonly string[], numWay: NumWay, naming: SnpNaming, output: TextOutput, options: DumpOptions,
 ): Promise<number> {
-  return writeRecordTable(files, { format: options.format, numWay, metric: options.metric, naming }, output, {
+  return writeRecordTable(files, {
+    format: options.format, numWay, metric: options.metric, strongerValues: options.strongerValues ?? 'larger', naming,
+  }, output, {
     order: options.order, header: options.header, rowsPerChunk: options.rowsPerChunk, scratchParent: options.scratchDirectory,
   });
 }

@@ -1,13 +1,13 @@
-// The tab-separated lines of `dump` and `top`: indices, SNP IDs when known, entry bits, float32 value.
+// The tab-separated lines of `dump` and `top`: indices, SNP (or sample) IDs when known, entry bits, float32 value.
 import type { NumWay } from '../core/types.js';
 import { formatFloat32 } from './formatFloat32.js';
 import type { NamedRecord, SnpNaming } from './snpNaming.js';
 
-/** Header line naming the columns. */
-export function recordHeader(numWay: NumWay, withNames: boolean): string {
+/** Header line naming the columns: `snp_i …`, or `sample_i …` when the vectors are samples. */
+export function recordHeader(numWay: NumWay, names: 'snps' | 'samples' | null): string {
   const indices = ['i', 'j', 'k', 'l'].slice(0, numWay);
-  const names = withNames ? indices.map((index) => `snp_${index}`) : [];
-  return `${[...indices, ...names, 'entry', 'value'].join('\t')}\n`;
+  const nameColumns = names === null ? [] : indices.map((index) => `${names === 'samples' ? 'sample' : 'snp'}_${index}`);
+  return `${[...indices, ...nameColumns, 'entry', 'value'].join('\t')}\n`;
 }
 
 /** One line: `i j [k [l]] [snp_i snp_j [snp_k [snp_l]]] entry value`. */

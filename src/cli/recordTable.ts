@@ -1,8 +1,9 @@
 // The tables `dump` and `top` print: the formats (records, tsv, PLINK's ld), their header and lines, and the orders
-// (position: chromosomes in file order, then bp, then the next vector; value: strongest first, ties by SNP indices).
+// (position: chromosomes in file order, then bp, then the next vector; value: strongest first — the largest, or the smallest for K2
+// records —, ties by SNP indices).
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
-import { ldLocusText, ldTableHeader, ldTableLineOfLoci, plinkSnpColumnWidth, type PreparedSidecar } from '../io/index.js';
+import { ldLocusText, ldTableHeader, ldTableLineOfLoci, plinkSnpColumnWidth, vectorsAreSamples, type PreparedSidecar } from '../io/index.js';
 import { formatFloat32 } from './formatFloat32.js';
 import { formatNamedRecord, recordHeader } from './recordFormat.js';
 import type { NamedRecord, SnpNaming } from './snpNaming.js';
@@ -25,7 +26,8 @@ const SIDES = ['A', 'B', 'C', 'D'];
 export function positionRanks(sidecar: PreparedSidecar | null, numSnp: number): { rankOfSnp: Uint32Array; snpOfRank: Uint32Array } {
   const snpOfRank = new Uint32Array(numSnp);
   for (let s = 0; s < numSnp; s++) snpOfRank[s] = s;
-  if (sidecar !== null) {
+  // Samples (`prepare --individuals`) have no position: their file order is kept.
+  if (sidecar !== null && !vectorsAreSamples(sidecar)) {
     const chromosomeOrder = new Map<string, number>();
     for (const chromosome of sidecar.snps.chrom) if (!chromosomeOrder.has(chromosome)) chromosomeOrder.set(chromosome, chromosomeOrder.size);
     const chromosomeRank = sidecar.snps.chrom.map((chromosome) => chromosomeOrder.get(chromosome) as number);
@@ -43,6 +45,8 @@ export interface TableContext {
   readonly numWay: NumWay;
   /** The run's metric (run.json), or null when unknown. */
   readonly metric: string | null;
+  /** Which values are the stronger (runInfoFile.ts strongerRecordValues): `value` order puts them first. */
+  readonly strongerValues: 'larger' | 'smaller';
   readonly naming: SnpNaming;
 }
 
@@ -64,6 +68,9 @@ export class TableLayout {
     if (context.format !== 'records' && sidecar === null) {
       throw new UserError(`--format ${context.format} prints chromosomes and positions: it needs the run's sidecar (a run of a PLINK fileset, VCF or prepared file, or --sidecar)`);
     }
+    if (context.format === 'ld' && sidecar !== null && vectorsAreSamples(sidecar)) {
+      throw new UserError('--format ld is PLINK\'s r² table between SNPs: these records are between samples (prepared with --individuals; use --format tsv)');
+    }
     if (context.format === 'ld' && (context.metric !== 'r2' || context.numWay !== 2)) {
       throw new UserError(`--format ld is PLINK's r² table: these are ${context.numWay}-way ${context.metric ?? 'unknown-metric'} records (use --format tsv)`);
     }
@@ -73,9 +80,11 @@ export class TableLayout {
   /** The header line. */
   header(): string {
     const { format, numWay, metric, naming } = this.context;
-    if (format === 'records') return recordHeader(numWay, naming.hasNames);
+    if (format === 'records') return recordHeader(numWay, naming.hasNames ? (naming.vectorsAreSamples ? 'samples' : 'snps') : null);
     if (format === 'ld') return ldTableHeader(this.snpWidth, null);
-    const loci = SIDES.slice(0, numWay).flatMap((side) => [`CHR_${side}`, `BP_${side}`, `SNP_${side}`]);
+    // Samples by their PLINK IDs (.kin0's FID1 IID1 FID2 IID2), SNPs by locus.
+    const loci = SIDES.slice(0, numWay).flatMap((side) =>
+      (naming.vectorsAreSamples ? [`FID_${side}`, `IID_${side}`] : [`CHR_${side}`, `BP_${side}`, `SNP_${side}`]));
     return `${[...loci, 'ENTRY', (metric ?? 'value').toUpperCase()].join('\t')}\n`;
   }
 
@@ -92,6 +101,11 @@ export class TableLayout {
   /** A SNP's columns in this format, made on first use and kept (a table names each SNP in many rows). */
   private locusText(snpIdx: number): string {
     let text = this.locusTexts[snpIdx];
+    if (text === undefined && this.context.naming.vectorsAreSamples) {
+      const sample = (this.sidecar as PreparedSidecar).sampleNames?.[snpIdx];
+      text = sample === undefined ? `0\t${this.context.naming.snpId(snpIdx)}\t` : `${sample.fid ?? '0'}\t${sample.iid}\t`;
+      this.locusTexts[snpIdx] = text;
+    }
     if (text === undefined) {
       const snps = (this.sidecar as PreparedSidecar).snps;
       const locus = { chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] };

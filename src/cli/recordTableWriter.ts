@@ -39,11 +39,12 @@ export class LineBatch {
   }
 }
 
-/** A float32's bits as a key that sorts strongest (largest) first, NaN last. */
-function descendingValueKey(bits: number): number {
+/** A float32's bits as a key that sorts the strongest first (the largest, or the smallest), NaN last. */
+function strongestFirstKey(bits: number, stronger: 'larger' | 'smaller'): number {
   if ((bits & 0x7f800000) === 0x7f800000 && (bits & 0x007fffff) !== 0) return 0xffffffff;
   const ascending = (bits & 0x80000000) !== 0 ? ~bits >>> 0 : (bits | 0x80000000) >>> 0;
-  return ~ascending >>> 0;
+  // Keys of non-NaN values are below 0xff800001 in either direction: NaN (0xffffffff) sorts last.
+  return stronger === 'smaller' ? ascending : ~ascending >>> 0;
 }
 
 /** Entry bits (first coordinate most significant) as text, e.g. 0b011 → `011`. */
@@ -106,7 +107,7 @@ export async function writeRecordTable(
             row[first + w] = snpKeys[w];
             entryBits = (entryBits << 1) | bits[w];
           }
-          if (byValue) row[0] = descendingValueKey(valueBits[r]);
+          if (byValue) row[0] = strongestFirstKey(valueBits[r], context.strongerValues);
           row[first + numWay] = entryBits;
           row[numKeyWords] = valueBits[r];
           sorter.add(row);

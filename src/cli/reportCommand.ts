@@ -10,7 +10,7 @@ import { renderReportHtml } from './reportHtml.js';
 import { renderLdSection } from './report/ldSection.js';
 import { recordedHistogram, recordedSelection } from './report/recordedRun.js';
 import { entryThresholds, keptDistribution, recordedDistribution, type ValueDistribution } from './report/valueDistribution.js';
-import { denseMatrixOf, findRunInfoFor, readRunInfo, runInfoPathOf, type LoadedRunInfo } from './runInfoFile.js';
+import { denseMatrixOf, findRunInfoFor, readRunInfo, runInfoPathOf, strongerRecordValues, type LoadedRunInfo } from './runInfoFile.js';
 import { refuseRepeatedFiles } from './metricsInputs.js';
 import { SnpNaming } from './snpNaming.js';
 import { selectTopRecords } from './topRecords.js';
@@ -55,7 +55,7 @@ export function addReportCommand(program: Command): void {
         naming,
         distribution: valueDistribution(info, files, numBins, naming),
         ldSection: info.metric === 'r2' && info.numWay === 2 ? renderLdSection(files, naming, info.numVector, recordedSelection(info)) : null,
-        top: selectTopRecords(files, info.numWay, naming, { count: numTop, minValue: null, maxValue: null, entry: null }),
+        top: selectTopRecords(files, info.numWay, naming, { count: numTop, minValue: null, maxValue: null, entry: null, strongerValues: strongerRecordValues(info) }),
         version: packageVersion(),
       });
       writeFileAtomically(out, html);

@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
-import type { NumWay } from '../core/types.js';
+import { EPISTASIS_SCORES, type EpistasisScore, type NumWay } from '../core/types.js';
+import { strongerScores } from '../analyses/index.js';
 import { readBoundedTextFile, stageJsonFile, type StagedFile } from '../io/index.js';
 
 export const RUN_INFO_FORMAT = 'snptally-run';
@@ -115,4 +116,13 @@ export function denseMatrixOf(info: RunInfo): { readonly shape: string; readonly
   if (typeof matrix !== 'object' || matrix === null) return null;
   const { shape, format } = matrix as Record<string, unknown>;
   return typeof shape === 'string' && typeof format === 'string' ? { shape, format } : null;
+}
+
+/**
+ * Which record values are the stronger in a run's files: larger for every metric but epistasis runs scored by K2
+ * (their records hold the K2 score, smaller is stronger); larger when the run is unknown.
+ */
+export function strongerRecordValues(info: RunInfo | null): 'larger' | 'smaller' {
+  const score = info?.metric === 'epistasis' ? info.run.score : undefined;
+  return EPISTASIS_SCORES.includes(score as EpistasisScore) ? strongerScores(score as EpistasisScore) : 'larger';
 }

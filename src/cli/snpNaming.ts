@@ -2,7 +2,7 @@
 // names the SNPs, and puts each record's coordinates in SNP order (entry bits moving with them).
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
-import { coordEntryBit, coordVectorIndex, readSidecar, type PreparedSidecar } from '../io/index.js';
+import { coordEntryBit, coordVectorIndex, readSidecar, vectorsAreSamples, type PreparedSidecar } from '../io/index.js';
 import type { LoadedRunInfo } from './runInfoFile.js';
 
 /** One record in SNP terms: SNP indices ascending (source-file order; stored order without a sidecar), entry bits in the same order. */
@@ -74,20 +74,26 @@ export class SnpNaming {
     if (this.numVectorKnown !== null && vectorIdx >= this.numVectorKnown) {
       throw new UserError(sidecar === null
         ? `a metrics record names vector ${vectorIdx}, but the run has ${this.numVectorKnown} vectors: wrong file or --way?`
-        : `a metrics record names vector ${vectorIdx}, but the sidecar has ${sidecar.numVector} SNPs: wrong sidecar, file or --way?`);
+        : `a metrics record names vector ${vectorIdx}, but the sidecar has ${sidecar.numVector} ${vectorsAreSamples(sidecar) ? 'samples' : 'SNPs'}: wrong sidecar, file or --way?`);
     }
     if (sidecar === null) return vectorIdx;
     return sidecar.vectorOrder === null ? vectorIdx : sidecar.vectorOrder.snpOfVector[vectorIdx];
   }
 
-  /** The ID of SNP `snpIdx` (source order); its index as text without a sidecar. */
-  snpId(snpIdx: number): string {
-    return this.sidecar === null ? String(snpIdx) : this.sidecar.snps.id[snpIdx];
+  /** Whether the vectors are samples (`prepare --individuals`): records then name samples, not SNPs. */
+  get vectorsAreSamples(): boolean {
+    return this.sidecar !== null && vectorsAreSamples(this.sidecar);
   }
 
-  /** Where SNP `snpIdx` is and its alleles, e.g. `1:12345 A/G` (allele1/allele2); null without a sidecar. */
+  /** The ID of SNP `snpIdx` (source order) — of sample `snpIdx` (FID_IID) when the vectors are samples; its index as text without a sidecar. */
+  snpId(snpIdx: number): string {
+    if (this.sidecar === null) return String(snpIdx);
+    return this.vectorsAreSamples ? this.sidecar.sampleIds[snpIdx] : this.sidecar.snps.id[snpIdx];
+  }
+
+  /** Where SNP `snpIdx` is and its alleles, e.g. `1:12345 A/G` (allele1/allele2); null without a sidecar or for samples. */
   snpLocus(snpIdx: number): string | null {
-    const snps = this.sidecar?.snps;
+    const snps = this.vectorsAreSamples ? undefined : this.sidecar?.snps;
     return snps === undefined ? null : `${snps.chrom[snpIdx]}:${snps.pos[snpIdx]} ${snps.allele1[snpIdx]}/${snps.allele2[snpIdx]}`;
   }
 

@@ -4,6 +4,7 @@ import { UserError } from '../core/errors.js';
 import { parseCount, parseFiniteNumber } from './numberOptions.js';
 import { resolveMetricsInputs, sayAssumption } from './metricsInputs.js';
 import { sortByPosition, TableLayout } from './recordTable.js';
+import { strongerRecordValues } from './runInfoFile.js';
 import { SnpNaming } from './snpNaming.js';
 import { addTableOptions, readTableOptions, withTableOutput } from './tableOptions.js';
 import { MAX_TOP_COUNT, selectTopRecords } from './topRecords.js';
@@ -11,9 +12,9 @@ import { MAX_TOP_COUNT, selectTopRecords } from './topRecords.js';
 /** Adds the `top` command to `program`. */
 export function addTopCommand(program: Command): void {
   const command = program.command('top')
-    .summary('print the k largest records of metrics files, sorted, with SNP IDs')
+    .summary('print the k strongest records of metrics files, sorted, with SNP IDs')
     .description(
-      'print the k records of largest value (ties: by SNP indices) as dump prints them (the same formats, header ' +
+      'print the k records of strongest value (the largest; the smallest for epistasis K2 records; ties: by SNP indices) as dump prints them (the same formats, header ' +
       'and --out), optionally only values in [--min, --max] and one table entry; SNP IDs come from the sidecar; ' +
       'strongest first unless --sort position')
     .argument('<files...>', 'metrics files written by run --out (or merge)')
@@ -39,8 +40,9 @@ export function addTopCommand(program: Command): void {
         minValue: typeof options.min === 'string' ? parseFiniteNumber('--min', options.min) : null,
         maxValue: typeof options.max === 'string' ? parseFiniteNumber('--max', options.max) : null,
         entry,
+        strongerValues: strongerRecordValues(info),
       });
-      const layout = TableLayout.of({ format: table.format, numWay, metric: info?.metric ?? null, naming });
+      const layout = TableLayout.of({ format: table.format, numWay, metric: info?.metric ?? null, strongerValues: strongerRecordValues(info), naming });
       const shown = table.order === 'position' ? sortByPosition(records, naming.preparedSidecar) : records;
       await withTableOutput(table, files, async (output) => {
         if (table.header) await output.write(layout.header());

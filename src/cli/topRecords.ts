@@ -1,4 +1,4 @@
-// The k largest metrics records of a set of files, in SNP terms, with bounded memory (≤ 2k kept at a time).
+// The k strongest metrics records of a set of files, in SNP terms, with bounded memory (≤ 2k kept at a time).
 import { UserError } from '../core/errors.js';
 import type { NumWay } from '../core/types.js';
 import { readMetricsFileChunks } from '../io/index.js';
@@ -20,11 +20,16 @@ export interface TopSelection {
   readonly maxValue: number | null;
   /** Keep only this table entry, e.g. `11` (null: all entries). */
   readonly entry: string | null;
+  /** Which values are the stronger (runInfoFile.ts strongerRecordValues): those are kept. */
+  readonly strongerValues: 'larger' | 'smaller';
 }
 
-/** Descending value, then ascending SNP indices, then entry: a total order, so ties print the same way every time. */
-export function compareRecordsForTop(a: NamedRecord, b: NamedRecord): number {
-  if (a.value !== b.value) return b.value - a.value;
+/**
+ * The stronger value first (descending, or ascending when smaller values are the stronger), then ascending SNP
+ * indices, then entry: a total order, so ties print the same way every time.
+ */
+export function compareRecordsForTop(a: NamedRecord, b: NamedRecord, stronger: 'larger' | 'smaller'): number {
+  if (a.value !== b.value) return stronger === 'larger' ? b.value - a.value : a.value - b.value;
   for (let w = 0; w < a.snpIndices.length; w++) {
     if (a.snpIndices[w] !== b.snpIndices[w]) return a.snpIndices[w] - b.snpIndices[w];
   }
@@ -41,7 +46,7 @@ export function selectTopRecords(
   const kept: NamedRecord[] = [];
   const limit = selection.count === 0 ? Infinity : 2 * selection.count;
   const cut = (): void => {
-    kept.sort(compareRecordsForTop);
+    kept.sort((a, b) => compareRecordsForTop(a, b, selection.strongerValues));
     if (selection.count > 0 && kept.length > selection.count) kept.length = selection.count;
   };
   for (const file of files) {

@@ -3,7 +3,7 @@
 import { UserError } from '../core/errors.js';
 import { pairWindowLimits, windowKbToBp, type PairWindowSpec, type VectorLoci } from '../core/pairWindow.js';
 import type { Threshold } from '../core/thresholds.js';
-import type { PreparedSidecar } from '../io/index.js';
+import { vectorsAreSamples, type PreparedSidecar } from '../io/index.js';
 import type { LdWindowJob } from './engineApi.js';
 import { parseCount, parseNonNegativeNumber } from './numberOptions.js';
 
@@ -83,6 +83,9 @@ export function windowJobOf(options: WindowOptions, input: { readonly path: stri
   if (input === null || sidecar === null) {
     throw new UserError(
       '--ld-window and --ld-window-kb need chromosomes and positions: give a PLINK fileset, a VCF or a prepared file as --input');
+  }
+  if (vectorsAreSamples(sidecar)) {
+    throw new UserError(`${input.path} was prepared with --individuals: its vectors are samples, and LD windows run along the genome (drop --ld-window / --ld-window-kb)`);
   }
   if (sidecar.vectorOrder !== null) {
     throw new UserError(`${input.path} was prepared with --permute: LD windows need its variants in file order (prepare it without --permute)`);

@@ -37,7 +37,8 @@ export interface MetricSpec {
 }
 
 /** Scores of case-control epistasis (src/analyses/epistasis): K2 (smaller is stronger), MI and IG in bits (larger). */
-export type EpistasisScore = 'k2' | 'mi' | 'ig';
+export const EPISTASIS_SCORES = ['k2', 'mi', 'ig'] as const;
+export type EpistasisScore = (typeof EPISTASIS_SCORES)[number];
 
 /** The classes of a case-control run: fields [0, numControls) are controls, the rest cases. */
 export interface CaseControlSpec {

@@ -3,6 +3,7 @@
 // genotype source reordered once as [controls | cases], so that a class is a range of fields.
 import { UserError } from '../core/errors.js';
 import type { GenotypeRow, GenotypeSource } from './genotypeSource.js';
+import { ClassOrder } from './classOrder.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import type { SampleName } from './selectionLists.js';
 import { readTextLines } from './textLines.js';
@@ -123,16 +124,10 @@ export function orderByClass(source: GenotypeSource, classes: SampleClasses): { 
       'case-control epistasis needs both (1 = control, 2 = case)');
   }
   const ordered = new Uint8Array(packedBytesPerVector(order.length));
+  const classOrder = new ClassOrder(classes.classes);
   async function* rows(): AsyncGenerator<GenotypeRow> {
     for await (const row of source.rows()) {
-      ordered.fill(0);
-      let numMissing = 0;
-      for (let k = 0; k < order.length; k++) {
-        const sampleIdx = order[k];
-        const code = (row.packed[sampleIdx >> 2] >> ((sampleIdx & 3) * 2)) & 3;
-        if (code === 0b10) numMissing++;
-        ordered[k >> 2] |= code << ((k & 3) * 2);
-      }
+      const numMissing = classOrder.reorder(row.packed, ordered);
       yield { snp: row.snp, packed: ordered, numMissing };
     }
   }

@@ -31,10 +31,16 @@ export interface PairValueProgram {
    * ascending: [0, 1, 2, 3] for a whole 2 × 2 table, [3] for one entry (1, 1).
    */
   readonly entryBits: readonly number[];
-  /** u32 words per vector in `PairFinalizeRequest.rowVectors` / `colVectors`. */
+  /**
+   * u32 words per vector in `PairFinalizeRequest.rowVectors` / `colVectors`. The caller may put words of the whole run
+   * (a table) before row 0's, which pairValues reads at offsets of its own (a run constant added to `vi`, `vj`); the
+   * kernel set reads no per-vector word itself but an LD window's, so such a program takes no window.
+   */
   readonly vectorWords: number;
   /** Names of the run's u32 constants that pairValues reads as `u.<name>` (values: `PairFinalizeRequest.constants`). */
   readonly constantNames: readonly string[];
+  /** How the checksum and records name the values (PairValueNaming); absent: 'tableEntries'. */
+  readonly naming?: PairValueNaming;
   /**
    * True for a pair-count program (the device form of ResultSink.addPairCountRow, KING's): pairValues returns exact
    * counts, each of which goes to the checksum whether its pair is recorded or not, and `wgsl` also defines
@@ -48,6 +54,14 @@ export interface PairValueProgram {
    */
   readonly pairCounts?: boolean;
 }
+
+/**
+ * How a program's values are named in the checksum and the records. 'tableEntries': entry (a, b) of the pair's table,
+ * uid (c0·nv + c1)·4 + 2a + b and records (2i + a, 2j + b) (SPEC §5, §7). 'pairs': one value per pair (entryBits [0])
+ * named by the pair alone, as ResultSink.addTupleValueRow names it: uid c0·nv + c1 (core/checksum.ts
+ * tupleValuePairWeights) and records (i, j); the checksum then counts every pair, the threshold chooses records only.
+ */
+export type PairValueNaming = 'tableEntries' | 'pairs';
 
 /** WGSL of the undefined value (NaN) a PairValueProgram may return. */
 export const PAIR_VALUE_UNDEFINED_WGSL = 'vec2<u32>(0u, 0x7ff80000u)';
@@ -151,7 +165,7 @@ export interface DenseValues {
 /**
  * Passing records as the output lays them out (SPEC §7), in the CPU path's order (row by row, columns and entries
  * ascending): `words[3k]` = 2·i + a, `words[3k + 1]` = 2·j + b, `words[3k + 2]` = float32 bits of the value, where
- * i = rowVectorFirst + row and j = colVectorFirst + col.
+ * i = rowVectorFirst + row and j = colVectorFirst + col; i and j for a program whose naming is 'pairs'.
  */
 export interface PairRecords {
   readonly count: number;

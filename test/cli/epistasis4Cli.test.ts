@@ -1,6 +1,6 @@
 // `snptally epistasis --order 4` end to end: the printed top-N against the brute-force reference, `--score-threshold`
 // records (per rank, plain SNP indices, float32 scores; pairs and triples too) read back by `snptally dump` with SNP
-// names and positions, and one-line refusals (no --out, an existing file without --force, a bad number).
+// names and positions and sorted strongest first (K2 smallest, IG largest), and one-line refusals (no --out, an existing file without --force, a bad number).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,13 @@ describe('snptally epistasis --order 4', () => {
     expect(got.map((fields) => fields.slice(0, 12).join('\t')).sort()).toEqual([...wantLines.keys()].sort());
     for (const fields of got) expect(Number(fields[13])).toBeCloseTo(wantLines.get(fields.slice(0, 12).join('\t'))!, 3);
 
+    // K2 records: smaller is stronger, so --sort value and top list the smallest first (the naive order).
+    const byValue = runCli(['dump', `${stub}_0.bin`, `${stub}_1.bin`, '--no-header', '--sort', 'value']);
+    const dumpedScores = byValue.stdout.trim().split('\n').map((line) => Number(line.split('\t').at(-1)));
+    dumpedScores.forEach((score, rank) => expect(score).toBeCloseTo(want[rank].score, 3));
+    const top = runCli(['top', `${stub}_0.bin`, `${stub}_1.bin`, '-k', '2', '--no-header']);
+    expect(top.stdout.trim().split('\n').map((line) => Number(line.split('\t').at(-1)))).toEqual(dumpedScores.slice(0, 2));
+
     const again = runCli(['epistasis', '--bfile', prefix, '--order', '4', '--score-threshold', threshold, '--out', stub, '--npv', '2']);
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/^snptally: --out .*records: .*records_0\.bin exists \(give --force to replace it\)\n$/);
@@ -70,6 +77,9 @@ describe('snptally epistasis --order 4', () => {
       const dump = runCli(['dump', `${stub}_0.bin`, '--no-header', '--sort', 'file']);
       const got = dump.stdout.trim().split('\n').map((line) => line.split('\t').slice(order, 2 * order).join(','));
       expect(got.sort()).toEqual(want.slice(0, n).map((t) => t.snps.map((s) => `snp${s}`).join(',')).sort());
+      // IG records: larger is stronger, listed first.
+      const byValue = runCli(['dump', `${stub}_0.bin`, '--no-header', '--sort', 'value']);
+      byValue.stdout.trim().split('\n').forEach((line, rank) => expect(Number(line.split('\t').at(-1))).toBeCloseTo(want[rank].score, 5));
     }
   });
 

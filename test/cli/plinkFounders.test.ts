@@ -71,6 +71,10 @@ describe('founders in the selection and the PLINK front end', () => {
     const theirs = join(dir, `q${runIdx++}`);
     peer('plink1.9', [...flags, '--out', theirs]);
     expect(readFileSync(`${ours}.ld`, 'utf8')).toBe(readFileSync(`${theirs}.ld`, 'utf8'));
+    // The log counts every kept sample, as plink1.9's does, though LD is over the founders.
+    const passLine = (log: string): string | undefined => readFileSync(log, 'utf8').split('\n').find((line) => line.endsWith('pass filters and QC.'));
+    expect(passLine(`${ours}.log`)).toBeDefined();
+    expect(passLine(`${ours}.log`)).toBe(passLine(`${theirs}.log`));
   });
 
   it('refuses --r2 with --nonfounders and --maf in one line', () => {

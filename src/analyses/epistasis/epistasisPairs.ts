@@ -17,7 +17,7 @@ export interface EpistasisFinalizeSettings {
 }
 
 /** Per-vector class genotype counts of a block's vectors [first, first + count): 4 per vector (g0, g1 of controls, then of cases). */
-function genotypeCountsOf(settings: EpistasisFinalizeSettings, block: VectorBlockView, first: number, count: number): Int32Array {
+export function genotypeCountsOf(settings: EpistasisFinalizeSettings, block: VectorBlockView, first: number, count: number): Int32Array {
   const { words, numPlanes, wordsPerPlane } = block.planes;
   const counts = new Int32Array(4 * count);
   for (let v = 0; v < count; v++) {

@@ -6,12 +6,15 @@ import { classWordRanges, epistasisPlaneLayout, pairTermGroups, tripleTallyPlan 
 import { finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
 import { k2TableSlack, ScoreTables } from './epistasisScores.js';
 import { finalizeEpistasisQuads, quadTallyPlan } from './epistasisQuads.js';
+import { epistasisPairValues } from './epistasisPairProgram.js';
+import { ProgramDevicePairs } from '../devicePairs.js';
 
 export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
   strongerScores, k2TableSlack, type CaseControlCells, type EpistasisOrder,
 } from './epistasisScores.js';
 export { epistasisPlaneLayout, genotypeCellsInPlace } from './epistasisPlanes.js';
+export { epistasisPairProgram, epistasisPairValues } from './epistasisPairProgram.js';
 
 /** Largest sample count: tallies are 32-bit words, and the score tables hold a double per count. */
 export const MAX_EPISTASIS_SAMPLES = 2 ** 31 - 64;
@@ -46,7 +49,13 @@ export const analysis: Analysis = {
     return {
       planes: epistasisPlaneLayout({ numControls, numField, sparse: spec.sparse }),
       pairs: spec.numWay === 2
-        ? { termGroups: pairTermGroups(spec.sparse), finalize: (ctx, block, tallies) => finalizeEpistasisPairs(finalizeSettings, ctx, block, tallies) }
+        ? {
+          termGroups: pairTermGroups(spec.sparse),
+          finalize: (ctx, block, tallies) => finalizeEpistasisPairs(finalizeSettings, ctx, block, tallies),
+          // The device's values are the host's bits (epistasisPairProgram.ts); its table goes before the per-vector words, which takes no LD window.
+          deviceFinalizer: (gemm, threshold, options) => ((options.window ?? null) !== null ? null
+            : ProgramDevicePairs.create(epistasisPairValues(finalizeSettings, settings.numVector), gemm, threshold, settings.numVector, options)),
+        }
         : null,
       triples: spec.numWay === 3
         ? { plan: tripleTallyPlan(), finalize: (ctx, slice, tallies) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies) }

@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
 import { UserError } from '../../core/errors.js';
-import type { EpistasisScore } from '../../core/types.js';
+import { EPISTASIS_SCORES, type EpistasisScore } from '../../core/types.js';
 import { addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText } from '../genotypeInputOptions.js';
 import { parseBadSitePolicy } from '../genotypePreparation.js';
 import { parsePositiveInteger } from '../numberOptions.js';
@@ -27,7 +27,7 @@ export function addEpistasisCommand(program: Command): void {
       'MI or IG ≥ X) to STUB_<rank>.bin, read with `snptally dump`. Phenotypes: .fam column 6 or --pheno (1 control, 2 case, 0/-9/non-numeric missing).')
     .option('--input <file>', 'PLINK fileset, VCF, or a file prepared with `snptally prepare --case-control`')
     .addOption(new Option('--order <k>', 'pairs, triples or quadruples').choices(['2', '3', '4']).default('2'))
-    .addOption(new Option('--score <score>', 'k2, mi or ig').choices(['k2', 'mi', 'ig']).default('k2'))
+    .addOption(new Option('--score <score>', 'k2, mi or ig').choices(EPISTASIS_SCORES).default('k2'))
     .option('--top <n>', 'how many tuples to print', '10')
     .option('--score-threshold <x>', 'write every tuple whose score is past x (K2 ≤ x; MI, IG ≥ x) to --out files instead of printing the top N')
     .option('--out <stub>', 'with --score-threshold: <stub>_<rank>.bin records (SNP indices, float32 score) and <stub>.run.json')

@@ -108,7 +108,12 @@ async function runPlink(flags: readonly string[]): Promise<void> {
     } else {
       renameSync(`${stub}${request.matrix.format === 'text' ? '.ld' : '.ld.bin'}`, outputs.result);
     }
-    const log = plinkLog(request, { session, numVariants: sidecar.numVector, numSamples: sidecar.numField, numLines, resultPath: outputs.result });
+    // plink1.9 counts every sample it kept, founders or not, though LD is over the founders.
+    const numNonfounders = request.foundersForLdOnly ? sidecar.selection?.samplesRemoved.filterFounders ?? 0 : 0;
+    const log = plinkLog(request, {
+      session, numVariants: sidecar.numVector, numSamples: sidecar.numField + numNonfounders, numFounders: sidecar.numField, numNonfounders, numLines,
+      resultPath: outputs.result,
+    });
     staged.push(stageFile(outputs.log, log));
     return log;
   });
@@ -119,6 +124,8 @@ interface LogFacts {
   readonly session: Pick<FrontEndSession, 'started' | 'commands'>;
   readonly numVariants: number;
   readonly numSamples: number;
+  readonly numFounders: number;
+  readonly numNonfounders: number;
   readonly numLines: number | null;
   readonly resultPath: string;
 }
@@ -127,6 +134,7 @@ interface LogFacts {
 function plinkLog(request: PlinkRequest, facts: LogFacts): string {
   return [
     ...logHeaderLines('PLINK 1.9 front end', request.optionsInEffect, facts.session),
+    `${facts.numFounders} founders and ${facts.numNonfounders} nonfounders present.`,
     `${facts.numVariants} variants and ${facts.numSamples} people pass filters and QC.`,
     `${describeR2(request)}${facts.numLines === null ? '' : ` (${facts.numLines} lines)`}... done.`,
     `Results written to ${facts.resultPath} .`,

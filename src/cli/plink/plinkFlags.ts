@@ -39,6 +39,8 @@ export interface PlinkRequest {
   /** The smallest |r²| a table keeps (`--ld-window-r2`). */
   readonly minR2: number;
   readonly force: boolean;
+  /** Whether the front end keeps only founders for LD itself (no --filter-founders given): PLINK still counts everyone. */
+  readonly foundersForLdOnly: boolean;
   /** The flags as PLINK's log lists them ("Options in effect"). */
   readonly optionsInEffect: readonly string[];
 }
@@ -103,6 +105,7 @@ export function parsePlinkFlags(args: readonly string[]): PlinkRequest {
     window,
     minR2,
     force: flags.has('--force'),
+    foundersForLdOnly: !flags.has('--filter-founders'),
     optionsInEffect: [...flags].map(([flag, parameters]) => [flag, ...parameters].join(' ')),
   };
 }

@@ -1,11 +1,13 @@
 // The epistasis search against the brute-force reference: top-N lists, scores and tables of 2- and 3-way K2, MI and
-// IG, with missing calls and phenotypes, ragged sizes, on ref, cpu and webgpu (host finalize) and under npv, npr,
-// phases and stages; and the dense (no missing call) 2-way path, whose products with P come from per-vector counts.
-import { mkdtempSync, rmSync } from 'node:fs';
+// IG, with missing calls and phenotypes, ragged sizes, on ref, cpu and webgpu (host finalize, and 2-way scores on the
+// device) and under npv, npr, phases and stages; and the dense (no missing call) 2-way path, whose products with P come
+// from per-vector counts.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchEpistasis, type EpistasisSearchOptions, type EpistasisSearchResult } from '../../../src/cli/epistasis/epistasisSearch.js';
+import { writeThresholdRecords } from '../../../src/cli/epistasis/thresholdRecords.js';
 import { SELECT_ALL, type PreparedSidecar } from '../../../src/io/index.js';
 import { prepareGenotypeFile } from '../../../src/cli/genotypePreparation.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
@@ -52,8 +54,8 @@ function expectTopOf(result: EpistasisSearchResult, data: CaseControlData, order
 }
 
 function search(files: { packedPath: string; sidecar: PreparedSidecar }, order: 2 | 3, score: Score, top: number,
-  backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}): Promise<EpistasisSearchResult> {
-  return searchEpistasis({ ...files, order, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize: 'host' });
+  backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}, finalize: 'host' | 'auto' = 'host'): Promise<EpistasisSearchResult> {
+  return searchEpistasis({ ...files, order, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize });
 }
 
 describe('epistasis search against the brute-force reference', () => {
@@ -110,6 +112,49 @@ describe('epistasis search against the brute-force reference', () => {
     for (const score of ['k2', 'mi', 'ig'] as const) expectTopOf(await search(files, 2, score, 9, 'cpu', { numProcVector: 2 }), dense, 2, score, 9);
     expectTopOf(await search(files, 3, 'k2', 9, 'ref'), dense, 3, 'k2', 9);
   });
+
+  it('webgpu with 2-way scores on the device = cpu: K2, MI, IG, with and without missing calls, under npv, npr and phases', async (context) => {
+    const gate = await webgpuGate();
+    if (!gate.available) context.skip();
+    // 23 SNPs × 77 samples without missing calls: 253 pairs, more than the 64 + N candidates a search asks for.
+    const dense = randomCaseControlData(23, 77, 11, 0);
+    const sets = [await filesPromise, await prepared('dense-device', dense)];
+    for (const [set, files] of sets.entries()) {
+      for (const score of ['k2', 'mi', 'ig'] as const) {
+        for (const parts of [{}, { numProcVector: 3 }, { numProcVector: 2, numPhase: 2 }, { numProcRepl: 2 }]) {
+          const cpu = await search(files, 2, score, 6, 'cpu', parts);
+          const gpu = await search(files, 2, score, 6, 'webgpu', parts, 'auto');
+          expect(gpu.hits).toEqual(cpu.hits);
+          expectTopOf(gpu, set === 0 ? data : dense, 2, score, 6);
+          // The device scored every pair (same checksum of every engine value) and returned records: finalized there.
+          const numSnp = files.sidecar.numVector;
+          expect(gpu.run.deviceFinalizedPairs).toBe((numSnp * (numSnp - 1)) / 2);
+          expect(gpu.run.checksum).toEqual(cpu.run.checksum);
+          expect(gpu.run.deviceRecordsReadBack).toBeGreaterThan(0);
+        }
+      }
+    }
+  }, 600_000);
+
+  it('--score-threshold records: the same files from webgpu with scores on the device as from cpu', async (context) => {
+    const gate = await webgpuGate();
+    if (!gate.available) context.skip();
+    const files = await filesPromise;
+    for (const score of ['k2', 'ig'] as const) {
+      const want = naiveEpistasis(data, 2, score);
+      const scoreThreshold = (want[19].score + want[20].score) / 2;
+      const written = await Promise.all((['cpu', 'webgpu'] as const).map(async (backend) => {
+        const options: EpistasisSearchOptions = {
+          ...files, order: 2, score, top: 1, backend, numThreads: 2, decomposition: decomposition({ numProcVector: 2 }), finalize: 'auto',
+        };
+        const stub = join(dir, `threshold-${score}-${backend}`);
+        return writeThresholdRecords(options, { stub, scoreThreshold, force: false, input: { kind: 'prepared', givenPath: files.packedPath, sidecarPath: null } });
+      }));
+      expect(written[0].numRecords).toBe(20);
+      expect(written[1].run.deviceFinalizedPairs).toBe(78);
+      expect(written[1].files.map((file) => readFileSync(file))).toEqual(written[0].files.map((file) => readFileSync(file)));
+    }
+  }, 300_000);
 
   it('webgpu (host finalize) = cpu, 2-way and 3-way', async (context) => {
     const gate = await webgpuGate();

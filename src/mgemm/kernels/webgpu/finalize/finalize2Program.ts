@@ -107,13 +107,15 @@ function checkValueProgram(values: PairValueProgram): void {
   const clash = constantNames.find((name) => scaffolding.has(name) || !/^[A-Za-z][A-Za-z0-9]*$/.test(name));
   if (clash !== undefined) throw new Error(`${values.cacheKey}: constant name ${clash} is taken or not a WGSL name`);
   if (!Number.isInteger(vectorWords) || vectorWords < 0) throw new Error(`${values.cacheKey}: vectorWords ${vectorWords}`);
+  if (values.naming === 'pairs' && !(entryBits.length === 1 && entryBits[0] === 0)) throw new Error(`${values.cacheKey}: values named by pairs need entry bits [0]`);
 }
 
 /**
- * The entries a pair passes (`mask`, checksum and entries) and its records, for an ordinary program: each value
- * against the threshold on its float32 bits; `f` holds the values' float32 bits.
+ * The entries the checksum counts (`counted`) and a pair's records, for an ordinary program: each value against the
+ * threshold on its float32 bits (`f` holds them); the passing entries are counted, or every one with
+ * `countsEveryEntry` (values named by pairs, whose threshold only chooses records: ResultSink.addTupleValueRow).
  */
-function thresholdedEntriesWgsl(entryBitsOf: (k: string) => string): string {
+function thresholdedEntriesWgsl(entryBitsOf: (k: string) => string, options: { readonly countsEveryEntry: boolean }): string {
   return `      if (u.denseValues != 0u) {
         // The first entry's value of every pair, passing or not, at its place in the request (row-major).
         let p = (u.keyRowFirst + r) * u.keyNumCols + u.keyColFirst + c;
@@ -125,7 +127,8 @@ function thresholdedEntriesWgsl(entryBitsOf: (k: string) => string): string {
         }
       }
       let mask = passingEntries(f);
-      if (mask == 0u) { continue; }
+      let counted = ${options.countsEveryEntry ? 'ALL_ENTRIES' : 'mask'};
+      if (counted == 0u) { continue; }
       if (u.writeRecords != 0u) {
         // Pair p of the request (row-major): its records' place in key order (pairRecordPrograms.ts). Entries below a
         // top-N run's bar pass (checksum, entries) but write no record; a pair left with none keeps its zero mask.
@@ -156,7 +159,7 @@ function pairCountEntriesWgsl(entryBitsOf: (k: string) => string): string {
         passValues[2u * p] = pairValue.x;
         passValues[2u * p + 1u] = pairValue.y;
       }
-      let mask = ALL_ENTRIES;
+      let counted = ALL_ENTRIES;
       if (u.writeRecords != 0u && pairValueRecorded(pairValue)) {
         for (var k = 0u; k < NUM_ENTRIES; k++) { passValues[4u * p + ${entryBitsOf('k')}] = f[k]; }
         passMasks[p] = ALL_ENTRIES;
@@ -192,7 +195,9 @@ export function createFinalize2Program(
   const windowed = options.windowed;
   checkValueProgram(values);
   const pairCounts = values.pairCounts ?? false;
-  if (pairCounts && (histogram !== null || windowed)) throw new Error(`${values.cacheKey}: a pair-count program takes no histogram or LD window`);
+  if (pairCounts && (histogram !== null || windowed || values.naming === 'pairs')) {
+    throw new Error(`${values.cacheKey}: a pair-count program takes no histogram, LD window or naming by pairs`);
+  }
   const numEntries = values.entryBits.length;
   // Entry bits of value k: k itself for a whole table (no table lookup in the loops).
   const fillsTable = valuesFillTable(values);
@@ -269,13 +274,14 @@ ${histogram === null ? '' : '  histogramCacheClear(li);\n'}  var sum = vec4<u32>
 ${windowed ? windowSkipWgsl(values.vectorWords) : ''}      let values = pairValues(STRIDE * row, STRIDE * col, r * u.rowStride + c);
 ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
-${pairCounts ? pairCountEntriesWgsl(entryBitsOf) : thresholdedEntriesWgsl(entryBitsOf)}      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2).
+${pairCounts ? pairCountEntriesWgsl(entryBitsOf) : thresholdedEntriesWgsl(entryBitsOf, { countsEveryEntry: values.naming === 'pairs' })}      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2); values
+      // named by pairs: c0·nv + c1 (mgemm/pairFinalize.ts PairValueNaming).
       let hiIsI = gi > gj;
       let pairMod = (mulMod(select(gi, gj, !hiIsI) % RMOD, u.numVectorMod) + select(gj, gi, !hiIsI) % RMOD) % RMOD;
-      let pairResidues = checksumResidues((pairMod * 4u) % RMOD);
+      let pairResidues = checksumResidues((pairMod * ${values.naming === 'pairs' ? 1 : 4}u) % RMOD);
       for (var k = 0u; k < NUM_ENTRIES; k++) {
         let e = ${entryBitsOf('k')};
-        if ((mask & (1u << e)) == 0u) { continue; }
+        if ((counted & (1u << e)) == 0u) { continue; }
         entries += 1u;
         let v = values[k];
         let a = e >> 1u;

@@ -116,6 +116,8 @@ export interface PairRecordPrograms {
 /** What the record writes need of a request: its rows and columns, and the global vectors of its matrices' row 0. */
 export type PairRecordPlace = Pick<PairFinalizeRequest, 'rowVectorFirst' | 'colVectorFirst'> & {
   readonly gemm: Pick<PairFinalizeRequest['gemm'], 'aFirst' | 'aCount' | 'bFirst' | 'bCount'>;
+  /** How the records name the values (absent: table entries). */
+  readonly values?: Pick<PairFinalizeRequest['values'], 'naming'>;
 };
 
 /**
@@ -144,6 +146,7 @@ export function pairRecordDispatches(
         numPairs, numSlots, dispatchX, numCols: bCount,
         twiceRowFirst: 2 * (request.rowVectorFirst + aFirst), twiceColFirst: 2 * (request.colVectorFirst + bFirst),
         recordCapacity: options.recordCapacity,
+        coordinateShift: request.values?.naming === 'pairs' ? 1 : 0,
       },
       workgroups,
     },

@@ -7,7 +7,7 @@
 //   1. slot counts: one thread per slot counts its passing entries;
 //   2. slot offsets: one workgroup turns the counts into exclusive offsets, the total at [numSlots] and in status[0];
 //   3. record writes: one thread per slot writes its records from its offset, [2i + a, 2j + b, value bits] each
-//      (mgemm/pairFinalize.ts PairRecords), and clears the masks it read: the mask buffer is all zero again after
+//      ([i, j, value bits] for values named by pairs; mgemm/pairFinalize.ts PairRecords), and clears the masks it read: the mask buffer is all zero again after
 //      every request, so the finalize only writes masks of pairs that pass (pairs it skips read as zero).
 // Records go out only when the total fits `recordCapacity`; otherwise the host grows the room and submits again.
 
@@ -106,6 +106,8 @@ export function createPairRecordWritesProgram(): WgslProgram {
       // The request's columns, and 2i / 2j of its row / column 0.
       { name: 'numCols', type: 'u32' }, { name: 'twiceRowFirst', type: 'u32' }, { name: 'twiceColFirst', type: 'u32' },
       { name: 'recordCapacity', type: 'u32' },
+      // 1 for values named by pairs (entry 0 only): coordinates i and j instead of 2i + a and 2j + b.
+      { name: 'coordinateShift', type: 'u32' },
     ],
     extensions: [],
     declarations: DECLARATIONS,
@@ -121,8 +123,8 @@ export function createPairRecordWritesProgram(): WgslProgram {
       if (fits) {
         for (var e = 0u; e < 4u; e++) {
           if ((mask & (1u << e)) != 0u) {
-            records[3u * at] = u.twiceRowFirst + 2u * row + (e >> 1u);
-            records[3u * at + 1u] = u.twiceColFirst + 2u * col + (e & 1u);
+            records[3u * at] = (u.twiceRowFirst + 2u * row + (e >> 1u)) >> u.coordinateShift;
+            records[3u * at + 1u] = (u.twiceColFirst + 2u * col + (e & 1u)) >> u.coordinateShift;
             records[3u * at + 2u] = passValues[4u * p + e];
             at += 1u;
           }

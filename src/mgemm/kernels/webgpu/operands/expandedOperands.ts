@@ -10,7 +10,7 @@ import type { WgslProgram } from '../programs/wgslProgram.js';
 interface Kept {
   readonly buffer: GPUBuffer;
   readonly numBytes: number;
-  /** Where it is filed: its chunk's buffer and its program's cache key. */
+  /** Where it is filed: its chunk's buffer, and its program's cache key with the words it expands. */
   readonly chunkBuffer: GPUBuffer;
   readonly programKey: string;
 }
@@ -26,19 +26,21 @@ export class ExpandedOperands {
   constructor(private readonly runner: WebgpuRunner, private readonly maxBytes: number) {}
 
   /**
-   * The expansion of `chunk` by `program`, `numRowsPad` rows of `rowBytes` (rows past the chunk's are zeros);
+   * The expansion of `chunk` by `program` of the plane words from `wordFirst`, `numRowsPad` rows of `rowBytes` (rows
+   * past the chunk's are zeros);
    * a new one is submitted now, ahead of the request that uses it (the queue runs submits in order). Expansions in
    * `pinned` (the ones the calling request already holds) are never evicted: its dispatches are not submitted yet.
    * Null when this one does not fit the budget beside them.
    */
   async of(
     chunk: PlaneChunk, program: WgslProgram, rowBytes: number, numRowsPad: number, expand: (target: GPUBuffer) => Dispatch,
-    pinned: readonly GPUBuffer[],
+    pinned: readonly GPUBuffer[], wordFirst = 0,
   ): Promise<GPUBuffer | null> {
     const numBytes = numRowsPad * rowBytes;
     if (numBytes > this.maxBytes) return null;
+    const programKey = `${program.cacheKey}@${wordFirst}+${rowBytes}`;
     let perProgram = this.byChunk.get(chunk.buffer);
-    const found = perProgram?.get(program.cacheKey);
+    const found = perProgram?.get(programKey);
     if (found !== undefined) {
       this.lru.splice(this.lru.indexOf(found), 1);
       this.lru.push(found);
@@ -48,13 +50,13 @@ export class ExpandedOperands {
     if (pinnedBytes + numBytes > this.maxBytes) return null;
     while (this.keptBytes + numBytes > this.maxBytes) this.evictOldest(pinned);
     const kept: Kept = {
-      buffer: this.runner.createStorageBuffer(numBytes, { readBack: false }), numBytes, chunkBuffer: chunk.buffer, programKey: program.cacheKey,
+      buffer: this.runner.createStorageBuffer(numBytes, { readBack: false }), numBytes, chunkBuffer: chunk.buffer, programKey,
     };
     if (perProgram === undefined) {
       perProgram = new Map();
       this.byChunk.set(chunk.buffer, perProgram);
     }
-    perProgram.set(program.cacheKey, kept);
+    perProgram.set(programKey, kept);
     this.lru.push(kept);
     this.keptBytes += numBytes;
     await this.runner.submitDispatches([expand(kept.buffer)]);

@@ -4,7 +4,7 @@
 // into u8 counts and one integer GEMM per term group (B's expansions kept across requests, expandedOperands.ts).
 // The 2-way path, device finalize and the 3-way driver (tally3Webgpu.ts) all compute through these plans.
 
-import type { PopcountGemmRequest, TermGroup } from '../../../contract.js';
+import { termWordRange, type PopcountGemmRequest, type TermGroup } from '../../../contract.js';
 import { EXPAND_WORKGROUP } from '../programs/expandProgram.js';
 import type { ProgramLibrary } from '../programs/programLibrary.js';
 import { U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE } from '../programs/u8GemmProgram.js';
@@ -16,7 +16,7 @@ import { foldWorkgroups, type BufferRange, type Dispatch, type WebgpuRunner } fr
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
 import { OUTPUT_BYTES_PER_DISPATCH, type RequestPlan, type SubBlock } from './requestPlan.js';
 import { cutSubBlocks, type SubBlockLimits } from './subBlocks.js';
-import { planU8Slabs, type U8Slab, type U8SlabPlan } from './u8Slabs.js';
+import { planU8Slabs, U8_SLAB_UNIT_BYTES, type U8Slab, type U8SlabPlan } from './u8Slabs.js';
 
 /** What the planner works with: the kernel set's device, operands, programs and scratch, and its limits. */
 export interface RequestPlannerParts {
@@ -123,8 +123,14 @@ export class RequestPlanner {
     const factors = termGroups.map((g) => {
       const f = factorGroup(g);
       if (f === null) throw new Error('u8 kernels need factored term groups');
-      return { f, expandA: this.parts.programs.expand(a.numPlanes, f.aPlanes), expandB: this.parts.programs.expand(b.numPlanes, f.bPlanes) };
+      return {
+        f, expandA: this.parts.programs.expand(a.numPlanes, f.aPlanes), expandB: this.parts.programs.expand(b.numPlanes, f.bPlanes),
+        window: groupWordWindow(request, g),
+      };
     });
+    // Each group's part of each slab (its words where a plane of it may have bits), and the slab where it starts.
+    const slabParts = factors.map(({ window }) => slabPlan.slabs.map((slab) => slabPart(slab, window)));
+    const firstSlabs = slabParts.map((parts) => parts.findIndex((part) => part !== null));
     const maxGroups = this.parts.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = await this.subBlocks(request, aChunks, {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
@@ -151,14 +157,15 @@ export class RequestPlanner {
     // Not when K is cut into slabs: rows that long are cut because the budget holds too few of them.
     const keptB: Map<PlaneChunk, GPUBuffer>[] = [];
     const usedByThisRequest: GPUBuffer[] = [];
-    for (const { expandB } of factors) {
+    for (const [g, { expandB }] of factors.entries()) {
       const kept = new Map<PlaneChunk, GPUBuffer>();
       keptB.push(kept);
-      if (slabs.length > 1 || slabBytes % this.parts.runner.capabilities.minStorageBufferOffsetAlignment !== 0) continue;
+      const part = slabParts[g][0];
+      if (slabs.length > 1 || part === null || part.rowBytes % this.parts.runner.capabilities.minStorageBufferOffsetAlignment !== 0) continue;
       for (const chunk of new Set(blocks.map((blk) => blk.bChunk))) {
         const numRowsPad = padCols(chunk.numRows) + U8_GEMM_COL_TILE;
-        const buffer = await this.parts.expandedOperands.of(chunk, expandB, slabBytes, numRowsPad,
-          (target) => expand(expandB, chunk, chunk.firstRow, chunk.numRows, numRowsPad, slabs[0], target), usedByThisRequest);
+        const buffer = await this.parts.expandedOperands.of(chunk, expandB, part.rowBytes, numRowsPad,
+          (target) => expand(expandB, chunk, chunk.firstRow, chunk.numRows, numRowsPad, part, target), usedByThisRequest, part.wordFirst);
         if (buffer === null) continue;
         kept.set(chunk, buffer);
         usedByThisRequest.push(buffer);
@@ -172,7 +179,7 @@ export class RequestPlanner {
     const operandB = (g: number, blk: SubBlock, slab: U8Slab): { readonly dispatches: Dispatch[]; readonly bound: GPUBuffer | BufferRange } => {
       const kept = keptB[g].get(blk.bChunk);
       if (kept !== undefined) {
-        return { dispatches: [], bound: { buffer: kept, offset: (blk.colFirst - blk.bChunk.firstRow) * slabBytes, size: padCols(blk.numCols) * slabBytes } };
+        return { dispatches: [], bound: { buffer: kept, offset: (blk.colFirst - blk.bChunk.firstRow) * slab.rowBytes, size: padCols(blk.numCols) * slab.rowBytes } };
       }
       if (expandedB === null) throw new Error('planU8: a block without a kept B expansion and no scratch');
       return { dispatches: [expand(factors[g].expandB, blk.bChunk, blk.colFirst, blk.numCols, padCols(blk.numCols), slab, expandedB)], bound: expandedB };
@@ -180,11 +187,14 @@ export class RequestPlanner {
     return {
       family, blocks,
       shapeOf: (blk) => ({ groupWords: padRows(blk.numRows) * padCols(blk.numCols), rowStride: padCols(blk.numCols) }),
-      dispatchesOf: (blk, output) => slabs.flatMap((slab, s) => factors.flatMap(({ expandA }, g) => {
+      dispatchesOf: (blk, output) => slabs.flatMap((_, s) => factors.flatMap(({ expandA }, g) => {
+        const slab = slabParts[g][s];
+        if (slab === null) return [];
         const b = operandB(g, blk, slab);
-        // Consecutive groups with the same A planes (sparse T[..c] and T[..m]) share one expansion: the GEMM in
-        // between only reads it. This halves sparse 3-way's expansions.
-        const expandedBefore = g > 0 && factors[g - 1].expandA === expandA;
+        // Consecutive groups with the same A planes and words (sparse T[..c] and T[..m]) share one expansion: the GEMM
+        // in between only reads it. This halves sparse 3-way's expansions.
+        const before = g > 0 ? slabParts[g - 1][s] : null;
+        const expandedBefore = before !== null && factors[g - 1].expandA === expandA && before.wordFirst === slab.wordFirst && before.numWords === slab.numWords;
         return [
           ...(expandedBefore ? [] : [expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), slab, expandedA)]),
           ...b.dispatches,
@@ -193,7 +203,7 @@ export class RequestPlanner {
             storage: [expandedA, b.bound, output],
             uniforms: {
               kBytes: slab.rowBytes, outStride: padCols(blk.numCols), outOffset: g * padRows(blk.numRows) * padCols(blk.numCols),
-              skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst, accumulate: s > 0 ? 1 : 0,
+              skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst, accumulate: s > firstSlabs[g] ? 1 : 0,
             },
             workgroups: [padCols(blk.numCols) / gemm.tileCols, padRows(blk.numRows) / gemm.tileRows],
           },
@@ -211,4 +221,37 @@ export class RequestPlanner {
     const bChunks = await this.parts.resident.chunksOf(request.b, pinned);
     return cutSubBlocks(request, aChunks, bChunks, { ...limits, maxBindingBytes: this.parts.maxBindingBytes });
   }
+}
+
+/** Plane words of a u8 window's ends: the K slab unit (u8Slabs.ts), so a window's rows stay whole K steps. */
+const WINDOW_UNIT_WORDS = U8_SLAB_UNIT_BYTES / 32;
+
+/**
+ * The words a u8 GEMM of `group` sweeps: where any of its terms' two planes may both have bits (contract.ts
+ * termWordRange, the request's planeWordRanges: epistasis's class planes meet only in their class's words, so each
+ * group's GEMM covers its class alone), widened to whole K slab units; words outside are zero in every term, so the
+ * tallies are the same. A group with no such word keeps one unit (its GEMM writes its zeros). Bitwise requests sweep
+ * every word (one program for all groups).
+ */
+export function groupWordWindow(request: PopcountGemmRequest, group: TermGroup): { readonly first: number; readonly end: number } {
+  const wordsPerPlane = request.a.wordsPerPlane;
+  let first = wordsPerPlane;
+  let end = 0;
+  for (const [pa, pb] of group) {
+    const [termFirst, termEnd] = termWordRange(request, pa, pb);
+    if (termEnd > termFirst) {
+      first = Math.min(first, termFirst);
+      end = Math.max(end, termEnd);
+    }
+  }
+  if (end <= first) return { first: 0, end: Math.min(WINDOW_UNIT_WORDS, wordsPerPlane) };
+  return { first: Math.floor(first / WINDOW_UNIT_WORDS) * WINDOW_UNIT_WORDS, end: Math.min(wordsPerPlane, Math.ceil(end / WINDOW_UNIT_WORDS) * WINDOW_UNIT_WORDS) };
+}
+
+/** The part of `slab` within `window` as a slab of its own, or null when they do not meet. */
+function slabPart(slab: U8Slab, window: { readonly first: number; readonly end: number }): U8Slab | null {
+  const wordFirst = Math.max(slab.wordFirst, window.first);
+  const wordEnd = Math.min(slab.wordFirst + slab.numWords, window.end);
+  if (wordEnd <= wordFirst) return null;
+  return { wordFirst, numWords: wordEnd - wordFirst, rowBytes: 32 * (wordEnd - wordFirst) };
 }
