@@ -41,14 +41,14 @@ if ! ls "$dest/debs/"libvulkan1_*.deb >/dev/null 2>&1; then
   apt-get "${o[@]}" update >/dev/null
   (cd "$dest/debs" && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 fi
-# Peers measured in the same run (plink1.9 and the BLAS/LAPACK/Fortran libraries it links), unpacked by gpu-run.sh
+# Peers measured in the same run (plink1.9, plink2 and the libraries they link: BLAS/LAPACK/Fortran, libdeflate, zstd), unpacked by gpu-run.sh
 # into peers/ and found through PATH and LD_LIBRARY_PATH.
-if ! ls "$dest/peer-debs/"plink2_*.deb >/dev/null 2>&1; then
+if ! ls "$dest/peer-debs/"libdeflate0_*.deb >/dev/null 2>&1; then
   mkdir -p "$dest/peer-debs"
   lists=$(mktemp -d); mkdir -p "$lists/partial"
   o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$lists")
   apt-get "${o[@]}" update >/dev/null
-  (cd "$dest/peer-debs" && apt-get "${o[@]}" download plink1.9 plink2 libblas3 liblapack3 libgfortran5 libquadmath0)
+  (cd "$dest/peer-debs" && apt-get "${o[@]}" download plink1.9 plink2 libdeflate0 libzstd1 libblas3 liblapack3 libgfortran5 libquadmath0)
 fi
 # The GPU epistasis peers (tensor-episdet, Epi4Tensor: patched sources, CUTLASS headers, generator), when the shared
 # folder has them, for tools/bench-epistasis-gpu.sh; and the converter of their input to .bed.
