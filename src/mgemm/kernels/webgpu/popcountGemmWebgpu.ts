@@ -17,7 +17,7 @@ import type {
 } from '../../contract.js';
 import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult, type PairValueProgram } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
-import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
+import { isProgramTripleRequest, type TripleFinalizeRequest, type TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createFinalize2Program, finalize2CacheKey, type Finalize2Options, type Finalize2Program } from './finalize/finalize2Program.js';
 import { FinalizeScratchRing, type FinalizeScratch } from './finalize/finalizeScratch.js';
 import { finalizeDispatch, finalizeTiles, pairRecordDispatches, pairRecordScratchBytes, pairSlots, type PairRecordPrograms } from './finalize/pairFinalizeWebgpu.js';
@@ -175,8 +175,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    */
   finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
     const { xVectorFirst, yVectorFirst, zVectorFirst } = request;
+    // Table entries are recorded at 2i + a (SPEC §7), values named by triples at i.
+    const step = isProgramTripleRequest(request) ? 1 : 2;
     const slices: TripleSliceCoordinates[] = request.gemm.slices.map(({ yRow, xFirst, xCount, zFirst, zCount }) => ({
-      twiceIFirst: 2 * (xVectorFirst + xFirst), twiceJ: 2 * (yVectorFirst + yRow), twiceKFirst: 2 * (zVectorFirst + zFirst), xCount, zCount,
+      iRecordFirst: step * (xVectorFirst + xFirst), jRecord: step * (yVectorFirst + yRow), kRecordFirst: step * (zVectorFirst + zFirst),
+      coordinateStep: step, xCount, zCount,
     }));
     return this.finalizeInTurns((scratch) => {
       if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
@@ -237,8 +240,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private finalize3Host(finalizeScratch: FinalizeScratch): Finalize3Host {
     return {
       ...this.tally3Host(),
-      finalize3Program: (sparse, histogram) => this.programs.finalize3(sparse, histogram),
-      pairCountsBuffer: (data) => this.pairCounts.bufferOf(data),
+      finalize3Program: (values, histogram) => this.programs.finalize3(values, histogram),
+      residentBuffer: (data) => this.pairCounts.bufferOf(data),
       finalizeScratch,
     };
   }
