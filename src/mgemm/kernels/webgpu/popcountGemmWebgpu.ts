@@ -24,7 +24,7 @@ import { finalizeDispatch, finalizeTiles, pairRecordDispatches, pairRecordScratc
 import { createPairRecordWritesProgram, createPairSlotCountsProgram, createPairSlotOffsetsProgram } from './finalize/pairRecordPrograms.js';
 import type { TripleSliceCoordinates } from './finalize/recordOrder.js';
 import { RecordOrderPool } from './finalize/recordOrderPool.js';
-import { ResidentPairCounts } from './finalize/tripleFinalizeWebgpu.js';
+import { ResidentArrays } from './finalize/tripleFinalizeWebgpu.js';
 import { WebgpuBenchmarking } from './kernelBenchmarking.js';
 import { ExpandedOperands } from './operands/expandedOperands.js';
 import { ResidentPlanes, type PlaneChunk } from './operands/residentPlanes.js';
@@ -71,8 +71,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
   private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
   private readonly vectorWordBuffers: GPUBuffer[] = [];
-  /** Dense 3-way T[cmc] block-pair matrices on the device (tripleFinalizeWebgpu.ts). */
-  private readonly pairCounts: ResidentPairCounts;
+  /** Dense 3-way T[cmc] block-pair matrices and value programs' run words on the device (tripleFinalizeWebgpu.ts). */
+  private readonly residentArrays: ResidentArrays;
   /** Requests encode and submit one at a time and are collected after their turn; close() waits for them. */
   private readonly turns = new RequestTurns();
   private closed = false;
@@ -87,7 +87,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.programs = new ProgramLibrary(caps, limits.u8Staging);
     const family = kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
-    this.pairCounts = new ResidentPairCounts(runner);
+    this.residentArrays = new ResidentArrays(runner);
     this.scratch = new GrowingBuffers(runner);
     this.expandedOperands = new ExpandedOperands(runner, expansionBytes);
     this.finalizeScratch = new FinalizeScratchRing(runner);
@@ -193,7 +193,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     await traced('close: requests settled', () => this.turns.allSettled());
     await traced('close: buffers freed', async () => {
       await this.resident.clear();
-      this.pairCounts.clear();
+      this.residentArrays.clear();
       this.finalizeScratch.destroy();
       this.scratch.destroy();
       this.expandedOperands.clear();
@@ -241,7 +241,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     return {
       ...this.tally3Host(),
       finalize3Program: (values, histogram) => this.programs.finalize3(values, histogram),
-      residentBuffer: (data) => this.pairCounts.bufferOf(data),
+      residentBuffer: (data) => this.residentArrays.bufferOf(data),
       finalizeScratch,
     };
   }

@@ -204,13 +204,13 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
  * Arrays kept at most: a unit of the 3-way plan uses one dense T[cmc] for all its j, the next unit usually another; a
  * value program's run words are one array for the whole run.
  */
-const MAX_RESIDENT_PAIR_COUNTS = 4;
+const MAX_RESIDENT_ARRAYS = 4;
 
 /**
  * GPU copies of arrays that requests bind whole and the engine never changes after first use — dense T[cmc]
  * block-pair matrices, a value program's run words — by their host array, LRU-evicted.
  */
-export class ResidentPairCounts {
+export class ResidentArrays {
   private readonly buffers = new Map<Uint32Array, GPUBuffer>();
 
   constructor(private readonly runner: WebgpuRunner) {}
@@ -224,7 +224,7 @@ export class ResidentPairCounts {
       return found;
     }
     for (const [oldest, buffer] of this.buffers) {
-      if (this.buffers.size < MAX_RESIDENT_PAIR_COUNTS) break;
+      if (this.buffers.size < MAX_RESIDENT_ARRAYS) break;
       // Requests submitted earlier may still read it; the request asking now does not.
       this.runner.destroyWhenIdle(buffer);
       this.buffers.delete(oldest);
