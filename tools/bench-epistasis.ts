@@ -84,6 +84,7 @@ interface EpistasisJson {
   readonly computeSeconds: number;
   readonly computeTupleSamplesPerSecond: number;
   readonly deviceFinalizedPairs: number;
+  readonly deviceFinalizedTriples: number;
   readonly deviceRecordsReadBack: number;
   readonly kernelSets: string[];
 }
@@ -99,7 +100,7 @@ const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-/
   .addOption(valueOption('--samples <n>', 'samples (half cases)', parsePositiveInteger, '2000'))
   .addOption(valueOption('--threads <n>', 'threads of both programs', parsePositiveInteger, '2'))
   .addOption(valueOption('--reps <n>', 'runs of each command; the fastest counts', parsePositiveInteger, '1'))
-  .addOption(valueOption('--backend <backend>', 'kernel set of snptally (webgpu: 2-way scores on the GPU too)', choiceOf(BACKENDS), 'cpu'))
+  .addOption(valueOption('--backend <backend>', 'kernel set of snptally (webgpu: 2-way and 3-way scores on the GPU too)', choiceOf(BACKENDS), 'cpu'))
   .addOption(valueOption('--orders <list>', 'tuple sizes to run', listOf(parseOrder), '2,3,4'))
   .option('--no-peer', 'leave out plink1.9 --fast-epistasis');
 const options = parseToolOptions<BenchOptions>(program);
@@ -128,7 +129,7 @@ try {
     const [ours, plink] = bestInTurns(options.reps, order === 2 && options.peer ? [runOurs, runPlink] : [runOurs]);
     const report = JSON.parse(ours.stdout) as EpistasisJson;
     const work = report.numTuples * options.samples;
-    const onDevice = report.deviceFinalizedPairs > 0 ? `, scored on the device, ${report.deviceRecordsReadBack} records back` : '';
+    const onDevice = report.deviceFinalizedPairs + report.deviceFinalizedTriples > 0 ? `, scored on the device, ${report.deviceRecordsReadBack} records back` : '';
     process.stdout.write(`snptally epistasis ${order}-way K2, ${numSnp} SNPs × ${options.samples} samples, ${threads} threads ` +
       `(${report.kernelSets[0]}${onDevice}): ${ours.seconds.toFixed(2)} s whole process${cpuText(ours)}, ${(work / ours.seconds).toExponential(3)} tuples·samples/s; ` +
       `engine run ${report.seconds.toFixed(2)} s, ${report.tupleSamplesPerSecond.toExponential(3)}; ` +

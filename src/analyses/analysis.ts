@@ -12,7 +12,7 @@ import type { ChecksumAccumulator } from '../core/checksum.js';
 import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 import type { PairWindowLimits } from '../core/pairWindow.js';
 import type {
-  DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, RecordBar, TermGroup, TripleFinalizeResult,
+  DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, RecordBar, TermGroup, TripleFinalizeResult, TripleFinalizeValues,
 } from '../mgemm/index.js';
 
 /** The run facts an analysis is bound to: its metric settings and the problem's size. */
@@ -215,8 +215,8 @@ export interface DevicePairFinalizer {
 
 /** 3-way finalize on the device: one request per batch of j-slices. */
 export interface DeviceTripleFinalizer {
-  /** Which of the kernel set's 3-way finalize programs it runs (with or without a presence plane). */
-  readonly sparse: boolean;
+  /** Which of the kernel set's 3-way finalize programs it runs (SPEC §3's formulas with or without a presence plane, or a value program). */
+  readonly values: TripleFinalizeValues;
   start(own: VectorBlockView, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult>;
   /** Adds a batch's results to the sink. */
   apply(result: Extract<TripleFinalizeResult, { kind: 'done' }>, sink: ResultSink): void;

@@ -5,6 +5,7 @@ export { planeBitsOfCodes } from './planeBits.js';
 // Pieces of the built-in analyses that benchmarks and tests use on their own.
 export { cometPlaneLayout, termGroups2, tally3Plan } from './comet/cometTallies.js';
 export { float32BitsAtMost, ProgramDevicePairs, type PairValues } from './devicePairs.js';
+export { ProgramDeviceTriples, tripleThresholdBits, type TripleValues } from './deviceTriples.js';
 export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './comet/cometPairProgram.js';
 export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';
 export { r2FromSums } from './r2/index.js';

@@ -9,7 +9,7 @@
 // AND + popcount. The metric-specific part is only which plane pairs ("terms") are summed.
 
 import type { PairFinalizeRequest, PairFinalizeResult, PairValueProgram } from './pairFinalize.js';
-import type { TripleFinalizeRequest, TripleFinalizeResult } from './tripleFinalize.js';
+import type { TripleFinalizeRequest, TripleFinalizeResult, TripleFinalizeValues } from './tripleFinalize.js';
 import type { HistogramLayout } from '../core/histogramLayout.js';
 import type { RealOperands } from './minPlusContract.js';
 
@@ -171,7 +171,7 @@ export interface RunPreview {
   readonly triples: { readonly planePairs: readonly PlanePair[]; readonly termGroups: readonly TermGroup[] } | null;
   /**
    * Device finalize (`finalizePairs` in a 2-way run: its value program; `finalizeTriples` in a 3-way one: its
-   * formulas), whether it returns records and the histogram layout it counts in; or null.
+   * formulas or value program), whether it returns records and the histogram layout it counts in; or null.
    */
   readonly deviceFinalize:
     | {
@@ -179,7 +179,7 @@ export interface RunPreview {
         /** Whether its requests carry an LD window (PairFinalizeRequest.window). */
         readonly windowed?: boolean;
       }
-    | { readonly kind: 'triples'; readonly sparse: boolean; readonly records: boolean; readonly histogram?: HistogramLayout | null }
+    | { readonly kind: 'triples'; readonly values: TripleFinalizeValues; readonly records: boolean; readonly histogram?: HistogramLayout | null }
     | null;
   /** The planes of its `vectorSums` requests (the run's layout). */
   readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;

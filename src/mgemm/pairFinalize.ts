@@ -9,9 +9,9 @@ import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.j
  * The per-pair value computation of a device finalize, as WGSL the kernel set compiles into its finalize program.
  * `wgsl` holds module-scope declarations that define
  *
- *     fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, N>      (N = entryBits.length)
+ *     fn pairValues(vi: u32, vj: u32, t: u32, gi: u32, gj: u32) -> array<vec2<u32>, N>      (N = entryBits.length)
  *
- * returning the pair's values, in the order of `entryBits`, as soft doubles (IEEE bits (lo, hi), the kernel set's
+ * returning the values of the pair of global vectors gi (row) and gj (column), in the order of `entryBits`, as soft doubles (IEEE bits (lo, hi), the kernel set's
  * soft-double library: sdMul, sdDiv, sdFromU64, u64MulU32, ..., and ONE). It reads the pair's tallies at
  * `tallies[g * u.groupWords + t]` (group g of the request's term groups), the pair's per-vector words at
  * `rowVec[vi + w]` and `colVec[vj + w]` (w < vectorWords), and the run's constants as `u.<name>`. A value must be

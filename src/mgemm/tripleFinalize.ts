@@ -1,13 +1,13 @@
 // The contract of 3-way finalize on the device: a kernel set that offers `finalizeTriples` computes one mGEMM3
 // call (run3-shaped: several j-slices, pair products built by the kernel set) and turns its tallies, where they
-// lie, into the eight SPEC §3 values of each triple, the threshold, the exact checksum partial sum and the
-// passing records; only those small results come back. The engine decides what is precomputed (per-vector
-// factors, 2-way pair counts); the kernel set only combines them.
+// lie, into each triple's values — the eight SPEC §3 values, or one value from the caller's TripleValueProgram —,
+// the threshold, the exact checksum partial sum and the passing records; only those small results come back. The
+// engine decides what is precomputed (per-vector factors, 2-way pair counts, run tables); the kernel set only combines them.
 import type { PopcountGemm3Request } from './contract.js';
 import { formulaConstantsOnDevice, type RecordBar } from './pairFinalize.js';
 import type { HistogramCounts, HistogramLayout } from '../core/histogramLayout.js';
 
-/** u32 words per vector in `TripleFinalizeRequest.xVectors` / `yVectors` / `zVectors`. */
+/** u32 words per vector in a formula request's `xVectors` / `yVectors` / `zVectors`. */
 export const TRIPLE_VECTOR_WORDS = 10;
 
 /**
@@ -65,22 +65,14 @@ export interface DenseTriplePairCounts {
   readonly xz: PairCountMatrix;
 }
 
-/**
- * One mGEMM3 call finalized where its tallies lie: the run3 request (several j-slices; the kernel set builds the
- * pair products (x_i AND y_j) itself, on the GPU for webgpu), then per triple the eight SPEC §3 values, the
- * threshold, the checksum and the records. Triple (r, c) of slice s is (i, j, k) = (x row xFirst + r, y row yRow,
- * z row zFirst + c); term group g computes T[products[g]] (index 4u + 2v + w, 1 = count c, 0 = mask m).
- */
-export interface TripleFinalizeRequest {
+/** What every 3-way finalize request holds, whatever computes its values. */
+interface TripleFinalizeCommon {
+  /** The run3 request (several j-slices; the kernel set builds the pair products (x_i AND y_j) itself). */
   readonly gemm: PopcountGemm3Request;
-  readonly products: readonly number[];
-  readonly formula: TripleFormula;
-  /** Per-vector words of x's, y's and z's rows (TRIPLE_VECTOR_WORDS each, row 0 first; at least the rows the slices use). */
-  readonly xVectors: TripleVectorWords;
-  readonly yVectors: TripleVectorWords;
-  readonly zVectors: TripleVectorWords;
-  /** Dense runs only (null when sparse). */
-  readonly pairCounts: DenseTriplePairCounts | null;
+  /** Per-vector words of x's, y's and z's rows (row 0 first; at least the rows the slices use): TRIPLE_VECTOR_WORDS or the program's vectorWords each. */
+  readonly xVectors: Uint32Array;
+  readonly yVectors: Uint32Array;
+  readonly zVectors: Uint32Array;
   /** Global vector indices of row 0 of x, y and z (coordinates, checksum uids). */
   readonly xVectorFirst: number;
   readonly yVectorFirst: number;
@@ -90,10 +82,79 @@ export interface TripleFinalizeRequest {
   readonly threshold: TripleThresholdBits;
   /** Return the passing entries' records. */
   readonly records: boolean;
-  /** Count every value (before the threshold) in this layout (entry bits 4a + 2b + c); absent or null: none. */
-  readonly histogram?: HistogramLayout | null;
   /** A top-N run's records-only bar (pairFinalize.ts RecordBar); absent or null: every passing entry's record. */
   readonly recordBar?: RecordBar | null;
+}
+
+/**
+ * One mGEMM3 call finalized where its tallies lie with SPEC §3's formulas: per triple the eight values, the
+ * threshold, the checksum and the records. Triple (r, c) of slice s is (i, j, k) = (x row xFirst + r, y row yRow,
+ * z row zFirst + c); term group g computes T[products[g]] (index 4u + 2v + w, 1 = count c, 0 = mask m).
+ */
+export interface FormulaTripleFinalizeRequest extends TripleFinalizeCommon {
+  readonly products: readonly number[];
+  readonly formula: TripleFormula;
+  /** Dense runs only (null when sparse). */
+  readonly pairCounts: DenseTriplePairCounts | null;
+  /** Count every value (before the threshold) in this layout (entry bits 4a + 2b + c); absent or null: none. */
+  readonly histogram?: HistogramLayout | null;
+}
+
+/**
+ * The per-triple value computation of an analysis, as WGSL the kernel set compiles into its 3-way finalize program
+ * (the 3-way analogue of pairFinalize.ts PairValueProgram). `wgsl` holds module-scope declarations that define
+ *
+ *     fn tripleValue(t: u32, rq: u32, cq: u32, gi: u32, gj: u32, gk: u32) -> vec2<u32>
+ *
+ * returning the value of triple (row rq, column cq) of the slice at hand — global vectors gi (x row), gj (y row), gk
+ * (z row) — as a soft double (IEEE bits (lo, hi), the kernel set's soft-double library). It reads the triple's
+ * tallies at `tallies[g * u.groupWords + t]` (term group g of the request's gemm), per-vector words through
+ * `rowWord(rq, w)`, `jWord(w)`, `colWord(cq, w)` (w < vectorWords), the run's words (a table) at `runWords[n]` and the
+ * run's constants as `u.<name>`. The value must be +0 or a normal non-negative double below 16 (the checksum's range;
+ * anything else makes the kernel set decline the request). Values are named by triples, as ResultSink.addTupleValueRow
+ * names them: every triple counts in the checksum with uid (hi·nv + mid)·nv + lo of its sorted coordinates, a single
+ * threshold chooses the records, which hold the plain coordinates (i, j, k) and the float32 value.
+ */
+export interface TripleValueProgram {
+  /** Identifies `wgsl` and the fields below: two programs with the same key are the same program. */
+  readonly cacheKey: string;
+  readonly wgsl: string;
+  /** u32 words per vector in the request's xVectors / yVectors / zVectors (0: none). */
+  readonly vectorWords: number;
+  /** Names of the run's u32 constants that tripleValue reads as `u.<name>` (values: the request's `constants`). */
+  readonly constantNames: readonly string[];
+}
+
+/** One mGEMM3 call finalized where its tallies lie by an analysis's value program: one value per triple. */
+export interface ProgramTripleFinalizeRequest extends TripleFinalizeCommon {
+  readonly values: TripleValueProgram;
+  /** u32 values of `values.constantNames`, in that order. */
+  readonly constants: readonly number[];
+  /** Words of the whole run the program reads (`runWords`; the same array for every request: kept on the device). */
+  readonly runWords: Uint32Array;
+}
+
+/** A 3-way device finalize request: SPEC §3's formulas, or an analysis's value program. */
+export type TripleFinalizeRequest = FormulaTripleFinalizeRequest | ProgramTripleFinalizeRequest;
+
+/** Which values a 3-way finalize program computes: SPEC §3's formulas (dense or sparse) or a value program's. */
+export type TripleFinalizeValues =
+  | { readonly kind: 'formula'; readonly sparse: boolean }
+  | { readonly kind: 'program'; readonly program: TripleValueProgram };
+
+/** The values of a request. */
+export function tripleFinalizeValuesOf(request: TripleFinalizeRequest): TripleFinalizeValues {
+  return isProgramTripleRequest(request) ? { kind: 'program', program: request.values } : { kind: 'formula', sparse: request.formula.sparse };
+}
+
+/** Whether a request's values come from a value program (one per triple) rather than SPEC §3's formulas. */
+export function isProgramTripleRequest(request: TripleFinalizeRequest): request is ProgramTripleFinalizeRequest {
+  return 'values' in request;
+}
+
+/** Per-vector words of a request's rows. */
+export function tripleVectorWordsOf(request: TripleFinalizeRequest): number {
+  return isProgramTripleRequest(request) ? request.values.vectorWords : TRIPLE_VECTOR_WORDS;
 }
 
 /**
@@ -102,7 +163,8 @@ export interface TripleFinalizeRequest {
  * `words[4n + 2]` = 2·k + c, `words[4n + 3]` = float32 bits of the value, where for slice s, its row r and column
  * col: i = xVectorFirst + xFirst + r, j = yVectorFirst + yRow, k = zVectorFirst + zFirst + col. (On the device
  * they are keyed `(tripleFirst(s) + r · zCount + col) · 8 + 4a + 2b + c` — tripleFirst(s) = Σ xCount · zCount of the
- * slices before s — and put in that order by key.)
+ * slices before s — and put in that order by key.) A value program's records are (i, j, k, value bits), keyed
+ * with entry bits 0.
  */
 export interface TripleRecords {
   readonly count: number;
@@ -128,6 +190,11 @@ export type TripleFinalizeResult =
 
 /** Checksum uids + the weight's offsets (< 2^30) must stay below 2^52 (randomize's exact range, core/randomize.ts). */
 const MAX_UID = 2 ** 52 - 2 ** 30;
+
+/** Whether checksum uids of one value per triple, (hi·nv + mid)·nv + lo, stay in the device's exact range. */
+export function tripleValueUidsOnDevice(numVector: number): boolean {
+  return numVector ** 3 < MAX_UID;
+}
 
 /**
  * Whether device finalize computes this run's triples exactly (the constants as for pairs, pairFinalize.ts, and

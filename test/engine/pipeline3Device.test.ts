@@ -57,7 +57,7 @@ function counting(gemm: PopcountGemm): { gemm: PopcountGemm; calls: Calls } {
         calls.finalizeTriples++;
         calls.slicesFinalized += request.gemm.slices.length;
         for (const { xCount, zCount } of request.gemm.slices) {
-          calls.sliceWordBytes += 4 * ((xCount + 1 + zCount) * TRIPLE_VECTOR_WORDS + (request.pairCounts === null ? 0 : xCount + zCount));
+          calls.sliceWordBytes += 4 * ((xCount + 1 + zCount) * TRIPLE_VECTOR_WORDS + (!('pairCounts' in request) || request.pairCounts === null ? 0 : xCount + zCount));
         }
         calls.matrices.add(request.gemm.x).add(request.gemm.y).add(request.gemm.z);
         return finalizeTriples(request);

@@ -20,7 +20,7 @@ const gate = await webgpuGate();
 const PROGRAM: PairValueProgram = {
   cacheKey: 'test/ratio',
   wgsl: `
-fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 2> {
+fn pairValues(vi: u32, vj: u32, t: u32, gi: u32, gj: u32) -> array<vec2<u32>, 2> {
   let t0 = tallies[t];
   let t1 = tallies[u.groupWords + t];
   let wi = rowVec[vi + 2u];

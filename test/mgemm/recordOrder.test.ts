@@ -68,10 +68,10 @@ describe('ownRecordsInKeyOrder', () => {
 
 /** Slices of a request with an empty one among them, as a batch of j-slices has. */
 const SLICES: readonly TripleSliceCoordinates[] = [
-  { twiceIFirst: 2 * 100, twiceJ: 2 * 900, twiceKFirst: 2 * 40, xCount: 300, zCount: 500 },
-  { twiceIFirst: 2 * 100, twiceJ: 2 * 901, twiceKFirst: 2 * 41, xCount: 0, zCount: 499 },
-  { twiceIFirst: 2 * 7, twiceJ: 2 * 902, twiceKFirst: 2 * 42, xCount: 290, zCount: 480 },
-  { twiceIFirst: 2 * 7, twiceJ: 2 * 903, twiceKFirst: 0, xCount: 28, zCount: 1 },
+  { iRecordFirst: 2 * 100, jRecord: 2 * 900, kRecordFirst: 2 * 40, coordinateStep: 2, xCount: 300, zCount: 500 },
+  { iRecordFirst: 2 * 100, jRecord: 2 * 901, kRecordFirst: 2 * 41, coordinateStep: 2, xCount: 0, zCount: 499 },
+  { iRecordFirst: 2 * 7, jRecord: 2 * 902, kRecordFirst: 2 * 42, coordinateStep: 2, xCount: 290, zCount: 480 },
+  { iRecordFirst: 2 * 7, jRecord: 2 * 903, kRecordFirst: 0, coordinateStep: 2, xCount: 28, zCount: 1 },
 ];
 const SLICE_TRIPLES = SLICES.reduce((sum, s) => sum + s.xCount * s.zCount, 0);
 
@@ -88,7 +88,7 @@ function referenceTripleCoordinates(ordered: readonly number[], slices: readonly
     }
     const r = Math.floor(triple / slices[s].zCount);
     const c = triple % slices[s].zCount;
-    out.push(slices[s].twiceIFirst + 2 * r + ((key >> 2) & 1), slices[s].twiceJ + ((key >> 1) & 1), slices[s].twiceKFirst + 2 * c + (key & 1), ordered[2 * n]);
+    out.push(slices[s].iRecordFirst + 2 * r + ((key >> 2) & 1), slices[s].jRecord + ((key >> 1) & 1), slices[s].kRecordFirst + 2 * c + (key & 1), ordered[2 * n]);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // the uid and record-key bounds at their edges, the constants' range, and thresholds as float32 bits.
 import { describe, expect, it } from 'vitest';
 import { tripleFormulaOnDevice, tripleRecordKeysFit, type TripleFormula } from '../../src/mgemm/index.js';
-import { tripleThresholdBits } from '../../src/analyses/comet/deviceTriples.js';
+import { tripleThresholdBits } from '../../src/analyses/deviceTriples.js';
 import { seededRandom } from './planeFixtures.js';
 
 const FORMULA: TripleFormula = { sparse: false, countedBits: 2, multiplier: 4.5, param: 2 / 3, numField: 100, denseRsum: (1 / 8) * (1 / 100) };

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPopcountGemmWebgpu, TRIPLE_VECTOR_WORDS, type PlaneMatrix, type PopcountGemmWebgpu, type Tally3Slice,
-  type TripleFinalizeRequest, type TripleThresholdBits, type WebgpuPopcountGemmOptions,
+  type FormulaTripleFinalizeRequest, type TripleFinalizeRequest, type TripleThresholdBits, type WebgpuPopcountGemmOptions,
 } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { ChecksumAccumulator, entryUid3 } from '../../src/core/checksum.js';
@@ -118,7 +118,7 @@ async function pairCounts(layout: PlaneLayout, a: PlaneMatrix, b: PlaneMatrix): 
 /** The single slice of a case: y row J_LOCAL, x rows from I_FIRST, z rows from K_FIRST. */
 const sliceOf = (c: Case): Tally3Slice => ({ yRow: J_LOCAL, xFirst: I_FIRST, xCount: c.numI, zFirst: K_FIRST, zCount: c.numK });
 
-async function requestOf(c: Case, ops: Operands, k: FormulaConstants, slices: readonly Tally3Slice[] = [sliceOf(c)]): Promise<TripleFinalizeRequest> {
+async function requestOf(c: Case, ops: Operands, k: FormulaConstants, slices: readonly Tally3Slice[] = [sliceOf(c)]): Promise<FormulaTripleFinalizeRequest> {
   const plan = tally3Plan(ops.layout);
   const C = k.countedBits;
   return {
@@ -147,7 +147,7 @@ async function requestOf(c: Case, ops: Operands, k: FormulaConstants, slices: re
 }
 
 /** What the CPU computes for the request: S, counts, and the records [2i + a, 2j + b, 2k + c, value bits] slice by slice, row-major. */
-async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: TripleFinalizeRequest): Promise<{ sum: bigint; entries: number; zeros: number; records: number[] }> {
+async function oracle(c: Case, ops: Operands, k: FormulaConstants, request: FormulaTripleFinalizeRequest): Promise<{ sum: bigint; entries: number; zeros: number; records: number[] }> {
   const tallies = await new PopcountGemmRef().run3(request.gemm);
   const products = request.products;
   const C = k.countedBits;

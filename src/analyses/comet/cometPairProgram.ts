@@ -38,7 +38,7 @@ fn colDouble(at: u32) -> vec2<u32> {
 
 const DENSE_WGSL = `${COMMON_WGSL}
 /** Dense: f = ((1/C)·(1/m))·s is increasing in s, so the order of the f's is that of the s's. */
-fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 4> {
+fn pairValues(vi: u32, vj: u32, t: u32, gi: u32, gj: u32) -> array<vec2<u32>, 4> {
   let c = u.countedBits;
   let si1 = rowVec[vi];
   let sj1 = colVec[vj];
@@ -61,7 +61,7 @@ fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 4> {
 
 const SPARSE_WGSL = `${COMMON_WGSL}
 /** Sparse: core/formulas.ts sparseValue2, the per-pair factors computed once for the four entries. */
-fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 4> {
+fn pairValues(vi: u32, vj: u32, t: u32, gi: u32, gj: u32) -> array<vec2<u32>, 4> {
   let c = u.countedBits;
   let si1 = rowVec[vi];
   let ci = rowVec[vi + 1u];

@@ -5,32 +5,15 @@ import type { Threshold } from '../../core/thresholds.js';
 import type { HistogramLayout } from '../../core/histogramLayout.js';
 import {
   TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult, type TripleFormula,
-  type TripleThresholdBits,
+  type TripleFinalizeValues, type TripleThresholdBits,
 } from '../../mgemm/index.js';
 import type { DeviceFinalizeOptions, DeviceTripleFinalizer, RecordBarSource, ResultSink, TripleBatch, VectorBlockView } from '../analysis.js';
 import type { CometSettings } from './cometSettings.js';
 import { tally3Plan } from './cometTallies.js';
-import { float32BitsAtMost } from '../devicePairs.js';
+import { tripleThresholdBits } from '../deviceTriples.js';
 import { vectorFactors } from './tripleValues.js';
 
 type DoneResult = Extract<TripleFinalizeResult, { kind: 'done' }>;
-
-/** The threshold as float32 bits, or null when the device cannot apply it (a 2-way form, a negative value). */
-export function tripleThresholdBits(threshold: Threshold): TripleThresholdBits | null {
-  switch (threshold.kind) {
-    case 'none': return { kind: 'none' };
-    case 'single': return threshold.value >= 0 ? { kind: 'single', above: float32BitsAtMost(threshold.value) } : null;
-    case 'multi3': {
-      const { tLLL, tLLH, tLHH, tHHH, tLLLHHH } = threshold;
-      if (!(tLLL >= 0 && tLLH >= 0 && tLHH >= 0 && tHHH >= 0 && tLLLHHH >= 0)) return null;
-      return {
-        kind: 'multi3', lll: float32BitsAtMost(tLLL), llh: float32BitsAtMost(tLLH), lhh: float32BitsAtMost(tLHH),
-        hhh: float32BitsAtMost(tHHH), lllhhh: float32BitsAtMost(tLLLHHH),
-      };
-    }
-    case 'multi2': return null;
-  }
-}
 
 /**
  * Per-vector words of a block's real vectors (mgemm/tripleFinalize.ts): s1, count, f_a = rc·s_a and
@@ -64,7 +47,7 @@ type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 export class CometDeviceTriples implements DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlockView, Uint32Array>();
   private readonly products: readonly number[];
-  readonly sparse: boolean;
+  readonly values: TripleFinalizeValues;
 
   private constructor(
     private readonly run: CometSettings,
@@ -76,7 +59,7 @@ export class CometDeviceTriples implements DeviceTripleFinalizer {
     private readonly recordBar: RecordBarSource | null,
   ) {
     this.products = tally3Plan(run.layout).products;
-    this.sparse = run.sparse;
+    this.values = { kind: 'formula', sparse: run.sparse };
   }
 
   /**

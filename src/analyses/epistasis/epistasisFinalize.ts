@@ -1,8 +1,10 @@
 // Host finalize of case-control epistasis: each tuple's extended tables (per class, products over {g0, g1, P}) from
 // the GEMM tallies — in a dense 2-way run the products with P from per-vector class counts —, inclusion–exclusion to
-// the 3^k × 2 genotype cells, the score, and its engine value (epistasisScores.ts) into the sink.
+// the 3^k × 2 genotype cells in canonical order (epistasisCells.ts), the score, and its engine value
+// (epistasisScores.ts) into the sink.
 import type { FinalizeContext, TripleSlice } from '../analysis.js';
 import { genotypeCellsInPlace } from './epistasisPlanes.js';
+import { canonicalTripleCells, tripleStride } from './epistasisCells.js';
 import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries } from './epistasisScores.js';
 import type { EpistasisFinalizeSettings } from './epistasisPairs.js';
 
@@ -15,19 +17,25 @@ export function finalizeEpistasisTriples(settings: EpistasisFinalizeSettings, ct
   const numKReal = Math.min(slice.numK, kBlock.numVectorReal - slice.kFirst);
   if (numIReal <= 0 || numKReal <= 0) return 0;
   const e = new Float64Array(54);
+  const canonical = new Float64Array(54);
   const scratch = new MarginalScratch();
   const k2Scale = k2ScaleOf(settings.tables);
   const values = new Float64Array(numKReal);
   const j = jBlock.vectorFirst + jLocal;
+  const kFirst = kBlock.vectorFirst + slice.kFirst;
   for (let ri = 0; ri < numIReal; ri++) {
+    const i = iBlock.vectorFirst + slice.iFirst + ri;
     for (let rk = 0; rk < numKReal; rk++) {
       const at = ri * slice.numK + rk;
+      const k = kFirst + rk;
       for (let g = 0; g < 54; g++) e[g] = tallies[g][at];
       genotypeCellsInPlace(e, 0, 3);
       genotypeCellsInPlace(e, 27, 3);
-      values[rk] = engineValueOf(settings.score, scoreOfEntries(settings.score, settings.tables, e, 3, scratch), k2Scale);
+      // The cells in canonical order (epistasisCells.ts) unless i < j < k already has them so.
+      const cells = i < j && j < k ? e : canonicalTripleCells(e, tripleStride(i, j, k), tripleStride(j, i, k), tripleStride(k, i, j), canonical);
+      values[rk] = engineValueOf(settings.score, scoreOfEntries(settings.score, settings.tables, cells, 3, scratch), k2Scale);
     }
-    ctx.sink.addTupleValueRow({ i: iBlock.vectorFirst + slice.iFirst + ri, j, first: kBlock.vectorFirst + slice.kFirst, count: numKReal }, values);
+    ctx.sink.addTupleValueRow({ i, j, first: kFirst, count: numKReal }, values);
   }
   return numIReal * numKReal;
 }

@@ -27,7 +27,7 @@ import { k2ScaleOf } from './epistasisScores.js';
  * Most bytes of a block's words (table and per-vector counts): WebGPU's default maxStorageBufferBindingSize, which
  * every adapter offers; a larger run finalizes on the host.
  */
-const MAX_WORDS_BYTES = 2 ** 27;
+export const MAX_WORDS_BYTES = 2 ** 27;
 
 /** Per-vector words of a dense run: class genotype counts g0, g1 of controls, then of cases (genotypeCountsOf). */
 const DENSE_VECTOR_WORDS = 4;
@@ -35,7 +35,7 @@ const DENSE_VECTOR_WORDS = 4;
 const bitsScratch = new DataView(new ArrayBuffer(8));
 
 /** The WGSL literal of a double's bits (lo, hi). */
-function doubleWgsl(x: number): string {
+export function doubleWgsl(x: number): string {
   bitsScratch.setFloat64(0, x, true);
   return `vec2<u32>(0x${bitsScratch.getUint32(0, true).toString(16)}u, 0x${bitsScratch.getUint32(4, true).toString(16)}u)`;
 }
@@ -89,6 +89,15 @@ fn epiMutualInformation(cells: EpiCells, numCell: u32) -> vec2<u32> {
   if (total == 0u) { return EPI_ZERO; }
   let numerator = sdAdd(sdSub(sdSub(sdSub(joint, marginal), epiTable(numControls)), epiTable(numCases)), epiTable(total));
   return sdDiv(numerator, sdMul(sdFromU32(total), EPI_LN2));
+}
+/** The cells of the transposed pair (canonical order when the row SNP is the later one: cell 3·g_col + g_row). */
+fn epiTransposed(cells: EpiCells) -> EpiCells {
+  var out: EpiCells;
+  for (var c = 0u; c < 9u; c++) {
+    out.x[3u * (c % 3u) + c / 3u] = cells.x[c];
+    out.y[3u * (c % 3u) + c / 3u] = cells.y[c];
+  }
+  return out;
 }
 /** The table summed over the column SNP (keep the row's genotype) or over the row SNP. */
 fn epiMarginal(cells: EpiCells, keepRow: bool) -> EpiCells {
@@ -164,9 +173,11 @@ export function epistasisPairProgram(score: EpistasisScore, sparse: boolean): Pa
     cacheKey: `epistasis/${score}/${sparse ? 'sparse' : 'dense'}`,
     wgsl: `${SCORES_WGSL}
 ${sparse ? SPARSE_CELLS_WGSL : DENSE_CELLS_WGSL}
-fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 1> {
+fn pairValues(vi: u32, vj: u32, t: u32, gi: u32, gj: u32) -> array<vec2<u32>, 1> {
   // Never undefined: a pair with no sample called at both SNPs scores as on the host (MI 0, K2 of empty cells).
-  let cells = epiCells(vi, vj, t);
+  // Cells in canonical order, the earlier SNP's genotype slowest (epistasisCells.ts), as the host scores them.
+  var cells = epiCells(vi, vj, t);
+  if (gi > gj) { cells = epiTransposed(cells); }
   return array<vec2<u32>, 1>(${ENGINE_VALUE_WGSL[score]});
 }`,
     setup: '',
@@ -178,7 +189,7 @@ fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 1> {
 }
 
 /** The run's table as u32 words: entries 0 … N + 1 of ln n! (K2) or n·ln n (MI, IG), the host's doubles. */
-function tableWordsOf(settings: EpistasisFinalizeSettings, numField: number): Uint32Array {
+export function tableWordsOf(settings: EpistasisFinalizeSettings, numField: number): Uint32Array {
   const source = settings.score === 'k2' ? settings.tables.logFactorial : settings.tables.nLogN;
   const doubles = Float64Array.from(source.subarray(0, numField + 2));
   // Little-endian words (lo, hi) of each double, as the soft-double library takes them.

@@ -1,10 +1,11 @@
-// Host finalize of 2-way case-control epistasis: each pair's 3 × 3 × 2 genotype table from the GEMM tallies, its
-// score and its engine value into the sink — the hot path of a 2-way run, so tables are built in int32 registers
-// (no per-pair arrays) and K2 is summed inline, by the same double operations in the same order as k2Score.
+// Host finalize of 2-way case-control epistasis: each pair's 3 × 3 × 2 genotype table from the GEMM tallies (cells in
+// canonical order, epistasisCells.ts), its score and its engine value into the sink — the hot path of a 2-way run, so
+// tables are built in int32 registers (no per-pair arrays) and K2 is summed inline, by k2Score's operations in its order.
 import type { EpistasisScore } from '../../core/types.js';
 import type { FinalizeContext, PairBlock, VectorBlockView } from '../analysis.js';
 import { KIND_G0, KIND_G1, NUM_CLASSES, genotypeCellsInPlace, planeOf, popcountWords } from './epistasisPlanes.js';
 import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, type ScoreTables } from './epistasisScores.js';
+import { transposePairCellsInPlace } from './epistasisCells.js';
 
 /** What finalize needs of the run: the score, the class sizes, the score tables. */
 export interface EpistasisFinalizeSettings {
@@ -83,15 +84,22 @@ class DensePairScorer {
     const lf = this.settings.tables.logFactorial;
     const k2 = this.settings.score === 'k2';
     const e = this.entries;
+    // Blocks are disjoint ranges of SNPs (or one block, strictUpper): the row SNP is later for all columns or none.
+    const transposed = this.block.rows.vectorFirst + this.block.rowFirst + r > this.block.cols.vectorFirst + this.block.colFirst + c0;
     let at = r * this.block.numCols + c0;
     for (let c = c0; c < colsReal; c++, at++) {
       const ka0 = colCounts[4 * c], ka1 = colCounts[4 * c + 1], kb0 = colCounts[4 * c + 2], kb1 = colCounts[4 * c + 3];
       // Controls' cells x0..x8 and cases' y0..y8, cell 3·g_i + g_j.
-      const x0 = t0[at] | 0, x1 = t1[at] | 0, x3 = t2[at] | 0, x4 = t3[at] | 0;
-      const y0 = t4[at] | 0, y1 = t5[at] | 0, y3 = t6[at] | 0, y4 = t7[at] | 0;
-      const x2 = a0 - x0 - x1, x5 = a1 - x3 - x4, x6 = ka0 - x0 - x3, x7 = ka1 - x1 - x4;
+      const n00 = t0[at] | 0, n01 = t1[at] | 0, n10 = t2[at] | 0, m00 = t4[at] | 0, m01 = t5[at] | 0, m10 = t6[at] | 0;
+      const x0 = n00, x4 = t3[at] | 0, y0 = m00, y4 = t7[at] | 0;
+      // Cells 3·g_i + g_j, or 3·g_j + g_i when the row SNP is the later one (canonical order, epistasisCells.ts):
+      // transposing swaps the cells 1 ↔ 3, 2 ↔ 6 and 5 ↔ 7.
+      const x1 = transposed ? n10 : n01, x3 = transposed ? n01 : n10, y1 = transposed ? m10 : m01, y3 = transposed ? m01 : m10;
+      const xRow0 = a0 - n00 - n01, xRow1 = a1 - n10 - x4, xCol0 = ka0 - n00 - n10, xCol1 = ka1 - n01 - x4;
+      const yRow0 = b0 - m00 - m01, yRow1 = b1 - m10 - y4, yCol0 = kb0 - m00 - m10, yCol1 = kb1 - m01 - y4;
+      const x2 = transposed ? xCol0 : xRow0, x6 = transposed ? xRow0 : xCol0, x5 = transposed ? xCol1 : xRow1, x7 = transposed ? xRow1 : xCol1;
+      const y2 = transposed ? yCol0 : yRow0, y6 = transposed ? yRow0 : yCol0, y5 = transposed ? yCol1 : yRow1, y7 = transposed ? yRow1 : yCol1;
       const x8 = controls - a0 - a1 - ka0 - ka1 + x0 + x1 + x3 + x4;
-      const y2 = b0 - y0 - y1, y5 = b1 - y3 - y4, y6 = kb0 - y0 - y3, y7 = kb1 - y1 - y4;
       const y8 = cases - b0 - b1 - kb0 - kb1 + y0 + y1 + y3 + y4;
       let value: number;
       if (k2) {
@@ -134,6 +142,11 @@ class SparsePairScratch {
       for (let g = 0; g < 18; g++) e[g] = tallies[g][at];
       genotypeCellsInPlace(e, 0, 2);
       genotypeCellsInPlace(e, 9, 2);
+      // Canonical order (epistasisCells.ts): the earlier SNP's genotype slowest.
+      if (block.rows.vectorFirst + block.rowFirst + r > block.cols.vectorFirst + block.colFirst + c) {
+        transposePairCellsInPlace(e, 0);
+        transposePairCellsInPlace(e, 9);
+      }
       values[c - c0] = engineValueOf(score, scoreOfEntries(score, tables, e, 2, this.marginals), this.k2Scale);
     }
   }

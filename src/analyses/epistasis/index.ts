@@ -8,6 +8,8 @@ import { k2TableSlack, ScoreTables } from './epistasisScores.js';
 import { finalizeEpistasisQuads, quadTallyPlan } from './epistasisQuads.js';
 import { epistasisPairValues } from './epistasisPairProgram.js';
 import { ProgramDevicePairs } from '../devicePairs.js';
+import { ProgramDeviceTriples } from '../deviceTriples.js';
+import { epistasisTripleValues } from './epistasisTripleProgram.js';
 
 export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
@@ -15,6 +17,7 @@ export {
 } from './epistasisScores.js';
 export { epistasisPlaneLayout, genotypeCellsInPlace } from './epistasisPlanes.js';
 export { epistasisPairProgram, epistasisPairValues } from './epistasisPairProgram.js';
+export { epistasisTripleProgram, epistasisTripleValues } from './epistasisTripleProgram.js';
 
 /** Largest sample count: tallies are 32-bit words, and the score tables hold a double per count. */
 export const MAX_EPISTASIS_SAMPLES = 2 ** 31 - 64;
@@ -58,7 +61,13 @@ export const analysis: Analysis = {
         }
         : null,
       triples: spec.numWay === 3
-        ? { plan: tripleTallyPlan(), finalize: (ctx, slice, tallies) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies) }
+        ? {
+          plan: tripleTallyPlan(),
+          finalize: (ctx, slice, tallies) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies),
+          // The device's values are the host's bits (epistasisTripleProgram.ts): only candidates and records come back.
+          deviceFinalizer: (gemm, threshold, options) =>
+            ProgramDeviceTriples.create(epistasisTripleValues(finalizeSettings), gemm, threshold, settings.numVector, options),
+        }
         : null,
       quads: spec.numWay === 4
         ? {

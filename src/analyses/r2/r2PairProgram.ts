@@ -16,7 +16,7 @@ const MAX_NUM_FIELD = 2 ** 25;
 /** cov, vx, vy from the sums (u32), then r² in soft double; the sums come from the mode's own reads. */
 function r2FromSumsWgsl(readSums: string): string {
   return `
-fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 1> {
+fn pairValues(vi: u32, vj: u32, t: u32, gi: u32, gj: u32) -> array<vec2<u32>, 1> {
   let g = u.groupWords;
   // Sxy = 2 Σ (NONZERO NONZERO + HOM HOM) − Σ HET HET (r2Values.ts): groups 0 and 1.
   let sxy = 2u * tallies[t] - tallies[g + t];

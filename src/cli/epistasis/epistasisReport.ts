@@ -36,7 +36,8 @@ export function epistasisJson(report: EpistasisReportInput): object {
     numTuples: report.numTuples, seconds: result.run.seconds, tupleSamplesPerSecond: result.run.comparisonsPerSecond,
     // The engine from loaded input to results (GEMMs, finalize, records): what a kernel benchmark compares.
     computeSeconds: result.run.computeSeconds, computeTupleSamplesPerSecond: result.run.computeComparisonsPerSecond,
-    deviceFinalizedPairs: result.run.deviceFinalizedPairs, deviceRecordsReadBack: result.run.deviceRecordsReadBack,
+    deviceFinalizedPairs: result.run.deviceFinalizedPairs, deviceFinalizedTriples: result.run.deviceFinalizedTriples,
+    deviceRecordsReadBack: result.run.deviceRecordsReadBack,
     backend: result.run.backend, kernelSets: result.run.rankDevices.map((device) => device.kernelSet),
     candidates: result.numCandidates, engineRuns: result.numEngineRuns,
     top: result.hits.map((hit, rank) => ({

@@ -51,7 +51,7 @@ const GPU_OUTPUT_BYTES = 256 * MiB;
 const GPU_DEVICE_OUTPUT_BYTES = GiB;
 /** webgpu tally3Webgpu.ts STACK_PRODUCT_BYTES: 3-way pair products of one stack. */
 const GPU_STACK_PRODUCT_BYTES = 256 * MiB;
-/** webgpu tripleFinalizeWebgpu.ts MAX_RESIDENT_PAIR_COUNTS: dense 3-way block-pair matrices kept. */
+/** webgpu tripleFinalizeWebgpu.ts MAX_RESIDENT_ARRAYS: dense 3-way block-pair matrices kept. */
 const GPU_RESIDENT_PAIR_COUNTS = 4;
 /** webgpu finalizeScratch.ts: two scratch sets, each with room for a panel's records (2-way: 2^24 × 12 bytes, 3-way: 2^23 × 8). */
 const GPU_FINALIZE_SETS = 2;

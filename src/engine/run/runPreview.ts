@@ -33,6 +33,6 @@ export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal
     ...shape,
     pairTermGroups: pairCountGroup === null ? null : [pairCountGroup],
     triples: { planePairs, termGroups: [...termGroups] },
-    deviceFinalize: device === null ? null : { kind: 'triples', sparse: device.sparse, records, histogram },
+    deviceFinalize: device === null ? null : { kind: 'triples', values: device.values, records, histogram },
   };
 }

@@ -1,73 +1,22 @@
 // The device value program of 2-way epistasis (analyses/epistasis/epistasisPairProgram.ts) against the host finalize
 // (finalizeEpistasisPairs): every pair's engine value the same double, bit for bit, over thousands of random tables —
-// dense and with missing calls, K2, MI and IG, empty and monomorphic SNPs, small and large class sizes —; and the
+// dense and with missing calls, K2, MI and IG, empty and monomorphic SNPs, small and large class sizes, row SNPs after
+// the column SNPs —; the host's values equal the search's rescoring from the genotypes (canonical cell order); and the
 // checksum and records of values named by pairs (every value in the checksum, the threshold choosing records).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analysis as epistasis } from '../../../src/analyses/epistasis/index.js';
-import { planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
+import { analysis as epistasis, engineValueOf, epistasisScore, k2ScaleOf, MarginalScratch, ScoreTables } from '../../../src/analyses/epistasis/index.js';
 import { ChecksumAccumulator } from '../../../src/core/checksum.js';
-import { createPopcountGemmWebgpu, WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup } from '../../../src/mgemm/index.js';
-import type { PairBlock, ResultSink, TupleRow, VectorBlockView } from '../../../src/analyses/analysis.js';
+import { createPopcountGemmWebgpu, type PopcountGemmWebgpu, type TermGroup } from '../../../src/mgemm/index.js';
+import type { PairBlock, ResultSink, TupleRow } from '../../../src/analyses/analysis.js';
 import type { Threshold } from '../../../src/core/thresholds.js';
 import type { PairWindowLimits } from '../../../src/core/pairWindow.js';
 import { DEFAULT_PARAM, type EpistasisScore } from '../../../src/core/types.js';
 import { float32Bits } from '../../helpers/float32Bits.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
+import { blockOf, planesOf, randomGenotypes, seeded } from './epistasisBlocks.js';
+import { tableOf, type CaseControlData } from './naiveEpistasis.js';
 
 const gate = await webgpuGate();
-
-/** Genotypes 0, 1, 2, 3 = missing of one block, `g[v·numField + s]`. */
-interface Genotypes {
-  readonly numVector: number;
-  readonly numField: number;
-  readonly g: Uint8Array;
-}
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 4294967296;
-  };
-}
-
-/**
- * Random SNPs of varied allele frequencies — some monomorphic (empty cells), one with every call missing when calls
- * may be missing (a pair with no sample: MI 0).
- */
-function randomGenotypes(random: () => number, numVector: number, numField: number, missingRate: number): Genotypes {
-  const g = new Uint8Array(numVector * numField);
-  for (let v = 0; v < numVector; v++) {
-    const frequency = v % 7 === 3 ? 0 : random() * 0.6;
-    const allMissing = missingRate > 0 && v % 11 === 5;
-    for (let s = 0; s < numField; s++) {
-      const allele = (): number => (random() < frequency ? 1 : 0);
-      g[v * numField + s] = allMissing || random() < missingRate ? 3 : allele() + allele();
-    }
-  }
-  return { numVector, numField, g };
-}
-
-/** The epistasis planes of a block: per class g = 0, g = 1 and present, bits only in the class's samples. */
-function planesOf(genotypes: Genotypes, numControls: number): PlaneMatrix {
-  const { numVector, numField, g } = genotypes;
-  const wordsPerPlane = Math.ceil(Math.ceil(numField / 32) / WORDS_PER_PLANE_ALIGN) * WORDS_PER_PLANE_ALIGN;
-  const words = new Uint32Array(numVector * 6 * wordsPerPlane);
-  for (let v = 0; v < numVector; v++) {
-    for (let s = 0; s < numField; s++) {
-      const genotype = g[v * numField + s];
-      if (genotype === 3) continue;
-      const cls = s < numControls ? 0 : 1;
-      const kinds = genotype === 2 ? [2] : [genotype, 2];
-      for (const kind of kinds) words[(v * 6 + planeOf(cls, kind)) * wordsPerPlane + (s >> 5)] |= 1 << (s & 31);
-    }
-  }
-  return { numVectors: numVector, numPlanes: 6, wordsPerPlane, words };
-}
-
-function blockOf(planes: PlaneMatrix, vectorFirst: number): VectorBlockView {
-  return { blockIdx: 0, vectorFirst, numVectorReal: planes.numVectors, planes, sums: new Float64Array(planes.numVectors), counts: new Float64Array(planes.numVectors) };
-}
 
 /** Tallies of a pair block from the definition: Σ popcount over each group's terms. */
 function naiveTallies(block: PairBlock, termGroups: readonly TermGroup[]): Uint32Array[] {
@@ -114,12 +63,16 @@ interface Case {
   readonly numRows: number;
   readonly numCols: number;
   readonly seed: number;
+  /** The column block's SNPs precede the row block's. */
+  readonly colsFirst?: boolean;
 }
 
 const CASES: readonly Case[] = [
   { name: 'dense, 150 + 183 samples, one block', numControls: 150, numCases: 183, missingRate: 0, numRows: 72, numCols: 0, seed: 1 },
   { name: 'missing calls, 260 + 257 samples, two blocks', numControls: 260, numCases: 257, missingRate: 0.06, numRows: 45, numCols: 38, seed: 2 },
   { name: 'dense, 9000 + 11001 samples (large table indices)', numControls: 9000, numCases: 11001, missingRate: 0, numRows: 12, numCols: 17, seed: 3 },
+  { name: 'missing calls, 118 + 97 samples, columns before rows (cells transposed)', numControls: 118, numCases: 97, missingRate: 0.05, numRows: 21, numCols: 19, seed: 6, colsFirst: true },
+  { name: 'dense, 201 + 160 samples, columns before rows (cells transposed)', numControls: 201, numCases: 160, missingRate: 0, numRows: 23, numCols: 18, seed: 7, colsFirst: true },
   { name: 'missing calls, 5 + 40 samples (tiny classes)', numControls: 5, numCases: 40, missingRate: 0.1, numRows: 30, numCols: 0, seed: 4 },
   { name: 'dense, no control and 70 cases (an empty class: its planes have no word)', numControls: 0, numCases: 70, missingRate: 0, numRows: 25, numCols: 0, seed: 5 },
 ];
@@ -134,14 +87,28 @@ function runOf(c: Case, score: EpistasisScore, numVector: number): ReturnType<ty
   });
 }
 
-/** The case's pair block: rows of block 0 (global vectors from 3) against themselves or against block 1 (after them). */
-function pairBlockOf(c: Case): PairBlock {
+/**
+ * The case's pair block: rows of block 0 against themselves, or against block 1 — after them (global vectors from 3),
+ * or before them (`colsFirst`: the row SNP is the later one, so finalize transposes the cells) —, and the genotypes
+ * by global vector.
+ */
+function pairBlockOf(c: Case): { block: PairBlock; data: CaseControlData } {
   const random = seeded(c.seed);
   const numField = c.numControls + c.numCases;
-  const rows = blockOf(planesOf(randomGenotypes(random, c.numRows + 2, numField, c.missingRate), c.numControls), 3);
-  if (c.numCols === 0) return { rows, rowFirst: 1, numRows: c.numRows, cols: rows, colFirst: 1, numCols: c.numRows, strictUpper: true };
-  const cols = blockOf(planesOf(randomGenotypes(random, c.numCols + 1, numField, c.missingRate), c.numControls), 3 + c.numRows + 2);
-  return { rows, rowFirst: 2, numRows: c.numRows, cols, colFirst: 0, numCols: c.numCols, strictUpper: false };
+  const rowGenotypes = randomGenotypes(random, c.numRows + 2, numField, c.missingRate);
+  const colGenotypes = c.numCols === 0 ? null : randomGenotypes(random, c.numCols + 1, numField, c.missingRate);
+  const numVector = 3 + c.numRows + c.numCols + 3;
+  const all = new Uint8Array(numVector * numField).fill(3);
+  const phenotypes = Array.from({ length: numField }, (_, s) => (s < c.numControls ? 1 : 2));
+  const data: CaseControlData = { numSnp: numVector, numSample: numField, genotypes: all, phenotypes };
+  const rowFirst = c.colsFirst === true ? 3 + c.numCols + 1 : 3;
+  const rows = blockOf(planesOf(rowGenotypes, c.numControls), rowFirst);
+  all.set(rowGenotypes.g, rowFirst * numField);
+  if (colGenotypes === null) return { block: { rows, rowFirst: 1, numRows: c.numRows, cols: rows, colFirst: 1, numCols: c.numRows, strictUpper: true }, data };
+  const colFirst = c.colsFirst === true ? 3 : 3 + c.numRows + 2;
+  const cols = blockOf(planesOf(colGenotypes, c.numControls), colFirst);
+  all.set(colGenotypes.g, colFirst * numField);
+  return { block: { rows, rowFirst: 2, numRows: c.numRows, cols, colFirst: 0, numCols: c.numCols, strictUpper: false }, data };
 }
 
 // The bitwise kernel, and the u8 one (its GEMMs sweep each class's words only: the analysis's planeWordRanges).
@@ -155,14 +122,24 @@ describe.skipIf(!gate.available).each(['bitwise', 'dot4'] as const)(`epistasis p
   });
 
   it.each(CASES)('every pair\'s engine value, K2, MI and IG: $name', async (c) => {
-    const block = pairBlockOf(c);
+    const { block, data } = pairBlockOf(c);
     const numVector = 3 + c.numRows + c.numCols + 3;
+    const tables = new ScoreTables(c.numControls + c.numCases + 27);
+    const scratch = new MarginalScratch();
     for (const score of SCORES) {
       const run = runOf(c, score, numVector);
       const pairs = run.pairs!;
       const host = capturingSink(block);
       const numPairs = pairs.finalize({ sink: host.sink, verifier: null }, block, naiveTallies(block, pairs.termGroups));
       expect(numPairs).toBe(c.numCols === 0 ? (c.numRows * (c.numRows - 1)) / 2 : c.numRows * c.numCols);
+      // The host's values are the search's rescoring of each pair from its genotypes, the earlier SNP first.
+      for (let r = 0; r < block.numRows; r++) for (let col = 0; col < block.numCols; col++) {
+        const value = host.values[r * block.numCols + col];
+        if (Number.isNaN(value)) continue;
+        const snps = [block.rows.vectorFirst + block.rowFirst + r, block.cols.vectorFirst + block.colFirst + col].sort((a, b) => a - b);
+        const want = engineValueOf(score, epistasisScore(score, tables, tableOf(data, snps), 2, scratch), k2ScaleOf(tables));
+        if (!Object.is(value, want)) throw new Error(`${score} pair ${snps.join(',')}: host finalize ${value}, rescored ${want}`);
+      }
       const device = pairs.deviceFinalizer!(gemm, { kind: 'none' }, { writesRecords: false, denseValues: 'float64' });
       expect(device).not.toBeNull();
       const result = await device!.start(block);
@@ -190,7 +167,7 @@ describe.skipIf(!gate.available).each(['bitwise', 'dot4'] as const)(`epistasis p
 
   it('values named by pairs: every pair in the checksum (uid hi·nv + lo), records (i, j, value) past the threshold, a top-N bar', async () => {
     const c = CASES[1];
-    const block = pairBlockOf(c);
+    const { block } = pairBlockOf(c);
     const numVector = 3 + c.numRows + c.numCols + 3;
     const pairs = runOf(c, 'k2', numVector).pairs!;
     const host = capturingSink(block);

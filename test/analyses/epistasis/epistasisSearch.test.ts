@@ -1,7 +1,7 @@
 // The epistasis search against the brute-force reference: top-N lists, scores and tables of 2- and 3-way K2, MI and
-// IG, with missing calls and phenotypes, ragged sizes, on ref, cpu and webgpu (host finalize, and 2-way scores on the
-// device) and under npv, npr, phases and stages; and the dense (no missing call) 2-way path, whose products with P come
-// from per-vector counts.
+// IG, with missing calls and phenotypes, ragged sizes, on ref, cpu and webgpu (host finalize, and 2-way and 3-way scores
+// on the device) and under npv, npr, phases and stages, with one checksum for every decomposition; and the dense (no
+// missing call) 2-way path, whose products with P come from per-vector counts.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +97,22 @@ describe('epistasis search against the brute-force reference', () => {
     }
   });
 
+  it('one checksum of every engine value under every decomposition (cells in canonical order, whichever SNP comes first)', async () => {
+    // With missing calls, and dense (2-way's cells from 2^2 products per class).
+    for (const files of [await filesPromise, await prepared('dense-checksum', randomCaseControlData(12, 66, 13, 0))]) {
+      for (const [order, decompositions] of [
+        [2, [{}, { numProcVector: 3 }, { numProcVector: 4, numPhase: 2 }]],
+        [3, [{}, { numProcVector: 3 }, { numProcVector: 2, numStage: 2 }, { numProcVector: 2, numProcRepl: 2, numPhase: 2 }]],
+      ] as const) {
+        for (const score of ['k2', 'mi'] as const) {
+          const checksums = new Set<string>();
+          for (const parts of decompositions) checksums.add((await search(files, order, score, 3, 'cpu', parts)).run.checksum);
+          expect(checksums.size).toBe(1);
+        }
+      }
+    }
+  });
+
   it('every tuple when N exceeds their number; a top-1', async () => {
     const files = await filesPromise;
     const all = await search(files, 2, 'mi', 500, 'cpu');
@@ -136,25 +152,51 @@ describe('epistasis search against the brute-force reference', () => {
     }
   }, 600_000);
 
-  it('--score-threshold records: the same files from webgpu with scores on the device as from cpu', async (context) => {
+  it('webgpu with 3-way scores on the device = cpu: K2, MI, IG, with and without missing calls, under npv 3, stages, phases and npr 2', async (context) => {
+    const gate = await webgpuGate();
+    if (!gate.available) context.skip();
+    // 14 SNPs × 77 samples without missing calls: 364 triples, more than the 64 + N candidates a search asks for.
+    const dense = randomCaseControlData(14, 77, 12, 0);
+    const sets = [await filesPromise, await prepared('dense-device-3', dense)];
+    for (const [set, files] of sets.entries()) {
+      for (const score of ['k2', 'mi', 'ig'] as const) {
+        for (const parts of [{}, { numProcVector: 3 }, { numProcVector: 2, numStage: 3, numPhase: 2 }, { numProcVector: 2, numProcRepl: 2 }]) {
+          const cpu = await search(files, 3, score, 6, 'cpu', parts);
+          const gpu = await search(files, 3, score, 6, 'webgpu', parts, 'auto');
+          expect(gpu.hits).toEqual(cpu.hits);
+          expectTopOf(gpu, set === 0 ? data : dense, 3, score, 6);
+          // The device scored every triple (same checksum of every engine value) and returned records: finalized there.
+          const numSnp = files.sidecar.numVector;
+          expect(gpu.run.deviceFinalizedTriples).toBe((numSnp * (numSnp - 1) * (numSnp - 2)) / 6);
+          expect(gpu.run.checksum).toEqual(cpu.run.checksum);
+          expect(gpu.run.deviceRecordsReadBack).toBeGreaterThan(0);
+        }
+      }
+    }
+  }, 900_000);
+
+  it('--score-threshold records: the same files from webgpu with scores on the device as from cpu, 2-way and 3-way', async (context) => {
     const gate = await webgpuGate();
     if (!gate.available) context.skip();
     const files = await filesPromise;
-    for (const score of ['k2', 'ig'] as const) {
-      const want = naiveEpistasis(data, 2, score);
-      const scoreThreshold = (want[19].score + want[20].score) / 2;
+    for (const [order, score, numProcVector, numTuples] of [[2, 'k2', 2, 78], [2, 'ig', 2, 78], [3, 'k2', 3, 286], [3, 'mi', 2, 286]] as const) {
+      const want = naiveEpistasis(data, order, score);
+      // About 20 tuples past the threshold, halfway between two distinct scores (ties would sit on it).
+      let numPast = 20;
+      while (Math.abs(want[numPast - 1].score - want[numPast].score) < 1e-9) numPast++;
+      const scoreThreshold = (want[numPast - 1].score + want[numPast].score) / 2;
       const written = await Promise.all((['cpu', 'webgpu'] as const).map(async (backend) => {
         const options: EpistasisSearchOptions = {
-          ...files, order: 2, score, top: 1, backend, numThreads: 2, decomposition: decomposition({ numProcVector: 2 }), finalize: 'auto',
+          ...files, order, score, top: 1, backend, numThreads: 2, decomposition: decomposition({ numProcVector }), finalize: 'auto',
         };
-        const stub = join(dir, `threshold-${score}-${backend}`);
+        const stub = join(dir, `threshold-${order}-${score}-${backend}`);
         return writeThresholdRecords(options, { stub, scoreThreshold, force: false, input: { kind: 'prepared', givenPath: files.packedPath, sidecarPath: null } });
       }));
-      expect(written[0].numRecords).toBe(20);
-      expect(written[1].run.deviceFinalizedPairs).toBe(78);
+      expect(written[0].numRecords).toBe(numPast);
+      expect(order === 2 ? written[1].run.deviceFinalizedPairs : written[1].run.deviceFinalizedTriples).toBe(numTuples);
       expect(written[1].files.map((file) => readFileSync(file))).toEqual(written[0].files.map((file) => readFileSync(file)));
     }
-  }, 300_000);
+  }, 600_000);
 
   it('webgpu (host finalize) = cpu, 2-way and 3-way', async (context) => {
     const gate = await webgpuGate();

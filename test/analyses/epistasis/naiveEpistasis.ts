@@ -18,7 +18,8 @@ export interface NaiveTuple {
   readonly score: number;
 }
 
-function tableOf(data: CaseControlData, snps: readonly number[]): { controls: number[]; cases: number[] } {
+/** A tuple's table counted sample by sample (SNPs in the given order, the first slowest). */
+export function tableOf(data: CaseControlData, snps: readonly number[]): { controls: number[]; cases: number[] } {
   const numCell = 3 ** snps.length;
   const controls = new Array<number>(numCell).fill(0);
   const cases = new Array<number>(numCell).fill(0);

@@ -17,14 +17,14 @@ import type {
 } from '../../contract.js';
 import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult, type PairValueProgram } from '../../pairFinalize.js';
 import { checkPopcountGemmRequest } from '../../requestChecks.js';
-import type { TripleFinalizeRequest, TripleFinalizeResult } from '../../tripleFinalize.js';
+import { isProgramTripleRequest, type TripleFinalizeRequest, type TripleFinalizeResult } from '../../tripleFinalize.js';
 import { createFinalize2Program, finalize2CacheKey, type Finalize2Options, type Finalize2Program } from './finalize/finalize2Program.js';
 import { FinalizeScratchRing, type FinalizeScratch } from './finalize/finalizeScratch.js';
 import { finalizeDispatch, finalizeTiles, pairRecordDispatches, pairRecordScratchBytes, pairSlots, type PairRecordPrograms } from './finalize/pairFinalizeWebgpu.js';
 import { createPairRecordWritesProgram, createPairSlotCountsProgram, createPairSlotOffsetsProgram } from './finalize/pairRecordPrograms.js';
 import type { TripleSliceCoordinates } from './finalize/recordOrder.js';
 import { RecordOrderPool } from './finalize/recordOrderPool.js';
-import { ResidentPairCounts } from './finalize/tripleFinalizeWebgpu.js';
+import { ResidentArrays } from './finalize/tripleFinalizeWebgpu.js';
 import { WebgpuBenchmarking } from './kernelBenchmarking.js';
 import { ExpandedOperands } from './operands/expandedOperands.js';
 import { ResidentPlanes, type PlaneChunk } from './operands/residentPlanes.js';
@@ -71,8 +71,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /** Per-vector finalize words on the device, by the host array they came from (tiny: 32 bytes per vector). */
   private readonly vectorWords = new WeakMap<Uint32Array, GPUBuffer>();
   private readonly vectorWordBuffers: GPUBuffer[] = [];
-  /** Dense 3-way T[cmc] block-pair matrices on the device (tripleFinalizeWebgpu.ts). */
-  private readonly pairCounts: ResidentPairCounts;
+  /** Dense 3-way T[cmc] block-pair matrices and value programs' run words on the device (tripleFinalizeWebgpu.ts). */
+  private readonly residentArrays: ResidentArrays;
   /** Requests encode and submit one at a time and are collected after their turn; close() waits for them. */
   private readonly turns = new RequestTurns();
   private closed = false;
@@ -87,7 +87,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.programs = new ProgramLibrary(caps, limits.u8Staging);
     const family = kernel === 'auto' ? (caps.hasSubgroupMatrix ? 'subgroup-matrix' : 'bitwise') : kernel;
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
-    this.pairCounts = new ResidentPairCounts(runner);
+    this.residentArrays = new ResidentArrays(runner);
     this.scratch = new GrowingBuffers(runner);
     this.expandedOperands = new ExpandedOperands(runner, expansionBytes);
     this.finalizeScratch = new FinalizeScratchRing(runner);
@@ -175,8 +175,11 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    */
   finalizeTriples(request: TripleFinalizeRequest): Promise<TripleFinalizeResult> {
     const { xVectorFirst, yVectorFirst, zVectorFirst } = request;
+    // Table entries are recorded at 2i + a (SPEC §7), values named by triples at i.
+    const step = isProgramTripleRequest(request) ? 1 : 2;
     const slices: TripleSliceCoordinates[] = request.gemm.slices.map(({ yRow, xFirst, xCount, zFirst, zCount }) => ({
-      twiceIFirst: 2 * (xVectorFirst + xFirst), twiceJ: 2 * (yVectorFirst + yRow), twiceKFirst: 2 * (zVectorFirst + zFirst), xCount, zCount,
+      iRecordFirst: step * (xVectorFirst + xFirst), jRecord: step * (yVectorFirst + yRow), kRecordFirst: step * (zVectorFirst + zFirst),
+      coordinateStep: step, xCount, zCount,
     }));
     return this.finalizeInTurns((scratch) => {
       if (this.closed) throw new Error(`${this.name}: finalizeTriples() after close()`);
@@ -190,7 +193,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     await traced('close: requests settled', () => this.turns.allSettled());
     await traced('close: buffers freed', async () => {
       await this.resident.clear();
-      this.pairCounts.clear();
+      this.residentArrays.clear();
       this.finalizeScratch.destroy();
       this.scratch.destroy();
       this.expandedOperands.clear();
@@ -237,8 +240,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   private finalize3Host(finalizeScratch: FinalizeScratch): Finalize3Host {
     return {
       ...this.tally3Host(),
-      finalize3Program: (sparse, histogram) => this.programs.finalize3(sparse, histogram),
-      pairCountsBuffer: (data) => this.pairCounts.bufferOf(data),
+      finalize3Program: (values, histogram) => this.programs.finalize3(values, histogram),
+      residentBuffer: (data) => this.residentArrays.bufferOf(data),
       finalizeScratch,
     };
   }

@@ -10,7 +10,9 @@
 import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, Tally3Slice } from '../../contract.js';
 import { NO_PAIR_RECORDS, type PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemm3Request } from '../../requestChecks.js';
-import { tripleRecordKeysFit, TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest } from '../../tripleFinalize.js';
+import {
+  isProgramTripleRequest, tripleFinalizeValuesOf, tripleRecordKeysFit, tripleVectorWordsOf, type TripleFinalizeRequest, type TripleFinalizeValues,
+} from '../../tripleFinalize.js';
 import type { Finalize3Program } from './finalize/finalize3Program.js';
 import type { HistogramLayout } from '../../../core/histogramLayout.js';
 import type { KernelFamily } from './plan/kernelChoice.js';
@@ -44,9 +46,9 @@ export interface Tally3Host {
 
 /** What device finalize (submitTally3Finalize) uses besides: its program, resident T[cmc], and the request's finalize set. */
 export interface Finalize3Host extends Tally3Host {
-  finalize3Program(sparse: boolean, histogram: HistogramLayout | null): Finalize3Program;
-  /** The device copy of a dense T[cmc] block-pair matrix (kept across requests). */
-  pairCountsBuffer(data: Uint32Array): GPUBuffer;
+  finalize3Program(values: TripleFinalizeValues, histogram: HistogramLayout | null): Finalize3Program;
+  /** The device copy of a dense T[cmc] block-pair matrix or a value program's run words (kept across requests). */
+  residentBuffer(data: Uint32Array): GPUBuffer;
   /** Status, partials and records of this request, and the submit and read-back 2-way and 3-way share. */
   readonly finalizeScratch: FinalizeScratch;
 }
@@ -229,7 +231,7 @@ const NOTHING_FINALIZED: PairFinalizeResult = {
 export async function submitTally3Finalize(host: Finalize3Host, request: TripleFinalizeRequest): Promise<Pending<PairFinalizeResult | null>> {
   const { gemm } = request;
   checkPopcountGemm3Request(gemm);
-  const vw = TRIPLE_VECTOR_WORDS;
+  const vw = tripleVectorWordsOf(request);
   for (const { xFirst, xCount, yRow, zFirst, zCount } of gemm.slices) {
     if (request.xVectors.length < (xFirst + xCount) * vw || request.yVectors.length < (yRow + 1) * vw || request.zVectors.length < (zFirst + zCount) * vw) {
       throw new RangeError('finalizeTriples: per-vector words do not cover the rows of a slice');
@@ -242,14 +244,19 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
     numTriples += slice.xCount * slice.zCount;
   }
   if (request.records && !tripleRecordKeysFit(numTriples)) return settled({ kind: 'needsHost', reason: 'record keys exceed 32 bits' });
-  const xz = request.pairCounts?.xz;
-  if (xz !== undefined && xz.data.byteLength > host.runner.capabilities.maxStorageBufferBindingSize) {
-    return settled({ kind: 'needsHost', reason: 'pair counts exceed one binding' });
+  const program = isProgramTripleRequest(request);
+  const xz = program ? undefined : request.pairCounts?.xz;
+  const runWords = program ? request.runWords : undefined;
+  for (const whole of [xz?.data, runWords]) {
+    if (whole !== undefined && whole.byteLength > host.runner.capabilities.maxStorageBufferBindingSize) {
+      return settled({ kind: 'needsHost', reason: 'pair counts or run words exceed one binding' });
+    }
   }
-  const histogram = request.histogram ?? null;
-  const program = host.finalize3Program(request.formula.sparse, histogram);
-  await host.runner.pipelineFor(program);
-  const pairIK = xz === undefined ? null : host.pairCountsBuffer(xz.data);
+  const histogram = program ? null : request.histogram ?? null;
+  const finalizeProgram = host.finalize3Program(tripleFinalizeValuesOf(request), histogram);
+  await host.runner.pipelineFor(finalizeProgram);
+  const pairIK = xz === undefined ? null : host.residentBuffer(xz.data);
+  const runWordsBuffer = runWords === undefined ? null : host.residentBuffer(runWords);
   // The tallies stay on the device: larger sub-blocks (sparse requests' eight groups) fill the GPU better.
   const { submits } = await planSubmits(host, gemm, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
   const pieces = submits.flatMap((submit) => submit.pieces);
@@ -266,7 +273,7 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
     const finalizeAfter = new Map<number, Dispatch>();
     for (const { stepIdx, byteOffset, numBytes, shape, table } of blocksOf[submitIdx]) {
       const tallies: BufferRange = { buffer: output, offset: byteOffset, size: numBytes };
-      finalizeAfter.set(stepIdx, finalize3Dispatch(program, request, table, shape, { tallies, sliceWords, pairIK, ...target.buffers }, {
+      finalizeAfter.set(stepIdx, finalize3Dispatch(finalizeProgram, request, table, shape, { tallies, sliceWords, pairIK, runWords: runWordsBuffer, ...target.buffers }, {
         partialFirst, recordCapacity: target.recordCapacity,
       }));
       partialFirst += finalize3Workgroups(table.numTiles);

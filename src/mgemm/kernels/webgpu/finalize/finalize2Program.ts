@@ -271,7 +271,7 @@ ${histogram === null ? '' : '  histogramCacheClear(li);\n'}  var sum = vec4<u32>
       let col = u.colFirst + c;
       if (c >= u.numCols || (u.strictUpper != 0u && row >= col)) { continue; }
       let gj = u.colVectorFirst + col;
-${windowed ? windowSkipWgsl(values.vectorWords) : ''}      let values = pairValues(STRIDE * row, STRIDE * col, r * u.rowStride + c);
+${windowed ? windowSkipWgsl(values.vectorWords) : ''}      let values = pairValues(STRIDE * row, STRIDE * col, r * u.rowStride + c, gi, gj);
 ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
 ${pairCounts ? pairCountEntriesWgsl(entryBitsOf) : thresholdedEntriesWgsl(entryBitsOf, { countsEveryEntry: values.naming === 'pairs' })}      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2); values

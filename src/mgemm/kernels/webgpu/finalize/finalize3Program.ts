@@ -1,8 +1,9 @@
 // Program factory of 3-way finalize on the device: tallies of the slices' rectangles of an mGEMM3 sub-block (where
-// the GEMM left them) → r_abc of the eight entries by inclusion–exclusion (exact u32) → the SPEC §3 values in soft double
-// (wgsl/softDouble.ts; the operations of src/analyses/comet/tripleValues.ts and core/formulas.ts combine3, bit for bit)
-// → threshold (core/thresholds.ts on float32 bits) → exact checksum partial sums (core/checksum.ts
-// tripleRowWeights: rv·iv in 128-bit integers) and appended records.
+// the GEMM left them) → values in soft double (wgsl/softDouble.ts): SPEC §3's (r_abc of the eight entries by
+// inclusion–exclusion, the operations of src/analyses/comet/tripleValues.ts and core/formulas.ts combine3, bit for
+// bit; finalize3Wgsl.ts) or one per triple from an analysis's TripleValueProgram (finalize3ValueWgsl.ts) →
+// threshold (core/thresholds.ts on float32 bits) → exact checksum partial sums (core/checksum.ts: rv·iv in 128-bit
+// integers) and appended records.
 //
 // One dispatch finalizes one sub-block of a stacked GEMM (sliceStacks.ts): a table of rectangles, one per slice
 // the sub-block holds rows of (FINALIZE3_RECT_FIELDS, FINALIZE3_RECT_WORDS words each, in `sliceWords` at
@@ -14,18 +15,18 @@
 // `sliceWords` holds the request's finalize words (tripleFinalizeWebgpu.ts requestFinalizeWords): per-vector
 // words (mgemm/tripleFinalize.ts) of the rows, j and the columns, and, dense, T[ccm] of each row and T[mcc] of
 // each column, at a rectangle's offsets; then the rectangle tables. `pairIK` is the dense block-pair matrix of
-// T[cmc]. A passing entry outside
-// [0, 16) sets status[1]: the host then finalizes the request (all its slices) itself, as the CPU path would
-// (error included). The per-triple WGSL functions (tallies, screen, values) are in finalize3Wgsl.ts.
+// T[cmc]; `runWords` a value program's run words. A counted value outside [0, 16) sets status[1]: the host then
+// finalizes the request (all its slices) itself, as the CPU path would (error included).
 
-import { TRIPLE_VECTOR_WORDS } from '../../../tripleFinalize.js';
+import { TRIPLE_VECTOR_WORDS, type TripleFinalizeValues, type TripleValueProgram } from '../../../tripleFinalize.js';
 import { FINALIZE2_PARTIAL_WORDS } from './finalize2Program.js';
 import { CHECKSUM_TERMS_PER_FOLD, checksumPartialDeclarations, checksumPartialWgsl, checksumWeightWgsl, FLOAT32_THRESHOLD_WGSL } from '../programs/wgsl/exactChecksum.js';
 import { lastAtMostWgsl } from '../programs/wgsl/lastAtMost.js';
 import { SOFT_DOUBLE_WGSL } from '../programs/wgsl/softDouble.js';
-import { HISTOGRAM_STORAGE, histogramCacheWgsl, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
+import { HISTOGRAM_STORAGE } from '../programs/wgsl/histogramWgsl.js';
 import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
-import { screenWgsl, tripleTalliesWgsl, tripleValuesWgsl } from './finalize3Wgsl.js';
+import { FORMULA_SETUP_WGSL, formulaDeclarations, formulaTripleWgsl } from './finalize3Wgsl.js';
+import { VALUE_PROGRAM_TRIPLE_WGSL, valueProgramDeclarations } from './finalize3ValueWgsl.js';
 import type { WgslProgram } from '../programs/wgslProgram.js';
 import { RECORD_BAR_UNIFORMS, RECORD_BAR_WGSL } from './recordBar.js';
 
@@ -91,8 +92,8 @@ const UNIFORMS = [
   'countedBits', 'numField', 'multLo', 'multHi', 'rsumLo', 'rsumHi',
 ] as const;
 
-/** Uniform values of one dispatch, by name. */
-export type Finalize3Uniforms = Record<(typeof UNIFORMS)[number], number>;
+/** Uniform values of one dispatch, by name: the scaffolding's and a value program's constants. */
+export type Finalize3Uniforms = Record<(typeof UNIFORMS)[number], number> & Readonly<Record<string, number>>;
 
 export interface Finalize3Program extends WgslProgram {
   readonly tile: number;
@@ -100,30 +101,41 @@ export interface Finalize3Program extends WgslProgram {
   readonly countsHistogram: boolean;
 }
 
-/** The eight entries of a triple, in the order tripleValues returns them (4a + 2b + c). */
-const TRIPLE_ENTRY_BITS = [0, 1, 2, 3, 4, 5, 6, 7];
+/** The formula variant's histogram cache: per workgroup thread, flushed after each tile. */
+const FORMULA_HISTOGRAM_CACHE = { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE3_TILE ** 2 };
+
+/** The cache key of a finalize program (finalize3Program options). */
+export function finalize3CacheKey(values: TripleFinalizeValues, histogram: HistogramLayout | null): string {
+  const kind = values.kind === 'formula' ? (values.sparse ? 'sparse' : 'dense') : `program/${values.program.cacheKey}`;
+  return `finalize3/${kind}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`;
+}
+
+/** Checks a value program's shape: per-vector words, constants that are no scaffolding uniform. */
+function checkValueProgram(program: TripleValueProgram): void {
+  const scaffolding = new Set<string>(UNIFORMS);
+  const clash = program.constantNames.find((name) => scaffolding.has(name) || !/^[A-Za-z][A-Za-z0-9]*$/.test(name));
+  if (clash !== undefined) throw new Error(`${program.cacheKey}: constant name ${clash} is taken or not a WGSL name`);
+  if (!Number.isInteger(program.vectorWords) || program.vectorWords < 0) throw new Error(`${program.cacheKey}: vectorWords ${program.vectorWords}`);
+}
 
 /**
- * The finalize program of dense or sparse 3-way formulas (thresholds and records are uniforms); with `histogram`, it
- * also counts every value of every triple in that layout — so it never skips a triple by the threshold's screen.
+ * The finalize program of dense or sparse 3-way formulas, or of an analysis's value program (thresholds and records
+ * are uniforms); with `histogram` (formulas only), it also counts every value of every triple in that layout — so it
+ * never skips a triple by the threshold's screen.
  */
-export function createFinalize3Program(options: { readonly sparse: boolean; readonly histogram?: HistogramLayout | null }): Finalize3Program {
+export function createFinalize3Program(options: { readonly values: TripleFinalizeValues; readonly histogram?: HistogramLayout | null }): Finalize3Program {
+  const values = options.values;
   const histogram = options.histogram ?? null;
+  if (values.kind === 'program') {
+    if (histogram !== null) throw new Error('finalize3: a value program counts no histogram');
+    checkValueProgram(values.program);
+  }
   const declarations = `${SOFT_DOUBLE_WGSL}
 const ONE = vec2<u32>(0u, 0x3ff00000u);
-const VW = ${TRIPLE_VECTOR_WORDS}u;
+const VW = ${values.kind === 'formula' ? TRIPLE_VECTOR_WORDS : values.program.vectorWords}u;
 const TILE = ${FINALIZE3_TILE}u;
 const SIDE = ${THREADS_PER_SIDE}u;
 const NUM_THREADS = ${THREADS_PER_SIDE * THREADS_PER_SIDE}u;
-/** Run constants as factors: mult (and whether its significand is short), dense rsum. */
-var<private> MULT: SdFactor;
-var<private> MULT_IS_SHORT: bool;
-var<private> RSUM: SdFactor;
-/** The screen's f32 factors (mayPassSingle); false when mult or rsum is outside f32's normal range. */
-var<private> MULT_F32: f32;
-var<private> RSUM_F32: f32;
-var<private> MULT_RSUM_F32_OK: bool;
-var<private> SCREEN_EXACT: bool;
 /** The rectangle of the tile at hand (loadRect). */
 struct Rect {
 ${FINALIZE3_RECT_FIELDS.map((f) => `  ${f}: u32,`).join('\n')}
@@ -144,40 +156,13 @@ ${FINALIZE3_RECT_FIELDS.map((f, idx) => `  R.${f} = sliceWords[at + ${idx}u];`).
 }
 /** The rectangle holding a tile: the last whose first tile is at most it. */
 ${lastAtMostWgsl('rectOfTile', 'u.numRects', (i) => `sliceWords[u.rectsFirst + ${i} * ${FINALIZE3_RECT_WORDS}u]`)}
-${tripleTalliesWgsl(options.sparse)}
-${tripleValuesWgsl(options.sparse)}
-${screenWgsl(options.sparse)}
 ${checksumWeightWgsl()}
 ${FLOAT32_THRESHOLD_WGSL}
 ${RECORD_BAR_WGSL}
-${histogram === null ? '' : histogramWgsl(histogram, TRIPLE_ENTRY_BITS)}
-${histogram === null ? '' : histogramCacheWgsl(histogram, TRIPLE_ENTRY_BITS, { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE3_TILE ** 2 })}
-/** Which of the eight entries pass (bit 4a + 2b + c): core/thresholds.ts markPassingEntries. */
-fn passingEntries(f: array<u32, 8>) -> u32 {
-  if (u.thresholdKind == 0u) { return 255u; }
-  if (u.thresholdKind == 1u) {
-    var mask = 0u;
-    for (var e = 0u; e < 8u; e++) { if (above(f[e], u.threshold0)) { mask |= 1u << e; } }
-    return mask;
-  }
-  // multi3: thresholds by the number of 1 bits (LLL, LLH, LHH, HHH), and LLL+HHH on the float32 sum of two positive values.
-  let byOnes = array<u32, 4>(u.threshold0, u.threshold1, u.threshold2, u.threshold3);
-  let lllhhh = positive(f[0]) && positive(f[7])
-    && above(sdToF32Bits(sdAdd(sdFromF32Bits(f[0]), sdFromF32Bits(f[7]))), u.threshold4);
-  var mask = select(0u, 0x81u, lllhhh);
-  for (var e = 0u; e < 8u; e++) { if (above(f[e], byOnes[countOneBits(e)])) { mask |= 1u << e; } }
-  return mask;
-}`;
+${values.kind === 'formula' ? formulaDeclarations(values.sparse, histogram, FORMULA_HISTOGRAM_CACHE) : valueProgramDeclarations(values.program)}`;
 
   const body = `
-  MULT = sdFactor(vec2<u32>(u.multLo, u.multHi));
-  MULT_IS_SHORT = sdFactorIsShort(MULT);
-  RSUM = sdFactor(vec2<u32>(u.rsumLo, u.rsumHi));
-  SCREEN_EXACT = true;
-  MULT_F32 = sdToF32Truncated(vec2<u32>(u.multLo, u.multHi));
-  RSUM_F32 = sdToF32Truncated(vec2<u32>(u.rsumLo, u.rsumHi));
-  MULT_RSUM_F32_OK = SCREEN_EXACT;
-  var sum = vec4<u32>(0u);
+${values.kind === 'formula' ? FORMULA_SETUP_WGSL : ''}  var sum = vec4<u32>(0u);
   var entries = 0u;
   var zeros = 0u;
 ${histogram === null ? '' : '  histogramCacheClear(li);\n'}  for (var tileIdx = wg.x; tileIdx < u.numTiles; tileIdx += u.numWorkgroups) {
@@ -197,58 +182,30 @@ ${histogram === null ? '' : '  histogramCacheClear(li);\n'}  for (var tileIdx = 
         let cq = R.colFirst + c;
         let gk = R.kVectorFirst + cq;
         let t = R.tallyFirst + r * u.rowStride + c;
-${histogram === null ? `        if (u.thresholdKind == 1u && !mayPassSingle(t, rq, cq)) { continue; }
-` : ''}        let values = tripleValues(t, rq, cq);
-${histogram === null ? '' : '        histogramCacheCount(values);\n'}        var f: array<u32, 8>;
-        for (var e = 0u; e < 8u; e++) { f[e] = sdToF32Bits(values[e]); }
-        let mask = passingEntries(f);
-        if (mask == 0u) { continue; }
-        // uid: coordinates sorted descending, ((c0·nv + c1)·nv + c2)·8 + bits (core/checksum.ts tripleRowWeights);
-        // rank 0 = the largest coordinate, whose entry bit is the high bit.
-        let rankI = select(0u, 1u, gj > gi) + select(0u, 1u, gk > gi);
-        let rankJ = select(0u, 1u, gi > gj) + select(0u, 1u, gk > gj);
-        let rankK = 3u - rankI - rankJ;
-        let cHi = select(select(gk, gj, rankJ == 0u), gi, rankI == 0u);
-        let cLo = select(select(gk, gj, rankJ == 2u), gi, rankI == 2u);
-        let cMid = select(select(gk, gj, rankJ == 1u), gi, rankI == 1u);
-        let tripleMod = (mulMod((mulMod(cHi % RMOD, u.numVectorMod) + cMid % RMOD) % RMOD, u.numVectorMod) + cLo % RMOD) % RMOD;
-        let tripleResidues = checksumResidues((tripleMod * 8u) % RMOD);
-        for (var e = 0u; e < 8u; e++) {
-          if ((mask & (1u << e)) == 0u) { continue; }
-          entries += 1u;
-          let v = values[e];
-          if (u.writeRecords != 0u && keptByBar(f[e])) {
-            let at = atomicAdd(&status[0], 1u);
-            if (at < u.recordCapacity) {
-              records[2u * at] = f[e];
-              records[2u * at + 1u] = R.keyFirst + (((rq * R.requestCols + cq) << 3u) | e);
-            }
-          }
-          if (sdIsZero(v)) { zeros += 1u; continue; }
-          if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
-          let bits = ((e >> 2u) << (2u - rankI)) | (((e >> 1u) & 1u) << (2u - rankJ)) | ((e & 1u) << (2u - rankK));
-          checksumAddTerm(checksumWeight(checksumResiduesPlus(tripleResidues, bits)), sdFloorTimes2p56(v));
-        }
+${values.kind === 'formula' ? formulaTripleWgsl(histogram) : VALUE_PROGRAM_TRIPLE_WGSL}
       }
     }
 ${histogram === null ? '' : '    // Every tile: a cache count stays below 2^32 however many tiles the workgroup takes.\n    histogramCacheFlush(li);\n'}    sum = checksumFold(sum);
   }
 ${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
 
+  const formulaBindings = values.kind === 'formula' && !values.sparse ? [{ name: 'pairIK', access: 'read', elementType: 'u32' } as const] : [];
+  const programBindings = values.kind === 'program' ? [{ name: 'runWords', access: 'read', elementType: 'u32' } as const] : [];
   return {
-    cacheKey: `finalize3/${options.sparse ? 'sparse' : 'dense'}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`,
+    cacheKey: finalize3CacheKey(values, histogram),
     workgroupSize: [THREADS_PER_SIDE, THREADS_PER_SIDE],
     storage: [
       { name: 'tallies', access: 'read', elementType: 'u32' },
       { name: 'sliceWords', access: 'read', elementType: 'u32' },
-      // Dense only: layout 'auto' leaves out bindings a shader does not use.
-      ...(options.sparse ? [] : [{ name: 'pairIK', access: 'read', elementType: 'u32' } as const]),
+      // Dense formulas only: layout 'auto' leaves out bindings a shader does not use.
+      ...formulaBindings,
+      ...programBindings,
       { name: 'partials', access: 'read_write', elementType: 'u32' },
       { name: 'status', access: 'read_write', elementType: 'atomic<u32>' },
       { name: 'records', access: 'read_write', elementType: 'u32' },
       ...(histogram === null ? [] : [HISTOGRAM_STORAGE]),
     ],
-    uniforms: UNIFORMS.map((name) => ({ name, type: 'u32' as const })),
+    uniforms: [...UNIFORMS, ...(values.kind === 'program' ? values.program.constantNames : [])].map((name) => ({ name, type: 'u32' as const })),
     extensions: [],
     declarations,
     mainBody: body,

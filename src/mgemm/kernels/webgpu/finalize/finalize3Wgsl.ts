@@ -1,8 +1,103 @@
-// WGSL functions of the 3-way finalize program (finalize3Program.ts), by formula variant: the eight tallies T[uvw]
-// of one triple (dense: from per-vector words and block-pair counts; sparse: from the GEMM's eight groups), the
-// single-threshold f32 screen that skips triples none of whose entries can pass, and the eight SPEC §3 values of a
-// triple in soft double (r_abc by inclusion–exclusion, combine3's ordered products). They read the names the
-// program declares (u, R, sliceWords, ROW_VECTORS, J_VECTOR, COL_VECTORS, VW, MULT, RSUM, …).
+// WGSL of the 3-way finalize program (finalize3Program.ts) with SPEC §3's formulas, by variant: the eight tallies
+// T[uvw] of one triple (dense: from per-vector words and block-pair counts; sparse: from the GEMM's eight groups), the
+// single-threshold f32 screen that skips triples none of whose entries can pass, the eight SPEC §3 values of a
+// triple in soft double (r_abc by inclusion–exclusion, combine3's ordered products), and what one triple does with
+// them (threshold, checksum, records). They read the names the program declares (u, R, sliceWords, ROW_VECTORS,
+// J_VECTOR, COL_VECTORS, VW, …).
+import type { HistogramLayout } from '../../../../core/histogramLayout.js';
+import { histogramCacheWgsl, histogramWgsl } from '../programs/wgsl/histogramWgsl.js';
+
+/** The eight entries of a triple, in the order tripleValues returns them (4a + 2b + c). */
+const TRIPLE_ENTRY_BITS = [0, 1, 2, 3, 4, 5, 6, 7];
+
+/**
+ * WGSL statements giving `tripleMod`, the checksum uid of a triple's sorted coordinates mod RMOD, and `rankI`,
+ * `rankJ`, `rankK` (0 = the largest coordinate) of gi, gj, gk: ((cHi·nv + cMid)·nv + cLo) mod RMOD.
+ */
+export const TRIPLE_UID_WGSL = `        let rankI = select(0u, 1u, gj > gi) + select(0u, 1u, gk > gi);
+        let rankJ = select(0u, 1u, gi > gj) + select(0u, 1u, gk > gj);
+        let rankK = 3u - rankI - rankJ;
+        let cHi = select(select(gk, gj, rankJ == 0u), gi, rankI == 0u);
+        let cLo = select(select(gk, gj, rankJ == 2u), gi, rankI == 2u);
+        let cMid = select(select(gk, gj, rankJ == 1u), gi, rankI == 1u);
+        let tripleMod = (mulMod((mulMod(cHi % RMOD, u.numVectorMod) + cMid % RMOD) % RMOD, u.numVectorMod) + cLo % RMOD) % RMOD;`;
+
+/** Statements run once per thread before its triples: the run constants as factors. */
+export const FORMULA_SETUP_WGSL = `  MULT = sdFactor(vec2<u32>(u.multLo, u.multHi));
+  MULT_IS_SHORT = sdFactorIsShort(MULT);
+  RSUM = sdFactor(vec2<u32>(u.rsumLo, u.rsumHi));
+  SCREEN_EXACT = true;
+  MULT_F32 = sdToF32Truncated(vec2<u32>(u.multLo, u.multHi));
+  RSUM_F32 = sdToF32Truncated(vec2<u32>(u.rsumLo, u.rsumHi));
+  MULT_RSUM_F32_OK = SCREEN_EXACT;
+`;
+
+/** Module-scope declarations of the formula variant: run factors, tallies, values, screen, histogram, thresholds. */
+export function formulaDeclarations(sparse: boolean, histogram: HistogramLayout | null, options: { readonly numThreads: number; readonly tuplesPerFlush: number }): string {
+  return `/** Run constants as factors: mult (and whether its significand is short), dense rsum. */
+var<private> MULT: SdFactor;
+var<private> MULT_IS_SHORT: bool;
+var<private> RSUM: SdFactor;
+/** The screen's f32 factors (mayPassSingle); false when mult or rsum is outside f32's normal range. */
+var<private> MULT_F32: f32;
+var<private> RSUM_F32: f32;
+var<private> MULT_RSUM_F32_OK: bool;
+var<private> SCREEN_EXACT: bool;
+${tripleTalliesWgsl(sparse)}
+${tripleValuesWgsl(sparse)}
+${screenWgsl(sparse)}
+${histogram === null ? '' : histogramWgsl(histogram, TRIPLE_ENTRY_BITS)}
+${histogram === null ? '' : histogramCacheWgsl(histogram, TRIPLE_ENTRY_BITS, options)}
+/** Which of the eight entries pass (bit 4a + 2b + c): core/thresholds.ts markPassingEntries. */
+fn passingEntries(f: array<u32, 8>) -> u32 {
+  if (u.thresholdKind == 0u) { return 255u; }
+  if (u.thresholdKind == 1u) {
+    var mask = 0u;
+    for (var e = 0u; e < 8u; e++) { if (above(f[e], u.threshold0)) { mask |= 1u << e; } }
+    return mask;
+  }
+  // multi3: thresholds by the number of 1 bits (LLL, LLH, LHH, HHH), and LLL+HHH on the float32 sum of two positive values.
+  let byOnes = array<u32, 4>(u.threshold0, u.threshold1, u.threshold2, u.threshold3);
+  let lllhhh = positive(f[0]) && positive(f[7])
+    && above(sdToF32Bits(sdAdd(sdFromF32Bits(f[0]), sdFromF32Bits(f[7]))), u.threshold4);
+  var mask = select(0u, 0x81u, lllhhh);
+  for (var e = 0u; e < 8u; e++) { if (above(f[e], byOnes[countOneBits(e)])) { mask |= 1u << e; } }
+  return mask;
+}`;
+}
+
+/**
+ * One triple of the formula variant (in the program's loop, with t, rq, cq, gi, gj, gk): its eight values, the
+ * threshold, records of passing entries keyed (triple · 8 + entry bits), and the checksum of passing entries.
+ */
+export function formulaTripleWgsl(histogram: HistogramLayout | null): string {
+  return `${histogram === null ? `        if (u.thresholdKind == 1u && !mayPassSingle(t, rq, cq)) { continue; }
+` : ''}        let values = tripleValues(t, rq, cq);
+${histogram === null ? '' : '        histogramCacheCount(values);\n'}        var f: array<u32, 8>;
+        for (var e = 0u; e < 8u; e++) { f[e] = sdToF32Bits(values[e]); }
+        let mask = passingEntries(f);
+        if (mask == 0u) { continue; }
+        // uid: coordinates sorted descending, ((c0·nv + c1)·nv + c2)·8 + bits (core/checksum.ts tripleRowWeights);
+        // rank 0 = the largest coordinate, whose entry bit is the high bit.
+${TRIPLE_UID_WGSL}
+        let tripleResidues = checksumResidues((tripleMod * 8u) % RMOD);
+        for (var e = 0u; e < 8u; e++) {
+          if ((mask & (1u << e)) == 0u) { continue; }
+          entries += 1u;
+          let v = values[e];
+          if (u.writeRecords != 0u && keptByBar(f[e])) {
+            let at = atomicAdd(&status[0], 1u);
+            if (at < u.recordCapacity) {
+              records[2u * at] = f[e];
+              records[2u * at + 1u] = R.keyFirst + (((rq * R.requestCols + cq) << 3u) | e);
+            }
+          }
+          if (sdIsZero(v)) { zeros += 1u; continue; }
+          if ((v.y & SD_SIGN) != 0u || sdExp(v) >= 1027u) { atomicStore(&status[1], 1u); continue; }
+          let bits = ((e >> 2u) << (2u - rankI)) | (((e >> 1u) & 1u) << (2u - rankJ)) | ((e & 1u) << (2u - rankK));
+          checksumAddTerm(checksumWeight(checksumResiduesPlus(tripleResidues, bits)), sdFloorTimes2p56(v));
+        }`;
+}
 
 /** WGSL of the eight tallies T[uvw] (index 4u + 2v + w) of one triple: dense from pair counts and sums, sparse from the GEMM. */
 export function tripleTalliesWgsl(sparse: boolean): string {

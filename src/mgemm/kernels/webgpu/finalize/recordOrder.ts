@@ -100,19 +100,24 @@ function placedByKey(words: Uint32Array, count: number, numKeys: number): Uint32
   return words;
 }
 
-/** Where one slice of a 3-way request puts its records: 2i, 2j and 2k of its row 0, column 0, and its shape. */
+/**
+ * Where one slice of a 3-way request puts its records: the record coordinates of its row 0, j and column 0, its
+ * shape, and the coordinate step of one vector — 2 for table entries (2i + a, SPEC §7; keys carry the entry bits),
+ * 1 for values named by triples (plain i, j, k; keys' entry bits are 0).
+ */
 export interface TripleSliceCoordinates {
-  readonly twiceIFirst: number;
-  readonly twiceJ: number;
-  readonly twiceKFirst: number;
+  readonly iRecordFirst: number;
+  readonly jRecord: number;
+  readonly kRecordFirst: number;
+  readonly coordinateStep: 1 | 2;
   readonly xCount: number;
   readonly zCount: number;
 }
 
 /**
  * Ordered 3-way records (value bits, key; keys as mgemm/tripleFinalize.ts TripleRecords) as the output lays them
- * out, `[2i + a, 2j + b, 2k + c, value bits]`, in a new array. Keys increase, so slices and rows advance and never
- * go back: no division a record.
+ * out, `[2i + a, 2j + b, 2k + c, value bits]` (or `[i, j, k, value bits]`), in a new array. Keys increase, so slices
+ * and rows advance and never go back: no division a record.
  */
 export function tripleCoordinateRecords(ordered: Uint32Array, count: number, slices: readonly TripleSliceCoordinates[]): Uint32Array {
   const out = new Uint32Array(4 * count);
@@ -120,7 +125,7 @@ export function tripleCoordinateRecords(ordered: Uint32Array, count: number, sli
   let slice = slices[0];
   let sliceEnd = slice === undefined ? 0 : slice.xCount * slice.zCount;
   let rowFirst = 0;
-  let twiceI = slice?.twiceIFirst ?? 0;
+  let iRecord = slice?.iRecordFirst ?? 0;
   let tripleFirst = 0;
   for (let n = 0; n < count; n++) {
     const key = ordered[2 * n + 1];
@@ -131,15 +136,16 @@ export function tripleCoordinateRecords(ordered: Uint32Array, count: number, sli
       if (slice === undefined) throw new RangeError(`record key ${key} is past the request's slices`);
       sliceEnd += slice.xCount * slice.zCount;
       rowFirst = tripleFirst;
-      twiceI = slice.twiceIFirst;
+      iRecord = slice.iRecordFirst;
     }
     while (triple >= rowFirst + slice.zCount) {
       rowFirst += slice.zCount;
-      twiceI += 2;
+      iRecord += slice.coordinateStep;
     }
-    out[4 * n] = twiceI + ((key >>> 2) & 1);
-    out[4 * n + 1] = slice.twiceJ + ((key >>> 1) & 1);
-    out[4 * n + 2] = slice.twiceKFirst + 2 * (triple - rowFirst) + (key & 1);
+    // Entry bits are 0 in the keys of values named by triples.
+    out[4 * n] = iRecord + ((key >>> 2) & 1);
+    out[4 * n + 1] = slice.jRecord + ((key >>> 1) & 1);
+    out[4 * n + 2] = slice.kRecordFirst + slice.coordinateStep * (triple - rowFirst) + (key & 1);
     out[4 * n + 3] = ordered[2 * n];
   }
   return out;

@@ -5,7 +5,7 @@
 
 import { RANDOMIZE_MAX } from '../../../../core/randomize.js';
 import type { Tally3Slice } from '../../../contract.js';
-import { TRIPLE_VECTOR_WORDS, type TripleFinalizeRequest, type TripleThresholdBits } from '../../../tripleFinalize.js';
+import { isProgramTripleRequest, tripleVectorWordsOf, type TripleFinalizeRequest, type TripleThresholdBits } from '../../../tripleFinalize.js';
 import {
   FINALIZE3_MAX_WORKGROUPS, FINALIZE3_RECT_FIELDS, FINALIZE3_RECT_WORDS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program,
   type Finalize3Rect, type Finalize3Uniforms,
@@ -24,11 +24,15 @@ export interface TallyRect extends TallyBlock {
   readonly tallyFirst: number;
 }
 
-/** Buffers of a 3-way finalize dispatch: the sub-block's tallies (a range), its request's finalize words; `pairIK` only dense. */
+/**
+ * Buffers of a 3-way finalize dispatch: the sub-block's tallies (a range), its request's finalize words; `pairIK` only
+ * dense formulas, `runWords` only value programs.
+ */
 export interface Finalize3Buffers {
   readonly tallies: BufferRange;
   readonly sliceWords: GPUBuffer;
   readonly pairIK: GPUBuffer | null;
+  readonly runWords: GPUBuffer | null;
   readonly partials: GPUBuffer;
   readonly status: GPUBuffer;
   readonly records: GPUBuffer;
@@ -106,26 +110,32 @@ export function finalize3Dispatch(
   program: Finalize3Program, request: TripleFinalizeRequest, table: RectTable & { readonly rectsFirst: number }, shape: BlockShape,
   buffers: Finalize3Buffers, options: { readonly partialFirst: number; readonly recordCapacity: number },
 ): Dispatch {
-  const { formula, pairCounts } = request;
   const numWorkgroups = finalize3Workgroups(table.numTiles);
-  const [multLo, multHi] = doubleWords(formula.multiplier);
-  const [rsumLo, rsumHi] = doubleWords(formula.denseRsum);
   const t = thresholdWords(request.threshold);
-  const uniforms: Finalize3Uniforms = {
+  const scaffolding = {
     rowStride: shape.rowStride, groupWords: shape.groupWords,
     rectsFirst: table.rectsFirst, numRects: table.numRects, numTiles: table.numTiles,
-    numVectorMod: request.numVector % RANDOMIZE_MAX, ikStride: pairCounts?.xz.numCols ?? 0,
+    numVectorMod: request.numVector % RANDOMIZE_MAX,
     numWorkgroups, partialFirst: options.partialFirst,
     thresholdKind: FINALIZE3_THRESHOLD_KIND[request.threshold.kind],
     threshold0: t[0], threshold1: t[1], threshold2: t[2], threshold3: t[3], threshold4: t[4],
     writeRecords: request.records ? 1 : 0, recordCapacity: options.recordCapacity,
     ...recordBarUniforms(request.recordBar ?? null),
-    countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi,
   };
-  const { tallies, sliceWords, pairIK, partials, status, records, histogram } = buffers;
+  let uniforms: Finalize3Uniforms;
+  if (isProgramTripleRequest(request)) {
+    const constants = Object.fromEntries(request.values.constantNames.map((name, idx) => [name, request.constants[idx]]));
+    uniforms = { ...scaffolding, ikStride: 0, countedBits: 0, numField: 0, multLo: 0, multHi: 0, rsumLo: 0, rsumHi: 0, ...constants };
+  } else {
+    const { formula, pairCounts } = request;
+    const [multLo, multHi] = doubleWords(formula.multiplier);
+    const [rsumLo, rsumHi] = doubleWords(formula.denseRsum);
+    uniforms = { ...scaffolding, ikStride: pairCounts?.xz.numCols ?? 0, countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi };
+  }
+  const { tallies, sliceWords, pairIK, runWords, partials, status, records, histogram } = buffers;
   return {
     program,
-    storage: [tallies, sliceWords, ...(pairIK === null ? [] : [pairIK]), partials, status, records, ...(program.countsHistogram ? [histogram] : [])],
+    storage: [tallies, sliceWords, ...(pairIK === null ? [] : [pairIK]), ...(runWords === null ? [] : [runWords]), partials, status, records, ...(program.countsHistogram ? [histogram] : [])],
     uniforms,
     workgroups: [numWorkgroups, 1],
   };
@@ -153,13 +163,13 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
   readonly words: Uint32Array;
   readonly offsetsOf: (sliceIdx: number) => SliceWordOffsets;
 } {
-  const vw = TRIPLE_VECTOR_WORDS;
+  const vw = tripleVectorWordsOf(request);
   const slices = sliceIdxs.map((idx) => request.gemm.slices[idx]);
   const xLo = Math.min(...slices.map((s) => s.xFirst));
   const xHi = Math.max(...slices.map((s) => s.xFirst + s.xCount));
   const zLo = Math.min(...slices.map((s) => s.zFirst));
   const zHi = Math.max(...slices.map((s) => s.zFirst + s.zCount));
-  const pc = request.pairCounts;
+  const pc = isProgramTripleRequest(request) ? null : request.pairCounts;
   const colsAt = (xHi - xLo) * vw;
   let numWords = colsAt + (zHi - zLo) * vw;
   const perSlice = new Map<number, SliceWordOffsets>();
@@ -190,11 +200,17 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
   };
 }
 
-/** Dense T[cmc] matrices kept at most: a unit of the 3-way plan uses one for all its j, the next unit usually another. */
-const MAX_RESIDENT_PAIR_COUNTS = 4;
+/**
+ * Arrays kept at most: a unit of the 3-way plan uses one dense T[cmc] for all its j, the next unit usually another; a
+ * value program's run words are one array for the whole run.
+ */
+const MAX_RESIDENT_ARRAYS = 4;
 
-/** GPU copies of dense T[cmc] block-pair matrices by their host array (never changed after first use), LRU-evicted. */
-export class ResidentPairCounts {
+/**
+ * GPU copies of arrays that requests bind whole and the engine never changes after first use — dense T[cmc]
+ * block-pair matrices, a value program's run words — by their host array, LRU-evicted.
+ */
+export class ResidentArrays {
   private readonly buffers = new Map<Uint32Array, GPUBuffer>();
 
   constructor(private readonly runner: WebgpuRunner) {}
@@ -208,7 +224,7 @@ export class ResidentPairCounts {
       return found;
     }
     for (const [oldest, buffer] of this.buffers) {
-      if (this.buffers.size < MAX_RESIDENT_PAIR_COUNTS) break;
+      if (this.buffers.size < MAX_RESIDENT_ARRAYS) break;
       // Requests submitted earlier may still read it; the request asking now does not.
       this.runner.destroyWhenIdle(buffer);
       this.buffers.delete(oldest);

@@ -4,14 +4,15 @@
 // (previewPrograms: what prepareStart compiles ahead of the run's first request).
 
 import type { PlanePair, RunPreview, TermGroup } from '../../../contract.js';
-import { histogramLayoutKey, type HistogramLayout } from '../../../../core/histogramLayout.js';
+import type { HistogramLayout } from '../../../../core/histogramLayout.js';
+import type { TripleFinalizeValues } from '../../../tripleFinalize.js';
 import { createExpandProgram } from './expandProgram.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
 import { createU8GemmProgram, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
 import { createVectorSumsProgram } from './vectorSumsProgram.js';
 import type { WgslProgram } from './wgslProgram.js';
-import { createFinalize3Program, type Finalize3Program } from '../finalize/finalize3Program.js';
+import { createFinalize3Program, finalize3CacheKey, type Finalize3Program } from '../finalize/finalize3Program.js';
 import { factorGroup, type KernelFamily } from '../plan/kernelChoice.js';
 import { chooseTally2Geometry } from '../plan/tally2Geometry.js';
 import type { GpuCapabilities } from '../runtime/gpuAdapter.js';
@@ -72,10 +73,9 @@ export class ProgramLibrary {
     return this.cached(key, () => createPairProductProgram(numPlanesX, numPlanesY, pairs));
   }
 
-  /** The 3-way device finalize program, dense or sparse, counting a histogram or not. */
-  finalize3(sparse: boolean, histogram: HistogramLayout | null = null): Finalize3Program {
-    const key = `finalize3/${sparse ? 'sparse' : 'dense'}${histogram === null ? '' : `/histogram:${histogramLayoutKey(histogram)}`}`;
-    return this.cached(key, () => createFinalize3Program({ sparse, histogram }));
+  /** The 3-way device finalize program of formulas (dense or sparse) or a value program, counting a histogram or not. */
+  finalize3(values: TripleFinalizeValues, histogram: HistogramLayout | null = null): Finalize3Program {
+    return this.cached(finalize3CacheKey(values, histogram), () => createFinalize3Program({ values, histogram }));
   }
 
   /** The programs of a 2-way plan of `family` (the plan waits for them; prepareStart compiles them ahead). */
@@ -97,7 +97,7 @@ export class ProgramLibrary {
       programs.push(...this.gemmPrograms(choices.familyOf(termGroups, wordsPerPlane), termGroups, numPlanesA, numPlanes));
     };
     if (deviceFinalize?.kind === 'pairs') programs.push(...choices.pairFinalizePrograms(deviceFinalize));
-    if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3(deviceFinalize.sparse, deviceFinalize.histogram ?? null));
+    if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3(deviceFinalize.values, deviceFinalize.histogram ?? null));
     if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
     if (triples !== null) {
       programs.push(this.pairProduct(numPlanes, numPlanes, triples.planePairs));

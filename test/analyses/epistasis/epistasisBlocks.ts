@@ -1,0 +1,57 @@
+// Blocks of epistasis planes from random genotypes, for the device value program tests (2-way and 3-way).
+import { planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
+import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix } from '../../../src/mgemm/index.js';
+import type { VectorBlockView } from '../../../src/analyses/analysis.js';
+
+/** Genotypes 0, 1, 2, 3 = missing of one block, `g[v·numField + s]`. */
+export interface Genotypes {
+  readonly numVector: number;
+  readonly numField: number;
+  readonly g: Uint8Array;
+}
+
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+}
+
+/**
+ * Random SNPs of varied allele frequencies — some monomorphic (empty cells), one with every call missing when calls
+ * may be missing (a pair with no sample: MI 0).
+ */
+export function randomGenotypes(random: () => number, numVector: number, numField: number, missingRate: number): Genotypes {
+  const g = new Uint8Array(numVector * numField);
+  for (let v = 0; v < numVector; v++) {
+    const frequency = v % 7 === 3 ? 0 : random() * 0.6;
+    const allMissing = missingRate > 0 && v % 11 === 5;
+    for (let s = 0; s < numField; s++) {
+      const allele = (): number => (random() < frequency ? 1 : 0);
+      g[v * numField + s] = allMissing || random() < missingRate ? 3 : allele() + allele();
+    }
+  }
+  return { numVector, numField, g };
+}
+
+/** The epistasis planes of a block: per class g = 0, g = 1 and present, bits only in the class's samples. */
+export function planesOf(genotypes: Genotypes, numControls: number): PlaneMatrix {
+  const { numVector, numField, g } = genotypes;
+  const wordsPerPlane = Math.ceil(Math.ceil(numField / 32) / WORDS_PER_PLANE_ALIGN) * WORDS_PER_PLANE_ALIGN;
+  const words = new Uint32Array(numVector * 6 * wordsPerPlane);
+  for (let v = 0; v < numVector; v++) {
+    for (let s = 0; s < numField; s++) {
+      const genotype = g[v * numField + s];
+      if (genotype === 3) continue;
+      const cls = s < numControls ? 0 : 1;
+      const kinds = genotype === 2 ? [2] : [genotype, 2];
+      for (const kind of kinds) words[(v * 6 + planeOf(cls, kind)) * wordsPerPlane + (s >> 5)] |= 1 << (s & 31);
+    }
+  }
+  return { numVectors: numVector, numPlanes: 6, wordsPerPlane, words };
+}
+
+export function blockOf(planes: PlaneMatrix, vectorFirst: number): VectorBlockView {
+  return { blockIdx: 0, vectorFirst, numVectorReal: planes.numVectors, planes, sums: new Float64Array(planes.numVectors), counts: new Float64Array(planes.numVectors) };
+}
