@@ -185,6 +185,13 @@ export interface RunPreview {
   readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;
 }
 
+/** What fixes a kernel set's choice of kernel for 2-way requests: their term groups and the operands' plane shape. */
+export interface FinalizePairsShape {
+  readonly termGroups: readonly TermGroup[];
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+}
+
 /** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
 export interface PopcountGemm {
   /** Name of the kernel set, e.g. `ref` or `wasm-simd`. */
@@ -202,6 +209,13 @@ export interface PopcountGemm {
    * tallies never come back, only the checksum partial sum, counts and passing records.
    */
   finalizePairs?(request: PairFinalizeRequest): Promise<PairFinalizeResult>;
+  /**
+   * Present on kernel sets with `finalizePairs` whose rate depends on the size of a request: the fewest pairs (rows ×
+   * columns) of one such request at which its GEMM runs at the kernel set's rate (a GPU needs enough workgroup tiles to
+   * fill its compute units several times over), bounded by the most pairs one request with records takes (its per-pair
+   * scratch in one binding). Callers free to choose their panels (a top-N run) make them at least this large.
+   */
+  fullRatePairs?(shape: FinalizePairsShape): number;
   /** The same for 3-way (mGEMM3, run3-shaped) requests (see tripleFinalize.ts): products, GEMMs and finalize where the planes lie. */
   finalizeTriples?(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
   /**

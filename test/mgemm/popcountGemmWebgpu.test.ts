@@ -9,6 +9,7 @@ import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js'
 import { planeLayout, tally3Plan, termGroups2 } from '../helpers/layouts.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { timeKernels } from '../../tools/lib/webgpuTiming.js';
+import { chooseTally2Geometry } from '../../src/mgemm/kernels/webgpu/plan/tally2Geometry.js';
 import { neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 const gate = await webgpuGate();
@@ -170,6 +171,19 @@ describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`
     it('cuts large requests into several sub-blocks', async () => {
       await expectSameAsRef(requestOf(GROUP_SETS[0], { aCount: 300, bCount: 290, numField: 1000, strictUpper: false, seed: 7 }));
       await expectSameAsRef(requestOf(GROUP_SETS[2], { aCount: 270, bCount: 270, numField: 999, strictUpper: true, seed: 8 }));
+    });
+
+    it('asks for 1024 workgroup tiles of its kernel per finalize request, within the pass values one binding holds', () => {
+      const byBinding = Math.floor(gemm.capabilities.maxStorageBufferBindingSize / 16);
+      for (const set of GROUP_SETS.slice(0, 4)) {
+        const shape = { termGroups: set.termGroups, numPlanes: set.numPlanesA, wordsPerPlane: 64 };
+        const geometry = chooseTally2Geometry(set.termGroups.length, set.numPlanesA, set.numPlanesA, gemm.capabilities);
+        const bitwiseTile = geometry.threadsY * geometry.rowsPerThread * geometry.threadsX * geometry.colsPerThread;
+        // A field rank with no words runs bitwise whatever the family asked for.
+        expect(gemm.fullRatePairs({ ...shape, wordsPerPlane: 0 })).toBe(Math.min(1024 * bitwiseTile, byBinding));
+        const u8 = options.kernel !== 'bitwise' && (options.maxBindingBytes ?? Infinity) >= set.termGroups.length * 128 * 256 * 4;
+        expect(gemm.fullRatePairs(shape)).toBe(Math.min(1024 * (u8 ? 128 * 256 : bitwiseTile), byBinding));
+      }
     });
 
     it('times kernels without reading back', async () => {
