@@ -105,6 +105,22 @@ export function maskPlaneFieldRanges(
 }
 
 /**
+ * The PlaneMatrix.planeWordRanges of a slab's planes (global fields `[fieldFirst, fieldFirst + numFieldLocal)`) built
+ * from 2-bit codes: per plane the slab's words of its field range, outside which maskPlaneFieldRanges leaves no bit
+ * (an empty range where the slab holds none of it); null without ranges, or for planes of real values (not masked).
+ */
+export function slabPlaneWordRanges(layout: PlaneLayout, fieldFirst: number, numFieldLocal: number): (PlaneWordRange | null)[] | null {
+  const ranges = layout.planeFieldRanges ?? null;
+  if (ranges === null || (layout.realValues ?? null) !== null) return null;
+  return ranges.map((range) => {
+    if (range === null) return null;
+    const first = Math.max(0, Math.min(numFieldLocal, range.first - fieldFirst));
+    const end = Math.max(first, Math.min(numFieldLocal, range.end - fieldFirst));
+    return [Math.floor(first / 32), end === first ? Math.floor(first / 32) : Math.ceil(end / 32)] as const;
+  });
+}
+
+/**
  * The popcount GEMM's planeWordRanges (mgemm/contract.ts) of a layout whose planes hold every field (no field slabs):
  * per plane the words of its field range, which maskPlaneFieldRanges leaves as the only nonzero ones; null without
  * ranges.
