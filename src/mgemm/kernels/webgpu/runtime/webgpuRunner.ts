@@ -161,10 +161,9 @@ export class WebgpuRunner {
   }
 
   /**
-   * A storage buffer of `upload.targetBytes` whose rows go through the staging ring packed (upload.packRows: e.g. only
-   * the words where planes can have bits) and are written out whole on the GPU by upload.unpack, from a scratch buffer
-   * that each piece is copied to first. Only the packed words cross to the device.
-   * @throws RangeError when one packed row exceeds a staging piece (callers upload those rows whole instead).
+   * A storage buffer whose rows cross through the staging ring packed (upload.packRows: e.g. only the words where planes
+   * can have bits), each piece copied to a scratch buffer and written out whole from there by upload.unpack.
+   * @throws RangeError when one row does not fit a piece (unpackedRowsPerPiece; callers upload those rows whole).
    */
   createStorageBufferUnpacked(upload: UnpackedUpload): Promise<GPUBuffer> {
     const { packedRowWords, rowWords, rowsReady } = upload;
