@@ -45,7 +45,7 @@ import { resolveWebgpuLimits, type WebgpuPopcountGemmOptions } from './webgpuOpt
  * Workgroup tiles a 2-way request needs for its GEMM to run at the kernel's rate: WebGPU does not tell how many compute
  * units a GPU has, so enough for the largest measured to take about 8 waves (132 SMs on the H100 / H200, a 128 × 256 u8
  * tile each at a time). There the u8 GEMM of epistasis ran at 8.1e13 u8 MAC/s on 64 tiles (2 Mi-pair panels), 1.4e14 on
- * 128 and 2.1e14 on panels of 2048 tiles; 1024 tiles of the u8 kernel are 32 Mi pairs.
+ * 128 and 2.1e14 on panels of 2048 tiles; 1024 tiles of the u8 kernel are 32 Mi pairs, or one sub-block when smaller.
  */
 const FULL_RATE_WORKGROUPS = 1024;
 
@@ -301,10 +301,10 @@ export class PopcountGemmWebgpu implements PopcountGemm {
 
   // 2-way device finalize: the request, its submit, its programs and the per-vector words it binds.
 
-  /** FULL_RATE_WORKGROUPS tiles of the family for `shape`, within what submitPairFinalize takes (pass values in a binding). */
+  /** FULL_RATE_WORKGROUPS tiles (RequestPlanner.pairsOfWorkgroups), within what submitPairFinalize takes (pass values in a binding). */
   fullRatePairs(shape: FinalizePairsShape): number {
     const maxPairs = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / pairRecordScratchBytes(1, { records: true, denseValues: null }).passValues);
-    return Math.min(FULL_RATE_WORKGROUPS * this.planner.tilePairs(shape), maxPairs);
+    return Math.min(this.planner.pairsOfWorkgroups(shape, FULL_RATE_WORKGROUPS), maxPairs);
   }
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */

@@ -78,11 +78,16 @@ export class RequestPlanner {
     return { family, slabPlan, expandRows };
   }
 
-  /** Pairs one workgroup of a 2-way request of this shape computes: the output tile of its kernel family. */
-  tilePairs({ termGroups, numPlanes, wordsPerPlane }: FinalizePairsShape): number {
-    if (this.familyFor(termGroups, wordsPerPlane).family !== 'bitwise') return U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE;
+  /**
+   * Pairs of `workgroups` output tiles of the kernel family of 2-way requests of this shape, but at most a u8 sub-block's
+   * (expandRows²): a request is dispatched sub-block by sub-block, so beyond that it adds dispatches, not workgroups to
+   * one, and a request of whole sub-blocks leaves no thin remainder.
+   */
+  pairsOfWorkgroups({ termGroups, numPlanes, wordsPerPlane }: FinalizePairsShape, workgroups: number): number {
+    const choice = this.familyFor(termGroups, wordsPerPlane);
+    if (choice.family !== 'bitwise') return Math.min(workgroups * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE, choice.expandRows * choice.expandRows);
     const program = this.parts.programs.tally2(termGroups, numPlanes, numPlanes);
-    return program.tileRows * program.tileCols;
+    return workgroups * program.tileRows * program.tileCols;
   }
 
   /** The output scratch buffer, large enough for the plan's largest sub-block. */
