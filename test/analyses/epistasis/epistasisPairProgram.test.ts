@@ -1,10 +1,12 @@
 // The device value program of 2-way epistasis (analyses/epistasis/epistasisPairProgram.ts) against the host finalize
 // (finalizeEpistasisPairs): every pair's engine value the same double, bit for bit, over thousands of random tables —
-// dense and with missing calls, K2, MI and IG, empty and monomorphic SNPs, small and large class sizes —; and the
+// dense and with missing calls, K2, MI and IG, empty and monomorphic SNPs, small and large class sizes, planes carrying
+// their class ranges as blocks do (so they cross to the GPU packed) —; and the
 // checksum and records of values named by pairs (every value in the checksum, the threshold choosing records).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analysis as epistasis } from '../../../src/analyses/epistasis/index.js';
-import { planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
+import { epistasisPlaneLayout, planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
+import { slabPlaneWordRanges } from '../../../src/engine/blocks/planePacking.js';
 import { ChecksumAccumulator } from '../../../src/core/checksum.js';
 import { createPopcountGemmWebgpu, WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type PopcountGemmWebgpu, type TermGroup } from '../../../src/mgemm/index.js';
 import type { PairBlock, ResultSink, TupleRow, VectorBlockView } from '../../../src/analyses/analysis.js';
@@ -62,7 +64,9 @@ function planesOf(genotypes: Genotypes, numControls: number): PlaneMatrix {
       for (const kind of kinds) words[(v * 6 + planeOf(cls, kind)) * wordsPerPlane + (s >> 5)] |= 1 << (s & 31);
     }
   }
-  return { numVectors: numVector, numPlanes: 6, wordsPerPlane, words };
+  // The class ranges blocks carry (slabPlaneWordRanges): a GPU kernel set uploads only their words.
+  const planeWordRanges = slabPlaneWordRanges(epistasisPlaneLayout({ numControls, numField, sparse: true }), 0, numField);
+  return { numVectors: numVector, numPlanes: 6, wordsPerPlane, words, planeWordRanges };
 }
 
 function blockOf(planes: PlaneMatrix, vectorFirst: number): VectorBlockView {
