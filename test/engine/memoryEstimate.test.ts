@@ -131,6 +131,10 @@ describe('memory estimate', () => {
     expect(deviceTerm(records, 'GEMM output')).toBe(2 ** Math.ceil(Math.log2((1 << 22) * 4)));
     expect(deviceTerm(records, 'finalize pass scratch')).toBe(2 ** Math.ceil(Math.log2(20 * (1 << 22))));
     expect(deviceTerm(estimateMemory({ ...base, outputStub: null }, context), 'finalize pass scratch')).toBe(0);
+    // nv 8192: panels of at most 1024 u8 tiles (2^25 pairs), not nv².
+    const large = estimateMemory({ ...makeJob({ numVector: 8192, numField: 640, backend: 'webgpu', outputStub: '/tmp/out' }), top: 10 }, context);
+    expect(deviceTerm(large, 'GEMM output')).toBe(2 ** 25 * 4);
+    expect(deviceTerm(large, 'finalize pass scratch')).toBe(2 ** Math.ceil(Math.log2(20 * 2 ** 25)));
   });
 });
 
