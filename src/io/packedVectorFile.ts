@@ -70,7 +70,15 @@ export function readPackedVectorSlab(
     // Why two strategies: a thin field slab (many field ranks) touches a small part of each vector, so one
     // read per vector moves far fewer bytes; a wide slab is cheaper as a few large reads that also carry
     // the gaps between vectors.
-    if (spanBytes >= bytesPerVector * CONTIGUOUS_MIN_FILL) {
+    if (fieldFirst === 0 && fieldCount === numField) {
+      // Whole vectors: the file's bytes are the slab's; read in place, then clear the pad bits of each last byte.
+      const lastByteMask = (1 << (2 * (fieldCount - 4 * (outBytesPerVector - 1)))) - 1;
+      for (let first = 0; first < slab.length; first += READ_CHUNK_BYTES) {
+        const length = Math.min(READ_CHUNK_BYTES, slab.length - first);
+        readExactly(fd, path, slab.subarray(first, first + length), length, vectorFirst * bytesPerVector + first);
+      }
+      for (let last = outBytesPerVector - 1; last < slab.length; last += outBytesPerVector) slab[last] &= lastByteMask;
+    } else if (spanBytes >= bytesPerVector * CONTIGUOUS_MIN_FILL) {
       const vectorsPerRead = Math.max(1, Math.floor(READ_CHUNK_BYTES / bytesPerVector));
       const chunk = new Uint8Array(Math.min(vectorsPerRead, vectorCount) * bytesPerVector);
       for (let chunkFirst = 0; chunkFirst < vectorCount; chunkFirst += vectorsPerRead) {
@@ -133,7 +141,7 @@ function slabRowRepacker(fieldFirst: number, fieldCount: number, spanBytes: numb
   const lastByteMask = (1 << (2 * fieldsInLastByte)) - 1;
   return (src: Uint8Array, srcOffset: number, dst: Uint8Array, dstOffset: number): void => {
     if (shift === 0) {
-      for (let o = 0; o < outBytes; o++) dst[dstOffset + o] = src[srcOffset + o];
+      dst.set(src.subarray(srcOffset, srcOffset + outBytes), dstOffset);
     } else {
       for (let o = 0; o < outBytes; o++) {
         const low = src[srcOffset + o] >>> shift;

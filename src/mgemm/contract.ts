@@ -26,6 +26,13 @@ export interface PlaneMatrix {
   readonly numPlanes: number;
   readonly wordsPerPlane: number;
   readonly words: Uint32Array;
+  /**
+   * Per plane, the words [first, end) outside which that plane is zero in every row (epistasis's class planes, cleared
+   * outside their class's fields), or null for a plane with bits anywhere; absent or null: every plane anywhere. A GPU
+   * kernel set may move only those words to the device. Unlike a request's planeWordRanges this describes the data:
+   * it must hold, or the words outside are lost.
+   */
+  readonly planeWordRanges?: readonly (PlaneWordRange | null)[] | null;
 }
 
 /** Plane lengths are padded to a multiple of this many 32-bit words (128 bits). */
@@ -162,9 +169,10 @@ export const CPU_DEVICE: ComputeDevice = { description: 'cpu', gpuIndex: null, g
  * meanwhile (a GPU kernel set compiles its programs while the engine loads its input). Shapes only.
  */
 export interface RunPreview {
-  /** Planes per vector and words per plane of the run's vector blocks. */
+  /** Planes per vector and words per plane of the run's vector blocks, and their planeWordRanges (PlaneMatrix). */
   readonly numPlanes: number;
   readonly wordsPerPlane: number;
+  readonly planeWordRanges?: readonly (PlaneWordRange | null)[] | null;
   /** Term groups of its 2-way requests (`run`, `finalizePairs`), or null when it makes none. */
   readonly pairTermGroups: readonly TermGroup[] | null;
   /** Plane pairs and term groups of its 3-way requests (`run3`, `finalizeTriples`), or null in a 2-way run. */
@@ -185,6 +193,13 @@ export interface RunPreview {
   readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;
 }
 
+/** What fixes a kernel set's choice of kernel for 2-way requests: their term groups and the operands' plane shape. */
+export interface FinalizePairsShape {
+  readonly termGroups: readonly TermGroup[];
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+}
+
 /** A kernel set: runs popcount-GEMMs, possibly on a pool of threads. */
 export interface PopcountGemm {
   /** Name of the kernel set, e.g. `ref` or `wasm-simd`. */
@@ -202,6 +217,13 @@ export interface PopcountGemm {
    * tallies never come back, only the checksum partial sum, counts and passing records.
    */
   finalizePairs?(request: PairFinalizeRequest): Promise<PairFinalizeResult>;
+  /**
+   * Present on kernel sets with `finalizePairs` whose rate depends on the size of a request: the fewest pairs (rows ×
+   * columns) of one such request at which its GEMM runs at the kernel set's rate (a GPU needs enough workgroup tiles to
+   * fill its compute units several times over), bounded by the most pairs one request with records takes (its per-pair
+   * scratch in one binding). Callers free to choose their panels (a top-N run) make them at least this large.
+   */
+  fullRatePairs?(shape: FinalizePairsShape): number;
   /** The same for 3-way (mGEMM3, run3-shaped) requests (see tripleFinalize.ts): products, GEMMs and finalize where the planes lie. */
   finalizeTriples?(request: TripleFinalizeRequest): Promise<TripleFinalizeResult>;
   /**

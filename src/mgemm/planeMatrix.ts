@@ -21,7 +21,7 @@ export function toSharedPlaneMatrix(matrix: PlaneMatrix): PlaneMatrix {
   if (matrix.words.buffer instanceof SharedArrayBuffer) return matrix;
   const words = new Uint32Array(new SharedArrayBuffer(matrix.words.byteLength));
   words.set(matrix.words);
-  return { numVectors: matrix.numVectors, numPlanes: matrix.numPlanes, wordsPerPlane: matrix.wordsPerPlane, words };
+  return { numVectors: matrix.numVectors, numPlanes: matrix.numPlanes, wordsPerPlane: matrix.wordsPerPlane, words, planeWordRanges: matrix.planeWordRanges };
 }
 
 /**

@@ -137,7 +137,7 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
         const got = await runRank0(job, webgpu, {
           records,
           beforeRun: (run) => {
-            webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
+            webgpu.prepareStart(runPreview(run, webgpu, { begin: 0, end: job.numField }, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
             prepared = [...webgpu.compiledPrograms];
           },
         });
@@ -165,7 +165,7 @@ describe.skipIf(!gate.available)(`device finalize with requests in flight (${gat
           records: true,
           histogram: true,
           beforeRun: (run) => {
-            webgpu.prepareStart(runPreview(run, webgpu, job.numField, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
+            webgpu.prepareStart(runPreview(run, webgpu, { begin: 0, end: job.numField }, { placement: job.finalize, fieldComm: new LocalCommunicator() }));
             prepared = [...webgpu.compiledPrograms];
           },
         });

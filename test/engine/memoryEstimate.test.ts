@@ -117,6 +117,25 @@ describe('memory estimate', () => {
     expect(term(software, 'GPU memory of a software adapter')).toBe(4 * (plain.deviceBytes ?? 0));
     expect(software.hostBytes).toBe(plain.hostBytes + 4 * (plain.deviceBytes ?? 0));
   });
+
+  it('gives a top-N run on the device its large panels and their pass scratch', () => {
+    const context = { ...cpuPlacement(1), dawnLoaded: true };
+    // nv 3000: panels of up to nv² = 9 Mi pairs (within DEVICE_PAIRS_PER_PANEL), one group of u32 tallies each.
+    const base = makeJob({ numVector: 3000, numField: 640, backend: 'webgpu', outputStub: '/tmp/out' });
+    const records = estimateMemory(base, context);
+    const top = estimateMemory({ ...base, top: 10 }, context);
+    const pairs = 3000 * 3000;
+    expect(deviceTerm(top, 'GEMM output')).toBe(2 ** Math.ceil(Math.log2(pairs * 4)));
+    expect(deviceTerm(top, 'finalize pass scratch')).toBe(2 ** Math.ceil(Math.log2(20 * pairs)));
+    // Threshold records keep the host's panels (4 Mi pairs).
+    expect(deviceTerm(records, 'GEMM output')).toBe(2 ** Math.ceil(Math.log2((1 << 22) * 4)));
+    expect(deviceTerm(records, 'finalize pass scratch')).toBe(2 ** Math.ceil(Math.log2(20 * (1 << 22))));
+    expect(deviceTerm(estimateMemory({ ...base, outputStub: null }, context), 'finalize pass scratch')).toBe(0);
+    // nv 8192: panels of at most 1024 u8 tiles (2^25 pairs), not nv².
+    const large = estimateMemory({ ...makeJob({ numVector: 8192, numField: 640, backend: 'webgpu', outputStub: '/tmp/out' }), top: 10 }, context);
+    expect(deviceTerm(large, 'GEMM output')).toBe(2 ** 25 * 4);
+    expect(deviceTerm(large, 'finalize pass scratch')).toBe(2 ** Math.ceil(Math.log2(20 * 2 ** 25)));
+  });
 });
 
 describe('memory check', () => {

@@ -3,7 +3,10 @@
 // requested size, so that GPU sub-blocks are not thin.
 import { describe, expect, it } from 'vitest';
 import { allocatePlaneMatrix } from '../../src/mgemm/index.js';
-import { PAIRS_PER_PANEL, pairPanelsOf, splitPanelHead, topPairsPerPanel, type PairRegion, type PairStep } from '../../src/engine/pipeline/pipeline2.js';
+import {
+  DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL, TOP_FIRST_PANEL_PAIRS, pairPanelsOf, rampHeadPairs, splitPanelHead, splitPanelRamp, topPairsPerPanel,
+  type PairRegion, type PairStep,
+} from '../../src/engine/pipeline/pipeline2.js';
 import type { VectorBlock } from '../../src/engine/blocks/vectorBlock.js';
 
 const block: VectorBlock = {
@@ -66,6 +69,22 @@ describe('topPairsPerPanel', () => {
     expect(topPairsPerPanel([step(20000, true), step(20000, false)])).toBe(PAIRS_PER_PANEL);
     expect(topPairsPerPanel([step(3000, false), step(1000, false)])).toBe(Math.ceil((3000 * 3000 + 1000 * 1000) / 16));
   });
+  it('raised to the kernel set\'s full-rate pairs, at most the device\'s panel', () => {
+    expect(topPairsPerPanel([step(2048, true)], 1 << 25)).toBe(1 << 25);
+    expect(topPairsPerPanel([step(20000, true)], 1 << 20)).toBe(PAIRS_PER_PANEL);
+    expect(topPairsPerPanel([step(2048, true)], 1 << 30)).toBe(DEVICE_PAIRS_PER_PANEL);
+    expect(topPairsPerPanel([step(600, true)], 0)).toBe(1 << 16);
+  });
+});
+
+describe('rampHeadPairs', () => {
+  it('the first head, then 16 times more each while a head is within 1/16 of the panels', () => {
+    expect(rampHeadPairs(1 << 16)).toEqual([TOP_FIRST_PANEL_PAIRS]);
+    expect(rampHeadPairs((1 << 20) - 1)).toEqual([TOP_FIRST_PANEL_PAIRS]);
+    expect(rampHeadPairs(1 << 20)).toEqual([TOP_FIRST_PANEL_PAIRS, TOP_FIRST_PANEL_PAIRS * 16]);
+    expect(rampHeadPairs(1 << 25)).toEqual([1 << 12, 1 << 16, 1 << 20]);
+    expect(rampHeadPairs(1)).toEqual([TOP_FIRST_PANEL_PAIRS]);
+  });
 });
 
 describe('splitPanelHead (a top-N run\'s first panel)', () => {
@@ -88,6 +107,40 @@ describe('splitPanelHead (a top-N run\'s first panel)', () => {
             expect(piece.numRows).toBeGreaterThan(0);
             expect(piece.numCols).toBeGreaterThan(0);
             if (piece.strictUpper) expect(piece.colFirst).toBe(piece.rowFirst);
+          }
+          const pairs = pieces.flatMap(panelPairs);
+          expect(new Set(pairs).size).toBe(pairs.length);
+          expect(new Set(pairs)).toEqual(new Set(panelPairs(panel)));
+        }
+      }
+    });
+  }
+});
+
+describe('splitPanelRamp (a top-N run\'s first panel as growing heads)', () => {
+  const panelPairs = (p: ReturnType<typeof splitPanelHead>[number]): string[] => {
+    const pairs: string[] = [];
+    for (let r = p.rowFirst; r < p.rowFirst + p.numRows; r++) {
+      for (let c = p.colFirst; c < p.colFirst + p.numCols; c++) if (!p.strictUpper || r < c) pairs.push(`${r},${c}`);
+    }
+    return pairs;
+  };
+  for (const { name, region, pairsPerPanel } of CASES) {
+    it(`${name}: heads in order of rows, each of about its pairs, and the rest hold the panel's pairs once`, () => {
+      for (const panel of pairPanelsOf(block, block, region, pairsPerPanel)) {
+        for (const heads of [[1, 16, 256], [40], [3, 48]]) {
+          const pieces = splitPanelRamp(panel, heads);
+          expect(pieces.length).toBeLessThanOrEqual(heads.length + 1);
+          let rowFirst = panel.rowFirst;
+          for (const [k, piece] of pieces.entries()) {
+            expect(piece.rowFirst).toBe(rowFirst);
+            expect(piece.numRows).toBeGreaterThan(0);
+            if (piece.strictUpper) expect(piece.colFirst).toBe(piece.rowFirst);
+            // A head has the rows its pairs ask for (at least one) unless it is what was left of the panel.
+            const rowsLeft = panel.rowFirst + panel.numRows - rowFirst;
+            if (k < heads.length && k < pieces.length - 1) expect(piece.numRows).toBe(Math.max(1, Math.floor(heads[k] / piece.numCols)));
+            expect(piece.numRows).toBeLessThanOrEqual(rowsLeft);
+            rowFirst += piece.numRows;
           }
           const pairs = pieces.flatMap(panelPairs);
           expect(new Set(pairs).size).toBe(pairs.length);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../src/mgemm/index.js';
 import type { MetricKind } from '../../src/core/types.js';
-import { packRowPlanes, planePackingTable } from '../../src/engine/blocks/planePacking.js';
+import { packRowPlanes, planePackingTable, slabPlaneWordRanges } from '../../src/engine/blocks/planePacking.js';
 import { planeLayout, type PlaneLayout } from '../helpers/layouts.js';
 import { planesFromCodes, type SlabShape } from '../../src/engine/blocks/vectorBlock.js';
 
@@ -17,7 +17,8 @@ function planesOfPackedRows(layout: PlaneLayout, shape: SlabShape, packed: Uint8
   for (let r = 0; r < shape.numVectorReal; r++) {
     packRowPlanes(table, packed, r * bytesPerVector, shape.numFieldLocal, { words, rowBase: r * numPlanes * wordsPerPlane, numPlanes, wordsPerPlane });
   }
-  return planes;
+  // As blocks carry them (none for these layouts).
+  return { ...planes, planeWordRanges: slabPlaneWordRanges(layout, shape.fieldFirst, shape.numFieldLocal) };
 }
 
 describe('packRowPlanes', () => {

@@ -122,6 +122,19 @@ describe('readPackedVectorSlab', () => {
     }
   });
 
+  it('clears garbage in the unused bits of each vector\'s last byte, whole vectors and slabs alike', () => {
+    const garbled = packFieldValues(numVector, numField, fieldValue);
+    const bytesPerVector = Math.ceil(numField / 4);
+    // 61 fields: the last byte holds one field in its low 2 bits.
+    for (let v = 0; v < numVector; v++) garbled[v * bytesPerVector + bytesPerVector - 1] |= 0b10101000;
+    const garbledPath = join(workDir, 'garbled.bin');
+    writePackedVectorFile(garbledPath, garbled, numVector, numField);
+    const clean = readPackedVectorSlab(path, numField, 0, numVector, 0, numField);
+    expect(readPackedVectorSlab(garbledPath, numField, 0, numVector, 0, numField)).toEqual(clean);
+    expect(readPackedVectorSlab(garbledPath, numField, 4, 7, 0, numField)).toEqual(clean.subarray(4 * bytesPerVector, 11 * bytesPerVector));
+    expect(readPackedVectorSlab(garbledPath, numField, 4, 7, 1, numField - 1)).toEqual(readPackedVectorSlab(path, numField, 4, 7, 1, numField - 1));
+  });
+
   it('returns an empty slab for zero vectors or zero fields', () => {
     expect(readPackedVectorSlab(path, numField, 3, 0, 0, numField).length).toBe(0);
     expect(readPackedVectorSlab(path, numField, 3, 2, 5, 0).length).toBe(0);

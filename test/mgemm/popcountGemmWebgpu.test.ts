@@ -9,6 +9,7 @@ import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js'
 import { planeLayout, tally3Plan, termGroups2 } from '../helpers/layouts.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { timeKernels } from '../../tools/lib/webgpuTiming.js';
+import { chooseTally2Geometry } from '../../src/mgemm/kernels/webgpu/plan/tally2Geometry.js';
 import { neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
 const gate = await webgpuGate();
@@ -170,6 +171,31 @@ describe.skipIf(!gate.available)(`webgpu bitwise kernels on ${gate.description}`
     it('cuts large requests into several sub-blocks', async () => {
       await expectSameAsRef(requestOf(GROUP_SETS[0], { aCount: 300, bCount: 290, numField: 1000, strictUpper: false, seed: 7 }));
       await expectSameAsRef(requestOf(GROUP_SETS[2], { aCount: 270, bCount: 270, numField: 999, strictUpper: true, seed: 8 }));
+    });
+
+    it('asks for 1024 workgroup tiles of its kernel per finalize request, within a sub-block and the pass values one binding holds', async () => {
+      const byBinding = Math.floor(gemm.capabilities.maxStorageBufferBindingSize / 16);
+      for (const set of GROUP_SETS.slice(0, 4)) {
+        const shape = { termGroups: set.termGroups, numPlanes: set.numPlanesA, wordsPerPlane: 64 };
+        const geometry = chooseTally2Geometry(set.termGroups.length, set.numPlanesA, set.numPlanesA, gemm.capabilities);
+        const bitwiseTile = geometry.threadsY * geometry.rowsPerThread * geometry.threadsX * geometry.colsPerThread;
+        // A field rank with no words runs bitwise whatever the family asked for.
+        expect(gemm.fullRatePairs({ ...shape, wordsPerPlane: 0 })).toBe(Math.min(1024 * bitwiseTile, byBinding));
+        const u8 = options.kernel !== 'bitwise' && (options.maxBindingBytes ?? Infinity) >= set.termGroups.length * 128 * 256 * 4;
+        // 1 MiB expansions hold 4096 rows of 256-byte K slabs: a sub-block of at most 4096², fewer than 1024 u8 tiles.
+        const u8Pairs = options.u8ExpansionBytes === 1 << 20 ? 4096 * 4096 : 1024 * 128 * 256;
+        expect(gemm.fullRatePairs(shape)).toBe(Math.min(u8 ? u8Pairs : 1024 * bitwiseTile, byBinding));
+      }
+      if (options.kernel === 'dot4' && options.u8ExpansionBytes === undefined && options.maxBindingBytes === undefined) {
+        // 256 KiB expansions hold 2048 rows of the shortest K slab (128 bytes): sub-blocks of 2048², under the binding's bound.
+        const small = await createPopcountGemmWebgpu({ ...options, u8ExpansionBytes: 1 << 18 });
+        try {
+          expect(small.fullRatePairs({ termGroups: GROUP_SETS[0].termGroups, numPlanes: 2, wordsPerPlane: 64 })).toBe(Math.min(2048 * 2048, byBinding));
+          expect(2048 * 2048).toBeLessThan(byBinding);
+        } finally {
+          await small.close();
+        }
+      }
     });
 
     it('times kernels without reading back', async () => {

@@ -14,41 +14,66 @@ export interface TupleTable {
 /** Genotypes of SNPs read from a packed file on demand, each SNP once. */
 export class GenotypeRows {
   private readonly rows = new Map<number, Uint8Array>();
+  /** `byteGenotypes[4·byte + k]`: the genotype of the k-th field (2 bits, LSB first) of a packed byte. */
+  private readonly byteGenotypes = new Uint8Array(4 * 256);
 
   /** `sparse`: code 10 is a missing call (otherwise SPEC §1 counts it like 01). */
-  constructor(private readonly packedPath: string, private readonly numField: number, private readonly sparse: boolean) {}
+  constructor(private readonly packedPath: string, private readonly numField: number, private readonly sparse: boolean) {
+    for (let byte = 0; byte < 256; byte++) {
+      for (let k = 0; k < 4; k++) {
+        const code = (byte >> (2 * k)) & 3;
+        this.byteGenotypes[4 * byte + k] = code === 0b00 ? 0 : code === 0b11 ? 2 : code === 0b01 || !this.sparse ? 1 : MISSING_GENOTYPE;
+      }
+    }
+  }
 
   genotypesOf(vectorIdx: number): Uint8Array {
     let genotypes = this.rows.get(vectorIdx);
     if (genotypes === undefined) {
       const packed = readPackedVectorSlab(this.packedPath, this.numField, vectorIdx, 1, 0, this.numField);
-      genotypes = new Uint8Array(this.numField);
-      for (let f = 0; f < this.numField; f++) {
-        const code = (packed[f >> 2] >> (2 * (f & 3))) & 3;
-        genotypes[f] = code === 0b00 ? 0 : code === 0b11 ? 2 : code === 0b01 || !this.sparse ? 1 : MISSING_GENOTYPE;
+      // Four fields per byte from the table (the last byte's unused fields fall past the row and are cut).
+      const padded = new Uint8Array(4 * Math.ceil(this.numField / 4));
+      const table = this.byteGenotypes;
+      for (let b = 0, f = 0; f < padded.length; b++, f += 4) {
+        const t = 4 * packed[b];
+        padded[f] = table[t];
+        padded[f + 1] = table[t + 1];
+        padded[f + 2] = table[t + 2];
+        padded[f + 3] = table[t + 3];
       }
+      genotypes = padded.subarray(0, this.numField);
       this.rows.set(vectorIdx, genotypes);
     }
     return genotypes;
   }
 }
 
-/** The table of `tuple` over samples [0, numControls) as controls and the rest as cases; a sample missing at any SNP is left out. */
+/**
+ * The table of `tuple` over samples [0, numControls) as controls and the rest as cases; a sample missing at any SNP is
+ * left out. A pass per SNP over typed arrays gives each sample's cell (and whether a call is missing), then one pass
+ * per class counts them: the 2-way top-N of 262,144 samples took ~5 ms a tuple with a loop over SNPs per sample.
+ */
 export function tupleTable(rows: GenotypeRows, tuple: readonly number[], numControls: number, numField: number): TupleTable {
   const numCell = 3 ** tuple.length;
-  const controls = new Array<number>(numCell).fill(0);
-  const cases = new Array<number>(numCell).fill(0);
-  const genotypes = tuple.map((vectorIdx) => rows.genotypesOf(vectorIdx));
-  for (let f = 0; f < numField; f++) {
-    let cell = 0;
-    let missing = false;
-    for (const g of genotypes) {
-      if (g[f] === MISSING_GENOTYPE) missing = true;
-      cell = 3 * cell + g[f];
+  // Cells of up to 4 SNPs fit a byte, a missing call's 3 included (3 + 3·(3 + 3·(3 + 3·3)) = 120).
+  if (tuple.length > 4) throw new RangeError(`tuples of ${tuple.length} SNPs: at most 4`);
+  const cells = new Uint8Array(numField);
+  // A missing call is genotype 3: both its bits set; any such SNP marks the sample.
+  const missing = new Uint8Array(numField);
+  for (const vectorIdx of tuple) {
+    const g = rows.genotypesOf(vectorIdx);
+    for (let f = 0; f < numField; f++) {
+      const genotype = g[f];
+      cells[f] = 3 * cells[f] + genotype;
+      missing[f] |= genotype & (genotype >> 1);
     }
-    if (missing) continue;
-    if (f < numControls) controls[cell]++;
-    else cases[cell]++;
   }
-  return { controls, cases };
+  const countCells = (first: number, end: number): number[] => {
+    const counts = new Float64Array(numCell + 1);
+    // Missing samples go to the extra cell numCell, which is dropped.
+    for (let f = first; f < end; f++) counts[missing[f] === 0 ? cells[f] : numCell]++;
+    return Array.from(counts.subarray(0, numCell));
+  };
+  const split = Math.min(numControls, numField);
+  return { controls: countCells(0, split), cases: countCells(split, numField) };
 }

@@ -8,6 +8,7 @@ import { UserError } from '../../core/errors.js';
 import { encodeLargeViews } from '../../core/largeViews.js';
 import { LeadingRun, Watermark } from '../../core/orderedProgress.js';
 import { allocateRowTables, blockRowFiller, fillRowTables, type BlockChunksTask, type BlockFill } from './blockRows.js';
+import { slabPlaneWordRanges } from './planePacking.js';
 import type { ProblemSource } from '../run/jobSpec.js';
 import type { PlaneLayout } from '../../analyses/index.js';
 import { finishedPlanes, type FillingPlanes, type SlabShape } from './vectorBlock.js';
@@ -58,7 +59,10 @@ export function startBlockBuild(
   source: ProblemSource, numVector: number, numField: number, layout: PlaneLayout, shape: SlabShape,
   options: BlockBuildOptions,
 ): FillingPlanes {
-  const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
+  const planes: PlaneMatrix = {
+    ...allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal),
+    planeWordRanges: slabPlaneWordRanges(layout, shape.fieldFirst, shape.numFieldLocal),
+  };
   const fill: BlockFill = { source, numVector, numField, layout, shape, words: planes.words, wordsPerPlane: planes.wordsPerPlane };
   const numRows = shape.numVectorReal;
   const numThreads = blockThreadCount(numRows, numRows * shape.numFieldLocal, options);

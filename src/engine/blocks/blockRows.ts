@@ -7,7 +7,7 @@
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../../core/syntheticProblems.js';
 import { readPackedVectorSlab } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
-import { maskPlaneFieldRanges, packRowPlanes, planePackingTable } from './planePacking.js';
+import { maskPlaneFieldRanges, packRowPlanes, planePackingTable, planeWordSegments, slabPlaneWordRanges } from './planePacking.js';
 import { allocatePlaneWalk, fillPlaneWalk, PLANE_BYTES_ARE_FIELD_GROUPS, randomPlaneRowFiller, type SharedPlaneWalk } from './randomPlaneRows.js';
 import type { PlaneLayout } from '../../analyses/index.js';
 import type { SlabShape } from './vectorBlock.js';
@@ -87,10 +87,15 @@ function codeRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: num
   const numPlanes = layout.numPlanes;
   const bytesPerRow = Math.ceil(numField / 4);
   const packedRows = packedRowsSource(fill);
+  // Planes with field ranges are packed only within them (blockRowFiller masks the rest).
+  const ranges = slabPlaneWordRanges(layout, shape.fieldFirst, numField);
+  const segments = ranges === null ? undefined : planeWordSegments(ranges, numPlanes, fill.wordsPerPlane);
   return (rowFirst, rowEnd) => {
     const packed = packedRows(rowFirst, rowEnd);
     for (let r = rowFirst; r < rowEnd; r++) {
-      packRowPlanes(table, packed, (r - rowFirst) * bytesPerRow, numField, { words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane });
+      packRowPlanes(table, packed, (r - rowFirst) * bytesPerRow, numField, {
+        words: fill.words, rowBase: r * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane, segments,
+      });
     }
   };
 }

@@ -35,6 +35,34 @@ export interface PlaneRowTarget {
   readonly rowBase: number;
   readonly numPlanes: number;
   readonly wordsPerPlane: number;
+  /**
+   * Present when planes are wanted only within word ranges (planeWordSegments of slabPlaneWordRanges): whole words
+   * outside them are not written (maskPlaneFieldRanges clears them after), which saves their table lookups.
+   */
+  readonly segments?: readonly PlaneWordSegment[];
+}
+
+/** Words [first, end) of a row in which exactly `planes` are wanted. */
+export interface PlaneWordSegment {
+  readonly first: number;
+  readonly end: number;
+  readonly planes: readonly number[];
+}
+
+/**
+ * The words of a row cut where a plane's range starts or ends, each piece with the planes whose range holds it (pieces
+ * with none are left out): epistasis's six class planes give two pieces of three planes (and a shared boundary word).
+ */
+export function planeWordSegments(ranges: readonly (PlaneWordRange | null)[], numPlanes: number, wordsPerPlane: number): PlaneWordSegment[] {
+  const rangeOf = (p: number): PlaneWordRange => ranges[p] ?? [0, wordsPerPlane];
+  const cuts = [...new Set([0, wordsPerPlane, ...Array.from({ length: numPlanes }, (_, p) => rangeOf(p)).flat()])].sort((x, y) => x - y);
+  const segments: PlaneWordSegment[] = [];
+  for (let k = 0; k + 1 < cuts.length; k++) {
+    const [first, end] = [cuts[k], cuts[k + 1]];
+    const planes = Array.from({ length: numPlanes }, (_, p) => p).filter((p) => rangeOf(p)[0] <= first && end <= rangeOf(p)[1]);
+    if (planes.length > 0 && end > first) segments.push({ first, end, planes });
+  }
+  return segments;
 }
 
 /**
@@ -50,14 +78,18 @@ export function packRowPlanes(table: Uint8Array, packed: Uint8Array, src: number
   const tailMask = tailFields === 0 ? 0xffffffff : (1 << tailFields) - 1;
   const { words, rowBase, numPlanes, wordsPerPlane } = target;
   const numFullWords = Math.floor(bytesPerVector / 8);
-  for (let w = 0, b = src; w < numFullWords; w++, b += 8) {
-    // 8 bytes = 4 pairs of 8 fields; unaligned byte reads, as rows of a file start anywhere.
-    const pair0 = packed[b] | (packed[b + 1] << 8);
-    const pair1 = packed[b + 2] | (packed[b + 3] << 8);
-    const pair2 = packed[b + 4] | (packed[b + 5] << 8);
-    const pair3 = packed[b + 6] | (packed[b + 7] << 8);
-    for (let p = 0, t = 0; p < numPlanes; p++, t += PAIR_VALUES) {
-      words[rowBase + p * wordsPerPlane + w] = table[t + pair0] | (table[t + pair1] << 8) | (table[t + pair2] << 16) | (table[t + pair3] << 24);
+  if (target.segments !== undefined) {
+    for (const segment of target.segments) packFullWords(table, packed, src, target, { ...segment, end: Math.min(segment.end, numFullWords) });
+  } else {
+    for (let w = 0, b = src; w < numFullWords; w++, b += 8) {
+      // 8 bytes = 4 pairs of 8 fields; unaligned byte reads, as rows of a file start anywhere.
+      const pair0 = packed[b] | (packed[b + 1] << 8);
+      const pair1 = packed[b + 2] | (packed[b + 3] << 8);
+      const pair2 = packed[b + 4] | (packed[b + 5] << 8);
+      const pair3 = packed[b + 6] | (packed[b + 7] << 8);
+      for (let p = 0, t = 0; p < numPlanes; p++, t += PAIR_VALUES) {
+        words[rowBase + p * wordsPerPlane + w] = table[t + pair0] | (table[t + pair1] << 8) | (table[t + pair2] << 16) | (table[t + pair3] << 24);
+      }
     }
   }
   if (numFullWords < numWordsUsed) {
@@ -71,6 +103,26 @@ export function packRowPlanes(table: Uint8Array, packed: Uint8Array, src: number
     }
   } else if (tailFields !== 0) {
     for (let p = 0; p < numPlanes; p++) words[rowBase + p * wordsPerPlane + numWordsUsed - 1] &= tailMask;
+  }
+}
+
+/**
+ * Words [first, end) of planes `planes` of one row, each of 8 whole packed bytes, one table lookup per byte pair and
+ * plane (packRowPlanes's loop over a segment's planes only).
+ */
+function packFullWords(table: Uint8Array, packed: Uint8Array, src: number, target: PlaneRowTarget, segment: PlaneWordSegment): void {
+  const { words, rowBase, wordsPerPlane } = target;
+  const { first, end, planes } = segment;
+  for (let w = first, b = src + 8 * first; w < end; w++, b += 8) {
+    const pair0 = packed[b] | (packed[b + 1] << 8);
+    const pair1 = packed[b + 2] | (packed[b + 3] << 8);
+    const pair2 = packed[b + 4] | (packed[b + 5] << 8);
+    const pair3 = packed[b + 6] | (packed[b + 7] << 8);
+    for (let k = 0; k < planes.length; k++) {
+      const p = planes[k];
+      const t = p * PAIR_VALUES;
+      words[rowBase + p * wordsPerPlane + w] = table[t + pair0] | (table[t + pair1] << 8) | (table[t + pair2] << 16) | (table[t + pair3] << 24);
+    }
   }
 }
 
@@ -91,17 +143,38 @@ export function maskPlaneFieldRanges(
     if (range === null) continue;
     const first = Math.max(0, Math.min(numFieldLocal, range.first - fieldFirst));
     const end = Math.max(first, Math.min(numFieldLocal, range.end - fieldFirst));
+    // Whole words outside the range are cleared, the (at most two) words it cuts masked.
+    const wordFirst = Math.min(numWordsUsed, Math.floor(first / 32));
+    const wordEnd = Math.max(wordFirst, Math.min(numWordsUsed, Math.ceil(end / 32)));
+    const cut = end > first ? [...new Set([wordFirst, wordEnd - 1])] : [];
     for (let r = rowFirst; r < rowEnd; r++) {
       const base = (r * numPlanes + p) * wordsPerPlane;
-      for (let w = 0; w < numWordsUsed; w++) {
-        const wordFirst = 32 * w;
-        const lo = Math.max(first, wordFirst) - wordFirst;
-        const hi = Math.min(end, wordFirst + 32) - wordFirst;
-        if (hi <= lo) words[base + w] = 0;
-        else if (hi - lo < 32) words[base + w] &= ((hi === 32 ? 0xffffffff : (1 << hi) - 1) & ~((1 << lo) - 1)) >>> 0;
+      words.fill(0, base, base + wordFirst);
+      words.fill(0, base + wordEnd, base + numWordsUsed);
+      if (end <= first) words.fill(0, base + wordFirst, base + wordEnd);
+      for (const w of cut) {
+        const lo = Math.max(first, 32 * w) - 32 * w;
+        const hi = Math.min(end, 32 * w + 32) - 32 * w;
+        if (hi - lo < 32) words[base + w] &= ((hi === 32 ? 0xffffffff : (1 << hi) - 1) & ~((1 << lo) - 1)) >>> 0;
       }
     }
   }
+}
+
+/**
+ * The PlaneMatrix.planeWordRanges of a slab's planes (global fields `[fieldFirst, fieldFirst + numFieldLocal)`) built
+ * from 2-bit codes: per plane the slab's words of its field range, outside which maskPlaneFieldRanges leaves no bit
+ * (an empty range where the slab holds none of it); null without ranges, or for planes of real values (not masked).
+ */
+export function slabPlaneWordRanges(layout: PlaneLayout, fieldFirst: number, numFieldLocal: number): (PlaneWordRange | null)[] | null {
+  const ranges = layout.planeFieldRanges ?? null;
+  if (ranges === null || (layout.realValues ?? null) !== null) return null;
+  return ranges.map((range) => {
+    if (range === null) return null;
+    const first = Math.max(0, Math.min(numFieldLocal, range.first - fieldFirst));
+    const end = Math.max(first, Math.min(numFieldLocal, range.end - fieldFirst));
+    return [Math.floor(first / 32), end === first ? Math.floor(first / 32) : Math.ceil(end / 32)] as const;
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // A rank's block of vectors: the bit planes of its field slab plus the vectors' global sums.
 import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
 import type { PlaneLayout, VectorBlockView } from '../../analyses/index.js';
-import { maskPlaneFieldRanges } from './planePacking.js';
+import { maskPlaneFieldRanges, slabPlaneWordRanges } from './planePacking.js';
 
 /**
  * Vectors `[vectorFirst, vectorFirst + numVectorReal)` of one block (rows past the real ones are zero pads): the
@@ -57,7 +57,10 @@ export interface SlabShape {
  * compare the packed builders with (runs build their blocks with blockBuild.ts).
  */
 export function planesFromCodes(layout: PlaneLayout, shape: SlabShape, rowCodes: RowCodes): PlaneMatrix {
-  const planes = allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal);
+  const planes: PlaneMatrix = {
+    ...allocatePlaneMatrix(shape.numVectorLocal, layout.numPlanes, shape.numFieldLocal),
+    planeWordRanges: slabPlaneWordRanges(layout, shape.fieldFirst, shape.numFieldLocal),
+  };
   const wpp = planes.wordsPerPlane;
   const words = planes.words;
   const codes = new Uint8Array(shape.numFieldLocal);

@@ -2,12 +2,14 @@
 // kernel threads compute the next tallies while the current ones are reduced and finalized.
 
 /** How the jobs overlap. */
-export interface LookaheadOptions {
+export interface LookaheadOptions<T> {
   /**
    * Finish the first job before starting the second (later jobs one ahead): for jobs whose start reads what earlier
    * finishes learnt, e.g. a top-N run's records-only bar, which the first finish sets. Absent: false.
    */
   readonly firstAlone?: boolean;
+  /** The same for any job this says true of (a top-N run's ramp of small panels, each tightening the bar). */
+  readonly alone?: (item: T) => boolean;
 }
 
 /**
@@ -18,16 +20,20 @@ export async function runOneAhead<T, R>(
   items: AsyncIterator<T>,
   start: (item: T) => Promise<R>,
   finish: (item: T, result: R) => Promise<void>,
-  options: LookaheadOptions = {},
+  options: LookaheadOptions<T> = {},
 ): Promise<void> {
   let current = await items.next();
   let currentResult = current.done ? null : start(current.value);
-  if (options.firstAlone === true && !current.done && currentResult !== null) {
-    await finish(current.value, await currentResult);
-    current = await items.next();
-    currentResult = current.done ? null : start(current.value);
-  }
+  let isFirst = true;
   while (!current.done && currentResult !== null) {
+    const alone = (isFirst && options.firstAlone === true) || (options.alone?.(current.value) ?? false);
+    isFirst = false;
+    if (alone) {
+      await finish(current.value, await currentResult);
+      current = await items.next();
+      currentResult = current.done ? null : start(current.value);
+      continue;
+    }
     const next = await items.next();
     const nextResult = next.done ? null : start(next.value);
     // The next job may fail while this one finishes; its error surfaces when it is awaited.

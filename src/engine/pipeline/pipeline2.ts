@@ -71,6 +71,8 @@ export function pairsOfStep(step: PairStep): number {
 /** One GEMM call of a step: a panel of the rank's rows against the step's columns. */
 interface PairPanel {
   readonly block: PairBlock;
+  /** A head of a top-N run's ramp (withRampUp): finished before the next panel starts, whose bar it tightens. */
+  readonly rampHead?: boolean;
 }
 
 /**
@@ -249,15 +251,18 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
   // Records and dense values come back per panel: the host's panel size bounds their read-backs; a top-N run's
   // panels are smaller still, so that its records-only bar is known early.
   const barred = (env.run.topRecords ?? null) !== null;
-  const pairsPerPanel = barred ? topPairsPerPanel(steps)
+  const pairsPerPanel = barred ? topPairsPerPanel(steps, fullRatePairsOf(env, own))
     : env.run.sink.writesRecords || matrix !== null ? PAIRS_PER_PANEL : DEVICE_PAIRS_PER_PANEL;
   const window = env.run.sink.window;
   let numPairs = 0;
   let numDevicePairs = 0;
   let numDeviceRecords = 0;
   let numWindowPairs = 0;
-  const panels = barred ? withSmallFirstPanel(pairPanels(env, own, steps, pairsPerPanel)) : pairPanels(env, own, steps, pairsPerPanel);
-  await runOneAhead(panels, (panel) => device.start(panel.block), async (panel, result) => {
+  const panels = barred ? withRampUp(pairPanels(env, own, steps, pairsPerPanel), rampHeadPairs(pairsPerPanel)) : pairPanels(env, own, steps, pairsPerPanel);
+  await runOneAhead(panels, (panel) => {
+    traceMark(`device panel ${panel.block.numRows} × ${panel.block.numCols}`);
+    return device.start(panel.block);
+  }, async (panel, result) => {
     const b = panel.block;
     if (result.kind === 'done') {
       if (matrix !== null) {
@@ -283,20 +288,30 @@ async function runPairStepsOnDevice(env: PipelineEnv, own: VectorBlock, steps: r
     numPairs += done;
     numWindowPairs += keptPairsInPanel(b, window);
     env.onWork(done * env.run.numField);
-  }, { firstAlone: barred });
+  }, { alone: (panel) => panel.rampHead === true });
   return { numPairs, numDevicePairs, numDeviceRecords, numWindowPairs };
 }
 
 /**
- * Device panels of a top-N run: about TOP_PANELS_PER_RANK of them per rank, within [TOP_MIN_PAIRS_PER_PANEL,
- * PAIRS_PER_PANEL]. The records-only bar (topRecordsSink.ts recordBar) is the N-th strongest record of the panels
- * applied so far; small panels keep it close to the run's (one panel ahead, it lags by a panel). The first panel
- * runs alone, without a bar, cut to a small head (withSmallFirstPanel). 2^16 pairs (a 256 × 256 tile) keep a panel's
- * GEMM and finalize many workgroups wide.
+ * Pairs of a top-N run's device panels: about TOP_PANELS_PER_RANK of them per rank, within [TOP_MIN_PAIRS_PER_PANEL,
+ * PAIRS_PER_PANEL], raised to `fullRatePairs`, the kernel set's fewest pairs at its rate (PopcountGemm.fullRatePairs;
+ * at most DEVICE_PAIRS_PER_PANEL, the tallies' device memory). The records-only bar (topRecordsSink.ts recordBar) is
+ * the N-th strongest record of the panels applied so far; small panels would keep it close to the run's, but a GPU
+ * runs a small panel's GEMM at a fraction of its rate (2 Mi pairs, 64 tiles of the u8 kernel on a 132-SM H200: 8.1e13
+ * u8 MAC/s against 2.1e14): the bar's sample comes from the ramp of small panels at the start (withRampUp) instead.
+ * 2^16 pairs (a 256 × 256 tile) keep a panel's GEMM and finalize many workgroups wide.
  */
-export function topPairsPerPanel(steps: readonly PairStep[]): number {
+export function topPairsPerPanel(steps: readonly PairStep[], fullRatePairs = 0): number {
   const numPairs = steps.reduce((sum, step) => sum + pairsOfStep(step), 0);
-  return Math.min(PAIRS_PER_PANEL, Math.max(TOP_MIN_PAIRS_PER_PANEL, Math.ceil(numPairs / TOP_PANELS_PER_RANK)));
+  const byCount = Math.min(PAIRS_PER_PANEL, Math.max(TOP_MIN_PAIRS_PER_PANEL, Math.ceil(numPairs / TOP_PANELS_PER_RANK)));
+  return Math.min(DEVICE_PAIRS_PER_PANEL, Math.max(byCount, fullRatePairs));
+}
+
+/** The kernel set's fewest pairs per request at its rate for this run's 2-way requests; 0 when it does not say. */
+function fullRatePairsOf(env: PipelineEnv, own: VectorBlock): number {
+  const pairs = env.run.analysis.pairs;
+  if (pairs === null || env.gemm.fullRatePairs === undefined) return 0;
+  return env.gemm.fullRatePairs({ termGroups: pairs.termGroups, numPlanes: own.planes.numPlanes, wordsPerPlane: own.planes.wordsPerPlane });
 }
 
 const TOP_PANELS_PER_RANK = 16;
@@ -306,6 +321,21 @@ const TOP_MIN_PAIRS_PER_PANEL = 1 << 16;
  * most) bar the panels after it from a sample large enough to leave few records above the bar.
  */
 export const TOP_FIRST_PANEL_PAIRS = 1 << 12;
+/**
+ * Growth of the ramp's heads: each is 16 times the last, so the ramp adds little GPU time at low rate (its heads
+ * sum to < 1/15 of the panel that follows), while the bar the next panels get comes from 16 times more pairs.
+ */
+const TOP_RAMP_GROWTH = 16;
+
+/**
+ * The heads a top-N run's first panel is cut into (withRampUp): TOP_FIRST_PANEL_PAIRS, then TOP_RAMP_GROWTH times
+ * more each, while a head stays within 1/TOP_RAMP_GROWTH of the run's panels.
+ */
+export function rampHeadPairs(pairsPerPanel: number): number[] {
+  const heads = [TOP_FIRST_PANEL_PAIRS];
+  for (let head = TOP_FIRST_PANEL_PAIRS * TOP_RAMP_GROWTH; head * TOP_RAMP_GROWTH <= pairsPerPanel; head *= TOP_RAMP_GROWTH) heads.push(head);
+  return heads;
+}
 
 /**
  * A panel cut into a head of its first rows (about `headPairs` pairs) and the rest, or the panel alone when it is that
@@ -323,13 +353,36 @@ export function splitPanelHead(b: PairBlock, headPairs: number): PairBlock[] {
   return rest.numCols > 0 ? [head, rest] : [head];
 }
 
-/** A top-N run's panels: the first cut to a small head (TOP_FIRST_PANEL_PAIRS), which sets the bar, then the others. */
-async function* withSmallFirstPanel(panels: AsyncGenerator<PairPanel>): AsyncGenerator<PairPanel> {
+/** A panel cut into heads of about `headPairs[0]`, `headPairs[1]`, … pairs (splitPanelHead) and the rest, in that order. */
+export function splitPanelRamp(b: PairBlock, headPairs: readonly number[]): PairBlock[] {
+  const pieces: PairBlock[] = [];
+  let rest: PairBlock | null = b;
+  for (const pairs of headPairs) {
+    if (rest === null) break;
+    const split = splitPanelHead(rest, pairs);
+    pieces.push(split[0]);
+    rest = split.length > 1 ? split[1] : null;
+  }
+  if (rest !== null) pieces.push(rest);
+  return pieces;
+}
+
+/**
+ * A top-N run's panels: the first cut into a ramp of growing heads and its rest (splitPanelRamp), each head run alone
+ * (the first sets the bar, each later one tightens it for the next), then the others one ahead.
+ */
+async function* withRampUp(panels: AsyncGenerator<PairPanel>, headPairs: readonly number[]): AsyncGenerator<PairPanel> {
   let first = true;
   for await (const panel of panels) {
-    const blocks = first ? splitPanelHead(panel.block, TOP_FIRST_PANEL_PAIRS) : [panel.block];
+    if (!first) {
+      yield panel;
+      continue;
+    }
     first = false;
-    for (const block of blocks) yield { block };
+    const pieces = splitPanelRamp(panel.block, headPairs);
+    // Heads as cut: the last piece is the panel's rest unless the heads took the whole panel.
+    const numHeads = Math.min(headPairs.length, pieces.length);
+    for (const [k, block] of pieces.entries()) yield { block, rampHead: k < numHeads };
   }
 }
 

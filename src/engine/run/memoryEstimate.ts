@@ -57,6 +57,8 @@ const GPU_RESIDENT_PAIR_COUNTS = 4;
 const GPU_FINALIZE_SETS = 2;
 const GPU_RECORD_BYTES_2 = 2 ** 24 * 12;
 const GPU_RECORD_BYTES_3 = 2 ** 23 * 8;
+/** Most pairs of a top-N run's device panel: webgpu's fullRatePairs (1024 u8 tiles of 128 × 256) at most. */
+const TOP_DEVICE_PAIRS_PER_PANEL = 1 << 25;
 /** Status and checksum partials of one finalize set (a few MiB for the largest panels). */
 const GPU_FINALIZE_STATUS_BYTES = 8 * MiB;
 
@@ -322,9 +324,13 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
   const { blockBytes, maxReceivedBlocks: received, numVectorLocal: nvl, wordsPerPlane } = shape;
   const deviceFinalize = mayFinalizeOnDevice(job, shape);
   const numWay = job.metricSpec.numWay;
-  // With device finalize (no records) 2-way panels grow to DEVICE_PAIRS_PER_PANEL; their output stays within 1 GiB.
-  const tuplesPerCall = numWay === 2 && deviceFinalize && job.outputStub === null && job.matrix == null
-    ? Math.min(DEVICE_PAIRS_PER_PANEL, nvl * nvl)
+  // With device finalize and no records 2-way panels grow to DEVICE_PAIRS_PER_PANEL; a top-N run's to what the kernel
+  // set's rate asks (pipeline2.ts topPairsPerPanel; webgpu: at most 1024 u8 tiles, TOP_DEVICE_PAIRS_PER_PANEL). Their
+  // output stays within 1 GiB.
+  const top = (job.top ?? null) !== null;
+  const largePanels = numWay === 2 && deviceFinalize && (job.outputStub === null || top) && job.matrix == null;
+  const tuplesPerCall = largePanels
+    ? Math.min(job.outputStub === null ? DEVICE_PAIRS_PER_PANEL : TOP_DEVICE_PAIRS_PER_PANEL, nvl * nvl)
     : numWay === 3 && deviceFinalize ? Math.min(shape.tuplesPerRank, Math.floor(DEVICE_TALLY_BYTES_PER_CALL / (4 * shape.numGroups))) : shape.tuplesPerCall;
   const outputBytes = Math.min(deviceFinalize ? GPU_DEVICE_OUTPUT_BYTES : GPU_OUTPUT_BYTES, tuplesPerCall * shape.numGroups * 4);
   const heldBytes = (1 + received) * blockBytes;
@@ -344,6 +350,8 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
         ? GPU_FINALIZE_SETS * (GPU_FINALIZE_STATUS_BYTES + (job.outputStub === null ? 0 : numWay === 2 ? GPU_RECORD_BYTES_2 : GPU_RECORD_BYTES_3))
         : 0,
     },
+    // 2-way records: a pass mask and pass values per pair of a panel (webgpu pairFinalizeWebgpu.ts pairRecordScratchBytes).
+    { name: 'finalize pass scratch', bytes: numWay === 2 && deviceFinalize && job.outputStub !== null ? 2 ** Math.ceil(Math.log2(Math.max(1, 20 * tuplesPerCall))) : 0 },
     { name: 'matrix values', bytes: deviceFinalize && job.matrix != null ? matrixSinkDeviceBytes(PAIRS_PER_PANEL, job.matrix.format) : 0 },
     // Per-vector finalize words (32 bytes) and sums of every block held.
     { name: 'vector words', bytes: (1 + received) * nvl * 64 },

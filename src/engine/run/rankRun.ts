@@ -249,7 +249,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     throw error;
   }
   try {
-    gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange.end - layout.fieldRange.begin, { placement: job.finalize, fieldComm }));
+    gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange, { placement: job.finalize, fieldComm }));
     const filling = await building;
     const summing = traced('own block loaded', () => sumOwnBlock(job, layout, run.analysis.planes, filling, fieldComm, gemm));
     // Peers get the block's rows as they are built, while this rank uploads and sums them.

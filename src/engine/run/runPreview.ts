@@ -1,19 +1,23 @@
 // What a rank's run will ask of its kernel set — plane shapes, vector sums, term groups, device finalize — told to the kernel
 // set before the rank loads its input, so that a GPU kernel set compiles its programs meanwhile.
 import { planeWordsFor, type PopcountGemm, type RunPreview } from '../../mgemm/index.js';
+import type { IndexRange } from '../../parallel/index.js';
+import { slabPlaneWordRanges } from '../blocks/planePacking.js';
 import { devicePairFinalizer, deviceTripleFinalizer, type DeviceFinalizeSetting, type RankFinalize } from '../finalize/rankFinalize.js';
 
 /**
- * The requests of a run whose field slab has `numFieldLocal` fields, as pipeline2.ts and pipeline3.ts will make
+ * The requests of a run whose field slab holds global fields `fieldRange`, as pipeline2.ts and pipeline3.ts will make
  * them: 2-way GEMMs (3-way: the plan's block-pair counts' one group), 3-way mGEMM3s, and device finalize when the
- * analysis's device finalizer takes the run.
+ * analysis's device finalizer takes the run; its blocks' plane shape as blockBuild.ts makes it.
  */
-export function runPreview(rank: RankFinalize, gemm: PopcountGemm, numFieldLocal: number, setting: DeviceFinalizeSetting): RunPreview {
+export function runPreview(rank: RankFinalize, gemm: PopcountGemm, fieldRange: IndexRange, setting: DeviceFinalizeSetting): RunPreview {
   const { planes, pairs, triples } = rank.analysis;
   const records = rank.sink.writesRecords;
   const histogram = rank.sink.histogramLayout;
+  const numFieldLocal = fieldRange.end - fieldRange.begin;
   const shape = {
     numPlanes: planes.numPlanes, wordsPerPlane: planeWordsFor(numFieldLocal),
+    planeWordRanges: slabPlaneWordRanges(planes, fieldRange.begin, numFieldLocal),
     vectorSums: { countPlanes: planes.countPlanes, maskPlane: planes.maskPlane },
   };
   if (pairs !== null) {

@@ -1,5 +1,6 @@
 // Blocks of epistasis planes from random genotypes, for the device value program tests (2-way and 3-way).
-import { planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
+import { epistasisPlaneLayout, planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
+import { slabPlaneWordRanges } from '../../../src/engine/blocks/planePacking.js';
 import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix } from '../../../src/mgemm/index.js';
 import type { VectorBlockView } from '../../../src/analyses/analysis.js';
 
@@ -49,7 +50,9 @@ export function planesOf(genotypes: Genotypes, numControls: number): PlaneMatrix
       for (const kind of kinds) words[(v * 6 + planeOf(cls, kind)) * wordsPerPlane + (s >> 5)] |= 1 << (s & 31);
     }
   }
-  return { numVectors: numVector, numPlanes: 6, wordsPerPlane, words };
+  // The class ranges blocks carry (slabPlaneWordRanges): a GPU kernel set uploads only their words.
+  const planeWordRanges = slabPlaneWordRanges(epistasisPlaneLayout({ numControls, numField, sparse: true }), 0, numField);
+  return { numVectors: numVector, numPlanes: 6, wordsPerPlane, words, planeWordRanges };
 }
 
 export function blockOf(planes: PlaneMatrix, vectorFirst: number): VectorBlockView {

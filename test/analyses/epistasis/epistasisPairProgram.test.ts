@@ -1,8 +1,9 @@
 // The device value program of 2-way epistasis (analyses/epistasis/epistasisPairProgram.ts) against the host finalize
 // (finalizeEpistasisPairs): every pair's engine value the same double, bit for bit, over thousands of random tables —
 // dense and with missing calls, K2, MI and IG, empty and monomorphic SNPs, small and large class sizes, row SNPs after
-// the column SNPs —; the host's values equal the search's rescoring from the genotypes (canonical cell order); and the
-// checksum and records of values named by pairs (every value in the checksum, the threshold choosing records).
+// the column SNPs, planes carrying their class ranges as blocks do (so they cross to the GPU packed) —; the host's
+// values equal the search's rescoring from the genotypes (canonical cell order); and the checksum and records of
+// values named by pairs (every value in the checksum, the threshold choosing records).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analysis as epistasis, engineValueOf, epistasisScore, k2ScaleOf, MarginalScratch, ScoreTables } from '../../../src/analyses/epistasis/index.js';
 import { ChecksumAccumulator } from '../../../src/core/checksum.js';

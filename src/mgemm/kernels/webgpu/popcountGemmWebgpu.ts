@@ -12,7 +12,7 @@
 import { traced } from '../../../core/trace.js';
 import type { HistogramLayout } from '../../../core/histogramLayout.js';
 import type {
-  ComputeDevice, PlaneMatrix, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
+  ComputeDevice, FinalizePairsShape, PlaneMatrix, PopcountGemm, PopcountGemm3Request, PopcountGemm3Result, PopcountGemmRequest, PopcountGemmResult,
   RunPreview, VectorSums, VectorSumsRequest,
 } from '../../contract.js';
 import { NO_PAIR_RECORDS, noRecordsToRelease, type PairFinalizeRequest, type PairFinalizeResult, type PairValueProgram } from '../../pairFinalize.js';
@@ -40,6 +40,14 @@ import { settled, type Dispatch, type Pending, type TransferStatistics, type Web
 import { submitTally3, submitTally3Finalize, tally3KernelDispatches, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { submitVectorSums } from './vectorSumsWebgpu.js';
 import { resolveWebgpuLimits, type WebgpuPopcountGemmOptions } from './webgpuOptions.js';
+
+/**
+ * Workgroup tiles a 2-way request needs for its GEMM to run at the kernel's rate: WebGPU does not tell how many compute
+ * units a GPU has, so enough for the largest measured to take about 8 waves (132 SMs on the H100 / H200, a 128 × 256 u8
+ * tile each at a time). There the u8 GEMM of epistasis ran at 8.1e13 u8 MAC/s on 64 tiles (2 Mi-pair panels), 1.4e14 on
+ * 128 and 2.1e14 on panels of 2048 tiles; 1024 tiles of the u8 kernel are 32 Mi pairs, or one sub-block when smaller.
+ */
+const FULL_RATE_WORKGROUPS = 1024;
 
 /** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
 export const WEBGPU_KERNEL_SET_PREFIX = 'webgpu-';
@@ -295,6 +303,12 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   }
 
   // 2-way device finalize: the request, its submit, its programs and the per-vector words it binds.
+
+  /** FULL_RATE_WORKGROUPS tiles (RequestPlanner.pairsOfWorkgroups), within what submitPairFinalize takes (pass values in a binding). */
+  fullRatePairs(shape: FinalizePairsShape): number {
+    const maxPairs = Math.floor(this.runner.capabilities.maxStorageBufferBindingSize / pairRecordScratchBytes(1, { records: true, denseValues: null }).passValues);
+    return Math.min(this.planner.pairsOfWorkgroups(shape, FULL_RATE_WORKGROUPS), maxPairs);
+  }
 
   /** 2-way finalize on the device (mgemm/pairFinalize.ts): see submitPairFinalize. */
   finalizePairs(request: PairFinalizeRequest): Promise<PairFinalizeResult> {

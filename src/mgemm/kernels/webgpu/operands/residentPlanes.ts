@@ -2,10 +2,13 @@
 // storage binding. Operands are identified by object: the engine never changes a matrix after its first
 // use, so a matrix is uploaded once and reused by every later request (LRU-evicted past a byte budget).
 // A matrix can be uploaded ahead of its first request (prefetch): its chunks join the resident set, and
-// evict others, only when a request asks for it, i.e. inside that request's turn.
+// evict others, only when a request asks for it, i.e. inside that request's turn. A matrix whose planes are zero
+// outside word ranges (PlaneMatrix.planeWordRanges: epistasis's class planes, half zeros) crosses packed, only those
+// words, and is written out whole on the device (unpackPlanesProgram.ts).
 
 import type { PlaneMatrix, VectorSumsRequest } from '../../../contract.js';
-import type { WebgpuRunner } from '../runtime/webgpuRunner.js';
+import { createUnpackPlanesProgram, packedPlaneRowsOf, packedRowWords, UNPACK_WORKGROUP, type PackedPlaneRows } from '../programs/unpackPlanesProgram.js';
+import { foldWorkgroups, unpackedRowsPerPiece, type Dispatch, type WebgpuRunner } from '../runtime/webgpuRunner.js';
 
 /** Rows [firstRow, firstRow + numRows) of a matrix, in their own buffer (row 0 of the buffer is firstRow). */
 export interface PlaneChunk {
@@ -88,14 +91,36 @@ export class ResidentPlanes {
     if (rowsPerChunk < 1) {
       throw new RangeError(`one vector's planes (${rowWords * 4} bytes) exceed the GPU's storage binding size (${this.maxChunkBytes} bytes)`);
     }
+    const packed = packedRowsOf(matrix);
     const chunks: PlaneChunk[] = [];
     for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
       const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
-      const wordsReady = rowsReady === undefined ? undefined : (wordEnd: number) => rowsReady(firstRow + Math.ceil(wordEnd / rowWords));
-      const buffer = await this.runner.createStorageBufferStaged(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false, wordsReady });
+      let buffer: GPUBuffer;
+      if (packed === null || numRows === 0) {
+        const wordsReady = rowsReady === undefined ? undefined : (wordEnd: number) => rowsReady(firstRow + Math.ceil(wordEnd / rowWords));
+        buffer = await this.runner.createStorageBufferStaged(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false, wordsReady });
+      } else {
+        buffer = await this.runner.createStorageBufferUnpacked({
+          numRows, rowWords, packedRowWords: packedRowWords(packed), readBack: false,
+          packRows: (into, rowFirst, count) => packRows(matrix, packed, firstRow + rowFirst, count, into),
+          unpack: (source, target, rowFirst, count) => this.unpackDispatch(packed, { source, target, rowFirst, numRows: count }),
+          rowsReady: rowsReady === undefined ? undefined : (rowEnd) => rowsReady(firstRow + rowEnd),
+        });
+      }
       chunks.push({ firstRow, numRows, buffer });
     }
     return chunks;
+  }
+
+  /** The dispatch that writes `numRows` packed rows of `source` out whole into `target` from its row `rowFirst`. */
+  private unpackDispatch(
+    packed: PackedPlaneRows, { source, target, rowFirst, numRows }: { source: GPUBuffer; target: GPUBuffer; rowFirst: number; numRows: number },
+  ): Dispatch {
+    const workgroups = foldWorkgroups(Math.ceil((numRows * packed.numPlanes * packed.wordsPerPlane) / UNPACK_WORKGROUP),
+      this.runner.capabilities.maxComputeWorkgroupsPerDimension);
+    return {
+      program: createUnpackPlanesProgram(packed), storage: [source, target], uniforms: { rowFirst, numRows, numWorkgroupsX: workgroups[0] }, workgroups,
+    };
   }
 
   private evictFor(numBytes: number, pinned: readonly PlaneMatrix[]): void {
@@ -120,6 +145,27 @@ export class ResidentPlanes {
     for (const entry of this.entries.values()) for (const chunk of entry.chunks) chunk.buffer.destroy();
     this.entries.clear();
     this.residentBytes = 0;
+  }
+}
+
+/** The packed form of a matrix's rows (packedPlaneRowsOf), or null also when a packed row exceeds a staging piece. */
+function packedRowsOf(matrix: PlaneMatrix): PackedPlaneRows | null {
+  const packed = packedPlaneRowsOf(matrix);
+  if (packed === null || unpackedRowsPerPiece(packedRowWords(packed), matrix.numPlanes * matrix.wordsPerPlane) < 1) return null;
+  return packed;
+}
+
+/** Packs rows `[rowFirst, rowFirst + numRows)` of `matrix`: per row, each plane's range of words, into `into`. */
+function packRows(matrix: PlaneMatrix, packed: PackedPlaneRows, rowFirst: number, numRows: number, into: Uint32Array): void {
+  const { words, wordsPerPlane } = matrix;
+  const rowWords = packed.numPlanes * wordsPerPlane;
+  let out = 0;
+  for (let r = rowFirst; r < rowFirst + numRows; r++) {
+    for (const [p, [first, end]] of packed.ranges.entries()) {
+      const planeBase = r * rowWords + p * wordsPerPlane;
+      into.set(words.subarray(planeBase + first, planeBase + end), out);
+      out += end - first;
+    }
   }
 }
 

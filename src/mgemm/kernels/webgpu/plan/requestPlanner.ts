@@ -4,7 +4,7 @@
 // into u8 counts and one integer GEMM per term group (B's expansions kept across requests, expandedOperands.ts).
 // The 2-way path, device finalize and the 3-way driver (tally3Webgpu.ts) all compute through these plans.
 
-import { termWordRange, type PopcountGemmRequest, type TermGroup } from '../../../contract.js';
+import { termWordRange, type FinalizePairsShape, type PopcountGemmRequest, type TermGroup } from '../../../contract.js';
 import { EXPAND_WORKGROUP } from '../programs/expandProgram.js';
 import type { ProgramLibrary } from '../programs/programLibrary.js';
 import { U8_GEMM_COL_TILE, U8_GEMM_ROW_TILE } from '../programs/u8GemmProgram.js';
@@ -76,6 +76,18 @@ export class RequestPlanner {
     const tileOutBytes = termGroups.length * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE * 4;
     if (expandRows < U8_GEMM_COL_TILE || tileOutBytes > Math.min(this.parts.maxBindingBytes, OUTPUT_BYTES_PER_DISPATCH)) return { family: 'bitwise' };
     return { family, slabPlan, expandRows };
+  }
+
+  /**
+   * Pairs of `workgroups` output tiles of the kernel family of 2-way requests of this shape, but at most a u8 sub-block's
+   * (expandRows²): a request is dispatched sub-block by sub-block, so beyond that it adds dispatches, not workgroups to
+   * one, and a request of whole sub-blocks leaves no thin remainder.
+   */
+  pairsOfWorkgroups({ termGroups, numPlanes, wordsPerPlane }: FinalizePairsShape, workgroups: number): number {
+    const choice = this.familyFor(termGroups, wordsPerPlane);
+    if (choice.family !== 'bitwise') return Math.min(workgroups * U8_GEMM_ROW_TILE * U8_GEMM_COL_TILE, choice.expandRows * choice.expandRows);
+    const program = this.parts.programs.tally2(termGroups, numPlanes, numPlanes);
+    return workgroups * program.tileRows * program.tileCols;
   }
 
   /** The output scratch buffer, large enough for the plan's largest sub-block. */

@@ -10,6 +10,7 @@ import { createExpandProgram } from './expandProgram.js';
 import { createPairProductProgram } from './pairProductProgram.js';
 import { createTally2Program, type Tally2Program } from './tally2Program.js';
 import { createU8GemmProgram, type U8GemmProgram, type U8GemmStaging } from './u8GemmProgram.js';
+import { createUnpackPlanesProgram, packedPlaneRowsOf } from './unpackPlanesProgram.js';
 import { createVectorSumsProgram } from './vectorSumsProgram.js';
 import type { WgslProgram } from './wgslProgram.js';
 import { createFinalize3Program, finalize3CacheKey, type Finalize3Program } from '../finalize/finalize3Program.js';
@@ -91,7 +92,8 @@ export class ProgramLibrary {
   /** Every program the requests of `preview` use (the plans of its 2-way and 3-way requests, its finalize). */
   previewPrograms(preview: RunPreview, choices: PreviewChoices): WgslProgram[] {
     const { numPlanes, wordsPerPlane, pairTermGroups, triples, deviceFinalize } = preview;
-    const programs: WgslProgram[] = [this.vectorSums(numPlanes, preview.vectorSums)];
+    const packedRows = packedPlaneRowsOf(preview);
+    const programs: WgslProgram[] = [this.vectorSums(numPlanes, preview.vectorSums), ...(packedRows === null ? [] : [createUnpackPlanesProgram(packedRows)])];
     const addGemm = (termGroups: readonly TermGroup[], numPlanesA: number): void => {
       if (termGroups.every((g) => g.length === 0)) return;
       programs.push(...this.gemmPrograms(choices.familyOf(termGroups, wordsPerPlane), termGroups, numPlanesA, numPlanes));

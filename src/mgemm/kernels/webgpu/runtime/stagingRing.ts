@@ -1,6 +1,7 @@
-// The upload ring of the runner (webgpuRunner.ts createStorageBufferStaged): STAGING_RING reusable MAP_WRITE staging
-// buffers of STAGING_BYTES. A large upload is cut into pieces; each piece is mapped, filled and copied on the GPU
-// while the next ones are filled, and may wait for its words to be written first (a block still being received).
+// The upload ring of the runner (webgpuRunner.ts createStorageBufferStaged, createStorageBufferUnpacked): STAGING_RING
+// reusable MAP_WRITE staging buffers of STAGING_BYTES. A large upload is cut into pieces; each piece is mapped, filled
+// and copied on the GPU (or placed by the upload's own commands) while the next ones are filled, and may wait for its
+// words to be written first (a block still being received).
 // Uploads take the ring one at a time; other submits may go in between their pieces.
 
 import { traced } from '../../../../core/trace.js';
@@ -21,10 +22,30 @@ const STAGING_RING = 8;
 export interface StagedUpload {
   /** Creates the buffer the words go to (called once the upload has the ring). */
   readonly createTarget: () => GPUBuffer;
-  readonly words: Uint32Array;
+  /** Words staged, in pieces of at most `pieceWords` (default and most: a staging buffer's) from word 0. */
+  readonly numWords: number;
+  readonly pieceWords?: number;
+  /** Writes staged words `[first, first + into.length)` into `into`, a staging buffer's mapped memory. */
+  readonly fillPiece: (into: Uint32Array, first: number) => void;
   /** Present while the words are still being written: resolves once words `[0, wordEnd)` are final. */
   readonly wordsReady?: (wordEnd: number) => Promise<void>;
+  /**
+   * Encodes what takes a staged piece into the target and returns what to run once it is submitted; absent: a copy of
+   * the piece to the same words of the target.
+   */
+  readonly placePiece?: (encoder: GPUCommandEncoder, piece: StagedPiece) => Promise<() => void>;
 }
+
+/** Staged words `[first, first + count)` of an upload, at the start of `staging`, on their way to `target`. */
+export interface StagedPiece {
+  readonly staging: GPUBuffer;
+  readonly target: GPUBuffer;
+  readonly first: number;
+  readonly count: number;
+}
+
+/** Words of one staging buffer: the most one piece holds. */
+export const STAGING_PIECE_WORDS = STAGING_BYTES / 4;
 
 /** The runner's upload ring: reusable staging buffers, one upload at a time. */
 export class StagingRing {
@@ -40,8 +61,7 @@ export class StagingRing {
 
   /** The target filled with the upload's words, once the ring has copied its last piece (submitted, maybe not run). */
   upload(upload: StagedUpload): Promise<GPUBuffer> {
-    const { words } = upload;
-    const done = this.turn.then(() => traced(`upload ${(words.byteLength / 2 ** 20).toFixed(1)} MiB`, () => this.fill(upload)));
+    const done = this.turn.then(() => traced(`upload ${(upload.numWords / 2 ** 18).toFixed(1)} MiB`, () => this.fill(upload)));
     this.turn = done.catch(() => undefined);
     return done;
   }
@@ -51,30 +71,32 @@ export class StagingRing {
     for (const b of this.buffers) b.destroy();
   }
 
-  private async fill({ createTarget, words, wordsReady }: StagedUpload): Promise<GPUBuffer> {
-    const buffer = createTarget();
-    const pieceWords = STAGING_BYTES / 4;
-    for (let first = 0, piece = 0; first < words.length; first += pieceWords, piece++) {
-      const count = Math.min(pieceWords, words.length - first);
+  private async fill({ createTarget, numWords, pieceWords, fillPiece, wordsReady, placePiece }: StagedUpload): Promise<GPUBuffer> {
+    const target = createTarget();
+    const wordsPerPiece = Math.min(pieceWords ?? STAGING_PIECE_WORDS, STAGING_PIECE_WORDS);
+    for (let first = 0, piece = 0; first < numWords; first += wordsPerPiece, piece++) {
+      const count = Math.min(wordsPerPiece, numWords - first);
       try {
         await wordsReady?.(first + count);
       } catch (error) {
         // The words will not come (their source failed, or the kernel set closes): the buffer is nobody's
         // (copies of earlier pieces may still be running).
-        this.destroyWhenIdle(buffer);
+        this.destroyWhenIdle(target);
         throw error;
       }
       const staging = await this.stagingBuffer(piece % STAGING_RING);
-      new Uint32Array(staging.getMappedRange(0, count * 4)).set(words.subarray(first, first + count));
+      fillPiece(new Uint32Array(staging.getMappedRange(0, count * 4)), first);
       staging.unmap();
       const encoder = this.device.createCommandEncoder();
-      encoder.copyBufferToBuffer(staging, 0, buffer, first * 4, count * 4);
+      const afterSubmit = placePiece === undefined ? null : await placePiece(encoder, { staging, target, first, count });
+      if (placePiece === undefined) encoder.copyBufferToBuffer(staging, 0, target, first * 4, count * 4);
       this.device.queue.submit([encoder.finish()]);
+      afterSubmit?.();
       // Mapping again waits for this copy to finish: the next use of this staging buffer starts then. The
       // last pieces' mappings are awaited by a later upload, if any, and by the runner's destroy().
       this.maps[piece % STAGING_RING] = this.mappings.track(staging.mapAsync(MAP_MODE_WRITE));
     }
-    return buffer;
+    return target;
   }
 
   /** Staging buffer `idx` of the ring, mapped for writing. */

@@ -12,7 +12,7 @@ import { BufferPool } from './bufferPool.js';
 import { alignTo4, type BufferRead, type Dispatch, type MappedWords, type Pending, type TransferStatistics } from './dispatch.js';
 import { MappingsInFlight } from './mappingsInFlight.js';
 import { PassEncoder } from './passEncoder.js';
-import { StagingRing } from './stagingRing.js';
+import { STAGING_PIECE_WORDS, StagingRing } from './stagingRing.js';
 import { emitShader, type WgslProgram } from '../programs/wgslProgram.js';
 
 export {
@@ -25,6 +25,32 @@ export interface StagedUploadOptions {
   readonly readBack: boolean;
   /** Present while the words are still being written: resolves once words `[0, wordEnd)` are final. */
   readonly wordsReady?: (wordEnd: number) => Promise<void>;
+}
+
+/** An upload of rows sent packed and written out whole on the GPU (createStorageBufferUnpacked). */
+export interface UnpackedUpload {
+  /** Rows, and words of each as written out whole (the buffer made holds numRows · rowWords words). */
+  readonly numRows: number;
+  readonly rowWords: number;
+  /** Words of one packed row (at most a staging piece, STAGING_PIECE_WORDS). */
+  readonly packedRowWords: number;
+  /** Writes packed rows `[rowFirst, rowFirst + numRows)` one after another into `into`. */
+  readonly packRows: (into: Uint32Array, rowFirst: number, numRows: number) => void;
+  /** The dispatch that writes `numRows` packed rows at the start of `packed` out whole into `target` from row `rowFirst`. */
+  readonly unpack: (packed: GPUBuffer, target: GPUBuffer, rowFirst: number, numRows: number) => Dispatch;
+  /** Present while the rows are still being written: resolves once rows `[0, rowEnd)` are final. */
+  readonly rowsReady?: (rowEnd: number) => Promise<void>;
+  /** The buffer is also read back (COPY_SRC). */
+  readonly readBack: boolean;
+}
+
+/**
+ * Rows of `packedRowWords` words (`rowWords` written out) per piece of createStorageBufferUnpacked; 0 when one row is
+ * too large. A piece's unpack writes at most 8 staging pieces of words, so its thread indices stay far within u32.
+ */
+export function unpackedRowsPerPiece(packedRowWords: number, rowWords: number): number {
+  if (packedRowWords < 1) return 0;
+  return Math.min(Math.floor(STAGING_PIECE_WORDS / packedRowWords), Math.floor((8 * STAGING_PIECE_WORDS) / rowWords));
 }
 
 /** Words copied out of shared memory per upload call (64 MiB). */
@@ -46,6 +72,8 @@ export class WebgpuRunner {
   /** Mappings that nobody may await: destroy() waits for them. */
   private readonly mappings = new MappingsInFlight();
   private readonly stagingRing: StagingRing;
+  /** Where createStorageBufferUnpacked's pieces are copied for their unpack dispatch (one piece at a time: queue order). */
+  private packedPieces: GPUBuffer | null = null;
 
   constructor(opened: OpenedGpu) {
     this.device = opened.device;
@@ -128,7 +156,38 @@ export class WebgpuRunner {
         this.transferred.uploadedBytes += words.byteLength;
         return buffer;
       },
-      words, wordsReady: options.wordsReady,
+      numWords: words.length, fillPiece: (into, first) => into.set(words.subarray(first, first + into.length)), wordsReady: options.wordsReady,
+    });
+  }
+
+  /**
+   * A storage buffer whose rows cross through the staging ring packed (upload.packRows: e.g. only the words where planes
+   * can have bits), each piece copied to a scratch buffer and written out whole from there by upload.unpack.
+   * @throws RangeError when one row does not fit a piece (unpackedRowsPerPiece; callers upload those rows whole).
+   */
+  createStorageBufferUnpacked(upload: UnpackedUpload): Promise<GPUBuffer> {
+    const { packedRowWords, rowWords, rowsReady } = upload;
+    const rowsPerPiece = unpackedRowsPerPiece(packedRowWords, rowWords);
+    if (rowsPerPiece < 1) throw new RangeError(`a row of ${rowWords} words (${packedRowWords} packed) exceeds a staging piece`);
+    return this.stagingRing.upload({
+      createTarget: () => {
+        const buffer = this.createStorageBuffer(Math.max(16, upload.numRows * rowWords * 4), upload);
+        this.transferred.uploadedBytes += upload.numRows * packedRowWords * 4;
+        return buffer;
+      },
+      numWords: upload.numRows * packedRowWords, pieceWords: rowsPerPiece * packedRowWords,
+      fillPiece: (into, first) => upload.packRows(into, first / packedRowWords, into.length / packedRowWords),
+      wordsReady: rowsReady === undefined ? undefined : (wordEnd) => rowsReady(Math.ceil(wordEnd / packedRowWords)),
+      placePiece: async (encoder, { staging, target, first, count }) => {
+        this.packedPieces ??= this.createStorageBuffer(STAGING_PIECE_WORDS * 4, { readBack: false });
+        encoder.copyBufferToBuffer(staging, 0, this.packedPieces, 0, count * 4);
+        const encoded = await this.passes.encode(encoder, [upload.unpack(this.packedPieces, target, first / packedRowWords, count / packedRowWords)]);
+        return () => {
+          encoded.timing?.afterSubmit();
+          const release = (): void => this.passes.release(encoded);
+          this.device.queue.onSubmittedWorkDone().then(release, release);
+        };
+      },
     });
   }
 
@@ -331,6 +390,7 @@ export class WebgpuRunner {
     await this.mappings.allSettled();
     await Promise.allSettled(this.pipelines.values());
     this.stagingRing.destroy();
+    this.packedPieces?.destroy();
     this.passes.destroy();
     this.readBackPool.destroy();
     this.pipelines.clear();
