@@ -128,11 +128,7 @@ function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Ui
         const row1 = row0 + bytesPerSnp, row2 = row1 + bytesPerSnp, row3 = row2 + bytesPerSnp;
         let b = tileFirst;
         for (; b < fullEnd; b++) {
-          let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
-          let t = ((w >>> 6) ^ w) & 0x00cc00cc;
-          w ^= t ^ (t << 6);
-          t = ((w >>> 12) ^ w) & 0x0000f0f0;
-          w ^= t ^ (t << 12);
+          const w = transposedCodes(snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24));
           let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
           sampleRows[at] = w;
           sampleRows[(at += bytesPerSampleChunk)] = w >>> 8;
@@ -141,11 +137,7 @@ function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Ui
         }
         // The last byte of a SNP row holds fewer than 4 samples.
         for (; b < tileEnd; b++) {
-          let w = snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24);
-          let t = ((w >>> 6) ^ w) & 0x00cc00cc;
-          w ^= t ^ (t << 6);
-          t = ((w >>> 12) ^ w) & 0x0000f0f0;
-          w ^= t ^ (t << 12);
+          const w = transposedCodes(snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24));
           let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
           for (let k = 0; k < numSample - 4 * b; k++, at += bytesPerSampleChunk) sampleRows[at] = w >>> (8 * k);
         }
@@ -160,4 +152,14 @@ function writeAll(fd: number, bytes: Uint8Array, position: number, finalPath: st
   } catch (error) {
     throw new UserError(`cannot write ${finalPath}: ${systemErrorText(error)}`);
   }
+}
+
+/** A 4 × 4 block of 2-bit codes transposed (byte r, code c → byte c, code r): two delta swaps. */
+function transposedCodes(block: number): number {
+  let w = block;
+  let t = ((w >>> 6) ^ w) & 0x00cc00cc;
+  w ^= t ^ (t << 6);
+  t = ((w >>> 12) ^ w) & 0x0000f0f0;
+  w ^= t ^ (t << 12);
+  return w;
 }

@@ -40,13 +40,16 @@ export function doubleWgsl(x: number): string {
   return `vec2<u32>(0x${bitsScratch.getUint32(0, true).toString(16)}u, 0x${bitsScratch.getUint32(4, true).toString(16)}u)`;
 }
 
-/** The host's score arithmetic on cells x (controls) and y (cases): epistasisScores.ts k2Score, mutualInformation, engineValueOf. */
-const SCORES_WGSL = `
+/** The doubles the score programs (2- and 3-way) share: engineValueOf's constants and ln 2 of MI in bits. */
+export const SCORE_CONSTANTS_WGSL = `
 const EPI_ZERO = vec2<u32>(0u, 0u);
 const EPI_FOUR = ${doubleWgsl(4)};
 const EPI_FIFTEEN = ${doubleWgsl(15)};
 const EPI_MAX_VALUE = ${doubleWgsl(15.5)};
-const EPI_LN2 = ${doubleWgsl(Math.log(2))};
+const EPI_LN2 = ${doubleWgsl(Math.log(2))};`;
+
+/** The host's score arithmetic on cells x (controls) and y (cases): epistasisScores.ts k2Score, mutualInformation, engineValueOf. */
+const SCORES_WGSL = `${SCORE_CONSTANTS_WGSL}
 /** A genotype × class table: controls' cells x, cases' y, cell 3·g_row + g_col (a marginal: its first 3). */
 struct EpiCells {
   x: array<u32, 9>,

@@ -12,17 +12,12 @@
 import type { EpistasisScore } from '../../core/types.js';
 import type { TripleValueProgram } from '../../mgemm/index.js';
 import type { TripleValues } from '../deviceTriples.js';
-import { doubleWgsl, MAX_WORDS_BYTES, tableWordsOf } from './epistasisPairProgram.js';
+import { doubleWgsl, MAX_WORDS_BYTES, SCORE_CONSTANTS_WGSL, tableWordsOf } from './epistasisPairProgram.js';
 import type { EpistasisFinalizeSettings } from './epistasisPairs.js';
 import { k2ScaleOf } from './epistasisScores.js';
 
 /** The host's score arithmetic on a triple's canonical cells: epistasisScores.ts scoreOfEntries, interactionInformation, engineValueOf. */
-const SCORES_WGSL = `
-const EPI_ZERO = vec2<u32>(0u, 0u);
-const EPI_FOUR = ${doubleWgsl(4)};
-const EPI_FIFTEEN = ${doubleWgsl(15)};
-const EPI_MAX_VALUE = ${doubleWgsl(15.5)};
-const EPI_LN2 = ${doubleWgsl(Math.log(2))};
+const SCORES_WGSL = `${SCORE_CONSTANTS_WGSL}
 /** One class's cells of a genotype table (a marginal: its first 3 or 9). */
 alias EpiClass = array<u32, 27>;
 /** Entry n of the run's table (ln n! or n·ln n), the double at runWords[2n], runWords[2n + 1]. */

@@ -23,7 +23,7 @@ fn scaledCount(n: u32) -> vec2<u32> {
   if (n == 0u) { return d; }
   return vec2<u32>(d.x, d.y - (${COUNT_SCALE_EXPONENT}u << 20u));
 }
-fn pairValues(vi: u32, vj: u32, t: u32) -> array<vec2<u32>, 4> {
+fn pairValues(vi: u32, vj: u32, t: u32, gi: u32, gj: u32) -> array<vec2<u32>, 4> {
   let n = kingCounts(t);
   // kingCounts.ts KING_ENTRY's order: hethet, hetHom, homHet, ibs0.
   return array<vec2<u32>, 4>(scaledCount(n.x), scaledCount(n.y), scaledCount(n.z), scaledCount(n.w));
