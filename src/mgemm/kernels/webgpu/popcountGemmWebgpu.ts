@@ -30,7 +30,7 @@ import { ExpandedOperands } from './operands/expandedOperands.js';
 import { ResidentPlanes, type PlaneChunk } from './operands/residentPlanes.js';
 import { DEVICE_OUTPUT_BYTES_PER_DISPATCH, scatter, type RequestPlan } from './plan/requestPlan.js';
 import type { KernelFamily } from './plan/kernelChoice.js';
-import { RequestPlanner } from './plan/requestPlanner.js';
+import { FULL_RATE_WORKGROUPS, RequestPlanner } from './plan/requestPlanner.js';
 import { ProgramLibrary } from './programs/programLibrary.js';
 import type { WgslProgram } from './programs/wgslProgram.js';
 import type { GpuCapabilities } from './runtime/gpuAdapter.js';
@@ -40,14 +40,6 @@ import { settled, type Dispatch, type Pending, type TransferStatistics, type Web
 import { submitTally3, submitTally3Finalize, tally3KernelDispatches, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { submitVectorSums } from './vectorSumsWebgpu.js';
 import { resolveWebgpuLimits, type WebgpuPopcountGemmOptions } from './webgpuOptions.js';
-
-/**
- * Workgroup tiles a 2-way request needs for its GEMM to run at the kernel's rate: WebGPU does not tell how many compute
- * units a GPU has, so enough for the largest measured to take about 8 waves (132 SMs on the H100 / H200, a 128 × 256 u8
- * tile each at a time). There the u8 GEMM of epistasis ran at 8.1e13 u8 MAC/s on 64 tiles (2 Mi-pair panels), 1.4e14 on
- * 128 and 2.1e14 on panels of 2048 tiles; 1024 tiles of the u8 kernel are 32 Mi pairs, or one sub-block when smaller.
- */
-const FULL_RATE_WORKGROUPS = 1024;
 
 /** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
 export const WEBGPU_KERNEL_SET_PREFIX = 'webgpu-';

@@ -45,6 +45,14 @@ export interface U8Choice {
 const padRows = (n: number): number => Math.ceil(n / U8_GEMM_ROW_TILE) * U8_GEMM_ROW_TILE;
 const padCols = (n: number): number => Math.ceil(n / U8_GEMM_COL_TILE) * U8_GEMM_COL_TILE;
 
+/**
+ * Workgroup tiles a 2-way request needs for its GEMM to run at the kernel's rate: WebGPU does not tell how many compute
+ * units a GPU has, so enough for the largest measured to take about 8 waves (132 SMs on the H100 / H200, a 128 × 256 u8
+ * tile each at a time). There the u8 GEMM of epistasis ran at 8.1e13 u8 MAC/s on 64 tiles (2 Mi-pair panels), 1.4e14 on
+ * 128 and 2.1e14 on panels of 2048 tiles; 1024 tiles of the u8 kernel are 32 Mi pairs, or one sub-block when smaller.
+ */
+export const FULL_RATE_WORKGROUPS = 1024;
+
 /** Plans the kernel set's 2-way requests (and the GEMMs of its 3-way requests). */
 export class RequestPlanner {
   constructor(private readonly parts: RequestPlannerParts) {}
