@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { searchEpistasis, type EpistasisSearchOptions, type EpistasisSearchResult } from '../../../src/cli/epistasis/epistasisSearch.js';
+import { searchEpistasis, type EpistasisSearchOptions } from '../../../src/cli/epistasis/epistasisSearch.js';
 import { writeThresholdRecords } from '../../../src/cli/epistasis/thresholdRecords.js';
 import { readMetricsFileRecords, type PreparedSidecar } from '../../../src/io/index.js';
 import { simulateEpistasis } from '../../../tools/lib/epistasisSimulation.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
 import { naiveEpistasis, randomCaseControlData, type CaseControlData, type Score } from './naiveEpistasis.js';
 import { prepareCaseControl, writeCaseControlFileset } from './epistasisFiles.js';
+import { expectTopOf } from './expectTop.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epistasis4-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,21 +38,6 @@ async function prepared(name: string, data: CaseControlData): Promise<Files> {
 
 function options(files: Files, score: Score, top: number, backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}): EpistasisSearchOptions {
   return { ...files, order: 4, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize: 'host' };
-}
-
-/** The search's list is a top-N of the reference: the same scores rank by rank, each tuple's table and score. */
-function expectTopOf(result: EpistasisSearchResult, want: ReturnType<typeof naiveEpistasis>, top: number): void {
-  const byTuple = new Map(want.map((tuple) => [tuple.snps.join(','), tuple]));
-  expect(result.hits.length).toBe(Math.min(top, want.length));
-  result.hits.forEach((hit, rank) => {
-    const reference = byTuple.get(hit.vectors.join(','))!;
-    expect(hit.table.controls).toEqual(reference.controls);
-    expect(hit.table.cases).toEqual(reference.cases);
-    expect(hit.score).toBeCloseTo(reference.score, 9);
-    expect(hit.score).toBeCloseTo(want[rank].score, 9);
-    const neighbours = [want[rank - 1], want[rank + 1]].filter((t) => t !== undefined);
-    if (neighbours.every((t) => Math.abs(t.score - want[rank].score) > 1e-9)) expect(hit.vectors).toEqual(want[rank].snps);
-  });
 }
 
 describe('4-way epistasis against the brute-force reference', () => {

@@ -13,6 +13,7 @@ import { prepareGenotypeFile } from '../../../src/cli/genotypePreparation.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
 import { naiveEpistasis, randomCaseControlData, type CaseControlData, type Score } from './naiveEpistasis.js';
 import { prepareCaseControl, writeCaseControlFileset } from './epistasisFiles.js';
+import { expectTopOf } from './expectTop.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epistasis-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,21 +37,9 @@ async function prepared(name: string, data: CaseControlData): Promise<{ packedPa
   return { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
 }
 
-/** The search's list is a top-N of the reference: the same scores rank by rank, and each tuple's table and score. */
-function expectTopOf(result: EpistasisSearchResult, data: CaseControlData, order: 2 | 3, score: Score, top: number): void {
-  const want = naiveEpistasis(data, order, score);
-  const byTuple = new Map(want.map((tuple) => [tuple.snps.join(','), tuple]));
-  expect(result.hits.length).toBe(Math.min(top, want.length));
-  result.hits.forEach((hit, rank) => {
-    const reference = byTuple.get(hit.vectors.join(','))!;
-    expect(hit.table.controls).toEqual(reference.controls);
-    expect(hit.table.cases).toEqual(reference.cases);
-    expect(hit.score).toBeCloseTo(reference.score, 9);
-    expect(hit.score).toBeCloseTo(want[rank].score, 9);
-    // Where the reference has no near-tie at this rank, the very tuple must agree.
-    const neighbours = [want[rank - 1], want[rank + 1]].filter((t) => t !== undefined);
-    if (neighbours.every((t) => Math.abs(t.score - want[rank].score) > 1e-9)) expect(hit.vectors).toEqual(want[rank].snps);
-  });
+/** The search's list is a top-N of the brute-force reference of `data` (expectTop.ts). */
+function expectTopOfData(result: EpistasisSearchResult, data: CaseControlData, order: 2 | 3, score: Score, top: number): void {
+  expectTopOf(result, naiveEpistasis(data, order, score), top);
 }
 
 function search(files: { packedPath: string; sidecar: PreparedSidecar }, order: 2 | 3, score: Score, top: number,
@@ -79,7 +68,7 @@ describe('epistasis search against the brute-force reference', () => {
       it(`${order}-way ${score}: ref = cpu = reference, top 12`, async () => {
         const files = await filesPromise;
         const ref = await search(files, order, score, 12, 'ref');
-        expectTopOf(ref, data, order, score, 12);
+        expectTopOfData(ref, data, order, score, 12);
         const cpu = await search(files, order, score, 12, 'cpu');
         expect(cpu.hits).toEqual(ref.hits);
       });
@@ -93,7 +82,7 @@ describe('epistasis search against the brute-force reference', () => {
       [3, { numProcVector: 2 }], [3, { numStage: 3 }], [3, { numProcVector: 2, numPhase: 2 }],
     ] as const) {
       const result = await search(files, order, 'k2', 7, 'cpu', parts);
-      expectTopOf(result, data, order, 'k2', 7);
+      expectTopOfData(result, data, order, 'k2', 7);
     }
   });
 
@@ -117,16 +106,16 @@ describe('epistasis search against the brute-force reference', () => {
     const files = await filesPromise;
     const all = await search(files, 2, 'mi', 500, 'cpu');
     expect(all.hits.length).toBe(78);
-    expectTopOf(all, data, 2, 'mi', 500);
-    expectTopOf(await search(files, 3, 'ig', 1, 'cpu'), data, 3, 'ig', 1);
+    expectTopOfData(all, data, 2, 'mi', 500);
+    expectTopOfData(await search(files, 3, 'ig', 1, 'cpu'), data, 3, 'ig', 1);
   });
 
   it('dense data (no missing call): 2-way from 2^2 products per class and inclusion–exclusion, 3-way too', async () => {
     const dense = randomCaseControlData(11, 70, 9, 0);
     const files = await prepared('dense', dense);
     expect(files.sidecar.numMissingCalls).toBe(0);
-    for (const score of ['k2', 'mi', 'ig'] as const) expectTopOf(await search(files, 2, score, 9, 'cpu', { numProcVector: 2 }), dense, 2, score, 9);
-    expectTopOf(await search(files, 3, 'k2', 9, 'ref'), dense, 3, 'k2', 9);
+    for (const score of ['k2', 'mi', 'ig'] as const) expectTopOfData(await search(files, 2, score, 9, 'cpu', { numProcVector: 2 }), dense, 2, score, 9);
+    expectTopOfData(await search(files, 3, 'k2', 9, 'ref'), dense, 3, 'k2', 9);
   });
 
   it('webgpu with 2-way scores on the device = cpu: K2, MI, IG, with and without missing calls, under npv, npr and phases', async (context) => {
@@ -141,7 +130,7 @@ describe('epistasis search against the brute-force reference', () => {
           const cpu = await search(files, 2, score, 6, 'cpu', parts);
           const gpu = await search(files, 2, score, 6, 'webgpu', parts, 'auto');
           expect(gpu.hits).toEqual(cpu.hits);
-          expectTopOf(gpu, set === 0 ? data : dense, 2, score, 6);
+          expectTopOfData(gpu, set === 0 ? data : dense, 2, score, 6);
           // The device scored every pair (same checksum of every engine value) and returned records: finalized there.
           const numSnp = files.sidecar.numVector;
           expect(gpu.run.deviceFinalizedPairs).toBe((numSnp * (numSnp - 1)) / 2);
@@ -164,7 +153,7 @@ describe('epistasis search against the brute-force reference', () => {
           const cpu = await search(files, 3, score, 6, 'cpu', parts);
           const gpu = await search(files, 3, score, 6, 'webgpu', parts, 'auto');
           expect(gpu.hits).toEqual(cpu.hits);
-          expectTopOf(gpu, set === 0 ? data : dense, 3, score, 6);
+          expectTopOfData(gpu, set === 0 ? data : dense, 3, score, 6);
           // The device scored every triple (same checksum of every engine value) and returned records: finalized there.
           const numSnp = files.sidecar.numVector;
           expect(gpu.run.deviceFinalizedTriples).toBe((numSnp * (numSnp - 1) * (numSnp - 2)) / 6);
