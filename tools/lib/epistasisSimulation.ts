@@ -59,8 +59,14 @@ export function penetranceTable(sim: Pick<EpistasisSimulation, 'maf' | 'prevalen
   const variance = centredZ.reduce((sum, value, cell) => sum + value * value * prob[cell], 0) / (zMax * zMax);
   const K = sim.prevalence;
   const strength = Math.sqrt((sim.heritability * K * (1 - K)) / (K * K * variance));
-  if (!(strength <= 1 && K * (1 + strength) <= 1)) {
-    throw new Error(`heritability ${sim.heritability} needs strength ${strength.toFixed(3)}: penetrances leave [0, 1] (lower it or the prevalence)`);
+  // Penetrances K·(1 ± s) stay in [0, 1] for s ≤ min(1, (1 − K)/K); h² = s²·K·variance/(1 − K).
+  const maxStrength = Math.min(1, (1 - K) / K);
+  if (!(strength <= maxStrength)) {
+    const maxHeritability = (maxStrength * maxStrength * K * variance) / (1 - K);
+    throw new Error(
+      `heritability ${sim.heritability} needs strength ${strength.toFixed(3)}, above ${maxStrength.toFixed(3)} where penetrances leave [0, 1]: ` +
+      `this model (MAF ${p}, prevalence ${K}) reaches at most h² ${maxHeritability.toPrecision(3)}`,
+    );
   }
   return { table: centredZ.map((value) => K * (1 + (strength * value) / zMax)), strength };
 }
