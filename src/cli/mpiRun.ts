@@ -16,11 +16,6 @@ import { buildRunPlan, type RunOptionText, type RunPlan } from './runOptions.js'
 const EXIT_USER_ERROR = 1;
 const EXIT_INTERNAL_ERROR = 2;
 
-/**
- * Runs the job as this process's rank. Problems every rank sees alike (options, the job check, the
- * world size) end all ranks normally, with a UserError that only world rank 0 prints (endAllRanks).
- * Any other failure on a rank prints `snptally: rank N: …` once, from that rank, and MPI_Abort ends the job.
- */
 /** What the `run` command hands to an MPI run beyond its options. */
 export interface MpiRunExtras {
   readonly debugFailRank: number | undefined;
@@ -34,44 +29,69 @@ export interface MpiRunExtras {
   readonly onRootResult: (spec: JobSpec, result: RunResult, threshold: Threshold) => { runJson: Record<string, unknown>; shownSpec: JobSpec };
 }
 
+/** `run` as this process's rank: options and the world size checked alike on every process, then its share of the job. */
 export async function runUnderMpi(options: RunOptionText, launch: MpiLaunch, extras: MpiRunExtras): Promise<void> {
-  const { debugFailRank } = extras;
+  await asMpiRank(launch, async (runtime) => {
+    // Default threads: this node's cores shared among the ranks placed on it.
+    const plan = buildRunPlan(options, Math.max(1, Math.floor(availableParallelism() / runtime.localSize)), extras.inputSize, extras.windowInput ?? null);
+    checkWorldSize(plan, options, runtime.world.size);
+    return { run: () => runPlanAsRank(plan, runtime, extras) };
+  });
+}
+
+/** The engine's part of an MPI `run`: this rank's share of the job; world rank 0 prints the result. */
+async function runPlanAsRank(plan: RunPlan, runtime: MpiRuntime, extras: MpiRunExtras): Promise<void> {
+  const engine = await import('../engine/index.js');
+  const isRoot = runtime.world.rank === 0;
+  const progress = createProgressDisplay(isRoot && process.stderr.isTTY === true && !plan.json);
+  let result;
+  try {
+    const header = progress.header;
+    result = await engine.runJobAsRank(plan.spec, runtime.world, {
+      onProgress: progress.onProgress, debugFailRank: extras.debugFailRank, localRank: runtime.localRank, localSize: runtime.localSize,
+      companions: extras.companionsOf(plan.spec, plan.threshold),
+      onChecked: header === undefined ? undefined : (memory) => header(describeMemory(memory)),
+    });
+  } finally {
+    progress.stop();
+  }
+  if (result !== null) {
+    const { runJson, shownSpec } = extras.onRootResult(plan.spec, result, plan.threshold);
+    process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
+  }
+}
+
+/** A command's work as one MPI rank, after the checks every process makes alike. */
+export interface MpiRankWork {
+  run(): Promise<void>;
+}
+
+/**
+ * Runs a command as this process's MPI rank. `prepare` makes the checks every process makes alike: its UserError ends
+ * all ranks with world rank 0 alone printing it. In the work, a job every rank rejected alike (JobRejectedError) ends
+ * them the same way; any other failure of a rank prints `snptally: rank N: …` once and MPI_Abort ends the job.
+ */
+export async function asMpiRank(launch: MpiLaunch, prepare: (runtime: MpiRuntime) => Promise<MpiRankWork>): Promise<void> {
   const runtime = startMpi(launch);
   const { world } = runtime;
   // A failure outside the awaited chain (e.g. of a send nobody awaits) also ends the job with its message.
   const abortOnStray = (error: unknown): void => abortOnError(runtime, world.rank, error);
   process.on('unhandledRejection', abortOnStray);
   process.on('uncaughtException', abortOnStray);
-  let plan: RunPlan;
+  let work: MpiRankWork;
   try {
-    // Default threads: this node's cores shared among the ranks placed on it.
-    plan = buildRunPlan(options, Math.max(1, Math.floor(availableParallelism() / runtime.localSize)), extras.inputSize, extras.windowInput ?? null);
-    checkWorldSize(plan, options, world.size);
+    work = await prepare(runtime);
   } catch (error) {
     if (error instanceof UserError) return endAllRanks(runtime, world.rank, error);
     await runtime.finalize();
     throw error;
   }
-  const engine = await import('../engine/index.js');
-  const isRoot = world.rank === 0;
-  const progress = createProgressDisplay(isRoot && process.stderr.isTTY === true && !plan.json);
-  let result;
   try {
-    const header = progress.header;
-    result = await engine.runJobAsRank(plan.spec, world, {
-      onProgress: progress.onProgress, debugFailRank, localRank: runtime.localRank, localSize: runtime.localSize,
-      companions: extras.companionsOf(plan.spec, plan.threshold),
-      onChecked: header === undefined ? undefined : (memory) => header(describeMemory(memory)),
-    });
+    await work.run();
   } catch (error) {
-    progress.stop();
-    if (error instanceof engine.JobRejectedError) return endAllRanks(runtime, world.rank, error);
+    const { JobRejectedError } = await import('../engine/index.js');
+    if (error instanceof JobRejectedError) return endAllRanks(runtime, world.rank, error);
     return abortOnError(runtime, world.rank, error);
-  }
-  progress.stop();
-  if (result !== null) {
-    const { runJson, shownSpec } = extras.onRootResult(plan.spec, result, plan.threshold);
-    process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
   }
   await runtime.finalize();
 }

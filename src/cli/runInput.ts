@@ -94,7 +94,7 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
     // Under MPI every rank would convert the file on its own: prepare it once instead.
     throw new UserError(
       `${givenPath}: a ${kind === 'bed' ? 'PLINK fileset' : 'VCF'} is not read directly under an MPI launcher; ` +
-      `run \`snptally prepare ${givenPath} --out FILE\` once and give --input FILE`);
+      `run \`snptally prepare ${givenPath}${(options.caseControl ?? null) === null ? '' : ' --case-control'} --out FILE\` once and give --input FILE`);
   }
   const directory = mkdtempSync(join(tmpdir(), 'snptally-input-'));
   if (options.removeOnInterrupt !== false) cleanUpOnInterrupt({ scratchDirectory: directory });

@@ -11,8 +11,11 @@ import { parsePositiveInteger } from '../numberOptions.js';
 import { createProgressDisplay } from '../progressBar.js';
 import { resolveRunInput } from '../runInput.js';
 import { caseControlOptionsOf } from '../prepareCommand.js';
-import { searchEpistasis, tupleCount, type EpistasisSearchOptions, type EpistasisSearchResult } from './epistasisSearch.js';
-import { writeThresholdRecords } from './thresholdRecords.js';
+import { searchEpistasisAsRanks, tupleCount, type EpistasisSearchOptions, type EpistasisSearchResult } from './epistasisSearch.js';
+import { checkThresholdOutputs, writeThresholdRecordsAsRanks, type ThresholdRecordsOutput } from './thresholdRecords.js';
+import { inProcessRanks, mpiRanks, type SearchRanks } from './searchRanks.js';
+import { detectMpiLaunch } from '../../parallel/index.js';
+import { asMpiRank } from '../mpiRun.js';
 import type { EpistasisOrder } from '../../analyses/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
 
@@ -35,7 +38,7 @@ export function addEpistasisCommand(program: Command): void {
     .option('--pheno <file>', "phenotypes in PLINK's --pheno format (FID IID values, header optional)")
     .option('--pheno-name <name>', 'the --pheno column to read (the file needs a FID IID header)')
     .addOption(new Option('--backend <backend>', 'kernel set').choices(['cpu', 'ref', 'webgpu', 'auto']).default('cpu'))
-    .option('--threads <n>', 'kernel threads', String(availableParallelism()))
+    .option('--threads <n>', 'kernel threads (default: the cores, shared among the MPI processes of a host)')
     .option('--npv <n>', 'vector blocks (ranks)', '1')
     .option('--npr <n>', 'replicas (ranks)', '1')
     .option('--phases <n>', 'phases', '1')
@@ -45,66 +48,113 @@ export function addEpistasisCommand(program: Command): void {
   addSelectionOptions(addInputAliasOptions(command))
     .action(async (_options: unknown, action: Command) => {
       const options = action.opts();
-      const input = genotypeInputOf(options);
-      if (input === undefined) throw new UserError('epistasis needs an input: --bfile, --vcf or --input');
-      const order = Number(options.order) as EpistasisOrder;
-      const score = String(options.score) as EpistasisScore;
-      const top = parsePositiveInteger('--top', String(options.top));
-      const count = (name: string): number => parsePositiveInteger(`--${name}`, String(options[name]));
-      const numPhase = count('phases');
-      const numStage = count('stages');
-      if (order === 2 && numStage > 1) throw new UserError('--stages is for --order 3 and 4');
-      const scoreThreshold = scoreThresholdOf(options.scoreThreshold as string | undefined, options.out as string | undefined);
-      const selection = await parseSelection(readSelectionOptionText(options));
-      const runInput = await resolveRunInput(input, {
-        onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), allowConversion: true, selection,
-        caseControl: caseControlOptionsOf({ ...options, caseControl: true }),
-      });
-      try {
-        const sidecar = runInput.sidecar;
-        if (sidecar === null || (sidecar.caseControl ?? null) === null) {
-          throw new UserError(`--input ${input}: not prepared with --case-control (run \`snptally prepare ${input} --case-control --out FILE\`, or give the fileset)`);
-        }
-        if (runInput.kind === 'prepared' && (options.pheno !== undefined || options.phenoName !== undefined)) {
-          throw new UserError(`--pheno: ${input} is prepared, its samples are ordered by the phenotypes it was prepared with`);
-        }
-        if (sidecar.numVector < order) throw new UserError(`${input}: ${sidecar.numVector} SNPs, --order ${order} needs at least ${order}`);
-        const progress = createProgressDisplay(process.stderr.isTTY === true && options.json !== true);
-        const search: EpistasisSearchOptions = {
-          packedPath: runInput.packedPath, sidecar, order, score, top, backend: options.backend as 'cpu',
-          numThreads: parsePositiveInteger('--threads', String(options.threads)),
-          decomposition: {
-            numProcVector: count('npv'), numProcField: 1, numProcRepl: count('npr'), numPhase, phaseMin: 0, phaseMax: numPhase - 1,
-            numStage, stageMin: 0, stageMax: numStage - 1, halfDiagonal: 'lower-rows',
-          },
-          ...(progress.onProgress === undefined ? {} : { onProgress: progress.onProgress }),
-        };
-        const numTuples = tupleCount(sidecar.numVector, order);
+      const launch = detectMpiLaunch();
+      if (launch === null) {
+        const job = await epistasisJobOf(options, { underMpi: false, processesOnHost: 1 });
         try {
-          if (scoreThreshold !== null) {
-            const written = await writeThresholdRecords(search, {
-              stub: String(options.out), scoreThreshold, force: options.force === true,
-              input: { kind: runInput.kind, givenPath: runInput.givenPath, sidecarPath: runInput.sidecarPath },
-            });
-            const summary = {
-              input, order, score, scoreThreshold, numSnps: sidecar.numVector, numTuples, records: written.numRecords,
-              files: written.files, seconds: written.run.seconds, tupleSamplesPerSecond: written.run.comparisonsPerSecond,
-            };
-            process.stdout.write(options.json === true ? `${JSON.stringify(summary)}\n`
-              : `epistasis ${order}-way ${score} of ${input}: ${written.numRecords} of ${numTuples} tuples past ${scoreThreshold} ` +
-                `in ${written.files.join(', ')} (${written.run.seconds.toFixed(2)} s)\n`);
-            return;
-          }
-          const result: EpistasisSearchResult = await searchEpistasis(search);
-          const report = { input, order, score, sidecar, result, numTuples };
-          process.stdout.write(options.json === true ? `${JSON.stringify(epistasisJson(report))}\n` : formatEpistasisText(report));
+          await runEpistasisJob(job, inProcessRanks());
         } finally {
-          progress.stop();
+          job.dispose();
         }
-      } finally {
-        runInput.dispose();
+        return;
       }
+      await asMpiRank(launch, async (runtime) => {
+        const job = await epistasisJobOf(options, { underMpi: true, processesOnHost: runtime.localSize });
+        return { job, run: () => runEpistasisJob(job, mpiRanks(runtime.world, runtime)).finally(() => job.dispose()) };
+      });
     });
+}
+
+/** A checked `epistasis` command line: what to search and how, its input and output. */
+interface EpistasisCommandJob {
+  readonly input: string;
+  readonly search: EpistasisSearchOptions;
+  readonly scoreThreshold: number | null;
+  readonly records: ThresholdRecordsOutput | null;
+  readonly json: boolean;
+  dispose(): void;
+}
+
+/**
+ * The command line's job, every check made before the engine starts (under MPI each process makes them alike, so
+ * world rank 0 alone reports a problem). Under MPI the input must be prepared (one conversion, not one per process).
+ */
+async function epistasisJobOf(
+  options: Record<string, unknown>, where: { readonly underMpi: boolean; readonly processesOnHost: number },
+): Promise<EpistasisCommandJob> {
+  const input = genotypeInputOf(options);
+  if (input === undefined) throw new UserError('epistasis needs an input: --bfile, --vcf or --input');
+  const order = Number(options.order) as EpistasisOrder;
+  const score = String(options.score) as EpistasisScore;
+  const top = parsePositiveInteger('--top', String(options.top));
+  const count = (name: string): number => parsePositiveInteger(`--${name}`, String(options[name]));
+  const numPhase = count('phases');
+  const numStage = count('stages');
+  if (order === 2 && numStage > 1) throw new UserError('--stages is for --order 3 and 4');
+  const scoreThreshold = scoreThresholdOf(options.scoreThreshold as string | undefined, options.out as string | undefined);
+  // Processes on one host share its cores.
+  const numThreads = options.threads === undefined
+    ? Math.max(1, Math.floor(availableParallelism() / where.processesOnHost)) : parsePositiveInteger('--threads', String(options.threads));
+  const selection = await parseSelection(readSelectionOptionText(options));
+  const runInput = await resolveRunInput(input, {
+    onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), allowConversion: !where.underMpi, selection,
+    caseControl: caseControlOptionsOf({ ...options, caseControl: true }),
+  });
+  try {
+    const sidecar = runInput.sidecar;
+    if (sidecar === null || (sidecar.caseControl ?? null) === null) {
+      throw new UserError(`--input ${input}: not prepared with --case-control (run \`snptally prepare ${input} --case-control --out FILE\`, or give the fileset)`);
+    }
+    if (runInput.kind === 'prepared' && (options.pheno !== undefined || options.phenoName !== undefined)) {
+      throw new UserError(`--pheno: ${input} is prepared, its samples are ordered by the phenotypes it was prepared with`);
+    }
+    if (sidecar.numVector < order) throw new UserError(`${input}: ${sidecar.numVector} SNPs, --order ${order} needs at least ${order}`);
+    const search: EpistasisSearchOptions = {
+      packedPath: runInput.packedPath, sidecar, order, score, top, backend: options.backend as 'cpu', numThreads,
+      decomposition: {
+        numProcVector: count('npv'), numProcField: 1, numProcRepl: count('npr'), numPhase, phaseMin: 0, phaseMax: numPhase - 1,
+        numStage, stageMin: 0, stageMax: numStage - 1, halfDiagonal: 'lower-rows',
+      },
+    };
+    const records: ThresholdRecordsOutput | null = scoreThreshold === null ? null : {
+      stub: String(options.out), scoreThreshold, force: options.force === true,
+      input: { kind: runInput.kind, givenPath: runInput.givenPath, sidecarPath: runInput.sidecarPath },
+    };
+    if (records !== null) checkThresholdOutputs(search, records);
+    return { input, search, scoreThreshold, records, json: options.json === true, dispose: () => runInput.dispose() };
+  } catch (error) {
+    runInput.dispose();
+    throw error;
+  }
+}
+
+/** Runs the job as `ranks`; the reader prints the top N or the records' summary. */
+async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Promise<void> {
+  const { input, search, records } = job;
+  const { sidecar, order, score } = search;
+  const progress = createProgressDisplay(ranks.isReader && process.stderr.isTTY === true && !job.json);
+  const searchWithProgress = progress.onProgress === undefined ? search : { ...search, onProgress: progress.onProgress };
+  const numTuples = tupleCount(sidecar.numVector, order);
+  try {
+    if (records !== null) {
+      const written = await writeThresholdRecordsAsRanks(searchWithProgress, records, ranks);
+      if (written === null) return;
+      const summary = {
+        input, order, score, scoreThreshold: records.scoreThreshold, numSnps: sidecar.numVector, numTuples, records: written.numRecords,
+        files: written.files, seconds: written.run.seconds, tupleSamplesPerSecond: written.run.comparisonsPerSecond,
+      };
+      process.stdout.write(job.json ? `${JSON.stringify(summary)}\n`
+        : `epistasis ${order}-way ${score} of ${input}: ${written.numRecords} of ${numTuples} tuples past ${records.scoreThreshold} ` +
+          `in ${written.files.join(', ')} (${written.run.seconds.toFixed(2)} s)\n`);
+      return;
+    }
+    const result: EpistasisSearchResult | null = await searchEpistasisAsRanks(searchWithProgress, ranks);
+    if (result === null) return;
+    const report = { input, order, score, sidecar, result, numTuples };
+    process.stdout.write(job.json ? `${JSON.stringify(epistasisJson(report))}\n` : formatEpistasisText(report));
+  } finally {
+    progress.stop();
+  }
 }
 
 /** `--score-threshold` as a finite number (it needs `--out`), or null without it. */

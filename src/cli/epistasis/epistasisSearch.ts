@@ -11,7 +11,8 @@ import {
   MarginalScratch, ScoreTables, engineValueOf, epistasisScore, k2ScaleOf, k2TableSlack, strongerScores, type EpistasisOrder,
 } from '../../analyses/index.js';
 import { readMetricsFileRecords, type PreparedSidecar } from '../../io/index.js';
-import { loadRunJob, type JobSpec, type RunResult } from '../engineApi.js';
+import type { JobSpec, RunResult } from '../engineApi.js';
+import { inProcessRanks, type SearchRanks } from './searchRanks.js';
 import { GenotypeRows, tupleTable, type TupleTable } from './tupleTables.js';
 
 /** Where and how to search. */
@@ -75,17 +76,29 @@ export function epistasisJob(
   };
 }
 
-/** Runs the search; the engine's files go to a scratch directory that is removed. */
+/** The reader's word after an engine run: the answer, or a run with more candidates. */
+type SearchStep = { readonly done: true } | { readonly done: false; readonly wanted: number };
+
+/** Runs the search in this process (every rank of its decomposition here). */
 export async function searchEpistasis(options: EpistasisSearchOptions): Promise<EpistasisSearchResult> {
+  const result = await searchEpistasisAsRanks(options, inProcessRanks());
+  if (result === null) throw new Error('an in-process search without a result');
+  return result;
+}
+
+/**
+ * Runs the search as `ranks` (collective under MPI: every process calls it); the engine's files go to a scratch
+ * directory that is removed. Returns the result on the reader, null on the other processes.
+ */
+export async function searchEpistasisAsRanks(options: EpistasisSearchOptions, ranks: SearchRanks): Promise<EpistasisSearchResult | null> {
   const { sidecar, order, score } = options;
   const caseControl = sidecar.caseControl ?? null;
   if (caseControl === null) throw new Error('searchEpistasis needs a case-control prepared file');
   const numField = sidecar.numField;
   const sparse = sidecar.numMissingCalls > 0;
   const numTuples = tupleCount(sidecar.numVector, order);
-  const runJob = await loadRunJob();
   const { tables, k2Scale, scratch } = scoringOf(numField, order);
-  const rows = new GenotypeRows(options.packedPath, numField, sparse);
+  const rows = ranks.isReader ? new GenotypeRows(options.packedPath, numField, sparse) : null;
   const directory = mkdtempSync(join(tmpdir(), 'snptally-epistasis-'));
   const sign = strongerScores(score) === 'larger' ? 1 : -1;
   let wanted = Math.min(numTuples, Math.max(2 * options.top, options.top + 64), MAX_TOP_RECORDS);
@@ -93,28 +106,36 @@ export async function searchEpistasis(options: EpistasisSearchOptions): Promise<
     for (let numEngineRuns = 1; ; numEngineRuns++) {
       const stub = join(directory, `top${numEngineRuns}`);
       const job = epistasisJob(options, stub, { top: wanted });
-      const run = await runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
-      const candidates: (EpistasisHit & { readonly key: number })[] = [];
-      for (const record of readMetricsFileRecords(`${stub}_top.bin`, order)) {
-        const vectors = [...record.coords].sort((a, b) => a - b);
-        const table = tupleTable(rows, vectors, caseControl.numControls, numField);
-        const value = epistasisScore(score, tables, table, order, scratch);
-        const key = Math.fround(engineValueOf(score, value, k2Scale));
-        if (key !== record.value) {
-          throw new Error(`epistasis: the engine's value ${record.value} of tuple ${vectors.join(',')} is not ${key} from its genotypes`);
+      const run = await ranks.runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+      let answer: EpistasisSearchResult | null = null;
+      let step: SearchStep = { done: true };
+      if (run !== null && rows !== null) {
+        const candidates: (EpistasisHit & { readonly key: number })[] = [];
+        for (const record of readMetricsFileRecords(`${stub}_top.bin`, order)) {
+          const vectors = [...record.coords].sort((a, b) => a - b);
+          const table = tupleTable(rows, vectors, caseControl.numControls, numField);
+          const value = epistasisScore(score, tables, table, order, scratch);
+          const key = Math.fround(engineValueOf(score, value, k2Scale));
+          if (key !== record.value) {
+            throw new Error(`epistasis: the engine's value ${record.value} of tuple ${vectors.join(',')} is not ${key} from its genotypes`);
+          }
+          candidates.push({ vectors, score: value, table, key });
         }
-        candidates.push({ vectors, score: value, table, key });
+        candidates.sort((a, b) => (a.score !== b.score ? sign * (b.score - a.score) : compareTuples(a.vectors, b.vectors)));
+        const hits = candidates.slice(0, options.top);
+        const complete = candidates.length < wanted || wanted >= numTuples;
+        const weakestKey = candidates.reduce((least, candidate) => Math.min(least, candidate.key), Infinity);
+        // A tuple outside the candidates has a float32 value ≤ the weakest candidate's: strictly below the N-th's means weaker.
+        const separated = hits.length < options.top || hits[hits.length - 1].key > weakestKey;
+        if (complete || separated || wanted >= MAX_TOP_RECORDS) {
+          answer = { hits: hits.map(({ vectors, score: s, table }) => ({ vectors, score: s, table })), numCandidates: candidates.length, numEngineRuns, run };
+        } else {
+          step = { done: false, wanted: Math.min(numTuples, 8 * wanted, MAX_TOP_RECORDS) };
+        }
       }
-      candidates.sort((a, b) => (a.score !== b.score ? sign * (b.score - a.score) : compareTuples(a.vectors, b.vectors)));
-      const hits = candidates.slice(0, options.top);
-      const complete = candidates.length < wanted || wanted >= numTuples;
-      const weakestKey = candidates.reduce((least, candidate) => Math.min(least, candidate.key), Infinity);
-      // A tuple outside the candidates has a float32 value ≤ the weakest candidate's: strictly below the N-th's means weaker.
-      const separated = hits.length < options.top || hits[hits.length - 1].key > weakestKey;
-      if (complete || separated || wanted >= MAX_TOP_RECORDS) {
-        return { hits: hits.map(({ vectors, score: s, table }) => ({ vectors, score: s, table })), numCandidates: candidates.length, numEngineRuns, run };
-      }
-      wanted = Math.min(numTuples, 8 * wanted, MAX_TOP_RECORDS);
+      step = await ranks.share(step);
+      if (step.done) return answer;
+      wanted = step.wanted;
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -14,7 +14,8 @@ import {
   commitStagedFiles, discardStagedFiles, metricsFilePath, MetricsFileWriter, readMetricsFileChunks, stageJsonFile, type PreparedSidecar,
   type StagedFile,
 } from '../../io/index.js';
-import { loadRunJob, type RunResult } from '../engineApi.js';
+import type { RunResult } from '../engineApi.js';
+import { inProcessRanks, type SearchRanks } from './searchRanks.js';
 import { inputSidecarPathOf } from '../runCompanions.js';
 import { runInfoJson, runInfoPathOf } from '../runInfoFile.js';
 import { epistasisJob, scoringOf, type EpistasisSearchOptions } from './epistasisSearch.js';
@@ -46,30 +47,55 @@ export function engineThresholdOf(options: EpistasisSearchOptions, scoreThreshol
   return { kind: 'single', value: new Float32Array(bits.buffer)[0] };
 }
 
-/** Runs the engine with the threshold and writes the exact records; returns the files written. */
-export async function writeThresholdRecords(options: EpistasisSearchOptions, output: ThresholdRecordsOutput): Promise<ThresholdRecordsResult> {
-  const { sidecar, order, score } = options;
+/** The record files of the ranks, then the companions (`<stub>.run.json`, a converted input's sidecar). */
+function outputPathsOf(options: EpistasisSearchOptions, output: ThresholdRecordsOutput): { readonly records: string[]; readonly companions: string[] } {
   const numRanks = options.decomposition.numProcVector * options.decomposition.numProcRepl;
-  const keepsSidecar = output.input.sidecarPath === null;
-  const finalPaths = Array.from({ length: numRanks }, (_, rank) => metricsFilePath(output.stub, rank, numRanks));
-  const companions = [runInfoPathOf(output.stub), ...(keepsSidecar ? [inputSidecarPathOf(output.stub)] : [])];
-  for (const path of [...finalPaths, ...companions]) {
+  const records = Array.from({ length: numRanks }, (_, rank) => metricsFilePath(output.stub, rank, numRanks));
+  const companions = [runInfoPathOf(output.stub), ...(output.input.sidecarPath === null ? [inputSidecarPathOf(output.stub)] : [])];
+  return { records, companions };
+}
+
+/** Refuses to replace existing output files without `force`. */
+export function checkThresholdOutputs(options: EpistasisSearchOptions, output: ThresholdRecordsOutput): void {
+  const { records, companions } = outputPathsOf(options, output);
+  for (const path of [...records, ...companions]) {
     if (!output.force && existsSync(path)) throw new UserError(`--out ${output.stub}: ${path} exists (give --force to replace it)`);
   }
-  const runJob = await loadRunJob();
+}
+
+/** Runs the engine with the threshold in this process and writes the exact records; returns the files written. */
+export async function writeThresholdRecords(options: EpistasisSearchOptions, output: ThresholdRecordsOutput): Promise<ThresholdRecordsResult> {
+  const written = await writeThresholdRecordsAsRanks(options, output, inProcessRanks());
+  if (written === null) throw new Error('in-process threshold records without a result');
+  return written;
+}
+
+/**
+ * Runs the engine with the threshold as `ranks` and writes the exact records of their own rank files (every rank's in
+ * one process; under MPI each process its own, the reader the companions too); returns the files and the records of
+ * all ranks on the reader, null on the other processes.
+ */
+export async function writeThresholdRecordsAsRanks(
+  options: EpistasisSearchOptions, output: ThresholdRecordsOutput, ranks: SearchRanks,
+): Promise<ThresholdRecordsResult | null> {
+  const { sidecar, order, score } = options;
+  checkThresholdOutputs(options, output);
+  const finalPaths = outputPathsOf(options, output).records;
+  const numRanks = finalPaths.length;
+  const keepsSidecar = output.input.sidecarPath === null;
   const directory = mkdtempSync(join(tmpdir(), 'snptally-epistasis-records-'));
   const writers: MetricsFileWriter[] = [];
   const staged: StagedFile[] = [];
   try {
     const job = epistasisJob(options, join(directory, 'records'), { threshold: engineThresholdOf(options, output.scoreThreshold) });
-    const run = await runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+    const run = await ranks.runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
     const { tables, scratch } = scoringOf(sidecar.numField, order);
     const rows = new GenotypeRows(options.packedPath, sidecar.numField, sidecar.numMissingCalls > 0);
     const passes = strongerScores(score) === 'smaller'
       ? (value: number): boolean => value <= output.scoreThreshold : (value: number): boolean => value >= output.scoreThreshold;
     const numControls = sidecar.caseControl!.numControls;
     let numRecords = 0;
-    for (let rank = 0; rank < numRanks; rank++) {
+    for (const rank of ranks.ownRanks(numRanks)) {
       const writer = MetricsFileWriter.create(finalPaths[rank], order);
       writers.push(writer);
       const record = new Uint32Array(order + 1);
@@ -87,10 +113,12 @@ export async function writeThresholdRecords(options: EpistasisSearchOptions, out
       }
       writer.finish();
     }
-    staged.push(...stageCompanions(options, output, { keepsSidecar, files: finalPaths, run }));
+    // Every process has its files written (a failing one ends the job) before any is renamed into place.
+    const totalRecords = await ranks.sumOverProcesses(numRecords);
+    if (run !== null) staged.push(...stageCompanions(options, output, { keepsSidecar, files: finalPaths, run }));
     for (const writer of writers) writer.commit();
     commitStagedFiles(staged);
-    return { files: finalPaths, numRecords, run };
+    return run === null ? null : { files: finalPaths, numRecords: totalRecords, run };
   } catch (error) {
     for (const writer of writers) writer.discard();
     discardStagedFiles(staged);
