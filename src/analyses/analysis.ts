@@ -291,6 +291,39 @@ export interface QuadAnalysis {
    * numCols, `vectorTallies[g]` numRows × numVectorCols (null when the plan has none); returns the number of quadruples.
    */
   finalize(ctx: FinalizeContext, tile: QuadTileView, tallies: readonly Uint32Array[], vectorTallies: readonly Uint32Array[] | null): number;
+  /** A device finalizer when the kernel set offers one this analysis can use with the run's threshold, else null. */
+  deviceFinalizer?(gemm: PopcountGemm, threshold: Threshold, options: DeviceFinalizeOptions): DeviceQuadFinalizer | null;
+}
+
+/**
+ * One 4-way device request: row pairs [rowPairFirst, + rows.numVectors) (j-major) × column pairs colPairFirst +
+ * [colFirst, colFirst + numCols) of `cols` (k-major), both as pair planes of the finalizer's plan (mgemm4.ts).
+ */
+export interface QuadDeviceRequest {
+  readonly rows: PlaneMatrix;
+  readonly rowPairFirst: number;
+  readonly cols: PlaneMatrix;
+  /** Global column pair index of `cols`' row 0. */
+  readonly colPairFirst: number;
+  readonly colFirst: number;
+  readonly numCols: number;
+  /**
+   * The quad plan's tile shape (pairs): records are added tile by tile in plan order (row tiles outer), row-major
+   * within a tile, as the host finalizes them, so that a rank's file is the CPU run's whatever the request's size.
+   */
+  readonly tileRows: number;
+  readonly tileCols: number;
+}
+
+/** 4-way finalize on the device: one request per rectangle of pairs, its small results applied in order. */
+export interface DeviceQuadFinalizer {
+  /** The pair planes and term groups its requests compute (its own: it may differ from the host's plan). */
+  readonly plan: QuadTallyPlan;
+  /** Pairs (rows × columns) of a request at the kernel set's full rate (PopcountGemm.fullRatePairs), or 0: unknown. */
+  readonly fullRatePairs: (wordsPerPlane: number) => number;
+  start(request: QuadDeviceRequest): Promise<PairFinalizeResult>;
+  /** Adds a request's results to the sink (its records as (i, j, k, l) in the host's order) and releases them. */
+  apply(result: Extract<PairFinalizeResult, { kind: 'done' }>, request: QuadDeviceRequest, sink: ResultSink): void;
 }
 
 /**

@@ -6,6 +6,7 @@ export { planeBitsOfCodes } from './planeBits.js';
 export { cometPlaneLayout, termGroups2, tally3Plan } from './comet/cometTallies.js';
 export { float32BitsAtMost, ProgramDevicePairs, type PairValues } from './devicePairs.js';
 export { ProgramDeviceTriples, tripleThresholdBits, type TripleValues } from './deviceTriples.js';
+export { ProgramDeviceQuads, quadRecordWords, type QuadValues } from './deviceQuads.js';
 export { cometPairConstants, cometPairProgram, cometPairVectorWords } from './comet/cometPairProgram.js';
 export { R2_PLANE, r2PlaneLayout, termGroupsR2 } from './r2/index.js';
 export { r2FromSums } from './r2/index.js';

@@ -32,6 +32,7 @@ export function formatRunSummary(spec: JobSpec, result: RunResult, threshold: Th
   const devices = describeRankDevices(result.rankDevices);
   if (devices !== null) lines.push(devices);
   if (result.deviceFinalizedTriples > 0) lines.push(`finalized ${result.deviceFinalizedTriples} triples on the GPU`);
+  if (result.deviceFinalizedQuads > 0) lines.push(`finalized ${result.deviceFinalizedQuads} quadruples on the GPU`);
   // A top-N run's records-only bar: how few of the passing entries came back.
   if (spec.top != null && result.deviceRecordsReadBack > 0) lines.push(`read back ${result.deviceRecordsReadBack} records from the GPU for the top ${spec.top}`);
   if (spec.verify) lines.push(`verified ${result.verifiedValues} values against the analytic expectation`);

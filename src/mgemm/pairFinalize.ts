@@ -61,7 +61,25 @@ export interface PairValueProgram {
  * named by the pair alone, as ResultSink.addTupleValueRow names it: uid c0·nv + c1 (core/checksum.ts
  * tupleValuePairWeights) and records (i, j); the checksum then counts every pair, the threshold chooses records only.
  */
-export type PairValueNaming = 'tableEntries' | 'pairs';
+export type PairValueNaming = 'tableEntries' | 'pairs' | 'quads';
+
+/*
+ * 'quads' (mGEMM4: the request's matrices are pair planes, mgemm4.ts): global row index gi = rowVectorFirst + row is a
+ * row pair (i, j) in j-major order (index j(j−1)/2 + i), global column index gj a column pair (k, l) in k-major order
+ * over the run's nv vectors (parallel/quadPlan.ts); pairValues gets gi and gj as these pair indices. Only cells with
+ * j < k are quadruples (i < j < k < l): the others are skipped — no value, checksum, entry or record. One value per
+ * quadruple (entryBits [0]), every one in the checksum with uid ((l·nv + k)·nv + j)·nv + i (ResultSink.addTupleValueRow
+ * with k), the threshold choosing records; a record holds the pair indices (gi, gj) and the value bits — the caller
+ * turns them into (i, j, k, l) (few records: no WGSL for a fourth and fifth word). Needs quadNamingOnDevice.
+ */
+
+/** Whether a run of `numVector` vectors can name its values 'quads' on the device (pair decoding and uids mod 714025). */
+export function quadNamingOnDevice(numVector: number): boolean {
+  return numVector >= 4 && numVector <= MAX_QUAD_NAMING_VECTORS;
+}
+
+/** nv < 714025 (randomize's modulus, so nv mod it is nv) and pair indices, f32 square roots of 8·index + 1, far within u32. */
+const MAX_QUAD_NAMING_VECTORS = 9000;
 
 /** WGSL of the undefined value (NaN) a PairValueProgram may return. */
 export const PAIR_VALUE_UNDEFINED_WGSL = 'vec2<u32>(0u, 0x7ff80000u)';

@@ -10,6 +10,8 @@ import { epistasisPairValues } from './epistasisPairProgram.js';
 import { ProgramDevicePairs } from '../devicePairs.js';
 import { ProgramDeviceTriples } from '../deviceTriples.js';
 import { epistasisTripleValues } from './epistasisTripleProgram.js';
+import { epistasisQuadValues } from './epistasisQuadProgram.js';
+import { ProgramDeviceQuads } from '../deviceQuads.js';
 
 export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,
@@ -18,6 +20,7 @@ export {
 export { epistasisPlaneLayout, genotypeCellsInPlace } from './epistasisPlanes.js';
 export { epistasisPairProgram, epistasisPairValues } from './epistasisPairProgram.js';
 export { epistasisTripleProgram, epistasisTripleValues } from './epistasisTripleProgram.js';
+export { epistasisQuadProgram, epistasisQuadValues } from './epistasisQuadProgram.js';
 
 /** Largest sample count: tallies are 32-bit words, and the score tables hold a double per count. */
 export const MAX_EPISTASIS_SAMPLES = 2 ** 31 - 64;
@@ -73,6 +76,9 @@ export const analysis: Analysis = {
         ? {
           plan: quadTallyPlan(spec.sparse),
           finalize: (ctx, tile, tallies, vectorTallies) => finalizeEpistasisQuads(finalizeSettings, ctx, tile, tallies, vectorTallies),
+          // The device's values are the host's bits (epistasisQuadProgram.ts), from its own 162-group plan in both modes.
+          deviceFinalizer: (gemm, threshold, options) =>
+            ProgramDeviceQuads.create(epistasisQuadValues(finalizeSettings), gemm, threshold, settings.numVector, options),
         }
         : null,
       analyticVerifier: () => null,

@@ -37,6 +37,7 @@ export function epistasisJson(report: EpistasisReportInput): object {
     // The engine from loaded input to results (GEMMs, finalize, records): what a kernel benchmark compares.
     computeSeconds: result.run.computeSeconds, computeTupleSamplesPerSecond: result.run.computeComparisonsPerSecond,
     deviceFinalizedPairs: result.run.deviceFinalizedPairs, deviceFinalizedTriples: result.run.deviceFinalizedTriples,
+    deviceFinalizedQuads: result.run.deviceFinalizedQuads,
     deviceRecordsReadBack: result.run.deviceRecordsReadBack,
     backend: result.run.backend, kernelSets: result.run.rankDevices.map((device) => device.kernelSet),
     candidates: result.numCandidates, engineRuns: result.numEngineRuns,

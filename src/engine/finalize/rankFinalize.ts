@@ -1,7 +1,7 @@
 // What a rank finalizes with: its analysis bound to the run, where values go (sink, verifier), and when the device
 // may finalize instead of the host.
 import type {
-  AnalysisRun, DeviceFinalizeOptions, DevicePairFinalizer, DeviceTripleFinalizer, FinalizeContext, RecordBarSource, ValueVerifier,
+  AnalysisRun, DeviceFinalizeOptions, DevicePairFinalizer, DeviceQuadFinalizer, DeviceTripleFinalizer, FinalizeContext, RecordBarSource, ValueVerifier,
 } from '../../analyses/index.js';
 import type { PopcountGemm } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
@@ -48,6 +48,12 @@ export function devicePairFinalizer(rank: RankFinalize, gemm: PopcountGemm, sett
 export function deviceTripleFinalizer(rank: RankFinalize, gemm: PopcountGemm, setting: DeviceFinalizeSetting): DeviceTripleFinalizer | null {
   if (!deviceMayFinalize(rank, setting)) return null;
   return rank.analysis.triples?.deviceFinalizer?.(gemm, rank.sink.threshold, deviceOptions(rank)) ?? null;
+}
+
+/** The 4-way device finalizer of a run, or null when the host finalizes. */
+export function deviceQuadFinalizer(rank: RankFinalize, gemm: PopcountGemm, setting: DeviceFinalizeSetting): DeviceQuadFinalizer | null {
+  if (!deviceMayFinalize(rank, setting)) return null;
+  return rank.analysis.quads?.deviceFinalizer?.(gemm, rank.sink.threshold, deviceOptions(rank)) ?? null;
 }
 
 /** What the device finalize of a rank returns besides the checksum: records, histogram counts. */

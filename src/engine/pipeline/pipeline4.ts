@@ -1,12 +1,15 @@
 // The 4-way pipeline of one rank: its tiles of the quad plan (parallel/quadPlan.ts), each an mGEMM4 — the 2-way
 // popcount GEMM of row-pair planes (i ∧ j) against column-pair planes (k ∧ l), plus the analysis's row pairs × single
-// vectors GEMM when it has one — then finalized on the host; the next tile's GEMMs run while this one finalizes.
+// vectors GEMM when it has one — then finalized on the host; the next tile's GEMMs run while this one finalizes. Where
+// the kernel set and the run allow it, the tiles are scored on the device instead (pipeline4Device.ts).
 import { pairPlaneMatrix, type PopcountGemmResult } from '../../mgemm/index.js';
 import { colPairsOf, rowPairsOf, type QuadTile } from '../../parallel/index.js';
 import type { QuadAnalysis, QuadTileView } from '../../analyses/index.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
 import type { PipelineEnv } from './pipeline2.js';
 import { runOneAhead } from './lookahead.js';
+import { deviceQuadFinalizer } from '../finalize/rankFinalize.js';
+import { runQuadTilesOnDevice, type QuadDeviceOutcome } from './pipeline4Device.js';
 
 /**
  * Tile shape: row pairs × column pairs per GEMM. 128 × 256 keeps a tile's tallies at 4.7–21 MiB (72 to 162 groups of
@@ -22,11 +25,20 @@ interface StartedTile {
   readonly vectorTallies: Promise<PopcountGemmResult> | null;
 }
 
-/** Runs the rank's tiles (own = every vector); returns the number of quadruples finalized. */
-export async function runQuadTiles(env: PipelineEnv, own: VectorBlock, tiles: readonly QuadTile[]): Promise<{ readonly numQuads: number }> {
+/** Runs the rank's tiles (own = every vector); returns the number of quadruples finalized (on the device among them). */
+export async function runQuadTiles(env: PipelineEnv, own: VectorBlock, tiles: readonly QuadTile[]): Promise<QuadDeviceOutcome> {
   const quads: QuadAnalysis | null = env.run.analysis.quads ?? null;
   if (quads === null) throw new Error('a 4-way run of an analysis without a 4-way part (checkJob refuses it)');
   if (env.fieldComm.size !== 1) throw new Error('a 4-way run with field slabs (validateDecomposition refuses it)');
+  const device = deviceQuadFinalizer(env.run, env.gemm, { placement: env.finalizePlacement, fieldComm: env.fieldComm });
+  if (device !== null) {
+    const hostTiles = async (declined: readonly QuadTile[]): Promise<void> => {
+      await runQuadTiles({ ...env, finalizePlacement: 'host' }, own, declined);
+    };
+    const shape = { rowsPerTile: QUAD_ROWS_PER_TILE, colsPerTile: QUAD_COLS_PER_TILE };
+    const outcome = await runQuadTilesOnDevice(env, own, tiles, device, shape, hostTiles);
+    if (outcome !== null) return outcome;
+  }
   const { plan } = quads;
   const { gemm } = env;
   let numQuads = 0;
@@ -61,7 +73,7 @@ export async function runQuadTiles(env: PipelineEnv, own: VectorBlock, tiles: re
     env.onWork(count * env.run.numField);
   };
   await runOneAhead(inOrder(tiles), async (tile) => start(tile), finish);
-  return { numQuads };
+  return { numQuads, numDeviceQuads: 0, numDeviceRecords: 0 };
 }
 
 async function* inOrder<T>(items: readonly T[]): AsyncGenerator<T> {

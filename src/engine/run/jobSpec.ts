@@ -180,6 +180,8 @@ export interface RunResult extends MemoryReport {
   readonly deviceFinalizedPairs: number;
   /** Triples finalized on the GPU (`finalize` auto with webgpu, 3-way ccc/duo); 0 when finalized on the host. */
   readonly deviceFinalizedTriples: number;
+  /** Quadruples scored on the GPU (`finalize` auto with webgpu, 4-way epistasis); 0 when finalized on the host. */
+  readonly deviceFinalizedQuads: number;
   /**
    * Records that device finalize read back, all ranks: the entries passing the threshold, or in a `--top N` run those
    * that also reached the rank's N-th strongest so far (the records-only bar); 0 when finalized on the host.

@@ -10,6 +10,7 @@ import { matrixSinkDeviceBytes, matrixSinkHostBytes } from '../finalize/matrixSi
 import { DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
 import { DEVICE_TALLY_BYTES_PER_CALL, TALLY_BYTES_PER_CALL } from '../pipeline/pipeline3.js';
 import { QUAD_COLS_PER_TILE, QUAD_ROWS_PER_TILE } from '../pipeline/pipeline4.js';
+import { MAX_QUAD_COLUMN_PLANE_BYTES } from '../pipeline/pipeline4Device.js';
 import type { JobSpec } from './jobSpec.js';
 
 const MiB = 2 ** 20;
@@ -182,7 +183,7 @@ export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun = builtInRun
     return {
       numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes, maxReceivedBlocks: 0,
       numGroups: numQuadGroups, tuplesPerCall: QUAD_ROWS_PER_TILE * QUAD_COLS_PER_TILE, tuplesPerRank, triplePlanePairs: 0,
-      needsPairCounts: false, analysisFinalizesOnDevice: false,
+      needsPairCounts: false, analysisFinalizesOnDevice: analysis.quads?.deviceFinalizer !== undefined,
     };
   }
   const plan = analysis.triples?.plan;
@@ -283,7 +284,18 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
     // A dense-matrix run's panel values, element and staging buffers (finalize/matrixSink.ts).
     { name: 'matrix buffers', bytes: job.matrix == null ? 0 : matrixSinkHostBytes(PAIRS_PER_PANEL, job.matrix.format, { deviceValues: deviceFinalize }) },
     { name: 'GPU staging and read-back', bytes: onGpu ? GPU_RANK_HOST_BYTES + GPU_STAGING_BYTES + Math.min(GPU_OUTPUT_BYTES, tallyBytes) : 0 },
+    { name: '4-way column pair planes', bytes: numWay === 4 && deviceFinalize ? quadColumnPlaneBytes(job, shape) : 0 },
   ];
+}
+
+/**
+ * The column-pair planes a 4-way rank scoring on the device builds once (pipeline4Device.ts; at most
+ * MAX_QUAD_COLUMN_PLANE_BYTES, beyond which the host finalizes): every pair's same-class plane pairs — epistasis's
+ * 2 × 3² of its 6 planes, numPlanes²/2 —, in host memory and resident on the GPU.
+ */
+function quadColumnPlaneBytes(job: JobSpec, shape: RankMemoryShape): number {
+  const numPairs = (job.numVector * (job.numVector - 1)) / 2;
+  return Math.min(MAX_QUAD_COLUMN_PLANE_BYTES, numPairs * (shape.numPlanes ** 2 / 2) * shape.wordsPerPlane * 4);
 }
 
 /** Dense 3-way pair-count matrices alive at once: up to 3 per unit (4 with device finalize's transpose), two units when there are several. */
@@ -352,6 +364,9 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
     },
     // 2-way records: a pass mask and pass values per pair of a panel (webgpu pairFinalizeWebgpu.ts pairRecordScratchBytes).
     { name: 'finalize pass scratch', bytes: numWay === 2 && deviceFinalize && job.outputStub !== null ? 2 ** Math.ceil(Math.log2(Math.max(1, 20 * tuplesPerCall))) : 0 },
+    // 4-way: pass masks and values of a request of up to 1024 u8 tiles of pairs (pipeline4Device.ts, fullRatePairs).
+    { name: '4-way pass scratch', bytes: numWay === 4 && deviceFinalize && job.outputStub !== null ? 20 * Math.min(2 ** 25, shape.tuplesPerRank) : 0 },
+    { name: '4-way column pair planes', bytes: numWay === 4 && deviceFinalize ? quadColumnPlaneBytes(job, shape) : 0 },
     { name: 'matrix values', bytes: deviceFinalize && job.matrix != null ? matrixSinkDeviceBytes(PAIRS_PER_PANEL, job.matrix.format) : 0 },
     // Per-vector finalize words (32 bytes) and sums of every block held.
     { name: 'vector words', bytes: (1 + received) * nvl * 64 },

@@ -41,6 +41,8 @@ export interface RankOutcome {
   readonly deviceFinalizedPairs: number;
   /** Triples finalized on the GPU, summed over all ranks. */
   readonly deviceFinalizedTriples: number;
+  /** Quadruples finalized on the GPU, summed over all ranks. */
+  readonly deviceFinalizedQuads: number;
   readonly deviceRecordsReadBack: number;
   /** Unique pairs/triples × fields, summed over all ranks. */
   readonly comparisons: number;
@@ -116,7 +118,7 @@ export async function runRank(
     sink.checksum.normalize();
     reduced = await comm.allReduceSum(Float64Array.from([
       ...sink.checksum.limbs, sink.checksum.entries, sink.checksum.zeros, verifier?.numChecked ?? 0, computed.numTuples,
-      computed.numDevicePairs, computed.numDeviceTriples, computed.numWindowTuples, computed.numDeviceRecords,
+      computed.numDevicePairs, computed.numDeviceTriples, computed.numWindowTuples, computed.numDeviceRecords, computed.numDeviceQuads,
     ]));
     traceMark('checksum reduced');
     histogramTotals = histogram === null ? null : await reduceHistogram(comm, histogram);
@@ -154,6 +156,7 @@ export async function runRank(
     deviceFinalizedTriples: reduced[CHECKSUM_LIMBS + 5],
     windowPairs: reduced[CHECKSUM_LIMBS + 6],
     deviceRecordsReadBack: reduced[CHECKSUM_LIMBS + 7],
+    deviceFinalizedQuads: reduced[CHECKSUM_LIMBS + 8],
     outputFile: output?.path ?? matrixFile?.finalPath ?? topFile?.finalPath ?? null,
     outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? topFile?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
@@ -209,6 +212,7 @@ interface ComputedRank {
   readonly numWindowTuples: number;
   readonly numDevicePairs: number;
   readonly numDeviceTriples: number;
+  readonly numDeviceQuads: number;
   /** Records the device finalize returned. */
   readonly numDeviceRecords: number;
   readonly inputStart: number;
@@ -272,7 +276,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       },
     };
     if (options.induceFailure === true) throw new Error(`induced failure of rank ${comm.rank} (SNPTALLY_DEBUG_FAIL_RANK)`);
-    const counted = { numTuples: 0, numWindowTuples: 0, numDevicePairs: 0, numDeviceTriples: 0, numDeviceRecords: 0 };
+    const counted = { numTuples: 0, numWindowTuples: 0, numDevicePairs: 0, numDeviceTriples: 0, numDeviceQuads: 0, numDeviceRecords: 0 };
     if (job.metricSpec.numWay === 2) {
       const pairs = await runPairSteps(env, own, layout.pairSteps);
       counted.numTuples = pairs.numPairs;
@@ -283,6 +287,8 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       const quads = await runQuadTiles(env, own, layout.quadTiles);
       counted.numTuples = quads.numQuads;
       counted.numWindowTuples = quads.numQuads;
+      counted.numDeviceQuads = quads.numDeviceQuads;
+      counted.numDeviceRecords = quads.numDeviceRecords;
     } else {
       for (const units of layout.tripleUnitsByStage) {
         const triples = await runTripleUnits(env, own, units);

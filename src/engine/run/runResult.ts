@@ -37,6 +37,7 @@ export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome
     verifiedValues: first.verifiedValues,
     deviceFinalizedPairs: first.deviceFinalizedPairs,
     deviceFinalizedTriples: first.deviceFinalizedTriples,
+    deviceFinalizedQuads: first.deviceFinalizedQuads,
     deviceRecordsReadBack: first.deviceRecordsReadBack,
     outputFiles: outcomes.map((o) => o.outputFile).filter((f): f is string => f !== null),
     histogram: runHistogram(job, first),

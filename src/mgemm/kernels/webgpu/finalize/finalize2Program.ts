@@ -107,7 +107,8 @@ function checkValueProgram(values: PairValueProgram): void {
   const clash = constantNames.find((name) => scaffolding.has(name) || !/^[A-Za-z][A-Za-z0-9]*$/.test(name));
   if (clash !== undefined) throw new Error(`${values.cacheKey}: constant name ${clash} is taken or not a WGSL name`);
   if (!Number.isInteger(vectorWords) || vectorWords < 0) throw new Error(`${values.cacheKey}: vectorWords ${vectorWords}`);
-  if (values.naming === 'pairs' && !(entryBits.length === 1 && entryBits[0] === 0)) throw new Error(`${values.cacheKey}: values named by pairs need entry bits [0]`);
+  const perTuple = values.naming === 'pairs' || values.naming === 'quads';
+  if (perTuple && !(entryBits.length === 1 && entryBits[0] === 0)) throw new Error(`${values.cacheKey}: values named by ${values.naming} need entry bits [0]`);
 }
 
 /**
@@ -186,6 +187,32 @@ fn pairValueRecorded(v: vec2<u32>) -> bool {
 }`;
 
 /**
+ * Pair-of-pairs names (PairValueNaming 'quads'): row pair index x = j(j−1)/2 + i → (i, j); column pair index y in
+ * k-major order → (k, l), as the row pair (nv−1−l, nv−1−k) of index nv(nv−1)/2 − 1 − y (k-major order reversed is
+ * j-major order of the mirrored pairs); and the quadruple's uid mod 714025. nv is numVectorMod (nv < 714025).
+ */
+const QUAD_NAMING_WGSL = `
+fn quadRowPair(x: u32) -> vec2<u32> {
+  // The float estimate of j is off by a few at most (x < 2^26): corrected in integers.
+  var j = max(1u, u32((1.0 + sqrt(1.0 + 8.0 * f32(x))) * 0.5));
+  while (j > 1u && j * (j - 1u) / 2u > x) { j -= 1u; }
+  while ((j + 1u) * j / 2u <= x) { j += 1u; }
+  return vec2<u32>(x - j * (j - 1u) / 2u, j);
+}
+fn quadColPair(y: u32) -> vec2<u32> {
+  let nv = u.numVectorMod;
+  let mirrored = quadRowPair(nv * (nv - 1u) / 2u - 1u - y);
+  return vec2<u32>(nv - 1u - mirrored.y, nv - 1u - mirrored.x);
+}
+fn quadUidMod(ij: vec2<u32>, kl: vec2<u32>) -> u32 {
+  let nv = u.numVectorMod;
+  var m = kl.y % RMOD;
+  m = (mulMod(m, nv) + kl.x) % RMOD;
+  m = (mulMod(m, nv) + ij.y) % RMOD;
+  return (mulMod(m, nv) + ij.x) % RMOD;
+}`;
+
+/**
  * The finalize program of a pair value program (thresholds and records are uniforms); with `histogram`, it also
  * counts every value of every pair in that layout, before the threshold.
  */
@@ -195,9 +222,11 @@ export function createFinalize2Program(
   const windowed = options.windowed;
   checkValueProgram(values);
   const pairCounts = values.pairCounts ?? false;
-  if (pairCounts && (histogram !== null || windowed || values.naming === 'pairs')) {
+  if (pairCounts && (histogram !== null || windowed || values.naming === 'pairs' || values.naming === 'quads')) {
     throw new Error(`${values.cacheKey}: a pair-count program takes no histogram, LD window or naming by pairs`);
   }
+  const quads = values.naming === 'quads';
+  if (quads && (histogram !== null || windowed)) throw new Error(`${values.cacheKey}: values named by quads take no histogram or LD window`);
   const numEntries = values.entryBits.length;
   // Entry bits of value k: k itself for a whole table (no table lookup in the loops).
   const fillsTable = valuesFillTable(values);
@@ -234,6 +263,7 @@ ${RECORD_BAR_WGSL}
 ${histogram === null ? '' : histogramWgsl(histogram, values.entryBits)}
 ${histogram === null ? '' : histogramCacheWgsl(histogram, values.entryBits, { numThreads: THREADS_PER_SIDE ** 2, tuplesPerFlush: FINALIZE2_TILE ** 2 })}
 ${pairCounts ? PAIR_VALUE_THRESHOLD_WGSL : ''}
+${quads ? QUAD_NAMING_WGSL : ''}
 /** An undefined value (NaN: exponent field all ones). */
 fn isUndefined(v: vec2<u32>) -> bool {
   return sdExp(v) == 2047u;
@@ -266,19 +296,19 @@ ${histogram === null ? '' : '  histogramCacheClear(li);\n'}  var sum = vec4<u32>
     if (r >= u.numRows) { continue; }
     let row = u.rowFirst + r;
     let gi = u.rowVectorFirst + row;
-    for (var jj = 0u; jj < ${PAIRS_PER_THREAD_SIDE}u; jj++) {
+${quads ? '    let rowPair = quadRowPair(gi);\n' : ''}    for (var jj = 0u; jj < ${PAIRS_PER_THREAD_SIDE}u; jj++) {
       let c = c0 + lid.x + jj * SIDE;
       let col = u.colFirst + c;
       if (c >= u.numCols || (u.strictUpper != 0u && row >= col)) { continue; }
       let gj = u.colVectorFirst + col;
-${windowed ? windowSkipWgsl(values.vectorWords) : ''}      let values = pairValues(STRIDE * row, STRIDE * col, r * u.rowStride + c, gi, gj);
+${quads ? '      let colPair = quadColPair(gj);\n      if (rowPair.y >= colPair.x) { continue; }\n' : ''}${windowed ? windowSkipWgsl(values.vectorWords) : ''}      let values = pairValues(STRIDE * row, STRIDE * col, r * u.rowStride + c, gi, gj);
 ${histogram === null ? '' : '      histogramCacheCount(values);\n'}      var f: array<u32, ${numEntries}>;
       for (var k = 0u; k < NUM_ENTRIES; k++) { f[k] = select(sdToF32Bits(values[k]), ${FLOAT32_NAN_BITS}u, isUndefined(values[k])); }
-${pairCounts ? pairCountEntriesWgsl(entryBitsOf) : thresholdedEntriesWgsl(entryBitsOf, { countsEveryEntry: values.naming === 'pairs' })}      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2); values
-      // named by pairs: c0·nv + c1 (mgemm/pairFinalize.ts PairValueNaming).
+${pairCounts ? pairCountEntriesWgsl(entryBitsOf) : thresholdedEntriesWgsl(entryBitsOf, { countsEveryEntry: values.naming === 'pairs' || quads })}      // uid of entry (a, b): coordinates sorted descending, (c0·nv + c1)·4 + bits (core/checksum.ts entryUid2); values
+      // named by pairs: c0·nv + c1; by quads: that of i < j < k < l (mgemm/pairFinalize.ts PairValueNaming).
       let hiIsI = gi > gj;
-      let pairMod = (mulMod(select(gi, gj, !hiIsI) % RMOD, u.numVectorMod) + select(gj, gi, !hiIsI) % RMOD) % RMOD;
-      let pairResidues = checksumResidues((pairMod * ${values.naming === 'pairs' ? 1 : 4}u) % RMOD);
+${quads ? '      let pairMod = quadUidMod(rowPair, colPair);\n'
+    : '      let pairMod = (mulMod(select(gi, gj, !hiIsI) % RMOD, u.numVectorMod) + select(gj, gi, !hiIsI) % RMOD) % RMOD;\n'}      let pairResidues = checksumResidues((pairMod * ${values.naming === 'pairs' || quads ? 1 : 4}u) % RMOD);
       for (var k = 0u; k < NUM_ENTRIES; k++) {
         let e = ${entryBitsOf('k')};
         if ((counted & (1u << e)) == 0u) { continue; }

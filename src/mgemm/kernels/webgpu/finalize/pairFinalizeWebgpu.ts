@@ -146,7 +146,8 @@ export function pairRecordDispatches(
         numPairs, numSlots, dispatchX, numCols: bCount,
         twiceRowFirst: 2 * (request.rowVectorFirst + aFirst), twiceColFirst: 2 * (request.colVectorFirst + bFirst),
         recordCapacity: options.recordCapacity,
-        coordinateShift: request.values?.naming === 'pairs' ? 1 : 0,
+        // Values named by pairs or quads: plain indices (quads: of the row and column pairs, mgemm/pairFinalize.ts).
+        coordinateShift: request.values?.naming === 'pairs' || request.values?.naming === 'quads' ? 1 : 0,
       },
       workgroups,
     },

@@ -1,0 +1,116 @@
+// The 4-way pipeline of a rank whose quadruples are scored on the device (rankFinalize.ts deviceQuadFinalizer): its
+// tiles merged into large requests (quadDeviceRects.ts), each a GEMM of row-pair planes × column-pair planes finalized
+// where its tallies lie, one request ahead; the column-pair planes of all its requests are built once and stay on the
+// device. A request the device declines (records that fit no binding) is finalized on the host, tile by tile.
+import { pairPlaneMatrix, type PlaneMatrix, type PlaneWordRange } from '../../mgemm/index.js';
+import { colPairsOf, numPairs, rowPairsOf, type QuadTile } from '../../parallel/index.js';
+import type { DeviceQuadFinalizer, QuadDeviceRequest } from '../../analyses/index.js';
+import type { VectorBlock } from '../blocks/vectorBlock.js';
+import { traceMark } from '../../core/trace.js';
+import type { PipelineEnv } from './pipeline2.js';
+import { runOneAhead } from './lookahead.js';
+import { quadDeviceRects, quadsOfRect, type QuadDeviceRect } from './quadDeviceRects.js';
+
+/**
+ * Most bytes of the column-pair planes a rank builds once (host memory and resident GPU memory); beyond, the host
+ * finalizes (a run of ~300 SNPs × 16,384 samples at 18 planes per pair). Building them per request instead would
+ * rebuild and re-upload them once per band group.
+ */
+export const MAX_QUAD_COLUMN_PLANE_BYTES = 2 ** 31;
+
+/** What a device 4-way run did: quadruples finalized (all on the device but declined requests), records returned. */
+export interface QuadDeviceOutcome {
+  readonly numQuads: number;
+  readonly numDeviceQuads: number;
+  readonly numDeviceRecords: number;
+}
+
+/** Where the tiles and pair planes of the run lie (the plan's tile shape, the words per plane). */
+export interface QuadDeviceShape {
+  readonly rowsPerTile: number;
+  readonly colsPerTile: number;
+}
+
+/**
+ * Runs the rank's tiles on the device; null (nothing run) when the column-pair planes would exceed
+ * MAX_QUAD_COLUMN_PLANE_BYTES. `hostTiles` finalizes the tiles of a declined request on the host.
+ */
+export async function runQuadTilesOnDevice(
+  env: PipelineEnv, own: VectorBlock, tiles: readonly QuadTile[], device: DeviceQuadFinalizer, shape: QuadDeviceShape,
+  hostTiles: (tiles: readonly QuadTile[]) => Promise<void>,
+): Promise<QuadDeviceOutcome | null> {
+  const numVector = env.run.numVector;
+  const total = numPairs(numVector);
+  const { plan } = device;
+  const { wordsPerPlane } = own.planes;
+  const colBase = tiles.reduce((least, tile) => Math.min(least, tile.colFirst), total);
+  if ((total - colBase) * plan.colPlanePairs.length * wordsPerPlane * 4 > MAX_QUAD_COLUMN_PLANE_BYTES) return null;
+  const planeWordRanges = wordRangesOf(own.planes, plan.rowPlanePairs, plan.colPlanePairs);
+  const cols = colPairsOf(numVector, colBase, total);
+  const colPlanes = withWordRanges(pairPlaneMatrix(own.planes, cols.k, cols.l, plan.colPlanePairs), planeWordRanges.cols);
+  const tilePairs = shape.rowsPerTile * shape.colsPerTile;
+  const rects = quadDeviceRects(tiles, {
+    numPairs: total, maxPairs: Math.max(tilePairs, device.fullRatePairs(wordsPerPlane)), colsPerTile: shape.colsPerTile,
+    firstTileAlone: (env.run.topRecords ?? null) !== null,
+  });
+  const requestOf = (rect: QuadDeviceRect): QuadDeviceRequest => {
+    const rows = rowPairsOf(rect.rowFirst, rect.rowEnd);
+    return {
+      rows: withWordRanges(pairPlaneMatrix(own.planes, rows.i, rows.j, plan.rowPlanePairs), planeWordRanges.rows),
+      rowPairFirst: rect.rowFirst, cols: colPlanes, colPairFirst: colBase, colFirst: rect.colFirst - colBase, numCols: rect.colEnd - rect.colFirst,
+      tileRows: shape.rowsPerTile, tileCols: shape.colsPerTile,
+    };
+  };
+  let numQuads = 0;
+  let numDeviceQuads = 0;
+  let numDeviceRecords = 0;
+  const started = new Map<QuadDeviceRect, QuadDeviceRequest>();
+  await runOneAhead(inOrder(rects), (rect) => {
+    traceMark(`device quads ${rect.rowEnd - rect.rowFirst} × ${rect.colEnd - rect.colFirst}`);
+    const request = requestOf(rect);
+    started.set(rect, request);
+    return device.start(request);
+  }, async (rect, result) => {
+    const request = started.get(rect)!;
+    started.delete(rect);
+    const count = quadsOfRect(numVector, rect);
+    if (result.kind === 'done') {
+      numDeviceRecords += result.records.count;
+      device.apply(result, request, env.run.sink);
+      numDeviceQuads += count;
+      env.onWork(count * env.run.numField);
+    } else {
+      await hostTiles(rect.tiles);
+    }
+    numQuads += count;
+  }, { firstAlone: (env.run.topRecords ?? null) !== null });
+  return { numQuads, numDeviceQuads, numDeviceRecords };
+}
+
+/**
+ * The words outside which each pair plane has no bit: those both its vectors' planes may have bits in (the layout's
+ * planeWordRanges), so that the GEMM sweeps, and the device holds, only a class's words of epistasis's class planes.
+ */
+function wordRangesOf(
+  planes: PlaneMatrix, rowPlanePairs: readonly (readonly [number, number])[], colPlanePairs: readonly (readonly [number, number])[],
+): { readonly rows: (PlaneWordRange | null)[] | null; readonly cols: (PlaneWordRange | null)[] | null } {
+  const ranges = planes.planeWordRanges ?? null;
+  if (ranges === null) return { rows: null, cols: null };
+  const of = ([p, q]: readonly [number, number]): PlaneWordRange | null => {
+    const a = ranges[p] ?? null;
+    const b = ranges[q] ?? null;
+    if (a === null) return b;
+    if (b === null) return a;
+    const first = Math.max(a[0], b[0]);
+    return [first, Math.max(first, Math.min(a[1], b[1]))];
+  };
+  return { rows: rowPlanePairs.map(of), cols: colPlanePairs.map(of) };
+}
+
+function withWordRanges(matrix: PlaneMatrix, planeWordRanges: (PlaneWordRange | null)[] | null): PlaneMatrix {
+  return planeWordRanges === null ? matrix : { ...matrix, planeWordRanges };
+}
+
+async function* inOrder<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
