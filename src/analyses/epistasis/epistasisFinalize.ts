@@ -56,29 +56,48 @@ function denseSourcesOf(slice: TripleSlice, pairCounts: BlockPairCounts | null, 
 }
 
 /**
- * A dense triple's extended tables (54 entries, class-major, entry 9x + 3y + z for kinds x of i, y of j, z of k, 2 = P)
- * into `e`: the genotype products from tallies group `8·cls + 4x + 2y + z` (tripleTallyPlan(false)), one P from the
- * pair counts of the other two (group `4·cls + 2x + y` of row and column vector), two P from the third vector's class
- * count, PPP the class size. Every entry is the integer the 54-group plan's GEMM gives.
+ * The extended tables of a j-slice's triples (54 entries per triple, class-major, entry 9x + 3y + z for kinds x of i,
+ * y of j, z of k; 2 = P) from the tallies of tripleTallyPlan(settings.sparse). With missing calls: the 54 tallies.
+ * Dense: the genotype products from tallies group `8·cls + 4x + 2y + z`, one P from the block-pair counts of the other
+ * two (group `4·cls + 2x + y` of row and column vector), two P from the third vector's class count, PPP the class
+ * size — every entry the integer the 54-group plan's GEMM gives.
  */
-function denseExtendedTables(
-  e: Float64Array, tallies: readonly Uint32Array[], at: number, src: DenseSources, li: number, jl: number, lk: number,
-  classSizes: readonly [number, number],
-): void {
-  for (let cls = 0; cls < NUM_CLASSES; cls++) {
-    const base = 27 * cls;
-    for (let x = 0; x < 2; x++) {
-      for (let y = 0; y < 2; y++) {
-        for (let z = 0; z < 2; z++) e[base + 9 * x + 3 * y + z] = tallies[8 * cls + 4 * x + 2 * y + z][at];
-        e[base + 9 * x + 3 * y + 2] = src.ij[4 * cls + 2 * x + y][li * src.ijCols + jl];
-        e[base + 9 * x + 6 + y] = src.ik[4 * cls + 2 * x + y][li * src.ikCols + lk];
-        e[base + 18 + 3 * x + y] = src.jk[4 * cls + 2 * x + y][jl * src.jkCols + lk];
-      }
-      e[base + 9 * x + 8] = src.iCounts[4 * li + 2 * cls + x];
-      e[base + 18 + 3 * x + 2] = src.jCounts[4 * jl + 2 * cls + x];
-      e[base + 24 + x] = src.kCounts[4 * lk + 2 * cls + x];
+export class TripleTableSource {
+  private readonly dense: DenseSources | null;
+
+  constructor(
+    private readonly settings: EpistasisFinalizeSettings, private readonly slice: TripleSlice, private readonly tallies: readonly Uint32Array[],
+    pairCounts: BlockPairCounts | null, counts: BlockGenotypeCounts,
+  ) {
+    this.dense = settings.sparse ? null : denseSourcesOf(slice, pairCounts, counts);
+  }
+
+  /** Triple (slice row ri, slice column rk)'s extended tables into e[0 … 53]. */
+  fill(e: Float64Array, ri: number, rk: number): void {
+    const { tallies, dense, slice } = this;
+    const at = ri * slice.numK + rk;
+    if (dense === null) {
+      for (let g = 0; g < 54; g++) e[g] = tallies[g][at];
+      return;
     }
-    e[base + 26] = classSizes[cls];
+    const li = slice.iFirst + ri;
+    const jl = slice.jLocal;
+    const lk = slice.kFirst + rk;
+    for (let cls = 0; cls < NUM_CLASSES; cls++) {
+      const base = 27 * cls;
+      for (let x = 0; x < 2; x++) {
+        for (let y = 0; y < 2; y++) {
+          for (let z = 0; z < 2; z++) e[base + 9 * x + 3 * y + z] = tallies[8 * cls + 4 * x + 2 * y + z][at];
+          e[base + 9 * x + 3 * y + 2] = dense.ij[4 * cls + 2 * x + y][li * dense.ijCols + jl];
+          e[base + 9 * x + 6 + y] = dense.ik[4 * cls + 2 * x + y][li * dense.ikCols + lk];
+          e[base + 18 + 3 * x + y] = dense.jk[4 * cls + 2 * x + y][jl * dense.jkCols + lk];
+        }
+        e[base + 9 * x + 8] = dense.iCounts[4 * li + 2 * cls + x];
+        e[base + 18 + 3 * x + 2] = dense.jCounts[4 * jl + 2 * cls + x];
+        e[base + 24 + x] = dense.kCounts[4 * lk + 2 * cls + x];
+      }
+      e[base + 26] = this.settings.classSizes[cls];
+    }
   }
 }
 
@@ -94,7 +113,7 @@ export function finalizeEpistasisTriples(
   const numIReal = Math.min(slice.numI, iBlock.numVectorReal - slice.iFirst);
   const numKReal = Math.min(slice.numK, kBlock.numVectorReal - slice.kFirst);
   if (numIReal <= 0 || numKReal <= 0) return 0;
-  const dense = settings.sparse ? null : denseSourcesOf(slice, pairCounts, counts);
+  const source = new TripleTableSource(settings, slice, tallies, pairCounts, counts);
   const e = new Float64Array(54);
   const canonical = new Float64Array(54);
   const scratch = new MarginalScratch();
@@ -105,10 +124,8 @@ export function finalizeEpistasisTriples(
   for (let ri = 0; ri < numIReal; ri++) {
     const i = iBlock.vectorFirst + slice.iFirst + ri;
     for (let rk = 0; rk < numKReal; rk++) {
-      const at = ri * slice.numK + rk;
       const k = kFirst + rk;
-      if (dense === null) for (let g = 0; g < 54; g++) e[g] = tallies[g][at];
-      else denseExtendedTables(e, tallies, at, dense, slice.iFirst + ri, jLocal, slice.kFirst + rk, settings.classSizes);
+      source.fill(e, ri, rk);
       genotypeCellsInPlace(e, 0, 3);
       genotypeCellsInPlace(e, 27, 3);
       // The cells in canonical order (epistasisCells.ts) unless i < j < k already has them so.
