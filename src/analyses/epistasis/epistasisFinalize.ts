@@ -57,7 +57,7 @@ function denseSourcesOf(slice: TripleSlice, pairCounts: BlockPairCounts | null, 
 
 /**
  * The extended tables of a j-slice's triples (54 entries per triple, class-major, entry 9x + 3y + z for kinds x of i,
- * y of j, z of k; 2 = P) from the tallies of tripleTallyPlan(settings.sparse). With missing calls: the 54 tallies.
+ * y of j, z of k; 2 = P) from the tallies of tripleTallyPlan({ sparse }). With missing calls: the 54 tallies.
  * Dense: the genotype products from tallies group `8·cls + 4x + 2y + z`, one P from the block-pair counts of the other
  * two (group `4·cls + 2x + y` of row and column vector), two P from the third vector's class count, PPP the class
  * size — every entry the integer the 54-group plan's GEMM gives.
@@ -102,7 +102,7 @@ export class TripleTableSource {
 }
 
 /**
- * Scores of the triples of one j-slice; `tallies` as tripleTallyPlan(settings.sparse) orders them (numI × numK
+ * Scores of the triples of one j-slice; `tallies` as tripleTallyPlan({ sparse }) orders them (numI × numK
  * each); a dense run reads `pairCounts` (its plan's pairCountGroups) and the blocks' class counts from `counts`.
  */
 export function finalizeEpistasisTriples(

@@ -69,7 +69,8 @@ export function pairTermGroups(sparse: boolean): TermGroup[] {
  * `4·cls + 2x + y` of the pair's row and column vector), with P at two axes a per-vector class count (the planes), and
  * PPP the class size.
  */
-export function tripleTallyPlan(sparse: boolean): TriplePlan {
+export function tripleTallyPlan(options: { readonly sparse: boolean }): TriplePlan {
+  const { sparse } = options;
   const kinds = sparse ? KINDS_PER_CLASS : 2;
   const planePairs: (readonly [number, number])[] = [];
   const termGroups: TermGroup[] = [];

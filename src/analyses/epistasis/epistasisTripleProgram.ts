@@ -103,7 +103,7 @@ const ENGINE_VALUE_WGSL: Record<EpistasisScore, string> = {
   ig: 'epiClamp(sdAdd(epiInteractionInformation(x, y), EPI_FOUR))',
 };
 
-/** With missing calls: class cls's extended table is its 27 tallies, groups 27·cls + 9x + 3y + z (tripleTallyPlan(true)). */
+/** With missing calls: class cls's extended table is its 27 tallies, groups 27·cls + 9x + 3y + z (tripleTallyPlan). */
 const SPARSE_EXTENDED_WGSL = `
 fn epiExtended(cls: u32, t: u32, rq: u32, cq: u32) -> EpiClass {
   var e: EpiClass;
@@ -112,7 +112,7 @@ fn epiExtended(cls: u32, t: u32, rq: u32, cq: u32) -> EpiClass {
 }`;
 
 /**
- * Without (tripleTallyPlan(false), epistasisFinalize.ts denseExtendedTables): the genotype products from groups
+ * Without (tripleTallyPlan, epistasisFinalize.ts TripleTableSource): the genotype products from groups
  * 8·cls + 4x + 2y + z; one P from the pair counts of the other two SNPs (group 4·cls + 2x + y of the matrix's row and
  * column vector: (j, i) reads group 4·cls + 2y + x); two P from the third SNP's class count (its per-vector words:
  * g0, g1 of controls, then of cases); PPP the class size.
@@ -139,10 +139,11 @@ fn epiExtended(cls: u32, t: u32, rq: u32, cq: u32) -> EpiClass {
 const DENSE_VECTOR_WORDS = 4;
 
 /**
- * The value program of a score, with missing calls (54 tallies: tripleTallyPlan(true)) or without (16 tallies, the
- * block-pair counts of pairTermGroups(false) and the vectors' class counts: tripleTallyPlan(false)).
+ * The value program of a score, with missing calls (tripleTallyPlan's 54 tallies) or without (its 16 tallies, the
+ * block-pair counts of pairTermGroups(false) and the vectors' class counts).
  */
-export function epistasisTripleProgram(score: EpistasisScore, sparse: boolean): TripleValueProgram {
+export function epistasisTripleProgram(score: EpistasisScore, options: { readonly sparse: boolean }): TripleValueProgram {
+  const { sparse } = options;
   return {
     cacheKey: `epistasis3/${score}/${sparse ? 'sparse' : 'dense'}`,
     wgsl: `${SCORES_WGSL}
@@ -169,7 +170,7 @@ export function epistasisTripleValues(settings: EpistasisFinalizeSettings): Trip
   const k2Scale = new Uint32Array(new Float64Array([k2ScaleOf(settings.tables)]).buffer);
   const noWords = new Uint32Array(0);
   return {
-    program: epistasisTripleProgram(settings.score, settings.sparse),
+    program: epistasisTripleProgram(settings.score, { sparse: settings.sparse }),
     constants: [...(settings.sparse ? [] : settings.classSizes), ...(settings.score === 'k2' ? [k2Scale[0], k2Scale[1]] : [])],
     runWords: tableWordsOf(settings, numField),
     // Sparse: the tallies hold every cell, no per-vector word; dense: the class counts of the block's real vectors.

@@ -64,7 +64,7 @@ export const analysis: Analysis = {
         : null,
       triples: spec.numWay === 3
         ? {
-          plan: tripleTallyPlan(spec.sparse),
+          plan: tripleTallyPlan({ sparse: spec.sparse }),
           finalize: (ctx, slice, tallies, pairCounts) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies, pairCounts, blockCounts),
           // The device's values are the host's bits (epistasisTripleProgram.ts): only candidates and records come back.
           deviceFinalizer: (gemm, threshold, options) =>

@@ -41,7 +41,7 @@ describe('dense 3-way epistasis: 16 triple groups and the 54-entry table', () =>
     expect(plan.termGroups.every((group) => group.length === 1)).toBe(true);
     expect(plan.planePairs.length).toBe(8);
     expect(pairCountGroupsOf(plan).length).toBe(8);
-    const sparse = tripleTallyPlan(true);
+    const sparse = tripleTallyPlan({ sparse: true });
     expect(sparse.termGroups.length).toBe(54);
     expect(pairCountGroupsOf(sparse).length).toBe(0);
   });
@@ -72,7 +72,7 @@ describe('dense 3-way epistasis: 16 triple groups and the 54-entry table', () =>
         const slices: Tally3Slice[] = [];
         for (let yRow = 0; yRow < y.numVectorReal; yRow++) slices.push({ yRow, xFirst: 0, xCount: x.numVectorReal, zFirst: 0, zCount: z.numVectorReal });
         const dense = await ref.run3({ x: x.planes, y: y.planes, z: z.planes, planePairs: plan.planePairs, termGroups: plan.termGroups, slices });
-        const sparsePlan = tripleTallyPlan(true);
+        const sparsePlan = tripleTallyPlan({ sparse: true });
         const full = await ref.run3({ x: x.planes, y: y.planes, z: z.planes, planePairs: sparsePlan.planePairs, termGroups: sparsePlan.termGroups, slices });
         expect(dense[0].length).toBe(16);
         const e = new Float64Array(54);

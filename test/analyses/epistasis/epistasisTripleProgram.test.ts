@@ -1,6 +1,6 @@
 // The device value program of 3-way epistasis (analyses/epistasis/epistasisTripleProgram.ts) against the host finalize
 // (finalizeEpistasisTriples), on the bitwise kernel: every triple's engine value the same double, word for word —
-// dense and with missing calls, K2, MI and IG, tiny and large classes, ragged sample counts, blocks whose global order
+// dense (16 tallies, block-pair counts and class counts) and with missing calls (54 tallies), K2, MI and IG, tiny and large classes, ragged sample counts, blocks whose global order
 // puts i, j and k in every order —; the host's values equal the search's rescoring of each triple from its genotypes
 // (cells in canonical order, whichever SNP is i, j or k); and the checksum and records of values named by triples.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
