@@ -72,13 +72,16 @@ export interface PairBlock {
   readonly strictUpper: boolean;
 }
 
-/** Tallies of one term group between all local vectors of two blocks (rows × numCols). */
+/** Tallies of the plan's pair-count groups between all local vectors of two blocks (rows × numCols each). */
 export interface PairCounts {
+  /** The first group's tallies (the only one of a plan with `pairCountGroup`). */
   readonly data: Uint32Array;
   readonly numCols: number;
+  /** Every group's tallies, in the order of pairCountGroupsOf(plan) (`groups[0]` is `data`); absent: one group. */
+  readonly groups?: readonly Uint32Array[];
 }
 
-/** The block-pair tallies a 3-way analysis asked for (TriplePlan.pairCountGroup), between the three blocks. */
+/** The block-pair tallies a 3-way analysis asked for (pairCountGroupsOf its TriplePlan), between the three blocks. */
 export interface BlockPairCounts {
   readonly ij: PairCounts;
   readonly ik: PairCounts;
@@ -240,6 +243,16 @@ export interface TriplePlan {
   readonly termGroups: readonly TermGroup[];
   /** A 2-way term group whose tallies between the three blocks finalize needs (BlockPairCounts), or null. */
   readonly pairCountGroup: TermGroup | null;
+  /**
+   * Several such 2-way groups instead (PairCounts.groups, in this order; `pairCountGroup` is then null), e.g. dense
+   * epistasis's genotype pair counts per class; absent or null: `pairCountGroup` alone.
+   */
+  readonly pairCountGroups?: readonly TermGroup[] | null;
+}
+
+/** The 2-way term groups whose block-pair tallies a 3-way plan's finalize needs (empty: none). */
+export function pairCountGroupsOf(plan: TriplePlan): readonly TermGroup[] {
+  return plan.pairCountGroups ?? (plan.pairCountGroup === null ? [] : [plan.pairCountGroup]);
 }
 
 /** The 3-way part of an analysis bound to a run. */

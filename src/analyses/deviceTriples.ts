@@ -5,10 +5,12 @@
 // TripleValues (program, run constants, run words, per-vector words); this file does the rest.
 import type { Threshold } from '../core/thresholds.js';
 import {
-  tripleValueUidsOnDevice, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult, type TripleFinalizeValues, type TripleThresholdBits,
-  type TripleValueProgram,
+  tripleValueUidsOnDevice, type GroupedTriplePairCounts, type PairCountMatrix, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult,
+  type TripleFinalizeValues, type TripleThresholdBits, type TripleValueProgram,
 } from '../mgemm/index.js';
-import type { DeviceFinalizeOptions, DeviceTripleFinalizer, RecordBarSource, ResultSink, TripleBatch, VectorBlockView } from './analysis.js';
+import type {
+  BlockPairCounts, DeviceFinalizeOptions, DeviceTripleFinalizer, PairCounts, RecordBarSource, ResultSink, TripleBatch, VectorBlockView,
+} from './analysis.js';
 import { float32BitsAtMost } from './devicePairs.js';
 
 type DoneResult = Extract<TripleFinalizeResult, { kind: 'done' }>;
@@ -40,12 +42,35 @@ export interface TripleValues {
   wordsOf(block: VectorBlockView): Uint32Array;
 }
 
+/**
+ * A batch's block-pair counts as a value program reads them (mgemm GroupedTriplePairCounts): each matrix's groups one
+ * after another — yx from the transposed ji, as the engine computes it for device finalize.
+ */
+export function groupedTriplePairCounts(counts: BlockPairCounts, numGroups: number): GroupedTriplePairCounts {
+  if (counts.ji === null) throw new Error('device finalize of a batch with pair counts needs their transpose (ji)');
+  const stacked = (pc: PairCounts): PairCountMatrix => {
+    const groups = pc.groups ?? [pc.data];
+    if (groups.length !== numGroups) throw new Error(`the value program reads ${numGroups} pair-count groups, the batch has ${groups.length}`);
+    const data = new Uint32Array(groups.reduce((sum, group) => sum + group.length, 0));
+    let at = 0;
+    for (const group of groups) {
+      data.set(group, at);
+      at += group.length;
+    }
+    return { data, numCols: pc.numCols };
+  };
+  const xz = stacked(counts.ik);
+  return { numGroups, yx: stacked(counts.ji), yz: stacked(counts.jk), xz };
+}
+
 /** The kernel set's device finalize, typed as present. */
 type FinalizeTriples = NonNullable<PopcountGemm['finalizeTriples']>;
 
 /** Finalizes a run's batches of j-slices on the device with an analysis's triple value program. */
 export class ProgramDeviceTriples implements DeviceTripleFinalizer {
   private readonly vectorWords = new WeakMap<VectorBlockView, Uint32Array>();
+  /** A unit's stacked pair counts, made once for all its batches (the device keeps their T[cmc] by its array). */
+  private readonly pairCounts = new WeakMap<BlockPairCounts, GroupedTriplePairCounts>();
   readonly values: TripleFinalizeValues;
 
   private constructor(
@@ -77,8 +102,10 @@ export class ProgramDeviceTriples implements DeviceTripleFinalizer {
   /** Computes and finalizes a batch of j-slices on the device (x = own block, y = the batch's J block, z = its K block). */
   start(own: VectorBlockView, batch: TripleBatch, gemm: PopcountGemm3Request): Promise<TripleFinalizeResult> {
     const { program, constants, runWords } = this.tripleValues;
+    const numGroups = program.pairCountGroups ?? 0;
     return this.finalizeTriples({
       gemm, values: program, constants, runWords,
+      ...(numGroups === 0 ? {} : { pairCounts: this.pairCountsOf(batch, numGroups) }),
       xVectors: this.vectorWordsOf(own),
       yVectors: this.vectorWordsOf(batch.jb),
       zVectors: this.vectorWordsOf(batch.kb),
@@ -96,6 +123,17 @@ export class ProgramDeviceTriples implements DeviceTripleFinalizer {
   apply(result: DoneResult, sink: ResultSink): void {
     sink.checksum.addExact(result.checksumSum, result.entries, result.zeros);
     sink.addRecordWords(result.records.words, result.records.count);
+  }
+
+  private pairCountsOf(batch: TripleBatch, numGroups: number): GroupedTriplePairCounts {
+    const counts = batch.pairCounts;
+    if (counts === null) throw new Error(`${this.tripleValues.program.cacheKey}: a batch without the pair counts its program reads`);
+    let grouped = this.pairCounts.get(counts);
+    if (grouped === undefined) {
+      grouped = groupedTriplePairCounts(counts, numGroups);
+      this.pairCounts.set(counts, grouped);
+    }
+    return grouped;
   }
 
   /** Per-vector words of a block, computed once per block. */

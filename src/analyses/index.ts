@@ -1,5 +1,6 @@
 // Entry of src/analyses (level 4): the analysis interface, the built-in analyses and how analyses are found.
 export type * from './analysis.js';
+export { pairCountGroupsOf } from './analysis.js';
 export { ANALYSIS_NAMES, builtInAnalysis, builtInPlaneLayout, loadAnalysis, type AnalysisRef } from './registry.js';
 export { planeBitsOfCodes } from './planeBits.js';
 // Pieces of the built-in analyses that benchmarks and tests use on their own.

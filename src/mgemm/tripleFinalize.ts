@@ -65,6 +65,15 @@ export interface DenseTriplePairCounts {
   readonly xz: PairCountMatrix;
 }
 
+/**
+ * A value program's block-pair counts (TripleValueProgram.pairCountGroups): `numGroups` 2-way tallies per pair, each
+ * matrix of DenseTriplePairCounts holding its groups one after another (group g at g · rows · numCols). `yx` holds the
+ * tallies of (y row, x column): a group's first plane is j's. The same objects for every batch of a unit.
+ */
+export interface GroupedTriplePairCounts extends DenseTriplePairCounts {
+  readonly numGroups: number;
+}
+
 /** What every 3-way finalize request holds, whatever computes its values. */
 interface TripleFinalizeCommon {
   /** The run3 request (several j-slices; the kernel set builds the pair products (x_i AND y_j) itself). */
@@ -123,6 +132,12 @@ export interface TripleValueProgram {
   readonly vectorWords: number;
   /** Names of the run's u32 constants that tripleValue reads as `u.<name>` (values: the request's `constants`). */
   readonly constantNames: readonly string[];
+  /**
+   * 2-way tallies per block pair the program reads (the request's `pairCounts`, GroupedTriplePairCounts), through
+   * `pairCountIJ(g, rq)` (group g of (j, i row rq): yx), `pairCountJK(g, cq)` (of (j, k column cq)) and
+   * `pairCountIK(g, rq, cq)`; absent or 0: none.
+   */
+  readonly pairCountGroups?: number;
 }
 
 /** One mGEMM3 call finalized where its tallies lie by an analysis's value program: one value per triple. */
@@ -132,6 +147,8 @@ export interface ProgramTripleFinalizeRequest extends TripleFinalizeCommon {
   readonly constants: readonly number[];
   /** Words of the whole run the program reads (`runWords`; the same array for every request: kept on the device). */
   readonly runWords: Uint32Array;
+  /** The program's block-pair counts (values.pairCountGroups groups); absent or null when it reads none. */
+  readonly pairCounts?: GroupedTriplePairCounts | null;
 }
 
 /** A 3-way device finalize request: SPEC §3's formulas, or an analysis's value program. */
@@ -150,6 +167,20 @@ export function tripleFinalizeValuesOf(request: TripleFinalizeRequest): TripleFi
 /** Whether a request's values come from a value program (one per triple) rather than SPEC §3's formulas. */
 export function isProgramTripleRequest(request: TripleFinalizeRequest): request is ProgramTripleFinalizeRequest {
   return 'values' in request;
+}
+
+/**
+ * The request's block-pair counts and their groups: a dense formula's (one group), a value program's (its
+ * pairCountGroups), or null; throws when a program's request lacks the groups its program reads.
+ */
+export function triplePairCountsOf(request: TripleFinalizeRequest): { readonly counts: DenseTriplePairCounts; readonly numGroups: number } | null {
+  if (!isProgramTripleRequest(request)) return request.pairCounts === null ? null : { counts: request.pairCounts, numGroups: 1 };
+  const numGroups = request.values.pairCountGroups ?? 0;
+  const counts = request.pairCounts ?? null;
+  if ((counts?.numGroups ?? 0) !== numGroups) {
+    throw new Error(`${request.values.cacheKey}: the program reads ${numGroups} pair-count groups, the request has ${counts?.numGroups ?? 0}`);
+  }
+  return counts === null || numGroups === 0 ? null : { counts, numGroups };
 }
 
 /** Per-vector words of a request's rows. */

@@ -61,23 +61,30 @@ export function pairTermGroups(sparse: boolean): TermGroup[] {
 }
 
 /**
- * 3-way tallies: mGEMM3's A operand holds the plane pairs (x of i) ∧ (y of j) of one class, pair `9·cls + 3x + y`,
- * against k's plane z of that class: group `27·cls + 9x + 3y + z`, x, y, z ∈ {g0, g1, P}.
+ * 3-way tallies. With missing calls (sparse): mGEMM3's A operand holds the plane pairs (x of i) ∧ (y of j) of one
+ * class, pair `9·cls + 3x + y`, against k's plane z of that class: group `27·cls + 9x + 3y + z`, x, y, z ∈ {g0, g1, P}.
+ * Without (dense): only the 2^3 genotype products, pairs `4·cls + 2x + y` and groups `8·cls + 4x + 2y + z`, x, y, z ∈
+ * {g0, g1} — 16 groups instead of 54. As P of a vector is then its whole class, a product with P at one axis is a
+ * pair count of the other two, which the block-pair counts give (pairCountGroups: pairTermGroups(false), group
+ * `4·cls + 2x + y` of the pair's row and column vector), with P at two axes a per-vector class count (the planes), and
+ * PPP the class size.
  */
-export function tripleTallyPlan(): TriplePlan {
+export function tripleTallyPlan(options: { readonly sparse: boolean }): TriplePlan {
+  const { sparse } = options;
+  const kinds = sparse ? KINDS_PER_CLASS : 2;
   const planePairs: (readonly [number, number])[] = [];
   const termGroups: TermGroup[] = [];
   for (let cls = 0; cls < NUM_CLASSES; cls++) {
-    for (let x = 0; x < KINDS_PER_CLASS; x++) for (let y = 0; y < KINDS_PER_CLASS; y++) planePairs.push([planeOf(cls, x), planeOf(cls, y)]);
+    for (let x = 0; x < kinds; x++) for (let y = 0; y < kinds; y++) planePairs.push([planeOf(cls, x), planeOf(cls, y)]);
   }
   for (let cls = 0; cls < NUM_CLASSES; cls++) {
-    for (let x = 0; x < KINDS_PER_CLASS; x++) {
-      for (let y = 0; y < KINDS_PER_CLASS; y++) {
-        for (let z = 0; z < KINDS_PER_CLASS; z++) termGroups.push([[cls * 9 + 3 * x + y, planeOf(cls, z)]]);
+    for (let x = 0; x < kinds; x++) {
+      for (let y = 0; y < kinds; y++) {
+        for (let z = 0; z < kinds; z++) termGroups.push([[kinds * kinds * cls + kinds * x + y, planeOf(cls, z)]]);
       }
     }
   }
-  return { planePairs, termGroups, pairCountGroup: null };
+  return { planePairs, termGroups, pairCountGroup: null, pairCountGroups: sparse ? null : pairTermGroups(false) };
 }
 
 /**

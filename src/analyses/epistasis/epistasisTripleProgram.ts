@@ -1,5 +1,5 @@
 // 3-way case-control epistasis as a device value program (mgemm/tripleFinalize.ts TripleValueProgram): each triple's
-// 27 × 2 table from its 54 tallies, its K2, MI or IG and its engine value, one value per triple named by the triple, so
+// 27 × 2 table from its 54 tallies (dense: 16, with block-pair counts and class counts), its K2, MI or IG and its engine value, one value per triple named by the triple, so
 // that only the top-N candidates (and --score-threshold records) come back.
 //
 // Exact by construction, as the 2-way program (epistasisPairProgram.ts, whose header gives the reasons): the value is
@@ -13,7 +13,8 @@ import type { EpistasisScore } from '../../core/types.js';
 import type { TripleValueProgram } from '../../mgemm/index.js';
 import type { TripleValues } from '../deviceTriples.js';
 import { doubleWgsl, MAX_WORDS_BYTES, SCORE_CONSTANTS_WGSL, tableWordsOf } from './epistasisPairProgram.js';
-import type { EpistasisFinalizeSettings } from './epistasisPairs.js';
+import { genotypeCountsOf, type EpistasisFinalizeSettings } from './epistasisPairs.js';
+import { pairTermGroups } from './epistasisPlanes.js';
 import { k2ScaleOf } from './epistasisScores.js';
 
 /** The host's score arithmetic on a triple's canonical cells: epistasisScores.ts scoreOfEntries, interactionInformation, engineValueOf. */
@@ -30,13 +31,12 @@ fn epiClamp(v: vec2<u32>) -> vec2<u32> {
   return select(v, EPI_MAX_VALUE, sdLessNonNegative(EPI_MAX_VALUE, v));
 }
 /**
- * The class's cells from term groups first … first + 26 (kinds g0, g1, P of i, j, k: 9x + 3y + z): P becomes genotype 2
- * along each axis (genotypeCellsInPlace: k, then j, then i; exact in u32, every intermediate a count), and the cell of
- * genotypes (a, b, c) goes to a·si + b·sj + c·sk, the canonical place.
+ * A class's cells from its extended table e (kinds g0, g1, P of i, j, k: 9x + 3y + z): P becomes genotype 2 along each
+ * axis (genotypeCellsInPlace: k, then j, then i; exact in u32, every intermediate a count), and the cell of genotypes
+ * (a, b, c) goes to a·si + b·sj + c·sk, the canonical place.
  */
-fn epiClassCells(first: u32, t: u32, si: u32, sj: u32, sk: u32) -> EpiClass {
-  var e: EpiClass;
-  for (var m = 0u; m < 27u; m++) { e[m] = tallies[(first + m) * u.groupWords + t]; }
+fn epiClassCells(extended: EpiClass, si: u32, sj: u32, sk: u32) -> EpiClass {
+  var e = extended;
   for (var base = 0u; base < 27u; base += 3u) { e[base + 2u] -= e[base] + e[base + 1u]; }
   for (var base = 0u; base < 27u; base++) { if ((base / 3u) % 3u == 0u) { e[base + 6u] -= e[base] + e[base + 3u]; } }
   for (var base = 0u; base < 9u; base++) { e[base + 18u] -= e[base] + e[base + 9u]; }
@@ -103,22 +103,63 @@ const ENGINE_VALUE_WGSL: Record<EpistasisScore, string> = {
   ig: 'epiClamp(sdAdd(epiInteractionInformation(x, y), EPI_FOUR))',
 };
 
-/** The value program of a score; the same with and without missing calls (54 tallies either way: tripleTallyPlan). */
-export function epistasisTripleProgram(score: EpistasisScore): TripleValueProgram {
+/** With missing calls: class cls's extended table is its 27 tallies, groups 27·cls + 9x + 3y + z (tripleTallyPlan). */
+const SPARSE_EXTENDED_WGSL = `
+fn epiExtended(cls: u32, t: u32, rq: u32, cq: u32) -> EpiClass {
+  var e: EpiClass;
+  for (var m = 0u; m < 27u; m++) { e[m] = tallies[(27u * cls + m) * u.groupWords + t]; }
+  return e;
+}`;
+
+/**
+ * Without (tripleTallyPlan, epistasisFinalize.ts TripleTableSource): the genotype products from groups
+ * 8·cls + 4x + 2y + z; one P from the pair counts of the other two SNPs (group 4·cls + 2x + y of the matrix's row and
+ * column vector: (j, i) reads group 4·cls + 2y + x); two P from the third SNP's class count (its per-vector words:
+ * g0, g1 of controls, then of cases); PPP the class size.
+ */
+const DENSE_EXTENDED_WGSL = `
+fn epiExtended(cls: u32, t: u32, rq: u32, cq: u32) -> EpiClass {
+  var e: EpiClass;
+  for (var x = 0u; x < 2u; x++) {
+    for (var y = 0u; y < 2u; y++) {
+      for (var z = 0u; z < 2u; z++) { e[9u * x + 3u * y + z] = tallies[(8u * cls + 4u * x + 2u * y + z) * u.groupWords + t]; }
+      e[9u * x + 3u * y + 2u] = pairCountIJ(4u * cls + 2u * y + x, rq);
+      e[9u * x + 6u + y] = pairCountIK(4u * cls + 2u * x + y, rq, cq);
+      e[18u + 3u * x + y] = pairCountJK(4u * cls + 2u * x + y, cq);
+    }
+    e[9u * x + 8u] = rowWord(rq, 2u * cls + x);
+    e[18u + 3u * x + 2u] = jWord(2u * cls + x);
+    e[24u + x] = colWord(cq, 2u * cls + x);
+  }
+  e[26u] = select(u.numControls, u.numCases, cls == 1u);
+  return e;
+}`;
+
+/** Per-vector words of a dense run: the vector's class genotype counts (epistasisPairs.ts genotypeCountsOf). */
+const DENSE_VECTOR_WORDS = 4;
+
+/**
+ * The value program of a score, with missing calls (tripleTallyPlan's 54 tallies) or without (its 16 tallies, the
+ * block-pair counts of pairTermGroups(false) and the vectors' class counts).
+ */
+export function epistasisTripleProgram(score: EpistasisScore, options: { readonly sparse: boolean }): TripleValueProgram {
+  const { sparse } = options;
   return {
-    cacheKey: `epistasis3/${score}`,
+    cacheKey: `epistasis3/${score}/${sparse ? 'sparse' : 'dense'}`,
     wgsl: `${SCORES_WGSL}
+${sparse ? SPARSE_EXTENDED_WGSL : DENSE_EXTENDED_WGSL}
 fn tripleValue(t: u32, rq: u32, cq: u32, gi: u32, gj: u32, gk: u32) -> vec2<u32> {
   // Never undefined: a triple with no sample called at all three SNPs scores as on the host (MI 0, K2 of empty cells).
   let si = epiStride(gi, gj, gk);
   let sj = epiStride(gj, gi, gk);
   let sk = epiStride(gk, gi, gj);
-  let x = epiClassCells(0u, t, si, sj, sk);
-  let y = epiClassCells(27u, t, si, sj, sk);
+  let x = epiClassCells(epiExtended(0u, t, rq, cq), si, sj, sk);
+  let y = epiClassCells(epiExtended(1u, t, rq, cq), si, sj, sk);
   return ${ENGINE_VALUE_WGSL[score]};
 }`,
-    vectorWords: 0,
-    constantNames: score === 'k2' ? ['k2ScaleLo', 'k2ScaleHi'] : [],
+    vectorWords: sparse ? 0 : DENSE_VECTOR_WORDS,
+    constantNames: [...(sparse ? [] : ['numControls', 'numCases']), ...(score === 'k2' ? ['k2ScaleLo', 'k2ScaleHi'] : [])],
+    pairCountGroups: sparse ? 0 : pairTermGroups(false).length,
   };
 }
 
@@ -129,10 +170,10 @@ export function epistasisTripleValues(settings: EpistasisFinalizeSettings): Trip
   const k2Scale = new Uint32Array(new Float64Array([k2ScaleOf(settings.tables)]).buffer);
   const noWords = new Uint32Array(0);
   return {
-    program: epistasisTripleProgram(settings.score),
-    constants: settings.score === 'k2' ? [k2Scale[0], k2Scale[1]] : [],
+    program: epistasisTripleProgram(settings.score, { sparse: settings.sparse }),
+    constants: [...(settings.sparse ? [] : settings.classSizes), ...(settings.score === 'k2' ? [k2Scale[0], k2Scale[1]] : [])],
     runWords: tableWordsOf(settings, numField),
-    // The tallies hold every cell: no per-vector word.
-    wordsOf: () => noWords,
+    // Sparse: the tallies hold every cell, no per-vector word; dense: the class counts of the block's real vectors.
+    wordsOf: settings.sparse ? () => noWords : (block) => new Uint32Array(genotypeCountsOf(settings, block, 0, block.numVectorReal).buffer),
   };
 }

@@ -3,7 +3,7 @@
 import { UserError } from '../../core/errors.js';
 import type { AnalysisRun, AnalysisSettings, Analysis } from '../analysis.js';
 import { classWordRanges, epistasisPlaneLayout, pairTermGroups, tripleTallyPlan } from './epistasisPlanes.js';
-import { finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
+import { BlockGenotypeCounts, finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
 import { k2TableSlack, ScoreTables } from './epistasisScores.js';
 import { finalizeEpistasisQuads, quadTallyPlan } from './epistasisQuads.js';
 import { epistasisPairValues } from './epistasisPairProgram.js';
@@ -52,6 +52,8 @@ export const analysis: Analysis = {
       score, sparse: spec.sparse, classSizes: [numControls, numField - numControls], tables: new ScoreTables(numField + k2TableSlack(spec.numWay)),
       classWords: classWordRanges(numControls, numField),
     };
+    // Dense 3-way reads each block's class genotype counts (BlockGenotypeCounts): kept for the run's blocks.
+    const blockCounts = new BlockGenotypeCounts(finalizeSettings);
     return {
       planes: epistasisPlaneLayout({ numControls, numField, sparse: spec.sparse }),
       pairs: spec.numWay === 2
@@ -65,8 +67,8 @@ export const analysis: Analysis = {
         : null,
       triples: spec.numWay === 3
         ? {
-          plan: tripleTallyPlan(),
-          finalize: (ctx, slice, tallies) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies),
+          plan: tripleTallyPlan({ sparse: spec.sparse }),
+          finalize: (ctx, slice, tallies, pairCounts) => finalizeEpistasisTriples(finalizeSettings, ctx, slice, tallies, pairCounts, blockCounts),
           // The device's values are the host's bits (epistasisTripleProgram.ts): only candidates and records come back.
           deviceFinalizer: (gemm, threshold, options) =>
             ProgramDeviceTriples.create(epistasisTripleValues(finalizeSettings), gemm, threshold, settings.numVector, options),

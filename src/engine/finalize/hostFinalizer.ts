@@ -269,7 +269,10 @@ class PooledHostFinalizer implements HostFinalizer {
   private sharedDensePairCounts(counts: BlockPairCounts): BlockPairCounts {
     let shared = this.sharedPairCounts.get(counts);
     if (shared === undefined) {
-      const share = (pc: PairCounts): PairCounts => ({ data: sharedArray(pc.data), numCols: pc.numCols });
+      const share = (pc: PairCounts): PairCounts => {
+        const groups = pc.groups?.map(sharedArray);
+        return { data: groups?.[0] ?? sharedArray(pc.data), numCols: pc.numCols, ...(groups === undefined ? {} : { groups }) };
+      };
       const ij = share(counts.ij);
       const ji = counts.ji === null ? null : counts.ji === counts.ij ? ij : share(counts.ji);
       shared = { ij, ik: counts.ik === counts.ij ? ij : share(counts.ik), jk: share(counts.jk), ji };

@@ -3,7 +3,7 @@
 // kernel set — then finalize on the host (slices in order, hostFinalizer.ts), or the whole batch on the device; the
 // analysis says which tallies (its TriplePlan) and how they become values.
 import type { PopcountGemm3Request, TermGroup, TripleFinalizeResult } from '../../mgemm/index.js';
-import type { BlockPairCounts, PairCounts, TripleBatch as AnalysisTripleBatch, TriplePlan, TripleSlice } from '../../analyses/index.js';
+import { pairCountGroupsOf, type BlockPairCounts, type PairCounts, type TripleBatch as AnalysisTripleBatch, type TriplePlan, type TripleSlice } from '../../analyses/index.js';
 import { deviceTripleFinalizer } from '../finalize/rankFinalize.js';
 import { runOneAhead } from './lookahead.js';
 import { RecordedTriplesPerCall, TOP_FIRST_TRIPLES_PER_CALL } from './recordedTriplesPerCall.js';
@@ -91,14 +91,14 @@ async function* tripleBatches(
   env: PipelineEnv, own: VectorBlock, units: readonly TripleUnit[], plan: TriplePlan, limits: () => BatchLimits, withTranspose: boolean,
 ): AsyncGenerator<TripleBatch> {
   const numGroups = plan.termGroups.length;
-  const pairCountGroup = plan.pairCountGroup;
+  const pairCountGroups = pairCountGroupsOf(plan);
   for (const unit of units) {
     const jb = unit.part === 1 ? own : await env.blocks.block(unit.jBlock);
     const kb = unit.part === 3 ? await env.blocks.block(unit.kBlock) : jb;
     const slices: JSlice[] = [];
     forEachTripleSlice(unit, own.numVectorReal, jb.numVectorReal, kb.numVectorReal, (jLocal, iRange, kRange) => slices.push({ jLocal, iRange, kRange }));
     if (slices.length === 0) continue;
-    const pairCounts = pairCountGroup !== null ? await blockPairCounts(env, pairCountGroup, own, jb, kb, withTranspose) : null;
+    const pairCounts = pairCountGroups.length > 0 ? await blockPairCounts(env, pairCountGroups, own, jb, kb, withTranspose) : null;
     for (const batch of sliceBatches(slices, numGroups, limits)) yield { jb, kb, slices: batch, pairCounts };
   }
 }
@@ -214,19 +214,19 @@ function triplesOf(batch: TripleBatch): number {
 }
 
 /**
- * Tallies of the plan's pair-count group between the unit's blocks (e.g. the 2-way parts of dense CCC 3-way); with
+ * Tallies of the plan's pair-count groups between the unit's blocks (e.g. the 2-way parts of dense CCC 3-way); with
  * `withTranspose` also j × i (device finalize reads a j row of ij: a GEMM, where transposing on the host took
  * ~0.15 s per 4096² matrix).
  */
 async function blockPairCounts(
-  env: PipelineEnv, group: TermGroup, ib: VectorBlock, jb: VectorBlock, kb: VectorBlock, withTranspose: boolean,
+  env: PipelineEnv, groups: readonly TermGroup[], ib: VectorBlock, jb: VectorBlock, kb: VectorBlock, withTranspose: boolean,
 ): Promise<BlockPairCounts> {
   const cache = new Map<string, PairCounts>();
   const counts = async (x: VectorBlock, y: VectorBlock): Promise<PairCounts> => {
     const key = `${x.blockIdx},${y.blockIdx}`;
     let pc = cache.get(key);
     if (pc === undefined) {
-      pc = await pairCounts(env, group, x, y);
+      pc = await pairCounts(env, groups, x, y);
       cache.set(key, pc);
     }
     return pc;
@@ -234,11 +234,11 @@ async function blockPairCounts(
   return { ij: await counts(ib, jb), ik: await counts(ib, kb), jk: await counts(jb, kb), ji: withTranspose ? await counts(jb, ib) : null };
 }
 
-async function pairCounts(env: PipelineEnv, group: TermGroup, x: VectorBlock, y: VectorBlock): Promise<PairCounts> {
+async function pairCounts(env: PipelineEnv, groups: readonly TermGroup[], x: VectorBlock, y: VectorBlock): Promise<PairCounts> {
   const partial = await env.gemm.run({
     a: x.planes, aFirst: 0, aCount: x.numVectorReal, b: y.planes, bFirst: 0, bCount: y.numVectorReal,
-    termGroups: [group], strictUpper: false,
+    termGroups: [...groups], strictUpper: false,
   });
-  const [data] = await reduceOverFields(env.fieldComm, partial);
-  return { data, numCols: y.numVectorReal };
+  const tallies = await reduceOverFields(env.fieldComm, partial);
+  return { data: tallies[0], numCols: y.numVectorReal, groups: tallies };
 }

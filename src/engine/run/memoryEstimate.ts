@@ -4,7 +4,7 @@
 import { planeWordsFor } from '../../mgemm/index.js';
 import { blockCirculantPlan, numFieldLocal, numSlabUnits, numVectorLocal, rankOf } from '../../parallel/index.js';
 import { blockThreadCount } from '../blocks/blockBuild.js';
-import { builtInAnalysis, type AnalysisRun } from '../../analyses/index.js';
+import { builtInAnalysis, pairCountGroupsOf, type AnalysisRun } from '../../analyses/index.js';
 import { RECORDS_PER_FLUSH } from '../finalize/entrySink.js';
 import { matrixSinkDeviceBytes, matrixSinkHostBytes } from '../finalize/matrixSink.js';
 import { DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
@@ -111,9 +111,9 @@ export interface RankMemoryShape {
   readonly tuplesPerCall: number;
   /** Tally entries (tuples, with the full rectangles that panels allocate) of all of one rank's calls. */
   readonly tuplesPerRank: number;
-  /** 3-way: plane pairs of mGEMM3's A operand, and whether finalize needs block-pair counts (0 and false for 2-way). */
+  /** 3-way: plane pairs of mGEMM3's A operand, and the 2-way groups of the block-pair counts finalize needs (0 for 2-way). */
   readonly triplePlanePairs: number;
-  readonly needsPairCounts: boolean;
+  readonly pairCountGroups: number;
   /** Whether the analysis has a device finalizer for the run's way. */
   readonly analysisFinalizesOnDevice: boolean;
 }
@@ -171,7 +171,7 @@ export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun = builtInRun
     return {
       numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes,
       maxReceivedBlocks: received, numGroups, tuplesPerCall: Math.min(PAIRS_PER_PANEL, nvl * nvl, tuplesPerRank), tuplesPerRank,
-      triplePlanePairs: 0, needsPairCounts: false, analysisFinalizesOnDevice: analysis.pairs?.deviceFinalizer !== undefined,
+      triplePlanePairs: 0, pairCountGroups: 0, analysisFinalizesOnDevice: analysis.pairs?.deviceFinalizer !== undefined,
     };
   }
   if (m.numWay === 4) {
@@ -183,7 +183,7 @@ export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun = builtInRun
     return {
       numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes, maxReceivedBlocks: 0,
       numGroups: numQuadGroups, tuplesPerCall: QUAD_ROWS_PER_TILE * QUAD_COLS_PER_TILE, tuplesPerRank, triplePlanePairs: 0,
-      needsPairCounts: false, analysisFinalizesOnDevice: analysis.quads?.deviceFinalizer !== undefined,
+      pairCountGroups: 0, analysisFinalizesOnDevice: analysis.quads?.deviceFinalizer !== undefined,
     };
   }
   const plan = analysis.triples?.plan;
@@ -200,7 +200,7 @@ export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun = builtInRun
   return {
     numVectorLocal: nvl, numFieldLocal: nfl, numPlanes: layout.numPlanes, wordsPerPlane, blockBytes,
     maxReceivedBlocks: received, numGroups, tuplesPerCall, tuplesPerRank,
-    triplePlanePairs: plan?.planePairs.length ?? 0, needsPairCounts: (plan?.pairCountGroup ?? null) !== null,
+    triplePlanePairs: plan?.planePairs.length ?? 0, pairCountGroups: plan === undefined ? 0 : pairCountGroupsOf(plan).length,
     analysisFinalizesOnDevice: analysis.triples?.deviceFinalizer !== undefined,
   };
 }
@@ -248,7 +248,7 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
   const deviceFinalize = mayFinalizeOnDevice(job, shape);
   // Field slabs sum tallies on field rank 0: the others' parts, Float64 totals and the result beside the own part.
   const reducePerTally = npf > 1 ? 4 * (npf - 1) + 8 + 4 : 0;
-  const pairCountMatrices = numWay === 3 && shape.needsPairCounts ? pairCountMatricesHeld(job, deviceFinalize) : 0;
+  const pairCountMatrices = numWay === 3 ? shape.pairCountGroups * pairCountMatricesHeld(job, deviceFinalize, shape.pairCountGroups) : 0;
   return [
     // The own block's planes, and each received block's (kept until the run ends), in shared memory.
     { name: 'own block', bytes: blockBytes },
@@ -298,11 +298,15 @@ function quadColumnPlaneBytes(job: JobSpec, shape: RankMemoryShape): number {
   return Math.min(MAX_QUAD_COLUMN_PLANE_BYTES, numPairs * (shape.numPlanes ** 2 / 2) * shape.wordsPerPlane * 4);
 }
 
-/** Dense 3-way pair-count matrices alive at once: up to 3 per unit (4 with device finalize's transpose), two units when there are several. */
-function pairCountMatricesHeld(job: JobSpec, deviceFinalize: boolean): number {
+/**
+ * Dense 3-way pair-count matrices per group alive at once: up to 3 per unit (4 with device finalize's transpose), two
+ * units when there are several; device finalize of several groups stacks copies of them (analyses/deviceTriples.ts).
+ */
+function pairCountMatricesHeld(job: JobSpec, deviceFinalize: boolean, numGroups: number): number {
   const perUnit = job.decomposition.numProcVector === 1 ? 1 : 3;
   const units = job.decomposition.numProcVector === 1 ? 1 : 2;
-  return units * (perUnit + (deviceFinalize ? 1 : 0));
+  const held = perUnit + (deviceFinalize ? 1 : 0);
+  return units * (deviceFinalize && numGroups > 1 ? 2 * held : held);
 }
 
 /**
@@ -355,7 +359,7 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
     // u8 operands: the kept B expansions and the A expansion of a sub-block (one row is 32 bytes per plane word).
     { name: 'u8 expansions', bytes: context.gpuExpandsToU8 ? 2 * Math.min(GPU_EXPANDED_BYTES, nvl * shape.numPlanes * wordsPerPlane * 32) : 0 },
     { name: '3-way pair products', bytes: numWay === 3 ? Math.min(GPU_STACK_PRODUCT_BYTES, nvl * nvl * pairPlanes * wordsPerPlane * 4) : 0 },
-    { name: '3-way pair counts', bytes: numWay === 3 && shape.needsPairCounts && deviceFinalize ? GPU_RESIDENT_PAIR_COUNTS * nvl * nvl * 4 : 0 },
+    { name: '3-way pair counts', bytes: numWay === 3 && deviceFinalize ? shape.pairCountGroups * GPU_RESIDENT_PAIR_COUNTS * nvl * nvl * 4 : 0 },
     {
       name: 'finalize scratch',
       bytes: deviceFinalize

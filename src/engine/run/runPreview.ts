@@ -2,6 +2,7 @@
 // set before the rank loads its input, so that a GPU kernel set compiles its programs meanwhile.
 import { planeWordsFor, type PopcountGemm, type RunPreview } from '../../mgemm/index.js';
 import type { IndexRange } from '../../parallel/index.js';
+import { pairCountGroupsOf } from '../../analyses/index.js';
 import { slabPlaneWordRanges } from '../blocks/planePacking.js';
 import { devicePairFinalizer, deviceTripleFinalizer, type DeviceFinalizeSetting, type RankFinalize } from '../finalize/rankFinalize.js';
 
@@ -32,10 +33,11 @@ export function runPreview(rank: RankFinalize, gemm: PopcountGemm, fieldRange: I
   }
   if (triples === null) throw new Error('an analysis run with neither pairs, triples nor quadruples');
   const device = deviceTripleFinalizer(rank, gemm, setting);
-  const { planePairs, termGroups, pairCountGroup } = triples.plan;
+  const { planePairs, termGroups } = triples.plan;
+  const pairCountGroups = pairCountGroupsOf(triples.plan);
   return {
     ...shape,
-    pairTermGroups: pairCountGroup === null ? null : [pairCountGroup],
+    pairTermGroups: pairCountGroups.length === 0 ? null : [...pairCountGroups],
     triples: { planePairs, termGroups: [...termGroups] },
     deviceFinalize: device === null ? null : { kind: 'triples', values: device.values, records, histogram },
   };

@@ -1,6 +1,6 @@
 // The device value program of 3-way epistasis (analyses/epistasis/epistasisTripleProgram.ts) against the host finalize
 // (finalizeEpistasisTriples), on the bitwise kernel: every triple's engine value the same double, word for word —
-// dense and with missing calls, K2, MI and IG, tiny and large classes, ragged sample counts, blocks whose global order
+// dense (16 tallies, block-pair counts and class counts) and with missing calls (54 tallies), K2, MI and IG, tiny and large classes, ragged sample counts, blocks whose global order
 // puts i, j and k in every order —; the host's values equal the search's rescoring of each triple from its genotypes
 // (cells in canonical order, whichever SNP is i, j or k); and the checksum and records of values named by triples.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,8 @@ import { PopcountGemmRef } from '../../../src/mgemm/kernels/ref/popcountGemmRef.
 import {
   createPopcountGemmWebgpu, type PopcountGemm3Request, type PopcountGemmWebgpu, type Tally3Slice, type TripleValueProgram,
 } from '../../../src/mgemm/index.js';
-import type { ResultSink, TupleRow, VectorBlockView } from '../../../src/analyses/analysis.js';
+import { pairCountGroupsOf, type BlockPairCounts, type PairCounts, type ResultSink, type TupleRow, type VectorBlockView } from '../../../src/analyses/analysis.js';
+import { groupedTriplePairCounts } from '../../../src/analyses/deviceTriples.js';
 import { DEFAULT_PARAM, type EpistasisScore } from '../../../src/core/types.js';
 import { float32Bits } from '../../helpers/float32Bits.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
@@ -93,6 +94,20 @@ function gemmOf(ops: Operands, run: ReturnType<typeof epistasis.forRun>): Popcou
 
 const keyOf = (i: number, j: number, k: number): string => `${i},${j},${k}`;
 
+/** The block-pair counts the run's plan asks for (dense runs: the genotype pair counts per class), from the reference kernels; null when none. */
+async function blockPairCountsOf(ops: Operands, run: ReturnType<typeof epistasis.forRun>): Promise<BlockPairCounts | null> {
+  const groups = pairCountGroupsOf(run.triples!.plan);
+  if (groups.length === 0) return null;
+  const counts = async (a: VectorBlockView, b: VectorBlockView): Promise<PairCounts> => {
+    const tallies = await new PopcountGemmRef().run({
+      a: a.planes, aFirst: 0, aCount: a.numVectorReal, b: b.planes, bFirst: 0, bCount: b.numVectorReal, termGroups: [...groups], strictUpper: false,
+    });
+    return { data: tallies[0], numCols: b.numVectorReal, groups: tallies };
+  };
+  const { x, y, z } = ops.blocks;
+  return { ij: await counts(x, y), ik: await counts(x, z), jk: await counts(y, z), ji: await counts(y, x) };
+}
+
 /** The host finalize's value of every triple of the request, by "i,j,k" (tallies from the reference kernels). */
 async function hostValues(ops: Operands, run: ReturnType<typeof epistasis.forRun>): Promise<Map<string, number>> {
   const tallies = await new PopcountGemmRef().run3(gemmOf(ops, run));
@@ -106,9 +121,10 @@ async function hostValues(ops: Operands, run: ReturnType<typeof epistasis.forRun
     },
   };
   const { x, y, z } = ops.blocks;
+  const pairCounts = await blockPairCountsOf(ops, run);
   SLICES.forEach((s, idx) => {
     const slice = { iBlock: x, iFirst: s.xFirst, numI: s.xCount, jBlock: y, jLocal: s.yRow, kBlock: z, kFirst: s.zFirst, numK: s.zCount };
-    run.triples!.finalize({ sink, verifier: null }, slice, tallies[idx], null);
+    run.triples!.finalize({ sink, verifier: null }, slice, tallies[idx], pairCounts);
   });
   return values;
 }
@@ -128,6 +144,7 @@ fn tripleValue(t: u32, rq: u32, cq: u32, gi: u32, gj: u32, gk: u32) -> vec2<u32>
 }`,
     vectorWords: program.vectorWords,
     constantNames: [...program.constantNames, 'bitsPart'],
+    pairCountGroups: program.pairCountGroups,
   };
 }
 
@@ -160,11 +177,13 @@ describe.skipIf(!gate.available)(`epistasis triple values on the device (bitwise
         score, sparse: c.missingRate > 0, classSizes: [c.numControls, c.numCases], tables, classWords: classWordRanges(c.numControls, numField),
       })!;
       const program = bitsProgram(values.program);
+      const blockPairs = await blockPairCountsOf(ops, run);
+      const pairCounts = blockPairs === null ? null : groupedTriplePairCounts(blockPairs, program.pairCountGroups ?? 0);
       const words = new Map<string, Uint32Array>();
       for (let part = 0; part < 4; part++) {
         const result = await gemm.finalizeTriples({
-          gemm: gemmOf(ops, run), values: program, constants: [...values.constants, part], runWords: values.runWords,
-          xVectors: new Uint32Array(0), yVectors: new Uint32Array(0), zVectors: new Uint32Array(0),
+          gemm: gemmOf(ops, run), values: program, constants: [...values.constants, part], runWords: values.runWords, pairCounts,
+          xVectors: values.wordsOf(ops.blocks.x), yVectors: values.wordsOf(ops.blocks.y), zVectors: values.wordsOf(ops.blocks.z),
           xVectorFirst: ops.blocks.x.vectorFirst, yVectorFirst: ops.blocks.y.vectorFirst, zVectorFirst: ops.blocks.z.vectorFirst,
           numVector: ops.numVector, threshold: { kind: 'none' }, records: true,
         });
@@ -207,7 +226,7 @@ describe.skipIf(!gate.available)(`epistasis triple values on the device (bitwise
       })!;
       expect(device).not.toBeNull();
       const { x, y, z } = ops.blocks;
-      const result = await device.start(x, { jb: y, kb: z, slices: [], pairCounts: null }, gemmOf(ops, run));
+      const result = await device.start(x, { jb: y, kb: z, slices: [], pairCounts: await blockPairCountsOf(ops, run) }, gemmOf(ops, run));
       if (result.kind !== 'done') throw new Error(`device declined: ${result.reason}`);
       const accumulator = new ChecksumAccumulator();
       const records: number[] = [];

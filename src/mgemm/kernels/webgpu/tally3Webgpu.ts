@@ -11,7 +11,8 @@ import type { PlaneMatrix, PlanePair, PopcountGemm3Request, PopcountGemm3Result,
 import { NO_PAIR_RECORDS, type PairFinalizeResult } from '../../pairFinalize.js';
 import { checkPopcountGemm3Request } from '../../requestChecks.js';
 import {
-  isProgramTripleRequest, tripleFinalizeValuesOf, tripleRecordKeysFit, tripleVectorWordsOf, type TripleFinalizeRequest, type TripleFinalizeValues,
+  isProgramTripleRequest, tripleFinalizeValuesOf, triplePairCountsOf, tripleRecordKeysFit, tripleVectorWordsOf, type TripleFinalizeRequest,
+  type TripleFinalizeValues,
 } from '../../tripleFinalize.js';
 import type { Finalize3Program } from './finalize/finalize3Program.js';
 import type { HistogramLayout } from '../../../core/histogramLayout.js';
@@ -245,7 +246,7 @@ export async function submitTally3Finalize(host: Finalize3Host, request: TripleF
   }
   if (request.records && !tripleRecordKeysFit(numTriples)) return settled({ kind: 'needsHost', reason: 'record keys exceed 32 bits' });
   const program = isProgramTripleRequest(request);
-  const xz = program ? undefined : request.pairCounts?.xz;
+  const xz = triplePairCountsOf(request)?.counts.xz;
   const runWords = program ? request.runWords : undefined;
   for (const whole of [xz?.data, runWords]) {
     if (whole !== undefined && whole.byteLength > host.runner.capabilities.maxStorageBufferBindingSize) {

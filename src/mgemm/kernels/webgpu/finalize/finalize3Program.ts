@@ -80,8 +80,9 @@ const UNIFORMS = [
   'rowStride', 'groupWords',
   // The rectangle table: where in sliceWords, how many rectangles, their tiles in all.
   'rectsFirst', 'numRects', 'numTiles',
-  // nv mod 714025 for checksum uids; dense T[cmc]: row stride of the block-pair matrix.
-  'numVectorMod', 'ikStride',
+  // nv mod 714025 for checksum uids; T[cmc] (dense formulas, a value program's pair counts): row stride of the
+  // block-pair matrix, and its words per group.
+  'numVectorMod', 'ikStride', 'ikGroupWords',
   // The dispatch width, and the index of its first partial.
   'numWorkgroups', 'partialFirst',
   'thresholdKind', 'threshold0', 'threshold1', 'threshold2', 'threshold3', 'threshold4',
@@ -116,6 +117,8 @@ function checkValueProgram(program: TripleValueProgram): void {
   const clash = program.constantNames.find((name) => scaffolding.has(name) || !/^[A-Za-z][A-Za-z0-9]*$/.test(name));
   if (clash !== undefined) throw new Error(`${program.cacheKey}: constant name ${clash} is taken or not a WGSL name`);
   if (!Number.isInteger(program.vectorWords) || program.vectorWords < 0) throw new Error(`${program.cacheKey}: vectorWords ${program.vectorWords}`);
+  const groups = program.pairCountGroups ?? 0;
+  if (!Number.isInteger(groups) || groups < 0) throw new Error(`${program.cacheKey}: pairCountGroups ${groups}`);
 }
 
 /**
@@ -190,14 +193,16 @@ ${histogram === null ? '' : '    // Every tile: a cache count stays below 2^32 h
 ${checksumPartialWgsl('u.partialFirst + wg.x', FINALIZE2_PARTIAL_WORDS)}`;
 
   const formulaBindings = values.kind === 'formula' && !values.sparse ? [{ name: 'pairIK', access: 'read', elementType: 'u32' } as const] : [];
-  const programBindings = values.kind === 'program' ? [{ name: 'runWords', access: 'read', elementType: 'u32' } as const] : [];
+  const programPairs = values.kind === 'program' && (values.program.pairCountGroups ?? 0) > 0;
+  const programBindings = values.kind === 'program'
+    ? [...(programPairs ? [{ name: 'pairIK', access: 'read', elementType: 'u32' } as const] : []), { name: 'runWords', access: 'read', elementType: 'u32' } as const] : [];
   return {
     cacheKey: finalize3CacheKey(values, histogram),
     workgroupSize: [THREADS_PER_SIDE, THREADS_PER_SIDE],
     storage: [
       { name: 'tallies', access: 'read', elementType: 'u32' },
       { name: 'sliceWords', access: 'read', elementType: 'u32' },
-      // Dense formulas only: layout 'auto' leaves out bindings a shader does not use.
+      // Dense formulas only (value programs: with pair counts): layout 'auto' leaves out bindings a shader does not use.
       ...formulaBindings,
       ...programBindings,
       { name: 'partials', access: 'read_write', elementType: 'u32' },

@@ -17,8 +17,24 @@ fn jWord(w: u32) -> u32 {
 fn colWord(cq: u32, w: u32) -> u32 {
   return sliceWords[COL_VECTORS + cq * VW + w];
 }
-${program.wgsl}`;
+${(program.pairCountGroups ?? 0) > 0 ? PAIR_COUNT_ACCESSORS : ''}${program.wgsl}`;
 }
+
+/**
+ * A value program's pair counts (TripleValueProgram.pairCountGroups): per group, j's row of yx and of yz in the slice's
+ * words (tripleFinalizeWebgpu.ts requestFinalizeWords: rows, then columns, group after group), T[cmc] in pairIK.
+ */
+const PAIR_COUNT_ACCESSORS = `/** Group g of (j, slice row rq), of (j, slice column cq), of (slice row rq, slice column cq). */
+fn pairCountIJ(g: u32, rq: u32) -> u32 {
+  return sliceWords[R.pairWordsFirst + g * (R.requestRows + R.requestCols) + rq];
+}
+fn pairCountJK(g: u32, cq: u32) -> u32 {
+  return sliceWords[R.pairWordsFirst + g * (R.requestRows + R.requestCols) + R.requestRows + cq];
+}
+fn pairCountIK(g: u32, rq: u32, cq: u32) -> u32 {
+  return pairIK[g * u.ikGroupWords + (R.ikRowFirst + rq) * u.ikStride + R.ikColFirst + cq];
+}
+`;
 
 /**
  * One triple of the program variant (in the program's loop, with t, rq, cq, gi, gj, gk): its value, a record keyed

@@ -5,7 +5,7 @@
 
 import { RANDOMIZE_MAX } from '../../../../core/randomize.js';
 import type { Tally3Slice } from '../../../contract.js';
-import { isProgramTripleRequest, tripleVectorWordsOf, type TripleFinalizeRequest, type TripleThresholdBits } from '../../../tripleFinalize.js';
+import { isProgramTripleRequest, triplePairCountsOf, tripleVectorWordsOf, type TripleFinalizeRequest, type TripleThresholdBits } from '../../../tripleFinalize.js';
 import {
   FINALIZE3_MAX_WORKGROUPS, FINALIZE3_RECT_FIELDS, FINALIZE3_RECT_WORDS, FINALIZE3_THRESHOLD_KIND, FINALIZE3_TILE, type Finalize3Program,
   type Finalize3Rect, type Finalize3Uniforms,
@@ -26,7 +26,7 @@ export interface TallyRect extends TallyBlock {
 
 /**
  * Buffers of a 3-way finalize dispatch: the sub-block's tallies (a range), its request's finalize words; `pairIK` only
- * dense formulas, `runWords` only value programs.
+ * dense formulas and value programs with pair counts, `runWords` only value programs.
  */
 export interface Finalize3Buffers {
   readonly tallies: BufferRange;
@@ -123,14 +123,17 @@ export function finalize3Dispatch(
     ...recordBarUniforms(request.recordBar ?? null),
   };
   let uniforms: Finalize3Uniforms;
+  const pc = triplePairCountsOf(request);
+  // T[cmc] of each group: the block-pair matrix's row stride, and its words per group.
+  const ik = { ikStride: pc?.counts.xz.numCols ?? 0, ikGroupWords: pc === null ? 0 : pc.counts.xz.data.length / pc.numGroups };
   if (isProgramTripleRequest(request)) {
     const constants = Object.fromEntries(request.values.constantNames.map((name, idx) => [name, request.constants[idx]]));
-    uniforms = { ...scaffolding, ikStride: 0, countedBits: 0, numField: 0, multLo: 0, multHi: 0, rsumLo: 0, rsumHi: 0, ...constants };
+    uniforms = { ...scaffolding, ...ik, countedBits: 0, numField: 0, multLo: 0, multHi: 0, rsumLo: 0, rsumHi: 0, ...constants };
   } else {
-    const { formula, pairCounts } = request;
+    const { formula } = request;
     const [multLo, multHi] = doubleWords(formula.multiplier);
     const [rsumLo, rsumHi] = doubleWords(formula.denseRsum);
-    uniforms = { ...scaffolding, ikStride: pairCounts?.xz.numCols ?? 0, countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi };
+    uniforms = { ...scaffolding, ...ik, countedBits: formula.countedBits, numField: formula.numField, multLo, multHi, rsumLo, rsumHi };
   }
   const { tallies, sliceWords, pairIK, runWords, partials, status, records, histogram } = buffers;
   return {
@@ -146,15 +149,16 @@ export interface SliceWordOffsets {
   /** Vector words of the slice's row 0 (x row xFirst) and column 0 (z row zFirst). */
   readonly rows: number;
   readonly cols: number;
-  /** j's vector words, then (dense) T[ccm] of each row and T[mcc] of each column. */
+  /** j's vector words, then per pair-count group (dense formulas: one) T[ccm] of each row and T[mcc] of each column. */
   readonly j: number;
   readonly pairs: number;
 }
 
 /**
  * The finalize words of a request's slices, in one array: the vector words of every x row and z row the slices
- * use, once per request (the slices of a batch share them), then per slice j's vector words and (dense) T[ccm] per
- * row and T[mcc] per column, gathered from the request's whole-block words and matrices. Per slice only O(rows +
+ * use, once per request (the slices of a batch share them), then per slice j's vector words and, per pair-count group
+ * (dense formulas: one; a value program's pairCountGroups), T[ccm] per row and T[mcc] per column, gathered from the
+ * request's whole-block words and matrices. Per slice only O(rows +
  * columns) pair counts and one vector's words are added, against its O(rows · columns) triples. Why not kept per
  * block like 2-way's vector words: with separate i, j, k words and pair counts a dense call would bind ten
  * buffers, beyond the eight storage bindings every device offers.
@@ -169,7 +173,8 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
   const xHi = Math.max(...slices.map((s) => s.xFirst + s.xCount));
   const zLo = Math.min(...slices.map((s) => s.zFirst));
   const zHi = Math.max(...slices.map((s) => s.zFirst + s.zCount));
-  const pc = isProgramTripleRequest(request) ? null : request.pairCounts;
+  const pc = triplePairCountsOf(request);
+  const numGroups = pc?.numGroups ?? 0;
   const colsAt = (xHi - xLo) * vw;
   let numWords = colsAt + (zHi - zLo) * vw;
   const perSlice = new Map<number, SliceWordOffsets>();
@@ -177,7 +182,7 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
     if (perSlice.has(idx)) continue;
     const s = request.gemm.slices[idx];
     perSlice.set(idx, { rows: (s.xFirst - xLo) * vw, cols: colsAt + (s.zFirst - zLo) * vw, j: numWords, pairs: numWords + vw });
-    numWords += vw + (pc === null ? 0 : s.xCount + s.zCount);
+    numWords += vw + numGroups * (s.xCount + s.zCount);
   }
   const words = new Uint32Array(Math.max(1, numWords));
   words.set(request.xVectors.subarray(xLo * vw, xHi * vw), 0);
@@ -186,9 +191,14 @@ export function requestFinalizeWords(request: TripleFinalizeRequest, sliceIdxs: 
     const { xFirst, xCount, yRow, zFirst, zCount } = request.gemm.slices[idx];
     words.set(request.yVectors.subarray(yRow * vw, (yRow + 1) * vw), at.j);
     if (pc === null) continue;
-    const { yx } = pc;
-    words.set(yx.data.subarray(yRow * yx.numCols + xFirst, yRow * yx.numCols + xFirst + xCount), at.pairs);
-    words.set(pc.yz.data.subarray(yRow * pc.yz.numCols + zFirst, yRow * pc.yz.numCols + zFirst + zCount), at.pairs + xCount);
+    const { yx, yz } = pc.counts;
+    for (let g = 0; g < numGroups; g++) {
+      const yxRow = g * (yx.data.length / numGroups) + yRow * yx.numCols;
+      const yzRow = g * (yz.data.length / numGroups) + yRow * yz.numCols;
+      const pairs = at.pairs + g * (xCount + zCount);
+      words.set(yx.data.subarray(yxRow + xFirst, yxRow + xFirst + xCount), pairs);
+      words.set(yz.data.subarray(yzRow + zFirst, yzRow + zFirst + zCount), pairs + xCount);
+    }
   }
   return {
     words,
