@@ -13,7 +13,7 @@ import type { FinalizeContext, QuadTallyPlan, QuadTileView } from '../analysis.j
 import type { TermGroup } from '../../mgemm/index.js';
 import { KINDS_PER_CLASS, NUM_CLASSES, planeOf } from './epistasisPlanes.js';
 import { engineValueOf, k2ScaleOf, type ScoreTables } from './epistasisScores.js';
-import { denseQuadCells, rowVectorGenotypes, sparseQuadCells, type QuadBatch } from './quadCells.js';
+import { denseQuadCells, denseQuadK2, rowVectorGenotypes, sparseQuadCells, sparseQuadK2, type QuadBatch } from './quadCells.js';
 import { QUAD_BATCH_CAPACITY, quadBatchEntries, quadBatchScores, QuadScoreScratch } from './quadScores.js';
 
 /** What 4-way finalize needs of the run. */
@@ -76,9 +76,16 @@ export class QuadTileScorer {
     }
     for (let done = 0; done < count; done += QUAD_BATCH_CAPACITY) {
       const batch: QuadBatch = { cells, stride: QUAD_BATCH_CAPACITY, row, colFirst: colFirst + done, count: Math.min(QUAD_BATCH_CAPACITY, count - done) };
-      if (settings.sparse) sparseQuadCells(batch, tile, tallies);
-      else denseQuadCells(batch, tile, tallies, this.vectorGenotypes);
-      quadBatchScores(settings.score, settings.tables, cells, QUAD_BATCH_CAPACITY, batch.count, scratch, batchScores);
+      // K2 adds each cell's term as soon as it is made (denseQuadK2, sparseQuadK2); MI and IG go over the stored cells.
+      if (settings.score === 'k2') {
+        const lf = settings.tables.logFactorial;
+        if (settings.sparse) sparseQuadK2(batch, tile, tallies, lf, batchScores);
+        else denseQuadK2(batch, tile, tallies, this.vectorGenotypes, lf, batchScores);
+      } else {
+        if (settings.sparse) sparseQuadCells(batch, tile, tallies);
+        else denseQuadCells(batch, tile, tallies, this.vectorGenotypes);
+        quadBatchScores(settings.score, settings.tables, cells, QUAD_BATCH_CAPACITY, batch.count, scratch, batchScores);
+      }
       scores.set(batchScores.subarray(0, batch.count), done);
     }
   }

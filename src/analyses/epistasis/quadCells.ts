@@ -42,16 +42,58 @@ function genotypeSlabInPlace(cells: Int32Array, stride: number, count: number, b
   }
 }
 
-/** Every product over {g0, g1, P}^4 from the GEMM (missing calls): group 81·cls + 27x + 9y + 3z + w is entry alike. */
+/**
+ * Every product over {g0, g1, P}^4 from the GEMM (missing calls): group 81·cls + 27x + 9y + 3z + w is entry alike.
+ * The (x, y) axes first, straight from the tallies, then (z, w) in place.
+ */
 export function sparseQuadCells(batch: QuadBatch, tile: QuadTileView, tallies: readonly Uint32Array[]): void {
   const { cells, stride, count } = batch;
-  const at = batch.row * tile.colK.length + batch.colFirst;
-  for (let group = 0; group < QUAD_ENTRIES; group++) {
-    const tally = tallies[group];
-    const o = group * stride;
-    for (let q = 0; q < count; q++) cells[o + q] = tally[at + q];
+  sparseGenotypeRowCells(batch, tile, tallies);
+  for (let cls = 0; cls < 2; cls++) for (let ab = 0; ab < 9; ab++) genotypeSlabInPlace(cells, stride, count, 81 * cls + 9 * ab, 3, 1);
+}
+
+/**
+ * K2 of a sparse batch into `scores[0, count)`: sparseQuadCells's (z, w) step made (a, b) at a time for both classes
+ * and its 9 cells' terms added at once — cells 9(3a + b) … in order, so k2Score's sum.
+ */
+export function sparseQuadK2(batch: QuadBatch, tile: QuadTileView, tallies: readonly Uint32Array[], lf: Float64Array, scores: Float64Array): void {
+  const { cells, stride, count } = batch;
+  sparseGenotypeRowCells(batch, tile, tallies);
+  scores.fill(0, 0, count);
+  const term = (n0: number, n1: number): number => lf[n0 + n1 + 1] - lf[n0] - lf[n1];
+  for (let ab = 0; ab < 9; ab++) {
+    const o = 9 * ab * stride, p = (81 + 9 * ab) * stride;
+    for (let q = 0; q < count; q++) {
+      const e00 = cells[o + q], e01 = cells[o + stride + q], e10 = cells[o + 3 * stride + q], e11 = cells[o + 4 * stride + q];
+      const f00 = cells[p + q], f01 = cells[p + stride + q], f10 = cells[p + 3 * stride + q], f11 = cells[p + 4 * stride + q];
+      const eP0 = cells[o + 6 * stride + q], eP1 = cells[o + 7 * stride + q], fP0 = cells[p + 6 * stride + q], fP1 = cells[p + 7 * stride + q];
+      const e02 = cells[o + 2 * stride + q] - e00 - e01, e12 = cells[o + 5 * stride + q] - e10 - e11;
+      const f02 = cells[p + 2 * stride + q] - f00 - f01, f12 = cells[p + 5 * stride + q] - f10 - f11;
+      let sum = scores[q];
+      sum += term(e00, f00);
+      sum += term(e01, f01);
+      sum += term(e02, f02);
+      sum += term(e10, f10);
+      sum += term(e11, f11);
+      sum += term(e12, f12);
+      sum += term(eP0 - e00 - e10, fP0 - f00 - f10);
+      sum += term(eP1 - e01 - e11, fP1 - f01 - f11);
+      sum += term(cells[o + 8 * stride + q] - eP0 - eP1 - e02 - e12, cells[p + 8 * stride + q] - fP0 - fP1 - f02 - f12);
+      scores[q] = sum;
+    }
   }
-  inclusionExclusion(batch);
+}
+
+/** Genotypes of (i, j) for every (z, w) ∈ {g0, g1, P}² of (k, l): entries 27a + 9b + 3z + w, from the GEMM. */
+function sparseGenotypeRowCells(batch: QuadBatch, tile: QuadTileView, tallies: readonly Uint32Array[]): void {
+  const { cells, stride, count } = batch;
+  const at = batch.row * tile.colK.length + batch.colFirst;
+  for (let cls = 0; cls < 2; cls++) {
+    for (let zw = 0; zw < 9; zw++) {
+      const sources = Array.from({ length: 9 }, (_, xy) => tallies[81 * cls + 9 * xy + zw]);
+      genotypeSlabOf(sources, at, count, cells, (81 * cls + zw) * stride, 27 * stride, 9 * stride);
+    }
+  }
 }
 
 /**
@@ -103,14 +145,9 @@ export function rowVectorGenotypes(tile: QuadTileView, vectorTallies: readonly U
  */
 export function denseQuadCells(batch: QuadBatch, tile: QuadTileView, tallies: readonly Uint32Array[], vectorGenotypes: Int32Array): void {
   const { cells, stride, count, colFirst } = batch;
-  const at = batch.row * tile.colK.length + colFirst;
   const { colK, colL, vectorFirst, numVectorCols } = tile;
+  denseGenotypeColumnCells(batch, tile, tallies);
   for (let cls = 0; cls < 2; cls++) {
-    // Genotypes of (i, j) for the four genotype (z, w) ∈ {g0, g1}² of (k, l): cells 27a + 9b + 3z + w.
-    for (let zw = 0; zw < 4; zw++) {
-      const sources = Array.from({ length: 9 }, (_, xy) => tallies[36 * cls + 4 * xy + zw]);
-      genotypeSlabOf(sources, at, count, cells, (81 * cls + 3 * (zw >> 1) + (zw & 1)) * stride, 27 * stride, 9 * stride);
-    }
     for (let ab = 0; ab < 9; ab++) {
       const o = (81 * cls + 9 * ab) * stride;
       const g0 = (27 * cls + 3 * ab) * numVectorCols - vectorFirst, g1 = g0 + numVectorCols, gP = g1 + numVectorCols;
@@ -131,11 +168,53 @@ export function denseQuadCells(batch: QuadBatch, tile: QuadTileView, tallies: re
   }
 }
 
-/** Inclusion–exclusion along the (z, w) axes and then the (x, y) axes, per class. */
-function inclusionExclusion(batch: QuadBatch): void {
+/**
+ * K2 of a dense batch into `scores[0, count)` without storing the cells with g = 2 at k or l: denseQuadCells's cells
+ * made (a, b) at a time for both classes, whose 9 terms lf[n0 + n1 + 1] − lf[n0] − lf[n1] are added at once — cells
+ * 9(3a + b) … in order, so k2Score's sum.
+ */
+export function denseQuadK2(
+  batch: QuadBatch, tile: QuadTileView, tallies: readonly Uint32Array[], vectorGenotypes: Int32Array, lf: Float64Array, scores: Float64Array,
+): void {
+  const { cells, stride, count, colFirst } = batch;
+  const { colK, colL, vectorFirst, numVectorCols } = tile;
+  denseGenotypeColumnCells(batch, tile, tallies);
+  scores.fill(0, 0, count);
+  const term = (n0: number, n1: number): number => lf[n0 + n1 + 1] - lf[n0] - lf[n1];
+  for (let ab = 0; ab < 9; ab++) {
+    const o = 9 * ab * stride, p = (81 + 9 * ab) * stride;
+    const g0 = 3 * ab * numVectorCols - vectorFirst, g1 = g0 + numVectorCols, gP = g1 + numVectorCols;
+    const h0 = g0 + 27 * numVectorCols, h1 = g1 + 27 * numVectorCols, hP = gP + 27 * numVectorCols;
+    for (let q = 0; q < count; q++) {
+      const k = colK[colFirst + q], l = colL[colFirst + q];
+      const e00 = cells[o + q], e01 = cells[o + stride + q], e10 = cells[o + 3 * stride + q], e11 = cells[o + 4 * stride + q];
+      const f00 = cells[p + q], f01 = cells[p + stride + q], f10 = cells[p + 3 * stride + q], f11 = cells[p + 4 * stride + q];
+      const l0 = vectorGenotypes[g0 + l], l1 = vectorGenotypes[g1 + l], m0 = vectorGenotypes[h0 + l], m1 = vectorGenotypes[h1 + l];
+      const e02 = vectorGenotypes[g0 + k] - e00 - e01, e12 = vectorGenotypes[g1 + k] - e10 - e11;
+      const f02 = vectorGenotypes[h0 + k] - f00 - f01, f12 = vectorGenotypes[h1 + k] - f10 - f11;
+      let sum = scores[q];
+      sum += term(e00, f00);
+      sum += term(e01, f01);
+      sum += term(e02, f02);
+      sum += term(e10, f10);
+      sum += term(e11, f11);
+      sum += term(e12, f12);
+      sum += term(l0 - e00 - e10, m0 - f00 - f10);
+      sum += term(l1 - e01 - e11, m1 - f01 - f11);
+      sum += term(vectorGenotypes[gP + k] - l0 - l1 - e02 - e12, vectorGenotypes[hP + k] - m0 - m1 - f02 - f12);
+      scores[q] = sum;
+    }
+  }
+}
+
+/** Genotypes of (i, j) for the four genotype (z, w) ∈ {g0, g1}² of (k, l): cells 27a + 9b + 3z + w, from the GEMM. */
+function denseGenotypeColumnCells(batch: QuadBatch, tile: QuadTileView, tallies: readonly Uint32Array[]): void {
   const { cells, stride, count } = batch;
+  const at = batch.row * tile.colK.length + batch.colFirst;
   for (let cls = 0; cls < 2; cls++) {
-    for (let xy = 0; xy < 9; xy++) genotypeSlabInPlace(cells, stride, count, 81 * cls + 9 * xy, 3, 1);
-    for (let zw = 0; zw < 9; zw++) genotypeSlabInPlace(cells, stride, count, 81 * cls + zw, 27, 9);
+    for (let zw = 0; zw < 4; zw++) {
+      const sources = Array.from({ length: 9 }, (_, xy) => tallies[36 * cls + 4 * xy + zw]);
+      genotypeSlabOf(sources, at, count, cells, (81 * cls + 3 * (zw >> 1) + (zw & 1)) * stride, 27 * stride, 9 * stride);
+    }
   }
 }
