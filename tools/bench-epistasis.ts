@@ -1,4 +1,4 @@
-// Case-control epistasis throughput: `snptally epistasis` 2-, 3- and 4-way K2 (tuples·samples/s of the whole process,
+// Case-control epistasis throughput: `snptally epistasis` 2-, 3- and 4-way K2 (or --score mi, ig; tuples·samples/s of the whole process,
 // of the engine run and of its compute from loaded input) on --backend cpu or webgpu (2-way scores on the GPU), and
 // 2-way against `plink1.9 --fast-epistasis` on the same .bed with the same threads, in one run (wall times of whole
 // processes, best of --reps, the two programs taking turns; and their CPU seconds, which a loaded machine disturbs
@@ -6,7 +6,8 @@
 // tools/lib's simulated case-control filesets (MAF 0.4, a planted pure pair), in a scratch directory that is removed.
 //
 //   node dist/tools/bench-epistasis.js [--snps 5000] [--snps3 300] [--snps4 60] [--samples 2000] [--threads 2] [--reps 1]
-//     [--backend cpu] [--orders 2,3,4] [--no-peer]
+//     [--backend cpu] [--orders 2,3,4] [--score k2] [--no-peer]
+//   node dist/tools/bench-epistasis.js --orders 4 --snps4 100 --threads 1 --no-peer   (4-way host scoring on the CPU)
 //   node dist/tools/bench-epistasis.js --backend webgpu --snps 8192 --samples 262144 --orders 2 --no-peer   (H200, peer size)
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -26,12 +27,15 @@ interface BenchOptions {
   readonly reps: number;
   readonly backend: Backend;
   readonly orders: number[];
+  readonly score: Score;
   /** false with --no-peer. */
   readonly peer: boolean;
 }
 
 const BACKENDS = ['cpu', 'webgpu', 'ref', 'auto'] as const;
 type Backend = (typeof BACKENDS)[number];
+const SCORES = ['k2', 'mi', 'ig'] as const;
+type Score = (typeof SCORES)[number];
 
 /** A tuple size of `snptally epistasis --order`. */
 function parseOrder(option: string, text: string): number {
@@ -93,7 +97,7 @@ const cpuText = (timing: ProcessTiming): string => (timing.cpuSeconds === null ?
 
 const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
 
-const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-/4-way K2) and plink1.9 --fast-epistasis on the same .bed')
+const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-/4-way, K2 by default) and plink1.9 --fast-epistasis on the same .bed')
   .addOption(valueOption('--snps <n>', 'SNPs of the 2-way set', parsePositiveInteger, '5000'))
   .addOption(valueOption('--snps3 <n>', 'SNPs of the 3-way set', parsePositiveInteger, '300'))
   .addOption(valueOption('--snps4 <n>', 'SNPs of the 4-way set', parsePositiveInteger, '60'))
@@ -102,6 +106,7 @@ const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-/
   .addOption(valueOption('--reps <n>', 'runs of each command; the fastest counts', parsePositiveInteger, '1'))
   .addOption(valueOption('--backend <backend>', 'kernel set of snptally (webgpu: 2-way and 3-way scores on the GPU too)', choiceOf(BACKENDS), 'cpu'))
   .addOption(valueOption('--orders <list>', 'tuple sizes to run', listOf(parseOrder), '2,3,4'))
+  .addOption(valueOption('--score <score>', 'score of snptally (plink1.9 computes its own statistic)', choiceOf(SCORES), 'k2'))
   .option('--no-peer', 'leave out plink1.9 --fast-epistasis');
 const options = parseToolOptions<BenchOptions>(program);
 
@@ -122,7 +127,7 @@ try {
   for (const [order, numSnp] of sizes.filter(([order]) => options.orders.includes(order))) {
     const prefix = simulate(`set${order}`, numSnp);
     const runOurs = (): ProcessTiming => timedWithCpu(process.execPath, [
-      CLI_MAIN, 'epistasis', '--bfile', prefix, '--order', String(order), '--score', 'k2', '--top', '10', '--threads', threads,
+      CLI_MAIN, 'epistasis', '--bfile', prefix, '--order', String(order), '--score', options.score, '--top', '10', '--threads', threads,
       '--backend', options.backend, '--json',
     ]);
     const runPlink = (): ProcessTiming => timedWithCpu('plink1.9', ['--bfile', prefix, '--fast-epistasis', '--threads', threads, '--out', join(dir, 'plink')]);
@@ -130,7 +135,7 @@ try {
     const report = JSON.parse(ours.stdout) as EpistasisJson;
     const work = report.numTuples * options.samples;
     const onDevice = report.deviceFinalizedPairs + report.deviceFinalizedTriples > 0 ? `, scored on the device, ${report.deviceRecordsReadBack} records back` : '';
-    process.stdout.write(`snptally epistasis ${order}-way K2, ${numSnp} SNPs × ${options.samples} samples, ${threads} threads ` +
+    process.stdout.write(`snptally epistasis ${order}-way ${options.score.toUpperCase()}, ${numSnp} SNPs × ${options.samples} samples, ${threads} threads ` +
       `(${report.kernelSets[0]}${onDevice}): ${ours.seconds.toFixed(2)} s whole process${cpuText(ours)}, ${(work / ours.seconds).toExponential(3)} tuples·samples/s; ` +
       `engine run ${report.seconds.toFixed(2)} s, ${report.tupleSamplesPerSecond.toExponential(3)}; ` +
       `compute ${report.computeSeconds.toFixed(3)} s, ${report.computeTupleSamplesPerSecond.toExponential(3)}\n`);

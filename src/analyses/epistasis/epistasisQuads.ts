@@ -11,8 +11,10 @@
 import type { EpistasisScore } from '../../core/types.js';
 import type { FinalizeContext, QuadTallyPlan, QuadTileView } from '../analysis.js';
 import type { TermGroup } from '../../mgemm/index.js';
-import { KINDS_PER_CLASS, NUM_CLASSES, genotypeCellsInPlace, planeOf } from './epistasisPlanes.js';
-import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, type ScoreTables } from './epistasisScores.js';
+import { KINDS_PER_CLASS, NUM_CLASSES, planeOf } from './epistasisPlanes.js';
+import { engineValueOf, k2ScaleOf, type ScoreTables } from './epistasisScores.js';
+import { denseQuadCells, denseQuadK2, rowVectorGenotypes, sparseQuadCells, sparseQuadK2, type QuadBatch } from './quadCells.js';
+import { QUAD_BATCH_CAPACITY, quadBatchEntries, quadBatchScores, QuadScoreScratch } from './quadScores.js';
 
 /** What 4-way finalize needs of the run. */
 export interface QuadFinalizeSettings {
@@ -50,32 +52,42 @@ export function quadTallyPlan(sparse: boolean): QuadTallyPlan {
   return { rowPlanePairs, colPlanePairs, termGroups, vectorTermGroups: sparse ? null : vectorTermGroups };
 }
 
-/** Fills class `cls`'s 81 extended entries of quadruple (row r, column c) at `e[81·cls …]` (index 27x + 9y + 3z + w). */
-function fillExtended(
-  e: Float64Array, cls: number, sparse: boolean, at: number, tallies: readonly Uint32Array[],
-  vectorTallies: readonly Uint32Array[] | null, atK: number, atL: number,
-): void {
-  const base = 81 * cls;
-  if (sparse) {
-    const groups = 81 * cls;
-    for (let t = 0; t < 81; t++) e[base + t] = tallies[groups + t][at];
-    return;
+/** Scores of a tile's quadruples, a row's columns at a time in batches (quadCells.ts, quadScores.ts). */
+export class QuadTileScorer {
+  private readonly cells: Int32Array;
+  private readonly scratch = new QuadScoreScratch();
+  private readonly batchScores = new Float64Array(QUAD_BATCH_CAPACITY);
+  /** A dense row's vector genotypes (rowVectorGenotypes), grown to the tile's vector columns. */
+  private vectorGenotypes = new Int32Array(0);
+
+  constructor(private readonly settings: QuadFinalizeSettings) {
+    this.cells = new Int32Array(quadBatchEntries(settings.score) * QUAD_BATCH_CAPACITY);
   }
-  const vt = vectorTallies!;
-  for (let xy = 0; xy < 9; xy++) {
-    const cell = base + 9 * xy;
-    const group = 36 * cls + 4 * xy;
-    const vector = 27 * cls + 3 * xy;
-    e[cell] = tallies[group][at];
-    e[cell + 1] = tallies[group + 1][at];
-    e[cell + 3] = tallies[group + 2][at];
-    e[cell + 4] = tallies[group + 3][at];
-    // w = P: (x of i)(y of j)(z of k); z = P: (x of i)(y of j)(w of l); both: (x of i)(y of j) (P of k is the class).
-    e[cell + 2] = vt[vector][atK];
-    e[cell + 5] = vt[vector + 1][atK];
-    e[cell + 6] = vt[vector][atL];
-    e[cell + 7] = vt[vector + 1][atL];
-    e[cell + 8] = vt[vector + 2][atK];
+
+  /** Scores (epistasisScore's doubles) of quadruples (row `row`, columns [colFirst, colFirst + count)) into `scores[0, count)`. */
+  scoreRow(
+    tile: QuadTileView, tallies: readonly Uint32Array[], vectorTallies: readonly Uint32Array[] | null, row: number, colFirst: number,
+    count: number, scores: Float64Array,
+  ): void {
+    const { settings, cells, scratch, batchScores } = this;
+    if (!settings.sparse) {
+      if (this.vectorGenotypes.length < 54 * tile.numVectorCols) this.vectorGenotypes = new Int32Array(54 * tile.numVectorCols);
+      rowVectorGenotypes(tile, vectorTallies!, row, this.vectorGenotypes);
+    }
+    for (let done = 0; done < count; done += QUAD_BATCH_CAPACITY) {
+      const batch: QuadBatch = { cells, stride: QUAD_BATCH_CAPACITY, row, colFirst: colFirst + done, count: Math.min(QUAD_BATCH_CAPACITY, count - done) };
+      // K2 adds each cell's term as soon as it is made (denseQuadK2, sparseQuadK2); MI and IG go over the stored cells.
+      if (settings.score === 'k2') {
+        const lf = settings.tables.logFactorial;
+        if (settings.sparse) sparseQuadK2(batch, tile, tallies, lf, batchScores);
+        else denseQuadK2(batch, tile, tallies, this.vectorGenotypes, lf, batchScores);
+      } else {
+        if (settings.sparse) sparseQuadCells(batch, tile, tallies);
+        else denseQuadCells(batch, tile, tallies, this.vectorGenotypes);
+        quadBatchScores(settings.score, settings.tables, cells, QUAD_BATCH_CAPACITY, batch.count, scratch, batchScores);
+      }
+      scores.set(batchScores.subarray(0, batch.count), done);
+    }
   }
 }
 
@@ -86,31 +98,26 @@ export function finalizeEpistasisQuads(
 ): number {
   const { rowI, rowJ, colK, colL } = tile;
   const numCols = colK.length;
-  const e = new Float64Array(162);
-  const scratch = new MarginalScratch();
+  const scorer = new QuadTileScorer(settings);
   const k2Scale = k2ScaleOf(settings.tables);
   const values = new Float64Array(numCols);
   let numQuads = 0;
   for (let r = 0; r < rowI.length; r++) {
     const j = rowJ[r];
     // Columns are k-major: the valid ones (k > j) are a suffix.
-    let c = 0;
-    while (c < numCols && colK[c] <= j) c++;
-    while (c < numCols) {
+    let colFirst = 0;
+    while (colFirst < numCols && colK[colFirst] <= j) colFirst++;
+    const count = numCols - colFirst;
+    if (count === 0) continue;
+    scorer.scoreRow(tile, tallies, vectorTallies, r, colFirst, count, values);
+    for (let q = 0; q < count; q++) values[q] = engineValueOf(settings.score, values[q], k2Scale);
+    for (let c = colFirst; c < numCols;) {
       const k = colK[c];
       const runFirst = c;
-      for (; c < numCols && colK[c] === k; c++) {
-        const at = r * numCols + c;
-        const vectorRow = r * tile.numVectorCols - tile.vectorFirst;
-        for (let cls = 0; cls < NUM_CLASSES; cls++) {
-          fillExtended(e, cls, settings.sparse, at, tallies, vectorTallies, vectorRow + k, vectorRow + colL[c]);
-          genotypeCellsInPlace(e, 81 * cls, 4);
-        }
-        values[c - runFirst] = engineValueOf(settings.score, scoreOfEntries(settings.score, settings.tables, e, 4, scratch), k2Scale);
-      }
-      ctx.sink.addTupleValueRow({ i: rowI[r], j, k, first: colL[runFirst], count: c - runFirst }, values);
-      numQuads += c - runFirst;
+      while (c < numCols && colK[c] === k) c++;
+      ctx.sink.addTupleValueRow({ i: rowI[r], j, k, first: colL[runFirst], count: c - runFirst }, values.subarray(runFirst - colFirst));
     }
+    numQuads += count;
   }
   return numQuads;
 }

@@ -40,7 +40,8 @@ export function k2Score(tables: ScoreTables, cells: CaseControlCells, numCell: n
   return sum;
 }
 
-const LN2 = Math.log(2);
+/** ln 2, the divisor that makes MI bits (shared with the batch scorers, so that they divide by the same double). */
+export const LN2 = Math.log(2);
 
 /** MI(X; Y) in bits = H(X) + H(Y) − H(X, Y) over the cells; 0 for an empty table. */
 export function mutualInformation(tables: ScoreTables, cells: CaseControlCells, numCell: number): number {

@@ -4,7 +4,7 @@
 import { TaskWorkerPool } from '../../core/taskWorkerPool.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type {
-  AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, TripleSlice, ValueVerifier,
+  AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, QuadTileView, TripleSlice, ValueVerifier,
 } from '../../analyses/index.js';
 import type { HistogramCounts } from '../../core/histogramLayout.js';
 import { EntrySink, type RecordWriter } from './entrySink.js';
@@ -40,10 +40,18 @@ export interface TripleSliceRun {
   readonly pairCounts: BlockPairCounts | null;
 }
 
-/** One task: rows of a panel of pairs, or consecutive j-slices; blocks and tallies in shared memory. */
+/** Rows of one mGEMM4 tile: `tallies[g]` numRows × numCols, `vectorTallies[g]` numRows × numVectorCols (or null). */
+export interface QuadTileRun {
+  readonly tile: QuadTileView;
+  readonly tallies: readonly Uint32Array[];
+  readonly vectorTallies: readonly Uint32Array[] | null;
+}
+
+/** One task: rows of a panel of pairs, consecutive j-slices, or rows of a quad tile; blocks and tallies in shared memory. */
 export type FinalizeTask =
   | { readonly kind: 'pairs'; readonly block: PairBlock; readonly tallies: readonly Uint32Array[]; readonly values?: PanelValueTarget }
-  | ({ readonly kind: 'triples' } & TripleSliceRun);
+  | ({ readonly kind: 'triples' } & TripleSliceRun)
+  | ({ readonly kind: 'quads' } & QuadTileRun);
 
 /** What a task sends back: its part of the checksum and counts, and its records in finalize order. */
 export interface FinalizeOutcome {
@@ -137,10 +145,14 @@ export class LocalFinalizer {
       // A dense-matrix run: the task's rows' values also go to the panel's shared array.
       const pairCtx = task.values === undefined ? ctx : { sink: new PanelValueCapture(sink, task.values), verifier: ctx.verifier };
       numTuples = pairs.finalize(pairCtx, task.block, task.tallies);
-    } else {
+    } else if (task.kind === 'triples') {
       const triples = this.analysis.triples;
       if (triples === null) throw new Error('a triples task for an analysis run without triples');
       for (const [s, slice] of task.slices.entries()) numTuples += triples.finalize(ctx, slice, task.tallies[s], task.pairCounts);
+    } else {
+      const quads = this.analysis.quads ?? null;
+      if (quads === null) throw new Error('a quads task for an analysis run without quadruples');
+      numTuples = quads.finalize(ctx, task.tile, task.tallies, task.vectorTallies);
     }
     sink.flush();
     const checksum = sink.takeChecksum();

@@ -1,11 +1,15 @@
-// Host finalize of a rank: panels of pairs and batches of j-slices turned into values, thresholds, checksum and
-// records — on this thread (one thread), or in row ranges / slice ranges on a finalize pool whose results are
-// combined here in task order, so that checksum, counts and output files are those of one thread.
+// Host finalize of a rank: panels of pairs, batches of j-slices and quad tiles turned into values, thresholds,
+// checksum and records — on this thread (one thread), or in row ranges / slice ranges on a finalize pool whose
+// results are combined here in task order, so that checksum, counts and output files are those of one thread.
 import { traced } from '../../core/trace.js';
 import { toSharedPlaneMatrix } from '../../mgemm/index.js';
-import type { BlockPairCounts, FinalizeContext, PairBlock, PairCounts, TripleSlice, VectorBlockView } from '../../analyses/index.js';
+import type {
+  BlockPairCounts, FinalizeContext, PairBlock, PairCounts, QuadTileView, TripleSlice, VectorBlockView,
+} from '../../analyses/index.js';
 import type { FinalizerSpec } from './finalizers.js';
-import { createFinalizePool, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type TripleSliceRun } from './finalizeTasks.js';
+import {
+  createFinalizePool, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type QuadTileRun, type TripleSliceRun,
+} from './finalizeTasks.js';
 import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 
@@ -33,6 +37,14 @@ const MIN_TRIPLES_PER_TASK = 1 << 16;
  */
 const TRIPLES_PER_YIELD = 1 << 12;
 
+/**
+ * Quadruples per pool task, at most and at least (~0.5–2.5 µs each: K2 to IG), and per event-loop yield on one
+ * thread; a full tile (128 × 256 row × column pairs) then makes 2–8 tasks.
+ */
+const MAX_QUADS_PER_TASK = 1 << 14;
+const MIN_QUADS_PER_TASK = 1 << 12;
+const QUADS_PER_YIELD = 1 << 13;
+
 /** Finalize of the tallies that come back to the host, into the rank's `ctx.sink` and `ctx.verifier`. */
 export interface HostFinalizer {
   /**
@@ -42,6 +54,8 @@ export interface HostFinalizer {
   finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number>;
   /** Finalizes consecutive j-slices in order; `onTriples(n)` as parts of them are done; returns their triples. */
   finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number>;
+  /** Finalizes a quad tile's rows in order; `onQuads(n)` as parts of them are done; returns its quadruples. */
+  finalizeQuads(run: QuadTileRun, onQuads: (numQuads: number) => void): Promise<number>;
   /** Ends its worker threads, if any. */
   close(): Promise<void>;
 }
@@ -130,6 +144,45 @@ function* sliceParts(run: TripleSliceRun, perPart: number): Generator<{ first: n
   }
 }
 
+/** Quadruples of row `r` of a quad tile: its columns with k > j (columns are k-major, so a suffix). */
+function quadsOfRow(tile: QuadTileView, r: number): number {
+  const { colK } = tile;
+  const j = tile.rowJ[r];
+  let lo = 0, hi = colK.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (colK[mid] <= j) lo = mid + 1;
+    else hi = mid;
+  }
+  return colK.length - lo;
+}
+
+/** Consecutive row ranges [r0, r1) of a quad tile of about `perPart` quadruples each (rows with none join a range). */
+function* quadRowParts(tile: QuadTileView, perPart: number): Generator<{ r0: number; r1: number; numQuads: number }> {
+  let r0 = 0;
+  let numQuads = 0;
+  const numRows = tile.rowI.length;
+  for (let r = 0; r < numRows; r++) {
+    numQuads += quadsOfRow(tile, r);
+    if (numQuads >= perPart || r === numRows - 1) {
+      yield { r0, r1: r + 1, numQuads };
+      r0 = r + 1;
+      numQuads = 0;
+    }
+  }
+}
+
+/** Rows [r0, r1) of a quad tile, with their tallies (row-major). */
+function quadTileRows(run: QuadTileRun, r0: number, r1: number): QuadTileRun {
+  const { tile } = run;
+  const numCols = tile.colK.length, numVectorCols = tile.numVectorCols;
+  return {
+    tile: { ...tile, rowI: tile.rowI.subarray(r0, r1), rowJ: tile.rowJ.subarray(r0, r1) },
+    tallies: run.tallies.map((t) => t.subarray(r0 * numCols, r1 * numCols)),
+    vectorTallies: run.vectorTallies?.map((t) => t.subarray(r0 * numVectorCols, r1 * numVectorCols)) ?? null,
+  };
+}
+
 /** Everything on the calling thread, yielding to the event loop now and then. */
 class InlineHostFinalizer implements HostFinalizer {
   constructor(private readonly rank: RankFinalize) {}
@@ -159,6 +212,20 @@ class InlineHostFinalizer implements HostFinalizer {
       onTriples(done);
     }
     return numTriples;
+  }
+
+  async finalizeQuads(run: QuadTileRun, onQuads: (numQuads: number) => void): Promise<number> {
+    const quads = this.rank.analysis.quads ?? null;
+    if (quads === null) throw new Error('quadruples to finalize for an analysis run without them');
+    let numQuads = 0;
+    for (const { r0, r1 } of quadRowParts(run.tile, QUADS_PER_YIELD)) {
+      if (r0 > 0) await yieldToEventLoop();
+      const part = quadTileRows(run, r0, r1);
+      const done = quads.finalize(this.rank, part.tile, part.tallies, part.vectorTallies);
+      numQuads += done;
+      onQuads(done);
+    }
+    return numQuads;
   }
 
   close(): Promise<void> {
@@ -216,6 +283,22 @@ class PooledHostFinalizer implements HostFinalizer {
       }));
     }
     return this.combineInOrder(outcomes, onTriples);
+  }
+
+  async finalizeQuads(run: QuadTileRun, onQuads: (numQuads: number) => void): Promise<number> {
+    let numQuads = 0;
+    for (let r = 0; r < run.tile.rowI.length; r++) numQuads += quadsOfRow(run.tile, r);
+    const perTask = tuplesPerTask(numQuads, this.numThreads, MIN_QUADS_PER_TASK, MAX_QUADS_PER_TASK);
+    if (perTask >= numQuads) return this.inline.finalizeQuads(run, onQuads);
+    const pool = await this.startedPool();
+    const shared: QuadTileRun = {
+      tile: { ...run.tile, vectors: this.sharedBlock(run.tile.vectors) },
+      tallies: run.tallies.map(sharedArray),
+      vectorTallies: run.vectorTallies?.map(sharedArray) ?? null,
+    };
+    const outcomes: Promise<FinalizeOutcome>[] = [];
+    for (const { r0, r1 } of quadRowParts(run.tile, perTask)) outcomes.push(pool.run({ kind: 'quads', ...quadTileRows(shared, r0, r1) }));
+    return this.combineInOrder(outcomes, onQuads);
   }
 
   async close(): Promise<void> {

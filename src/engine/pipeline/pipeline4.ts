@@ -1,12 +1,14 @@
 // The 4-way pipeline of one rank: its tiles of the quad plan (parallel/quadPlan.ts), each an mGEMM4 — the 2-way
 // popcount GEMM of row-pair planes (i ∧ j) against column-pair planes (k ∧ l), plus the analysis's row pairs × single
-// vectors GEMM when it has one — then finalized on the host; the next tile's GEMMs run while this one finalizes. Where
-// the kernel set and the run allow it, the tiles are scored on the device instead (pipeline4Device.ts).
+// vectors GEMM when it has one — then finalized on the host (on the finalize pool with several threads); the next
+// tile's GEMMs run while this one finalizes. Where the kernel set and the run allow it, the tiles are scored on the
+// device instead (pipeline4Device.ts).
 import { pairPlaneMatrix, type PopcountGemmResult } from '../../mgemm/index.js';
 import { colPairsOf, rowPairsOf, type QuadTile } from '../../parallel/index.js';
 import type { QuadAnalysis, QuadTileView } from '../../analyses/index.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
 import type { PipelineEnv } from './pipeline2.js';
+import type { QuadTileRun } from '../finalize/finalizeTasks.js';
 import { runOneAhead } from './lookahead.js';
 import { deviceQuadFinalizer } from '../finalize/rankFinalize.js';
 import { runQuadTilesOnDevice, type QuadDeviceOutcome } from './pipeline4Device.js';
@@ -66,14 +68,17 @@ export async function runQuadTiles(env: PipelineEnv, own: VectorBlock, tiles: re
   const finish = async (_tile: QuadTile, started: StartedTile): Promise<void> => {
     const tallies = await started.tallies;
     const vectorTallies = started.vectorTallies === null ? null : await started.vectorTallies;
-    const count = quads.finalize(env.run, started.view, tallies, vectorTallies);
+    numQuads += await finalizeQuadTileOnHost(env, { tile: started.view, tallies, vectorTallies });
     gemm.recycle?.(tallies);
     if (vectorTallies !== null) gemm.recycle?.(vectorTallies);
-    numQuads += count;
-    env.onWork(count * env.run.numField);
   };
   await runOneAhead(inOrder(tiles), async (tile) => start(tile), finish);
   return { numQuads, numDeviceQuads: 0, numDeviceRecords: 0 };
+}
+
+/** A tile's quadruples finalized on the host: on this thread or on the finalize pool, rows in order (hostFinalizer.ts). */
+function finalizeQuadTileOnHost(env: PipelineEnv, run: QuadTileRun): Promise<number> {
+  return env.hostFinalizer.finalizeQuads(run, (done) => env.onWork(done * env.run.numField));
 }
 
 async function* inOrder<T>(items: readonly T[]): AsyncGenerator<T> {

@@ -2,7 +2,8 @@
 // missing calls (every product from the GEMM) and without (genotype column pairs plus row pairs × vectors), ragged
 // sizes, on ref, cpu and webgpu (host finalize) and under npv, npr, phases and stages; threshold records = the naive
 // set; a planted pure 4-way interaction found as the top-1 by K2.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,9 +37,13 @@ async function prepared(name: string, data: CaseControlData): Promise<Files> {
   return { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
 }
 
-function options(files: Files, score: Score, top: number, backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}): EpistasisSearchOptions {
-  return { ...files, order: 4, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize: 'host' };
+function options(
+  files: Files, score: Score, top: number, backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}, numThreads = 2,
+): EpistasisSearchOptions {
+  return { ...files, order: 4, score, top, backend, numThreads, decomposition: decomposition(parts), finalize: 'host' };
 }
+
+const md5Of = (path: string): string => createHash('md5').update(readFileSync(path)).digest('hex');
 
 describe('4-way epistasis against the brute-force reference', () => {
   // 9 SNPs × 45 samples (not a multiple of 32), 3% missing calls, ~8% missing phenotypes: 126 quadruples.
@@ -107,6 +112,33 @@ describe('4-way epistasis against the brute-force reference', () => {
       for (const record of got) expect(record.value).toBeCloseTo(Math.fround(byTuple.get(record.snps)!), 3);
     }
   });
+
+  it('--threads 1, 2, 3 and --backend ref: the same checksum, top list and threshold-record files (md5)', async () => {
+    // 32 SNPs: 496 pairs, tiles of up to 32,768 quadruples, the larger ones (two here) cut into row ranges on the
+    // finalize pool (at least 4096 quadruples per task) whose records and checksum parts come back in task order.
+    for (const [name, missingRate, score] of [['threads-sparse', 0.02, 'k2'], ['threads-dense', 0, 'ig']] as const) {
+      const files = await prepared(name, randomCaseControlData(32, 70, 14, missingRate));
+      {
+        const one = await searchEpistasis(options(files, score, 500, 'cpu', {}, 1));
+        expect(one.run.entries).toBe(35960);
+        // The 500th strongest score: a threshold that writes ~500 records from many tiles and tasks.
+        const scoreThreshold = one.hits[one.hits.length - 1].score;
+        const md5s: string[] = [];
+        for (const [backend, numThreads] of [['cpu', 1], ['cpu', 2], ['cpu', 3], ['ref', 2]] as const) {
+          const result = await searchEpistasis(options(files, score, 500, backend, {}, numThreads));
+          expect(result.run.checksum).toBe(one.run.checksum);
+          expect(result.hits).toEqual(one.hits);
+          const stub = join(dir, `${name}-${score}-${backend}-${numThreads}`);
+          const written = await writeThresholdRecords(options(files, score, 1, backend, {}, numThreads), {
+            stub, scoreThreshold, force: false, input: { kind: 'bed', givenPath: join(dir, name), sidecarPath: null },
+          });
+          expect(written.numRecords).toBeGreaterThanOrEqual(500);
+          md5s.push(md5Of(written.files[0]));
+        }
+        expect(new Set(md5s).size).toBe(1);
+      }
+    }
+  }, 240_000);
 
   it('a planted pure 4-way interaction (MAF 0.5, h² 0.05, 20 SNPs × 2000 samples) is the K2 top-1', async () => {
     const prefix = join(dir, 'planted');

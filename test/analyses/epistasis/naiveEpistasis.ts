@@ -69,7 +69,7 @@ function marginal(table: { controls: number[]; cases: number[] }, order: number,
   return { controls, cases };
 }
 
-function scoreOf(score: Score, table: { controls: number[]; cases: number[] }, order: number): number {
+export function scoreOf(score: Score, table: { controls: number[]; cases: number[] }, order: number): number {
   if (score === 'k2') {
     return table.controls.reduce((sum, n0, c) => sum + logFactorial(n0 + table.cases[c] + 1) - logFactorial(n0) - logFactorial(table.cases[c]), 0);
   }
