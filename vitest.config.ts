@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Tests run on the compiled JavaScript (`npm test` builds first) so that worker threads,
@@ -8,5 +9,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // vitest's default (cores − 1) runs one file at a time on 2 cores, leaving a core idle while a file waits for a
+    // CLI child, a plink peer, lavapipe or its ranks' start-up, or runs on one thread: two at least.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

@@ -1,6 +1,7 @@
 // The receiving side of startBlockExchange against a peer whose block arrives in steps (as MPI pieces do): the
 // block's planes are offered before it is whole, with rows final exactly as far as the receive has reported, and
-// whole with its sums; a block of the wrong size or a failed receive rejects both, never leaves them waiting.
+// whole with its sums; a block of the wrong size or a failed receive rejects both, never leaves them waiting, and a
+// failed block nobody asked for is no unhandled rejection.
 import { describe, expect, it } from 'vitest';
 import type { Communicator, MessageArray, ReceiveOptions } from '../../src/parallel/index.js';
 import { buildOwnPlanes, startBlockExchange } from '../../src/engine/blocks/blockExchange.js';
@@ -150,5 +151,22 @@ describe('startBlockExchange, receiving', () => {
     await expect(rows).rejects.toThrow('peer vanished');
     await expect(incoming.done).rejects.toThrow('peer vanished');
     await expect(blocks.block(1)).rejects.toThrow('peer vanished');
+  });
+
+  it('leaves no unhandled rejection when the job stops before the block is asked for; asking later gets the error', async () => {
+    const { peer, blocks } = await exchangeOnRank0(new Float64Array(64));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => { unhandled.push(reason); };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      peer.wordReceives[0].reject(new Error('stopped: rank 1 failed'));
+      // Node reports unhandled rejections once the microtasks after a macrotask have run.
+      await tick();
+      await tick();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+    await expect(blocks.block(1)).rejects.toThrow('stopped: rank 1 failed');
   });
 });

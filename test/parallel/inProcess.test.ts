@@ -10,6 +10,10 @@ const entryModuleUrl = new URL('./fixtures/commEntries.js', import.meta.url);
 const launch = (numRanks: number, entryExportName: string, payload: unknown = null) =>
   launchInProcessRanks({ numRanks, entryModuleUrl, entryExportName, payload });
 
+/** What rank `rank` wrote into its slot of a fixture's shared notes. */
+const noteOf = (notes: SharedArrayBuffer, rank: number): string =>
+  new TextDecoder().decode(new Uint8Array(notes, rank * NOTE_BYTES, NOTE_BYTES)).replace(/\0+$/, '');
+
 describe('launchInProcessRanks', () => {
   it('passes messages around a ring; the sender may reuse its buffer', async () => {
     const results = await launch(5, 'ringExchange');
@@ -80,9 +84,15 @@ describe('launchInProcessRanks', () => {
   it('stops the other ranks through their own code: their receives fail, then their threads end', { timeout: 20_000 }, async () => {
     const notes = new SharedArrayBuffer(4 * NOTE_BYTES);
     await expect(launch(4, 'stoppedWhileReceiving', { notes })).rejects.toThrow('rank 2: induced failure');
-    const noteOf = (rank: number): string => new TextDecoder().decode(new Uint8Array(notes, rank * NOTE_BYTES, NOTE_BYTES)).replace(/\0+$/, '');
-    expect([0, 1, 3].map(noteOf)).toEqual(Array(3).fill('stopped: rank 2: induced failure'));
-    expect(noteOf(2)).toBe('');
+    expect([0, 1, 3].map((rank) => noteOf(notes, rank))).toEqual(Array(3).fill('stopped: rank 2: induced failure'));
+    expect(noteOf(notes, 2)).toBe('');
+  });
+
+  it('fails the job with a rank\'s unhandled rejection and unwinds that rank\'s own code too', { timeout: 20_000 }, async () => {
+    const notes = new SharedArrayBuffer(3 * NOTE_BYTES);
+    await expect(launch(3, 'strayRejection', { notes })).rejects.toThrow('rank 1: stray failure');
+    // Rank 1's receive failed with its stray error: its thread was not ended under its code (nor a GPU device).
+    expect([0, 1, 2].map((rank) => noteOf(notes, rank))).toEqual(['stopped: rank 1: stray failure', 'stray failure', 'stopped: rank 1: stray failure']);
   });
 
   it('ends every rank when one aborts', { timeout: 20_000 }, async () => {

@@ -114,7 +114,7 @@ export function startBlockExchange(
     receivedWords.catch((error: unknown) => incoming.fail(error));
     previousWords = receivedWords;
     arriving.set(blockIdx, incoming.filling);
-    blocks.set(blockIdx, (async () => {
+    const block = (async (): Promise<VectorBlock> => {
       await receivedWords;
       const { planes: received } = await incoming.filling;
       const both = await comm.recv(source, TAG_SUMS, SUMS_LIKE);
@@ -123,7 +123,11 @@ export function startBlockExchange(
         blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal,
         planes: received, sums: both.slice(0, n), counts: both.slice(n),
       };
-    })());
+    })();
+    // A block the rank never asks for (the job stopped first) fails unawaited: not an unhandled rejection, which would
+    // end an in-process rank's thread under its open GPU device. Whoever asks for it still gets the error.
+    block.catch(() => undefined);
+    blocks.set(blockIdx, block);
   }
   const planned = <T>(map: Map<number, Promise<T>>, blockIdx: number): Promise<T> => {
     const found = map.get(blockIdx);

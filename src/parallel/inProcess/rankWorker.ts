@@ -22,17 +22,31 @@ const comm = new InProcessCommunicator(
 // device) instead of the thread being terminated with the device open (launchInProcessRanks).
 launcherPort.on('message', (request: StopRequest) => transport.stop(new Error(`stopped: ${request.reason}`)));
 
+// A rejection nobody handles (or a throw outside the awaited chain) fails the rank as its own throw would, and its
+// receives with it, so that the run unwinds through its error path. Left to Node, it ends the thread at once, and
+// Dawn promises still pending there (a pipeline compile, a buffer mapping) abort the whole process.
+const failStray = (error: unknown): void => {
+  reportError(error);
+  transport.stop(error instanceof Error ? error : new Error(String(error)));
+};
+process.on('unhandledRejection', failStray);
+process.on('uncaughtException', failStray);
+
 try {
   const entry = await loadEntry(data.entryModuleUrl, data.entryExportName);
   const result = await entry(comm, data.payload, (done, total) => report({ kind: 'progress', done, total }));
   report({ kind: 'result', result });
 } catch (error) {
-  const described = error instanceof Error ? error : new Error(String(error));
-  report({ kind: 'error', name: described.name, message: described.message, stack: described.stack });
+  reportError(error);
 }
 // The run's last collective is behind us, or it failed: let the thread end by itself (see launchInProcessRanks).
 transport.close();
 launcherPort.close();
+
+function reportError(error: unknown): void {
+  const described = error instanceof Error ? error : new Error(String(error));
+  report({ kind: 'error', name: described.name, message: described.message, stack: described.stack });
+}
 
 async function loadEntry(moduleUrl: string, exportName: string): Promise<RankEntry> {
   const module = (await import(moduleUrl)) as Record<string, unknown>;
