@@ -67,7 +67,7 @@ export async function prepareGenotypes(
   try {
     if (knownRows !== null) {
       const transposed = temporaryPathFor(packedPath);
-      sampleWriter = await SampleMajorWriter.create(transposed, packedPath, {
+      sampleWriter = await SampleMajorWriter.create({ kind: 'file', sampleMajorPath: transposed, finalPath: packedPath }, {
         numSnp: knownRows, numSample: numField, threads: transposeThreads(knownRows * bytesPerVector),
       });
       staged.push({ finalPath: packedPath, temporaryPath: transposed });
