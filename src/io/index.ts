@@ -49,6 +49,7 @@ export { prepareGenotypes } from './prepareGenotypes.js';
 export { SAMPLE_ROWS_FAILED, SAMPLE_ROWS_PENDING, SAMPLE_ROWS_READY, startSampleRowsInMemory } from './sampleRowsInMemory.js';
 export type { SampleRowsInMemory, SampleRowsOptions, SampleRowsResult } from './sampleRowsInMemory.js';
 export type { MissingCallLists } from './sampleMajorChunks.js';
+export { SampleMissingFile, sampleMissingFileBytes } from './sampleMissingFile.js';
 export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
 export { canonicalChromosome, parseChromosomeList } from './chromosomeCodes.js';
