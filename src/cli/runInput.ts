@@ -177,9 +177,12 @@ async function transposedInMemory(
  * (SPEC §1), which would silently miscount.
  */
 export function checkMissingCallsAllowed(input: RunInput, sparse: boolean): void {
-  if (input.sidecar !== null && input.sidecar.numMissingCalls > 0 && !sparse) {
+  if (sparse) return;
+  // Rows in memory are described once written (the caller awaits `checked` first).
+  const sidecar = input.inMemory === null ? input.sidecar : input.inMemory.result().sidecar;
+  if (sidecar !== null && sidecar.numMissingCalls > 0) {
     throw new UserError(
-      `${input.givenPath} has ${input.sidecar.numMissingCalls} missing calls: add --sparse so that they are skipped ` +
+      `${input.givenPath} has ${sidecar.numMissingCalls} missing calls: add --sparse so that they are skipped ` +
       '(without it code 10 counts like a heterozygous call)');
   }
 }
