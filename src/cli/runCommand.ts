@@ -132,12 +132,18 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   // The window's positions come with the input: here only its options are checked.
   buildRunPlan({ ...options, vectors: undefined, fields: undefined, ldWindow: undefined, ldWindowKb: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
   parseWindowOptions(options, { metric: options.metric ?? 'ccc', numWay: options.way === '3' ? 3 : 2 });
+  if (layout.vectors === 'samples' && (options.ldWindow !== undefined || options.ldWindowKb !== undefined)) {
+    throw new UserError('--individuals: vectors are samples, and LD windows run along the genome (drop --ld-window / --ld-window-kb)');
+  }
   const selection = await parseSelection(selectionText);
   // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
   const input = await resolveRunInput(options.input, {
     onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
   });
   try {
+    if (input.inMemory !== null && input.inMemory.rows.numSample < 2) {
+      throw new UserError(`--individuals: ${input.givenPath} has ${input.inMemory.rows.numSample} sample${input.inMemory.rows.numSample === 1 ? "" : "s"} after the selection; pairs of samples need 2 or more`);
+    }
     // Rows in memory are counted as they are written: a run that must refuse missing calls waits for them.
     if (input.inMemory !== null && !skipsMissingCalls(options)) await input.checked;
     checkMissingCallsAllowed(input, skipsMissingCalls(options));

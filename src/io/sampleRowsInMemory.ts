@@ -6,6 +6,7 @@
 // starts — a GPU device opens, its programs compile — while the rows are read and transposed; its block build waits on
 // `state` (SAMPLE_ROWS_PENDING until the rows are final: READY, or FAILED). Otherwise the rows are gathered first.
 import { UserError } from '../core/errors.js';
+import { traceMark } from '../core/trace.js';
 import type { GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { startBytesHash } from './preparedFileCheck.js';
@@ -83,6 +84,7 @@ export async function startSampleRowsInMemory(source: GenotypeSource, options: S
       for await (const snpRows of rowSource) await writer.addRows(snpRows);
       if (columns.numSnp !== numSnp) throw new Error(`${source.path}: ${columns.numSnp} SNPs came where ${numSnp} were counted`);
       await writer.finishRows();
+      traceMark('input transposed in memory');
       setState(SAMPLE_ROWS_READY);
       // The hash and the missing calls while the run computes.
       const hashing = startBytesHash(rows);
