@@ -59,7 +59,7 @@ function parseOptions(argv: readonly string[]): BenchRelatednessOptions {
     .addOption(valueOption('--analyses <list>', `comma-separated analyses (${ANALYSES.join(', ')})`, listOf(choiceOf(ANALYSES)), 'king,distance'))
     .addOption(valueOption('--backend <name>', `snptally's backend for king (${BACKENDS.join(', ')}); the others run on the CPU`, choiceOf(BACKENDS), 'cpu'))
     .addOption(valueOption('--king-table-filter <x>', 'king: time --make-king-table --king-table-filter X (.kin0) instead of --make-king triangle bin', parseFiniteNumber))
-    .option('--stages', 'king: also time snptally's run alone', false)
+    .option('--stages', 'king: also time the snptally run alone', false)
     .addOption(valueOption('--plink2 <path>', 'the plink2 program', (_o, text) => text, 'plink2'))
     .addOption(valueOption('--plink1 <path>', 'the plink1.9 program', (_o, text) => text, 'plink1.9'))
     .addOption(valueOption('--reps <n>', 'runs of each timing; the best counts', parsePositiveInteger, '1'))
