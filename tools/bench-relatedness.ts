@@ -13,12 +13,12 @@
 //                                        [--reps 1] [--json]
 //
 // Data: `plink1.9 --dummy <samples> <snps> <missing>` (SNPs on chromosome 1, so every SNP counts). Both are timed end
-// to end as processes: snptally's prepare (.bed → sample-major packed file), run and files; the peer's own .bed
+// to end as processes: snptally's run (.bed → samples transposed in memory → counts) and files; the peer's own .bed
 // reading, counts and files. --threads is snptally's thread count and, unless --peer-threads says otherwise, the
 // peer's. --backend is snptally's for king (its KING finalize runs on the GPU with webgpu); distance and grm run on the
-// CPU whatever it says. --stages (king) also times snptally's stages one by one as processes — `prepare --individuals
-// --autosome`, then `run --metric king` as the front end runs it, with the run's own input and compute seconds — so
-// that the front end's own share (reading the records, the table) is the total's remainder.
+// CPU whatever it says. --stages (king) also times the `run --metric king --individuals --autosome` the front end runs
+// (one process: the .bed transposed in memory, no prepared file), with the run's own input and compute seconds, so
+// that the front end's own share (its start, reading the records, the table) is the total's remainder.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -59,7 +59,7 @@ function parseOptions(argv: readonly string[]): BenchRelatednessOptions {
     .addOption(valueOption('--analyses <list>', `comma-separated analyses (${ANALYSES.join(', ')})`, listOf(choiceOf(ANALYSES)), 'king,distance'))
     .addOption(valueOption('--backend <name>', `snptally's backend for king (${BACKENDS.join(', ')}); the others run on the CPU`, choiceOf(BACKENDS), 'cpu'))
     .addOption(valueOption('--king-table-filter <x>', 'king: time --make-king-table --king-table-filter X (.kin0) instead of --make-king triangle bin', parseFiniteNumber))
-    .option('--stages', 'king: also time snptally prepare and run alone', false)
+    .option('--stages', 'king: also time the snptally run alone', false)
     .addOption(valueOption('--plink2 <path>', 'the plink2 program', (_o, text) => text, 'plink2'))
     .addOption(valueOption('--plink1 <path>', 'the plink1.9 program', (_o, text) => text, 'plink1.9'))
     .addOption(valueOption('--reps <n>', 'runs of each timing; the best counts', parsePositiveInteger, '1'))
@@ -114,32 +114,27 @@ interface AnalysisResult {
   readonly stages: KingStages | null;
 }
 
-/** Wall seconds of snptally's KING stages as separate processes, and the run's own input and compute seconds. */
+/** Wall seconds of snptally's KING run as a process of its own, and the run's own input and compute seconds. */
 interface KingStages {
-  readonly prepareSeconds: number;
   readonly runSeconds: number;
   readonly runInputSeconds: number;
   readonly runComputeSeconds: number;
   readonly deviceFinalizedPairs: number;
 }
 
-/** Times `prepare --individuals --autosome` and the `run --metric king` the front end would run (kingCommand.ts). */
+/** Times the `run --metric king --individuals --autosome` the front end runs (kingCommand.ts). */
 function kingStages(prefix: string, dir: string, o: BenchRelatednessOptions): KingStages {
-  const packed = join(dir, 'stage.packed');
-  const prepare = fastestOf(o.reps, () => timedProcess(process.execPath, [
-    CLI_MAIN, 'prepare', '--bfile', prefix, '--individuals', '--autosome', '--out', packed, '--force', '--json',
-  ]));
   const filter = o.kingTableFilter;
   const threshold = filter === undefined ? null : doubleBelow(filter);
   const output = filter === undefined ? ['--matrix', 'triangle', '--matrix-format', 'bin']
     : threshold !== null && threshold >= 0 ? ['--threshold', String(threshold)] : [];
   const run = fastestOf(o.reps, () => timedProcess(process.execPath, [
-    CLI_MAIN, 'run', '--metric', 'king', '--input', packed, '--backend', o.backend, '--threads', String(o.threads), ...output,
+    CLI_MAIN, 'run', '--metric', 'king', '--bfile', prefix, '--individuals', '--autosome', '--backend', o.backend, '--threads', String(o.threads), ...output,
     '--out', join(dir, 'stage'), '--force', '--json',
   ]));
   const report = JSON.parse(run.stdout) as { inputSeconds: number; computeSeconds: number; deviceFinalizedPairs: number };
   return {
-    prepareSeconds: prepare.seconds, runSeconds: run.seconds, runInputSeconds: report.inputSeconds,
+    runSeconds: run.seconds, runInputSeconds: report.inputSeconds,
     runComputeSeconds: report.computeSeconds, deviceFinalizedPairs: report.deviceFinalizedPairs,
   };
 }
@@ -183,9 +178,9 @@ function main(): void {
       lines.push(`  speedup ${r.speedup.toFixed(2)}x; .${benchOf(r.analysis, o).compared} ${r.agreement}`);
       if (r.stages !== null) {
         const st = r.stages;
-        lines.push(`  stages: prepare --individuals ${st.prepareSeconds.toFixed(2)} s, run ${st.runSeconds.toFixed(2)} s (input ` +
+        lines.push(`  stages: run --individuals ${st.runSeconds.toFixed(2)} s (input ` +
           `${st.runInputSeconds.toFixed(2)} s, compute ${st.runComputeSeconds.toFixed(2)} s, ${st.deviceFinalizedPairs} pairs finalized on the GPU), ` +
-          `front end's own ${(r.snptallySeconds - st.prepareSeconds - st.runSeconds).toFixed(2)} s`);
+          `front end's own ${(r.snptallySeconds - st.runSeconds).toFixed(2)} s`);
       }
     }
     lines.push(`  load average ${loadBefore.toFixed(2)} before, ${result.loadAfter.toFixed(2)} after`);

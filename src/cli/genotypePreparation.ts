@@ -3,7 +3,7 @@ import { UserError } from '../core/errors.js';
 import {
   autosomesOf, openGenotypeInput, orderByClass, plinkPathsOf, prepareGenotypes, readFamPhenotypes, readPhenotypeFile,
   selectGenotypes, selectsEverything, type BadSite, type BadSitePolicy, type GenotypeSelection, type GenotypeSource,
-  type PreparedSidecar,
+  type PreparedSidecar, type PrepareOptions,
 } from '../io/index.js';
 
 /** Skipped sites kept in the sidecar (all are counted and reported on stderr). */
@@ -41,6 +41,24 @@ export interface GenotypePreparationOptions {
 export async function prepareGenotypeFile(
   inputPath: string, packedPath: string, options: GenotypePreparationOptions,
 ): Promise<PreparedSidecar> {
+  const opened = await openSelectedGenotypes(inputPath, options);
+  return prepareGenotypes(opened.source, packedPath, { ...opened.records, permuteSeed: options.permuteSeed, vectors: options.vectors });
+}
+
+/** A genotype input opened with its selection, autosomes and sample order applied, and what the sidecar records of them. */
+export interface SelectedGenotypes {
+  readonly source: GenotypeSource;
+  readonly records: Pick<PrepareOptions, 'skippedSites' | 'selection' | 'caseControl'>;
+}
+
+/**
+ * Opens the PLINK fileset or VCF `inputPath` as prepare reads it: the selection, then the autosomes, then the
+ * case-control order; skipped sites reported on stderr as they are met.
+ * @throws UserError when the input is neither a fileset nor a VCF, or is malformed.
+ */
+export async function openSelectedGenotypes(
+  inputPath: string, options: Omit<GenotypePreparationOptions, 'permuteSeed' | 'vectors'>,
+): Promise<SelectedGenotypes> {
   const skipped: BadSite[] = [];
   let numSkipped = 0;
   const reportSkipped = (site: BadSite): void => {
@@ -54,16 +72,18 @@ export async function prepareGenotypeFile(
       `${inputPath} is neither a PLINK fileset (x.bed with .bim and .fam, or the prefix x) nor a VCF (.vcf, .vcf.gz, .vcf.bgz)`);
   }
   const skippedSites = (): { count: number; first: readonly BadSite[] } => ({ count: numSkipped, first: skipped });
-  const { permuteSeed, vectors } = options;
   const selected = selectsEverything(options.selection) ? null : selectGenotypes(source, options.selection);
   const kept = options.autosomesOnly === true ? autosomesOf(selected?.source ?? source) : selected?.source ?? source;
   const caseControl = options.caseControl ?? null;
   const ordered = caseControl === null ? null : orderByClass(kept, await sampleClassesOf(inputPath, kept, caseControl));
-  return prepareGenotypes(ordered?.source ?? kept, packedPath, {
-    permuteSeed, skippedSites, vectors,
-    ...(selected === null ? {} : { selection: selected.record }),
-    ...(ordered === null ? {} : { caseControl: ordered.record }),
-  });
+  return {
+    source: ordered?.source ?? kept,
+    records: {
+      skippedSites,
+      ...(selected === null ? {} : { selection: selected.record }),
+      ...(ordered === null ? {} : { caseControl: ordered.record }),
+    },
+  };
 }
 
 /** The phenotypes of `source`'s samples: a --pheno file, else the fileset's .fam column 6 (a VCF needs --pheno). */

@@ -13,7 +13,7 @@ import {
 import { parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { runCompanions, runJsonOf } from './runCompanions.js';
-import { checkMissingCallsAllowed, resolveRunInput, type RunInput } from './runInput.js';
+import { checkMissingCallsAllowed, resolveRunInput, type RunInput, type RunInputOptions } from './runInput.js';
 import { createProgressDisplay } from './progressBar.js';
 import { describeMemory, formatRunSummary } from './runReport.js';
 import { parseWindowOptions } from './windowOptions.js';
@@ -95,15 +95,24 @@ export function addRunCommand(program: Command): void {
     .option('--inter-chr', 'with --ld-window or --ld-window-kb: pairs on two different chromosomes are in the window too', false)
     .option('--force', 'overwrite existing output files of the same stub (and the --histograms file)', false)
     .option('--verify', 'check every value of an analytic problem against its expectation', false)
-    .option('--json', 'print one JSON object with the result and the job instead of text', false);
+    .option('--json', 'print one JSON object with the result and the job instead of text', false)
+    .option('--individuals',
+      'with a PLINK fileset or VCF --input: vectors are the samples and fields the SNPs (relatedness: KING), transposed in ' +
+      'memory while the run starts (prepare --individuals writes the same as a file); with --out also writes ' +
+      '<stub>.sample-missing.bin, each sample\'s missing calls', false)
+    .option('--autosome', 'with a PLINK fileset or VCF --input: keep only variants on chromosomes 1–22 (PLINK\'s --autosome), after the selection', false);
   addSelectionOptions(addInputAliasOptions(command))
     .action(async (_options: unknown, action: Command) => {
       const values = action.opts();
-      await runAction(readRunOptionText(values), readSelectionOptionText(values));
+      const layout: InputLayout = { vectors: values.individuals === true ? 'samples' : 'snps', autosomesOnly: values.autosome === true };
+      await runAction(readRunOptionText(values), readSelectionOptionText(values), layout);
     });
 }
 
-async function runAction(options: RunOptionText, selectionText: SelectionOptionText): Promise<void> {
+/** `--individuals` and `--autosome`: how a fileset or VCF input becomes vectors. */
+type InputLayout = Required<Pick<RunInputOptions, 'vectors' | 'autosomesOnly'>>;
+
+async function runAction(options: RunOptionText, selectionText: SelectionOptionText, layout: InputLayout): Promise<void> {
   const debugFailRank = readDebugFailRank();
   const launch = detectMpiLaunch();
   // Rank files <stub>_<rank>.bin, run-info <stub>.run.json and <stub>.input.json.
@@ -116,20 +125,38 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     if (Object.values(selectionText).some((value) => value !== undefined)) {
       throw new UserError('--chr, --extract, --keep, --maf and the other selection options need a PLINK fileset or VCF input');
     }
+    if (layout.vectors === 'samples' || layout.autosomesOnly) throw new UserError('--individuals and --autosome need a PLINK fileset or VCF --input');
     await runPlanned(options, null, launch, debugFailRank);
     return;
   }
   // The window's positions come with the input: here only its options are checked.
   buildRunPlan({ ...options, vectors: undefined, fields: undefined, ldWindow: undefined, ldWindowKb: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
   parseWindowOptions(options, { metric: options.metric ?? 'ccc', numWay: options.way === '3' ? 3 : 2 });
+  if (layout.vectors === 'samples' && (options.ldWindow !== undefined || options.ldWindowKb !== undefined)) {
+    throw new UserError('--individuals: vectors are samples, and LD windows run along the genome (drop --ld-window / --ld-window-kb)');
+  }
   const selection = await parseSelection(selectionText);
   // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
   const input = await resolveRunInput(options.input, {
-    onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null,
+    onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
   });
   try {
+    if (input.inMemory !== null && input.inMemory.rows.numSample < 2) {
+      throw new UserError(`--individuals: ${input.givenPath} has ${input.inMemory.rows.numSample} sample${input.inMemory.rows.numSample === 1 ? "" : "s"} after the selection; pairs of samples need 2 or more`);
+    }
+    // Rows in memory are counted as they are written: a run that must refuse missing calls waits for them.
+    if (input.inMemory !== null && !skipsMissingCalls(options)) await input.checked;
     checkMissingCallsAllowed(input, skipsMissingCalls(options));
     await runPlanned({ ...options, input: input.packedPath }, input, launch, debugFailRank);
+  } catch (error) {
+    // A run over rows in memory that failed because their reader did reports the reader's error (it names the file);
+    // otherwise the reader is stopped (its own error then is only that).
+    if (input.inMemory !== null) {
+      input.dispose();
+      const readerError = await input.checked.then(() => null, (reason: unknown) => reason);
+      if (readerError instanceof UserError) throw readerError;
+    }
+    throw error;
   } finally {
     input.dispose();
   }
@@ -151,18 +178,20 @@ async function runPlanned(
     return;
   }
   const plan = buildRunPlan(options, availableParallelism(), input?.size ?? null, windowInputOf(input));
-  const { spec } = plan;
+  // The engine reads rows in memory where they are; people see the input they named.
+  const spec = input?.inMemory == null ? plan.spec : { ...plan.spec, source: input.inMemory.source };
+  const shown = shownSpecOf(spec, input);
   // The engine checks the input file, the output stub and the decomposition before any work starts.
   const runJob = await loadRunJob();
   const progress = createProgressDisplay(process.stderr.isTTY === true && !plan.json);
   const header = progress.header;
   const onChecked = header === undefined ? undefined : (memory: MemoryReport) => header(describeMemory(memory));
-  const companions = runCompanions(spec, plan.threshold, input);
+  const companions = runCompanions(shown, plan.threshold, input);
   const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked, companions, inputChecked: input?.checked })
     .finally(() => progress.stop());
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
-  process.stdout.write(plan.json ? `${JSON.stringify(runJsonOf(spec, result, plan.threshold, input))}\n`
-    : formatRunSummary(shownSpecOf(spec, input), result, plan.threshold));
+  process.stdout.write(plan.json ? `${JSON.stringify(runJsonOf(shown, result, plan.threshold, input))}\n`
+    : formatRunSummary(shown, result, plan.threshold));
 }
 
 /** Where an LD window finds the input's loci: its sidecar, named by the file the user gave. */

@@ -1,7 +1,7 @@
 // The files `run --output STUB` writes besides the rank files: `<stub>.run.json` and, for a PLINK/VCF input, its
-// sidecar kept as `<stub>.input.json`. The engine checks them with the rank files (existing files, the run's own
+// sidecar kept as `<stub>.input.json` (and, for its samples in memory, `<stub>.sample-missing.bin`). The engine checks them with the rank files (existing files, the run's own
 // inputs) and renames them into place after those, run.json last (src/engine/run/runOutputs.ts).
-import { discardStagedFiles, stageJsonFile, type StagedFile } from '../io/index.js';
+import { discardStagedFiles, sampleMissingFileBytes, stageFile, stageJsonFile, type StagedFile } from '../io/index.js';
 import type { Threshold } from '../core/thresholds.js';
 import type { JobSpec, RunResult } from './engineApi.js';
 import { buildRunJson } from './runReport.js';
@@ -20,6 +20,11 @@ export function inputSidecarPathOf(stub: string): string {
   return `${stub}.input.json`;
 }
 
+/** `<stub>.sample-missing.bin`: each sample's missing calls, of a run whose samples were transposed in memory. */
+export function sampleMissingPathOf(stub: string): string {
+  return `${stub}.sample-missing.bin`;
+}
+
 /**
  * The `--json` object of a run, naming the input the user gave (not the temporary file a PLINK/VCF input became);
  * printed, and kept in run.json.
@@ -34,16 +39,20 @@ export function runJsonOf(spec: JobSpec, result: RunResult, threshold: Threshold
 export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInput | null): RunCompanions | undefined {
   const stub = spec.outputStub;
   if (stub === null) return undefined;
-  const keepsSidecar = input !== null && input.sidecar !== null && input.sidecarPath === null;
+  const inMemory = input?.inMemory ?? null;
+  const keepsSidecar = input !== null && ((input.sidecar !== null && input.sidecarPath === null) || inMemory !== null);
   const runInfoPath = runInfoPathOf(stub);
   return {
-    paths: keepsSidecar ? [inputSidecarPathOf(stub), runInfoPath] : [runInfoPath],
+    paths: [...(keepsSidecar ? [inputSidecarPathOf(stub)] : []), ...(inMemory === null ? [] : [sampleMissingPathOf(stub)]), runInfoPath],
     inputPaths: input?.readPaths ?? [],
+    // After the run has awaited the input's check: rows in memory are described by then.
     stage(result: RunResult): StagedFile[] {
       const staged: StagedFile[] = [];
       const sidecar = keepsSidecar ? inputSidecarPathOf(stub) : input?.sidecarPath ?? null;
       try {
-        if (keepsSidecar) staged.push(stageJsonFile(inputSidecarPathOf(stub), input.sidecar));
+        const written = inMemory?.result() ?? null;
+        if (keepsSidecar) staged.push(stageJsonFile(inputSidecarPathOf(stub), written?.sidecar ?? input.sidecar));
+        if (written !== null) staged.push(stageFile(sampleMissingPathOf(stub), sampleMissingFileBytes(written.missingCalls, spec.numField)));
         staged.push(stageJsonFile(runInfoPath, runInfoJson(stub, {
           metric: spec.metricSpec.metric,
           numWay: spec.metricSpec.numWay,

@@ -1,5 +1,6 @@
 // What `run --input X` reads: a prepared file (sizes from its sidecar), a raw packed file, or a PLINK
-// fileset / VCF prepared on the fly into a temporary packed file.
+// fileset / VCF prepared on the fly into a temporary packed file — or, with `--individuals`, transposed into memory
+// (io/sampleRowsInMemory.ts), which the run reads while it is written (engine source `memory`).
 //
 // Why a temporary prepared file rather than reading .bed/VCF inside the ranks: ranks read their slabs by
 // offset arithmetic from one packed layout (src/io/packedVectorFile.ts); a VCF is text and cannot be
@@ -11,10 +12,11 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
-  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, type BadSitePolicy,
-  type GenotypeSelection, type PreparedSidecar,
+  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
+  type BadSitePolicy, type GenotypeSelection, type PreparedSidecar, type SampleRowsInMemory, type SampleRowsResult,
 } from '../io/index.js';
-import { prepareGenotypeFile } from './genotypePreparation.js';
+import type { JobSpec } from './engineApi.js';
+import { openSelectedGenotypes, prepareGenotypeFile } from './genotypePreparation.js';
 import { cleanUpOnInterrupt, forgetScratchDirectory } from './interruptCleanup.js';
 
 /** The input of a run, resolved to the packed file the engine reads. */
@@ -36,8 +38,18 @@ export interface RunInput {
    * (`RunInputOptions.hashInBackground`) when its SHA-256 matches; await it before committing anything of the run.
    */
   readonly checked: Promise<void>;
-  /** Removes temporary files (and ends a background check). */
+  /** A fileset or VCF transposed into memory (`individuals`); null otherwise (then packedPath is the file read). */
+  readonly inMemory: InMemoryInput | null;
+  /** Removes temporary files (and ends a background check or a transposition). */
   dispose(): void;
+}
+
+/** An input whose samples are rows in memory, being written: the engine's source, and what they turn out to be. */
+export interface InMemoryInput {
+  readonly source: Extract<JobSpec['source'], { readonly kind: 'memory' }>;
+  readonly rows: SampleRowsInMemory;
+  /** The sidecar and the missing calls, once `RunInput.checked` has resolved. @throws Error before. */
+  result(): SampleRowsResult;
 }
 
 /** Options of {@link resolveRunInput}. */
@@ -56,6 +68,13 @@ export interface RunInputOptions {
   readonly caseControl?: { readonly pheno: string | null; readonly phenoName: string | null } | null;
   /** Hash a prepared file on a worker thread while the run starts (`RunInput.checked`); absent or false: before returning. */
   readonly hashInBackground?: boolean;
+  /**
+   * `samples`: vectors are the samples of a fileset or VCF (`run --individuals`), transposed into memory on worker
+   * threads while the run starts; absent or `snps`: SNPs.
+   */
+  readonly vectors?: 'snps' | 'samples';
+  /** Keep only variants on chromosomes 1–22 of a fileset or VCF (PLINK's --autosome), after the selection. */
+  readonly autosomesOnly?: boolean;
 }
 
 const CHECKED: Promise<void> = Promise.resolve();
@@ -73,9 +92,13 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
       `--input ${givenPath}: --chr, --extract, --keep, --maf and the other selection options apply to a PLINK fileset ` +
       'or VCF (give them to `snptally prepare` to make a prepared file of the selection)');
   }
+  const individuals = options.vectors === 'samples';
+  if ((individuals || options.autosomesOnly === true) && (kind === null || existsSync(sidecarPath))) {
+    throw new UserError(`--input ${givenPath}: --individuals and --autosome apply to a PLINK fileset or VCF (a prepared file keeps the layout it was made with)`);
+  }
   if (existsSync(sidecarPath)) {
     const sidecar = readSidecar(sidecarPath);
-    const base = { kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath, readPaths: [givenPath, sidecarPath] } as const;
+    const base = { kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath, readPaths: [givenPath, sidecarPath], inMemory: null } as const;
     if (options.hashInBackground === true) {
       const check = startPreparedFileCheck(givenPath, sidecar);
       return { ...base, checked: check.checked, dispose: () => void check.stop() };
@@ -87,7 +110,7 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
     if (!existsSync(givenPath)) throw new UserError(`--input ${givenPath} does not exist (nor ${givenPath}.bed)`);
     return {
       kind: 'packed', givenPath, packedPath: givenPath, size: null, sidecar: null, sidecarPath: null,
-      readPaths: [givenPath], checked: CHECKED, dispose: () => {},
+      readPaths: [givenPath], checked: CHECKED, inMemory: null, dispose: () => {},
     };
   }
   if (!options.allowConversion) {
@@ -96,6 +119,9 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
       `${givenPath}: a ${kind === 'bed' ? 'PLINK fileset' : 'VCF'} is not read directly under an MPI launcher; ` +
       `run \`snptally prepare ${givenPath}${(options.caseControl ?? null) === null ? '' : ' --case-control'} --out FILE\` once and give --input FILE`);
   }
+  const plinkPaths = kind === 'bed' ? plinkPathsOf(givenPath) : null;
+  const readPaths = plinkPaths === null ? [givenPath] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam];
+  if (individuals) return transposedInMemory({ kind, givenPath, readPaths }, options);
   const directory = mkdtempSync(join(tmpdir(), 'snptally-input-'));
   if (options.removeOnInterrupt !== false) cleanUpOnInterrupt({ scratchDirectory: directory });
   const dispose = (): void => {
@@ -106,10 +132,9 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
     const packedPath = join(directory, 'input.packed');
     const sidecar = await prepareGenotypeFile(givenPath, packedPath, {
       onBadSite: options.onBadSite, permuteSeed: null, selection: options.selection, caseControl: options.caseControl ?? null,
+      autosomesOnly: options.autosomesOnly,
     });
-    const plinkPaths = kind === 'bed' ? plinkPathsOf(givenPath) : null;
-    const readPaths = plinkPaths === null ? [givenPath] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam];
-    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, checked: CHECKED, dispose };
+    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, checked: CHECKED, inMemory: null, dispose };
   } catch (error) {
     dispose();
     throw error;
@@ -117,13 +142,47 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
 }
 
 /**
+ * A fileset or VCF whose samples are transposed into memory: returns once their sizes are known, the rows still being
+ * written (the run waits for them where it builds its blocks; `checked` settles once they are final and described).
+ */
+async function transposedInMemory(
+  input: { readonly kind: 'bed' | 'vcf'; readonly givenPath: string; readonly readPaths: readonly string[] },
+  options: RunInputOptions,
+): Promise<RunInput> {
+  const opened = await openSelectedGenotypes(input.givenPath, {
+    onBadSite: options.onBadSite, selection: options.selection, autosomesOnly: options.autosomesOnly, caseControl: null,
+  });
+  const rows = await startSampleRowsInMemory(opened.source, { skippedSites: opened.records.skippedSites, selection: opened.records.selection });
+  let result: SampleRowsResult | null = null;
+  const checked = rows.done.then((done) => {
+    result = done;
+  });
+  checked.catch(() => undefined);
+  return {
+    ...input, packedPath: input.givenPath, size: { numVector: rows.numSample, numField: rows.numSnp }, sidecar: null, sidecarPath: null, checked,
+    inMemory: {
+      source: { kind: 'memory', packed: rows.rows, state: rows.state },
+      rows,
+      result: () => {
+        if (result === null) throw new Error('the input in memory is not written yet');
+        return result;
+      },
+    },
+    dispose: () => rows.stop(),
+  };
+}
+
+/**
  * Refuses a dense run over data with missing calls: without --sparse the code 10 counts like a het call
  * (SPEC §1), which would silently miscount.
  */
 export function checkMissingCallsAllowed(input: RunInput, sparse: boolean): void {
-  if (input.sidecar !== null && input.sidecar.numMissingCalls > 0 && !sparse) {
+  if (sparse) return;
+  // Rows in memory are described once written (the caller awaits `checked` first).
+  const sidecar = input.inMemory === null ? input.sidecar : input.inMemory.result().sidecar;
+  if (sidecar !== null && sidecar.numMissingCalls > 0) {
     throw new UserError(
-      `${input.givenPath} has ${input.sidecar.numMissingCalls} missing calls: add --sparse so that they are skipped ` +
+      `${input.givenPath} has ${sidecar.numMissingCalls} missing calls: add --sparse so that they are skipped ` +
       '(without it code 10 counts like a heterozygous call)');
   }
 }

@@ -4,7 +4,7 @@ export {
   packFieldValues,
   readExactly,
   packedBytesPerVector,
-  readPackedVectorSlab,
+  packedVectorSlabOf, readPackedVectorSlab,
   writePackedVectorFile,
 } from './packedVectorFile.js';
 export { checkRealVectorFile, readRealVectorRows, realValueBytes, type RealRowTarget } from './realVectorFile.js';
@@ -46,6 +46,10 @@ export { startPreparedFileCheck, type PreparedFileCheck } from './preparedFileCh
 export { CHUNK_BYTES, autosomesOf, snpsPerChunkOf, transposeToSampleMajor } from './sampleMajor.js';
 export type { TransposeSizes } from './sampleMajor.js';
 export { prepareGenotypes } from './prepareGenotypes.js';
+export { SAMPLE_ROWS_FAILED, SAMPLE_ROWS_PENDING, SAMPLE_ROWS_READY, startSampleRowsInMemory } from './sampleRowsInMemory.js';
+export type { SampleRowsInMemory, SampleRowsOptions, SampleRowsResult } from './sampleRowsInMemory.js';
+export type { MissingCallLists } from './sampleMajorChunks.js';
+export { SampleMissingFile, sampleMissingFileBytes } from './sampleMissingFile.js';
 export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';
 export { canonicalChromosome, parseChromosomeList } from './chromosomeCodes.js';

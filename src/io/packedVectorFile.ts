@@ -104,6 +104,29 @@ export function readPackedVectorSlab(
 }
 
 /**
+ * readPackedVectorSlab's slab from packed vectors in memory (`packed`: vectors of ceil(numField/4) bytes, pad fields
+ * zero). Whole vectors are `packed`'s own bytes (a view, no copy); a field slab is re-packed as from a file.
+ */
+export function packedVectorSlabOf(
+  packed: Uint8Array, numField: number,
+  vectorFirst: number, vectorCount: number,
+  fieldFirst: number, fieldCount: number,
+): Uint8Array {
+  checkSlabRange(numField, vectorFirst, vectorCount, fieldFirst, fieldCount);
+  const bytesPerVector = packedBytesPerVector(numField);
+  if ((vectorFirst + vectorCount) * bytesPerVector > packed.length) throw new RangeError(`vectors [${vectorFirst}, ${vectorFirst + vectorCount}) exceed the packed rows`);
+  if (fieldFirst === 0 && fieldCount === numField) return packed.subarray(vectorFirst * bytesPerVector, (vectorFirst + vectorCount) * bytesPerVector);
+  const outBytesPerVector = packedBytesPerVector(fieldCount);
+  const slab = new Uint8Array(vectorCount * outBytesPerVector);
+  if (vectorCount === 0 || fieldCount === 0) return slab;
+  const spanFirstByte = fieldFirst >>> 2;
+  const spanBytes = ((fieldFirst + fieldCount - 1) >>> 2) + 1 - spanFirstByte;
+  const repack = slabRowRepacker(fieldFirst, fieldCount, spanBytes);
+  for (let v = 0; v < vectorCount; v++) repack(packed, (vectorFirst + v) * bytesPerVector + spanFirstByte, slab, v * outBytesPerVector);
+  return slab;
+}
+
+/**
  * Writes an already packed buffer (numVector × ceil(numField/4) bytes) as a packed vector file.
  * @throws RangeError when the buffer does not have exactly that length.
  */

@@ -8,12 +8,12 @@ import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createHash, type Hash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
-import type { BadSite, GenotypeSource } from './genotypeSource.js';
+import type { BadSite, GenotypeRow, GenotypeSource } from './genotypeSource.js';
 import type { SelectionRecord } from './genotypeSelection.js';
 import type { CaseControlRecord } from './phenotypes.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import {
-  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar,
+  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar, type SidecarSnps,
 } from './preparedSidecar.js';
 import { commitStagedFiles, discardStagedFiles, type StagedFile } from './stagedFiles.js';
 import { systemErrorText } from './systemErrorText.js';
@@ -49,12 +49,7 @@ export async function prepareGenotypes(
   const numField = source.sampleIds.length;
   const bytesPerVector = packedBytesPerVector(numField);
   const temporary = temporaryPathFor(packedPath);
-  const id: string[] = [];
-  const chrom: string[] = [];
-  const pos: number[] = [];
-  const allele1: string[] = [];
-  const allele2: string[] = [];
-  let numMissingCalls = 0;
+  const columns = new SnpColumns();
   const bySample = options.vectors === 'samples';
   if (bySample && options.permuteSeed !== null) throw new Error('a sample-major file is not permuted (the CLI refuses --permute with --individuals)');
   // A sample-major file whose rows the source counts beforehand (a .bed, selected by descriptions) is transposed as
@@ -67,7 +62,7 @@ export async function prepareGenotypes(
   try {
     if (knownRows !== null) {
       const transposed = temporaryPathFor(packedPath);
-      sampleWriter = await SampleMajorWriter.create(transposed, packedPath, {
+      sampleWriter = await SampleMajorWriter.create({ kind: 'file', sampleMajorPath: transposed, finalPath: packedPath }, {
         numSnp: knownRows, numSample: numField, threads: transposeThreads(knownRows * bytesPerVector),
       });
       staged.push({ finalPath: packedPath, temporaryPath: transposed });
@@ -75,15 +70,10 @@ export async function prepareGenotypes(
     for await (const row of source.rows()) {
       if (sampleWriter !== null) await sampleWriter.addRows(row.packed.subarray(0, bytesPerVector));
       else writer?.write(row.packed.subarray(0, bytesPerVector));
-      id.push(row.snp.id);
-      chrom.push(row.snp.chrom);
-      pos.push(row.snp.pos);
-      allele1.push(row.snp.allele1);
-      allele2.push(row.snp.allele2);
-      numMissingCalls += row.numMissing;
+      columns.add(row);
     }
     writer?.close();
-    const numVector = id.length;
+    const numVector = columns.numSnp;
     if (numVector === 0) throw new UserError(`${source.path}: no SNPs to prepare`);
 
     let vectorOrder: PreparedSidecar['vectorOrder'] = null;
@@ -108,24 +98,10 @@ export async function prepareGenotypes(
     } else {
       throw new Error('prepare: a SNP-major file without its writer');
     }
-    const sidecar: PreparedSidecar = {
-      format: SIDECAR_FORMAT,
-      version: SIDECAR_VERSION,
-      source: { kind: source.kind, path: source.path },
-      numVector: bySample ? numField : numVector,
-      numField: bySample ? numVector : numField,
-      packedBytes: bySample ? numField * packedBytesPerVector(numVector) : numVector * bytesPerVector,
-      packedSha256,
-      numMissingCalls,
-      coding: FIELD_CODING,
-      sampleIds: source.sampleIds,
-      snps: { id, chrom, pos, allele1, allele2 },
-      vectorOrder,
-      skippedSites: options.skippedSites?.() ?? { count: 0, first: [] },
-      selection: options.selection?.() ?? null,
-      ...(bySample ? { vectors: 'samples' as const, sampleNames: source.samples.map(({ fid, iid }) => ({ fid, iid })) } : {}),
-      ...(options.caseControl === undefined ? {} : { caseControl: options.caseControl }),
-    };
+    const sidecar = sidecarOf(source, columns, {
+      vectors: bySample ? 'samples' : 'snps', packedSha256, vectorOrder, skippedSites: options.skippedSites, selection: options.selection,
+      caseControl: options.caseControl,
+    });
     staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
     commitStagedFiles(staged);
     staged.length = 0;
@@ -138,11 +114,70 @@ export async function prepareGenotypes(
   }
 }
 
+/** The SNP columns of a sidecar and the missing calls, gathered as a source's rows are read. */
+export class SnpColumns {
+  private readonly id: string[] = [];
+  private readonly chrom: string[] = [];
+  private readonly pos: number[] = [];
+  private readonly allele1: string[] = [];
+  private readonly allele2: string[] = [];
+  numMissingCalls = 0;
+
+  add(row: GenotypeRow): void {
+    this.id.push(row.snp.id);
+    this.chrom.push(row.snp.chrom);
+    this.pos.push(row.snp.pos);
+    this.allele1.push(row.snp.allele1);
+    this.allele2.push(row.snp.allele2);
+    this.numMissingCalls += row.numMissing;
+  }
+
+  get numSnp(): number {
+    return this.id.length;
+  }
+
+  snps(): SidecarSnps {
+    return { id: this.id, chrom: this.chrom, pos: this.pos, allele1: this.allele1, allele2: this.allele2 };
+  }
+}
+
+/** What a sidecar records besides the source and its SNP columns. */
+export interface SidecarFacts extends Pick<PrepareOptions, 'skippedSites' | 'selection' | 'caseControl'> {
+  readonly vectors: 'snps' | 'samples';
+  readonly packedSha256: string;
+  readonly vectorOrder: PreparedSidecar['vectorOrder'];
+}
+
+/** The sidecar of `source`'s rows (`columns`, all read) laid out as `facts.vectors` says. */
+export function sidecarOf(source: GenotypeSource, columns: SnpColumns, facts: SidecarFacts): PreparedSidecar {
+  const numSample = source.sampleIds.length;
+  const numSnp = columns.numSnp;
+  const bySample = facts.vectors === 'samples';
+  return {
+    format: SIDECAR_FORMAT,
+    version: SIDECAR_VERSION,
+    source: { kind: source.kind, path: source.path },
+    numVector: bySample ? numSample : numSnp,
+    numField: bySample ? numSnp : numSample,
+    packedBytes: bySample ? numSample * packedBytesPerVector(numSnp) : numSnp * packedBytesPerVector(numSample),
+    packedSha256: facts.packedSha256,
+    numMissingCalls: columns.numMissingCalls,
+    coding: FIELD_CODING,
+    sampleIds: source.sampleIds,
+    snps: columns.snps(),
+    vectorOrder: facts.vectorOrder,
+    skippedSites: facts.skippedSites?.() ?? { count: 0, first: [] },
+    selection: facts.selection?.() ?? null,
+    ...(bySample ? { vectors: 'samples' as const, sampleNames: source.samples.map(({ fid, iid }) => ({ fid, iid })) } : {}),
+    ...(facts.caseControl === undefined ? {} : { caseControl: facts.caseControl }),
+  };
+}
+
 /**
  * Worker threads of a transposition of `numBytes`: one per core (at most 16) from 64 MiB on; below it one thread, as
  * starting workers (~50 ms) would cost more than they save.
  */
-function transposeThreads(numBytes: number): number {
+export function transposeThreads(numBytes: number): number {
   return numBytes < 64 << 20 ? 1 : Math.min(16, availableParallelism());
 }
 

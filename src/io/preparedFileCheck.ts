@@ -3,9 +3,13 @@
 // GPU KING run of 20,000 samples). The caller awaits `checked` before anything of the run is committed.
 import { Worker } from 'node:worker_threads';
 import { UserError } from '../core/errors.js';
+import { encodeLargeViews } from '../core/largeViews.js';
 import { checkPreparedFileDigest, checkPreparedFileSize, type PreparedSidecar } from './preparedSidecar.js';
 
-/** What the hashing worker posts: the file's SHA-256, or why it could not read it. */
+/** What the hashing worker hashes: a file, or bytes in shared memory. */
+export type HashedData = { readonly path: string } | { readonly bytes: Uint8Array };
+
+/** What the hashing worker posts: the SHA-256, or why it could not read the file. */
 export type FileHashReply = { readonly digest: string } | { readonly error: string; readonly isUserError: boolean };
 
 /** A check under way. */
@@ -24,20 +28,30 @@ const WORKER_URL = new URL('./fileHashWorker.js', import.meta.url);
  */
 export function startPreparedFileCheck(packedPath: string, sidecar: PreparedSidecar): PreparedFileCheck {
   checkPreparedFileSize(packedPath, sidecar);
-  const worker = new Worker(WORKER_URL, { workerData: { path: packedPath } });
-  const checked = new Promise<void>((resolve, reject) => {
+  const hashing = startHashWorker({ path: packedPath });
+  const checked = hashing.digest.then((digest) => checkPreparedFileDigest(packedPath, sidecar, digest));
+  // A run that fails first never awaits the check: its rejection must not end the process as unhandled.
+  checked.catch(() => undefined);
+  return { checked, stop: hashing.stop };
+}
+
+/**
+ * The SHA-256 of `bytes` (over a SharedArrayBuffer: the worker reads them where they are) on a worker thread, so that
+ * this thread goes on meanwhile; `stop` ends the worker (the digest then never settles).
+ */
+export function startBytesHash(bytes: Uint8Array): { readonly digest: Promise<string>; stop(): Promise<void> } {
+  return startHashWorker({ bytes });
+}
+
+function startHashWorker(data: HashedData): { readonly digest: Promise<string>; stop(): Promise<void> } {
+  const worker = new Worker(WORKER_URL, { workerData: encodeLargeViews(data) });
+  const digest = new Promise<string>((resolve, reject) => {
     worker.once('message', (reply: FileHashReply) => {
-      try {
-        if ('error' in reply) throw reply.isUserError ? new UserError(reply.error) : new Error(reply.error);
-        checkPreparedFileDigest(packedPath, sidecar, reply.digest);
-        resolve();
-      } catch (error) {
-        reject(error);
-      }
+      if ('error' in reply) reject(reply.isUserError ? new UserError(reply.error) : new Error(reply.error));
+      else resolve(reply.digest);
     });
     worker.once('error', reject);
   });
-  // A run that fails first never awaits the check: its rejection must not end the process as unhandled.
-  checked.catch(() => undefined);
-  return { checked, stop: async () => { await worker.terminate(); } };
+  digest.catch(() => undefined);
+  return { digest, stop: async () => { await worker.terminate(); } };
 }

@@ -16,7 +16,9 @@ import type { GenotypeRow, GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector, readExactly } from './packedVectorFile.js';
 import { openForReading } from './openForReading.js';
 import { systemErrorText } from './systemErrorText.js';
-import { BLOCK_BYTES, ChunkWriter, ChunkWriterPool, type SampleMajorFile } from './sampleMajorChunks.js';
+import {
+  BLOCK_BYTES, ChunkWriter, ChunkWriterPool, type MissingCallLists, type SampleMajorRows, type SampleRowsTarget,
+} from './sampleMajorChunks.js';
 
 /** About how many bytes of SNP rows a chunk holds (and as many of sample rows). */
 export const CHUNK_BYTES = 32 << 20;
@@ -48,7 +50,7 @@ export async function transposeToSampleMajor(
   const bytesPerSnp = packedBytesPerVector(numSample);
   const input = openForReading(snpMajorPath);
   try {
-    const writer = await SampleMajorWriter.create(sampleMajorPath, finalPath, sizes);
+    const writer = await SampleMajorWriter.create({ kind: 'file', sampleMajorPath, finalPath }, sizes);
     try {
       const rows = new Uint8Array(writer.snpsPerChunk * bytesPerSnp);
       for (let snpFirst = 0; snpFirst < numSnp; snpFirst += writer.snpsPerChunk) {
@@ -66,9 +68,10 @@ export async function transposeToSampleMajor(
 }
 
 /**
- * Writes a new sample-major file from its SNP rows, given in order (numSnp of them, known beforehand): rows gather in a
- * chunk buffer, and each full chunk is transposed and written (by worker threads with `threads` > 1) while the next
- * one gathers in a second buffer. `finish` returns the file's SHA-256; `close` always (it ends the workers).
+ * Writes sample-major rows — a new file, or rows in memory — from their SNP rows, given in order (numSnp of them, known
+ * beforehand): rows gather in a chunk buffer, and each full chunk is transposed and written (by worker threads with
+ * `threads` > 1) while the next one gathers in a second buffer. `finish` (a file) returns its SHA-256, `finishRows`
+ * (rows in memory) returns once they are all written; `close` always (it ends the workers).
  */
 export class SampleMajorWriter {
   /** Two chunk buffers, shared with the workers. */
@@ -82,39 +85,47 @@ export class SampleMajorWriter {
   private closed = false;
 
   private constructor(
-    private readonly file: SampleMajorFile, private readonly output: number, private readonly chunks: ChunkWriter | ChunkWriterPool,
+    private readonly rows: SampleMajorRows, private readonly output: number | null, private readonly chunks: ChunkWriter | ChunkWriterPool,
     private readonly numSnp: number, readonly snpsPerChunk: number,
   ) {
-    this.buffers = [0, 1].map(() => new Uint8Array(new SharedArrayBuffer(snpsPerChunk * file.bytesPerSnp)));
+    this.buffers = [0, 1].map(() => new Uint8Array(new SharedArrayBuffer(snpsPerChunk * rows.bytesPerSnp)));
   }
 
-  /** Creates the file (`finalPath` in errors). @throws UserError when it cannot be created. */
-  static async create(sampleMajorPath: string, finalPath: string, sizes: TransposeSizes): Promise<SampleMajorWriter> {
+  /**
+   * Creates the file of a file target (`finalPath` in errors); rows in memory must hold numSample × ceil(numSnp / 4)
+   * bytes, zero (pad fields are left as they are). @throws UserError when the file cannot be created.
+   */
+  static async create(target: SampleRowsTarget, sizes: TransposeSizes): Promise<SampleMajorWriter> {
     const { numSnp, numSample } = sizes;
     const bytesPerSnp = packedBytesPerVector(numSample);
     const bytesPerSample = packedBytesPerVector(numSnp);
     const snpsPerChunk = Math.min(sizes.snpsPerChunk ?? snpsPerChunkOf(numSample), 4 * bytesPerSample);
     if (snpsPerChunk % 4 !== 0 || snpsPerChunk <= 0) throw new Error(`snpsPerChunk ${snpsPerChunk} is not a positive multiple of 4`);
     const threads = Math.min(sizes.threads ?? 1, Math.ceil(bytesPerSnp / BLOCK_BYTES));
-    let output: number;
-    try {
-      output = openSync(sampleMajorPath, 'wx');
-    } catch (error) {
-      throw new UserError(`cannot create ${finalPath}: ${systemErrorText(error)}`);
+    if (target.kind === 'memory' && target.rows.length !== numSample * bytesPerSample) {
+      throw new Error(`rows of ${target.rows.length} bytes for ${numSample} samples of ${bytesPerSample} bytes`);
     }
-    const file = { sampleMajorPath, finalPath, bytesPerSample, numSample, bytesPerSnp };
+    let output: number | null = null;
+    if (target.kind === 'file') {
+      try {
+        output = openSync(target.sampleMajorPath, 'wx');
+      } catch (error) {
+        throw new UserError(`cannot create ${target.finalPath}: ${systemErrorText(error)}`);
+      }
+    }
+    const rows = { target, bytesPerSample, numSample, bytesPerSnp };
     try {
-      const chunks = threads > 1 ? await ChunkWriterPool.create(file, threads) : new ChunkWriter(file, output);
-      return new SampleMajorWriter(file, output, chunks, numSnp, snpsPerChunk);
+      const chunks = threads > 1 ? await ChunkWriterPool.create(rows, threads) : new ChunkWriter(rows, output);
+      return new SampleMajorWriter(rows, output, chunks, numSnp, snpsPerChunk);
     } catch (error) {
-      closeSync(output);
+      if (output !== null) closeSync(output);
       throw error;
     }
   }
 
   /** Appends whole SNP rows (bytesPerSnp each, packed SPEC codes, pad fields zero). */
   async addRows(rows: Uint8Array): Promise<void> {
-    const { bytesPerSnp } = this.file;
+    const { bytesPerSnp } = this.rows;
     for (let at = 0; at < rows.length;) {
       const take = Math.min((this.snpsPerChunk - this.rowsInChunk) * bytesPerSnp, rows.length - at);
       this.buffers[this.current].set(rows.subarray(at, at + take), this.rowsInChunk * bytesPerSnp);
@@ -124,13 +135,25 @@ export class SampleMajorWriter {
     }
   }
 
-  /** Writes the last chunk; returns the file's SHA-256. @throws Error when fewer or more rows came than numSnp. */
-  async finish(): Promise<string> {
+  /** Writes the last chunk and waits for every write. @throws Error when fewer or more rows came than numSnp. */
+  async finishRows(): Promise<void> {
     if (this.rowsInChunk > 0) await this.writeChunk();
     await this.pending;
-    if (this.snpFirst !== this.numSnp) throw new Error(`a sample-major file of ${this.numSnp} SNPs was given ${this.snpFirst}`);
+    if (this.snpFirst !== this.numSnp) throw new Error(`a sample-major layout of ${this.numSnp} SNPs was given ${this.snpFirst}`);
+  }
+
+  /** A file target: writes the last chunk and closes; returns the file's SHA-256. */
+  async finish(): Promise<string> {
+    const { target } = this.rows;
+    if (target.kind !== 'file') throw new Error('finish is for a file target (rows in memory: finishRows)');
+    await this.finishRows();
     await this.close();
-    return sha256OfRows(this.file.sampleMajorPath, this.file.numSample * this.file.bytesPerSample);
+    return sha256OfRows(target.sampleMajorPath, this.rows.numSample * this.rows.bytesPerSample);
+  }
+
+  /** Rows in memory, after finishRows: each sample's missing calls (listed by the workers, in their sample ranges). */
+  missingCalls(): Promise<MissingCallLists> {
+    return this.chunks.missingCalls();
   }
 
   /** Ends the workers and closes the file (once; after finish too). */
@@ -140,7 +163,7 @@ export class SampleMajorWriter {
     try {
       await this.chunks.close();
     } finally {
-      closeSync(this.output);
+      if (this.output !== null) closeSync(this.output);
     }
   }
 
@@ -148,7 +171,7 @@ export class SampleMajorWriter {
   private async writeChunk(): Promise<void> {
     const snpRows = this.buffers[this.current];
     // Rows past the chunk's last read as zero, so the pad fields of a sample's last byte stay zero.
-    snpRows.fill(0, this.rowsInChunk * this.file.bytesPerSnp);
+    snpRows.fill(0, this.rowsInChunk * this.rows.bytesPerSnp);
     const started = this.chunks.write({ snpRows, snpFirst: this.snpFirst, numChunkSnp: this.rowsInChunk });
     // Observed now: it may fail while the other write is awaited (it is awaited in turn below or in finish).
     started.catch(() => undefined);

@@ -1,15 +1,23 @@
 // The chunk step of the sample-major transposition (sampleMajor.ts): a chunk of SNP rows (a multiple of 4 SNPs) turned
-// into each sample's bytes for those SNPs, written with one positioned write per sample at its place in the sample's
-// row — on this thread (ChunkWriter) or cut into sample ranges on worker threads (ChunkWriterPool, sampleMajorWorker.ts).
+// into each sample's bytes for those SNPs, put at their place in each sample's row — a positioned write per sample into
+// a file, or straight into shared memory — on this thread (ChunkWriter) or cut into sample ranges on worker threads
+// (ChunkWriterPool, sampleMajorWorker.ts). The same ranges then list each sample's missing calls (rows in memory).
 import { writeSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { TaskWorkerPool } from '../core/taskWorkerPool.js';
 import { systemErrorText } from './systemErrorText.js';
 
-/** The sample-major file a chunk's samples are written into. */
-export interface SampleMajorFile {
-  readonly sampleMajorPath: string;
-  readonly finalPath: string;
+/**
+ * Where the sample rows go: a new file, each sample's piece written in place (`finalPath` names it in errors), or
+ * `rows` in memory (numSample × bytesPerSample bytes, a SharedArrayBuffer's when workers fill it).
+ */
+export type SampleRowsTarget =
+  | { readonly kind: 'file'; readonly sampleMajorPath: string; readonly finalPath: string }
+  | { readonly kind: 'memory'; readonly rows: Uint8Array };
+
+/** The sample-major rows a chunk's samples are written into, and the sizes of both layouts. */
+export interface SampleMajorRows {
+  readonly target: SampleRowsTarget;
   readonly bytesPerSample: number;
   readonly numSample: number;
   readonly bytesPerSnp: number;
@@ -24,11 +32,18 @@ export interface ChunkPart {
   readonly byteEnd?: number;
 }
 
-/** Transposes chunks (or the samples of `byteFirst … byteEnd` of them) and writes each sample's piece in place. */
+/** Samples 4·byteFirst … of rows in memory whose missing calls to list (missingCallsOfRows). */
+export interface MissingScanPart {
+  readonly byteFirst: number;
+  readonly byteEnd: number;
+}
+
+/** Transposes chunks (or the samples of `byteFirst … byteEnd` of them) and puts each sample's piece in place. */
 export class ChunkWriter {
   private sampleRows = new Uint8Array(0);
 
-  constructor(private readonly file: SampleMajorFile, private readonly output: number) {}
+  /** `output`: the open file of a file target; null for rows in memory. */
+  constructor(private readonly rows: SampleMajorRows, private readonly output: number | null) {}
 
   /** Transposes and writes one part (synchronously; the promise keeps ChunkWriterPool's shape). */
   write(part: ChunkPart): Promise<void> {
@@ -37,19 +52,31 @@ export class ChunkWriter {
   }
 
   writePart(part: ChunkPart): void {
-    const { bytesPerSample, numSample, bytesPerSnp, finalPath } = this.file;
+    const { bytesPerSample, numSample, bytesPerSnp, target } = this.rows;
     const byteFirst = part.byteFirst ?? 0;
     const byteEnd = part.byteEnd ?? bytesPerSnp;
     const bytesPerSampleChunk = Math.ceil(part.numChunkSnp / 4);
     const sampleFirst = 4 * byteFirst;
     const sampleEnd = Math.min(numSample, 4 * byteEnd);
+    const layout = { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd };
+    if (target.kind === 'memory') {
+      // Straight into each sample's row: its bytes for these SNPs start at snpFirst / 4.
+      transposeChunk(part.snpRows, layout, { bytes: target.rows, rowStride: bytesPerSample, firstRowAt: sampleFirst * bytesPerSample + part.snpFirst / 4 });
+      return;
+    }
     const size = (sampleEnd - sampleFirst) * bytesPerSampleChunk;
     if (this.sampleRows.length < size) this.sampleRows = new Uint8Array(size);
-    transposeChunk(part.snpRows, { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd }, this.sampleRows);
+    transposeChunk(part.snpRows, layout, { bytes: this.sampleRows, rowStride: bytesPerSampleChunk, firstRowAt: 0 });
+    if (this.output === null) throw new Error('a file target without its file');
     for (let sample = sampleFirst; sample < sampleEnd; sample++) {
       const from = (sample - sampleFirst) * bytesPerSampleChunk;
-      writeAll(this.output, this.sampleRows.subarray(from, from + bytesPerSampleChunk), sample * bytesPerSample + part.snpFirst / 4, finalPath);
+      writeAll(this.output, this.sampleRows.subarray(from, from + bytesPerSampleChunk), sample * bytesPerSample + part.snpFirst / 4, target.finalPath);
     }
+  }
+
+  /** The missing calls of every sample of rows in memory. */
+  missingCalls(): Promise<MissingCallLists> {
+    return Promise.resolve(missingCallsOfRange(this.rows, { byteFirst: 0, byteEnd: this.rows.bytesPerSnp }));
   }
 
   close(): Promise<void> {
@@ -57,36 +84,91 @@ export class ChunkWriter {
   }
 }
 
-/** The task of a transposition worker (sampleMajorWorker.ts). */
-export type ChunkTask = ChunkPart;
+/** The task of a transposition worker (sampleMajorWorker.ts): a chunk's range of samples, or their missing calls. */
+export type ChunkTask = { readonly kind: 'chunk'; readonly part: ChunkPart } | { readonly kind: 'missing'; readonly part: MissingScanPart };
 
 /** Worker threads that each transpose and write a range of every chunk's samples. */
 export class ChunkWriterPool {
-  private constructor(private readonly pool: TaskWorkerPool<ChunkTask, null>, private readonly bytesPerSnp: number) {}
+  private constructor(private readonly pool: TaskWorkerPool<ChunkTask, MissingCallLists | null>, private readonly bytesPerSnp: number) {}
 
-  static async create(file: SampleMajorFile, threads: number): Promise<ChunkWriterPool> {
-    const pool = await TaskWorkerPool.create<ChunkTask, null>({ workerUrl: WORKER_URL, numThreads: threads, workerData: file, name: 'transpose worker' });
-    return new ChunkWriterPool(pool, file.bytesPerSnp);
+  static async create(rows: SampleMajorRows, threads: number): Promise<ChunkWriterPool> {
+    const pool = await TaskWorkerPool.create<ChunkTask, MissingCallLists | null>({ workerUrl: WORKER_URL, numThreads: threads, workerData: rows, name: 'transpose worker' });
+    return new ChunkWriterPool(pool, rows.bytesPerSnp);
   }
 
   /** Resolves once every range of the chunk is written. */
   async write(part: ChunkPart): Promise<void> {
-    const numThreads = this.pool.numThreads;
-    // Ranges of whole blocks, so that no two workers share a block's cache lines.
-    const tiles = Math.ceil(this.bytesPerSnp / BLOCK_BYTES);
-    const parts = Array.from({ length: numThreads }, (_, t) => ({
-      ...part, byteFirst: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor((t * tiles) / numThreads)),
-      byteEnd: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor(((t + 1) * tiles) / numThreads)),
-    })).filter((range) => range.byteEnd > range.byteFirst);
-    await Promise.all(parts.map((range) => this.pool.run(range)));
+    await Promise.all(this.ranges().map((range) => this.pool.run({ kind: 'chunk', part: { ...part, ...range } })));
+  }
+
+  /** The missing calls of every sample of rows in memory, each range listed on a worker. */
+  async missingCalls(): Promise<MissingCallLists> {
+    const lists = await Promise.all(this.ranges().map((range) => this.pool.run({ kind: 'missing', part: range })));
+    const parts = lists.map((list) => {
+      if (list === null) throw new Error('a missing-call scan without its lists');
+      return list;
+    });
+    return { counts: concatWords(parts.map((part) => part.counts)), snps: concatWords(parts.map((part) => part.snps)) };
   }
 
   close(): Promise<void> {
     return this.pool.close();
   }
+
+  /** One range of whole blocks per worker, so that no two workers share a block's cache lines. */
+  private ranges(): MissingScanPart[] {
+    const numThreads = this.pool.numThreads;
+    const tiles = Math.ceil(this.bytesPerSnp / BLOCK_BYTES);
+    return Array.from({ length: numThreads }, (_, t) => ({
+      byteFirst: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor((t * tiles) / numThreads)),
+      byteEnd: Math.min(this.bytesPerSnp, BLOCK_BYTES * Math.floor(((t + 1) * tiles) / numThreads)),
+    })).filter((range) => range.byteEnd > range.byteFirst);
+  }
 }
 
 const WORKER_URL = new URL('./sampleMajorWorker.js', import.meta.url);
+
+/** Each sample's missing calls: `counts[s]` SNPs, listed in `snps` sample after sample, each sample's in increasing order. */
+export interface MissingCallLists {
+  readonly counts: Uint32Array;
+  readonly snps: Uint32Array;
+}
+
+/** The missing calls (code 10) of samples 4·byteFirst … of rows in memory (pad fields are code 00, never missing). */
+export function missingCallsOfRange(rows: SampleMajorRows, range: MissingScanPart): MissingCallLists {
+  if (rows.target.kind !== 'memory') throw new Error('missing calls are listed from rows in memory');
+  const bytes = rows.target.rows;
+  const { bytesPerSample } = rows;
+  const sampleFirst = 4 * range.byteFirst;
+  const sampleEnd = Math.min(rows.numSample, 4 * range.byteEnd);
+  const counts = new Uint32Array(sampleEnd - sampleFirst);
+  const snps: number[] = [];
+  for (let sample = sampleFirst; sample < sampleEnd; sample++) {
+    const rowAt = sample * bytesPerSample;
+    const before = snps.length;
+    for (let q = 0; q < bytesPerSample; q++) {
+      const codes = bytes[rowAt + q];
+      // Code 10 of field k: bit 2k + 1 set, bit 2k clear.
+      let missing = (codes >>> 1) & ~codes & 0x55;
+      while (missing !== 0) {
+        snps.push(4 * q + ((31 - Math.clz32(missing & -missing)) >>> 1));
+        missing &= missing - 1;
+      }
+    }
+    counts[sample - sampleFirst] = snps.length - before;
+  }
+  return { counts, snps: Uint32Array.from(snps) };
+}
+
+function concatWords(parts: readonly Uint32Array[]): Uint32Array {
+  const all = new Uint32Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.length;
+  }
+  return all;
+}
 
 /** The layout of one chunk's transposition. */
 interface ChunkLayout {
@@ -94,7 +176,7 @@ interface ChunkLayout {
   readonly numSample: number;
   /** Bytes of each sample's row the chunk fills (its SNPs / 4, rounded up). */
   readonly bytesPerSampleChunk: number;
-  /** The bytes of the SNP rows transposed: samples 4·byteFirst … , whose rows start at sampleRows[0]. */
+  /** The bytes of the SNP rows transposed: samples 4·byteFirst … 4·byteEnd − 1. */
   readonly byteFirst: number;
   readonly byteEnd: number;
 }
@@ -106,18 +188,26 @@ interface ChunkLayout {
  */
 export const BLOCK_BYTES = 64;
 
+/** Where a chunk's sample bytes go: byte q of sample 4·byteFirst + s at `firstRowAt + s · rowStride + q`. */
+interface SampleBytesOut {
+  readonly bytes: Uint8Array;
+  readonly rowStride: number;
+  readonly firstRowAt: number;
+}
+
 /**
- * sampleRows[s · bytesPerSampleChunk + q] holds the codes of SNPs 4q … 4q + 3 of sample s: a 4 × 4 transpose of 2-bit
- * codes per group of 4 SNPs and 4 samples (one byte of each of the 4 SNP rows gives one byte of each of 4 samples).
+ * Byte q of sample s's piece holds the codes of SNPs 4q … 4q + 3 of the chunk: a 4 × 4 transpose of 2-bit codes per
+ * group of 4 SNPs and 4 samples (one byte of each of the 4 SNP rows gives one byte of each of 4 samples).
  * The four bytes become one uint32 (code of SNP r, sample c at bit 8r + 2c), transposed in place by two delta swaps
  * (2 × 2 codes, then 2 × 2 blocks): bit 8c + 2r, so byte c is sample c's byte. Why: ~12 operations per 4 samples
  * where extracting each code took ~48; and in blocks (BLOCK_BYTES) so that both sides stay in cache.
  */
-function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Uint8Array): void {
+function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, out: SampleBytesOut): void {
   const { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd } = layout;
+  const { bytes, rowStride } = out;
   const fullBytes = numSample >> 2;
-  // Sample rows start at sample 4·byteFirst.
-  const rowsFirst = 4 * byteFirst * bytesPerSampleChunk;
+  // Sample 4·b's piece starts at rowsAt + 4·b·rowStride.
+  const rowsAt = out.firstRowAt - 4 * byteFirst * rowStride;
   for (let qFirst = 0; qFirst < bytesPerSampleChunk; qFirst += BLOCK_BYTES) {
     const qEnd = Math.min(bytesPerSampleChunk, qFirst + BLOCK_BYTES);
     for (let tileFirst = byteFirst; tileFirst < byteEnd; tileFirst += BLOCK_BYTES) {
@@ -129,17 +219,17 @@ function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, sampleRows: Ui
         let b = tileFirst;
         for (; b < fullEnd; b++) {
           const w = transposedCodes(snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24));
-          let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
-          sampleRows[at] = w;
-          sampleRows[(at += bytesPerSampleChunk)] = w >>> 8;
-          sampleRows[(at += bytesPerSampleChunk)] = w >>> 16;
-          sampleRows[at + bytesPerSampleChunk] = w >>> 24;
+          let at = rowsAt + 4 * b * rowStride + q;
+          bytes[at] = w;
+          bytes[(at += rowStride)] = w >>> 8;
+          bytes[(at += rowStride)] = w >>> 16;
+          bytes[at + rowStride] = w >>> 24;
         }
         // The last byte of a SNP row holds fewer than 4 samples.
         for (; b < tileEnd; b++) {
           const w = transposedCodes(snpRows[row0 + b] | (snpRows[row1 + b] << 8) | (snpRows[row2 + b] << 16) | (snpRows[row3 + b] << 24));
-          let at = 4 * b * bytesPerSampleChunk - rowsFirst + q;
-          for (let k = 0; k < numSample - 4 * b; k++, at += bytesPerSampleChunk) sampleRows[at] = w >>> (8 * k);
+          let at = rowsAt + 4 * b * rowStride + q;
+          for (let k = 0; k < numSample - 4 * b; k++, at += rowStride) bytes[at] = w >>> (8 * k);
         }
       }
     }

@@ -1,23 +1,33 @@
 // Entry of a transposition worker thread (sampleMajorChunks.ts ChunkWriterPool): for each chunk it is given, transposes its
-// range of the chunk's samples and writes them into the sample-major file.
+// range of the chunk's samples into the sample-major file or rows in memory; for rows in memory, lists its samples'
+// missing calls when asked.
 import { closeSync, openSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { serveTasks } from '../core/taskWorkerPool.js';
-import { ChunkWriter, type ChunkTask, type SampleMajorFile } from './sampleMajorChunks.js';
+import { ChunkWriter, missingCallsOfRange, type ChunkTask, type MissingCallLists, type SampleMajorRows } from './sampleMajorChunks.js';
 import { systemErrorText } from './systemErrorText.js';
 
-await serveTasks<ChunkTask, null>(async (data) => {
-  const file = data as SampleMajorFile;
+await serveTasks<ChunkTask, MissingCallLists | null>(async (data) => {
+  const rows = data as SampleMajorRows;
+  const { target } = rows;
   return (task) => {
+    if (task.kind === 'missing') {
+      const lists = missingCallsOfRange(rows, task.part);
+      return { outcome: lists, transfer: [lists.counts.buffer as ArrayBuffer, lists.snps.buffer as ArrayBuffer] };
+    }
+    if (target.kind === 'memory') {
+      new ChunkWriter(rows, null).writePart(task.part);
+      return { outcome: null };
+    }
     // Opened per chunk (a few per run): a worker's descriptor would outlive its termination (threads share them).
     let output: number;
     try {
-      output = openSync(file.sampleMajorPath, 'r+');
+      output = openSync(target.sampleMajorPath, 'r+');
     } catch (error) {
-      throw new UserError(`cannot write ${file.finalPath}: ${systemErrorText(error)}`);
+      throw new UserError(`cannot write ${target.finalPath}: ${systemErrorText(error)}`);
     }
     try {
-      new ChunkWriter(file, output).writePart(task);
+      new ChunkWriter(rows, output).writePart(task.part);
     } finally {
       closeSync(output);
     }

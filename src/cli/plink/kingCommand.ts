@@ -1,10 +1,11 @@
-// `snptally plink` with plink2's relatedness flags: prepares the input sample-major with PLINK's selection and
-// plink2's autosomes (`prepare --individuals --autosome`), runs `--metric king` — a dense matrix for --make-king,
-// the pairs' counts as records for --make-king-table and --king-cutoff (above a threshold when every use has one) —
-// and writes plink2's files under its names, all renamed into place together at the end.
+// `snptally plink` with plink2's relatedness flags: runs `--metric king` over the input's samples with PLINK's
+// selection and plink2's autosomes (`run --individuals --autosome`: transposed in the run's memory, no prepared file) —
+// a dense matrix for --make-king, the pairs' counts as records for --make-king-table and --king-cutoff (above a
+// threshold when every use has one) — and writes plink2's files under its names, all renamed into place together.
 import { join } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { readSidecar, stageFile, TextOutput, type PreparedSidecar } from '../../io/index.js';
+import { inputSidecarPathOf, sampleMissingPathOf } from '../runCompanions.js';
 import { readRunInfo } from '../runInfoFile.js';
 import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 import { kingOutputPaths, parseKingFlags, type KingRequest } from './kingFlags.js';
@@ -35,10 +36,18 @@ export function recordsThreshold(request: KingRequest): number | null {
   return threshold >= 0 ? threshold : null;
 }
 
-/** The samples of a sample-major prepared file, with their PLINK IDs. */
+/** The samples of a sample-major run's input (its `<stub>.input.json`), with their PLINK IDs. */
 function samplesOf(sidecar: PreparedSidecar): SampleIdPair[] {
   if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
   return sidecar.sampleNames.map(({ fid, iid }) => ({ fid, iid }));
+}
+
+/** The input a run described (`<stub>.input.json`), refused below 2 samples. */
+function runInputOf(stub: string): { readonly sidecar: PreparedSidecar; readonly samples: SampleIdPair[] } {
+  const sidecar = readSidecar(inputSidecarPathOf(stub));
+  const samples = samplesOf(sidecar);
+  if (samples.length < 2) throw new UserError('plink: --make-king, --make-king-table and --king-cutoff need at least 2 samples');
+  return { sidecar, samples };
 }
 
 /** Runs a KING command line (flags as PLINK's argument list). */
@@ -46,26 +55,27 @@ export async function runKing(flags: readonly string[]): Promise<void> {
   const request = parseKingFlags(flags);
   await runFrontEndCommand({ out: request.out, paths: kingOutputPaths(request), force: request.force }, async (session) => {
     const { scratch, staged, run } = session;
-    const packedPath = join(scratch, 'input.packed');
-    await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
-    const sidecar = readSidecar(`${packedPath}.json`);
-    const samples = samplesOf(sidecar);
-    if (samples.length < 2) throw new UserError('plink: --make-king, --make-king-table and --king-cutoff need at least 2 samples');
-    const runArgs = ['run', '--metric', 'king', '--input', packedPath, ...request.resourceArgs];
+    const runArgs = [
+      'run', '--metric', 'king', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', ...request.resourceArgs,
+    ];
+    let input: ReturnType<typeof runInputOf> | null = null;
     if (request.matrix !== null) {
       const stub = join(scratch, 'matrix');
       await run([...runArgs, '--matrix', request.matrix.shape, '--matrix-format', request.matrix.format, '--out', stub, '--json']);
+      input = runInputOf(stub);
       const text = request.matrix.format === 'text';
       staged.push({ finalPath: `${request.out}.king${text ? '' : '.bin'}`, temporaryPath: `${stub}.king${text ? '' : '.bin'}` });
-      staged.push(stageFile(`${request.out}.king.id`, sampleIdFileText(samples)));
+      staged.push(stageFile(`${request.out}.king.id`, sampleIdFileText(input.samples)));
     }
     let pass: KingPassResult | null = null;
     if (request.table !== null || request.cutoff !== null) {
       const stub = join(scratch, 'pairs');
       const threshold = recordsThreshold(request);
       await run([...runArgs, ...(threshold === null ? [] : ['--threshold', String(threshold)]), '--out', stub, '--json']);
+      input = runInputOf(stub);
+      const { samples, sidecar } = input;
       const pairs = sortedKingPairs(readRunInfo(`${stub}.run.json`).outputPaths, scratch);
-      const source = { pairs, samples, packedPath, numSnp: sidecar.numField };
+      const source = { pairs, samples, missingCallsPath: sampleMissingPathOf(stub), numSnp: sidecar.numField };
       if (request.table === null) {
         pass = await passOverKingPairs(source, null, request.cutoff);
       } else {
@@ -81,6 +91,8 @@ export async function runKing(flags: readonly string[]): Promise<void> {
         staged.push({ finalPath: `${request.out}.kin0`, temporaryPath: tablePath });
       }
     }
+    if (input === null) throw new Error('a KING command with neither a matrix nor pairs');
+    const { samples, sidecar } = input;
     let numRemoved: number | null = null;
     if (request.cutoff !== null && pass !== null) {
       const removed = kingCutoffRemoved(samples.length, pass.closePairs);

@@ -2,9 +2,9 @@
 // writer: its columns, order, proportions and numbers), the sample ID files (.king.id, .king.cutoff.in.id/.out.id) and
 // --king-cutoff's greedy removal (KinshipPruneDestructive).
 import { kingKinship } from '../../analyses/index.js';
-import { formatPlinkNumber, type TextOutput } from '../../io/index.js';
+import { formatPlinkNumber, SampleMissingFile, type TextOutput } from '../../io/index.js';
 import { LineBatch } from '../recordTableWriter.js';
-import { MissingCalls, pairCountsAt, PAIR_ROW_WORDS, type KingPairCounts } from './kingPairs.js';
+import { pairCountsAt, PAIR_ROW_WORDS, type KingPairCounts } from './kingPairs.js';
 import type { RowSorter } from '../../io/index.js';
 
 /** A sample's PLINK IDs (FID null: the input had none, a VCF). */
@@ -41,8 +41,8 @@ export interface KingTableOptions {
 export interface KingPairSource {
   readonly pairs: RowSorter;
   readonly samples: readonly SampleIdPair[];
-  /** The sample-major packed file and its sizes (NSNP comes from its missing calls). */
-  readonly packedPath: string;
+  /** The run's `<stub>.sample-missing.bin` (NSNP comes from the samples' missing calls) and its SNPs. */
+  readonly missingCallsPath: string;
   readonly numSnp: number;
 }
 
@@ -56,7 +56,7 @@ export interface KingPassResult {
 
 /**
  * One pass over the sorted pairs: the .kin0 table into `table` (when given) and the pairs above `cutoff` (when given).
- * Kinship is plink2's double from the exact counts; NSNP from the samples' missing calls.
+ * Kinship is plink2's double from the exact counts; NSNP from the two samples' missing calls (read when first needed).
  */
 export async function passOverKingPairs(
   source: KingPairSource, table: { readonly output: TextOutput; readonly options: KingTableOptions } | null, cutoff: number | null,
@@ -64,7 +64,7 @@ export async function passOverKingPairs(
   const { samples } = source;
   const withFid = hasFids(samples);
   const ids = samples.map((sample) => idText(sample, withFid));
-  const missing = table === null ? null : new MissingCalls(source.packedPath, { numSample: samples.length, numSnp: source.numSnp });
+  const missing = table === null ? null : new SampleMissingFile(source.missingCallsPath, samples.length, source.numSnp);
   const lines = table === null ? null : new LineBatch(table.output);
   if (table !== null) {
     await table.output.write(`${withFid ? '#FID1\tIID1\tFID2\tIID2' : '#IID1\tIID2'}\tNSNP\tHETHET\tIBS0\tKINSHIP\n`);
@@ -81,7 +81,7 @@ async function passOverPairs(
   source: KingPairSource,
   out: {
     readonly ids: readonly string[]; readonly table: { readonly output: TextOutput; readonly options: KingTableOptions } | null;
-    readonly lines: LineBatch | null; readonly missing: MissingCalls | null;
+    readonly lines: LineBatch | null; readonly missing: SampleMissingFile | null;
   },
   cutoff: number | null,
 ): Promise<KingPassResult> {
@@ -101,7 +101,7 @@ async function passOverPairs(
         numFilteredOut++;
         continue;
       }
-      if (lines.add(tableLine(ids[id1], ids[id2], missing.nsnp(id1, id2), counts, { kinship, counts: table.options.counts }))) await lines.flush();
+      if (lines.add(tableLine(ids[id1], ids[id2], missing.calledByBoth(id1, id2), counts, { kinship, counts: table.options.counts }))) await lines.flush();
     }
   }
   await lines?.flush();

@@ -3,7 +3,7 @@ import { Watermark } from '../../core/orderedProgress.js';
 import { traced, traceMark } from '../../core/trace.js';
 import type { PlaneMatrix, PopcountGemm, VectorSums } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import type { JobSpec } from '../run/jobSpec.js';
+import type { JobSpec, ProblemSource } from '../run/jobSpec.js';
 import type { RankLayout } from '../run/rankPlans.js';
 import type { PlaneLayout } from '../../analyses/index.js';
 import { startBlockBuild } from './blockBuild.js';
@@ -15,10 +15,32 @@ import type { FillingPlanes, ReceivedBlocks, SlabShape, VectorBlock } from './ve
  * kernel set then) and the rows become final front to back.
  */
 export async function buildOwnPlanes(job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, numThreads: number): Promise<FillingPlanes> {
+  if (job.source.kind === 'memory') await traced('input in memory final', () => memoryRowsFinal(job.source as Extract<ProblemSource, { kind: 'memory' }>));
   const shape = slabShape(layout, layout.coords.vectorIdx);
   const filling = startBlockBuild(job.source, job.numVector, job.numField, planeLayout, shape, { numThreads });
   filling.done.then(() => traceMark('own planes built'), () => undefined);
   return filling;
+}
+
+/** Resolves once a memory source's vectors are final. @throws Error when they never will be (their writer failed). */
+async function memoryRowsFinal(source: Extract<ProblemSource, { kind: 'memory' }>): Promise<void> {
+  for (;;) {
+    const state = Atomics.load(source.state, 0);
+    if (state === MEMORY_ROWS_FINAL) return;
+    if (state !== MEMORY_ROWS_PENDING) throw new Error('the input in memory was not completed (its reader failed)');
+    // Atomics.waitAsync (Node ≥ 16; not in the ES2022 lib's types): a wait that does not hold this thread.
+    const waitAsync = (Atomics as unknown as AtomicsWaitAsync).waitAsync;
+    const wait = waitAsync(source.state, 0, MEMORY_ROWS_PENDING);
+    if (wait.async) await wait.value;
+  }
+}
+
+/** The states of a memory source (jobSpec.ts), as io's SAMPLE_ROWS_PENDING and SAMPLE_ROWS_READY. */
+const MEMORY_ROWS_PENDING = 0;
+const MEMORY_ROWS_FINAL = 1;
+
+interface AtomicsWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number): { readonly async: false; readonly value: string } | { readonly async: true; readonly value: Promise<string> };
 }
 
 /**

@@ -5,7 +5,7 @@
 //
 // The block worker threads load this file: it imports core, io (for the packed-file reader) and types only.
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../../core/syntheticProblems.js';
-import { readPackedVectorSlab } from '../../io/index.js';
+import { packedVectorSlabOf, readPackedVectorSlab } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
 import { maskPlaneFieldRanges, packRowPlanes, planePackingTable, planeWordSegments, slabPlaneWordRanges } from './planePacking.js';
 import { allocatePlaneWalk, fillPlaneWalk, PLANE_BYTES_ARE_FIELD_GROUPS, randomPlaneRowFiller, type SharedPlaneWalk } from './randomPlaneRows.js';
@@ -109,6 +109,9 @@ function packedRowsSource(fill: BlockFill): (rowFirst: number, rowEnd: number) =
     case 'file':
       // One positioned read per chunk (readPackedVectorSlab re-packs the slab's fields).
       return (rowFirst, rowEnd) => readPackedVectorSlab(source.path, fill.numField, vectorFirst + rowFirst, rowEnd - rowFirst, fieldFirst, numFieldLocal);
+    case 'memory':
+      // Final before the build starts (buildOwnPlanes waits for them).
+      return (rowFirst, rowEnd) => packedVectorSlabOf(source.packed, fill.numField, vectorFirst + rowFirst, rowEnd - rowFirst, fieldFirst, numFieldLocal);
     case 'random':
       return syntheticRows(numFieldLocal, (v, out, at) => fillRandomProblemRowPacked(v, fieldFirst, fill.numField, numFieldLocal, out, at), vectorFirst);
     case 'analytic': {

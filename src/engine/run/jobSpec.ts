@@ -7,11 +7,24 @@ import type { MatrixFormat, MatrixShape } from '../../io/index.js';
 import type { HistogramLayout } from '../../core/histogramLayout.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 
-/** Where the vectors come from (SPEC §4 synthetic problems, or CoMet's packed binary file). */
+/**
+ * Where the vectors come from (SPEC §4 synthetic problems, CoMet's packed binary file, or packed vectors in memory: a
+ * fileset transposed for `run --individuals`, io/sampleRowsInMemory.ts).
+ */
 export type ProblemSource =
   | { readonly kind: 'random' }
   | { readonly kind: 'analytic' }
-  | { readonly kind: 'file'; readonly path: string };
+  | { readonly kind: 'file'; readonly path: string }
+  | {
+    readonly kind: 'memory';
+    /** numVector vectors of ceil(numField / 4) bytes (SPEC §1, pad fields zero) over a SharedArrayBuffer. */
+    readonly packed: Uint8Array;
+    /**
+     * One Int32 over a SharedArrayBuffer: 0 while `packed` is still written (the run starts meanwhile; blocks are built
+     * once it is 1), 1 once final, 2 when it never will be (io's SAMPLE_ROWS_* states; Atomics.notify on each change).
+     */
+    readonly state: Int32Array;
+  };
 
 /** The process grid of SPEC §6, the slice of phases/stages to compute, and the 2-way half-diagonal plan. */
 export interface DecompositionSpec {

@@ -6,7 +6,7 @@ import { UserError } from '../../core/errors.js';
 import { checkVectorLimit } from '../../core/limits.js';
 import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
 import { checkHistogramLayout } from '../../core/histogramLayout.js';
-import { checkPackedVectorFile, checkRealVectorFile, discardStagedFiles, findExistingOutputs } from '../../io/index.js';
+import { checkPackedVectorFile, checkRealVectorFile, discardStagedFiles, findExistingOutputs, packedBytesPerVector } from '../../io/index.js';
 import { LocalCommunicator, launchInProcessRanks, validateDecomposition } from '../../parallel/index.js';
 import { resolveBackend, type BackendChoice } from './backendChoice.js';
 import { analysisRef, type JobSpec, type MemoryReport, type RunResult } from './jobSpec.js';
@@ -93,6 +93,9 @@ export async function checkJob(
   if (job.source.kind === 'file') {
     if (real === null) checkPackedVectorFile(job.source.path, numVector, numField);
     else checkRealVectorFile(job.source.path, numVector, numField, real.precision);
+  }
+  if (job.source.kind === 'memory' && (real !== null || job.source.packed.length !== numVector * packedBytesPerVector(numField))) {
+    throw new Error(`an input in memory of ${job.source.packed.length} bytes is not ${numVector} packed vectors of ${numField} fields`);
   }
   const matrixPath = checkMatrixJob(job, analysis);
   checkTopJob(job, analysis);
