@@ -1,5 +1,8 @@
-// Writes a CaseControlData as a PLINK fileset (.fam column 6 the phenotype) and prepares it for the epistasis search.
+// Writes a CaseControlData as a PLINK fileset (.fam column 6 the phenotype) and prepares it for the epistasis search;
+// the decompositions the search tests run under.
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EpistasisSearchOptions } from '../../../src/cli/epistasis/epistasisSearch.js';
 import { prepareGenotypeFile } from '../../../src/cli/genotypePreparation.js';
 import { SELECT_ALL, type PreparedSidecar } from '../../../src/io/index.js';
 import type { CaseControlData } from './naiveEpistasis.js';
@@ -21,4 +24,26 @@ export function writeCaseControlFileset(prefix: string, data: CaseControlData): 
 
 export async function prepareCaseControl(prefix: string, packedPath: string): Promise<PreparedSidecar> {
   return prepareGenotypeFile(prefix, packedPath, { onBadSite: 'error', permuteSeed: null, selection: SELECT_ALL, caseControl: { pheno: null, phenoName: null } });
+}
+
+/** A prepared case-control file and its sidecar, as the search takes them. */
+export type SearchFiles = { readonly packedPath: string; readonly sidecar: PreparedSidecar };
+
+/** `data` written as `<dir>/<name>.bed/.bim/.fam` and prepared with `--case-control` as `<dir>/<name>.packed`. */
+export async function preparedCaseControl(dir: string, name: string, data: CaseControlData): Promise<SearchFiles> {
+  const prefix = join(dir, name);
+  writeCaseControlFileset(prefix, data);
+  const packedPath = `${prefix}.packed`;
+  return { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
+}
+
+export type Decomposition = EpistasisSearchOptions['decomposition'];
+
+/** One rank, phase and stage, but for `parts` (the last phase and stage follow their counts). */
+export function decomposition(parts: Partial<Decomposition>): Decomposition {
+  const merged = {
+    numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
+    halfDiagonal: 'lower-rows' as const, ...parts,
+  };
+  return { ...merged, phaseMax: merged.numPhase - 1, stageMax: merged.numStage - 1 };
 }

@@ -8,33 +8,18 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchEpistasis, type EpistasisSearchOptions } from '../../../src/cli/epistasis/epistasisSearch.js';
 import { writeThresholdRecords } from '../../../src/cli/epistasis/thresholdRecords.js';
-import type { PreparedSidecar } from '../../../src/io/index.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
 import { naiveEpistasis, randomCaseControlData, type CaseControlData, type Score } from './naiveEpistasis.js';
-import { prepareCaseControl, writeCaseControlFileset } from './epistasisFiles.js';
+import { decomposition, preparedCaseControl, type Decomposition, type SearchFiles } from './epistasisFiles.js';
 import { expectTopOf } from './expectTop.js';
 
 const gate = await webgpuGate();
 const dir = mkdtempSync(join(tmpdir(), 'epistasis4-device-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-type Decomposition = EpistasisSearchOptions['decomposition'];
-type Files = { packedPath: string; sidecar: PreparedSidecar };
+type Files = SearchFiles;
 
-function decomposition(parts: Partial<Decomposition>): Decomposition {
-  const merged = {
-    numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
-    halfDiagonal: 'lower-rows' as const, ...parts,
-  };
-  return { ...merged, phaseMax: merged.numPhase - 1, stageMax: merged.numStage - 1 };
-}
-
-async function prepared(name: string, data: CaseControlData): Promise<Files> {
-  const prefix = join(dir, name);
-  writeCaseControlFileset(prefix, data);
-  const packedPath = `${prefix}.packed`;
-  return { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
-}
+const prepared = (name: string, data: CaseControlData): Promise<Files> => preparedCaseControl(dir, name, data);
 
 function options(files: Files, score: Score, top: number, backend: 'cpu' | 'webgpu', parts: Partial<Decomposition> = {}): EpistasisSearchOptions {
   return { ...files, order: 4, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize: backend === 'webgpu' ? 'auto' : 'host' };

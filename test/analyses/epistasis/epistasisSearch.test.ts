@@ -8,41 +8,24 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchEpistasis, type EpistasisSearchOptions, type EpistasisSearchResult } from '../../../src/cli/epistasis/epistasisSearch.js';
 import { writeThresholdRecords } from '../../../src/cli/epistasis/thresholdRecords.js';
-import { SELECT_ALL, type PreparedSidecar } from '../../../src/io/index.js';
+import { SELECT_ALL } from '../../../src/io/index.js';
 import { prepareGenotypeFile } from '../../../src/cli/genotypePreparation.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
 import { naiveEpistasis, randomCaseControlData, type CaseControlData, type Score } from './naiveEpistasis.js';
-import { prepareCaseControl, writeCaseControlFileset } from './epistasisFiles.js';
+import { decomposition, preparedCaseControl, type Decomposition, type SearchFiles } from './epistasisFiles.js';
 import { expectTopOf } from './expectTop.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epistasis-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ONE_RANK = {
-  numProcVector: 1, numProcField: 1, numProcRepl: 1, numPhase: 1, phaseMin: 0, phaseMax: 0, numStage: 1, stageMin: 0, stageMax: 0,
-  halfDiagonal: 'lower-rows' as const,
-};
-
-type Decomposition = EpistasisSearchOptions['decomposition'];
-
-function decomposition(parts: Partial<Decomposition>): Decomposition {
-  const merged = { ...ONE_RANK, ...parts };
-  return { ...merged, phaseMax: merged.numPhase - 1, stageMax: merged.numStage - 1 };
-}
-
-async function prepared(name: string, data: CaseControlData): Promise<{ packedPath: string; sidecar: PreparedSidecar }> {
-  const prefix = join(dir, name);
-  writeCaseControlFileset(prefix, data);
-  const packedPath = `${prefix}.packed`;
-  return { packedPath, sidecar: await prepareCaseControl(prefix, packedPath) };
-}
+const prepared = (name: string, data: CaseControlData): Promise<SearchFiles> => preparedCaseControl(dir, name, data);
 
 /** The search's list is a top-N of the brute-force reference of `data` (expectTop.ts). */
 function expectTopOfData(result: EpistasisSearchResult, data: CaseControlData, order: 2 | 3, score: Score, top: number): void {
   expectTopOf(result, naiveEpistasis(data, order, score), top);
 }
 
-function search(files: { packedPath: string; sidecar: PreparedSidecar }, order: 2 | 3, score: Score, top: number,
+function search(files: SearchFiles, order: 2 | 3, score: Score, top: number,
   backend: EpistasisSearchOptions['backend'], parts: Partial<Decomposition> = {}, finalize: 'host' | 'auto' = 'host'): Promise<EpistasisSearchResult> {
   return searchEpistasis({ ...files, order, score, top, backend, numThreads: 2, decomposition: decomposition(parts), finalize });
 }
