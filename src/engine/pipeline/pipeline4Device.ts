@@ -7,7 +7,7 @@ import { colPairsOf, numPairs, rowPairsOf, type QuadTile } from '../../parallel/
 import type { DeviceQuadFinalizer, QuadDeviceRequest } from '../../analyses/index.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
 import { traceMark } from '../../core/trace.js';
-import type { PipelineEnv } from './pipeline2.js';
+import { rampHeadPairs, type PipelineEnv } from './pipeline2.js';
 import { runOneAhead } from './lookahead.js';
 import { quadDeviceRects, quadsOfRect, type QuadDeviceRect } from './quadDeviceRects.js';
 
@@ -49,9 +49,11 @@ export async function runQuadTilesOnDevice(
   const cols = colPairsOf(numVector, colBase, total);
   const colPlanes = withWordRanges(pairPlaneMatrix(own.planes, cols.k, cols.l, plan.colPlanePairs), planeWordRanges.cols);
   const tilePairs = shape.rowsPerTile * shape.colsPerTile;
+  const maxPairs = Math.max(tilePairs, device.fullRatePairs(wordsPerPlane));
   const rects = quadDeviceRects(tiles, {
-    numPairs: total, maxPairs: Math.max(tilePairs, device.fullRatePairs(wordsPerPlane)), colsPerTile: shape.colsPerTile,
-    firstTileAlone: (env.run.topRecords ?? null) !== null,
+    numPairs: total, maxPairs, colsPerTile: shape.colsPerTile, numVector,
+    // The 2-way ramp's sizes, in quadruples: 4 Ki, then 16 times more while within 1/16 of a full request.
+    rampHeadQuads: (env.run.topRecords ?? null) !== null ? rampHeadPairs(maxPairs) : [],
   });
   const requestOf = (rect: QuadDeviceRect): QuadDeviceRequest => {
     const rows = rowPairsOf(rect.rowFirst, rect.rowEnd);
@@ -83,7 +85,7 @@ export async function runQuadTilesOnDevice(
       await hostTiles(rect.tiles);
     }
     numQuads += count;
-  }, { firstAlone: (env.run.topRecords ?? null) !== null });
+  }, { alone: (rect) => rect.rampHead === true });
   return { numQuads, numDeviceQuads, numDeviceRecords };
 }
 

@@ -6,7 +6,8 @@
 // last column pair, except perhaps the rank's last band) and bands in order. Consecutive bands that reach the last
 // column pair merge into one rectangle from the first band's first column: a later band starts at or after it, and its
 // cells left of its own first tile have k ≤ j (the plan dropped those tiles as holding no quadruple), which the device
-// skips. A band wider than a request is cut into runs of whole tiles.
+// skips. A band wider than a request is cut into runs of whole tiles. A top-N run starts with a ramp of small
+// requests, each run alone, so that the bar the large ones get comes from enough quadruples (pipeline2.ts's ramp).
 import { quadsOfTile, type QuadTile } from '../../parallel/index.js';
 
 /** A device request: row pairs [rowFirst, rowEnd) × column pairs [colFirst, colEnd), and the plan tiles it holds. */
@@ -16,6 +17,8 @@ export interface QuadDeviceRect {
   readonly colFirst: number;
   readonly colEnd: number;
   readonly tiles: readonly QuadTile[];
+  /** A head of a top-N run's ramp: finished before the next request starts, whose bar it tightens. */
+  readonly rampHead?: boolean;
 }
 
 /** How rectangles are cut. */
@@ -26,18 +29,33 @@ export interface QuadDeviceRectOptions {
   readonly maxPairs: number;
   /** The plan's tile width (column pairs), which cuts of a wide band follow. */
   readonly colsPerTile: number;
-  /** Put the first tile in a rectangle of its own (a top-N run: its records set the bar for the requests after it). */
-  readonly firstTileAlone: boolean;
+  /** Vectors of the run (to count a tile's quadruples). */
+  readonly numVector: number;
+  /**
+   * A top-N run's ramp: the first requests hold at least these many quadruples each, in order (whole tiles of one band
+   * each, so a head may take several requests), and run alone; empty for other runs. The first head's records set
+   * the bar; a tile near the plan's start can hold a handful of quadruples, too few to bar anything.
+   */
+  readonly rampHeadQuads: readonly number[];
 }
 
 /** Rectangles covering exactly `tiles` (the rank's tiles in plan order), in plan order. */
 export function quadDeviceRects(tiles: readonly QuadTile[], options: QuadDeviceRectOptions): QuadDeviceRect[] {
   const rects: QuadDeviceRect[] = [];
-  let rest = tiles;
-  if (options.firstTileAlone && tiles.length > 0) {
-    rects.push(rectOf([tiles[0]]));
-    rest = tiles.slice(1);
+  let next = 0;
+  for (const target of options.rampHeadQuads) {
+    for (let quads = 0; quads < target && next < tiles.length;) {
+      const first = next;
+      const fits = (tile: QuadTile): boolean =>
+        tile.rowFirst === tiles[first].rowFirst && (tile.rowEnd - tile.rowFirst) * (tile.colEnd - tiles[first].colFirst) <= options.maxPairs;
+      while (next < tiles.length && quads < target && (next === first || fits(tiles[next]))) {
+        quads += quadsOfTile(options.numVector, tiles[next]);
+        next++;
+      }
+      rects.push({ ...rectOf(tiles.slice(first, next)), rampHead: true });
+    }
   }
+  const rest = tiles.slice(next);
   let group: QuadDeviceRect[] = [];
   const flush = (): void => {
     if (group.length === 0) return;

@@ -13,7 +13,7 @@ import { quadRecordWords } from '../../../src/analyses/deviceQuads.js';
 import { PopcountGemmRef } from '../../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWebgpu, pairPlaneMatrix, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmWebgpu } from '../../../src/mgemm/index.js';
 import { colPairsOf, numPairs, quadPlan, quadsOfTile, rowPairsOf } from '../../../src/parallel/index.js';
-import { quadDeviceRects } from '../../../src/engine/pipeline/quadDeviceRects.js';
+import { quadDeviceRects, quadsOfRect, type QuadDeviceRect } from '../../../src/engine/pipeline/quadDeviceRects.js';
 import type { QuadDeviceRequest, ResultSink, TupleRow } from '../../../src/analyses/analysis.js';
 import type { EpistasisScore } from '../../../src/core/types.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
@@ -161,9 +161,10 @@ describe('quadDeviceRects: the rank\'s tiles as large rectangles, every quadrupl
             const tiles = quadPlan({ numVector, rowsPerTile, colsPerTile, numPart, partIdx: part });
             const want = tiles.reduce((sum, tile) => sum + quadsOfTile(numVector, tile), 0);
             for (const maxPairs of [1, 200, 5000, 1e9]) {
-              for (const firstTileAlone of [false, true]) {
-                const rects = quadDeviceRects(tiles, { numPairs: total, maxPairs, colsPerTile, firstTileAlone });
+              for (const rampHeadQuads of [[], [1], [3, 40, 700]]) {
+                const rects = quadDeviceRects(tiles, { numPairs: total, maxPairs, colsPerTile, numVector, rampHeadQuads });
                 expect(rects.flatMap((r) => r.tiles)).toEqual(tiles);
+                expectRampHeads(numVector, rects, rampHeadQuads);
                 let quads = 0;
                 for (const rect of rects) {
                   const rows = rowPairsOf(rect.rowFirst, rect.rowEnd);
@@ -193,7 +194,7 @@ describe('quadDeviceRects: the rank\'s tiles as large rectangles, every quadrupl
 
   it('merges whole bands into one rectangle when the limit allows', () => {
     const tiles = quadPlan({ numVector: 40, rowsPerTile: 16, colsPerTile: 16, numPart: 1, partIdx: 0 });
-    const rects = quadDeviceRects(tiles, { numPairs: numPairs(40), maxPairs: 1e9, colsPerTile: 16, firstTileAlone: false });
+    const rects = quadDeviceRects(tiles, { numPairs: numPairs(40), maxPairs: 1e9, colsPerTile: 16, numVector: 40, rampHeadQuads: [] });
     expect(rects).toHaveLength(1);
     expect(tiles.length).toBeGreaterThan(100);
   });
@@ -206,4 +207,23 @@ function float32BitsOf(x: number): number {
 function compareLists(a: readonly number[], b: readonly number[]): number {
   for (let t = 0; t < a.length; t++) if (a[t] !== b[t]) return a[t] - b[t];
   return 0;
+}
+
+/**
+ * The ramp's heads come first, one band each, and hold the targets in order: every head's requests but its last stay
+ * below its target, its last reaches it (unless the tiles ran out), and nothing after the heads is a head.
+ */
+function expectRampHeads(numVector: number, rects: readonly QuadDeviceRect[], targets: readonly number[]): void {
+  let at = 0;
+  for (const target of targets) {
+    let quads = 0;
+    while (at < rects.length && quads < target) {
+      const rect = rects[at++];
+      expect(rect.rampHead).toBe(true);
+      expect(new Set(rect.tiles.map((t) => t.rowFirst)).size).toBe(1);
+      quads += quadsOfRect(numVector, rect);
+    }
+    if (at < rects.length) expect(quads).toBeGreaterThanOrEqual(target);
+  }
+  for (const rect of rects.slice(at)) expect(rect.rampHead ?? false).toBe(false);
 }
