@@ -64,6 +64,25 @@ describe('RecordedTriplesPerCall', () => {
     expect(size.limit).toBe(1 << 20);
   });
 
+  it('a top-N run\'s unbarred first call does not bound the barred calls after it', () => {
+    const barred = new RecordedTriplesPerCall({ firstTriples: TOP_FIRST_TRIPLES_PER_CALL, firstUnbarred: true });
+    const counted = new RecordedTriplesPerCall({ firstTriples: TOP_FIRST_TRIPLES_PER_CALL });
+    for (const size of [barred, counted]) {
+      // Every triple of the first call came back (one entry each), then the bar let through 1 in 100,000.
+      size.observe(1 << 12, 1 << 12);
+      expect(size.limit).toBe(1 << 20);
+      size.observe(size.limit, 10);
+      expect(size.limit).toBe(1 << 22);
+      size.observe(size.limit, 40);
+    }
+    expect(barred.limit).toBe(1 << 24);
+    // Counted, the first call's density (half of 8 Mi records at 1 per triple) keeps every call at 4 Mi triples.
+    expect(counted.limit).toBe(1 << 22);
+    // Records that crowd a barred call still bound the next ones.
+    barred.observe(1 << 20, 1 << 21);
+    expect(barred.limit).toBe(1 << 21);
+  });
+
   it('starts from all 8 entries passing, grows 4× a call while records are rare, and stays within the records room', () => {
     const size = new RecordedTriplesPerCall();
     expect(size.limit).toBe(1 << 20);

@@ -166,7 +166,7 @@ export async function runTripleUnits(env: PipelineEnv, own: VectorBlock, units: 
   // A top-N run's records-only bar comes from the batches finished: its first batch is small and goes alone.
   const barred = device !== null && (env.run.topRecords ?? null) !== null;
   const recorded = device !== null && env.run.sink.writesRecords
-    ? new RecordedTriplesPerCall(barred ? { firstTriples: TOP_FIRST_TRIPLES_PER_CALL } : {}) : null;
+    ? new RecordedTriplesPerCall(barred ? { firstTriples: TOP_FIRST_TRIPLES_PER_CALL, firstUnbarred: true } : {}) : null;
   const maxBytes = device !== null ? DEVICE_TALLY_BYTES_PER_CALL : TALLY_BYTES_PER_CALL;
   const limits = (): BatchLimits => ({ maxBytes, maxTriples: recorded?.limit ?? Infinity });
   await runOneAhead(tripleBatches(env, own, units, plan, limits, device !== null), start, async (batch, started) => {

@@ -60,12 +60,11 @@ export interface Finalize3Host extends Tally3Host {
  */
 const STACK_OUTPUTS = 1 << 25;
 /**
- * Pair-product bytes of a stack at most (32768 rows at nf 16384): the products buffer stays far below a binding's 2 GiB.
- * Thin late slices would otherwise stack by the hundred. With very many fields, stacks still reach U8_SLAB_ROWS rows
- * (within a binding): stacks of a few hundred rows would make GEMMs of a few workgroup tiles each, leaving most of
- * a large GPU idle.
+ * Pair-product bytes of a stack at most (16,384 rows of 8 plane pairs at 65,536 fields): the products buffer stays
+ * within a binding. Thin late slices would otherwise stack by the thousand. Stacks of 4096 rows left an epistasis
+ * run's u8 GEMMs at ~70 workgroup tiles a dispatch, far below a large GPU's rate (docs/performance.md).
  */
-const STACK_PRODUCT_BYTES = 256 << 20;
+const STACK_PRODUCT_BYTES = 1 << 30;
 /** Computed outputs of a stack at most this many times its slices' own: columns outside a slice's z range are waste. */
 const STACK_WASTE_RATIO = 1.125;
 
