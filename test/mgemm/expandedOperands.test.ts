@@ -84,7 +84,7 @@ describe.skipIf(!gate.available)(`ExpandedOperands on ${gate.description}`, () =
   it('keeps one expansion per chunk within the budget, evicting the least recently used', async () => {
     const { planes, chunkA, chunkB } = twoRandomChunks(77);
     // Room for one expansion: the second evicts the first.
-    const kept = new ExpandedOperands(runner, EXPANSION_BYTES);
+    const kept = new ExpandedOperands(runner, { keptBytes: EXPANSION_BYTES, maxBufferBytes: EXPANSION_BYTES });
     const a1 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), []);
     expect(a1).not.toBeNull();
     expect(await readBytes(a1 as GPUBuffer)).toEqual(expected(planes[0]));
@@ -105,7 +105,7 @@ describe.skipIf(!gate.available)(`ExpandedOperands on ${gate.description}`, () =
   // dispatches (not submitted yet) still read.
   it('never evicts an expansion the request holds: the next one is refused instead', async () => {
     const { planes, chunkA, chunkB } = twoRandomChunks(78);
-    const kept = new ExpandedOperands(runner, EXPANSION_BYTES);
+    const kept = new ExpandedOperands(runner, { keptBytes: EXPANSION_BYTES, maxBufferBytes: EXPANSION_BYTES });
     const a1 = await kept.of(chunkA, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkA), []);
     expect(a1).not.toBeNull();
     expect(await kept.of(chunkB, program, ROW_BYTES, NUM_ROWS_PAD, expandOf(chunkB), [a1 as GPUBuffer])).toBeNull();

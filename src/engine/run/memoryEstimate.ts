@@ -43,15 +43,19 @@ const WASM_C_BLOCK_BYTES_MAX = 64 * MiB;
 /** metricsFileWriter.ts's write buffer (the sink's own buffer holds RECORDS_PER_FLUSH records). */
 const WRITE_BUFFER_BYTES = MiB;
 
-/** webgpu popcountGemmWebgpu.ts: resident operand budget, expanded u8 operand, staging ring (webgpuRunner.ts). */
+/**
+ * webgpu popcountGemmWebgpu.ts: resident operand budget, expanded u8 operand, kept u8 expansions (webgpuOptions.ts),
+ * staging ring (webgpuRunner.ts).
+ */
 const GPU_RESIDENT_BYTES = 4 * GiB;
 const GPU_EXPANDED_BYTES = 512 * MiB;
+const GPU_KEPT_EXPANSION_BYTES = 4 * GiB;
 const GPU_STAGING_BYTES = 8 * 16 * MiB;
 /** webgpu requestPlan.ts: output bytes of one sub-block read back, or kept on the device (device finalize). */
 const GPU_OUTPUT_BYTES = 256 * MiB;
-const GPU_DEVICE_OUTPUT_BYTES = GiB;
+const GPU_DEVICE_OUTPUT_BYTES = 2 * GiB;
 /** webgpu tally3Webgpu.ts STACK_PRODUCT_BYTES: 3-way pair products of one stack. */
-const GPU_STACK_PRODUCT_BYTES = 256 * MiB;
+const GPU_STACK_PRODUCT_BYTES = GiB;
 /** webgpu tripleFinalizeWebgpu.ts MAX_RESIDENT_ARRAYS: dense 3-way block-pair matrices kept. */
 const GPU_RESIDENT_PAIR_COUNTS = 4;
 /** webgpu finalizeScratch.ts: two scratch sets, each with room for a panel's records (2-way: 2^24 × 12 bytes, 3-way: 2^23 × 8). */
@@ -356,8 +360,15 @@ function rankDeviceTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEs
     { name: 'resident planes', bytes: Math.min(heldBytes, Math.max(GPU_RESIDENT_BYTES, blockBytes) + blockBytes) },
     // The shared GEMM output (a power of two) of one sub-block.
     { name: 'GEMM output', bytes: 2 ** Math.ceil(Math.log2(Math.max(16, outputBytes))) },
-    // u8 operands: the kept B expansions and the A expansion of a sub-block (one row is 32 bytes per plane word).
-    { name: 'u8 expansions', bytes: context.gpuExpandsToU8 ? 2 * Math.min(GPU_EXPANDED_BYTES, nvl * shape.numPlanes * wordsPerPlane * 32) : 0 },
+    // u8 operands: the kept B expansions (a block's planes, or 4-way's column-pair planes, 8 bytes per plane bit at
+    // most) and the A expansion of a sub-block (one row is 32 bytes per plane word).
+    {
+      name: 'u8 expansions',
+      bytes: context.gpuExpandsToU8
+        ? Math.min(GPU_KEPT_EXPANSION_BYTES, 8 * Math.max(nvl * shape.numPlanes * wordsPerPlane * 4, numWay === 4 && deviceFinalize ? quadColumnPlaneBytes(job, shape) : 0))
+          + Math.min(GPU_EXPANDED_BYTES, nvl * shape.numPlanes * wordsPerPlane * 32)
+        : 0,
+    },
     { name: '3-way pair products', bytes: numWay === 3 ? Math.min(GPU_STACK_PRODUCT_BYTES, nvl * nvl * pairPlanes * wordsPerPlane * 4) : 0 },
     { name: '3-way pair counts', bytes: numWay === 3 && deviceFinalize ? shape.pairCountGroups * GPU_RESIDENT_PAIR_COUNTS * nvl * nvl * 4 : 0 },
     {

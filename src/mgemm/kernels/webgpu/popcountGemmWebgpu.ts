@@ -89,7 +89,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     this.name = `${WEBGPU_KERNEL_SET_PREFIX}${family}`;
     this.residentArrays = new ResidentArrays(runner);
     this.scratch = new GrowingBuffers(runner);
-    this.expandedOperands = new ExpandedOperands(runner, expansionBytes);
+    this.expandedOperands = new ExpandedOperands(runner, { keptBytes: limits.keptExpansionBytes, maxBufferBytes: maxBindingBytes });
     this.finalizeScratch = new FinalizeScratchRing(runner);
     this.planner = new RequestPlanner({
       runner, resident: this.resident, programs: this.programs, scratch: this.scratch, expandedOperands: this.expandedOperands,

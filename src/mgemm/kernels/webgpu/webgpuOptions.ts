@@ -22,6 +22,11 @@ export interface WebgpuPopcountGemmOptions {
    * cut few fields into K slabs (u8Slabs.ts: a slab's expansion of U8_SLAB_ROWS rows fits it).
    */
   readonly u8ExpansionBytes?: number;
+  /**
+   * GPU bytes of u8 expansions of whole operand chunks kept across requests (default KEPT_EXPANSION_BYTES; each one
+   * within a binding). Tests set it small to drive evictions and refusals.
+   */
+  readonly u8KeptExpansionBytes?: number;
   /** Workgroup-memory staging of the tensor-core kernel (default DEFAULT_U8_STAGING); benchmarks sweep it. */
   readonly u8Staging?: U8GemmStaging;
   /** Which of the host's GPUs: slot modulo their number (the node-local rank; default: the first GPU). */
@@ -37,6 +42,12 @@ export interface WebgpuPopcountGemmOptions {
 const DEFAULT_RESIDENT_BYTES = 4 * 2 ** 30;
 /** Bytes of one expanded u8 operand (rows × 32 bytes per plane word of a K slab): bounds the rows of a u8 sub-block. */
 const EXPANDED_BYTES = 512 << 20;
+/**
+ * GPU bytes of kept u8 expansions (operands/expandedOperands.ts), as much as the resident bit planes: a 4-way run
+ * multiplies every request by the same column-pair planes, 16 expansions of ~270 MiB at 256 SNPs × 16,384 samples,
+ * which a 512 MiB budget expanded anew for each sub-block (docs/performance.md).
+ */
+export const KEPT_EXPANSION_BYTES = 4 * 2 ** 30;
 
 /** The options resolved against the device's limits. */
 export interface WebgpuLimits {
@@ -45,6 +56,8 @@ export interface WebgpuLimits {
   readonly kernel: KernelFamily | 'auto';
   /** Bytes of one expanded u8 operand (within a binding). */
   readonly expansionBytes: number;
+  /** GPU bytes of u8 expansions kept across requests. */
+  readonly keptExpansionBytes: number;
   readonly u8Staging: U8GemmStaging;
   readonly maxReadBackBytes: number;
 }
@@ -57,6 +70,7 @@ export function resolveWebgpuLimits(options: WebgpuPopcountGemmOptions, caps: Gp
     residentBytes: options.residentBytes ?? DEFAULT_RESIDENT_BYTES,
     kernel: options.kernel ?? 'auto',
     expansionBytes: Math.min(maxBindingBytes, options.u8ExpansionBytes ?? EXPANDED_BYTES),
+    keptExpansionBytes: options.u8KeptExpansionBytes ?? options.u8ExpansionBytes ?? KEPT_EXPANSION_BYTES,
     u8Staging: options.u8Staging ?? DEFAULT_U8_STAGING,
     maxReadBackBytes: Math.min(OUTPUT_BYTES_PER_DISPATCH, caps.maxBufferSize, options.maxReadBackBytes ?? OUTPUT_BYTES_PER_DISPATCH),
   };

@@ -22,8 +22,17 @@ export class ExpandedOperands {
   private readonly lru: Kept[] = [];
   private keptBytes = 0;
 
-  /** Keeps at most `maxBytes` of expansions (the least recently used go first). */
-  constructor(private readonly runner: WebgpuRunner, private readonly maxBytes: number) {}
+  private readonly maxBytes: number;
+  private readonly maxBufferBytes: number;
+
+  /**
+   * Keeps at most `keptBytes` of expansions (the least recently used go first), each of at most `maxBufferBytes`
+   * (one storage binding).
+   */
+  constructor(private readonly runner: WebgpuRunner, limits: { readonly keptBytes: number; readonly maxBufferBytes: number }) {
+    this.maxBytes = limits.keptBytes;
+    this.maxBufferBytes = limits.maxBufferBytes;
+  }
 
   /**
    * The expansion of `chunk` by `program` of the plane words from `wordFirst`, `numRowsPad` rows of `rowBytes` (rows
@@ -37,7 +46,7 @@ export class ExpandedOperands {
     pinned: readonly GPUBuffer[], wordFirst = 0,
   ): Promise<GPUBuffer | null> {
     const numBytes = numRowsPad * rowBytes;
-    if (numBytes > this.maxBytes) return null;
+    if (numBytes > Math.min(this.maxBytes, this.maxBufferBytes)) return null;
     const programKey = `${program.cacheKey}@${wordFirst}+${rowBytes}`;
     let perProgram = this.byChunk.get(chunk.buffer);
     const found = perProgram?.get(programKey);

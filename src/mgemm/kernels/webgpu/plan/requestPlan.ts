@@ -12,11 +12,12 @@ import type { BufferRange, Dispatch } from '../runtime/webgpuRunner.js';
 export const OUTPUT_BYTES_PER_DISPATCH = 256 << 20;
 
 /**
- * Output bytes of one dispatch whose tallies stay on the device (device finalize; within one binding): nothing is
- * read back, so sub-blocks may exceed OUTPUT_BYTES_PER_DISPATCH, and sparse 3-way's need to: its eight groups in
- * 256 MiB would leave sub-blocks of 8 M outputs, about one wave of u8 GEMM tiles on a large GPU.
+ * Output bytes of one dispatch whose tallies stay on the device (device finalize; a binding bounds it too, 2 GiB on
+ * Dawn's Vulkan backend): nothing is read back, so sub-blocks may exceed OUTPUT_BYTES_PER_DISPATCH, and many-group
+ * plans need to: sparse 3-way's 54 groups or 4-way's 162 in 256 MiB would leave sub-blocks of a few dozen u8 GEMM
+ * tiles, a fraction of one wave on a large GPU.
  */
-export const DEVICE_OUTPUT_BYTES_PER_DISPATCH = 1 << 30;
+export const DEVICE_OUTPUT_BYTES_PER_DISPATCH = 2 ** 31;
 
 /** A sub-block of a request: rows [rowFirst, +numRows) of A's chunk against columns [colFirst, +numCols) of B's chunk. */
 export interface SubBlock {
