@@ -2,7 +2,7 @@
 // tiles merged into large requests (quadDeviceRects.ts), each a GEMM of row-pair planes × column-pair planes finalized
 // where its tallies lie, one request ahead; the column-pair planes of all its requests are built once and stay on the
 // device. A request the device declines (records that fit no binding) is finalized on the host, tile by tile.
-import { pairPlaneMatrix, type PlaneMatrix, type PlaneWordRange } from '../../mgemm/index.js';
+import { pairPlaneMatrix } from '../../mgemm/index.js';
 import { colPairsOf, numPairs, rowPairsOf, type QuadTile } from '../../parallel/index.js';
 import type { DeviceQuadFinalizer, QuadDeviceRequest } from '../../analyses/index.js';
 import type { VectorBlock } from '../blocks/vectorBlock.js';
@@ -45,9 +45,10 @@ export async function runQuadTilesOnDevice(
   const { wordsPerPlane } = own.planes;
   const colBase = tiles.reduce((least, tile) => Math.min(least, tile.colFirst), total);
   if ((total - colBase) * plan.colPlanePairs.length * wordsPerPlane * 4 > MAX_QUAD_COLUMN_PLANE_BYTES) return null;
-  const planeWordRanges = wordRangesOf(own.planes, plan.rowPlanePairs, plan.colPlanePairs);
   const cols = colPairsOf(numVector, colBase, total);
-  const colPlanes = withWordRanges(pairPlaneMatrix(own.planes, cols.k, cols.l, plan.colPlanePairs), planeWordRanges.cols);
+  // Pair planes carry the words where they may have bits (pairPlaneMatrix): only a class's words of epistasis's
+  // class planes are swept and held on the device.
+  const colPlanes = pairPlaneMatrix(own.planes, cols.k, cols.l, plan.colPlanePairs);
   const tilePairs = shape.rowsPerTile * shape.colsPerTile;
   const maxPairs = Math.max(tilePairs, device.fullRatePairs(wordsPerPlane));
   const rects = quadDeviceRects(tiles, {
@@ -58,7 +59,7 @@ export async function runQuadTilesOnDevice(
   const requestOf = (rect: QuadDeviceRect): QuadDeviceRequest => {
     const rows = rowPairsOf(rect.rowFirst, rect.rowEnd);
     return {
-      rows: withWordRanges(pairPlaneMatrix(own.planes, rows.i, rows.j, plan.rowPlanePairs), planeWordRanges.rows),
+      rows: pairPlaneMatrix(own.planes, rows.i, rows.j, plan.rowPlanePairs),
       rowPairFirst: rect.rowFirst, cols: colPlanes, colPairFirst: colBase, colFirst: rect.colFirst - colBase, numCols: rect.colEnd - rect.colFirst,
       tileRows: shape.rowsPerTile, tileCols: shape.colsPerTile,
     };
@@ -87,30 +88,6 @@ export async function runQuadTilesOnDevice(
     numQuads += count;
   }, { alone: (rect) => rect.rampHead === true });
   return { numQuads, numDeviceQuads, numDeviceRecords };
-}
-
-/**
- * The words outside which each pair plane has no bit: those both its vectors' planes may have bits in (the layout's
- * planeWordRanges), so that the GEMM sweeps, and the device holds, only a class's words of epistasis's class planes.
- */
-function wordRangesOf(
-  planes: PlaneMatrix, rowPlanePairs: readonly (readonly [number, number])[], colPlanePairs: readonly (readonly [number, number])[],
-): { readonly rows: (PlaneWordRange | null)[] | null; readonly cols: (PlaneWordRange | null)[] | null } {
-  const ranges = planes.planeWordRanges ?? null;
-  if (ranges === null) return { rows: null, cols: null };
-  const of = ([p, q]: readonly [number, number]): PlaneWordRange | null => {
-    const a = ranges[p] ?? null;
-    const b = ranges[q] ?? null;
-    if (a === null) return b;
-    if (b === null) return a;
-    const first = Math.max(a[0], b[0]);
-    return [first, Math.max(first, Math.min(a[1], b[1]))];
-  };
-  return { rows: rowPlanePairs.map(of), cols: colPlanePairs.map(of) };
-}
-
-function withWordRanges(matrix: PlaneMatrix, planeWordRanges: (PlaneWordRange | null)[] | null): PlaneMatrix {
-  return planeWordRanges === null ? matrix : { ...matrix, planeWordRanges };
 }
 
 async function* inOrder<T>(items: readonly T[]): AsyncGenerator<T> {
