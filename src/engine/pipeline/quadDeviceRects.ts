@@ -77,6 +77,38 @@ export function quadDeviceRects(tiles: readonly QuadTile[], options: QuadDeviceR
   return rects;
 }
 
+/** A run's column pairs [colFirst, colEnd) whose pair planes are built and held at once, and its tiles. */
+export interface QuadColumnChunk {
+  readonly colFirst: number;
+  readonly colEnd: number;
+  /** The tiles whose columns lie in the chunk, in plan order. */
+  readonly tiles: readonly QuadTile[];
+}
+
+/**
+ * `tiles` (a rank's, in plan order, columns on the plan's grid of `colsPerTile`) grouped by column chunks of at most
+ * `maxCols` column pairs (whole tiles; at least one tile wide) from the tiles' first column, chunks without a tile
+ * left out: the column-pair planes of a chunk are built once for all its tiles.
+ */
+export function quadColumnChunks(tiles: readonly QuadTile[], options: { readonly colsPerTile: number; readonly maxCols: number; readonly numPairs: number }): QuadColumnChunk[] {
+  if (tiles.length === 0) return [];
+  const { colsPerTile, numPairs } = options;
+  const colBase = tiles.reduce((least, tile) => Math.min(least, tile.colFirst), numPairs);
+  const width = Math.max(1, Math.floor(options.maxCols / colsPerTile)) * colsPerTile;
+  const byChunk = new Map<number, QuadTile[]>();
+  for (const tile of tiles) {
+    const chunk = Math.floor((tile.colFirst - colBase) / width);
+    if (tile.colEnd > colBase + (chunk + 1) * width) throw new Error(`quad tile columns [${tile.colFirst}, ${tile.colEnd}) off the grid of ${colsPerTile}`);
+    const list = byChunk.get(chunk) ?? [];
+    list.push(tile);
+    byChunk.set(chunk, list);
+  }
+  return [...byChunk.entries()].sort(([a], [b]) => a - b).map(([chunk, chunkTiles]) => {
+    const colFirst = colBase + chunk * width;
+    return { colFirst, colEnd: Math.min(numPairs, colFirst + width), tiles: chunkTiles };
+  });
+}
+
 /** Quadruples of a rectangle: those of its tiles (its other cells have k ≤ j). */
 export function quadsOfRect(numVector: number, rect: QuadDeviceRect): number {
   return rect.tiles.reduce((sum, tile) => sum + quadsOfTile(numVector, tile), 0);

@@ -10,7 +10,7 @@ import { matrixSinkDeviceBytes, matrixSinkHostBytes } from '../finalize/matrixSi
 import { DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
 import { DEVICE_TALLY_BYTES_PER_CALL, TALLY_BYTES_PER_CALL } from '../pipeline/pipeline3.js';
 import { QUAD_COLS_PER_TILE, QUAD_ROWS_PER_TILE } from '../pipeline/pipeline4.js';
-import { MAX_QUAD_COLUMN_PLANE_BYTES } from '../pipeline/pipeline4Device.js';
+import { quadColumnPlaneLimit } from '../pipeline/pipeline4Device.js';
 import type { JobSpec } from './jobSpec.js';
 
 const MiB = 2 ** 20;
@@ -293,13 +293,13 @@ function rankHostTerms(job: JobSpec, shape: RankMemoryShape, context: MemoryEsti
 }
 
 /**
- * The column-pair planes a 4-way rank scoring on the device builds once (pipeline4Device.ts; at most
- * MAX_QUAD_COLUMN_PLANE_BYTES, beyond which the host finalizes): every pair's same-class plane pairs — epistasis's
- * 2 × 3² of its 6 planes, numPlanes²/2 —, in host memory and resident on the GPU.
+ * The column-pair planes a 4-way rank scoring on the device holds at once (pipeline4Device.ts; at most
+ * quadColumnPlaneLimit, beyond which it takes the columns in chunks): every pair's same-class plane pairs —
+ * epistasis's 2 × 3² of its 6 planes, numPlanes²/2 —, in host memory and resident on the GPU.
  */
 function quadColumnPlaneBytes(job: JobSpec, shape: RankMemoryShape): number {
   const numPairs = (job.numVector * (job.numVector - 1)) / 2;
-  return Math.min(MAX_QUAD_COLUMN_PLANE_BYTES, numPairs * (shape.numPlanes ** 2 / 2) * shape.wordsPerPlane * 4);
+  return Math.min(quadColumnPlaneLimit.maxBytes, numPairs * (shape.numPlanes ** 2 / 2) * shape.wordsPerPlane * 4);
 }
 
 /**

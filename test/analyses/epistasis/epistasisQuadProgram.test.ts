@@ -13,7 +13,7 @@ import { quadRecordWords } from '../../../src/analyses/deviceQuads.js';
 import { PopcountGemmRef } from '../../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWebgpu, pairPlaneMatrix, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmWebgpu } from '../../../src/mgemm/index.js';
 import { colPairsOf, numPairs, quadPlan, quadsOfTile, rowPairsOf } from '../../../src/parallel/index.js';
-import { quadDeviceRects, quadsOfRect, type QuadDeviceRect } from '../../../src/engine/pipeline/quadDeviceRects.js';
+import { quadColumnChunks, quadDeviceRects, quadsOfRect, type QuadDeviceRect } from '../../../src/engine/pipeline/quadDeviceRects.js';
 import type { QuadDeviceRequest, ResultSink, TupleRow } from '../../../src/analyses/analysis.js';
 import type { EpistasisScore } from '../../../src/core/types.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
@@ -227,3 +227,35 @@ function expectRampHeads(numVector: number, rects: readonly QuadDeviceRect[], ta
   }
   for (const rect of rects.slice(at)) expect(rect.rampHead ?? false).toBe(false);
 }
+
+describe('quadColumnChunks: a rank\'s tiles by column chunks, each tile once, in plan order', () => {
+  it('covers every tile once, chunks within the limit on the tile grid, tiles in plan order', () => {
+    for (const numVector of [9, 17, 26]) {
+      const total = numPairs(numVector);
+      for (const [rowsPerTile, colsPerTile] of [[4, 8], [7, 5]]) {
+        for (const numPart of [1, 3]) {
+          for (let part = 0; part < numPart; part++) {
+            const tiles = quadPlan({ numVector, rowsPerTile, colsPerTile, numPart, partIdx: part });
+            for (const maxCols of [1, colsPerTile, 3 * colsPerTile + 1, total]) {
+              const chunks = quadColumnChunks(tiles, { colsPerTile, maxCols, numPairs: total });
+              expect(chunks.flatMap((c) => c.tiles).length).toBe(tiles.length);
+              expect(new Set(chunks.flatMap((c) => c.tiles))).toEqual(new Set(tiles));
+              for (const [n, chunk] of chunks.entries()) {
+                // A chunk holds at most max(maxCols, one tile) columns, starts on the grid, holds its tiles' columns.
+                expect(chunk.colEnd - chunk.colFirst).toBeLessThanOrEqual(Math.max(colsPerTile, maxCols));
+                if (n > 0) expect(chunk.colFirst).toBeGreaterThanOrEqual(chunks[n - 1].colEnd);
+                for (const tile of chunk.tiles) {
+                  expect(tile.colFirst).toBeGreaterThanOrEqual(chunk.colFirst);
+                  expect(tile.colEnd).toBeLessThanOrEqual(chunk.colEnd);
+                }
+                const order = chunk.tiles.map((t) => tiles.indexOf(t));
+                expect(order).toEqual([...order].sort((a, b) => a - b));
+              }
+              if (maxCols >= total) expect(chunks).toHaveLength(tiles.length > 0 ? 1 : 0);
+            }
+          }
+        }
+      }
+    }
+  });
+});

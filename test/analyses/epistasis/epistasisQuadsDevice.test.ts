@@ -12,6 +12,7 @@ import { webgpuGate } from '../../helpers/webgpuGate.js';
 import { naiveEpistasis, randomCaseControlData, type CaseControlData, type Score } from './naiveEpistasis.js';
 import { decomposition, preparedCaseControl, type Decomposition, type SearchFiles } from './epistasisFiles.js';
 import { expectTopOf } from './expectTop.js';
+import { quadColumnPlaneLimit } from '../../../src/engine/pipeline/pipeline4Device.js';
 
 const gate = await webgpuGate();
 const dir = mkdtempSync(join(tmpdir(), 'epistasis4-device-'));
@@ -70,6 +71,33 @@ describe.skipIf(!gate.available)(`4-way epistasis scored on the device = cpu = r
     })));
     expect(written[0].numRecords).toBe(numPast);
     expect(written[1].files.map((file) => readFileSync(file))).toEqual(written[0].files.map((file) => readFileSync(file)));
+  }, 900_000);
+
+  it('column-pair planes in chunks (a limit of one tile\'s columns): top lists on the device, threshold files on the host', async () => {
+    const data = randomCaseControlData(26, 40, 24, 0.01);
+    const files = await prepared('chunks', data);
+    const want = naiveEpistasis(data, 4, 'k2');
+    const cpu = await searchEpistasis(options(files, 'k2', 6, 'cpu'));
+    const limit = quadColumnPlaneLimit.maxBytes;
+    quadColumnPlaneLimit.maxBytes = 1;
+    try {
+      for (const parts of [{}, { numProcVector: 3 }] as const) {
+        const gpu = await searchEpistasis(options(files, 'k2', 6, 'webgpu', parts));
+        expectTopOf(gpu, want, 6);
+        expect(gpu.hits).toEqual(cpu.hits);
+        expect(gpu.run.checksum).toBe(cpu.run.checksum);
+        expect(gpu.run.deviceFinalizedQuads).toBe(choose4(26));
+      }
+      // A threshold run's files keep the plan's tile order, which chunks would change: the host finalizes it.
+      const scoreThreshold = (want[9].score + want[10].score) / 2;
+      const written = await Promise.all((['cpu', 'webgpu'] as const).map((backend) => writeThresholdRecords(options(files, 'k2', 1, backend), {
+        stub: join(dir, `threshold-chunks-${backend}`), scoreThreshold, force: false, input: { kind: 'prepared', givenPath: files.packedPath, sidecarPath: null },
+      })));
+      expect(written[1].run.deviceFinalizedQuads).toBe(0);
+      expect(written[1].files.map((file) => readFileSync(file))).toEqual(written[0].files.map((file) => readFileSync(file)));
+    } finally {
+      quadColumnPlaneLimit.maxBytes = limit;
+    }
   }, 900_000);
 
   it('--score-threshold records: the same files from the device as from cpu, over 2 ranks, = the reference set', async () => {
