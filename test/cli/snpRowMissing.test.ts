@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { missingTallies, talliesOfMissingCalls } from '../../src/cli/plink/distanceMissing.js';
+import { missingCallsBySnp, missingTallies, talliesOfMissingCalls } from '../../src/cli/plink/distanceMissing.js';
 import { missingCallsOfSnpRows } from '../../src/cli/plink/snpRowMissing.js';
 import { autosomesOf, openPlinkFileset, plinkPathsOf, prepareGenotypes } from '../../src/io/index.js';
 import { writePedigreeFileset } from '../helpers/kingPedigree.js';
@@ -77,5 +77,14 @@ describe('missing-call tallies from SNP rows', () => {
       expect(tallies).toEqual(missingTallies({ path: packed, ...sizes }, weighting));
     }
     expect(source.sampleIds.length).toBe(sizes.numSample);
+  });
+});
+
+describe('missing calls by SNP from per-sample lists', () => {
+  it('groups each sample\'s missing SNPs by SNP, samples ascending, as the sample-major file path does', () => {
+    const lists = [[0, 7, 9], [], [7, 8], [9], [0, 7]];
+    const grouped = missingCallsBySnp({ counts: Uint32Array.from(lists, (list) => list.length), snps: Uint32Array.from(lists.flat()) }, 10);
+    const bySnp = Array.from({ length: 10 }, (_, v) => Array.from(grouped.samplesBySnp.subarray(grouped.firstOfSnp[v], grouped.firstOfSnp[v + 1])));
+    expect(bySnp).toEqual(Array.from({ length: 10 }, (_, v) => lists.flatMap((list, s) => (list.includes(v) ? [s] : []))));
   });
 });

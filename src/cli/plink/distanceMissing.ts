@@ -191,6 +191,19 @@ export interface SnpMissingCalls {
   readonly founderCounts: FounderCounts | null;
 }
 
+/** Each sample's missing calls (`counts[s]` SNPs each, listed sample after sample) grouped by SNP, samples ascending. */
+export function missingCallsBySnp(lists: { readonly counts: Uint32Array; readonly snps: Uint32Array }, numSnp: number): MissingCalls {
+  const firstOfSnp = new Uint32Array(numSnp + 1);
+  for (const snp of lists.snps) firstOfSnp[snp + 1]++;
+  for (let s = 0; s < numSnp; s++) firstOfSnp[s + 1] += firstOfSnp[s];
+  const next = firstOfSnp.slice(0, numSnp);
+  const samplesBySnp = new Uint32Array(lists.snps.length);
+  for (let sample = 0, at = 0; sample < lists.counts.length; sample++) {
+    for (const end = at + lists.counts[sample]; at < end; at++) samplesBySnp[next[lists.snps[at]]++] = sample;
+  }
+  return { firstOfSnp, samplesBySnp };
+}
+
 /** The tallies of missing calls grouped by SNP (missingTallies, or SNP rows read by missingCallsOfSnpRows). */
 export function talliesOfMissingCalls(calls: SnpMissingCalls, sizes: { readonly numSample: number; readonly numSnp: number }): MissingTallies {
   const { numSample: n, numSnp } = sizes;
