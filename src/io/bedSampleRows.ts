@@ -26,10 +26,15 @@ export function bedSnpsPerTask(numSnp: number, bytesPerSnp: number, threads: num
 
 /**
  * Fills `rows` (rows in memory) from the .bed records of `records` — on `threads` worker threads, or this one when
- * `threads` is 1 — and returns each sample's missing calls.
+ * `threads` is 1 — and returns each sample's missing calls. Once `stopped()` says so no further range is started, and
+ * the promise rejects.
  * @throws UserError naming the .bed when it cannot be read (or shrank since it was opened).
  */
-export async function transposeBedRecords(records: BedRecords, rows: SampleMajorRows, threads: number): Promise<MissingCallLists> {
+export async function transposeBedRecords(
+  records: BedRecords, rows: SampleMajorRows, options: { readonly threads: number; readonly stopped?: () => boolean },
+): Promise<MissingCallLists> {
+  const { threads } = options;
+  const stopped = options.stopped ?? ((): boolean => false);
   if (records.numSample !== rows.numSample) throw new Error(`.bed records of ${records.numSample} samples for rows of ${rows.numSample}`);
   const numSnp = records.snpIndices.length;
   const snpsPerTask = bedSnpsPerTask(numSnp, rows.bytesPerSnp, threads);
@@ -37,13 +42,25 @@ export async function transposeBedRecords(records: BedRecords, rows: SampleMajor
   for (let snpFirst = 0; snpFirst < numSnp; snpFirst += snpsPerTask) {
     parts.push({ bedPath: records.bedPath, snpIndices: records.snpIndices.slice(snpFirst, snpFirst + snpsPerTask), snpFirst });
   }
+  const checkStopped = (): void => {
+    if (stopped()) throw new Error(`${records.bedPath}: the transposition was stopped`);
+  };
   if (threads <= 1) {
-    for (const part of parts) transposeBedRange(rows, part);
+    for (const part of parts) {
+      checkStopped();
+      transposeBedRange(rows, part);
+    }
     return missingCallsOfRange(rows, { byteFirst: 0, byteEnd: rows.bytesPerSnp });
   }
   const pool = await ChunkWriterPool.create(rows, threads);
   try {
-    await Promise.all(parts.map((part) => pool.run({ kind: 'bed', part })));
+    // One task in flight per worker, so that a stop (a run that failed first) leaves the rest undone.
+    let next = 0;
+    const feed = async (): Promise<void> => {
+      for (; next < parts.length && !stopped(); ) await pool.run({ kind: 'bed', part: parts[next++] });
+    };
+    await Promise.all(Array.from({ length: threads }, feed));
+    checkStopped();
     return await pool.missingCalls();
   } finally {
     await pool.close();

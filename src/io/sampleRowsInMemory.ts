@@ -121,8 +121,9 @@ function startBedRowsInMemory(
     Atomics.notify(state, 0);
   };
   const layout = { target: { kind: 'memory' as const, rows }, bytesPerSample, numSample, bytesPerSnp: packedBytesPerVector(numSample) };
+  const stopped = { now: false };
   const done = (async (): Promise<SampleRowsResult> => {
-    const missingCalls = await transposeBedRecords(records.bed, layout, bedTransposeThreads(rows.length));
+    const missingCalls = await transposeBedRecords(records.bed, layout, { threads: bedTransposeThreads(rows.length), stopped: () => stopped.now });
     traceMark('input transposed in memory');
     setState(SAMPLE_ROWS_READY);
     const hashing = startBytesHash(rows);
@@ -133,8 +134,7 @@ function startBedRowsInMemory(
     return { sidecar, missingCalls };
   })();
   done.catch(() => setState(SAMPLE_ROWS_FAILED));
-  // The workers' tasks are short and all handed out at once: a run that fails first waits for them (`done` settles).
-  return { rows, state, numSample, numSnp, done, stop: () => undefined };
+  return { rows, state, numSample, numSnp, done, stop: () => { stopped.now = true; } };
 }
 
 /**

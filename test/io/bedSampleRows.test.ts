@@ -92,7 +92,7 @@ describe('.bed records transposed by the workers', () => {
       const bytesPerSample = Math.ceil(keptSnps.length / 4);
       const rows = new Uint8Array(new SharedArrayBuffer(NUM_SAMPLE * bytesPerSample));
       const layout = { target: { kind: 'memory' as const, rows }, bytesPerSample, numSample: NUM_SAMPLE, bytesPerSnp: Math.ceil(NUM_SAMPLE / 4) };
-      const lists = await transposeBedRecords(records, layout, threads);
+      const lists = await transposeBedRecords(records, layout, { threads });
       const expected = naiveRows(codes, keptSnps, allSamples);
       expect(Buffer.from(rows).equals(Buffer.from(expected.rows))).toBe(true);
       expect(listsOf(lists)).toEqual(expected.missing);
@@ -126,6 +126,20 @@ describe('.bed records transposed by the workers', () => {
     const expected = naiveRows(codes, keptSnps, [1, 8, 1002]);
     expect(Buffer.from(rows.rows).equals(Buffer.from(expected.rows))).toBe(true);
     expect(listsOf(done.missingCalls)).toEqual(expected.missing);
+  });
+
+  it('stopped (a run that failed first): no range is started after the stop, and it rejects', async () => {
+    const { source } = await selectedSource(selection);
+    const records = bedRecordsOf(source);
+    if (records === null) throw new Error('a .bed selected by descriptions without its records');
+    const bytesPerSample = Math.ceil(records.snpIndices.length / 4);
+    const rows = new Uint8Array(new SharedArrayBuffer(NUM_SAMPLE * bytesPerSample));
+    const layout = { target: { kind: 'memory' as const, rows }, bytesPerSample, numSample: NUM_SAMPLE, bytesPerSnp: Math.ceil(NUM_SAMPLE / 4) };
+    for (const threads of [1, 2]) {
+      rows.fill(0);
+      await expect(transposeBedRecords(records, layout, { threads, stopped: () => true })).rejects.toThrow(/the transposition was stopped/);
+      expect(rows.every((byte) => byte === 0), `${threads} threads`).toBe(true);
+    }
   });
 
   it('a .bed that shrinks after it was opened: done rejects with one line naming it', async () => {
