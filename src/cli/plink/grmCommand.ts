@@ -43,9 +43,10 @@ function checkFrequencySource(request: GrmRequest, numSample: number, numFounder
   }
 }
 
-/** Bytes the GRM holds at its peak: the n × n matrix, the pair counts, a block and its packed strip. */
+/** Bytes the GRM holds at its peak: the n × n matrix, the pair counts, a block and its packed strip, the sample rows. */
 function grmMemoryBytes(numSample: number, numSnp: number): number {
-  return 8 * numSample * numSample + 2 * numSample * (numSample - 1) + 9 * numSample * snpsPerBlock(numSample, numSnp);
+  const sampleRows = numSample * Math.ceil(numSnp / 4);
+  return 8 * numSample * numSample + 2 * numSample * (numSample - 1) + 9 * numSample * snpsPerBlock(numSample, numSnp) + sampleRows;
 }
 
 /** The product's rank update and how the log names it: OpenBLAS when loadable, else the plain loop and why. */
