@@ -1,6 +1,7 @@
 // PLINK 1.9's missing-call rescaling inputs read from SNP rows as they stream (the .bed's own layout): each SNP's
 // missing samples and its founders' genotype counts, so that `--distance` needs no sample-major file of its own — the
 // front end reads the .bed with the child's selection while the child (`run --individuals`) computes the distances.
+import { popcount32 } from '../../core/bitCodes.js';
 import type { GenotypeSource } from '../../io/index.js';
 import type { FounderCounts, SnpMissingCalls } from './distanceMissing.js';
 
@@ -34,10 +35,39 @@ export async function missingCallsOfSnpRows(source: GenotypeSource, founder: Uin
   const firstOfSnp: number[] = [0];
   let samples = new Uint32Array(1 << 16);
   let numMissing = 0;
+  const founderMaskWords = new Uint32Array(founderMask.buffer, 0, numBytes >> 2);
+  const addMissing = (sample: number): void => {
+    if (numMissing === samples.length) {
+      const grown = new Uint32Array(2 * samples.length);
+      grown.set(samples);
+      samples = grown;
+    }
+    samples[numMissing++] = sample;
+  };
   for await (const row of source.rows()) {
     const packed = row.packed;
     let het = 0, hom1 = 0, missing = 0;
-    for (let q = 0; q < numBytes; q++) {
+    // 16 codes a word where the row is word-aligned (the readers' rows are): three popcounts instead of four look-ups.
+    const numWords = packed.byteOffset % 4 === 0 ? numBytes >> 2 : 0;
+    const words = new Uint32Array(packed.buffer, packed.byteOffset, numWords);
+    for (let w = 0; w < numWords; w++) {
+      const word = words[w];
+      if (founder !== null) {
+        const masked = word & founderMaskWords[w];
+        const low = masked & 0x55555555;
+        const high = (masked >>> 1) & 0x55555555;
+        het += popcount32(low & ~high);
+        hom1 += popcount32(low & high);
+        missing += popcount32(high & ~low);
+      }
+      // Code 10 of sample 16w + k: bit 2k + 1 set, bit 2k clear (pad fields are 00).
+      let missingBits = (word >>> 1) & ~word & 0x55555555;
+      while (missingBits !== 0) {
+        addMissing(16 * w + ((31 - Math.clz32(missingBits & -missingBits)) >> 1));
+        missingBits &= missingBits - 1;
+      }
+    }
+    for (let q = 4 * numWords; q < numBytes; q++) {
       const byte = packed[q];
       if (founder !== null) {
         const counts = CODE_COUNTS_OF_BYTE[byte & founderMask[q]];
@@ -45,15 +75,9 @@ export async function missingCallsOfSnpRows(source: GenotypeSource, founder: Uin
         hom1 += (counts >> 8) & 0xff;
         missing += counts >> 16;
       }
-      // Code 10 of sample 4q + k: bit 2k + 1 set, bit 2k clear (pad fields are 00).
       let missingBits = (byte >> 1) & ~byte & 0x55;
       while (missingBits !== 0) {
-        if (numMissing === samples.length) {
-          const grown = new Uint32Array(2 * samples.length);
-          grown.set(samples);
-          samples = grown;
-        }
-        samples[numMissing++] = 4 * q + ((31 - Math.clz32(missingBits & -missingBits)) >> 1);
+        addMissing(4 * q + ((31 - Math.clz32(missingBits & -missingBits)) >> 1));
         missingBits &= missingBits - 1;
       }
     }
