@@ -15,8 +15,9 @@ export const CHECKSUM_LIMBS = 8;
 const ENTRIES_PER_NORMALIZE = 1024;
 const TWO_56 = 2 ** 56;
 
-const WEIGHT_OFFSET_LOW = 956158765;
-const WEIGHT_OFFSET_HIGH = 842467637;
+/** A weight is randomize(uid + WEIGHT_OFFSET_LOW) + RANDOMIZE_MAX · randomize(uid + WEIGHT_OFFSET_HIGH). */
+export const WEIGHT_OFFSET_LOW = 956158765;
+export const WEIGHT_OFFSET_HIGH = 842467637;
 
 /** The checksum's random weight of a table entry: `uid` from sorted coordinates and entry bits. */
 export function checksumWeight(uid: number): number {
@@ -295,6 +296,36 @@ export class ChecksumAccumulator {
     const l = this.limbs;
     for (let t = 0; t < CHECKSUM_LIMBS; t++) l[t] += Number((sum >> BigInt(LIMB_BITS * t)) & BigInt(LIMB - 1));
     this.normalize();
+    this.entries += entries;
+    this.zeros += zeros;
+  }
+
+  /**
+   * Adds partial column sums computed elsewhere as addEntries computes them (pairRowChecksum.ts): Σ r0·i0, Σ (r0·i1 +
+   * r1·i0), Σ (r0·i2 + r1·i1), Σ r1·i2 over at most 1024 entries (each column < 2^53), of `entries` entries, `zeros` 0.
+   */
+  addColumnSums(columns: { readonly l0: number; readonly l1: number; readonly l2: number; readonly l3: number }, entries: number, zeros: number): void {
+    this.addColumns(columns.l0, columns.l1, columns.l2, columns.l3);
+    this.entries += entries;
+    this.zeros += zeros;
+  }
+
+  /** Adds x · 2^shift to S exactly (x an integer in [0, 2^52), shift ≥ 0), entries and zeros counted elsewhere. */
+  addShiftedInteger(x: number, shift: number): void {
+    const limb = Math.floor(shift / LIMB_BITS);
+    const bitsInLimb = shift - limb * LIMB_BITS;
+    const lowBits = 2 ** (LIMB_BITS - bitsInLimb);
+    const high = Math.floor(x / lowBits);
+    const l = this.limbs;
+    this.normalize();
+    // The low part is < 2^20 and the high part < 2^52: both limbs stay exact, then carry.
+    l[limb] += (x - high * lowBits) * 2 ** bitsInLimb;
+    l[limb + 1] += high;
+    this.normalize();
+  }
+
+  /** Counts entries whose products were added elsewhere (addShiftedInteger). */
+  countEntries(entries: number, zeros: number): void {
     this.entries += entries;
     this.zeros += zeros;
   }

@@ -6,7 +6,7 @@
 // variant removed by several is counted under the first.
 import { UserError } from '../core/errors.js';
 import { canonicalChromosome } from './chromosomeCodes.js';
-import type { GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
+import { bedRecordsOf, describeBedRecords, type GenotypeRow, type GenotypeSource, type SnpInfo } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { sampleListNames, type SampleIdList } from './selectionLists.js';
 
@@ -116,13 +116,25 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
   // Without filters by calls the kept variants are known from their descriptions, before any row.
   const keptSnps = source.snps != null && selection.maxMissingRate === null && selection.minMinorAlleleFrequency === null
     ? source.snps.filter((snp) => reasonByDescription(snp, selection) === null) : null;
+  // Then the record is known before any row (and holds for a reader that takes the rows from the .bed itself).
+  const countedBeforehand = keptSnps !== null;
+  const keptFlags: boolean[] = [];
+  if (countedBeforehand) {
+    for (const snp of source.snps ?? []) {
+      const reason = reasonByDescription(snp, selection);
+      if (reason !== null) removed[reason]++;
+      keptFlags.push(reason === null);
+    }
+    numVariantInput = keptFlags.length;
+    numVariantKept = keptSnps.length;
+  }
 
   async function* rows(): AsyncGenerator<GenotypeRow> {
     for await (const row of source.rows()) {
-      numVariantInput++;
+      if (!countedBeforehand) numVariantInput++;
       const describedReason = reasonByDescription(row.snp, selection);
       if (describedReason !== null) {
-        removed[describedReason]++;
+        if (!countedBeforehand) removed[describedReason]++;
         continue;
       }
       const packed = allSamplesKept ? row.packed : gatherSamples(row.packed, keptSampleIdx, keptPacked);
@@ -133,7 +145,7 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
         removed[callReason]++;
         continue;
       }
-      numVariantKept++;
+      if (!countedBeforehand) numVariantKept++;
       yield { snp: row.snp, packed, numMissing: counts.missing };
     }
     if (numVariantKept === 0) {
@@ -144,6 +156,10 @@ export function selectGenotypes(source: GenotypeSource, selection: GenotypeSelec
     }
   }
 
+  const bedRecords = bedRecordsOf(source);
+  if (bedRecords !== null && allSamplesKept && countedBeforehand) {
+    describeBedRecords(rows, { ...bedRecords, snpIndices: bedRecords.snpIndices.filter((_, s) => keptFlags[s]) });
+  }
   return {
     source: {
       kind: source.kind,

@@ -63,3 +63,28 @@ export interface GenotypeSource {
   /** The rows in file order; a source can be iterated once. */
   rows(): AsyncGenerator<GenotypeRow>;
 }
+
+/**
+ * Where a source's rows lie in a PLINK .bed when they are whole records of it (every sample, in its order): a reader may
+ * then take them from the file itself (`run --individuals`'s transpose workers, bedSampleRows.ts) instead of through
+ * `rows()`. Known by the rows function (bedRecordsOf), so that a wrapper which replaces `rows` never keeps a stale one.
+ */
+export interface BedRecords {
+  readonly bedPath: string;
+  /** Samples of the .bed (its .fam lines): each record holds ceil(numSample / 4) bytes. */
+  readonly numSample: number;
+  /** The .bim rows (0-based) of the source's rows, increasing. */
+  readonly snpIndices: Uint32Array;
+}
+
+const BED_RECORDS = new WeakMap<GenotypeSource['rows'], BedRecords>();
+
+/** Says that `rows` yields the .bed records `records` (openPlinkFileset, and selections by description). */
+export function describeBedRecords(rows: GenotypeSource['rows'], records: BedRecords): void {
+  BED_RECORDS.set(rows, records);
+}
+
+/** The .bed records `source`'s rows are, or null when they are not whole .bed records (or not known to be). */
+export function bedRecordsOf(source: GenotypeSource): BedRecords | null {
+  return BED_RECORDS.get(source.rows) ?? null;
+}

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { convertBedRecord, countMissingCodes } from './genotypeCodes.js';
-import type { GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
+import { describeBedRecords, type GenotypeRow, type GenotypeSource, type SnpInfo } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { systemErrorText } from './systemErrorText.js';
 import type { SampleName } from './selectionLists.js';
@@ -19,7 +19,8 @@ export interface PlinkPaths {
 }
 
 const BED_MAGIC = [0x6c, 0x1b, 0x01] as const;
-const BED_HEADER_BYTES = 3;
+/** Bytes before the first SNP record of a .bed. */
+export const BED_HEADER_BYTES = 3;
 /** SNP records read per .bed read call (bounded memory whatever the file size). */
 const READ_CHUNK_BYTES = 4 << 20;
 
@@ -41,6 +42,8 @@ export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSourc
   const sampleIds = samples.map((sample) => `${sample.fid}_${sample.iid}`);
   const snps = await readBim(paths.bim);
   checkBed(paths, sampleIds.length, snps.length);
+  const rows = (): AsyncGenerator<GenotypeRow> => bedRows(paths.bed, snps, sampleIds.length);
+  describeBedRecords(rows, { bedPath: paths.bed, numSample: sampleIds.length, snpIndices: Uint32Array.from(snps, (_, s) => s) });
   return {
     kind: 'bed',
     path: paths.bed,
@@ -49,7 +52,7 @@ export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSourc
     founders,
     numSnpKnown: snps.length,
     snps,
-    rows: () => bedRows(paths.bed, snps, sampleIds.length),
+    rows,
   };
 }
 

@@ -22,9 +22,11 @@ const HALF_WAY_SLACK = 5e-9;
 /** Longest text of one number: sign, 6 digits, '.', 'e', exponent sign and 3 digits. */
 export const MAX_NUMBER_TEXT_BYTES = 14;
 
-/** Powers of ten 10^0 … 10^22 are exact doubles. */
+/** Powers of ten 10^0 … 10^22 are exact doubles (a table: `**` per number was a quarter of a .kin0 line's cost). */
+const POWERS_OF_TEN = Float64Array.from({ length: 23 }, (_, e) => 10 ** e);
+
 function powerOfTen(e: number): number {
-  return e <= 22 ? 10 ** e : 10 ** 22 * 10 ** (e - 22);
+  return e <= 22 ? POWERS_OF_TEN[e] : 10 ** 22 * 10 ** (e - 22);
 }
 
 /** x · 10^(5 − e): x scaled so that its decimal exponent e becomes 5 (six digits before the point). */
@@ -34,8 +36,13 @@ function scaledBy(x: number, e: number): number {
   return shift > 300 ? x * 1e300 * powerOfTen(shift - 300) : x * powerOfTen(shift);
 }
 
-/** `x` (> 0, finite) rounded to six digits: [q, e] with 100000 ≤ q ≤ 999999 and x ≈ q · 10^(e − 5). */
-function sixDigits(x: number): [number, number] {
+/** sixDigits' result (no array per number: they were most of a .kin0 pass's garbage). */
+const SIX_DIGITS = { q: 0, e: 0 };
+/** writePlinkNumber's digits, most significant first. */
+const DIGITS = new Uint8Array(6);
+
+/** `x` (> 0, finite) rounded to six digits into SIX_DIGITS: 100000 ≤ q ≤ 999999 and x ≈ q · 10^(e − 5). */
+function sixDigits(x: number): void {
   let e = Math.floor(Math.log10(x));
   let scaled = scaledBy(x, e);
   // log10 may be off by one next to powers of ten.
@@ -45,7 +52,8 @@ function sixDigits(x: number): [number, number] {
   const frac = scaled - q;
   // Half to even, with the slack: an even q rounds up from 0.5 + slack, an odd one from 0.5 − slack.
   if (frac >= ((q & 1) === 0 ? 0.5 + HALF_WAY_SLACK : 0.5 - HALF_WAY_SLACK)) q++;
-  return q >= 1000000 ? [100000, e + 1] : [q, e];
+  SIX_DIGITS.q = q >= 1000000 ? 100000 : q;
+  SIX_DIGITS.e = q >= 1000000 ? e + 1 : e;
 }
 
 /** Writes `x` as PLINK prints it into `out` at `at`; returns the position after it. */
@@ -68,9 +76,10 @@ export function writePlinkNumber(x: number, out: Uint8Array, at: number): number
     for (const c of INF_TEXT) out[p++] = c;
     return p;
   }
-  const [q, e] = sixDigits(v);
+  sixDigits(v);
+  const { q, e } = SIX_DIGITS;
   // The six digits, most significant first, and how many are significant once trailing zeros go.
-  const digits = [0, 0, 0, 0, 0, 0];
+  const digits = DIGITS;
   let rest = q;
   for (let k = 5; k >= 0; k--) {
     digits[k] = rest % 10;

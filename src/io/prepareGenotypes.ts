@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createHash, type Hash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
-import type { BadSite, GenotypeRow, GenotypeSource } from './genotypeSource.js';
+import type { BadSite, GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
 import type { SelectionRecord } from './genotypeSelection.js';
 import type { CaseControlRecord } from './phenotypes.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
@@ -36,6 +36,7 @@ export interface PrepareOptions {
 }
 
 const WRITE_BUFFER_BYTES = 4 << 20;
+const EMPTY_ROW = new Uint8Array(0);
 
 /**
  * Writes `packedPath` and `<packedPath>.json` from `source`; both appear only when both are complete (temporary
@@ -130,6 +131,14 @@ export class SnpColumns {
     this.allele1.push(row.snp.allele1);
     this.allele2.push(row.snp.allele2);
     this.numMissingCalls += row.numMissing;
+  }
+
+  /** The columns of SNPs whose rows are not read one by one (bedSampleRows.ts), with their missing calls' total. */
+  static of(snps: readonly SnpInfo[], numMissingCalls: number): SnpColumns {
+    const columns = new SnpColumns();
+    for (const snp of snps) columns.add({ snp, packed: EMPTY_ROW, numMissing: 0 });
+    columns.numMissingCalls = numMissingCalls;
+    return columns;
   }
 
   get numSnp(): number {

@@ -12,7 +12,7 @@ import { closeSync, openSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import { canonicalChromosome } from './chromosomeCodes.js';
-import type { GenotypeRow, GenotypeSource } from './genotypeSource.js';
+import { bedRecordsOf, describeBedRecords, type GenotypeRow, type GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector, readExactly } from './packedVectorFile.js';
 import { openForReading } from './openForReading.js';
 import { systemErrorText } from './systemErrorText.js';
@@ -216,7 +216,10 @@ export function autosomesOf(source: GenotypeSource): GenotypeSource {
     }
     if (numKept === 0) throw new UserError(`${source.path}: no variants on the autosomes (1–22) remain (--autosome)`);
   }
-  const snps = source.snps?.filter((snp) => isAutosome(snp.chrom)) ?? null;
+  const kept = source.snps?.map((snp) => isAutosome(snp.chrom)) ?? null;
+  const snps = source.snps?.filter((_, s) => kept?.[s] === true) ?? null;
+  const bedRecords = bedRecordsOf(source);
+  if (bedRecords !== null && kept !== null) describeBedRecords(rows, { ...bedRecords, snpIndices: bedRecords.snpIndices.filter((_, s) => kept[s]) });
   return {
     kind: source.kind, path: source.path, sampleIds: source.sampleIds, samples: source.samples,
     numSnpKnown: snps?.length ?? null, snps, rows,

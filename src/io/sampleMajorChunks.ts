@@ -84,8 +84,22 @@ export class ChunkWriter {
   }
 }
 
-/** The task of a transposition worker (sampleMajorWorker.ts): a chunk's range of samples, or their missing calls. */
-export type ChunkTask = { readonly kind: 'chunk'; readonly part: ChunkPart } | { readonly kind: 'missing'; readonly part: MissingScanPart };
+/**
+ * The task of a transposition worker (sampleMajorWorker.ts): a chunk's range of samples, their missing calls, or a
+ * range of SNPs read from a .bed (bedSampleRows.ts).
+ */
+export type ChunkTask =
+  | { readonly kind: 'chunk'; readonly part: ChunkPart }
+  | { readonly kind: 'missing'; readonly part: MissingScanPart }
+  | { readonly kind: 'bed'; readonly part: BedRangePart };
+
+/** SNPs snpFirst … of the rows in memory, read from .bed records `snpIndices` (bedSampleRows.ts). */
+export interface BedRangePart {
+  readonly bedPath: string;
+  readonly snpIndices: Uint32Array;
+  /** The first SNP's index in the rows (a multiple of 4). */
+  readonly snpFirst: number;
+}
 
 /** Worker threads that each transpose and write a range of every chunk's samples. */
 export class ChunkWriterPool {
@@ -94,6 +108,11 @@ export class ChunkWriterPool {
   static async create(rows: SampleMajorRows, threads: number): Promise<ChunkWriterPool> {
     const pool = await TaskWorkerPool.create<ChunkTask, MissingCallLists | null>({ workerUrl: WORKER_URL, numThreads: threads, workerData: rows, name: 'transpose worker' });
     return new ChunkWriterPool(pool, rows.bytesPerSnp);
+  }
+
+  /** Runs one task on a worker (bedSampleRows.ts hands out ranges of SNPs). */
+  run(task: ChunkTask): Promise<MissingCallLists | null> {
+    return this.pool.run(task);
   }
 
   /** Resolves once every range of the chunk is written. */
@@ -171,7 +190,7 @@ function concatWords(parts: readonly Uint32Array[]): Uint32Array {
 }
 
 /** The layout of one chunk's transposition. */
-interface ChunkLayout {
+export interface ChunkLayout {
   readonly bytesPerSnp: number;
   readonly numSample: number;
   /** Bytes of each sample's row the chunk fills (its SNPs / 4, rounded up). */
@@ -189,7 +208,7 @@ interface ChunkLayout {
 export const BLOCK_BYTES = 64;
 
 /** Where a chunk's sample bytes go: byte q of sample 4·byteFirst + s at `firstRowAt + s · rowStride + q`. */
-interface SampleBytesOut {
+export interface SampleBytesOut {
   readonly bytes: Uint8Array;
   readonly rowStride: number;
   readonly firstRowAt: number;
@@ -202,7 +221,7 @@ interface SampleBytesOut {
  * (2 × 2 codes, then 2 × 2 blocks): bit 8c + 2r, so byte c is sample c's byte. Why: ~12 operations per 4 samples
  * where extracting each code took ~48; and in blocks (BLOCK_BYTES) so that both sides stay in cache.
  */
-function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, out: SampleBytesOut): void {
+export function transposeChunk(snpRows: Uint8Array, layout: ChunkLayout, out: SampleBytesOut): void {
   const { bytesPerSnp, numSample, bytesPerSampleChunk, byteFirst, byteEnd } = layout;
   const { bytes, rowStride } = out;
   const fullBytes = numSample >> 2;

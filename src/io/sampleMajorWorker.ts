@@ -1,9 +1,10 @@
 // Entry of a transposition worker thread (sampleMajorChunks.ts ChunkWriterPool): for each chunk it is given, transposes its
-// range of the chunk's samples into the sample-major file or rows in memory; for rows in memory, lists its samples'
-// missing calls when asked.
+// range of the chunk's samples into the sample-major file or rows in memory; for rows in memory, reads, decodes and
+// transposes a range of SNPs of a .bed (bedSampleRows.ts), and lists its samples' missing calls when asked.
 import { closeSync, openSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { serveTasks } from '../core/taskWorkerPool.js';
+import { transposeBedRange } from './bedSampleRows.js';
 import { ChunkWriter, missingCallsOfRange, type ChunkTask, type MissingCallLists, type SampleMajorRows } from './sampleMajorChunks.js';
 import { systemErrorText } from './systemErrorText.js';
 
@@ -14,6 +15,10 @@ await serveTasks<ChunkTask, MissingCallLists | null>(async (data) => {
     if (task.kind === 'missing') {
       const lists = missingCallsOfRange(rows, task.part);
       return { outcome: lists, transfer: [lists.counts.buffer as ArrayBuffer, lists.snps.buffer as ArrayBuffer] };
+    }
+    if (task.kind === 'bed') {
+      transposeBedRange(rows, task.part);
+      return { outcome: null };
     }
     if (target.kind === 'memory') {
       new ChunkWriter(rows, null).writePart(task.part);

@@ -5,9 +5,11 @@
 // When the source counts its rows beforehand (a .bed selected by descriptions) the sizes are known at once, so a run
 // starts — a GPU device opens, its programs compile — while the rows are read and transposed; its block build waits on
 // `state` (SAMPLE_ROWS_PENDING until the rows are final: READY, or FAILED). Otherwise the rows are gathered first.
+import { availableParallelism } from 'node:os';
 import { UserError } from '../core/errors.js';
 import { traceMark } from '../core/trace.js';
-import type { GenotypeSource } from './genotypeSource.js';
+import { transposeBedRecords } from './bedSampleRows.js';
+import { bedRecordsOf, type BedRecords, type GenotypeSource, type SnpInfo } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { startBytesHash } from './preparedFileCheck.js';
 import type { PreparedSidecar } from './preparedSidecar.js';
@@ -52,6 +54,10 @@ export type SampleRowsOptions = Pick<PrepareOptions, 'skippedSites' | 'selection
 export async function startSampleRowsInMemory(source: GenotypeSource, options: SampleRowsOptions): Promise<SampleRowsInMemory> {
   const numSample = source.sampleIds.length;
   const bytesPerSnp = packedBytesPerVector(numSample);
+  const bed = bedRecordsOf(source);
+  if (bed !== null && source.snps != null && bed.numSample === numSample && bed.snpIndices.length === source.snps.length && source.snps.length > 0) {
+    return startBedRowsInMemory(source, { bed, snps: source.snps }, options);
+  }
   const columns = new SnpColumns();
   const stopped = { now: false };
   const rowsOf = async function* (): AsyncGenerator<Uint8Array> {
@@ -99,6 +105,44 @@ export async function startSampleRowsInMemory(source: GenotypeSource, options: S
   })();
   done.catch(() => setState(SAMPLE_ROWS_FAILED));
   return { rows, state, numSample, numSnp, done, stop: () => { stopped.now = true; } };
+}
+
+/** The rows of a source that is whole .bed records, read, decoded and transposed by the workers (bedSampleRows.ts). */
+function startBedRowsInMemory(
+  source: GenotypeSource, records: { readonly bed: BedRecords; readonly snps: readonly SnpInfo[] }, options: SampleRowsOptions,
+): SampleRowsInMemory {
+  const numSample = source.sampleIds.length;
+  const numSnp = records.snps.length;
+  const bytesPerSample = packedBytesPerVector(numSnp);
+  const rows = new Uint8Array(new SharedArrayBuffer(numSample * bytesPerSample));
+  const state = new Int32Array(new SharedArrayBuffer(4));
+  const setState = (value: number): void => {
+    Atomics.store(state, 0, value);
+    Atomics.notify(state, 0);
+  };
+  const layout = { target: { kind: 'memory' as const, rows }, bytesPerSample, numSample, bytesPerSnp: packedBytesPerVector(numSample) };
+  const stopped = { now: false };
+  const done = (async (): Promise<SampleRowsResult> => {
+    const missingCalls = await transposeBedRecords(records.bed, layout, { threads: bedTransposeThreads(rows.length), stopped: () => stopped.now });
+    traceMark('input transposed in memory');
+    setState(SAMPLE_ROWS_READY);
+    const hashing = startBytesHash(rows);
+    const columns = SnpColumns.of(records.snps, missingCalls.snps.length);
+    const sidecar = sidecarOf(source, columns, {
+      vectors: 'samples', packedSha256: await hashing.digest, vectorOrder: null, skippedSites: options.skippedSites, selection: options.selection,
+    });
+    return { sidecar, missingCalls };
+  })();
+  done.catch(() => setState(SAMPLE_ROWS_FAILED));
+  return { rows, state, numSample, numSnp, done, stop: () => { stopped.now = true; } };
+}
+
+/**
+ * Worker threads that read and transpose `numBytes` of .bed records: one per core (at most 16) from 4 MiB on (a worker
+ * starts in ~50 ms, while the main thread starts the run beside them); below, the main thread alone.
+ */
+function bedTransposeThreads(numBytes: number): number {
+  return numBytes < 4 << 20 ? 1 : Math.min(16, availableParallelism());
 }
 
 /** A source's rows read whole into chunks of about CHUNK_BYTES (its row count unknown until then). */

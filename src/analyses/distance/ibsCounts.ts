@@ -64,15 +64,21 @@ export const squaredDistance: DistanceOfCounts = (ibs0, ibs1) => ibs1 + 4 * ibs0
  * checksum and the records of pairs whose distance is above the run's threshold, the distance to a dense matrix).
  */
 export function finalizeDistancePairs(distanceOf: DistanceOfCounts) {
-  const pairCounts = (tallies: readonly Uint32Array[], t: number, counts: Float64Array, at: number): number => {
-    const ibs0 = tallies[1][t];
-    const ibs1 = tallies[0][t];
-    const distance = alleleCountDistance(ibs0, ibs1) * IBS_COUNT_SCALE;
-    counts[at + IBS_ENTRY.ibs0] = ibs0 * IBS_COUNT_SCALE;
-    counts[at + IBS_ENTRY.distance01] = distance;
-    counts[at + IBS_ENTRY.distance10] = distance;
-    counts[at + IBS_ENTRY.ibs1] = ibs1 * IBS_COUNT_SCALE;
-    return distanceOf(ibs0, ibs1);
+  const pairCounts = (
+    tallies: readonly Uint32Array[], tFirst: number, numPairs: number, out: { readonly counts: Float64Array; readonly values: Float64Array },
+  ): void => {
+    const [ibs1Tally, ibs0Tally] = tallies;
+    const { counts, values } = out;
+    for (let c = 0, t = tFirst; c < numPairs; c++, t++) {
+      const ibs0 = ibs0Tally[t];
+      const ibs1 = ibs1Tally[t];
+      const distance = alleleCountDistance(ibs0, ibs1) * IBS_COUNT_SCALE;
+      counts[4 * c + IBS_ENTRY.ibs0] = ibs0 * IBS_COUNT_SCALE;
+      counts[4 * c + IBS_ENTRY.distance01] = distance;
+      counts[4 * c + IBS_ENTRY.distance10] = distance;
+      counts[4 * c + IBS_ENTRY.ibs1] = ibs1 * IBS_COUNT_SCALE;
+      values[c] = distanceOf(ibs0, ibs1);
+    }
   };
   return (ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number =>
     finalizePairCountRows('a distance', pairCounts, ctx, block, tallies);

@@ -7,12 +7,11 @@ import { closeSync, openSync, readSync } from 'node:fs';
 /** C (n × n, row-major; its lower triangle, diagonal included) += A Aᵀ for A (n × k, row-major). */
 export type RankUpdate = (c: Float64Array, a: Float64Array, n: number, k: number) => void;
 
-/** A sample-major packed file (vectors = samples, fields = SNPs, SPEC §1 codes, ⌈numSnp/4⌉ bytes per sample). */
-export interface SampleMajorInput {
-  readonly path: string;
-  readonly numSample: number;
-  readonly numSnp: number;
-}
+/**
+ * Sample-major packed rows (vectors = samples, fields = SNPs, SPEC §1 codes, ⌈numSnp/4⌉ bytes per sample): a file, or
+ * the rows in memory (`rows`, transposed in this process: no file written and read back).
+ */
+export type SampleMajorInput = { readonly numSample: number; readonly numSnp: number } & ({ readonly path: string } | { readonly rows: Uint8Array });
 
 /** Bytes of one block of standardized values: 32 MiB, enough SNPs per dsyrk call for BLAS speed, little memory. */
 const BLOCK_BYTES = 32 << 20;
@@ -57,13 +56,17 @@ export function grmCrossProducts(input: SampleMajorInput, codeValues: Float64Arr
   const c = new Float64Array(n * n);
   const z = new Float64Array(n * blockSnps);
   const strip = new Uint8Array(n * blockBytes);
-  const fd = openSync(input.path, 'r');
+  const fd = 'path' in input ? openSync(input.path, 'r') : null;
   try {
     for (let first = 0; first < numSnp; first += blockSnps) {
       const numSnpHere = Math.min(blockSnps, numSnp - first);
       const numBytesHere = Math.ceil(numSnpHere / 4);
       const byteOffset = first / 4;
-      for (let i = 0; i < n; i++) readFully(fd, strip.subarray(i * blockBytes), numBytesHere, i * bytesPerRow + byteOffset, input.path);
+      for (let i = 0; i < n; i++) {
+        const position = i * bytesPerRow + byteOffset;
+        if ('rows' in input) strip.set(input.rows.subarray(position, position + numBytesHere), i * blockBytes);
+        else if (fd !== null) readFully(fd, strip.subarray(i * blockBytes), numBytesHere, position, input.path);
+      }
       // A row holds numSnpHere values (A is n × numSnpHere, row-major, no padding): the codes past numSnp in the
       // last byte are never read.
       // A byte at a time (4 SNPs, one table lookup each); the last byte of the block may hold fewer.
@@ -88,7 +91,7 @@ export function grmCrossProducts(input: SampleMajorInput, codeValues: Float64Arr
       update(c, z, n, numSnpHere);
     }
   } finally {
-    closeSync(fd);
+    if (fd !== null) closeSync(fd);
   }
   return c;
 }

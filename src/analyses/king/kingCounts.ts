@@ -53,16 +53,21 @@ export function finalizeKingPairs(ctx: FinalizeContext, block: PairBlock, tallie
   return finalizePairCountRows('KING', kingPairCounts, ctx, block, tallies);
 }
 
-/** One pair's counts (hethet, het–hom, hom–het, ibs0) from its tallies, and its kinship. */
-function kingPairCounts(tallies: readonly Uint32Array[], t: number, counts: Float64Array, at: number): number {
+/** A row of pairs' counts (hethet, het–hom, hom–het, ibs0) from their tallies, and their kinship (kingKinship's operations). */
+function kingPairCounts(
+  tallies: readonly Uint32Array[], tFirst: number, numPairs: number, out: { readonly counts: Float64Array; readonly values: Float64Array },
+): void {
   const [hethetTally, ibs0Tally, hetPresentTally, presentHetTally] = tallies;
-  const hethet = hethetTally[t];
-  const ibs0 = ibs0Tally[t];
-  const hetHom = hetPresentTally[t] - hethet;
-  const homHet = presentHetTally[t] - hethet;
-  counts[at + KING_ENTRY.hethet] = hethet * KING_COUNT_SCALE;
-  counts[at + KING_ENTRY.hetHom] = hetHom * KING_COUNT_SCALE;
-  counts[at + KING_ENTRY.homHet] = homHet * KING_COUNT_SCALE;
-  counts[at + KING_ENTRY.ibs0] = ibs0 * KING_COUNT_SCALE;
-  return kingKinship(hethet, ibs0, hetHom, homHet);
+  const { counts, values } = out;
+  for (let c = 0, t = tFirst; c < numPairs; c++, t++) {
+    const hethet = hethetTally[t];
+    const ibs0 = ibs0Tally[t];
+    const hetHom = hetPresentTally[t] - hethet;
+    const homHet = presentHetTally[t] - hethet;
+    counts[4 * c + KING_ENTRY.hethet] = hethet * KING_COUNT_SCALE;
+    counts[4 * c + KING_ENTRY.hetHom] = hetHom * KING_COUNT_SCALE;
+    counts[4 * c + KING_ENTRY.homHet] = homHet * KING_COUNT_SCALE;
+    counts[4 * c + KING_ENTRY.ibs0] = ibs0 * KING_COUNT_SCALE;
+    values[c] = 0.5 - (4 * ibs0 + hetHom + homHet) / (4 * (hethet + Math.min(hetHom, homHet)));
+  }
 }

@@ -1,7 +1,8 @@
-// `snptally plink --distance …`: prepares the input sample-major with PLINK's selection and autosomes (`prepare
-// --individuals --autosome`), runs `--metric distance` for the exact allele-count distances over the SNPs both called
-// (a float64 lower triangle), applies PLINK 1.9's missing-call rescaling (distanceMissing.ts) and writes PLINK 1.9's
-// .dist / .mibs / .mdist (text, gz, bin, bin4) with their .id files and the log, all renamed into place together.
+// `snptally plink --distance …`: runs `--metric distance` over the input's samples with PLINK's selection and autosomes
+// (`run --individuals --autosome`: transposed in the child's memory) for the exact allele-count distances over the SNPs
+// both called (a float64 lower triangle), while it reads the same SNP rows for PLINK 1.9's missing-call rescaling
+// (snpRowMissing.ts, distanceMissing.ts); writes PLINK 1.9's .dist / .mibs / .mdist (text, gz, bin, bin4) with their
+// .id files and the log, all renamed into place together.
 import { closeSync, createWriteStream, fstatSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -14,7 +15,10 @@ import {
 } from '../../io/index.js';
 import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 import { distanceMatrices, distanceMatrixPath, distanceOutputPaths, parseDistanceFlags, type DistanceKinds, type DistanceRequest } from './distanceFlags.js';
-import { missingTallies, rescaleDistances, type MissingTallies, type SampleMajorFile } from './distanceMissing.js';
+import { rescaleDistances, talliesOfMissingCalls, type MissingTallies } from './distanceMissing.js';
+import { openChildGenotypes } from './frontEndGenotypes.js';
+import { missingCallsOfSnpRows } from './snpRowMissing.js';
+import { inputSidecarPathOf } from '../runCompanions.js';
 
 /** A sample's PLINK IDs (FID null for a VCF sample). */
 interface SampleName { readonly fid: string | null; readonly iid: string }
@@ -107,25 +111,31 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
   const request = parseDistanceFlags(flags);
   await runFrontEndCommand({ out: request.out, paths: distanceOutputPaths(request), force: request.force }, async (session) => {
     const { scratch, staged, run } = session;
-    const packedPath = join(scratch, 'input.packed');
-    await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
-    const sidecar = readSidecar(`${packedPath}.json`);
-    if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
-    const samples = sidecar.sampleNames;
-    if (samples.length < 2) throw new UserError('plink: --distance needs at least 2 samples');
-    const idText = idFileText(samples);
+    // One child computes the exact distances over the samples transposed in its memory (`run --individuals`), while
+    // this process reads the same selection's SNP rows for PLINK's missing-call tallies.
     const stub = join(scratch, 'counts');
-    const counting = run(['run', '--metric', 'distance', '--input', packedPath, ...request.resourceArgs,
-      '--matrix', 'triangle', '--matrix-format', 'bin', '--out', stub, '--json']);
-    // The missing tallies need only the packed file: counted while the run's child computes the distances.
-    const file: SampleMajorFile = { path: packedPath, numSample: samples.length, numSnp: sidecar.numField };
+    const counting = run(['run', '--metric', 'distance', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome',
+      ...request.resourceArgs, '--matrix', 'triangle', '--matrix-format', 'bin', '--out', stub, '--json']);
     let tallies: MissingTallies;
+    let numSnp: number;
     try {
-      tallies = missingTallies(file, request.flatMissing ? null : await foundersOf(request, samples));
+      const source = await openChildGenotypes(request.input, request.selectionArgs);
+      const founder = request.flatMissing ? null : await foundersOf(request, source.samples.map(({ fid, iid }) => ({ fid, iid })));
+      const calls = await missingCallsOfSnpRows(source, founder);
+      numSnp = calls.numSnp;
+      tallies = talliesOfMissingCalls(calls, { numSample: source.sampleIds.length, numSnp });
     } finally {
       await counting.catch(() => undefined);
     }
     await counting;
+    const sidecar = readSidecar(inputSidecarPathOf(stub));
+    if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
+    const samples = sidecar.sampleNames;
+    if (samples.length < 2) throw new UserError('plink: --distance needs at least 2 samples');
+    if (samples.length !== tallies.perSample.length || sidecar.numField !== numSnp) {
+      throw new Error(`the run read ${samples.length} samples × ${sidecar.numField} SNPs, the missing tallies ${tallies.perSample.length} × ${numSnp}`);
+    }
+    const idText = idFileText(samples);
     const distances = readTriangle(`${stub}.dist.bin`, samples.length);
     rescaleDistances(distances, tallies, samples.length);
     for (const { extension, kind } of distanceMatrices(request)) {

@@ -60,7 +60,7 @@ const LANES_OF_CODE = [0, 1, 2].map((code) => Uint32Array.from({ length: 256 }, 
 const MAX_LANE_ROWS = 255;
 
 /** Per-SNP genotype counts of the founders: code 00 (two copies of allele 2), 01 (het), 10 (missing), and the founders. */
-interface FounderCounts {
+export interface FounderCounts {
   readonly byCode: readonly [Uint32Array, Uint32Array, Uint32Array];
   numFounders: number;
 }
@@ -99,7 +99,7 @@ class FounderCounter {
 }
 
 /** The missing calls of a file, grouped by SNP: samples `samplesBySnp[firstOfSnp[s] …]` (ascending) miss SNP s. */
-interface MissingCalls {
+export interface MissingCalls {
   readonly firstOfSnp: Uint32Array;
   readonly samplesBySnp: Uint32Array;
 }
@@ -176,25 +176,50 @@ function plinkMissingWeights(numSnp: number, founderCounts: FounderCounts): { we
 }
 
 /**
- * The missing tallies of the rescaling: each missing call of sample i at SNP s adds the SNP's weight to sample i, and
- * each pair missing at s adds it to the pair. `founder` (1 for a founder sample) gives PLINK's default weights from
- * the founders' allele frequencies; null gives flat-missing's weight 1 (the total is then the SNP count).
+ * The missing tallies of the rescaling from a sample-major file: each missing call of sample i at SNP s adds the SNP's
+ * weight to sample i, and each pair missing at s adds it to the pair. `founder` (1 for a founder sample) gives PLINK's
+ * default weights from the founders' allele frequencies; null gives flat-missing's weight 1 (the total is then the SNP
+ * count).
  */
 export function missingTallies(file: SampleMajorFile, founder: Uint8Array | null): MissingTallies {
-  const n = file.numSample;
-  const { missing, founderCounts } = readMissingCalls(file, founder);
-  const weighting = founderCounts === null ? null : plinkMissingWeights(file.numSnp, founderCounts);
+  return talliesOfMissingCalls(readMissingCalls(file, founder), { numSample: file.numSample, numSnp: file.numSnp });
+}
+
+/** The missing calls of a source's SNP rows by SNP, and its founders' genotype counts (null: flat-missing's weights). */
+export interface SnpMissingCalls {
+  readonly missing: MissingCalls;
+  readonly founderCounts: FounderCounts | null;
+}
+
+/** Each sample's missing calls (`counts[s]` SNPs each, listed sample after sample) grouped by SNP, samples ascending. */
+export function missingCallsBySnp(lists: { readonly counts: Uint32Array; readonly snps: Uint32Array }, numSnp: number): MissingCalls {
+  const firstOfSnp = new Uint32Array(numSnp + 1);
+  for (const snp of lists.snps) firstOfSnp[snp + 1]++;
+  for (let s = 0; s < numSnp; s++) firstOfSnp[s + 1] += firstOfSnp[s];
+  const next = firstOfSnp.slice(0, numSnp);
+  const samplesBySnp = new Uint32Array(lists.snps.length);
+  for (let sample = 0, at = 0; sample < lists.counts.length; sample++) {
+    for (const end = at + lists.counts[sample]; at < end; at++) samplesBySnp[next[lists.snps[at]]++] = sample;
+  }
+  return { firstOfSnp, samplesBySnp };
+}
+
+/** The tallies of missing calls grouped by SNP (missingTallies, or SNP rows read by missingCallsOfSnpRows). */
+export function talliesOfMissingCalls(calls: SnpMissingCalls, sizes: { readonly numSample: number; readonly numSnp: number }): MissingTallies {
+  const { numSample: n, numSnp } = sizes;
+  const { missing, founderCounts } = calls;
+  const weighting = founderCounts === null ? null : plinkMissingWeights(numSnp, founderCounts);
   const perSample = new Float64Array(n);
   const perPair = new Uint32Array((n * (n - 1)) / 2);
   const { firstOfSnp, samplesBySnp } = missing;
   const weightOf = (s: number): number => (weighting === null ? 1 : weighting.weights[s]);
   // Rows in blocks of about PAIR_BLOCK pairs, so that a block's part of the triangle stays in cache while every SNP
   // adds its missing pairs to it; cursor[s] is where SNP s's (ascending) samples reach the block.
-  const cursor = firstOfSnp.slice(0, file.numSnp);
+  const cursor = firstOfSnp.slice(0, numSnp);
   for (let rowFirst = 0; rowFirst < n;) {
     let rowEnd = rowFirst + 1;
     while (rowEnd < n && (rowEnd * (rowEnd + 1)) / 2 - (rowFirst * (rowFirst - 1)) / 2 < PAIR_BLOCK) rowEnd++;
-    for (let s = 0; s < file.numSnp; s++) {
+    for (let s = 0; s < numSnp; s++) {
       const first = firstOfSnp[s];
       const end = firstOfSnp[s + 1];
       let a = cursor[s];
@@ -210,7 +235,7 @@ export function missingTallies(file: SampleMajorFile, founder: Uint8Array | null
     }
     rowFirst = rowEnd;
   }
-  return { total: weighting === null ? file.numSnp : weighting.sum, perSample, perPair };
+  return { total: weighting === null ? numSnp : weighting.sum, perSample, perPair };
 }
 
 /**

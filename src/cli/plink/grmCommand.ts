@@ -1,47 +1,33 @@
-// `snptally plink --make-rel / --make-grm-bin`: prepares the input sample-major with PLINK's selection and plink2's
-// autosomes (`prepare --individuals --autosome`), standardizes each SNP by its founder allele frequency, sums the
+// `snptally plink --make-rel / --make-grm-bin`: transposes the input's samples into memory with PLINK's selection and
+// plink2's autosomes (as `run --individuals --autosome` does, on the transpose workers), standardizes each SNP by its founder allele frequency, sums the
 // cross products over SNP blocks in float64 (OpenBLAS dsyrk, else a plain loop), divides by each pair's SNPs both
 // called (exact integer counts, distanceMissing.ts) as plink2 does, and writes plink2's files, renamed into place together.
-import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import {
   applyGrmDenominators, GenotypeCodeCounter, grmCodeValues, grmCrossProducts, plainSymmetricRankUpdate, snpsPerBlock,
   type GrmMissingCounts, type RankUpdate, type SampleMajorInput,
 } from '../../analyses/index.js';
 import { UserError } from '../../core/errors.js';
-import { readSidecar, stageFile, type PreparedSidecar } from '../../io/index.js';
+import { stageFile, startSampleRowsInMemory, type PreparedSidecar } from '../../io/index.js';
 import { loadOpenBlas } from '../../mgemm/index.js';
 import { foundersOf } from './distanceCommand.js';
-import { missingTallies } from './distanceMissing.js';
+import { missingCallsBySnp, talliesOfMissingCalls } from './distanceMissing.js';
+import { openChildGenotypes } from './frontEndGenotypes.js';
 import { grmBinChunks, grmCountChunks, grmIdFileText, relMatrixChunks, stageChunks, type GrmMatrix } from './grmFiles.js';
 import { grmOutputPaths, parseGrmFlags, type GrmRequest } from './grmFlags.js';
 import { sampleIdFileText, type SampleIdPair } from './kingReport.js';
 import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 
-/** Genotype counts per SNP of the founders and of every sample, one pass over the sample-major file. */
-function countGenotypes(input: SampleMajorInput, founder: Uint8Array): { founders: GenotypeCodeCounter; samples: GenotypeCodeCounter } {
+/** Genotype counts per SNP of the founders and of every sample, one pass over the sample-major rows. */
+function countGenotypes(rows: Uint8Array, input: { readonly numSample: number; readonly numSnp: number }, founder: Uint8Array): {
+  founders: GenotypeCodeCounter; samples: GenotypeCodeCounter;
+} {
   const founders = new GenotypeCodeCounter(input.numSnp);
   const samples = new GenotypeCodeCounter(input.numSnp);
   const bytesPerRow = Math.ceil(input.numSnp / 4);
-  const rowsPerPiece = Math.max(1, Math.floor((16 << 20) / bytesPerRow));
-  const piece = new Uint8Array(rowsPerPiece * bytesPerRow);
-  const fd = openSync(input.path, 'r');
-  try {
-    for (let first = 0; first < input.numSample; first += rowsPerPiece) {
-      const numRows = Math.min(rowsPerPiece, input.numSample - first);
-      for (let done = 0; done < numRows * bytesPerRow;) {
-        const got = readSync(fd, piece, done, numRows * bytesPerRow - done, first * bytesPerRow + done);
-        if (got === 0) throw new Error(`${input.path} ended early`);
-        done += got;
-      }
-      for (let r = 0; r < numRows; r++) {
-        samples.add(piece, r * bytesPerRow);
-        if (founder[first + r] === 1) founders.add(piece, r * bytesPerRow);
-      }
-    }
-  } finally {
-    closeSync(fd);
+  for (let r = 0; r < input.numSample; r++) {
+    samples.add(rows, r * bytesPerRow);
+    if (founder[r] === 1) founders.add(rows, r * bytesPerRow);
   }
   founders.flush();
   samples.flush();
@@ -57,9 +43,10 @@ function checkFrequencySource(request: GrmRequest, numSample: number, numFounder
   }
 }
 
-/** Bytes the GRM holds at its peak: the n × n matrix, the pair counts, a block and its packed strip. */
+/** Bytes the GRM holds at its peak: the n × n matrix, the pair counts, a block and its packed strip, the sample rows. */
 function grmMemoryBytes(numSample: number, numSnp: number): number {
-  return 8 * numSample * numSample + 2 * numSample * (numSample - 1) + 9 * numSample * snpsPerBlock(numSample, numSnp);
+  const sampleRows = numSample * Math.ceil(numSnp / 4);
+  return 8 * numSample * numSample + 2 * numSample * (numSample - 1) + 9 * numSample * snpsPerBlock(numSample, numSnp) + sampleRows;
 }
 
 /** The product's rank update and how the log names it: OpenBLAS when loadable, else the plain loop and why. */
@@ -74,26 +61,28 @@ export async function runGrm(flags: readonly string[]): Promise<void> {
   const request = parseGrmFlags(flags);
   const outputs = grmOutputPaths(request);
   await runFrontEndCommand({ out: request.out, paths: outputs, force: request.force }, async (session) => {
-    const { scratch, staged, run } = session;
-    const packedPath = join(scratch, 'input.packed');
-    await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome', '--out', packedPath, '--json']);
-    const sidecar = readSidecar(`${packedPath}.json`);
+    const { staged } = session;
+    // The samples transposed into this process's memory by the transpose workers (as `run --individuals` does): no
+    // `prepare` child, no sample-major file written and read back.
+    const transposed = await startSampleRowsInMemory(await openChildGenotypes(request.input, request.selectionArgs), {});
+    const { sidecar, missingCalls } = await transposed.done;
     if (sidecar.sampleNames === undefined) throw new Error('a sample-major sidecar without sampleNames');
     const samples: SampleIdPair[] = sidecar.sampleNames.map(({ fid, iid }) => ({ fid, iid }));
     if (samples.length < 2) throw new UserError('plink: --make-rel / --make-grm-bin need at least 2 samples (plink2: GRM construction requires at least two samples)');
-    const input: SampleMajorInput = { path: packedPath, numSample: samples.length, numSnp: sidecar.numField };
+    const input: SampleMajorInput = { rows: transposed.rows, numSample: samples.length, numSnp: sidecar.numField };
     const memoryBytes = grmMemoryBytes(input.numSample, input.numSnp);
     if (request.memoryMiB !== null && memoryBytes > request.memoryMiB * 2 ** 20) {
       throw new UserError(`plink: --memory ${request.memoryMiB}: the GRM of ${input.numSample} samples needs about ${Math.ceil(memoryBytes / 2 ** 20)} MiB`);
     }
     const founder = await foundersOf(request, samples);
     checkFrequencySource(request, samples.length, founder.reduce((sum, flag) => sum + flag, 0));
-    const counts = countGenotypes(input, founder);
+    const counts = countGenotypes(transposed.rows, input, founder);
     const { snps } = sidecar;
     const codeValues = grmCodeValues(counts.founders, counts.samples, { covariance: request.covariance },
       (s) => `variant ${snps.id[s] ?? s + 1} (${snps.chrom[s] ?? '?'}:${snps.pos[s] ?? '?'})`);
     // plink2 divides by each pair's count only when a missing call exists and meanimpute is off.
-    const missing: GrmMissingCounts | null = request.meanImpute || counts.samples.numMissing() === 0 ? null : missingTallies(input, null);
+    const missing: GrmMissingCounts | null = request.meanImpute || counts.samples.numMissing() === 0 ? null
+      : talliesOfMissingCalls({ missing: missingCallsBySnp(missingCalls, input.numSnp), founderCounts: null }, input);
     const threads = request.threads ?? availableParallelism();
     const product = rankUpdateFor(threads);
     const grm: GrmMatrix = { values: grmCrossProducts(input, codeValues, product.update), numSample: input.numSample };

@@ -4,7 +4,7 @@
 // threshold when every use has one) — and writes plink2's files under its names, all renamed into place together.
 import { join } from 'node:path';
 import { UserError } from '../../core/errors.js';
-import { readSidecar, stageFile, TextOutput, type PreparedSidecar } from '../../io/index.js';
+import { readSidecar, stageFile, type PreparedSidecar } from '../../io/index.js';
 import { inputSidecarPathOf, sampleMissingPathOf } from '../runCompanions.js';
 import { readRunInfo } from '../runInfoFile.js';
 import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
@@ -77,18 +77,13 @@ export async function runKing(flags: readonly string[]): Promise<void> {
       const pairs = sortedKingPairs(readRunInfo(`${stub}.run.json`).outputPaths, scratch);
       const source = { pairs, samples, missingCallsPath: sampleMissingPathOf(stub), numSnp: sidecar.numField };
       if (request.table === null) {
-        pass = await passOverKingPairs(source, null, request.cutoff);
+        pass = passOverKingPairs(source, null, request.cutoff);
       } else {
+        // Written in the scratch directory (removed with it on failure), renamed into place with the other files.
         const tablePath = join(scratch, 'table.kin0');
-        const output = await TextOutput.toFile(tablePath, { force: true });
-        try {
-          pass = await passOverKingPairs(source, { output, options: { counts: request.table.counts, filter: request.tableFilter } }, request.cutoff);
-          await output.commit();
-        } catch (error) {
-          output.discard();
-          throw error;
-        }
-        staged.push({ finalPath: `${request.out}.kin0`, temporaryPath: tablePath });
+        const finalPath = `${request.out}.kin0`;
+        pass = passOverKingPairs(source, { path: tablePath, finalPath, options: { counts: request.table.counts, filter: request.tableFilter } }, request.cutoff);
+        staged.push({ finalPath, temporaryPath: tablePath });
       }
     }
     if (input === null) throw new Error('a KING command with neither a matrix nor pairs');

@@ -7,15 +7,6 @@ import { coordEntryBit, coordVectorIndex, readMetricsFileChunks, RowSorter } fro
 /** Words of a sorted pair row: ID1 (the later sample), ID2, hethet, het1Hom2, hom1Het2, ibs0. */
 export const PAIR_ROW_WORDS = 6;
 
-/** One pair's counts, `1` being ID1 (the later sample) and `2` ID2. */
-export interface KingPairCounts {
-  readonly hethet: number;
-  /** SNPs where ID1 is heterozygous and ID2 homozygous. */
-  readonly het1Hom2: number;
-  readonly hom1Het2: number;
-  readonly ibs0: number;
-}
-
 /**
  * Reads the run's record files into a sorter of pair rows (PAIR_ROW_WORDS words each, keyed by ID1 then ID2: plink2's
  * line order). @throws Error when a pair's four records are not together (not a KING run's files).
@@ -56,9 +47,4 @@ export function sortedKingPairs(recordFiles: readonly string[], scratchParent: s
     if (pending !== 0) throw new Error(`${file}: its last pair has ${pending} of its 4 records`);
   }
   return sorter;
-}
-
-/** Counts of a sorted pair row at `at`. */
-export function pairCountsAt(rows: Uint32Array, at: number): KingPairCounts {
-  return { hethet: rows[at + 2], het1Hom2: rows[at + 3], hom1Het2: rows[at + 4], ibs0: rows[at + 5] };
 }

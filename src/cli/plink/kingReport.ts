@@ -2,10 +2,9 @@
 // writer: its columns, order, proportions and numbers), the sample ID files (.king.id, .king.cutoff.in.id/.out.id) and
 // --king-cutoff's greedy removal (KinshipPruneDestructive).
 import { kingKinship } from '../../analyses/index.js';
-import { formatPlinkNumber, SampleMissingFile, type TextOutput } from '../../io/index.js';
-import { LineBatch } from '../recordTableWriter.js';
-import { pairCountsAt, PAIR_ROW_WORDS, type KingPairCounts } from './kingPairs.js';
-import type { RowSorter } from '../../io/index.js';
+import { SampleMissingFile, type RowSorter } from '../../io/index.js';
+import { KinTableWriter } from './kinTableBytes.js';
+import { PAIR_ROW_WORDS } from './kingPairs.js';
 
 /** A sample's PLINK IDs (FID null: the input had none, a VCF). */
 export interface SampleIdPair {
@@ -54,66 +53,63 @@ export interface KingPassResult {
   readonly closePairs: readonly (readonly [number, number])[];
 }
 
+/** Where a pass writes the .kin0 table: a new file `path`, renamed later to `finalPath` (named in errors). */
+export interface KingTableTarget {
+  readonly path: string;
+  readonly finalPath: string;
+  readonly options: KingTableOptions;
+}
+
 /**
  * One pass over the sorted pairs: the .kin0 table into `table` (when given) and the pairs above `cutoff` (when given).
  * Kinship is plink2's double from the exact counts; NSNP from the two samples' missing calls (read when first needed).
+ * @throws UserError when the table cannot be written (the caller removes its file).
  */
-export async function passOverKingPairs(
-  source: KingPairSource, table: { readonly output: TextOutput; readonly options: KingTableOptions } | null, cutoff: number | null,
-): Promise<KingPassResult> {
+export function passOverKingPairs(source: KingPairSource, table: KingTableTarget | null, cutoff: number | null): KingPassResult {
   const { samples } = source;
   const withFid = hasFids(samples);
-  const ids = samples.map((sample) => idText(sample, withFid));
-  const missing = table === null ? null : new SampleMissingFile(source.missingCallsPath, samples.length, source.numSnp);
-  const lines = table === null ? null : new LineBatch(table.output);
-  if (table !== null) {
-    await table.output.write(`${withFid ? '#FID1\tIID1\tFID2\tIID2' : '#IID1\tIID2'}\tNSNP\tHETHET\tIBS0\tKINSHIP\n`);
-  }
+  if (table === null) return passOverPairs(source, null, cutoff);
+  const writer = new KinTableWriter(table.path, table.finalPath, samples.map((sample) => idText(sample, withFid)), table.options.counts);
+  const missing = new SampleMissingFile(source.missingCallsPath, samples.length, source.numSnp);
   try {
-    return await passOverPairs(source, { ids, table, lines, missing }, cutoff);
+    writer.writeText(`${withFid ? '#FID1\tIID1\tFID2\tIID2' : '#IID1\tIID2'}\tNSNP\tHETHET\tIBS0\tKINSHIP\n`);
+    const result = passOverPairs(source, { writer, missing, filter: table.options.filter }, cutoff);
+    writer.close();
+    return result;
+  } catch (error) {
+    writer.discard();
+    throw error;
   } finally {
-    missing?.close();
+    missing.close();
   }
 }
 
 /** The loop of passOverKingPairs. */
-async function passOverPairs(
+function passOverPairs(
   source: KingPairSource,
-  out: {
-    readonly ids: readonly string[]; readonly table: { readonly output: TextOutput; readonly options: KingTableOptions } | null;
-    readonly lines: LineBatch | null; readonly missing: SampleMissingFile | null;
-  },
+  table: { readonly writer: KinTableWriter; readonly missing: SampleMissingFile; readonly filter: number | null } | null,
   cutoff: number | null,
-): Promise<KingPassResult> {
-  const { ids, table, lines, missing } = out;
+): KingPassResult {
   const closePairs: [number, number][] = [];
   let numFilteredOut = 0;
   for (const batch of source.pairs.sorted()) {
-    for (let r = 0; r < batch.numRows; r++) {
-      const at = r * PAIR_ROW_WORDS;
-      const id1 = batch.rows[at];
-      const id2 = batch.rows[at + 1];
-      const counts = pairCountsAt(batch.rows, at);
-      const kinship = kingKinship(counts.hethet, counts.ibs0, counts.het1Hom2, counts.hom1Het2);
+    const { rows } = batch;
+    for (let at = 0, end = batch.numRows * PAIR_ROW_WORDS; at < end; at += PAIR_ROW_WORDS) {
+      const id1 = rows[at];
+      const id2 = rows[at + 1];
+      const hethet = rows[at + 2];
+      const ibs0 = rows[at + 5];
+      const kinship = kingKinship(hethet, ibs0, rows[at + 3], rows[at + 4]);
       if (cutoff !== null && kinship > cutoff) closePairs.push([id1, id2]);
-      if (table === null || lines === null || missing === null) continue;
-      if (table.options.filter !== null && kinship < table.options.filter) {
+      if (table === null) continue;
+      if (table.filter !== null && kinship < table.filter) {
         numFilteredOut++;
         continue;
       }
-      if (lines.add(tableLine(ids[id1], ids[id2], missing.calledByBoth(id1, id2), counts, { kinship, counts: table.options.counts }))) await lines.flush();
+      table.writer.writeLine({ id1, id2, nsnp: table.missing.calledByBoth(id1, id2), hethet, ibs0, kinship });
     }
   }
-  await lines?.flush();
-  return { numTableLines: lines?.numWritten ?? 0, numFilteredOut, closePairs };
-}
-
-/** One .kin0 line: IDs, NSNP, HETHET, IBS0 (counts, or proportions as 1/NSNP · count), KINSHIP. */
-function tableLine(id1: string, id2: string, nsnp: number, counts: KingPairCounts, shown: { readonly kinship: number; readonly counts: boolean }): string {
-  const share = 1 / nsnp;
-  const hethet = shown.counts ? String(counts.hethet) : formatPlinkNumber(share * counts.hethet);
-  const ibs0 = shown.counts ? String(counts.ibs0) : formatPlinkNumber(share * counts.ibs0);
-  return `${id1}\t${id2}\t${nsnp}\t${hethet}\t${ibs0}\t${formatPlinkNumber(shown.kinship)}\n`;
+  return { numTableLines: table?.writer.numLines ?? 0, numFilteredOut, closePairs };
 }
 
 /**

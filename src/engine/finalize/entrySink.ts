@@ -1,5 +1,6 @@
 // Where computed table entries go: threshold, exact checksum, per-rank output records.
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
+import { addPairRowChecksum } from '../../core/pairRowChecksum.js';
 import type { RecordBar } from '../../mgemm/index.js';
 import type { PairCountRow, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
@@ -222,11 +223,7 @@ export class EntrySink {
   addPairCountRow(row: PairCountRow): void {
     const { i, jFirst, numCols, counts, recorded } = row;
     if (this.window !== null) throw new Error('an LD window with tallies per pair (checkJob refuses it)');
-    const count = 4 * numCols;
-    const { weights, keep } = this.scratchFor(count);
-    pairRowWeights(this.numVector, i, jFirst, numCols, weights);
-    keep.fill(1, 0, count);
-    this.checksum.addEntries(counts, weights, count, keep);
+    addPairRowChecksum(this.checksum, this.numVector, row, counts);
     if (this.writer === null) return;
     for (let c = 0; c < numCols; c++) {
       if (recorded[c] === 0) continue;

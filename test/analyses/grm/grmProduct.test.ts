@@ -1,5 +1,6 @@
 // The GRM's cross products: OpenBLAS's dsyrk (native addon) and the plain fallback against a naive sum, over several
-// SNP blocks of a sample-major file (a last block that is not a multiple of 4 SNPs), and the code tables' values.
+// SNP blocks of a sample-major file or rows in memory (a last block that is not a multiple of 4 SNPs), and the code
+// tables' values.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,15 @@ describe('GRM cross products', () => {
         expect(Math.abs(plain[i * numSample + j] - expected), `plain ${i},${j}`).toBeLessThan(1e-9);
         expect(Math.abs(viaBlas[i * numSample + j] - expected), `OpenBLAS ${i},${j}`).toBeLessThan(1e-9);
       }
+    }
+  });
+
+  it('rows in memory (the front end\'s transposition) give the file\'s sums, bit for bit, and the naive ones', () => {
+    const fromFile = grmCrossProducts(input, values, plainSymmetricRankUpdate);
+    const inMemory = grmCrossProducts({ rows: packed, numSample, numSnp }, values, plainSymmetricRankUpdate);
+    expect(Buffer.from(inMemory.buffer).equals(Buffer.from(fromFile.buffer))).toBe(true);
+    for (let i = 0; i < numSample; i++) {
+      for (let j = 0; j <= i; j++) expect(Math.abs(inMemory[i * numSample + j] - naive(i, j)), `${i},${j}`).toBeLessThan(1e-9);
     }
   });
 
