@@ -12,6 +12,7 @@ import {
 } from './finalizeTasks.js';
 import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
+import type { PairBandRunner } from './pairBands.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -56,6 +57,8 @@ export interface HostFinalizer {
   finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number>;
   /** Finalizes a quad tile's rows in order; `onQuads(n)` as parts of them are done; returns its quadruples. */
   finalizeQuads(run: QuadTileRun, onQuads: (numQuads: number) => void): Promise<number>;
+  /** Present with a finalize pool: a windowed CPU run's band tasks (pairBands.ts) run on it. */
+  readonly bands?: PairBandRunner<FinalizeOutcome>;
   /** Ends its worker threads, if any. */
   close(): Promise<void>;
 }
@@ -242,12 +245,19 @@ class PooledHostFinalizer implements HostFinalizer {
   private pool: Promise<FinalizePool> | null = null;
   private readonly sharedBlocks = new WeakMap<VectorBlockView, VectorBlockView>();
   private readonly sharedPairCounts = new WeakMap<BlockPairCounts, BlockPairCounts>();
+  readonly bands: PairBandRunner<FinalizeOutcome>;
 
   constructor(
     private readonly rank: RankFinalize, private readonly setup: FinalizeSetup, private readonly numThreads: number,
     /** For work of one task at most: a round trip to a worker (or its start) would cost more than it saves. */
     private readonly inline: InlineHostFinalizer,
-  ) {}
+  ) {
+    this.bands = {
+      numThreads,
+      start: async (task) => (await this.startedPool()).run({ ...task, rows: this.sharedBlock(task.rows), cols: this.sharedBlock(task.cols) }),
+      apply: (outcome) => this.apply(outcome),
+    };
+  }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const numPairs = pairsOfPanel(block);
@@ -325,18 +335,23 @@ class PooledHostFinalizer implements HostFinalizer {
   private async combineInOrder(outcomes: readonly Promise<FinalizeOutcome>[], onTuples: (numTuples: number) => void): Promise<number> {
     // Every task's failure is awaited below or superseded by an earlier one's.
     for (const outcome of outcomes) outcome.catch(() => undefined);
-    const { sink, verifier } = this.rank;
     let numTuples = 0;
     for (const pending of outcomes) {
       const outcome = await pending;
-      sink.checksum.merge(outcome.checksumLimbs, outcome.entries, outcome.zeros);
-      sink.addRecordWords(outcome.recordWords, outcome.numRecords);
-      if (outcome.histogram !== null) sink.addHistogramCounts(outcome.histogram);
-      if (verifier !== null) verifier.numChecked += outcome.numVerified;
+      this.apply(outcome);
       numTuples += outcome.numTuples;
       onTuples(outcome.numTuples);
     }
     return numTuples;
+  }
+
+  /** Adds one task's checksum part, records, histogram counts and checks to the rank's sink. */
+  private apply(outcome: FinalizeOutcome): void {
+    const { sink, verifier } = this.rank;
+    sink.checksum.merge(outcome.checksumLimbs, outcome.entries, outcome.zeros);
+    sink.addRecordWords(outcome.recordWords, outcome.numRecords);
+    if (outcome.histogram !== null) sink.addHistogramCounts(outcome.histogram);
+    if (verifier !== null) verifier.numChecked += outcome.numVerified;
   }
 
   /** `block` with its planes, sums and counts in shared memory (copied there once per block if they are not). */
