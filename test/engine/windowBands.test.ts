@@ -1,7 +1,7 @@
 // Band tasks of windowed CPU runs (pipeline/windowBands.ts, finalize/pairBands.ts): a panel's window sub-blocks hold
 // exactly its pairs in the window, in the panel's order (checked pair by pair against pairInWindow); bands take every
 // panel once, in order, cut at step boundaries; and windowed runs of many bands over several chromosomes write the
-// same record files on 1, 2 and 3 threads as the reference kernel set's panel-by-panel run.
+// same record files on 1 (bands on the calling thread), 2 and 3 threads as the reference kernel set's panel-by-panel run.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

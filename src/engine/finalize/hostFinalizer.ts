@@ -12,7 +12,7 @@ import {
 } from './finalizeTasks.js';
 import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
-import type { PairBandRunner } from './pairBands.js';
+import { inlineBandRunner, type PairBandRunner } from './pairBands.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -57,8 +57,8 @@ export interface HostFinalizer {
   finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number>;
   /** Finalizes a quad tile's rows in order; `onQuads(n)` as parts of them are done; returns its quadruples. */
   finalizeQuads(run: QuadTileRun, onQuads: (numQuads: number) => void): Promise<number>;
-  /** Present with a finalize pool: a windowed CPU run's band tasks (pairBands.ts) run on it. */
-  readonly bands?: PairBandRunner<FinalizeOutcome>;
+  /** Where a windowed CPU run's band tasks (pairBands.ts) run: on the pool, or on this thread. */
+  readonly bands?: PairBandRunner;
   /** Ends its worker threads, if any. */
   close(): Promise<void>;
 }
@@ -188,7 +188,11 @@ function quadTileRows(run: QuadTileRun, r0: number, r1: number): QuadTileRun {
 
 /** Everything on the calling thread, yielding to the event loop now and then. */
 class InlineHostFinalizer implements HostFinalizer {
-  constructor(private readonly rank: RankFinalize) {}
+  readonly bands: PairBandRunner;
+
+  constructor(private readonly rank: RankFinalize) {
+    this.bands = inlineBandRunner(rank);
+  }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const pairs = this.rank.analysis.pairs;
@@ -245,7 +249,7 @@ class PooledHostFinalizer implements HostFinalizer {
   private pool: Promise<FinalizePool> | null = null;
   private readonly sharedBlocks = new WeakMap<VectorBlockView, VectorBlockView>();
   private readonly sharedPairCounts = new WeakMap<BlockPairCounts, BlockPairCounts>();
-  readonly bands: PairBandRunner<FinalizeOutcome>;
+  readonly bands: PairBandRunner;
 
   constructor(
     private readonly rank: RankFinalize, private readonly setup: FinalizeSetup, private readonly numThreads: number,
@@ -254,8 +258,10 @@ class PooledHostFinalizer implements HostFinalizer {
   ) {
     this.bands = {
       numThreads,
-      start: async (task) => (await this.startedPool()).run({ ...task, rows: this.sharedBlock(task.rows), cols: this.sharedBlock(task.cols) }),
-      apply: (outcome) => this.apply(outcome),
+      start: async (task) => {
+        const outcome = await (await this.startedPool()).run({ ...task, rows: this.sharedBlock(task.rows), cols: this.sharedBlock(task.cols) });
+        return () => this.apply(outcome);
+      },
     };
   }
 

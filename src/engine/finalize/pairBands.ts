@@ -6,6 +6,7 @@ import { openThreadGemm, type PlaneWordRange, type TermGroup, type ThreadGemm, t
 import type { FinalizeContext, PairBlock, VectorBlockView } from '../../analyses/index.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { WINDOW_SUB_BLOCK_ROWS, windowSubBlocks, type PanelGeometry } from '../pipeline/windowPanels.js';
+import type { RankFinalize } from './rankFinalize.js';
 
 /** One band: panels (local rows of `rows` × local columns of `cols`) in the order their records go to the file. */
 export interface PairBandTask {
@@ -18,13 +19,33 @@ export interface PairBandTask {
   readonly kernel: ThreadGemmKernel;
 }
 
-/** What the finalize pool offers band tasks (hostFinalizer.ts): run one on a worker, merge an outcome into the rank. */
-export interface PairBandRunner<Outcome> {
+/**
+ * Where band tasks run (hostFinalizer.ts): on a finalize pool, or on the calling thread. `start` resolves with the
+ * band's merge into the rank's sink (checksum part, records, histogram counts, checks), to be called in band order.
+ */
+export interface PairBandRunner {
   readonly numThreads: number;
-  /** Posts a band (its blocks moved to shared memory once); resolves with the worker's outcome. */
-  start(task: PairBandTask): Promise<Outcome>;
-  /** Adds an outcome's checksum part, records, histogram counts and checks to the rank's sink: call in band order. */
-  apply(outcome: Outcome): void;
+  start(task: PairBandTask): Promise<() => void>;
+}
+
+/**
+ * Bands on the calling thread, straight into the rank's sink (one thread: no pool, nothing to merge), each after a
+ * turn of the event loop (progress, signals) — a band is ~10 ms.
+ */
+export function inlineBandRunner(rank: RankFinalize): PairBandRunner {
+  let worker: PairBandWorker | null = null;
+  return {
+    numThreads: 1,
+    start: async (task) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const pairs = rank.analysis.pairs;
+      const window = rank.sink.window;
+      if (pairs === null || window === null) throw new Error('a band task for a run without pairs or without an LD window');
+      worker ??= new PairBandWorker(window);
+      worker.run(task, pairs.finalize, rank);
+      return () => undefined;
+    },
+  };
 }
 
 /** The worker side: computes each panel's window sub-blocks with its own GEMM and finalizes them into `ctx`. */

@@ -5,7 +5,6 @@
 import type { PairBlock } from '../../analyses/index.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 import type { ThreadGemmKernel } from '../../mgemm/index.js';
-import type { FinalizeOutcome } from '../finalize/finalizeTasks.js';
 import type { PairBandRunner, PairBandTask } from '../finalize/pairBands.js';
 import type { VectorBlockView } from '../../analyses/index.js';
 import { planeWordRangesOf } from '../blocks/planePacking.js';
@@ -14,14 +13,14 @@ import type { PairStepsOutcome, PipelineEnv } from './pipeline2.js';
 
 /** What a windowed run's bands need: the finalize pool's band runner, the kernel its workers open, the window. */
 export interface WindowBands {
-  readonly runner: PairBandRunner<FinalizeOutcome>;
+  readonly runner: PairBandRunner;
   readonly kernel: ThreadGemmKernel;
   readonly window: PairWindowLimits;
 }
 
 /**
- * The bands of a run, where they apply: an LD window, host finalize on a pool (more than one thread), a CPU kernel set
- * that lends its GEMM to other threads, no field slabs (tallies summed across ranks) and no dense matrix; else null.
+ * The bands of a run, where they apply: an LD window, host finalize, a CPU kernel set that lends its GEMM to other
+ * threads, no field slabs (tallies summed across ranks) and no dense matrix; else null.
  */
 export function windowBandsOf(env: PipelineEnv): WindowBands | null {
   const window = env.run.sink.window;
@@ -84,13 +83,13 @@ export async function runWindowBands(
   const termGroups = [...pairs.termGroups];
   const planeWordRanges = planeWordRangesOf(env.run.analysis.planes);
   const { runner, kernel, window } = bands;
-  const inFlight: { readonly blocks: readonly PairBlock[]; readonly outcome: Promise<FinalizeOutcome> }[] = [];
+  const inFlight: { readonly blocks: readonly PairBlock[]; readonly merge: Promise<() => void> }[] = [];
   let numPairs = 0;
   let numWindowPairs = 0;
   const mergeOldest = async (): Promise<void> => {
     const band = inFlight.shift();
     if (band === undefined) return;
-    runner.apply(await band.outcome);
+    (await band.merge)();
     let done = 0;
     for (const block of band.blocks) {
       done += pairsInPanel(block);
@@ -106,10 +105,10 @@ export async function runWindowBands(
       kind: 'pairBand', rows, cols, termGroups, planeWordRanges, kernel,
       panels: blocks.map(({ rowFirst, numRows, colFirst, numCols, strictUpper }) => ({ rowFirst, numRows, colFirst, numCols, strictUpper })),
     };
-    const outcome = runner.start(task);
+    const merge = runner.start(task);
     // A band that fails while earlier ones are merged surfaces when it is merged.
-    outcome.catch(() => undefined);
-    inFlight.push({ blocks, outcome });
+    merge.catch(() => undefined);
+    inFlight.push({ blocks, merge });
   }
   while (inFlight.length > 0) await mergeOldest();
   return { numPairs, numDevicePairs: 0, numDeviceRecords: 0, numWindowPairs };
