@@ -10,6 +10,8 @@ import type { VectorBlockView } from '../../analyses/index.js';
 import { planeWordRangesOf } from '../blocks/planePacking.js';
 import { keptPairsInPanel, pairsInPanel } from './panelPairs.js';
 import type { PairStepsOutcome, PipelineEnv } from './pipeline2.js';
+import type { RankFinalize } from '../finalize/rankFinalize.js';
+import type { Communicator } from '../../parallel/index.js';
 
 /** What a windowed run's bands need: the finalize pool's band runner, the kernel its workers open, the window. */
 export interface WindowBands {
@@ -26,9 +28,16 @@ export function windowBandsOf(env: PipelineEnv): WindowBands | null {
   const window = env.run.sink.window;
   const runner = env.hostFinalizer.bands;
   const kernel = env.gemm.threadKernel;
-  if (window === null || runner === undefined || kernel === undefined) return null;
-  if (env.fieldComm.size !== 1 || (env.run.matrix ?? null) !== null) return null;
+  if (window === null || runner === undefined || kernel === undefined || !computesInWindowBands(env.run, env.fieldComm)) return null;
   return { runner, kernel, window };
+}
+
+/**
+ * Whether a 2-way run with a kernel set that lends its GEMM (the CPU's) computes in bands: an LD window, no field slabs
+ * (tallies summed across ranks) and no dense matrix. Such a run's kernel set is opened without threads (rankRun.ts).
+ */
+export function computesInWindowBands(run: RankFinalize, fieldComm: Communicator): boolean {
+  return run.sink.window !== null && run.analysis.pairs !== null && fieldComm.size === 1 && (run.matrix ?? null) === null;
 }
 
 /**

@@ -20,6 +20,7 @@ import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinaliz
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
+import { computesInWindowBands } from '../pipeline/windowBands.js';
 import { runTripleUnits } from '../pipeline/pipeline3.js';
 import { runQuadTiles } from '../pipeline/pipeline4.js';
 import { buildOwnPlanes, startBlockExchange, sumOwnBlock } from '../blocks/blockExchange.js';
@@ -243,8 +244,11 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
   let gemm: PopcountGemm;
   try {
+    const realOperands = realOperandsOf(run.analysis.planes, layout);
+    // A windowed CPU run computes its GEMMs on the finalize threads (windowBands.ts): no kernel threads to start.
+    const kernelThreads = backend === 'cpu' && realOperands === null && computesInWindowBands(run, fieldComm) ? 1 : numThreads;
     gemm = await traced('kernel set opened', () => createPopcountGemm({
-      backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands: realOperandsOf(run.analysis.planes, layout),
+      backend, numThreads: kernelThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands,
     }));
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
