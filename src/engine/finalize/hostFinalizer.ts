@@ -8,11 +8,11 @@ import type {
 } from '../../analyses/index.js';
 import type { FinalizerSpec } from './finalizers.js';
 import {
-  createFinalizePool, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type QuadTileRun, type TripleSliceRun,
+  createFinalizePool, LocalFinalizer, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type QuadTileRun, type TripleSliceRun,
 } from './finalizeTasks.js';
 import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
-import { inlineBandRunner, type PairBandRunner } from './pairBands.js';
+import { inlineBandRunner, pooledBandRunner, type PairBandRunner } from './pairBands.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -256,13 +256,10 @@ class PooledHostFinalizer implements HostFinalizer {
     /** For work of one task at most: a round trip to a worker (or its start) would cost more than it saves. */
     private readonly inline: InlineHostFinalizer,
   ) {
-    this.bands = {
-      numThreads,
-      start: async (task) => {
-        const outcome = await (await this.startedPool()).run({ ...task, rows: this.sharedBlock(task.rows), cols: this.sharedBlock(task.cols) });
-        return () => this.apply(outcome);
-      },
-    };
+    this.bands = pooledBandRunner(numThreads, {
+      pool: () => this.startedPool(), share: (block) => this.sharedBlock(block), apply: (outcome) => this.apply(outcome),
+      local: () => new LocalFinalizer(setup, rank.analysis),
+    });
   }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {

@@ -7,6 +7,7 @@ import type { FinalizeContext, PairBlock, VectorBlockView } from '../../analyses
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { WINDOW_SUB_BLOCK_ROWS, windowSubBlocks, type PanelGeometry } from '../pipeline/windowPanels.js';
 import type { RankFinalize } from './rankFinalize.js';
+import type { FinalizeOutcome } from './finalizeTasks.js';
 
 /** One band: panels (local rows of `rows` × local columns of `cols`) in the order their records go to the file. */
 export interface PairBandTask {
@@ -44,6 +45,56 @@ export function inlineBandRunner(rank: RankFinalize): PairBandRunner {
       worker ??= new PairBandWorker(window);
       worker.run(task, pairs.finalize, rank);
       return () => undefined;
+    },
+  };
+}
+
+/** A pool that runs band tasks (the finalize pool, finalizeTasks.ts). */
+interface BandTaskPool {
+  run(task: PairBandTask): Promise<FinalizeOutcome>;
+}
+
+/** What a pool's band runner needs of its host finalizer (hostFinalizer.ts). */
+export interface BandPool {
+  /** The pool, started on the first call. */
+  pool(): Promise<BandTaskPool>;
+  /** A block in shared memory (copied there once). */
+  share(block: VectorBlockView): VectorBlockView;
+  /** Adds an outcome to the rank's sink. */
+  apply(outcome: FinalizeOutcome): void;
+  /** A finalizer of this thread that runs tasks as a worker does (its own sink; outcomes merged like a worker's). */
+  local(): { run(task: PairBandTask): FinalizeOutcome };
+}
+
+/**
+ * Bands on a finalize pool; while its threads are still starting (loading their modules: 0.1–0.3 s, as long as a
+ * rank's input), the calling thread runs the bands itself, as a worker would, so that the first ones do not wait.
+ */
+export function pooledBandRunner(numThreads: number, pool: BandPool): PairBandRunner {
+  let started: BandTaskPool | null = null;
+  let starting: Promise<void> | null = null;
+  let startFailure: { readonly error: unknown } | null = null;
+  let local: { run(task: PairBandTask): FinalizeOutcome } | null = null;
+  return {
+    numThreads,
+    start: async (task) => {
+      // The pool starts with the first band, if it has not; a failure to start fails the bands after it.
+      starting ??= pool.pool().then((ready) => {
+        started = ready;
+      }, (error: unknown) => {
+        startFailure = { error };
+      });
+      // A turn of the event loop first: the pool's ready messages, and the merges of earlier bands.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (startFailure !== null) throw startFailure.error;
+      let outcome: FinalizeOutcome;
+      if (started === null) {
+        local ??= pool.local();
+        outcome = local.run(task);
+      } else {
+        outcome = await started.run({ ...task, rows: pool.share(task.rows), cols: pool.share(task.cols) });
+      }
+      return () => pool.apply(outcome);
     },
   };
 }
