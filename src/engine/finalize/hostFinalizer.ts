@@ -68,6 +68,8 @@ export interface HostFinalizerOptions {
   readonly numThreads: number;
   /** Start the threads now, in the background, rather than on the first task (default false). */
   readonly startNow?: boolean;
+  /** A windowed CPU run's bands (pairBands.ts): the calling thread is one of `numThreads`, the pool has one fewer. */
+  readonly windowBands?: boolean;
 }
 
 /**
@@ -83,7 +85,8 @@ export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpe
   };
   const inline = new InlineHostFinalizer(rank);
   if (options.numThreads > 1) {
-    const pooled = new PooledHostFinalizer(rank, setup, options.numThreads, inline);
+    const callerComputes = options.windowBands === true;
+    const pooled = new PooledHostFinalizer(rank, setup, options.numThreads - (callerComputes ? 1 : 0), inline, callerComputes);
     if (options.startNow === true) pooled.startInBackground();
     return pooled;
   }
@@ -254,12 +257,12 @@ class PooledHostFinalizer implements HostFinalizer {
   constructor(
     private readonly rank: RankFinalize, private readonly setup: FinalizeSetup, private readonly numThreads: number,
     /** For work of one task at most: a round trip to a worker (or its start) would cost more than it saves. */
-    private readonly inline: InlineHostFinalizer,
+    private readonly inline: InlineHostFinalizer, callerComputes: boolean,
   ) {
     this.bands = pooledBandRunner(numThreads, {
       pool: () => this.startedPool(), share: (block) => this.sharedBlock(block), apply: (outcome) => this.apply(outcome),
       local: () => new LocalFinalizer(setup, rank.analysis),
-    });
+    }, { callerComputes });
   }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {

@@ -67,16 +67,19 @@ export interface BandPool {
 }
 
 /**
- * Bands on a finalize pool; while its threads are still starting (loading their modules: 0.1–0.3 s, as long as a
- * rank's input), the calling thread runs the bands itself, as a worker would, so that the first ones do not wait.
+ * Bands on a finalize pool of `poolThreads` workers and, with `callerComputes`, the calling thread too: it runs a band
+ * itself whenever every worker has one (a rank's bands then take one worker fewer — its start and JIT are ~0.25 s of
+ * CPU on a 2-core machine — while the calling thread, which only merges, takes its share). While the workers start
+ * (0.1–0.3 s, about a rank's input) the calling thread runs the bands in any case, so that the first ones do not wait.
  */
-export function pooledBandRunner(numThreads: number, pool: BandPool): PairBandRunner {
+export function pooledBandRunner(poolThreads: number, pool: BandPool, options: { readonly callerComputes: boolean }): PairBandRunner {
   let started: BandTaskPool | null = null;
   let starting: Promise<void> | null = null;
   let startFailure: { readonly error: unknown } | null = null;
   let local: { run(task: PairBandTask): FinalizeOutcome } | null = null;
+  let onPool = 0;
   return {
-    numThreads,
+    numThreads: poolThreads + (options.callerComputes ? 1 : 0),
     start: async (task) => {
       // The pool starts with the first band, if it has not; a failure to start fails the bands after it.
       starting ??= pool.pool().then((ready) => {
@@ -84,17 +87,21 @@ export function pooledBandRunner(numThreads: number, pool: BandPool): PairBandRu
       }, (error: unknown) => {
         startFailure = { error };
       });
-      // A turn of the event loop first: the pool's ready messages, and the merges of earlier bands.
+      // A turn of the event loop first: the pool's ready messages and replies, and the merges of earlier bands.
       await new Promise((resolve) => setImmediate(resolve));
       if (startFailure !== null) throw startFailure.error;
-      let outcome: FinalizeOutcome;
-      if (started === null) {
+      if (started === null || (options.callerComputes && onPool >= poolThreads)) {
         local ??= pool.local();
-        outcome = local.run(task);
-      } else {
-        outcome = await started.run({ ...task, rows: pool.share(task.rows), cols: pool.share(task.cols) });
+        const outcome = local.run(task);
+        return () => pool.apply(outcome);
       }
-      return () => pool.apply(outcome);
+      onPool++;
+      try {
+        const outcome = await started.run({ ...task, rows: pool.share(task.rows), cols: pool.share(task.cols) });
+        return () => pool.apply(outcome);
+      } finally {
+        onPool--;
+      }
     },
   };
 }
