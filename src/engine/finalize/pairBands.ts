@@ -78,6 +78,9 @@ export function pooledBandRunner(poolThreads: number, pool: BandPool, options: {
   let startFailure: { readonly error: unknown } | null = null;
   let local: { run(task: PairBandTask): FinalizeOutcome } | null = null;
   let onPool = 0;
+  // Bands decide where they run one after another, each after a turn of the event loop (the pool's ready message and
+  // replies, merges of earlier bands), so that a band run here is followed by news of the workers before the next.
+  let previous: Promise<void> = Promise.resolve();
   return {
     numThreads: poolThreads + (options.callerComputes ? 1 : 0),
     start: async (task) => {
@@ -87,13 +90,21 @@ export function pooledBandRunner(poolThreads: number, pool: BandPool, options: {
       }, (error: unknown) => {
         startFailure = { error };
       });
-      // A turn of the event loop first: the pool's ready messages and replies, and the merges of earlier bands.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (startFailure !== null) throw startFailure.error;
-      if (started === null || (options.callerComputes && onPool >= poolThreads)) {
-        local ??= pool.local();
-        const outcome = local.run(task);
-        return () => pool.apply(outcome);
+      const turn = previous.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+      let decided = (): void => undefined;
+      previous = new Promise<void>((resolve) => {
+        decided = resolve;
+      });
+      try {
+        await turn;
+        if (startFailure !== null) throw startFailure.error;
+        if (started === null || (options.callerComputes && onPool >= poolThreads)) {
+          local ??= pool.local();
+          const outcome = local.run(task);
+          return () => pool.apply(outcome);
+        }
+      } finally {
+        decided();
       }
       onPool++;
       try {
