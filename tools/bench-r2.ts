@@ -8,7 +8,8 @@
 // With --window-kb, windowed LD instead (benchWindowed in lib/windowedR2Bench.ts): the .bim gets --chromosomes chromosomes
 // and positions --spacing-bp apart on average, and snptally's `run --metric r2 --ld-window-kb KB --ld-window 99999
 // --ld-window-r2 0` is timed against `plink1.9 --r2 --ld-window-kb KB --ld-window 99999 --ld-window-r2 0`.
-// Each timing is the best of --reps runs (the first run of a process on a GPU also compiles its programs).
+// Each timing is the best of --reps runs (the first run of a process on a GPU also compiles its programs); the window mode
+// runs the two programs in turns and also prints their CPU seconds (user + system, from /proc).
 //
 // Data: `plink1.9 --dummy <samples> <snps> <missing>` (.bed/.bim/.fam); both programs read the same .bed
 // (snptally converts it to its packed layout on the fly, and that time is counted).

@@ -114,6 +114,29 @@ export function windowColumnsOf(limits: PairWindowLimits, v: number, begin: numb
   return out;
 }
 
+/**
+ * {@link windowColumnsOf} without objects, for the sinks' per-row hot path: the intervals as begin, end pairs in
+ * `out[0 …]` (room for 3 pairs), returning their number.
+ */
+export function windowColumnRanges(limits: PairWindowLimits, v: number, begin: number, end: number, out: Int32Array): number {
+  let count = 0;
+  const push = (a: number, b: number): void => {
+    const lo = a > begin ? a : begin;
+    const hi = b < end ? b : end;
+    if (lo < hi) {
+      out[2 * count] = lo;
+      out[2 * count + 1] = hi;
+      count++;
+    }
+  };
+  const interChr = limits.spec.interChr;
+  if (interChr) push(0, limits.chrBegin[v]);
+  push(limits.bandBegin[v], v);
+  push(v + 1, limits.bandEnd[v]);
+  if (interChr) push(limits.chrEnd[v], limits.bandEnd.length);
+  return count;
+}
+
 /** Whether the pair (a, b) of global vector indices, a ≠ b, is in the window. */
 export function pairInWindow(limits: PairWindowLimits, a: number, b: number): boolean {
   const lo = Math.min(a, b);

@@ -12,6 +12,7 @@ import type { PairFinalizeRequest, PairFinalizeResult, PairValueProgram } from '
 import type { TripleFinalizeRequest, TripleFinalizeResult, TripleFinalizeValues } from './tripleFinalize.js';
 import type { HistogramLayout } from '../core/histogramLayout.js';
 import type { RealOperands } from './minPlusContract.js';
+import type { ThreadGemmKernel } from './kernels/wasm/threadGemm.js';
 
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
@@ -245,6 +246,12 @@ export interface PopcountGemm {
    * collected, which flushes the TLB of every core the process runs on.
    */
   recycle?(tallies: PopcountGemmResult): void;
+  /**
+   * Present on the CPU kernel sets: plain data with which another thread of this process computes 2-way requests
+   * itself with the same microkernel (`openThreadGemm`), the same exact tallies — for workers that compute and
+   * finalize many small requests in one task, where a message per request would cost more than its GEMM.
+   */
+  readonly threadKernel?: ThreadGemmKernel;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;
 }

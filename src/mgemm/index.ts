@@ -8,6 +8,8 @@ export { loadNativePopcountKernel, NATIVE_KERNEL_NAME, type NativeKernelStatus }
 // The GRM's float64 product (OpenBLAS dsyrk through the native addon).
 export { loadOpenBlas, type OpenBlasStatus, type SymmetricRankUpdate } from './kernels/native/openBlas.js';
 export { WASM_KERNEL_SET_NAME } from './kernels/wasm/popcountGemmWasm.js';
+// The CPU kernel set's GEMM on another thread of the process (PopcountGemm.threadKernel).
+export { openThreadGemm, type ThreadGemm, type ThreadGemmKernel } from './kernels/wasm/threadGemm.js';
 export { allocatePlaneMatrix, planeWordsFor, toSharedPlaneMatrix } from './planeMatrix.js';
 export { pairPlaneMatrix } from './mgemm4.js';
 export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';

@@ -15,4 +15,20 @@ describe('bench-r2', () => {
     for (const key of ['snptallySeconds', 'plinkSquareSeconds', 'plinkTriangleSeconds']) expect(result[key], key).toBeGreaterThan(0);
     expect(result.speedupOverPlinkSquare).toBeCloseTo(result.plinkSquareSeconds / result.snptallySeconds, 1);
   });
+
+  it('window mode: plink1.9 and snptally in turns find the same pairs in the window; CPU seconds of each', () => {
+    const r = spawnSync(process.execPath, [BENCH, '--snps', '300', '--samples', '80', '--threads', '2', '--window-kb', '200',
+      '--chromosomes', '3', '--spacing-bp', '3000', '--reps', '2', '--json'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as Record<string, number>;
+    expect(result).toMatchObject({ snps: 300, samples: 80, threads: 2, reps: 2, windowKb: 200, chromosomes: 3 });
+    // plink1.9's own .ld lines against snptally's count: the same window.
+    expect(result.windowPairs).toBeGreaterThan(1000);
+    expect(result.windowPairs).toBe(result.plinkPairs);
+    expect(result.computedPairs).toBeGreaterThanOrEqual(result.windowPairs);
+    for (const key of ['snptallySeconds', 'plinkSeconds', 'snptallyCpuSeconds']) expect(result[key], key).toBeGreaterThan(0);
+    // In clock ticks of 10 ms: a tiny plink1.9 run may take none.
+    expect(result.plinkCpuSeconds).toBeGreaterThanOrEqual(0);
+    expect(result.speedupOverPlink).toBeCloseTo(result.plinkSeconds / result.snptallySeconds, 1);
+  }, 60_000);
 });

@@ -4,10 +4,10 @@
 //             (converts the .bed on the fly; one binary record per pair in the window: 2 uint32 + float32)
 //   PLINK     --r2 --ld-window-kb KB --ld-window 99999 --ld-window-r2 0   (its .ld text table, one line per pair)
 // PLINK has no binary form of a windowed table, so each writes its own table format.
-import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { fastestOf, timedProcess } from './timedProcess.js';
+import { timedProcess } from './timedProcess.js';
 
 /** What the window mode needs of bench-r2's options and set-up. */
 export interface WindowBenchSetup {
@@ -69,19 +69,35 @@ interface WindowRunReport {
   readonly backend: string;
 }
 
+/** CPU seconds of a timed process, rounded (null where unknown). */
+function cpuOf(run: { readonly cpuSeconds: number | null }): number | null {
+  return run.cpuSeconds === null ? null : +run.cpuSeconds.toFixed(2);
+}
+
 /** Times both programs and prints the figures (text or one JSON object). */
 export function benchWindowed(o: WindowBenchSetup): void {
   spreadLoci(o.prefix, o.chromosomes, o.spacingBp);
   const threads = String(o.threads);
   const window = ['--ld-window-kb', String(o.windowKb), '--ld-window', '99999', '--ld-window-r2', '0'];
-  const best = (runOnce: () => { seconds: number; stdout: string }) => fastestOf(o.reps, runOnce);
-  const snptally = best(() => timedProcess(process.execPath, [o.cliMain, 'run', '--metric', 'r2', '--input', o.prefix, ...window,
-    '--threads', threads, '--backend', o.backend, '--json', '--out', join(o.dir, 'snptally'), '--force']));
+  // The two programs in turns (snptally, plink1.9, snptally, …), so that a change of the machine's load hits both; the
+  // fastest run of each counts, with its CPU seconds. Each run writes new files (replacing a 1.5 GB file costs its unlink).
+  let snptally: ReturnType<typeof timedProcess> | null = null;
+  let plink: ReturnType<typeof timedProcess> | null = null;
+  let plinkPairs = 0;
+  for (let rep = 0; rep < o.reps; rep++) {
+    const runDir = join(o.dir, `rep${rep}`);
+    mkdirSync(runDir);
+    const s = timedProcess(process.execPath, [o.cliMain, 'run', '--metric', 'r2', '--input', o.prefix, ...window,
+      '--threads', threads, '--backend', o.backend, '--json', '--out', join(runDir, 'snptally')]);
+    if (snptally === null || s.seconds < snptally.seconds) snptally = s;
+    const p = timedProcess(o.plink, ['--bfile', o.prefix, '--r2', ...window, '--threads', threads, '--allow-no-sex', '--out', join(runDir, 'plink')]);
+    if (plink === null || p.seconds < plink.seconds) plink = p;
+    // The header line is not a pair.
+    plinkPairs = countLines(join(runDir, 'plink.ld')) - 1;
+    rmSync(runDir, { recursive: true, force: true });
+  }
+  if (snptally === null || plink === null) throw new Error('--reps must be at least 1');
   const report = JSON.parse(snptally.stdout) as WindowRunReport;
-  const plinkOut = join(o.dir, 'plink');
-  const plink = best(() => timedProcess(o.plink, ['--bfile', o.prefix, '--r2', ...window, '--threads', threads, '--allow-no-sex', '--out', plinkOut]));
-  // The header line is not a pair.
-  const plinkPairs = countLines(`${plinkOut}.ld`) - 1;
   const allPairs = (o.snps * (o.snps - 1)) / 2;
   const result = {
     snps: o.snps, samples: o.samples, threads: o.threads, missingRate: o.missing, reps: o.reps,
@@ -90,6 +106,7 @@ export function benchWindowed(o: WindowBenchSetup): void {
     computedFractionOfAllPairs: +(report.comparisons / o.samples / allPairs).toExponential(3),
     snptallySeconds: +snptally.seconds.toFixed(3), snptallyInputSeconds: +report.inputSeconds.toFixed(3),
     snptallyComputeSeconds: +report.computeSeconds.toFixed(3), plinkSeconds: +plink.seconds.toFixed(3),
+    snptallyCpuSeconds: cpuOf(snptally), plinkCpuSeconds: cpuOf(plink),
     speedupOverPlink: +(plink.seconds / snptally.seconds).toFixed(2),
     loadAverageBefore: +o.loadBefore.toFixed(2), loadAverageAfter: +loadavg()[0].toFixed(2),
   };
@@ -99,7 +116,7 @@ export function benchWindowed(o: WindowBenchSetup): void {
   }
   console.log(`windowed r², ${o.windowKb} kb: ${o.snps} SNPs on ${o.chromosomes} chromosomes (~${o.spacingBp} bp apart) × ${o.samples} samples, ${o.missing} missing, ${o.threads} threads`);
   console.log(`pairs in the window: snptally ${result.windowPairs}, plink1.9 ${plinkPairs}; snptally computed ${result.computedPairs} pairs (${result.computedFractionOfAllPairs} of all)`);
-  console.log(`snptally run --metric r2 --ld-window-kb ${o.windowKb} … --backend ${result.backend}   ${result.snptallySeconds} s (input ${result.snptallyInputSeconds} s, compute ${result.snptallyComputeSeconds} s)`);
-  console.log(`plink1.9 --r2 --ld-window-kb ${o.windowKb} --ld-window 99999 --ld-window-r2 0   ${result.plinkSeconds} s   snptally ${result.speedupOverPlink}× faster`);
+  console.log(`snptally run --metric r2 --ld-window-kb ${o.windowKb} … --backend ${result.backend}   ${result.snptallySeconds} s, CPU ${result.snptallyCpuSeconds} s (input ${result.snptallyInputSeconds} s, compute ${result.snptallyComputeSeconds} s)`);
+  console.log(`plink1.9 --r2 --ld-window-kb ${o.windowKb} --ld-window 99999 --ld-window-r2 0   ${result.plinkSeconds} s, CPU ${result.plinkCpuSeconds} s   snptally ${result.speedupOverPlink}× faster`);
   console.log(`(1-min load average ${result.loadAverageBefore} before, ${result.loadAverageAfter} after)`);
 }

@@ -73,36 +73,38 @@ export function finalizeR2Pairs(settings: R2Settings, ctx: FinalizeContext, bloc
   const nf = settings.numField;
   const sink = ctx.sink;
   let numPairs = 0;
-  const rowValues = new Float64Array(Math.max(0, colsReal));
+  const rowValues = rowScratch(colsReal);
+  const colSums = cols.sums;
   for (let r = 0; r < rowsReal; r++) {
     const li = block.rowFirst + r;
-    const i = rows.vectorFirst + li;
     const sumI = rows.sums[li];
     const c0 = block.strictUpper ? Math.max(0, r + 1 + block.rowFirst - block.colFirst) : 0;
-    for (let c = c0; c < colsReal; c++) {
-      const lj = block.colFirst + c;
-      const t = r * block.numCols + c;
-      let n: number, sx: number, sy: number, sxx: number, syy: number;
-      if (sparse) {
-        n = common[t];
-        sx = homRow[t] + nonzeroRow[t];
-        sy = homCol[t] + nonzeroCol[t];
-        sxx = 3 * homRow[t] + nonzeroRow[t];
-        syy = 3 * homCol[t] + nonzeroCol[t];
-      } else {
-        // Σ g² = 3 HOM + NONZERO = Σ g + 2 HOM.
-        n = nf;
-        sx = sumI;
-        sy = cols.sums[lj];
-        sxx = sx + 2 * homRow[t];
-        syy = sy + 2 * homCol[t];
+    const rowAt = r * block.numCols;
+    // One loop per mode: the mode's branch stays out of the per-pair loop.
+    if (sparse) {
+      for (let c = c0, t = rowAt + c0; c < colsReal; c++, t++) {
+        const homI = homRow[t], nonzeroI = nonzeroRow[t], homJ = homCol[t], nonzeroJ = nonzeroCol[t];
+        rowValues[c - c0] = r2FromSums(common[t], homI + nonzeroI, homJ + nonzeroJ, 3 * homI + nonzeroI, 3 * homJ + nonzeroJ, 2 * nonzeroHom[t] - het[t]);
       }
-      rowValues[c - c0] = r2FromSums(n, sx, sy, sxx, syy, 2 * nonzeroHom[t] - het[t]);
+    } else {
+      // Σ g² = 3 HOM + NONZERO = Σ g + 2 HOM.
+      for (let c = c0, t = rowAt + c0; c < colsReal; c++, t++) {
+        const sy = colSums[block.colFirst + c];
+        rowValues[c - c0] = r2FromSums(nf, sumI, sy, sumI + 2 * homRow[t], sy + 2 * homCol[t], 2 * nonzeroHom[t] - het[t]);
+      }
     }
     if (colsReal > c0) {
-      sink.addPairEntryRow(i, R2_ENTRY_BIT, cols.vectorFirst + block.colFirst + c0, R2_ENTRY_BIT, colsReal - c0, rowValues);
+      sink.addPairEntryRow(rows.vectorFirst + li, R2_ENTRY_BIT, cols.vectorFirst + block.colFirst + c0, R2_ENTRY_BIT, colsReal - c0, rowValues);
       numPairs += colsReal - c0;
     }
   }
   return numPairs;
+}
+
+/** A row's values, kept from call to call on the thread (a fresh array per block was a tenth of a windowed run's finalize). */
+let rowValuesScratch = new Float64Array(0);
+
+function rowScratch(length: number): Float64Array {
+  if (rowValuesScratch.length < length) rowValuesScratch = new Float64Array(Math.max(length, 2 * rowValuesScratch.length));
+  return rowValuesScratch;
 }

@@ -7,7 +7,7 @@ import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { NumWay } from '../../core/types.js';
 import type { HistogramCounter } from './histogramSink.js';
-import { windowColumnsOf, type PairWindowLimits, type VectorInterval } from '../../core/pairWindow.js';
+import { windowColumnRanges, windowColumnsOf, type PairWindowLimits, type VectorInterval } from '../../core/pairWindow.js';
 
 /**
  * Receives output records (SPEC §7) laid out as in the file: per record `numWay` coordinates `2·G + E`, then the
@@ -62,6 +62,8 @@ export class EntrySink {
   readonly window: PairWindowLimits | null;
   /** The window's columns of the current row. */
   private readonly windowColumns: VectorInterval[] = [];
+  /** The same as begin, end pairs (addPairEntryRow's hot path). */
+  private readonly windowRanges = new Int32Array(6);
 
   constructor(
     private readonly numVector: number,
@@ -136,22 +138,41 @@ export class EntrySink {
    */
   addPairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
     if (this.window === null) {
-      this.addWholePairEntryRow(i, a, jFirst, b, numCols, values);
+      this.addWholePairEntryRow(i, a, jFirst, b, numCols, values, 0);
       return;
     }
-    for (const { begin, end } of windowColumnsOf(this.window, i, jFirst, jFirst + numCols, this.windowColumns)) {
-      this.addWholePairEntryRow(i, a, begin, b, end - begin, values.subarray(begin - jFirst, end - jFirst));
+    const ranges = this.windowRanges;
+    const numRanges = windowColumnRanges(this.window, i, jFirst, jFirst + numCols, ranges);
+    for (let k = 0; k < numRanges; k++) {
+      const begin = ranges[2 * k];
+      this.addWholePairEntryRow(i, a, begin, b, ranges[2 * k + 1] - begin, values, begin - jFirst);
     }
   }
 
-  private addWholePairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, values: Float64Array): void {
+  /** Columns jFirst … jFirst + numCols − 1 of row i, their values from `values[at …]`. */
+  private addWholePairEntryRow(i: number, a: number, jFirst: number, b: number, numCols: number, allValues: Float64Array, at: number): void {
+    // Readers of `values` take entries [0, numCols) only.
+    const values = at === 0 ? allValues : allValues.subarray(at, at + numCols);
     this.histogram?.addTuples(values, numCols, entryBitsOf(a, b));
-    const { weights, keep } = this.scratchFor(numCols);
+    if (this.weights.length < numCols) this.scratchFor(numCols);
+    const { weights, keep } = this;
     pairRowEntryWeights(this.numVector, i, a, jFirst, b, numCols, weights);
-    this.addRow(values, weights, keep, numCols, (e, coords, at) => {
-      coords[at] = 2 * i + a;
-      coords[at + 1] = 2 * (jFirst + e) + b;
-    });
+    markPassingEntries(this.threshold, values, numCols, keep);
+    this.checksum.addEntries(values, weights, numCols, keep);
+    if (this.writer === null) return;
+    // One loop without a call per record (r²'s every pair is a record without a threshold).
+    const words = this.recordWords;
+    const floats = this.recordValues;
+    const coordI = 2 * i + a;
+    const stride = this.stride;
+    for (let e = 0; e < numCols; e++) {
+      if (keep[e] === 0) continue;
+      const w = stride * this.numBuffered;
+      words[w] = coordI;
+      words[w + 1] = 2 * (jFirst + e) + b;
+      floats[w + 2] = values[e];
+      if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
+    }
   }
 
   /**

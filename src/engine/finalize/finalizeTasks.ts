@@ -13,6 +13,7 @@ import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 import { HistogramCounter } from './histogramSink.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { TopRecords, type TakenRecords, type TopRecordsSpec } from './topRecordsSink.js';
+import { PairBandWorker, type PairBandTask } from './pairBands.js';
 
 /** Everything a finalize worker needs besides its tasks; plain data (the worker's `workerData`). */
 export interface FinalizeSetup {
@@ -47,11 +48,15 @@ export interface QuadTileRun {
   readonly vectorTallies: readonly Uint32Array[] | null;
 }
 
-/** One task: rows of a panel of pairs, consecutive j-slices, or rows of a quad tile; blocks and tallies in shared memory. */
+/**
+ * One task: rows of a panel of pairs, consecutive j-slices, rows of a quad tile, or a windowed run's band of panels
+ * whose GEMM the worker computes too (pairBands.ts); blocks and tallies in shared memory.
+ */
 export type FinalizeTask =
   | { readonly kind: 'pairs'; readonly block: PairBlock; readonly tallies: readonly Uint32Array[]; readonly values?: PanelValueTarget }
   | ({ readonly kind: 'triples' } & TripleSliceRun)
-  | ({ readonly kind: 'quads' } & QuadTileRun);
+  | ({ readonly kind: 'quads' } & QuadTileRun)
+  | PairBandTask;
 
 /** What a task sends back: its part of the checksum and counts, and its records in finalize order. */
 export interface FinalizeOutcome {
@@ -122,8 +127,10 @@ export class LocalFinalizer {
   private readonly records: (RecordWriter & { take(): TakenRecords }) | null;
   private readonly sink: EntrySink;
   private readonly ctx: FinalizeContext;
+  /** A windowed run's band tasks, opened on the first. */
+  private bands: PairBandWorker | null = null;
 
-  constructor(setup: FinalizeSetup, private readonly analysis: AnalysisRun) {
+  constructor(private readonly setup: FinalizeSetup, private readonly analysis: AnalysisRun) {
     const { numWay } = setup.finalizers.settings.spec;
     this.verifier = setup.verify ? analysis.analyticVerifier() : null;
     const top = setup.top ?? null;
@@ -145,6 +152,12 @@ export class LocalFinalizer {
       // A dense-matrix run: the task's rows' values also go to the panel's shared array.
       const pairCtx = task.values === undefined ? ctx : { sink: new PanelValueCapture(sink, task.values), verifier: ctx.verifier };
       numTuples = pairs.finalize(pairCtx, task.block, task.tallies);
+    } else if (task.kind === 'pairBand') {
+      const pairs = this.analysis.pairs;
+      const window = this.setup.window ?? null;
+      if (pairs === null || window === null) throw new Error('a band task for a run without pairs or without an LD window');
+      this.bands ??= new PairBandWorker(window);
+      numTuples = this.bands.run(task, pairs.finalize, ctx);
     } else if (task.kind === 'triples') {
       const triples = this.analysis.triples;
       if (triples === null) throw new Error('a triples task for an analysis run without triples');

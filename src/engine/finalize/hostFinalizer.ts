@@ -8,10 +8,11 @@ import type {
 } from '../../analyses/index.js';
 import type { FinalizerSpec } from './finalizers.js';
 import {
-  createFinalizePool, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type QuadTileRun, type TripleSliceRun,
+  createFinalizePool, LocalFinalizer, type FinalizeOutcome, type FinalizePool, type FinalizeSetup, type QuadTileRun, type TripleSliceRun,
 } from './finalizeTasks.js';
 import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
+import { inlineBandRunner, pooledBandRunner, type PairBandRunner } from './pairBands.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -56,6 +57,8 @@ export interface HostFinalizer {
   finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number>;
   /** Finalizes a quad tile's rows in order; `onQuads(n)` as parts of them are done; returns its quadruples. */
   finalizeQuads(run: QuadTileRun, onQuads: (numQuads: number) => void): Promise<number>;
+  /** Where a windowed CPU run's band tasks (pairBands.ts) run: on the pool, or on this thread. */
+  readonly bands?: PairBandRunner;
   /** Ends its worker threads, if any. */
   close(): Promise<void>;
 }
@@ -65,6 +68,8 @@ export interface HostFinalizerOptions {
   readonly numThreads: number;
   /** Start the threads now, in the background, rather than on the first task (default false). */
   readonly startNow?: boolean;
+  /** A windowed CPU run's bands (pairBands.ts): the calling thread is one of `numThreads`, the pool has one fewer. */
+  readonly windowBands?: boolean;
 }
 
 /**
@@ -80,7 +85,8 @@ export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpe
   };
   const inline = new InlineHostFinalizer(rank);
   if (options.numThreads > 1) {
-    const pooled = new PooledHostFinalizer(rank, setup, options.numThreads, inline);
+    const callerComputes = options.windowBands === true;
+    const pooled = new PooledHostFinalizer(rank, setup, options.numThreads - (callerComputes ? 1 : 0), inline, callerComputes);
     if (options.startNow === true) pooled.startInBackground();
     return pooled;
   }
@@ -185,7 +191,11 @@ function quadTileRows(run: QuadTileRun, r0: number, r1: number): QuadTileRun {
 
 /** Everything on the calling thread, yielding to the event loop now and then. */
 class InlineHostFinalizer implements HostFinalizer {
-  constructor(private readonly rank: RankFinalize) {}
+  readonly bands: PairBandRunner;
+
+  constructor(private readonly rank: RankFinalize) {
+    this.bands = inlineBandRunner(rank);
+  }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const pairs = this.rank.analysis.pairs;
@@ -242,12 +252,18 @@ class PooledHostFinalizer implements HostFinalizer {
   private pool: Promise<FinalizePool> | null = null;
   private readonly sharedBlocks = new WeakMap<VectorBlockView, VectorBlockView>();
   private readonly sharedPairCounts = new WeakMap<BlockPairCounts, BlockPairCounts>();
+  readonly bands: PairBandRunner;
 
   constructor(
     private readonly rank: RankFinalize, private readonly setup: FinalizeSetup, private readonly numThreads: number,
     /** For work of one task at most: a round trip to a worker (or its start) would cost more than it saves. */
-    private readonly inline: InlineHostFinalizer,
-  ) {}
+    private readonly inline: InlineHostFinalizer, callerComputes: boolean,
+  ) {
+    this.bands = pooledBandRunner(numThreads, {
+      pool: () => this.startedPool(), share: (block) => this.sharedBlock(block), apply: (outcome) => this.apply(outcome),
+      local: () => new LocalFinalizer(setup, rank.analysis),
+    }, { callerComputes });
+  }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const numPairs = pairsOfPanel(block);
@@ -325,18 +341,23 @@ class PooledHostFinalizer implements HostFinalizer {
   private async combineInOrder(outcomes: readonly Promise<FinalizeOutcome>[], onTuples: (numTuples: number) => void): Promise<number> {
     // Every task's failure is awaited below or superseded by an earlier one's.
     for (const outcome of outcomes) outcome.catch(() => undefined);
-    const { sink, verifier } = this.rank;
     let numTuples = 0;
     for (const pending of outcomes) {
       const outcome = await pending;
-      sink.checksum.merge(outcome.checksumLimbs, outcome.entries, outcome.zeros);
-      sink.addRecordWords(outcome.recordWords, outcome.numRecords);
-      if (outcome.histogram !== null) sink.addHistogramCounts(outcome.histogram);
-      if (verifier !== null) verifier.numChecked += outcome.numVerified;
+      this.apply(outcome);
       numTuples += outcome.numTuples;
       onTuples(outcome.numTuples);
     }
     return numTuples;
+  }
+
+  /** Adds one task's checksum part, records, histogram counts and checks to the rank's sink. */
+  private apply(outcome: FinalizeOutcome): void {
+    const { sink, verifier } = this.rank;
+    sink.checksum.merge(outcome.checksumLimbs, outcome.entries, outcome.zeros);
+    sink.addRecordWords(outcome.recordWords, outcome.numRecords);
+    if (outcome.histogram !== null) sink.addHistogramCounts(outcome.histogram);
+    if (verifier !== null) verifier.numChecked += outcome.numVerified;
   }
 
   /** `block` with its planes, sums and counts in shared memory (copied there once per block if they are not). */

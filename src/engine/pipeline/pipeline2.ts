@@ -11,8 +11,12 @@ import { runOneAhead } from './lookahead.js';
 import type { FinalizePlacement } from '../run/jobSpec.js';
 import type { ReceivedBlocks, VectorBlock } from '../blocks/vectorBlock.js';
 import { planeWordRangesOf } from '../blocks/planePacking.js';
-import { windowPairsIn, type PairWindowLimits } from '../../core/pairWindow.js';
+import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { windowPanelRows, windowPanelsOf } from './windowPanels.js';
+import { keptPairsInPanel, pairsInPanel } from './panelPairs.js';
+import { runWindowBands, windowBandsOf } from './windowBands.js';
+
+export { pairsInPanel } from './panelPairs.js';
 
 /**
  * One block of the rank's block row, or the part of it the plan gives this rank: its column block, whether it
@@ -173,14 +177,6 @@ export interface PairStepsOutcome {
   readonly numWindowPairs: number;
 }
 
-/** Pairs of a panel that its run keeps: all of them, or those in the LD window. */
-function keptPairsInPanel(b: PairBlock, window: PairWindowLimits | null): number {
-  if (window === null) return pairsInPanel(b);
-  const rows = { begin: b.rows.vectorFirst + b.rowFirst, end: b.rows.vectorFirst + b.rowFirst + b.numRows };
-  const cols = { begin: b.cols.vectorFirst + b.colFirst, end: b.cols.vectorFirst + b.colFirst + b.numCols };
-  return windowPairsIn(window, rows, cols, { strictUpper: b.strictUpper });
-}
-
 /**
  * Runs the rank's 2-way steps; returns the number of pairs finalized here. The GEMM of the next panel is
  * started before the current one is finalized, so kernel threads compute while the host finalizer works.
@@ -189,6 +185,9 @@ function keptPairsInPanel(b: PairBlock, window: PairWindowLimits | null): number
 export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<PairStepsOutcome> {
   const device = devicePairFinalizer(env.run, env.gemm, { placement: env.finalizePlacement, fieldComm: env.fieldComm });
   if (device !== null) return runPairStepsOnDevice(env, own, steps, device);
+  // A windowed run on the CPU kernel set: bands of panels, each computed and finalized on one finalize worker.
+  const bands = windowBandsOf(env);
+  if (bands !== null) return runWindowBands(env, bands, own, pairPanels(env, own, steps, PAIRS_PER_PANEL));
   const host = hostPairFinalize(env);
   const window = env.run.sink.window;
   let numPairs = 0;
@@ -384,12 +383,4 @@ async function* withRampUp(panels: AsyncGenerator<PairPanel>, headPairs: readonl
     const numHeads = Math.min(headPairs.length, pieces.length);
     for (const [k, block] of pieces.entries()) yield { block, rampHead: k < numHeads };
   }
-}
-
-/** Pairs of a panel (a strictUpper panel starts its rows and columns at one vector, mgemm/contract.ts). */
-export function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {
-  if (!b.strictUpper) return b.numRows * b.numCols;
-  let n = 0;
-  for (let r = 0; r < b.numRows; r++) n += Math.max(0, b.numCols - r - 1);
-  return n;
 }

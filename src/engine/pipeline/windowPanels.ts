@@ -80,3 +80,37 @@ export function* windowPanelsOf(
 ): Generator<PairBlock> {
   for (const panel of windowPanelGeometry(rows.vectorFirst, cols.vectorFirst, region, limits, shape)) yield { rows, cols, ...panel };
 }
+
+/**
+ * Rows per sub-block of a band task (finalize/pairBands.ts): a panel's rows are computed in chunks of this many, each
+ * against only the window's columns of its rows, so the GEMM and the finalize skip most of the staircase outside the
+ * band that a panel of R rows holds (~R²/2 pairs; ~R·16/2 in chunks of 16). A multiple of the microkernels' 4 rows;
+ * smaller chunks make more kernel calls (a few µs each).
+ */
+export const WINDOW_SUB_BLOCK_ROWS = 16;
+
+/**
+ * The parts of `panel` that hold its pairs in the window, in row order: its rows in chunks of `rowsPerChunk`, each
+ * against the hull of its rows' window columns within the panel (windowColumnsOfRows; chunks without any are left
+ * out). Finalizing them one after another adds the panel's window pairs in the panel's order (row by row, columns
+ * ascending), so records come out as the whole panel's would. A strictUpper chunk starts its columns at its first row.
+ */
+export function windowSubBlocks(
+  panel: PanelGeometry, vectorFirst: { readonly rows: number; readonly cols: number }, limits: PairWindowLimits, rowsPerChunk: number,
+): PanelGeometry[] {
+  const out: PanelGeometry[] = [];
+  const colEnd = panel.colFirst + panel.numCols;
+  const rowEnd = panel.rowFirst + panel.numRows;
+  for (let rowFirst = panel.rowFirst; rowFirst < rowEnd; rowFirst += rowsPerChunk) {
+    const numRows = Math.min(rowsPerChunk, rowEnd - rowFirst);
+    const colBegin = panel.strictUpper ? rowFirst : panel.colFirst;
+    if (colBegin >= colEnd) break;
+    const rows = { begin: vectorFirst.rows + rowFirst, end: vectorFirst.rows + rowFirst + numRows };
+    const intervals = windowColumnsOfRows(limits, rows, { begin: vectorFirst.cols + colBegin, end: vectorFirst.cols + colEnd });
+    if (intervals.length === 0) continue;
+    const hullEnd = intervals[intervals.length - 1].end - vectorFirst.cols;
+    const colFirst = panel.strictUpper ? rowFirst : intervals[0].begin - vectorFirst.cols;
+    out.push({ rowFirst, numRows, colFirst, numCols: hullEnd - colFirst, strictUpper: panel.strictUpper });
+  }
+  return out;
+}

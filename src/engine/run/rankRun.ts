@@ -20,6 +20,7 @@ import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinaliz
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
+import { computesInWindowBands } from '../pipeline/windowBands.js';
 import { runTripleUnits } from '../pipeline/pipeline3.js';
 import { runQuadTiles } from '../pipeline/pipeline4.js';
 import { buildOwnPlanes, startBlockExchange, sumOwnBlock } from '../blocks/blockExchange.js';
@@ -240,11 +241,16 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   // is certain (GPU kernel sets mostly finalize on the device) their threads start now, with the kernel set's, so
   // that loading their modules is done before the first panel's tallies come back.
   const finalizers = { analysis: analysisRef(job), settings: { spec: job.metricSpec, numVector: job.numVector, numField: job.numField } };
-  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
+  // A windowed CPU run's bands (windowBands.ts) take this thread as one of its threads.
+  const windowBands = backend === 'cpu' && computesInWindowBands(run, fieldComm);
+  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu', windowBands });
   let gemm: PopcountGemm;
   try {
+    const realOperands = realOperandsOf(run.analysis.planes, layout);
+    // A windowed CPU run computes its GEMMs on the finalize threads (windowBands.ts): no kernel threads to start.
+    const kernelThreads = windowBands && realOperands === null ? 1 : numThreads;
     gemm = await traced('kernel set opened', () => createPopcountGemm({
-      backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands: realOperandsOf(run.analysis.planes, layout),
+      backend, numThreads: kernelThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands,
     }));
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.

@@ -21,6 +21,7 @@ import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
 import type { GemmTask } from './gemmTask.js';
 import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type KernelTask } from './workerProtocol.js';
+import type { ThreadGemmKernel } from './threadGemm.js';
 
 /** Name of this kernel set: wasm, scalar 64-bit popcount, 4×4 microkernel. */
 export const WASM_KERNEL_SET_NAME = 'wasm-i64_4x4';
@@ -114,7 +115,7 @@ class InlinePopcountGemm implements PopcountGemm {
   private readonly productScratch = new ProductScratch();
   private readonly tallyBuffers = new TallyBuffers(false);
 
-  constructor(readonly name: string, runTask: GemmTaskRunner) {
+  constructor(readonly name: string, runTask: GemmTaskRunner, readonly threadKernel: ThreadGemmKernel) {
     this.runTask = runTask;
   }
 
@@ -158,6 +159,7 @@ class PooledPopcountGemm implements PopcountGemm {
     readonly name: string,
     private readonly pool: TaskWorkerPool<KernelTask, null>,
     private readonly minWordOpsPerThread: number,
+    readonly threadKernel: ThreadGemmKernel,
   ) {}
 
   get numThreads(): number {
@@ -217,8 +219,8 @@ export async function createPopcountGemmWasm(options: WasmPopcountGemmOptions = 
   const microkernel = resolveMicrokernel(options.microkernel ?? 'auto');
   const module = microkernel === 'wasm' ? await loadPopcountGemmModule() : null;
   const name = kernelSetName(microkernel);
-  if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module));
   const workerData: GemmWorkerData = { microkernel, module };
+  if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module), workerData);
   const pool = await TaskWorkerPool.create<KernelTask, null>({ workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker' });
-  return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD);
+  return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD, workerData);
 }

@@ -96,6 +96,11 @@ export class PopcountGemmWasmInstance {
     return new PopcountGemmWasmInstance(checkExports(instance.exports));
   }
 
+  /** The same, synchronously (a worker that needs its instance inside a task). */
+  static createSync(module: WasmModule): PopcountGemmWasmInstance {
+    return new PopcountGemmWasmInstance(checkExports(new webAssembly.Instance(module, {}).exports));
+  }
+
   /** Grows memory so that `numBytes` from arenaBase on exist; returns the u32 view of all memory. */
   reserveArena(numBytes: number): Uint32Array {
     const needBytes = this.arenaBase + numBytes;

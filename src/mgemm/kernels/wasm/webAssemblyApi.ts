@@ -20,6 +20,8 @@ export interface WasmInstance {
 interface WebAssemblyGlobal {
   compile(bytes: Uint8Array): Promise<WasmModule>;
   instantiate(module: WasmModule, imports: Record<string, never>): Promise<WasmInstance>;
+  /** Synchronous instantiation (any module size in Node; browsers limit it on the main thread only). */
+  Instance: new (module: WasmModule, imports: Record<string, never>) => WasmInstance;
 }
 
 /** The runtime's WebAssembly object (Node ≥ 20 always has one). */
