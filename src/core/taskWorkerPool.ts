@@ -1,5 +1,7 @@
 // A fixed pool of worker threads that run tasks one at a time each, and the worker side of its protocol: the CPU
-// kernel set's GEMM workers and the engine's finalize workers are both such pools.
+// kernel set's GEMM workers and the engine's finalize workers are both such pools. A pool's workers may also host a
+// guest module (by URL, so that a lower level runs a higher level's tasks without importing it): the CPU kernel
+// workers finalize the tallies they computed, with no second pool of threads competing for the cores.
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { UserError } from './errors.js';
 import { decodeLargeViews, encodeLargeViews } from './largeViews.js';
@@ -16,6 +18,39 @@ export type TaskReply<Outcome> =
   | { readonly kind: 'startFailed'; readonly message: string }
   | { readonly kind: 'done'; readonly taskId: number; readonly outcome: Outcome }
   | { readonly kind: 'failed'; readonly taskId: number; readonly message: string; readonly isUserError: boolean };
+
+/** How a task is queued. */
+export interface TaskRunOptions {
+  /** Ahead of every task that is not urgent (urgent ones run in the order posted). Absent: false. */
+  readonly urgent?: boolean;
+}
+
+/**
+ * A module that other pools' workers load to run tasks of its own beside theirs: its URL and its setup (plain data,
+ * the workers' copy). The module exports `startWorkerGuest` (WorkerGuestModule).
+ */
+export interface WorkerGuestSpec {
+  readonly moduleUrl: string;
+  readonly data: unknown;
+}
+
+/** What a guest module exports: its setup in a worker, which returns how the worker runs one of its tasks. */
+export interface WorkerGuestModule {
+  startWorkerGuest(data: unknown): Promise<(task: unknown) => TaskResult<unknown>>;
+}
+
+/** Loads a guest module in the calling worker and sets it up. */
+export async function loadWorkerGuest(spec: WorkerGuestSpec): Promise<(task: unknown) => TaskResult<unknown>> {
+  const guest = await import(spec.moduleUrl) as Partial<WorkerGuestModule>;
+  if (typeof guest.startWorkerGuest !== 'function') throw new Error(`${spec.moduleUrl} exports no startWorkerGuest`);
+  return guest.startWorkerGuest(spec.data);
+}
+
+/** Runs a guest module's tasks on the threads of the pool that hosts it (its outcomes as the guest returned them). */
+export interface GuestTaskRunner {
+  readonly numThreads: number;
+  run(task: unknown, options?: TaskRunOptions): Promise<unknown>;
+}
 
 interface PendingTask<Task, Outcome> {
   readonly task: Task;
@@ -72,6 +107,8 @@ export interface TaskWorkerPoolOptions {
 export class TaskWorkerPool<Task, Outcome> {
   private readonly threads: PoolThread<Task, Outcome>[];
   private readonly queue: PendingTask<Task, Outcome>[] = [];
+  /** Urgent tasks, taken before `queue`'s. */
+  private readonly urgentQueue: PendingTask<Task, Outcome>[] = [];
   private nextTaskId = 0;
   /** Set once a worker dies or the pool closes; every later task is rejected with it. */
   private failure: Error | undefined;
@@ -105,13 +142,13 @@ export class TaskWorkerPool<Task, Outcome> {
   }
 
   /** Runs `task` on the next free worker. */
-  run(task: Task): Promise<Outcome> {
+  run(task: Task, options: TaskRunOptions = {}): Promise<Outcome> {
     return new Promise((resolve, reject) => {
       if (this.failure !== undefined) {
         reject(this.failure);
         return;
       }
-      this.queue.push({ task, resolve, reject });
+      (options.urgent === true ? this.urgentQueue : this.queue).push({ task, resolve, reject });
       this.dispatch();
     });
   }
@@ -124,7 +161,7 @@ export class TaskWorkerPool<Task, Outcome> {
 
   private dispatch(): void {
     for (const thread of this.threads) {
-      const pending = thread.running === undefined ? this.queue.shift() : undefined;
+      const pending = thread.running === undefined ? this.urgentQueue.shift() ?? this.queue.shift() : undefined;
       if (pending === undefined) continue;
       const taskId = this.nextTaskId++;
       thread.running = { taskId, pending };
@@ -151,7 +188,7 @@ export class TaskWorkerPool<Task, Outcome> {
       thread.running?.pending.reject(this.failure);
       thread.running = undefined;
     }
-    for (const pending of this.queue.splice(0)) pending.reject(this.failure);
+    for (const pending of [...this.urgentQueue.splice(0), ...this.queue.splice(0)]) pending.reject(this.failure);
   }
 }
 

@@ -65,6 +65,21 @@ export interface HostFinalizerOptions {
   readonly numThreads: number;
   /** Start the threads now, in the background, rather than on the first task (default false). */
   readonly startNow?: boolean;
+  /**
+   * Threads of another's that run the tasks (the kernel set's, hosting finalizeGuestSpec(finalizeSetupOf(…))); absent
+   * or null: a finalize pool of the finalizer's own.
+   */
+  readonly pool?: FinalizePool | null;
+}
+
+/** What the finalize workers of a rank need (`rank`: its analysis run, sink and verifier; `finalizers`: how to load it). */
+export function finalizeSetupOf(rank: RankFinalize, finalizers: FinalizerSpec): FinalizeSetup {
+  return {
+    finalizers, numVector: rank.numVector, numField: rank.numField,
+    threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
+    histogram: rank.sink.histogram !== null, top: rank.top ?? null,
+    window: rank.sink.window,
+  };
 }
 
 /**
@@ -72,15 +87,9 @@ export interface HostFinalizerOptions {
  * same analysis); without `startNow`, a pool starts on its first task (ranks that never finalize start none).
  */
 export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpec, options: HostFinalizerOptions): HostFinalizer {
-  const setup: FinalizeSetup = {
-    finalizers, numVector: rank.numVector, numField: rank.numField,
-    threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
-    histogram: rank.sink.histogram !== null, top: rank.top ?? null,
-    window: rank.sink.window,
-  };
   const inline = new InlineHostFinalizer(rank);
   if (options.numThreads > 1) {
-    const pooled = new PooledHostFinalizer(rank, setup, options.numThreads, inline);
+    const pooled = new PooledHostFinalizer(rank, finalizeSetupOf(rank, finalizers), options.numThreads, inline, options.pool ?? null);
     if (options.startNow === true) pooled.startInBackground();
     return pooled;
   }
@@ -247,7 +256,10 @@ class PooledHostFinalizer implements HostFinalizer {
     private readonly rank: RankFinalize, private readonly setup: FinalizeSetup, private readonly numThreads: number,
     /** For work of one task at most: a round trip to a worker (or its start) would cost more than it saves. */
     private readonly inline: InlineHostFinalizer,
-  ) {}
+    borrowedPool: FinalizePool | null,
+  ) {
+    if (borrowedPool !== null) this.pool = Promise.resolve(borrowedPool);
+  }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const numPairs = pairsOfPanel(block);

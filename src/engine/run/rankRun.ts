@@ -16,7 +16,8 @@ import { topRecordsSpecOf } from './topCheck.js';
 import {
   checkHistogramTotals, formatHistogramFile, histogramLimbs, HistogramCounter, reduceHistogram,
 } from '../finalize/histogramSink.js';
-import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinalizer.js';
+import { createHostFinalizer, finalizeSetupOf, type HostFinalizer } from '../finalize/hostFinalizer.js';
+import { finalizeGuestSpec, guestFinalizePool } from '../finalize/finalizeTasks.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
@@ -236,22 +237,27 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads);
   // Awaited below; a build that fails while the kernel set is still opening is not an unhandled rejection.
   building.catch(() => undefined);
-  // As many finalize threads as kernel threads: the pipelines keep both busy at once (lookahead). Where host finalize
-  // is certain (GPU kernel sets mostly finalize on the device) their threads start now, with the kernel set's, so
-  // that loading their modules is done before the first panel's tallies come back.
+  // Host finalize runs on the kernel set's worker threads where it has them (its guest: the CPU kernels), else on a
+  // pool of as many finalize threads as kernel threads (finalizeTasks.ts FinalizePool); the pipelines keep GEMM and
+  // finalize busy at once (lookahead). Ranks that finalize load the finalize modules in those threads while the
+  // kernel set opens, so that this is done before the first panel's tallies come back.
   const finalizers = { analysis: analysisRef(job), settings: { spec: job.metricSpec, numVector: job.numVector, numField: job.numField } };
-  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu' });
+  const isFinalizer = fieldComm.rank === 0;
   let gemm: PopcountGemm;
   try {
     gemm = await traced('kernel set opened', () => createPopcountGemm({
       backend, numThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands: realOperandsOf(run.analysis.planes, layout),
+      workerGuest: isFinalizer && numThreads > 1 ? finalizeGuestSpec(finalizeSetupOf(run, finalizers)) : null,
     }));
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
     await building.then((filling) => filling.done).catch(() => undefined);
-    await hostFinalizer.close();
     throw error;
   }
+  const sharedPool = gemm.guestTasks === undefined ? null : guestFinalizePool(gemm.guestTasks);
+  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, {
+    numThreads, startNow: isFinalizer && backend !== 'webgpu' && sharedPool === null, pool: sharedPool,
+  });
   try {
     gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange, { placement: job.finalize, fieldComm }));
     const filling = await building;

@@ -16,7 +16,7 @@ import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.j
 import type { WasmModule } from './webAssemblyApi.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { TallyBuffers } from './tallyBuffers.js';
-import { TaskWorkerPool } from '../../../core/taskWorkerPool.js';
+import { TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type WorkerGuestSpec } from '../../../core/taskWorkerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
 import type { GemmTask } from './gemmTask.js';
@@ -40,6 +40,8 @@ export interface WasmPopcountGemmOptions {
    * where the CPU and build allow, else wasm.
    */
   readonly microkernel?: CpuMicrokernel | 'auto';
+  /** A module the worker threads also run tasks of (PopcountGemm.guestTasks); one thread has no workers and ignores it. */
+  readonly guest?: WorkerGuestSpec | null;
 }
 
 /** The microkernel `auto` picks on this machine, or the one asked for (checked). */
@@ -153,12 +155,21 @@ class InlinePopcountGemm implements PopcountGemm {
 class PooledPopcountGemm implements PopcountGemm {
   readonly device = CPU_DEVICE;
   private readonly tallyBuffers = new TallyBuffers(true);
+  readonly guestTasks?: GuestTaskRunner;
 
   constructor(
     readonly name: string,
-    private readonly pool: TaskWorkerPool<KernelTask, null>,
+    private readonly pool: TaskWorkerPool<KernelTask, unknown>,
     private readonly minWordOpsPerThread: number,
-  ) {}
+    options: { readonly hostsGuest: boolean },
+  ) {
+    if (options.hostsGuest) {
+      this.guestTasks = {
+        numThreads: pool.numThreads,
+        run: (task: unknown, runOptions?: TaskRunOptions) => pool.run({ kind: 'guest', task }, runOptions),
+      };
+    }
+  }
 
   get numThreads(): number {
     return this.pool.numThreads;
@@ -218,7 +229,8 @@ export async function createPopcountGemmWasm(options: WasmPopcountGemmOptions = 
   const module = microkernel === 'wasm' ? await loadPopcountGemmModule() : null;
   const name = kernelSetName(microkernel);
   if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module));
-  const workerData: GemmWorkerData = { microkernel, module };
-  const pool = await TaskWorkerPool.create<KernelTask, null>({ workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker' });
-  return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD);
+  const guest = options.guest ?? null;
+  const workerData: GemmWorkerData = { microkernel, module, guest };
+  const pool = await TaskWorkerPool.create<KernelTask, unknown>({ workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker' });
+  return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD, { hostsGuest: guest !== null });
 }

@@ -1,0 +1,59 @@
+// The task pool's urgent queue (finalize tasks ahead of queued GEMM panels) and guest modules (finalize on the CPU
+// kernel set's threads): urgent tasks run before every queued task that is not urgent, in the order posted; a kernel
+// set created with a guest runs the guest's tasks on its worker threads, and one without a guest has no guestTasks.
+import { threadId } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { TaskWorkerPool } from '../../src/core/taskWorkerPool.js';
+import { createPopcountGemm } from '../../src/mgemm/index.js';
+import type { GuestAnswer } from '../helpers/guestFixture.js';
+import type { OrderTask } from '../helpers/poolOrderWorker.js';
+
+const ORDER_WORKER_URL = new URL('../helpers/poolOrderWorker.js', import.meta.url);
+const GUEST_URL = new URL('../helpers/guestFixture.js', import.meta.url);
+
+describe('TaskWorkerPool', () => {
+  it('runs urgent tasks ahead of queued ones, each kind in the order posted', async () => {
+    const pool = await TaskWorkerPool.create<OrderTask, string>({ workerUrl: ORDER_WORKER_URL, numThreads: 1, workerData: null, name: 'order worker' });
+    try {
+      const finished: string[] = [];
+      const post = (label: string, urgent: boolean): Promise<void> =>
+        pool.run({ label, holdMs: label === 'running' ? 200 : 1 }, { urgent }).then((answer) => { finished.push(answer); });
+      // 'running' holds the one thread while the rest are queued behind it.
+      const all = [post('running', false), post('queued 1', false), post('queued 2', false), post('urgent 1', true), post('urgent 2', true)];
+      await Promise.all(all);
+      expect(finished).toEqual(['running', 'urgent 1', 'urgent 2', 'queued 1', 'queued 2']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('kernel set guests', () => {
+  it('the CPU kernel set runs its guest module\'s tasks on its worker threads', async () => {
+    const gemm = await createPopcountGemm({ backend: 'cpu', numThreads: 2, workerGuest: { moduleUrl: GUEST_URL.href, data: { factor: 7 } } });
+    try {
+      const guest = gemm.guestTasks;
+      if (guest === undefined) throw new Error('no guestTasks on a pooled CPU kernel set created with a guest');
+      expect(guest.numThreads).toBe(2);
+      const answers = await Promise.all([3, 5, 11].map((n) => guest.run(n, { urgent: n === 5 }) as Promise<GuestAnswer>));
+      expect(answers.map((a) => a.product)).toEqual([21, 35, 77]);
+      for (const a of answers) expect(a.threadId).not.toBe(threadId);
+    } finally {
+      await gemm.close();
+    }
+  });
+
+  it('kernel sets without worker threads ignore the guest', async () => {
+    const workerGuest = { moduleUrl: GUEST_URL.href, data: { factor: 7 } };
+    for (const gemm of [await createPopcountGemm({ backend: 'cpu', numThreads: 1, workerGuest }), await createPopcountGemm({ backend: 'ref', workerGuest })]) {
+      expect(gemm.guestTasks).toBeUndefined();
+      await gemm.close();
+    }
+  });
+
+  it('a pooled kernel set created without a guest has no guestTasks', async () => {
+    const gemm = await createPopcountGemm({ backend: 'cpu', numThreads: 2 });
+    expect(gemm.guestTasks).toBeUndefined();
+    await gemm.close();
+  });
+});
