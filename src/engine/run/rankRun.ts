@@ -54,6 +54,8 @@ export interface RankOutcome {
   readonly outputTemporaryFile: string | null;
   /** Slowest rank's seconds to load or generate its own vector block and sum it (its kernel set opens meanwhile). */
   readonly inputSeconds: number;
+  /** CPU seconds (user + system, every thread of this process) during this rank's compute phase. */
+  readonly computeCpuSeconds: number;
   /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
   readonly computeSeconds: number;
   /** Where this rank's kernels ran. */
@@ -107,6 +109,7 @@ export async function runRank(
   let computed: ComputedRank;
   let reduced: Float64Array;
   let phaseSeconds: number[];
+  let computeCpuSeconds = 0;
   let matrixFile: { readonly finalPath: string; readonly temporaryPath: string } | null = null;
   let histogramTotals: Awaited<ReturnType<typeof reduceHistogram>> | null = null;
   let histogramFile: StagedFile | null = null;
@@ -134,6 +137,8 @@ export async function runRank(
     matrix?.finish();
     if (matrix !== null) await comm.barrier();
     matrixFile = matrix?.stage() ?? null;
+    const computeCpu = process.cpuUsage(computed.computeCpuStart);
+    computeCpuSeconds = (computeCpu.user + computeCpu.system) / 1e6;
     phaseSeconds = await slowestRankSeconds(comm, [
       (computed.computeStart - computed.inputStart) / 1000, (performance.now() - computed.computeStart) / 1000]);
   } catch (e) {
@@ -161,6 +166,7 @@ export async function runRank(
     outputFile: output?.path ?? matrixFile?.finalPath ?? topFile?.finalPath ?? null,
     outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? topFile?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
+    computeCpuSeconds,
     computeSeconds: phaseSeconds[1],
     device: computed.device,
     kernelSet: computed.kernelSet,
@@ -218,6 +224,8 @@ interface ComputedRank {
   readonly numDeviceRecords: number;
   readonly inputStart: number;
   readonly computeStart: number;
+  /** process.cpuUsage() when the compute phase began. */
+  readonly computeCpuStart: NodeJS.CpuUsage;
   readonly device: ComputeDevice;
   readonly kernelSet: string;
 }
@@ -266,6 +274,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     const blocks = startBlockExchange(comm, layout, filling, summing);
     const own = await summing;
     const computeStart = performance.now();
+    const computeCpuStart = process.cpuUsage();
     const total = layout.totalComparisons;
     let done = 0;
     let lastReport = 0;
@@ -305,7 +314,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       }
     }
     traceMark('steps done');
-    return { ...counted, inputStart, computeStart, device: gemm.device, kernelSet: gemm.name };
+    return { ...counted, inputStart, computeStart, computeCpuStart, device: gemm.device, kernelSet: gemm.name };
   } finally {
     await hostFinalizer.close();
     await traced('kernel set closed', () => gemm.close());
