@@ -102,11 +102,25 @@ function waitUntilReady(worker: Worker, name: string): Promise<void> {
 /** What a pool starts: the worker module (it calls serveTasks), its workerData, and a name for messages. */
 export interface TaskWorkerPoolOptions {
   readonly workerUrl: URL;
+  /** Threads that run tasks: worker threads, and the calling thread too where `callerRuns` allows it. */
   readonly numThreads: number;
   readonly workerData: unknown;
   /** E.g. 'kernel worker': errors read "kernel worker exited with code 1". */
   readonly name: string;
+  /**
+   * How the calling thread runs a task (the workers' own start function, called here with the same workerData), so
+   * that it is one of `numThreads` while it would otherwise wait: a pool of up to CALLER_RUNS_MAX_THREADS threads
+   * then starts one worker fewer. Absent: workers only.
+   */
+  readonly callerRuns?: (data: unknown) => Promise<(task: never) => TaskResult<unknown>>;
 }
+
+/**
+ * Pools of at most this many threads let the calling thread run tasks (TaskWorkerPoolOptions.callerRuns): one worker
+ * isolate fewer, whose start, compiling and garbage collection cost 2 threads on 2 cores ~10 % of a run. With more
+ * workers the calling thread has their replies to answer, which a task of its own would hold up.
+ */
+export const CALLER_RUNS_MAX_THREADS = 2;
 
 /**
  * Workers are unref'd while idle (an idle pool never keeps the process alive) and ref'd while they work (awaiting a
@@ -121,7 +135,11 @@ export class TaskWorkerPool<Task, Outcome> {
   /** Set once a worker dies or the pool closes; every later task is rejected with it. */
   private failure: Error | undefined;
 
-  private constructor(workers: Worker[], private readonly name: string) {
+  /** The calling thread as one more runner (callerRuns), or null; `busy` while it runs a task or has one scheduled. */
+  private readonly caller: { readonly runTask: (task: Task) => TaskResult<Outcome>; busy: boolean } | null;
+
+  private constructor(workers: Worker[], private readonly name: string, callerRunTask: ((task: Task) => TaskResult<Outcome>) | null) {
+    this.caller = callerRunTask === null ? null : { runTask: callerRunTask, busy: false };
     this.threads = workers.map((worker) => ({ worker, posted: [] }));
     for (const thread of this.threads) {
       thread.worker.on('message', (reply: TaskReply<Outcome>) => this.onReply(thread, reply));
@@ -135,18 +153,23 @@ export class TaskWorkerPool<Task, Outcome> {
   static async create<Task, Outcome>(options: TaskWorkerPoolOptions): Promise<TaskWorkerPool<Task, Outcome>> {
     const { numThreads, workerUrl, name } = options;
     if (!Number.isInteger(numThreads) || numThreads < 1) throw new RangeError(`numThreads must be a positive integer, got ${numThreads}`);
-    const workers = Array.from({ length: numThreads }, () => new Worker(workerUrl, { workerData: options.workerData }));
+    const callerRuns = options.callerRuns !== undefined && numThreads <= CALLER_RUNS_MAX_THREADS ? options.callerRuns : null;
+    const numWorkers = callerRuns === null ? numThreads : numThreads - 1;
+    const workers = Array.from({ length: numWorkers }, () => new Worker(workerUrl, { workerData: options.workerData }));
+    let callerRunTask: ((task: Task) => TaskResult<Outcome>) | null = null;
     try {
+      const starting = callerRuns?.(options.workerData) as Promise<(task: Task) => TaskResult<Outcome>> | undefined;
       await Promise.all(workers.map((worker) => waitUntilReady(worker, name)));
+      callerRunTask = (await starting) ?? null;
     } catch (error) {
       await Promise.all(workers.map((worker) => worker.terminate()));
       throw error;
     }
-    return new TaskWorkerPool<Task, Outcome>(workers, name);
+    return new TaskWorkerPool<Task, Outcome>(workers, name, callerRunTask);
   }
 
   get numThreads(): number {
-    return this.threads.length;
+    return this.threads.length + (this.caller === null ? 0 : 1);
   }
 
   /** Runs `task` on the next free worker. */
@@ -167,9 +190,37 @@ export class TaskWorkerPool<Task, Outcome> {
     await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
   }
 
-  /** Idle workers get a task first; then busy ones their next, while enough tasks are queued (TASKS_POSTED_PER_WORKER). */
+  /**
+   * Idle workers get a task first, then the calling thread (callerRuns: on the next turn of its event loop, so that
+   * replies and posts come first), then busy workers their next, while enough tasks are queued (TASKS_POSTED_PER_WORKER).
+   */
   private dispatch(): void {
-    for (let depth = 1; depth <= TASKS_POSTED_PER_WORKER; depth++) {
+    this.postToWorkers(1);
+    const caller = this.caller;
+    if (caller !== null && !caller.busy && this.urgentQueue.length + this.queue.length > 0) {
+      caller.busy = true;
+      setImmediate(() => this.runOnCaller(caller));
+    }
+    this.postToWorkers(TASKS_POSTED_PER_WORKER);
+  }
+
+  /** Runs the next queued task on the calling thread, then dispatches again. */
+  private runOnCaller(caller: { readonly runTask: (task: Task) => TaskResult<Outcome>; busy: boolean }): void {
+    const pending = this.failure === undefined ? this.urgentQueue.shift() ?? this.queue.shift() : undefined;
+    if (pending !== undefined) {
+      try {
+        pending.resolve(caller.runTask(pending.task).outcome);
+      } catch (error) {
+        pending.reject(error instanceof UserError ? error : new Error(`${this.name} task failed: ${errorText(error)}`));
+      }
+    }
+    caller.busy = false;
+    if (pending !== undefined) this.dispatch();
+  }
+
+  /** Posts queued tasks to workers holding fewer than `maxDepth` (1: idle workers only). */
+  private postToWorkers(maxDepth: number): void {
+    for (let depth = 1; depth <= maxDepth; depth++) {
       for (const thread of this.threads) {
         if (thread.posted.length >= depth) continue;
         if (depth > 1 && this.urgentQueue.length + this.queue.length < this.threads.length) return;

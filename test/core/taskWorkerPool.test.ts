@@ -4,7 +4,7 @@
 // set created with a guest runs the guest's tasks on its worker threads, and one without a guest has no guestTasks.
 import { threadId } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { TaskWorkerPool } from '../../src/core/taskWorkerPool.js';
+import { CALLER_RUNS_MAX_THREADS, TaskWorkerPool } from '../../src/core/taskWorkerPool.js';
 import { createPopcountGemm } from '../../src/mgemm/index.js';
 import type { GuestAnswer } from '../helpers/guestFixture.js';
 import type { OrderTask } from '../helpers/poolOrderWorker.js';
@@ -47,17 +47,24 @@ describe('TaskWorkerPool', () => {
 });
 
 describe('kernel set guests', () => {
-  it('the CPU kernel set runs its guest module\'s tasks on its worker threads', async () => {
-    const gemm = await createPopcountGemm({ backend: 'cpu', numThreads: 2, workerGuest: { moduleUrl: GUEST_URL.href, data: { factor: 7 } } });
-    try {
-      const guest = gemm.guestTasks;
-      if (guest === undefined) throw new Error('no guestTasks on a pooled CPU kernel set created with a guest');
-      expect(guest.numThreads).toBe(2);
-      const answers = await Promise.all([3, 5, 11].map((n) => guest.run(n, { urgent: n === 5 }) as Promise<GuestAnswer>));
-      expect(answers.map((a) => a.product)).toEqual([21, 35, 77]);
-      for (const a of answers) expect(a.threadId).not.toBe(threadId);
-    } finally {
-      await gemm.close();
+  it('the CPU kernel set runs its guest module\'s tasks on its threads: workers, and the calling thread in a pool of 2', async () => {
+    for (const numThreads of [2, 3]) {
+      const gemm = await createPopcountGemm({ backend: 'cpu', numThreads, workerGuest: { moduleUrl: GUEST_URL.href, data: { factor: 7 } } });
+      try {
+        const guest = gemm.guestTasks;
+        if (guest === undefined) throw new Error('no guestTasks on a pooled CPU kernel set created with a guest');
+        expect(guest.numThreads).toBe(numThreads);
+        const tasks = Array.from({ length: 40 }, (_, n) => n);
+        const answers = await Promise.all(tasks.map((n) => guest.run(n, { urgent: n % 3 === 0 }) as Promise<GuestAnswer>));
+        expect(answers.map((a) => a.product)).toEqual(tasks.map((n) => 7 * n));
+        const threads = new Set(answers.map((a) => a.threadId));
+        // 2 threads: one worker and this thread (CALLER_RUNS_MAX_THREADS); 3: three workers, never this thread.
+        if (numThreads <= CALLER_RUNS_MAX_THREADS) expect(threads.has(threadId)).toBe(true);
+        else expect(threads.has(threadId)).toBe(false);
+        expect(threads.size).toBeGreaterThan(1);
+      } finally {
+        await gemm.close();
+      }
     }
   });
 

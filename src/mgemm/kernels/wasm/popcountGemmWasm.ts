@@ -10,16 +10,14 @@ import {
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
 import { checkPopcountGemm3Request, checkPopcountGemmRequest } from '../../requestChecks.js';
 import { MICROKERNEL_MR } from './blockSizes.js';
-import { runGemmTask } from './blockedLoops.js';
 import { planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
-import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.js';
-import type { WasmModule } from './webAssemblyApi.js';
+import { loadPopcountGemmModule } from './wasmModule.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { TallyBuffers } from './tallyBuffers.js';
 import { TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type WorkerGuestSpec } from '../../../core/taskWorkerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
-import type { GemmTask } from './gemmTask.js';
+import { createTaskRunner, startKernelTasks, type GemmTaskRunner } from './kernelTasks.js';
 import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type KernelTask } from './workerProtocol.js';
 
 /** Name of this kernel set: wasm, scalar 64-bit popcount, 4×4 microkernel. */
@@ -56,21 +54,6 @@ export function resolveMicrokernel(choice: CpuMicrokernel | 'auto'): CpuMicroker
 /** Kernel-set name of a microkernel family. */
 function kernelSetName(microkernel: CpuMicrokernel): string {
   return microkernel === 'native' ? NATIVE_KERNEL_NAME : WASM_KERNEL_SET_NAME;
-}
-
-/** A function computing one GemmTask in the calling thread with the chosen microkernel. */
-export type GemmTaskRunner = (task: GemmTask) => void;
-
-/** The calling thread's task runner for `microkernel` (a wasm instance of its own, or the native addon). */
-export async function createTaskRunner(microkernel: CpuMicrokernel, module: WasmModule | null): Promise<GemmTaskRunner> {
-  if (microkernel === 'native') {
-    const native = loadNativePopcountKernel();
-    if (!native.available) throw new Error(native.reason);
-    return (task) => native.kernel.runTask(task);
-  }
-  if (module === null) throw new Error('the wasm microkernel needs its compiled module');
-  const instance = await PopcountGemmWasmInstance.create(module);
-  return (task) => runGemmTask(instance, task);
 }
 
 const DEFAULT_MIN_WORD_OPS_PER_THREAD = 1 << 21;
@@ -242,6 +225,10 @@ export async function createPopcountGemmWasm(options: WasmPopcountGemmOptions = 
   if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module));
   const guest = options.guest ?? null;
   const workerData: GemmWorkerData = { microkernel, module, guest };
-  const pool = await TaskWorkerPool.create<KernelTask, unknown>({ workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker' });
+  // The calling thread computes too where the pool allows it (core/taskWorkerPool.ts CALLER_RUNS_MAX_THREADS).
+  const pool = await TaskWorkerPool.create<KernelTask, unknown>({
+    workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker',
+    callerRuns: (data) => startKernelTasks(data as GemmWorkerData),
+  });
   return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD, { hostsGuest: guest !== null });
 }
