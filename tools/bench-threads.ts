@@ -7,7 +7,9 @@
 // Each measurement is a fresh process, `node dist/src/cli/main.js run … --threads N --json`, so no run inherits
 // another's warm workers or heap. The rate is the run's own compute phase (`computeComparisonsPerSecond`: after the
 // input block is built, through kernels, finalize and checksum), the best of --reps; every run of one job must print
-// the same checksum, so a thread count that changed a result stops the benchmark.
+// the same checksum, so a thread count that changed a result stops the benchmark. Each point also gives the process's
+// CPU seconds in that compute phase (`computeCpuSeconds`), and how many threads were busy on average (CPU / wall):
+// less loaded by other work than wall time, it shows whether serial work or idle threads are left.
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
@@ -50,6 +52,7 @@ interface BenchThreadsOptions {
 /** The part of `snptally run --json` read here. */
 interface RunReport {
   readonly computeSeconds: number;
+  readonly computeCpuSeconds: number;
   readonly computeComparisonsPerSecond: number;
   readonly checksum: string;
 }
@@ -62,6 +65,8 @@ interface ThreadRow {
   readonly fields: number;
   readonly threads: number;
   readonly computeSeconds: number;
+  /** CPU seconds of the process (all threads) in that compute phase. */
+  readonly computeCpuSeconds: number;
   readonly comparisonsPerSecond: number;
   /** Wall seconds of the fastest run's process (start-up and input included). */
   readonly wallSeconds: number;
@@ -135,16 +140,17 @@ function measure(options: BenchThreadsOptions, job: JobName, threads: number): O
   if (best === null) throw new Error('no run');
   return {
     job, title: JOBS[job].title, vectors: JOBS[job].numWay === 3 ? options.vectors3 : options.vectors, fields: options.fields, threads,
-    computeSeconds: best.report.computeSeconds, comparisonsPerSecond: best.report.computeComparisonsPerSecond,
+    computeSeconds: best.report.computeSeconds, computeCpuSeconds: best.report.computeCpuSeconds, comparisonsPerSecond: best.report.computeComparisonsPerSecond,
     wallSeconds: best.wallSeconds, checksum: best.report.checksum,
     command: ['node', relative(REPO_ROOT, CLI_MAIN), ...args].join(' '),
   };
 }
 
 function formatTable(report: BenchThreadsReport): string {
-  const header = ['job', 'vectors', 'fields', 'threads', 'compute s', 'comparisons/s', `speed-up (×${report.baseThreads} thr)`, 'efficiency'];
+  const header = ['job', 'vectors', 'fields', 'threads', 'compute s', 'cpu s', 'busy threads', 'comparisons/s', `speed-up (×${report.baseThreads} thr)`, 'efficiency'];
   const cells = report.rows.map((row) => [
     row.job, String(row.vectors), String(row.fields), String(row.threads), row.computeSeconds.toFixed(3),
+    row.computeCpuSeconds.toFixed(3), (row.computeCpuSeconds / row.computeSeconds).toFixed(2),
     row.comparisonsPerSecond.toExponential(3), row.speedup.toFixed(2), `${(100 * row.efficiency).toFixed(1)}%`,
   ]);
   const widths = header.map((h, col) => Math.max(h.length, ...cells.map((row) => row[col].length)));

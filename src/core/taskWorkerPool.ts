@@ -1,5 +1,7 @@
 // A fixed pool of worker threads that run tasks one at a time each, and the worker side of its protocol: the CPU
-// kernel set's GEMM workers and the engine's finalize workers are both such pools.
+// kernel set's GEMM workers and the engine's finalize workers are both such pools. A pool's workers may also host a
+// guest module (by URL, so that a lower level runs a higher level's tasks without importing it): the CPU kernel
+// workers finalize the tallies they computed, with no second pool of threads competing for the cores.
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { UserError } from './errors.js';
 import { decodeLargeViews, encodeLargeViews } from './largeViews.js';
@@ -17,6 +19,39 @@ export type TaskReply<Outcome> =
   | { readonly kind: 'done'; readonly taskId: number; readonly outcome: Outcome }
   | { readonly kind: 'failed'; readonly taskId: number; readonly message: string; readonly isUserError: boolean };
 
+/** How a task is queued. */
+export interface TaskRunOptions {
+  /** Ahead of every task that is not urgent (urgent ones run in the order posted). Absent: false. */
+  readonly urgent?: boolean;
+}
+
+/**
+ * A module that other pools' workers load to run tasks of its own beside theirs: its URL and its setup (plain data,
+ * the workers' copy). The module exports `startWorkerGuest` (WorkerGuestModule).
+ */
+export interface WorkerGuestSpec {
+  readonly moduleUrl: string;
+  readonly data: unknown;
+}
+
+/** What a guest module exports: its setup in a worker, which returns how the worker runs one of its tasks. */
+export interface WorkerGuestModule {
+  startWorkerGuest(data: unknown): Promise<(task: unknown) => TaskResult<unknown>>;
+}
+
+/** Loads a guest module in the calling worker and sets it up. */
+export async function loadWorkerGuest(spec: WorkerGuestSpec): Promise<(task: unknown) => TaskResult<unknown>> {
+  const guest = await import(spec.moduleUrl) as Partial<WorkerGuestModule>;
+  if (typeof guest.startWorkerGuest !== 'function') throw new Error(`${spec.moduleUrl} exports no startWorkerGuest`);
+  return guest.startWorkerGuest(spec.data);
+}
+
+/** Runs a guest module's tasks on the threads of the pool that hosts it (its outcomes as the guest returned them). */
+export interface GuestTaskRunner {
+  readonly numThreads: number;
+  run(task: unknown, options?: TaskRunOptions): Promise<unknown>;
+}
+
 interface PendingTask<Task, Outcome> {
   readonly task: Task;
   readonly resolve: (outcome: Outcome) => void;
@@ -25,9 +60,17 @@ interface PendingTask<Task, Outcome> {
 
 interface PoolThread<Task, Outcome> {
   readonly worker: Worker;
-  /** The task this worker runs now, with the id its reply will carry. */
-  running: { readonly taskId: number; readonly pending: PendingTask<Task, Outcome> } | undefined;
+  /** The tasks posted to this worker, oldest (the one it runs) first, with the ids their replies will carry. */
+  readonly posted: { readonly taskId: number; readonly pending: PendingTask<Task, Outcome> }[];
 }
+
+/**
+ * Tasks posted to one worker at most: the one it runs and the next, so that it starts the next without waiting for
+ * this thread to read its reply and post again (on a loaded 2-core machine that round trip left each kernel worker
+ * idle ~12 % of a run). A second task is posted only while the queue holds a task for every worker besides it, so
+ * that the last tasks of a batch still go to whichever worker is free first.
+ */
+const TASKS_POSTED_PER_WORKER = 2;
 
 /** Resolves when `worker` is ready for tasks; rejects if it fails or exits first. */
 function waitUntilReady(worker: Worker, name: string): Promise<void> {
@@ -59,11 +102,25 @@ function waitUntilReady(worker: Worker, name: string): Promise<void> {
 /** What a pool starts: the worker module (it calls serveTasks), its workerData, and a name for messages. */
 export interface TaskWorkerPoolOptions {
   readonly workerUrl: URL;
+  /** Threads that run tasks: worker threads, and the calling thread too where `callerRuns` allows it. */
   readonly numThreads: number;
   readonly workerData: unknown;
   /** E.g. 'kernel worker': errors read "kernel worker exited with code 1". */
   readonly name: string;
+  /**
+   * How the calling thread runs a task (the workers' own start function, called here with the same workerData), so
+   * that it is one of `numThreads` while it would otherwise wait: a pool of up to CALLER_RUNS_MAX_THREADS threads
+   * then starts one worker fewer. Absent: workers only.
+   */
+  readonly callerRuns?: (data: unknown) => Promise<(task: never) => TaskResult<unknown>>;
 }
+
+/**
+ * Pools of at most this many threads let the calling thread run tasks (TaskWorkerPoolOptions.callerRuns): one worker
+ * isolate fewer, whose start, compiling and garbage collection cost 2 threads on 2 cores ~10 % of a run. With more
+ * workers the calling thread has their replies to answer, which a task of its own would hold up.
+ */
+export const CALLER_RUNS_MAX_THREADS = 2;
 
 /**
  * Workers are unref'd while idle (an idle pool never keeps the process alive) and ref'd while they work (awaiting a
@@ -72,12 +129,18 @@ export interface TaskWorkerPoolOptions {
 export class TaskWorkerPool<Task, Outcome> {
   private readonly threads: PoolThread<Task, Outcome>[];
   private readonly queue: PendingTask<Task, Outcome>[] = [];
+  /** Urgent tasks, taken before `queue`'s. */
+  private readonly urgentQueue: PendingTask<Task, Outcome>[] = [];
   private nextTaskId = 0;
   /** Set once a worker dies or the pool closes; every later task is rejected with it. */
   private failure: Error | undefined;
 
-  private constructor(workers: Worker[], private readonly name: string) {
-    this.threads = workers.map((worker) => ({ worker, running: undefined }));
+  /** The calling thread as one more runner (callerRuns), or null; `busy` while it runs a task or has one scheduled. */
+  private readonly caller: { readonly runTask: (task: Task) => TaskResult<Outcome>; busy: boolean } | null;
+
+  private constructor(workers: Worker[], private readonly name: string, callerRunTask: ((task: Task) => TaskResult<Outcome>) | null) {
+    this.caller = callerRunTask === null ? null : { runTask: callerRunTask, busy: false };
+    this.threads = workers.map((worker) => ({ worker, posted: [] }));
     for (const thread of this.threads) {
       thread.worker.on('message', (reply: TaskReply<Outcome>) => this.onReply(thread, reply));
       thread.worker.on('error', (error: Error) => this.fail(error));
@@ -90,28 +153,33 @@ export class TaskWorkerPool<Task, Outcome> {
   static async create<Task, Outcome>(options: TaskWorkerPoolOptions): Promise<TaskWorkerPool<Task, Outcome>> {
     const { numThreads, workerUrl, name } = options;
     if (!Number.isInteger(numThreads) || numThreads < 1) throw new RangeError(`numThreads must be a positive integer, got ${numThreads}`);
-    const workers = Array.from({ length: numThreads }, () => new Worker(workerUrl, { workerData: options.workerData }));
+    const callerRuns = options.callerRuns !== undefined && numThreads <= CALLER_RUNS_MAX_THREADS ? options.callerRuns : null;
+    const numWorkers = callerRuns === null ? numThreads : numThreads - 1;
+    const workers = Array.from({ length: numWorkers }, () => new Worker(workerUrl, { workerData: options.workerData }));
+    let callerRunTask: ((task: Task) => TaskResult<Outcome>) | null = null;
     try {
+      const starting = callerRuns?.(options.workerData) as Promise<(task: Task) => TaskResult<Outcome>> | undefined;
       await Promise.all(workers.map((worker) => waitUntilReady(worker, name)));
+      callerRunTask = (await starting) ?? null;
     } catch (error) {
       await Promise.all(workers.map((worker) => worker.terminate()));
       throw error;
     }
-    return new TaskWorkerPool<Task, Outcome>(workers, name);
+    return new TaskWorkerPool<Task, Outcome>(workers, name, callerRunTask);
   }
 
   get numThreads(): number {
-    return this.threads.length;
+    return this.threads.length + (this.caller === null ? 0 : 1);
   }
 
   /** Runs `task` on the next free worker. */
-  run(task: Task): Promise<Outcome> {
+  run(task: Task, options: TaskRunOptions = {}): Promise<Outcome> {
     return new Promise((resolve, reject) => {
       if (this.failure !== undefined) {
         reject(this.failure);
         return;
       }
-      this.queue.push({ task, resolve, reject });
+      (options.urgent === true ? this.urgentQueue : this.queue).push({ task, resolve, reject });
       this.dispatch();
     });
   }
@@ -122,24 +190,57 @@ export class TaskWorkerPool<Task, Outcome> {
     await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
   }
 
+  /**
+   * Idle workers get a task first, then the calling thread (callerRuns: on the next turn of its event loop, so that
+   * replies and posts come first), then busy workers their next, while enough tasks are queued (TASKS_POSTED_PER_WORKER).
+   */
   private dispatch(): void {
-    for (const thread of this.threads) {
-      const pending = thread.running === undefined ? this.queue.shift() : undefined;
-      if (pending === undefined) continue;
-      const taskId = this.nextTaskId++;
-      thread.running = { taskId, pending };
-      thread.worker.ref();
-      const request: TaskRequest<Task> = { taskId, task: pending.task };
-      thread.worker.postMessage(encodeLargeViews(request));
+    this.postToWorkers(1);
+    const caller = this.caller;
+    if (caller !== null && !caller.busy && this.urgentQueue.length + this.queue.length > 0) {
+      caller.busy = true;
+      setImmediate(() => this.runOnCaller(caller));
+    }
+    this.postToWorkers(TASKS_POSTED_PER_WORKER);
+  }
+
+  /** Runs the next queued task on the calling thread, then dispatches again. */
+  private runOnCaller(caller: { readonly runTask: (task: Task) => TaskResult<Outcome>; busy: boolean }): void {
+    const pending = this.failure === undefined ? this.urgentQueue.shift() ?? this.queue.shift() : undefined;
+    if (pending !== undefined) {
+      try {
+        pending.resolve(caller.runTask(pending.task).outcome);
+      } catch (error) {
+        pending.reject(error instanceof UserError ? error : new Error(`${this.name} task failed: ${errorText(error)}`));
+      }
+    }
+    caller.busy = false;
+    if (pending !== undefined) this.dispatch();
+  }
+
+  /** Posts queued tasks to workers holding fewer than `maxDepth` (1: idle workers only). */
+  private postToWorkers(maxDepth: number): void {
+    for (let depth = 1; depth <= maxDepth; depth++) {
+      for (const thread of this.threads) {
+        if (thread.posted.length >= depth) continue;
+        if (depth > 1 && this.urgentQueue.length + this.queue.length < this.threads.length) return;
+        const pending = this.urgentQueue.shift() ?? this.queue.shift();
+        if (pending === undefined) return;
+        const taskId = this.nextTaskId++;
+        thread.posted.push({ taskId, pending });
+        if (thread.posted.length === 1) thread.worker.ref();
+        const request: TaskRequest<Task> = { taskId, task: pending.task };
+        thread.worker.postMessage(encodeLargeViews(request));
+      }
     }
   }
 
   private onReply(thread: PoolThread<Task, Outcome>, reply: TaskReply<Outcome>): void {
     if (reply.kind !== 'done' && reply.kind !== 'failed') return;
-    const running = thread.running;
+    const running = thread.posted[0];
     if (running === undefined || running.taskId !== reply.taskId) return;
-    thread.running = undefined;
-    thread.worker.unref();
+    thread.posted.shift();
+    if (thread.posted.length === 0) thread.worker.unref();
     if (reply.kind === 'done') running.pending.resolve(reply.outcome);
     else running.pending.reject(reply.isUserError ? new UserError(reply.message) : new Error(`${this.name} task failed: ${reply.message}`));
     this.dispatch();
@@ -148,10 +249,9 @@ export class TaskWorkerPool<Task, Outcome> {
   private fail(error: Error): void {
     this.failure ??= error;
     for (const thread of this.threads) {
-      thread.running?.pending.reject(this.failure);
-      thread.running = undefined;
+      for (const posted of thread.posted.splice(0)) posted.pending.reject(this.failure);
     }
-    for (const pending of this.queue.splice(0)) pending.reject(this.failure);
+    for (const pending of [...this.urgentQueue.splice(0), ...this.queue.splice(0)]) pending.reject(this.failure);
   }
 }
 

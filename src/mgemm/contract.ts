@@ -13,6 +13,7 @@ import type { TripleFinalizeRequest, TripleFinalizeResult, TripleFinalizeValues 
 import type { HistogramLayout } from '../core/histogramLayout.js';
 import type { RealOperands } from './minPlusContract.js';
 import type { ThreadGemmKernel } from './kernels/wasm/threadGemm.js';
+import type { GuestTaskRunner, WorkerGuestSpec } from '../core/taskWorkerPool.js';
 
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
@@ -252,6 +253,12 @@ export interface PopcountGemm {
    * finalize many small requests in one task, where a message per request would cost more than its GEMM.
    */
   readonly threadKernel?: ThreadGemmKernel;
+  /**
+   * Present on kernel sets whose worker threads host the `workerGuest` module they were created with: runs its tasks
+   * on the kernel threads (urgent ones ahead of queued GEMM panels), so that a caller's work on the tallies shares
+   * the threads that computed them rather than competing with them from threads of its own.
+   */
+  readonly guestTasks?: GuestTaskRunner;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -270,4 +277,9 @@ export interface PopcountGemmOptions {
   readonly gpuSlot?: number;
   /** Real-valued operands (minPlusContract.ts): a min-plus kernel set instead of a popcount one; absent or null: bit planes. */
   readonly realOperands?: RealOperands | null;
+  /**
+   * A module the kernel set's worker threads load and run tasks of (PopcountGemm.guestTasks); kernel sets without
+   * worker threads (one thread, `ref`, the GPU, min-plus) ignore it. Absent or null: none.
+   */
+  readonly workerGuest?: WorkerGuestSpec | null;
 }

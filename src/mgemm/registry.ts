@@ -29,7 +29,7 @@ export async function createPopcountGemm(options: PopcountGemmOptions): Promise<
     case 'ref':
       return new PopcountGemmRef();
     case 'cpu':
-      return createPopcountGemmWasm({ numThreads: options.numThreads });
+      return createPopcountGemmWasm({ numThreads: options.numThreads, guest: options.workerGuest ?? null });
     case 'webgpu':
       return createPopcountGemmWebgpu({ gpuSlot: options.gpuSlot });
   }

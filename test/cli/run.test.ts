@@ -69,7 +69,7 @@ describe('snptally run output formats', () => {
   it('puts every RunResult field and the job into the JSON object', () => {
     const report = runJson(['--problem', 'analytic', '--vectors', '4', '--fields', '2', '--verify']);
     for (const field of ['checksum', 'entries', 'zeros', 'comparisons', 'seconds', 'comparisonsPerSecond',
-      'inputSeconds', 'computeSeconds', 'computeComparisonsPerSecond', 'backend', 'numRanks', 'verifiedValues',
+      'inputSeconds', 'computeSeconds', 'computeComparisonsPerSecond', 'computeCpuSeconds', 'backend', 'numRanks', 'verifiedValues',
       'deviceFinalizedPairs', 'deviceFinalizedTriples', 'outputFiles']) {
       expect(report, field).toHaveProperty(field);
     }
@@ -78,6 +78,8 @@ describe('snptally run output formats', () => {
     expect(inputSeconds).toBeGreaterThan(0);
     expect(computeSeconds).toBeGreaterThan(0);
     expect(inputSeconds + computeSeconds).toBeLessThanOrEqual(seconds);
+    // The process's CPU seconds during the compute phase (process.cpuUsage, microseconds): some were spent.
+    expect(report.computeCpuSeconds).toBeGreaterThan(0);
     expect(report).toMatchObject({
       metric: 'ccc', numWay: 2, numVector: 4, numField: 2, problem: 'analytic', entries: 24, numRanks: 1,
     });

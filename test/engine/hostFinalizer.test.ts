@@ -1,5 +1,5 @@
-// Host finalize on a pool of threads: checksum, entries, zeros and output files byte for byte equal those of one
-// thread, for every metric, 2-way and 3-way; --verify still checks every value; errors in a worker reach the caller
+// Host finalize on a pool of threads (the CPU kernel set's own threads, or a finalize pool of its own with `ref`):
+// checksum, entries, zeros and output files byte for byte equal those of one thread, for every metric, 2-way and 3-way; --verify still checks every value; errors in a worker reach the caller
 // as they do on one thread. Sizes are chosen so that one panel or batch makes several pool tasks (over 2^17
 // pairs, or 2^16 triples, per thread count); the SPEC §5 cases are below one task and finalize on the calling thread.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -61,6 +61,17 @@ describe('host finalize on a pool of threads', () => {
       }
     });
   }
+
+  it('on a finalize pool of its own (ref kernels: no worker threads to share) equals one thread: CCC 2-way sparse and 3-way dense', async () => {
+    for (const job of [{ sparse: true, numVector: 1037, numField: 301, threshold: 0.8 }, { numWay: 3, numVector: 120, numField: 300, threshold: 0.3 }] satisfies JobOptions[]) {
+      const stub = (tag: string): string => join(dir, `ref_pool_${job.numVector}_${tag}`);
+      const one = await runJob(makeJob({ ...job, backend: 'ref', outputStub: stub('t1') }));
+      const many = await runJob(makeJob({ ...job, backend: 'ref', numThreads: 2, outputStub: stub('t2') }));
+      expect(one.entries).toBeGreaterThan(0);
+      expect({ checksum: many.checksum, entries: many.entries, zeros: many.zeros }).toEqual({ checksum: one.checksum, entries: one.entries, zeros: one.zeros });
+      expect(readFileSync(many.outputFiles[0]).equals(readFileSync(one.outputFiles[0]))).toBe(true);
+    }
+  });
 
   for (const numWay of [2, 3] as const) {
     it(`--verify checks every ${numWay}-way value of the analytic problem on 1, 2 and 3 threads`, async () => {

@@ -1,14 +1,14 @@
 // Finalize tasks of the finalize pool: what a task is, what it sends back, and how a worker runs one into a
 // sink of its own (threshold, checksum partial, record words, --verify checks), whose small results the main
 // thread combines in task order.
-import { TaskWorkerPool } from '../../core/taskWorkerPool.js';
+import { TaskWorkerPool, type GuestTaskRunner, type TaskResult, type WorkerGuestSpec } from '../../core/taskWorkerPool.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type {
   AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, QuadTileView, TripleSlice, ValueVerifier,
 } from '../../analyses/index.js';
 import type { HistogramCounts } from '../../core/histogramLayout.js';
 import { EntrySink, type RecordWriter } from './entrySink.js';
-import type { FinalizerSpec } from './finalizers.js';
+import { loadFinalizers, type FinalizerSpec } from './finalizers.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 import { HistogramCounter } from './histogramSink.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
@@ -73,19 +73,49 @@ export interface FinalizeOutcome {
 }
 
 /**
- * A pool of finalize workers (finalizeWorker.ts). A pool of its own rather than the kernel set's workers: the kernel
- * set (mgemm, a lower level) knows no analysis, and GPU kernel sets have no CPU workers, while every backend finalizes
- * on the host at times. With the pipelines' lookahead the kernel workers compute the next panel while these finalize
- * the current one; where both are busy the OS shares the cores between them.
+ * Where finalize tasks run: the CPU kernel set's own worker threads, which host this module's tasks as a guest
+ * (finalizeGuest.ts, PopcountGemm.guestTasks), or a pool of finalize workers (finalizeWorker.ts) where the kernel set
+ * has no worker threads (the GPU, `ref`, min-plus). Sharing the kernel threads: on 2 cores, 2 kernel workers and 2
+ * finalize workers (and their isolates' compiling and garbage collection) made 2 threads 1.5–1.7× one; finalize tasks
+ * go ahead of queued GEMM panels, so that the next panel's GEMM fills the threads while one finalize ends.
  */
-export type FinalizePool = TaskWorkerPool<FinalizeTask, FinalizeOutcome>;
+export interface FinalizePool {
+  run(task: FinalizeTask): Promise<FinalizeOutcome>;
+  /** Ends the pool's own threads (a kernel set's threads end with the kernel set). */
+  close(): Promise<void>;
+}
 
-/** The compiled worker entry, next to this file in dist/. */
+/** The compiled worker entry and guest module, next to this file in dist/. */
 const FINALIZE_WORKER_URL = new URL('./finalizeWorker.js', import.meta.url);
+const FINALIZE_GUEST_URL = new URL('./finalizeGuest.js', import.meta.url);
 
 /** Starts `numThreads` finalize workers for `setup` and waits until each has loaded its analysis. */
 export function createFinalizePool(numThreads: number, setup: FinalizeSetup): Promise<FinalizePool> {
   return TaskWorkerPool.create<FinalizeTask, FinalizeOutcome>({ workerUrl: FINALIZE_WORKER_URL, numThreads, workerData: setup, name: 'finalize worker' });
+}
+
+/** The guest module that makes a kernel set's workers finalize for `setup` (PopcountGemmOptions.workerGuest). */
+export function finalizeGuestSpec(setup: FinalizeSetup): WorkerGuestSpec {
+  return { moduleUrl: FINALIZE_GUEST_URL.href, data: setup };
+}
+
+/** Finalize tasks on the threads of a kernel set that hosts finalizeGuestSpec's module, ahead of its queued GEMM tasks. */
+export function guestFinalizePool(runner: GuestTaskRunner): FinalizePool {
+  return {
+    run: async (task) => (await runner.run(task, { urgent: true })) as FinalizeOutcome,
+    close: () => Promise.resolve(),
+  };
+}
+
+/** A finalize worker's (or guest's) setup: loads the analysis and returns how one task is run and answered. */
+export async function startFinalizeTasks(setup: FinalizeSetup): Promise<(task: FinalizeTask) => TaskResult<FinalizeOutcome>> {
+  const finalizer = new LocalFinalizer(setup, await loadFinalizers(setup.finalizers));
+  return (task) => {
+    const outcome = finalizer.run(task);
+    // Record words and histogram counts are transferred, not copied.
+    const histogram = outcome.histogram === null ? [] : [outcome.histogram.counts.buffer as ArrayBuffer];
+    return { outcome, transfer: [outcome.recordWords.buffer as ArrayBuffer, ...histogram] };
+  };
 }
 
 /** Collects the record words a sink flushes, in order, in a buffer that grows and is kept from task to task. */

@@ -13,6 +13,7 @@ import {
 import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 import { inlineBandRunner, pooledBandRunner, type PairBandRunner } from './pairBands.js';
+import { pairsOfPanel, panelRows, quadRowParts, quadsOfRow, quadTileRows, rowParts, sliceParts, tuplesPerTask } from './finalizeParts.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -25,7 +26,6 @@ const MAX_PAIRS_PER_TASK = 1 << 18;
  * threads), so that threads that finish early find work and a panel's last tasks end together.
  */
 const MIN_PAIRS_PER_TASK = 1 << 17;
-const TASKS_PER_THREAD = 4;
 
 /** Triples per pool task, at most and at least (a triple's eight entries cost about what two pairs' eight do). */
 const MAX_TRIPLES_PER_TASK = 1 << 17;
@@ -70,6 +70,21 @@ export interface HostFinalizerOptions {
   readonly startNow?: boolean;
   /** A windowed CPU run's bands (pairBands.ts): the calling thread is one of `numThreads`, the pool has one fewer. */
   readonly windowBands?: boolean;
+  /**
+   * Threads of another's that run the tasks (the kernel set's, hosting finalizeGuestSpec(finalizeSetupOf(…))); absent
+   * or null: a finalize pool of the finalizer's own.
+   */
+  readonly pool?: FinalizePool | null;
+}
+
+/** What the finalize workers of a rank need (`rank`: its analysis run, sink and verifier; `finalizers`: how to load it). */
+export function finalizeSetupOf(rank: RankFinalize, finalizers: FinalizerSpec): FinalizeSetup {
+  return {
+    finalizers, numVector: rank.numVector, numField: rank.numField,
+    threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
+    histogram: rank.sink.histogram !== null, top: rank.top ?? null,
+    window: rank.sink.window,
+  };
 }
 
 /**
@@ -77,16 +92,12 @@ export interface HostFinalizerOptions {
  * same analysis); without `startNow`, a pool starts on its first task (ranks that never finalize start none).
  */
 export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpec, options: HostFinalizerOptions): HostFinalizer {
-  const setup: FinalizeSetup = {
-    finalizers, numVector: rank.numVector, numField: rank.numField,
-    threshold: rank.sink.threshold, writesRecords: rank.sink.writesRecords, verify: rank.verifier !== null,
-    histogram: rank.sink.histogram !== null, top: rank.top ?? null,
-    window: rank.sink.window,
-  };
   const inline = new InlineHostFinalizer(rank);
   if (options.numThreads > 1) {
     const callerComputes = options.windowBands === true;
-    const pooled = new PooledHostFinalizer(rank, setup, options.numThreads - (callerComputes ? 1 : 0), inline, callerComputes);
+    const pooled = new PooledHostFinalizer(rank, finalizeSetupOf(rank, finalizers), options.numThreads - (callerComputes ? 1 : 0), inline, {
+      callerComputes, borrowedPool: options.pool ?? null,
+    });
     if (options.startNow === true) pooled.startInBackground();
     return pooled;
   }
@@ -96,97 +107,6 @@ export function createHostFinalizer(rank: RankFinalize, finalizers: FinalizerSpe
 /** Lets the event loop run (worker replies, GPU completions) during a long finalize on this thread. */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** Tuples per task of a panel or batch of `numTuples` on `numThreads` threads, within [least, most]. */
-function tuplesPerTask(numTuples: number, numThreads: number, least: number, most: number): number {
-  return Math.max(least, Math.min(most, Math.ceil(numTuples / (TASKS_PER_THREAD * numThreads))));
-}
-
-/** Pairs of row `r` of a panel: on the diagonal block (strictUpper) only those right of the diagonal. */
-function pairsOfRow(block: PairBlock, r: number): number {
-  return block.strictUpper ? Math.max(0, block.numCols - Math.max(0, r + 1 + block.rowFirst - block.colFirst)) : block.numCols;
-}
-
-function pairsOfPanel(block: PairBlock): number {
-  let numPairs = 0;
-  for (let r = 0; r < block.numRows; r++) numPairs += pairsOfRow(block, r);
-  return numPairs;
-}
-
-/** Consecutive row ranges [r0, r1) of a panel of about `pairsPerPart` pairs each (a diagonal tile's rows shrink). */
-function* rowParts(block: PairBlock, pairsPerPart: number): Generator<{ r0: number; r1: number }> {
-  let r0 = 0;
-  let numPairs = 0;
-  for (let r = 0; r < block.numRows; r++) {
-    numPairs += pairsOfRow(block, r);
-    if (numPairs >= pairsPerPart || r === block.numRows - 1) {
-      yield { r0, r1: r + 1 };
-      r0 = r + 1;
-      numPairs = 0;
-    }
-  }
-}
-
-/** Rows [r0, r1) of a panel, with their tallies (row-major, numCols each). */
-function panelRows(block: PairBlock, tallies: readonly Uint32Array[], r0: number, r1: number): { block: PairBlock; tallies: Uint32Array[] } {
-  return {
-    block: { ...block, rowFirst: block.rowFirst + r0, numRows: r1 - r0 },
-    tallies: tallies.map((t) => t.subarray(r0 * block.numCols, r1 * block.numCols)),
-  };
-}
-
-/** Consecutive slice ranges [first, end) of `run` of about `perPart` triples each. */
-function* sliceParts(run: TripleSliceRun, perPart: number): Generator<{ first: number; end: number; numTriples: number }> {
-  let first = 0;
-  let numTriples = 0;
-  for (let s = 0; s < run.slices.length; s++) {
-    numTriples += run.slices[s].numI * run.slices[s].numK;
-    if (numTriples >= perPart || s === run.slices.length - 1) {
-      yield { first, end: s + 1, numTriples };
-      first = s + 1;
-      numTriples = 0;
-    }
-  }
-}
-
-/** Quadruples of row `r` of a quad tile: its columns with k > j (columns are k-major, so a suffix). */
-function quadsOfRow(tile: QuadTileView, r: number): number {
-  const { colK } = tile;
-  const j = tile.rowJ[r];
-  let lo = 0, hi = colK.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (colK[mid] <= j) lo = mid + 1;
-    else hi = mid;
-  }
-  return colK.length - lo;
-}
-
-/** Consecutive row ranges [r0, r1) of a quad tile of about `perPart` quadruples each (rows with none join a range). */
-function* quadRowParts(tile: QuadTileView, perPart: number): Generator<{ r0: number; r1: number; numQuads: number }> {
-  let r0 = 0;
-  let numQuads = 0;
-  const numRows = tile.rowI.length;
-  for (let r = 0; r < numRows; r++) {
-    numQuads += quadsOfRow(tile, r);
-    if (numQuads >= perPart || r === numRows - 1) {
-      yield { r0, r1: r + 1, numQuads };
-      r0 = r + 1;
-      numQuads = 0;
-    }
-  }
-}
-
-/** Rows [r0, r1) of a quad tile, with their tallies (row-major). */
-function quadTileRows(run: QuadTileRun, r0: number, r1: number): QuadTileRun {
-  const { tile } = run;
-  const numCols = tile.colK.length, numVectorCols = tile.numVectorCols;
-  return {
-    tile: { ...tile, rowI: tile.rowI.subarray(r0, r1), rowJ: tile.rowJ.subarray(r0, r1) },
-    tallies: run.tallies.map((t) => t.subarray(r0 * numCols, r1 * numCols)),
-    vectorTallies: run.vectorTallies?.map((t) => t.subarray(r0 * numVectorCols, r1 * numVectorCols)) ?? null,
-  };
 }
 
 /** Everything on the calling thread, yielding to the event loop now and then. */
@@ -257,12 +177,14 @@ class PooledHostFinalizer implements HostFinalizer {
   constructor(
     private readonly rank: RankFinalize, private readonly setup: FinalizeSetup, private readonly numThreads: number,
     /** For work of one task at most: a round trip to a worker (or its start) would cost more than it saves. */
-    private readonly inline: InlineHostFinalizer, callerComputes: boolean,
+    private readonly inline: InlineHostFinalizer,
+    options: { readonly callerComputes: boolean; readonly borrowedPool: FinalizePool | null },
   ) {
+    if (options.borrowedPool !== null) this.pool = Promise.resolve(options.borrowedPool);
     this.bands = pooledBandRunner(numThreads, {
       pool: () => this.startedPool(), share: (block) => this.sharedBlock(block), apply: (outcome) => this.apply(outcome),
       local: () => new LocalFinalizer(setup, rank.analysis),
-    }, { callerComputes });
+    }, { callerComputes: options.callerComputes });
   }
 
   async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {

@@ -182,6 +182,11 @@ export interface RunResult extends MemoryReport {
   readonly inputSeconds: number;
   readonly computeSeconds: number;
   readonly computeComparisonsPerSecond: number;
+  /**
+   * CPU seconds (user + system, all threads) of rank 0's process during rank 0's compute phase: with one rank, what
+   * its threads spent; against computeSeconds × threads it shows how busy they were.
+   */
+  readonly computeCpuSeconds: number;
   /** The kernel set that ran (`auto` resolved). */
   readonly backend: string;
   /** Why `--backend auto` chose its kernel set (null for any other backend). */

@@ -16,7 +16,8 @@ import { topRecordsSpecOf } from './topCheck.js';
 import {
   checkHistogramTotals, formatHistogramFile, histogramLimbs, HistogramCounter, reduceHistogram,
 } from '../finalize/histogramSink.js';
-import { createHostFinalizer, type HostFinalizer } from '../finalize/hostFinalizer.js';
+import { createHostFinalizer, finalizeSetupOf, type HostFinalizer } from '../finalize/hostFinalizer.js';
+import { finalizeGuestSpec, guestFinalizePool } from '../finalize/finalizeTasks.js';
 import type { JobSpec } from './jobSpec.js';
 import type { RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
@@ -54,6 +55,8 @@ export interface RankOutcome {
   readonly outputTemporaryFile: string | null;
   /** Slowest rank's seconds to load or generate its own vector block and sum it (its kernel set opens meanwhile). */
   readonly inputSeconds: number;
+  /** CPU seconds (user + system, every thread of this process) during this rank's compute phase. */
+  readonly computeCpuSeconds: number;
   /** Slowest rank's seconds from its block being loaded to its results being reduced: transfers, GEMMs, finalize, output. */
   readonly computeSeconds: number;
   /** Where this rank's kernels ran. */
@@ -107,6 +110,7 @@ export async function runRank(
   let computed: ComputedRank;
   let reduced: Float64Array;
   let phaseSeconds: number[];
+  let computeCpuSeconds = 0;
   let matrixFile: { readonly finalPath: string; readonly temporaryPath: string } | null = null;
   let histogramTotals: Awaited<ReturnType<typeof reduceHistogram>> | null = null;
   let histogramFile: StagedFile | null = null;
@@ -134,6 +138,8 @@ export async function runRank(
     matrix?.finish();
     if (matrix !== null) await comm.barrier();
     matrixFile = matrix?.stage() ?? null;
+    const computeCpu = process.cpuUsage(computed.computeCpuStart);
+    computeCpuSeconds = (computeCpu.user + computeCpu.system) / 1e6;
     phaseSeconds = await slowestRankSeconds(comm, [
       (computed.computeStart - computed.inputStart) / 1000, (performance.now() - computed.computeStart) / 1000]);
   } catch (e) {
@@ -161,6 +167,7 @@ export async function runRank(
     outputFile: output?.path ?? matrixFile?.finalPath ?? topFile?.finalPath ?? null,
     outputTemporaryFile: output?.temporaryPath ?? matrixFile?.temporaryPath ?? topFile?.temporaryPath ?? null,
     inputSeconds: phaseSeconds[0],
+    computeCpuSeconds,
     computeSeconds: phaseSeconds[1],
     device: computed.device,
     kernelSet: computed.kernelSet,
@@ -218,6 +225,8 @@ interface ComputedRank {
   readonly numDeviceRecords: number;
   readonly inputStart: number;
   readonly computeStart: number;
+  /** process.cpuUsage() when the compute phase began. */
+  readonly computeCpuStart: NodeJS.CpuUsage;
   readonly device: ComputeDevice;
   readonly kernelSet: string;
 }
@@ -237,13 +246,14 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads);
   // Awaited below; a build that fails while the kernel set is still opening is not an unhandled rejection.
   building.catch(() => undefined);
-  // As many finalize threads as kernel threads: the pipelines keep both busy at once (lookahead). Where host finalize
-  // is certain (GPU kernel sets mostly finalize on the device) their threads start now, with the kernel set's, so
-  // that loading their modules is done before the first panel's tallies come back.
+  // Host finalize runs on the kernel set's worker threads where it has them (its guest: the CPU kernels), else on a
+  // pool of as many finalize threads as kernel threads (finalizeTasks.ts FinalizePool); the pipelines keep GEMM and
+  // finalize busy at once (lookahead). Ranks that finalize load the finalize modules in those threads while the
+  // kernel set opens, so that this is done before the first panel's tallies come back.
   const finalizers = { analysis: analysisRef(job), settings: { spec: job.metricSpec, numVector: job.numVector, numField: job.numField } };
+  const isFinalizer = fieldComm.rank === 0;
   // A windowed CPU run's bands (windowBands.ts) take this thread as one of its threads.
   const windowBands = backend === 'cpu' && computesInWindowBands(run, fieldComm);
-  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, { numThreads, startNow: fieldComm.rank === 0 && backend !== 'webgpu', windowBands });
   let gemm: PopcountGemm;
   try {
     const realOperands = realOperandsOf(run.analysis.planes, layout);
@@ -251,13 +261,17 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     const kernelThreads = windowBands && realOperands === null ? 1 : numThreads;
     gemm = await traced('kernel set opened', () => createPopcountGemm({
       backend, numThreads: kernelThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands,
+      workerGuest: isFinalizer && kernelThreads > 1 ? finalizeGuestSpec(finalizeSetupOf(run, finalizers)) : null,
     }));
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
     await building.then((filling) => filling.done).catch(() => undefined);
-    await hostFinalizer.close();
     throw error;
   }
+  const sharedPool = gemm.guestTasks === undefined ? null : guestFinalizePool(gemm.guestTasks);
+  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, {
+    numThreads, startNow: isFinalizer && backend !== 'webgpu' && sharedPool === null, pool: sharedPool, windowBands,
+  });
   try {
     gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange, { placement: job.finalize, fieldComm }));
     const filling = await building;
@@ -266,6 +280,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     const blocks = startBlockExchange(comm, layout, filling, summing);
     const own = await summing;
     const computeStart = performance.now();
+    const computeCpuStart = process.cpuUsage();
     const total = layout.totalComparisons;
     let done = 0;
     let lastReport = 0;
@@ -305,7 +320,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
       }
     }
     traceMark('steps done');
-    return { ...counted, inputStart, computeStart, device: gemm.device, kernelSet: gemm.name };
+    return { ...counted, inputStart, computeStart, computeCpuStart, device: gemm.device, kernelSet: gemm.name };
   } finally {
     await hostFinalizer.close();
     await traced('kernel set closed', () => gemm.close());

@@ -31,6 +31,7 @@ export function combineRankOutcomes(job: JobSpec, outcomes: readonly RankOutcome
     inputSeconds: first.inputSeconds,
     computeSeconds: first.computeSeconds,
     computeComparisonsPerSecond: first.computeSeconds > 0 ? first.comparisons / first.computeSeconds : 0,
+    computeCpuSeconds: first.computeCpuSeconds,
     backend: job.backend,
     backendNote,
     numRanks: outcomes.length,

@@ -10,16 +10,14 @@ import {
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
 import { checkPopcountGemm3Request, checkPopcountGemmRequest } from '../../requestChecks.js';
 import { MICROKERNEL_MR } from './blockSizes.js';
-import { runGemmTask } from './blockedLoops.js';
 import { planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
-import { loadPopcountGemmModule, PopcountGemmWasmInstance } from './wasmModule.js';
-import type { WasmModule } from './webAssemblyApi.js';
+import { loadPopcountGemmModule } from './wasmModule.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { TallyBuffers } from './tallyBuffers.js';
-import { TaskWorkerPool } from '../../../core/taskWorkerPool.js';
+import { TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type WorkerGuestSpec } from '../../../core/taskWorkerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
-import type { GemmTask } from './gemmTask.js';
+import { createTaskRunner, startKernelTasks, type GemmTaskRunner } from './kernelTasks.js';
 import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type KernelTask } from './workerProtocol.js';
 import type { ThreadGemmKernel } from './threadGemm.js';
 
@@ -41,6 +39,8 @@ export interface WasmPopcountGemmOptions {
    * where the CPU and build allow, else wasm.
    */
   readonly microkernel?: CpuMicrokernel | 'auto';
+  /** A module the worker threads also run tasks of (PopcountGemm.guestTasks); one thread has no workers and ignores it. */
+  readonly guest?: WorkerGuestSpec | null;
 }
 
 /** The microkernel `auto` picks on this machine, or the one asked for (checked). */
@@ -57,21 +57,6 @@ function kernelSetName(microkernel: CpuMicrokernel): string {
   return microkernel === 'native' ? NATIVE_KERNEL_NAME : WASM_KERNEL_SET_NAME;
 }
 
-/** A function computing one GemmTask in the calling thread with the chosen microkernel. */
-export type GemmTaskRunner = (task: GemmTask) => void;
-
-/** The calling thread's task runner for `microkernel` (a wasm instance of its own, or the native addon). */
-export async function createTaskRunner(microkernel: CpuMicrokernel, module: WasmModule | null): Promise<GemmTaskRunner> {
-  if (microkernel === 'native') {
-    const native = loadNativePopcountKernel();
-    if (!native.available) throw new Error(native.reason);
-    return (task) => native.kernel.runTask(task);
-  }
-  if (module === null) throw new Error('the wasm microkernel needs its compiled module');
-  const instance = await PopcountGemmWasmInstance.create(module);
-  return (task) => runGemmTask(instance, task);
-}
-
 const DEFAULT_MIN_WORD_OPS_PER_THREAD = 1 << 21;
 
 /**
@@ -81,9 +66,16 @@ const DEFAULT_MIN_WORD_OPS_PER_THREAD = 1 << 21;
  */
 const PANELS_PER_THREAD = 8;
 
-/** Outputs of a 2-way request, zeroed, on recycled memory where there is some. */
+/**
+ * Outputs of a 2-way request, on recycled memory where there is some. Both microkernels write every entry a request
+ * needs (the native one stores its first K block, the wasm one copies whole C blocks; entries below a strictUpper
+ * diagonal are unspecified), so recycled memory is not zeroed: zeroing sparse r²'s 112 MiB per panel on the calling
+ * thread cost 0.19 s of a 2-thread run's ~2 s. A group without words leaves its output unwritten: that one is zeroed.
+ */
 function takeOutputs(request: PopcountGemmRequest, buffers: TallyBuffers): Uint32Array[] {
-  return buffers.take(request.termGroups.map(() => request.aCount * request.bCount));
+  const lengths = request.termGroups.map(() => request.aCount * request.bCount);
+  const writesAll = request.a.wordsPerPlane > 0 && request.termGroups.every((group) => group.length > 0);
+  return writesAll ? buffers.takeContiguous(lengths) : buffers.take(lengths);
 }
 
 /**
@@ -154,13 +146,22 @@ class InlinePopcountGemm implements PopcountGemm {
 class PooledPopcountGemm implements PopcountGemm {
   readonly device = CPU_DEVICE;
   private readonly tallyBuffers = new TallyBuffers(true);
+  readonly guestTasks?: GuestTaskRunner;
 
   constructor(
     readonly name: string,
-    private readonly pool: TaskWorkerPool<KernelTask, null>,
+    private readonly pool: TaskWorkerPool<KernelTask, unknown>,
     private readonly minWordOpsPerThread: number,
     readonly threadKernel: ThreadGemmKernel,
-  ) {}
+    options: { readonly hostsGuest: boolean },
+  ) {
+    if (options.hostsGuest) {
+      this.guestTasks = {
+        numThreads: pool.numThreads,
+        run: (task: unknown, runOptions?: TaskRunOptions) => pool.run({ kind: 'guest', task }, runOptions),
+      };
+    }
+  }
 
   get numThreads(): number {
     return this.pool.numThreads;
@@ -185,8 +186,12 @@ class PooledPopcountGemm implements PopcountGemm {
     const x = toSharedPlaneMatrix(request.x);
     const y = request.y === request.x ? x : toSharedPlaneMatrix(request.y);
     const z = request.z === request.x ? x : request.z === request.y ? y : toSharedPlaneMatrix(request.z);
+    // Slices are cut into row panels only as far as balance needs: PANELS_PER_THREAD tasks per thread in all (a
+    // request of many slices makes one task per slice, not one per slice and thread: each task is a round trip
+    // through this thread, which at 2 threads and 382 slices of nv 384 was 764 messages for 0.8 s of GEMM).
+    const panelsPerSlice = Math.min(this.pool.numThreads, Math.ceil((PANELS_PER_THREAD * this.pool.numThreads) / Math.max(1, request.slices.length)));
     const { outputs, tasks } = tally3Tasks({ ...request, x, y, z }, {
-      maxPanels: this.pool.numThreads, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: this.minWordOpsPerThread,
+      maxPanels: panelsPerSlice, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: this.minWordOpsPerThread,
     }, this.tallyBuffers);
     await Promise.all(tasks.map((task) => this.pool.run({ kind: 'tally3', task })));
     return outputs;
@@ -219,8 +224,14 @@ export async function createPopcountGemmWasm(options: WasmPopcountGemmOptions = 
   const microkernel = resolveMicrokernel(options.microkernel ?? 'auto');
   const module = microkernel === 'wasm' ? await loadPopcountGemmModule() : null;
   const name = kernelSetName(microkernel);
-  const workerData: GemmWorkerData = { microkernel, module };
-  if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module), workerData);
-  const pool = await TaskWorkerPool.create<KernelTask, null>({ workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker' });
-  return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD, workerData);
+  const threadKernel: ThreadGemmKernel = { microkernel, module };
+  if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module), threadKernel);
+  const guest = options.guest ?? null;
+  const workerData: GemmWorkerData = { microkernel, module, guest };
+  // The calling thread computes too where the pool allows it (core/taskWorkerPool.ts CALLER_RUNS_MAX_THREADS).
+  const pool = await TaskWorkerPool.create<KernelTask, unknown>({
+    workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker',
+    callerRuns: (data) => startKernelTasks(data as GemmWorkerData),
+  });
+  return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD, threadKernel, { hostsGuest: guest !== null });
 }

@@ -8,7 +8,7 @@ import { PopcountGemmWasmInstance } from './wasmModule.js';
 import type { GemmWorkerData } from './workerProtocol.js';
 
 /** Which microkernel, and for wasm its compiled module: what a kernel worker starts from, cloneable to any thread. */
-export type ThreadGemmKernel = GemmWorkerData;
+export type ThreadGemmKernel = Pick<GemmWorkerData, 'microkernel' | 'module'>;
 
 /** A 2-way GEMM in the calling thread. */
 export interface ThreadGemm {

@@ -1,0 +1,41 @@
+// How a thread of the CPU kernel set's pool runs its tasks: one microkernel (its own wasm instance, or the native
+// addon) for GemmTasks and 3-way panels (whose pair products it builds first), and its guest module's tasks. Kernel
+// workers (gemmWorker.ts) start with it, and so does the calling thread where the pool lets it run tasks too.
+import { loadWorkerGuest, type TaskResult } from '../../../core/taskWorkerPool.js';
+import { runGemmTask } from './blockedLoops.js';
+import type { GemmTask } from './gemmTask.js';
+import { loadNativePopcountKernel } from '../native/nativePopcount.js';
+import { PopcountGemmWasmInstance } from './wasmModule.js';
+import type { WasmModule } from './webAssemblyApi.js';
+import { ProductScratch, runTally3Task } from './tally3Task.js';
+import type { CpuMicrokernel, GemmWorkerData, KernelTask } from './workerProtocol.js';
+
+/** A function computing one GemmTask in the calling thread with the chosen microkernel. */
+export type GemmTaskRunner = (task: GemmTask) => void;
+
+/** The calling thread's task runner for `microkernel` (a wasm instance of its own, or the native addon). */
+export async function createTaskRunner(microkernel: CpuMicrokernel, module: WasmModule | null): Promise<GemmTaskRunner> {
+  if (microkernel === 'native') {
+    const native = loadNativePopcountKernel();
+    if (!native.available) throw new Error(native.reason);
+    return (task) => native.kernel.runTask(task);
+  }
+  if (module === null) throw new Error('the wasm microkernel needs its compiled module');
+  const instance = await PopcountGemmWasmInstance.create(module);
+  return (task) => runGemmTask(instance, task);
+}
+
+
+/** Prepares the calling thread for kernel tasks of a pool started with `data`; returns how it runs one. */
+export async function startKernelTasks(data: GemmWorkerData): Promise<(task: KernelTask) => TaskResult<unknown>> {
+  const runTask = await createTaskRunner(data.microkernel, data.module);
+  const runGuestTask = data.guest === null ? null : await loadWorkerGuest(data.guest);
+  const scratch = new ProductScratch();
+  return (task) => {
+    if (task.kind === 'gemm') runTask(task.task);
+    else if (task.kind === 'tally3') runTally3Task(task.task, runTask, scratch);
+    else if (runGuestTask === null) throw new Error('a guest task for a kernel worker without a guest module');
+    else return runGuestTask(task.task);
+    return { outcome: null };
+  };
+}
