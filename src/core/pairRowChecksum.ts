@@ -5,11 +5,9 @@
 // analyses' scaled counts) in two multiply-adds per entry instead of six and four floors: these were two thirds of
 // KING's host finalize.
 import { type ChecksumAccumulator, WEIGHT_OFFSET_HIGH, WEIGHT_OFFSET_LOW } from './checksum.js';
-import { UserError } from './errors.js';
 import { randomize, RANDOMIZE_MAX, randomizeStep } from './randomize.js';
 
 const LIMB = 2 ** 20;
-const TWO_56 = 2 ** 56;
 /** Values v with v · 2^COUNT_BITS an integer q take the fast path: rv·floor(v·2^56) = rv·q·2^(56 − COUNT_BITS). */
 const COUNT_BITS = 22;
 const COUNT_UNIT = 2 ** COUNT_BITS;
@@ -18,8 +16,8 @@ const COUNT_UNIT = 2 ** COUNT_BITS;
  * since reach 2^31 (at KING's ≤ 4·50,000 a pair, every ~10,000 pairs; flushing every few pairs cost more than the sums).
  */
 const COUNTS_PER_FLUSH = 2 ** 31;
-/** Pairs of the general path whose limb columns (< 2^41 a term) are flushed together: 1024 entries, as addEntries. */
-const GENERAL_PAIRS_PER_FLUSH = 256;
+/** addEntries' keep flags for a pair's four entries: all kept. */
+const ALL_KEPT = new Uint8Array(4).fill(1);
 
 /** A row of pairs (i, j) for j = jFirst … jFirst + numCols − 1. */
 export interface PairRowSpan {
@@ -56,8 +54,7 @@ interface PairRun {
 
 /**
  * A weight is rv = low + RANDOMIZE_MAX·high (both < 2^20), so for a count q the product is low·q + RANDOMIZE_MAX·high·q:
- * two sums, Σ low·q and Σ high·q, shifted into place when flushed. A pair with another value takes addEntries' limb
- * products. The four entries of a pair are written out: a loop over them with its index arithmetic ran 2.5× slower.
+ * two sums, Σ low·q and Σ high·q, shifted into place when flushed. A pair with another value goes through addEntries. The four entries of a pair are written out: a loop over them with its index arithmetic ran 2.5× slower.
  */
 function addRun(checksum: ChecksumAccumulator, run: PairRun, values: Float64Array): void {
   const step = randomizeStep(run.uidStep);
@@ -66,7 +63,8 @@ function addRun(checksum: ChecksumAccumulator, run: PairRun, values: Float64Arra
   // Sorted entries 1 and 2 lie at values[at + 1] and [at + 2], or swapped.
   const second = run.swapped ? 2 : 1;
   const third = run.swapped ? 1 : 2;
-  const columns = { l0: 0, l1: 0, l2: 0, l3: 0 };
+  // A pair with another value goes through addEntries (which counts its entries and zeros itself).
+  const general = { values: new Float64Array(4), weights: new Float64Array(4) };
   let lowSum = 0, highSum = 0, countsSum = 0, numGeneral = 0, zeros = 0;
   for (let t = 0, at = run.at; t < run.count; t++, at += 4) {
     const q0 = values[at] * COUNT_UNIT;
@@ -93,7 +91,12 @@ function addRun(checksum: ChecksumAccumulator, run: PairRun, values: Float64Arra
       lowSum += entryLow * q3;
       highSum += entryHigh * q3;
     } else {
-      zeros += addGeneralPair(columns, [values[at], values[at + second], values[at + third], values[at + 3]], { low: entryLow, high: entryHigh });
+      const sorted = [values[at], values[at + second], values[at + third], values[at + 3]];
+      for (let e = 0; e < 4; e++, entryLow = stepped(entryLow, 4096), entryHigh = stepped(entryHigh, 4096)) {
+        general.values[e] = sorted[e];
+        general.weights[e] = entryLow + RANDOMIZE_MAX * entryHigh;
+      }
+      checksum.addEntries(general.values, general.weights, 4, ALL_KEPT);
       numGeneral++;
     }
     low = stepped(low, step);
@@ -102,14 +105,9 @@ function addRun(checksum: ChecksumAccumulator, run: PairRun, values: Float64Arra
       flushCounts(checksum, lowSum, highSum);
       lowSum = highSum = countsSum = 0;
     }
-    if (numGeneral === GENERAL_PAIRS_PER_FLUSH) {
-      checksum.addColumnSums(columns, 0, 0);
-      columns.l0 = columns.l1 = columns.l2 = columns.l3 = numGeneral = 0;
-    }
   }
   flushCounts(checksum, lowSum, highSum);
-  if (numGeneral > 0) checksum.addColumnSums(columns, 0, 0);
-  checksum.countEntries(4 * run.count, zeros);
+  checksum.countEntries(4 * (run.count - numGeneral), zeros);
 }
 
 /** Whether v · 2^22 = q is a count: an integer in [0, 2^26) (v in [0, 16); NaN is not). */
@@ -132,36 +130,4 @@ function flushCounts(checksum: ChecksumAccumulator, lowSum: number, highSum: num
   const highTop = Math.floor(highSum / LIMB);
   checksum.addShiftedInteger(RANDOMIZE_MAX * (highSum - highTop * LIMB), shift);
   if (highTop !== 0) checksum.addShiftedInteger(RANDOMIZE_MAX * highTop, shift + 20);
-}
-
-/** A pair's four values (in uid order) into `columns` through addGeneralEntry; returns how many are 0. */
-function addGeneralPair(
-  columns: { l0: number; l1: number; l2: number; l3: number }, sortedValues: readonly number[], weight: { readonly low: number; readonly high: number },
-): number {
-  let { low, high } = weight;
-  let zeros = 0;
-  for (const value of sortedValues) {
-    if (value === 0) zeros++;
-    else addGeneralEntry(columns, value, low + RANDOMIZE_MAX * high);
-    low = stepped(low, 4096);
-    high = stepped(high, 4096);
-  }
-  return zeros;
-}
-
-/** One entry's rv·iv into `columns` in ChecksumAccumulator.addEntries' operations (NaN adds nothing). */
-function addGeneralEntry(columns: { l0: number; l1: number; l2: number; l3: number }, value: number, rv: number): void {
-  if (value !== value) return;
-  if (!(value >= 0 && value < 16)) throw new UserError(`checksum needs metric values in [0, 16); got ${value} (check --ccc-param/--*-multiplier)`);
-  const iv = Math.floor(value * TWO_56);
-  const r1 = Math.floor(rv * (1 / LIMB));
-  const r0 = rv - r1 * LIMB;
-  const i2 = Math.floor(iv * (1 / (LIMB * LIMB)));
-  const rest = iv - i2 * (LIMB * LIMB);
-  const i1 = Math.floor(rest * (1 / LIMB));
-  const i0 = rest - i1 * LIMB;
-  columns.l0 += r0 * i0;
-  columns.l1 += r0 * i1 + r1 * i0;
-  columns.l2 += r0 * i2 + r1 * i1;
-  columns.l3 += r1 * i2;
 }

@@ -17,26 +17,15 @@ import { naiveR2 } from '../helpers/naiveR2.js';
 import { histogramFileText, naiveHistogramCounts, specTupleValues } from '../helpers/naiveHistogram.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { makeJob, type JobOptions } from './jobFixtures.js';
+import { seededLoci, type Loci } from '../helpers/seededLoci.js';
 
 const gate = await webgpuGate();
 const dir = mkdtempSync(join(tmpdir(), 'snptally-window-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Chromosomes of `sizes` vectors each, positions rising by seeded gaps of 0–9,999 bp (some 0: equal positions). */
-function lociOf(sizes: readonly number[], seed: number): { chromosome: string[]; position: number[] } {
-  let state = seed;
-  const next = (): number => (state = (state * 48271) % 2147483647);
-  const chromosome: string[] = [];
-  const position: number[] = [];
-  sizes.forEach((size, c) => {
-    let bp = 1000 + (next() % 5000);
-    for (let v = 0; v < size; v++) {
-      chromosome.push(String(c + 1));
-      position.push(bp);
-      bp += next() % 4 === 0 ? 0 : next() % 10_000;
-    }
-  });
-  return { chromosome, position };
+function lociOf(sizes: readonly number[], seed: number): Loci {
+  return seededLoci(sizes, seed, { startJitter: 5000, maxGap: 10_000, equalPositions: true });
 }
 
 /** The window as PLINK 1.9 defines it, pair by pair. */

@@ -13,25 +13,14 @@ import { bandPairsOf, bandsOf } from '../../src/engine/pipeline/windowBands.js';
 import { pairsInPanel } from '../../src/engine/pipeline/panelPairs.js';
 import type { PairBlock, VectorBlockView } from '../../src/analyses/index.js';
 import { makeJob, type JobOptions } from './jobFixtures.js';
+import { seededLoci, type Loci } from '../helpers/seededLoci.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-bands-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Chromosomes of `sizes` vectors, positions rising by seeded gaps of 0–5,999 bp. */
-function lociOf(sizes: readonly number[], seed: number): { chromosome: string[]; position: number[] } {
-  let state = seed;
-  const next = (): number => (state = (state * 48271) % 2147483647);
-  const chromosome: string[] = [];
-  const position: number[] = [];
-  sizes.forEach((size, c) => {
-    let bp = 1000;
-    for (let v = 0; v < size; v++) {
-      chromosome.push(String(c + 1));
-      position.push(bp);
-      bp += next() % 6000;
-    }
-  });
-  return { chromosome, position };
+function lociOf(sizes: readonly number[], seed: number): Loci {
+  return seededLoci(sizes, seed, { startJitter: 0, maxGap: 6000, equalPositions: false });
 }
 
 function limitsOf(loci: ReturnType<typeof lociOf>, spec: PairWindowSpec): PairWindowLimits {
