@@ -22,11 +22,6 @@ export interface WebgpuPopcountGemmOptions {
    * cut few fields into K slabs (u8Slabs.ts: a slab's expansion of U8_SLAB_ROWS rows fits it).
    */
   readonly u8ExpansionBytes?: number;
-  /**
-   * GPU bytes of u8 expansions of whole operand chunks kept across requests (default KEPT_EXPANSION_BYTES; each one
-   * within a binding). Tests set it small to drive evictions and refusals.
-   */
-  readonly u8KeptExpansionBytes?: number;
   /** Workgroup-memory staging of the tensor-core kernel (default DEFAULT_U8_STAGING); benchmarks sweep it. */
   readonly u8Staging?: U8GemmStaging;
   /** Which of the host's GPUs: slot modulo their number (the node-local rank; default: the first GPU). */
@@ -56,7 +51,7 @@ export interface WebgpuLimits {
   readonly kernel: KernelFamily | 'auto';
   /** Bytes of one expanded u8 operand (within a binding). */
   readonly expansionBytes: number;
-  /** GPU bytes of u8 expansions kept across requests. */
+  /** GPU bytes of u8 expansions of whole operand chunks kept across requests (each within a binding). */
   readonly keptExpansionBytes: number;
   readonly u8Staging: U8GemmStaging;
   readonly maxReadBackBytes: number;
@@ -70,7 +65,8 @@ export function resolveWebgpuLimits(options: WebgpuPopcountGemmOptions, caps: Gp
     residentBytes: options.residentBytes ?? DEFAULT_RESIDENT_BYTES,
     kernel: options.kernel ?? 'auto',
     expansionBytes: Math.min(maxBindingBytes, options.u8ExpansionBytes ?? EXPANDED_BYTES),
-    keptExpansionBytes: options.u8KeptExpansionBytes ?? options.u8ExpansionBytes ?? KEPT_EXPANSION_BYTES,
+    // Runs that set a small expansion (tests driving K slabs) keep as little, so that expansions are evicted and refused.
+    keptExpansionBytes: options.u8ExpansionBytes ?? KEPT_EXPANSION_BYTES,
     u8Staging: options.u8Staging ?? DEFAULT_U8_STAGING,
     maxReadBackBytes: Math.min(OUTPUT_BYTES_PER_DISPATCH, caps.maxBufferSize, options.maxReadBackBytes ?? OUTPUT_BYTES_PER_DISPATCH),
   };
