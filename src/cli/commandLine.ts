@@ -12,7 +12,7 @@ import { addPrepareCommand } from './prepareCommand.js';
 import { addReportCommand } from './reportCommand.js';
 import { addTopCommand } from './topCommand.js';
 import { addRunCommand } from './runCommand.js';
-import { exitQuietlyOnClosedPipe } from './stdout.js';
+import { captureCommandOutput, exitQuietlyOnClosedPipe } from './stdout.js';
 
 /** Exit status of a problem with the user's input or options (also commander's usage errors). */
 const EXIT_USER_ERROR = 1;
@@ -25,7 +25,10 @@ const EXIT_INTERNAL_ERROR = 2;
  */
 const reportsUserErrors = (detectMpiLaunch()?.worldRank ?? 0) === 0;
 
-function buildProgram(): Command {
+/** Where commander's own messages (usage errors) go. */
+type CommanderMessages = (message: string) => void;
+
+function buildProgram(reportMessage: CommanderMessages = reportToStderr): Command {
   const program = new Command('snptally')
     .description('exact 2-way and 3-way CCC and DUO metrics between SNP vectors, CoMet-compatible')
     .version(packageVersion(), '--version', 'print the version')
@@ -33,11 +36,7 @@ function buildProgram(): Command {
     .configureHelp(HELP_STYLE)
     // Settings made before .command() are inherited by the subcommands.
     .exitOverride()
-    .configureOutput({
-      outputError: (message, write) => {
-        if (reportsUserErrors) write(`snptally: ${message.replace(/^error: /, '').trim()}\n`);
-      },
-    });
+    .configureOutput({ outputError: (message) => reportMessage(message.replace(/^error: /, '').trim()) });
   addRunCommand(program);
   addDumpCommand(program);
   addPrepareCommand(program);
@@ -47,6 +46,26 @@ function buildProgram(): Command {
   addPlinkCommand(program);
   addEpistasisCommand(program);
   return program;
+}
+
+function reportToStderr(message: string): void {
+  if (reportsUserErrors) process.stderr.write(`snptally: ${message}\n`);
+}
+
+/**
+ * Runs `snptally <args>` in this process, as the PLINK front end runs the commands it translates to (no second Node
+ * start, module load and exit per command): resolves with what the command printed (its --json line), or rejects with
+ * its failure — a UserError carrying commander's message for a usage error.
+ */
+export async function runSubcommand(args: readonly string[]): Promise<string> {
+  let usageMessage = '';
+  const program = buildProgram((message) => { usageMessage = message; });
+  try {
+    return await captureCommandOutput(async () => { await program.parseAsync(['node', 'snptally', ...args]); });
+  } catch (error) {
+    if (error instanceof CommanderError) throw new UserError(usageMessage || error.message);
+    throw error;
+  }
 }
 
 /**

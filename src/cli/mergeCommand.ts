@@ -9,6 +9,7 @@ import {
 } from '../io/index.js';
 import { resolveMetricsInputs, sayAssumption } from './metricsInputs.js';
 import { runInfoPathOf, stageRunInfo, type LoadedRunInfo } from './runInfoFile.js';
+import { writeCommandOutput } from './stdout.js';
 
 /** Adds the `merge` command to `program`. */
 export function addMergeCommand(program: Command): void {
@@ -41,7 +42,7 @@ export function addMergeCommand(program: Command): void {
       const numRecords = mergeMetricsFiles(files, numWay, out, (written) => info === null ? [] : [stageMergedRunInfo(info, written, files)]);
       // --force over an earlier merge that had one: a run-info file must not describe records it was not written for.
       if (info === null) rmSync(outInfo, { force: true });
-      process.stdout.write(`merged ${files.length} files, ${numRecords} records, into ${out}\n`);
+      writeCommandOutput(`merged ${files.length} files, ${numRecords} records, into ${out}\n`);
       sayAssumption(inputs);
     });
 }

@@ -11,6 +11,7 @@ import type { Threshold } from '../core/thresholds.js';
 import type { RunCompanions } from './runCompanions.js';
 import { describeMemory, formatRunSummary } from './runReport.js';
 import { buildRunPlan, type RunOptionText, type RunPlan } from './runOptions.js';
+import { writeCommandOutput } from './stdout.js';
 
 /** Exit status of a rank's own failure: 1 for a problem with the input, 2 for anything else (as in main). */
 const EXIT_USER_ERROR = 1;
@@ -57,7 +58,7 @@ async function runPlanAsRank(plan: RunPlan, runtime: MpiRuntime, extras: MpiRunE
   }
   if (result !== null) {
     const { runJson, shownSpec } = extras.onRootResult(plan.spec, result, plan.threshold);
-    process.stdout.write(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
+    writeCommandOutput(plan.json ? `${JSON.stringify(runJson)}\n` : formatRunSummary(shownSpec, result, plan.threshold));
   }
 }
 

@@ -9,6 +9,7 @@ import {
 import { prepareGenotypeFile, parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
 import { parseNonNegativeInteger } from './numberOptions.js';
+import { writeCommandOutput } from './stdout.js';
 
 /** Adds the `prepare` command to `program`. */
 export function addPrepareCommand(program: Command): void {
@@ -68,7 +69,7 @@ export function addPrepareCommand(program: Command): void {
         vectors: bySample ? 'samples' : 'snps',
         selection: kept,
       };
-      process.stdout.write(options.json === true ? `${JSON.stringify(summary)}\n` :
+      writeCommandOutput(options.json === true ? `${JSON.stringify(summary)}\n` :
         `prepared ${out}: ${bySample ? `${summary.numVector} samples × ${summary.numField} SNPs` : `${summary.numVector} SNPs × ${summary.numField} samples`}, ` +
         `${summary.numMissingCalls} missing calls, ${summary.skippedSites} sites skipped` +
         `${permuteSeed === null ? '' : `, vector order shuffled with seed ${permuteSeed}`}\n` +

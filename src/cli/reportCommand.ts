@@ -14,6 +14,7 @@ import { denseMatrixOf, findRunInfoFor, readRunInfo, runInfoPathOf, strongerReco
 import { refuseRepeatedFiles } from './metricsInputs.js';
 import { SnpNaming } from './snpNaming.js';
 import { selectTopRecords } from './topRecords.js';
+import { writeCommandOutput } from './stdout.js';
 
 /** Most histogram bins: a panel is some 300 pixels wide, so more bins than this draw nothing more. */
 const MAX_BINS = 1000;
@@ -59,7 +60,7 @@ export function addReportCommand(program: Command): void {
         version: packageVersion(),
       });
       writeFileAtomically(out, html);
-      process.stdout.write(`report ${out}\n`);
+      writeCommandOutput(`report ${out}\n`);
     });
 }
 

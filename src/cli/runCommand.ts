@@ -19,6 +19,7 @@ import { describeMemory, formatRunSummary } from './runReport.js';
 import { parseWindowOptions } from './windowOptions.js';
 import type { PreparedSidecar } from '../io/index.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, skipsMissingCalls, type RunOptionText } from './runOptions.js';
+import { writeCommandOutput } from './stdout.js';
 
 /** Adds the `run` command to `program`. */
 export function addRunCommand(program: Command): void {
@@ -190,7 +191,7 @@ async function runPlanned(
   const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked, companions, inputChecked: input?.checked })
     .finally(() => progress.stop());
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
-  process.stdout.write(plan.json ? `${JSON.stringify(runJsonOf(shown, result, plan.threshold, input))}\n`
+  writeCommandOutput(plan.json ? `${JSON.stringify(runJsonOf(shown, result, plan.threshold, input))}\n`
     : formatRunSummary(shown, result, plan.threshold));
 }
 

@@ -1,4 +1,23 @@
-// Writing large output to stdout with back-pressure, ending quietly when the reader goes away.
+// Writing large output to stdout with back-pressure, ending quietly when the reader goes away; a command run in-process
+// by another (the PLINK front end's snptally commands) writes its output to its caller instead (writeCommandOutput).
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The output of the in-process command whose async context this is (absent: stdout). */
+const capturedOutput = new AsyncLocalStorage<string[]>();
+
+/** A command's result text: to stdout, or to the caller that runs the command in-process (captureCommandOutput). */
+export function writeCommandOutput(text: string): void {
+  const captured = capturedOutput.getStore();
+  if (captured === undefined) process.stdout.write(text);
+  else captured.push(text);
+}
+
+/** Runs `command` with its writeCommandOutput text collected (async contexts keep concurrent commands apart). */
+export async function captureCommandOutput(command: () => Promise<void>): Promise<string> {
+  const captured: string[] = [];
+  await capturedOutput.run(captured, command);
+  return captured.join('');
+}
 
 /** Writes `text` and waits for the stream to drain when its buffer is full. */
 export async function writeStdout(text: string): Promise<void> {

@@ -23,3 +23,11 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: R
   });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };
 }
+
+/**
+ * `stderr` without Dawn's notes on the Vulkan CPU driver's limits ("Warning: maxDynamic…PerPipelineLayout artificially
+ * reduced …"), which Dawn itself prints whenever a device is opened on lavapipe: every other line stays.
+ */
+export function withoutDawnLimitNotes(stderr: string): string {
+  return stderr.split('\n').filter((line) => !/^Warning: \w+ artificially reduced from \d+ to \d+/.test(line)).join('\n').replace(/^\n+$/, '');
+}

@@ -18,6 +18,7 @@ import { detectMpiLaunch } from '../../parallel/index.js';
 import { asMpiRank } from '../mpiRun.js';
 import type { EpistasisOrder } from '../../analyses/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
+import { writeCommandOutput } from '../stdout.js';
 
 /** Adds the `epistasis` command to `program`. */
 export function addEpistasisCommand(program: Command): void {
@@ -143,7 +144,7 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
         input, order, score, scoreThreshold: records.scoreThreshold, numSnps: sidecar.numVector, numTuples, records: written.numRecords,
         files: written.files, seconds: written.run.seconds, tupleSamplesPerSecond: written.run.comparisonsPerSecond,
       };
-      process.stdout.write(job.json ? `${JSON.stringify(summary)}\n`
+      writeCommandOutput(job.json ? `${JSON.stringify(summary)}\n`
         : `epistasis ${order}-way ${score} of ${input}: ${written.numRecords} of ${numTuples} tuples past ${records.scoreThreshold} ` +
           `in ${written.files.join(', ')} (${written.run.seconds.toFixed(2)} s)\n`);
       return;
@@ -151,7 +152,7 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
     const result: EpistasisSearchResult | null = await searchEpistasisAsRanks(searchWithProgress, ranks);
     if (result === null) return;
     const report = { input, order, score, sidecar, result, numTuples };
-    process.stdout.write(job.json ? `${JSON.stringify(epistasisJson(report))}\n` : formatEpistasisText(report));
+    writeCommandOutput(job.json ? `${JSON.stringify(epistasisJson(report))}\n` : formatEpistasisText(report));
   } finally {
     progress.stop();
   }

@@ -1,5 +1,5 @@
 // `snptally plink --distance …`: runs `--metric distance` over the input's samples with PLINK's selection and autosomes
-// (`run --individuals --autosome`: transposed in the child's memory) for the exact allele-count distances over the SNPs
+// (`run --individuals --autosome`: transposed in the run's memory) for the exact allele-count distances over the SNPs
 // both called (a float64 lower triangle), while it reads the same SNP rows for PLINK 1.9's missing-call rescaling
 // (snpRowMissing.ts, distanceMissing.ts); writes PLINK 1.9's .dist / .mibs / .mdist (text, gz, bin, bin4) with their
 // .id files and the log, all renamed into place together.
@@ -111,8 +111,8 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
   const request = parseDistanceFlags(flags);
   await runFrontEndCommand({ out: request.out, paths: distanceOutputPaths(request), force: request.force }, async (session) => {
     const { scratch, staged, run } = session;
-    // One child computes the exact distances over the samples transposed in its memory (`run --individuals`), while
-    // this process reads the same selection's SNP rows for PLINK's missing-call tallies.
+    // One run computes the exact distances over the samples transposed in its memory (`run --individuals`), while
+    // the front end reads the same selection's SNP rows for PLINK's missing-call tallies.
     const stub = join(scratch, 'counts');
     const counting = run(['run', '--metric', 'distance', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome',
       ...request.resourceArgs, '--matrix', 'triangle', '--matrix-format', 'bin', '--out', stub, '--json']);

@@ -1,6 +1,6 @@
-// The genotypes a front-end child reads, opened in the front end itself: the same input, PLINK's selection flags (as
-// given to the child) and the autosomes, through the same code, so that it sees the child's samples and SNPs — for a
-// pass over the SNP rows beside the child's run (distanceCommand.ts's missing-call tallies).
+// The genotypes a front end's run reads, opened in the front end itself: the same input, PLINK's selection flags (as
+// given to the run) and the autosomes, through the same code, so that it sees the run's samples and SNPs — for a
+// pass over the SNP rows beside the run (distanceCommand.ts's missing-call tallies).
 import { Command } from 'commander';
 import type { GenotypeSource } from '../../io/index.js';
 import { addSelectionOptions, parseSelection, readSelectionOptionText } from '../genotypeInputOptions.js';
@@ -8,7 +8,7 @@ import { openSelectedGenotypes } from '../genotypePreparation.js';
 
 /**
  * `input` with the selection of `selectionArgs` (snptally's flags, e.g. ['--chr', '1,2']) and only the autosomes.
- * @throws UserError as the child would: a bad selection flag or ID file, an unreadable input.
+ * @throws UserError as the run would: a bad selection flag or ID file, an unreadable input.
  */
 export async function openChildGenotypes(
   input: { readonly path: string }, selectionArgs: readonly string[],

@@ -8,7 +8,7 @@ import { UserError } from '../../core/errors.js';
 import { commitStagedFiles, type StagedFile } from '../../io/index.js';
 import { cleanUpOnInterrupt, forgetScratchDirectory } from '../interruptCleanup.js';
 import { packageVersion } from '../packageVersion.js';
-import { runSnptally } from './snptallyChild.js';
+import { runSnptally } from './translatedCommand.js';
 
 /** What a front-end command writes: its output prefix, every final path, and whether they may be replaced. */
 export interface FrontEndOutputs {
@@ -26,7 +26,7 @@ export interface FrontEndSession {
   readonly commands: readonly (readonly string[])[];
   /** Files renamed into place together when the command succeeds. */
   readonly staged: StagedFile[];
-  /** Runs `snptally <args>` as a child process and records it; resolves with its stdout. */
+  /** Runs `snptally <args>` (in this process) and records it; resolves with its stdout. */
   run(args: readonly string[]): Promise<string>;
 }
 

@@ -1,6 +1,6 @@
 // PLINK 1.9's missing-call rescaling inputs read from SNP rows as they stream (the .bed's own layout): each SNP's
 // missing samples and its founders' genotype counts, so that `--distance` needs no sample-major file of its own — the
-// front end reads the .bed with the child's selection while the child (`run --individuals`) computes the distances.
+// front end reads the .bed with the run's selection while the run (`run --individuals`) computes the distances.
 import { popcount32 } from '../../core/bitCodes.js';
 import type { GenotypeSource } from '../../io/index.js';
 import type { FounderCounts, SnpMissingCalls } from './distanceMissing.js';
