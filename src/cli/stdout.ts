@@ -40,3 +40,10 @@ export function exitQuietlyOnClosedPipe(): void {
     throw error;
   });
 }
+
+/** Waits until stdout and stderr have handed every byte written to the system (asynchronous pipes outside Linux). */
+export async function stdioFlushed(): Promise<void> {
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.writableLength > 0 && !stream.destroyed) await new Promise<void>((resolve) => stream.once('drain', resolve));
+  }
+}
