@@ -53,6 +53,20 @@ describe('PLINK fileset reader', () => {
     expect(plinkPathsOf(join(workDir, 'absent'))).toBeNull();
   });
 
+  it('splits .bim and .fam columns at runs of spaces and tabs, skipping blank lines and CRLF endings', async () => {
+    const prefix = join(workDir, 'spaced');
+    writePlinkFileset(prefix, patternedDosages(2, 3, 0), 3);
+    writeFileSync(`${prefix}.bim`, '  1 \t rs_a\t0  11\tG T\r\n\n \t \n2\trs_b\t0\t22\t\tA  C  \n');
+    writeFileSync(`${prefix}.fam`, 'f1\ti1 0 0 1 -9\n\n f2  i2\t0\t0\t2\t1 \r\nf3 i3 p m 1 2\n');
+    const source = await openPlinkFileset(plinkPathsOf(prefix)!);
+    expect(source.snps).toEqual([
+      { chrom: '1', id: 'rs_a', pos: 11, allele1: 'G', allele2: 'T' },
+      { chrom: '2', id: 'rs_b', pos: 22, allele1: 'A', allele2: 'C' },
+    ]);
+    expect(source.samples).toEqual([{ fid: 'f1', iid: 'i1' }, { fid: 'f2', iid: 'i2' }, { fid: 'f3', iid: 'i3' }]);
+    expect(source.founders).toEqual([true, true, false]);
+  });
+
   const badCases: ReadonlyArray<readonly [string, string, (prefix: string) => void, RegExp]> = [
     ['wrong magic', 'bad-magic', (prefix) => writeFileSync(`${prefix}.bed`, new Uint8Array([0x6c, 0x1b, 0x00, 0, 0, 0, 0, 0, 0])),
       /bad-magic\.bed byte 0: not a SNP-major PLINK 1 \.bed file \(magic 6c 1b 01 expected, found 6c 1b 00\)/],
