@@ -26,7 +26,7 @@ const options = parseToolOptions<BenchMpiTransferOptions>(createToolProgram('ben
 
 const launch = detectMpiLaunch();
 if (launch === null) throw new Error('run this under mpirun -np 2');
-const runtime = startMpi(launch);
+const runtime = await startMpi(launch);
 const comm = runtime.world;
 if (comm.size !== 2) throw new Error('bench-mpi-transfer needs exactly 2 ranks');
 const bytes = options.mib << 20;

@@ -11,7 +11,7 @@
 // throughput probes, and the kernel they bound is checked exactly by bench-gpu and the tests.
 /// <reference types="@webgpu/types" />
 
-import { BUFFER_USAGE, emitShader, openGpuDevice, requestGpuAdapter, type WgslProgram } from '../src/mgemm/index.js';
+import { loadWebgpuRuntime, type WgslProgram } from '../src/mgemm/index.js';
 import { createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 /** The command line, named as its long options. */
@@ -142,6 +142,7 @@ function stagedStepProbe(subgroupCols: 2 | 4): TensorCoreProbe {
 async function main(): Promise<void> {
   process.env.XDG_RUNTIME_DIR ??= '/tmp';
   const { workgroups, steps, reps } = options;
+  const { BUFFER_USAGE, emitShader, openGpuDevice, requestGpuAdapter } = await loadWebgpuRuntime();
   const choice = await requestGpuAdapter();
   if (choice === null) throw new Error('no WebGPU adapter');
   const { device, capabilities } = await openGpuDevice(choice.adapter);

@@ -73,7 +73,7 @@ export interface MpiRankWork {
  * them the same way; any other failure of a rank prints `snptally: rank N: …` once and MPI_Abort ends the job.
  */
 export async function asMpiRank(launch: MpiLaunch, prepare: (runtime: MpiRuntime) => Promise<MpiRankWork>): Promise<void> {
-  const runtime = startMpi(launch);
+  const runtime = await startMpi(launch);
   const { world } = runtime;
   // A failure outside the awaited chain (e.g. of a send nobody awaits) also ends the job with its message.
   const abortOnStray = (error: unknown): void => abortOnError(runtime, world.rank, error);

@@ -15,18 +15,18 @@ export { pairPlaneMatrix } from './mgemm4.js';
 export { checkPopcountGemm3Request, checkPopcountGemmRequest } from './requestChecks.js';
 export * from './tripleFinalize.js';
 export * from './minPlusContract.js';
-export { MIN_PLUS_CPU_NAME, MIN_PLUS_REF_NAME, MinPlusGemm, minPlusWasmName, resolveMinPlusCpuKernel } from './kernels/minplus/minPlusGemm.js';
 export { loadMinPlusModule, MinPlusWasmInstance } from './kernels/minplus/minPlusWasmModule.js';
-export { PopcountGemmWebgpu, WEBGPU_KERNEL_SET_PREFIX } from './kernels/webgpu/popcountGemmWebgpu.js';
-export { createMinPlusGemmWebgpu, createPopcountGemmWebgpu, probeWebgpu, type WebgpuProbe } from './kernels/webgpu/openWebgpu.js';
-export { MIN_PLUS_WEBGPU_NAME, MinPlusGemmWebgpu, type MinPlusKernels } from './kernels/webgpu/minplus/minPlusGemmWebgpu.js';
+// Kernel sets loaded on demand (min-plus, WebGPU): their names here, their modules only when a run opens one.
+export { MIN_PLUS_CPU_NAME, MIN_PLUS_REF_NAME, MIN_PLUS_WEBGPU_NAME, minPlusWasmName, WEBGPU_KERNEL_SET_PREFIX } from './kernelSetNames.js';
+export { createMinPlusGemmWebgpu, createPopcountGemmWebgpu, loadWebgpuRuntime, probeWebgpu } from './onDemandKernels.js';
+export type { WebgpuProbe } from './kernels/webgpu/openWebgpu.js';
+export type { PopcountGemmWebgpu } from './kernels/webgpu/popcountGemmWebgpu.js';
+export type { MinPlusGemmWebgpu, MinPlusKernels } from './kernels/webgpu/minplus/minPlusGemmWebgpu.js';
 export type { WebgpuPopcountGemmOptions } from './kernels/webgpu/webgpuOptions.js';
 // What benchmarks drive on the webgpu kernel set (PopcountGemmWebgpu.benchmarking; tools/lib/webgpuTiming.ts).
 export type { RepeatableKernels, UploadedBuffer, UploadWay, WebgpuBenchmarking } from './kernels/webgpu/kernelBenchmarking.js';
 export type { GpuCapabilities } from './kernels/webgpu/runtime/gpuAdapter.js';
 export type { KernelFamily } from './kernels/webgpu/plan/kernelChoice.js';
 export type { U8GemmStaging } from './kernels/webgpu/programs/u8GemmProgram.js';
-// WebGPU building blocks for tools that probe the device directly (tools/probe-tensor-cores).
-export { BUFFER_USAGE } from './kernels/webgpu/runtime/gpuConstants.js';
-export { openGpuDevice, requestGpuAdapter } from './kernels/webgpu/runtime/gpuAdapter.js';
-export { emitShader, type WgslProgram } from './kernels/webgpu/programs/wgslProgram.js';
+// WebGPU building blocks for tools that probe the device directly (tools/probe-tensor-cores): loadWebgpuRuntime.
+export type { WgslProgram } from './kernels/webgpu/programs/wgslProgram.js';

@@ -3,8 +3,7 @@
 import type { BackendName, CpuBackendName, PopcountGemm, PopcountGemmOptions } from './contract.js';
 import { PopcountGemmRef } from './kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWasm } from './kernels/wasm/popcountGemmWasm.js';
-import { createMinPlusGemmWebgpu, createPopcountGemmWebgpu } from './kernels/webgpu/openWebgpu.js';
-import { MinPlusGemm, resolveMinPlusCpuKernel } from './kernels/minplus/minPlusGemm.js';
+import { createMinPlusGemmWebgpu, createPopcountGemmWebgpu } from './onDemandKernels.js';
 import { availableParallelism } from 'node:os';
 
 /** Every CPU backend, the reference first: it is the oracle the others are tested against. */
@@ -21,6 +20,8 @@ export async function createPopcountGemm(options: PopcountGemmOptions): Promise<
   const operands = options.realOperands ?? null;
   if (operands !== null) {
     if (options.backend === 'webgpu') return createMinPlusGemmWebgpu(operands, { gpuSlot: options.gpuSlot });
+    // Loaded here only: a popcount run's threads never need the min-plus kernels.
+    const { MinPlusGemm, resolveMinPlusCpuKernel } = await import('./kernels/minplus/minPlusGemm.js');
     // `cpu`: the wasm SIMD kernels where the runtime has wasm SIMD, else the blocked JS kernels (same bits).
     const kernel = options.backend === 'ref' ? 'reference' : await resolveMinPlusCpuKernel();
     return MinPlusGemm.create({ operands, kernel, numThreads: options.numThreads ?? availableParallelism() });

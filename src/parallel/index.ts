@@ -72,4 +72,8 @@ export {
   type RankEntry,
 } from './inProcess/index.js';
 export { broadcastObject, gatherObjects } from './objectMessages.js';
-export { detectMpiLaunch, startMpi, MpiCommunicator, type MpiLaunch, type MpiRuntime } from './mpi/index.js';
+// MPI loads its binding and runtime only in a process that starts it (detectMpiLaunch itself reads the environment).
+export { detectMpiLaunch, type MpiLaunch } from './mpi/launchEnv.js';
+export type { MpiRuntime } from './mpi/mpiRuntime.js';
+export type { MpiCommunicator } from './mpi/mpiCommunicator.js';
+export { startMpi } from './mpiOnDemand.js';

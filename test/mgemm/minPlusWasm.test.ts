@@ -4,13 +4,14 @@
 // blocked JS) give the reference bits, and the registry's `cpu` picks wasm.
 import { describe, expect, it } from 'vitest';
 import {
-  allocatePlaneMatrix, createPopcountGemm, MinPlusGemm, minPlusWasmName, pairMinOrder, realValuesOf, valueBits, type PlaneMatrix,
+  allocatePlaneMatrix, createPopcountGemm, minPlusWasmName, pairMinOrder, realValuesOf, valueBits, type PlaneMatrix,
   type RealValues, type ValuePrecision,
 } from '../../src/mgemm/index.js';
 import { KC, minPlus2Blocked, minPlus2Reference, minPlus3Blocked, minPlus3Reference, type MinPlus2Tile, type MinPlus3Tile } from '../../src/mgemm/kernels/minplus/minPlusKernels.js';
 import { KC_FIELDS, MC_ROWS, NC_COLS_MAX } from '../../src/mgemm/kernels/minplus/minPlusBlockSizes.js';
 import { runMinPlus2Wasm, runMinPlus3Wasm } from '../../src/mgemm/kernels/minplus/minPlusWasmLoops.js';
 import { loadMinPlusModule, MinPlusWasmInstance } from '../../src/mgemm/kernels/minplus/minPlusWasmModule.js';
+import { MinPlusGemm } from '../../src/mgemm/kernels/minplus/minPlusGemm.js';
 
 interface RealMatrix { readonly planes: PlaneMatrix; readonly view: RealValues }
 

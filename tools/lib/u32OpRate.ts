@@ -2,7 +2,7 @@
 // integer shifts, compares, selects and adds (tools/bench-gpu-czekanowski.ts). Each thread runs CHAINS independent
 // chains of `x = (x ^ (x >> 3)) + k` (3 u32 ops per step); the results are written so nothing is optimised away.
 /// <reference types="@webgpu/types" />
-import { BUFFER_USAGE, emitShader, openGpuDevice, requestGpuAdapter, type WgslProgram } from '../../src/mgemm/index.js';
+import { loadWebgpuRuntime, type WgslProgram } from '../../src/mgemm/index.js';
 
 const THREADS = 256;
 const CHAINS = 8;
@@ -29,6 +29,7 @@ function probeProgram(steps: number): WgslProgram {
 
 /** u32 operations per second of the default adapter: the best of `reps` timed dispatches of `workgroups` × 256 threads. */
 export async function measureU32OpRate(workgroups: number, steps: number, reps: number): Promise<number> {
+  const { BUFFER_USAGE, emitShader, openGpuDevice, requestGpuAdapter } = await loadWebgpuRuntime();
   const choice = await requestGpuAdapter();
   if (choice === null) throw new Error('no WebGPU adapter');
   const { device } = await openGpuDevice(choice.adapter);

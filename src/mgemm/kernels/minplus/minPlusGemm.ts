@@ -12,21 +12,13 @@ import { MR } from './minPlusKernels.js';
 import { createMinPlusTaskRunner, type MinPlusKernelKind, type MinPlusTask, type MinPlusWorkerData } from './minPlusTasks.js';
 import { loadMinPlusModule } from './minPlusWasmModule.js';
 import { minPlusTilesOf } from './minPlusBlockSizes.js';
+import { MIN_PLUS_CPU_NAME, MIN_PLUS_REF_NAME, minPlusWasmName } from '../../kernelSetNames.js';
 
 const WORKER_URL = new URL('./minPlusWorker.js', import.meta.url);
 
 /** Tasks per thread of a request: enough that threads finish together when tiles differ (strictUpper). */
 const TASKS_PER_THREAD = 4;
 
-/** Name of the blocked JS kernel set (its microkernel's geometry). */
-export const MIN_PLUS_CPU_NAME = 'minplus-js_4x4';
-export const MIN_PLUS_REF_NAME = 'minplus-ref';
-
-/** Name of the wasm SIMD kernel set of a precision: its vector type and 2-way tile (`minplus-wasm-f64x2_4x4`). */
-export function minPlusWasmName(precision: ValuePrecision): string {
-  const { mr2, nr2 } = minPlusTilesOf(precision);
-  return `minplus-wasm-${precision === 'double' ? 'f64x2' : 'f32x4'}_${mr2}x${nr2}`;
-}
 
 /** The kernel `cpu` runs here: wasm SIMD where the module compiles, else the blocked JS kernels. */
 export async function resolveMinPlusCpuKernel(): Promise<MinPlusKernelKind> {

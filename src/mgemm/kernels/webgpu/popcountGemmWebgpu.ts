@@ -40,9 +40,8 @@ import { settled, type Dispatch, type Pending, type TransferStatistics, type Web
 import { submitTally3, submitTally3Finalize, tally3KernelDispatches, type Finalize3Host, type Tally3Host } from './tally3Webgpu.js';
 import { submitVectorSums } from './vectorSumsWebgpu.js';
 import { resolveWebgpuLimits, type WebgpuPopcountGemmOptions } from './webgpuOptions.js';
+import { WEBGPU_KERNEL_SET_PREFIX } from '../../kernelSetNames.js';
 
-/** Kernel set names: `webgpu-` and the family that runs factorable requests (bitwise, subgroup-matrix or dot4). */
-export const WEBGPU_KERNEL_SET_PREFIX = 'webgpu-';
 
 export class PopcountGemmWebgpu implements PopcountGemm {
   readonly name: string;

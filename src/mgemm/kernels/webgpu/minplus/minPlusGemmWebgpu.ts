@@ -21,10 +21,8 @@ import { RequestTurns } from '../runtime/requestTurns.js';
 import { foldWorkgroups, settled, type Dispatch, type Pending, type WebgpuRunner } from '../runtime/webgpuRunner.js';
 import { resolveWebgpuLimits, type WebgpuPopcountGemmOptions } from '../webgpuOptions.js';
 import { IntegralOperands } from './integralOperands.js';
+import { MIN_PLUS_WEBGPU_NAME } from '../../../kernelSetNames.js';
 import { packPieces, pairPieces, scatterPieceSums, triplePieces, type PieceSubmit } from './minPlusPieces.js';
-
-/** The kernel set's name: its tile geometry (one output per invocation of a 16 × 16 workgroup). */
-export const MIN_PLUS_WEBGPU_NAME = 'webgpu-minplus_16x16';
 
 /** A request's dispatches for benchmarks: run again and again, nothing read back (tools/bench-gpu-czekanowski.ts). */
 export interface MinPlusKernels {
