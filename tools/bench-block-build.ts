@@ -45,7 +45,7 @@ const options = parseToolOptions<BenchBlockBuildOptions>(createToolProgram('benc
   .addOption(valueOption('--reps <n>', 'repetitions per thread count', parsePositiveInteger, '3'))
   .option('--json', 'print one JSON object', false));
 
-const layout = builtInPlaneLayout(options.metric, options.sparse);
+const layout = await builtInPlaneLayout(options.metric, options.sparse);
 const shape = { numVectorLocal: options.vectors, vectorFirst: 0, numVectorReal: options.vectors, fieldFirst: 0, numFieldLocal: options.fields };
 const numFields = options.vectors * options.fields;
 const timings: BlockBuildTiming[] = [];

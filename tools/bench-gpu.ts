@@ -27,7 +27,8 @@ import {
   createPopcountGemmWebgpu, type KernelFamily, type PairFinalizeRequest, type PlaneMatrix, type PopcountGemmRequest,
   type PopcountGemmWebgpu, type U8GemmStaging,
 } from '../src/mgemm/index.js';
-import { builtInPlaneLayout, cometPairConstants, cometPairProgram, cometPairVectorWords, float32BitsAtMost } from '../src/analyses/index.js';
+import { builtInPlaneLayout, float32BitsAtMost } from '../src/analyses/index.js';
+import { cometPairConstants, cometPairProgram, cometPairVectorWords } from '../src/analyses/comet/index.js';
 import {
   CCC_TERMS, DENSE3, nestSparseCccPlanes, pairsOf, randomPlanes, SPARSE2, sparse3Groups, squareTiles,
 } from './lib/gpuBenchOperands.js';
@@ -123,7 +124,7 @@ async function timeDeviceFinalize(gemm: PopcountGemmWebgpu, kernelRequest: Popco
   const k = { countedBits: 2, multiplier: defaultMultiplier('ccc'), param: DEFAULT_PARAM };
   const constants = cometPairConstants(k, numField);
   if (constants === null) throw new Error('the default CCC constants are outside the device library range');
-  const layout = builtInPlaneLayout('ccc', sparse);
+  const layout = await builtInPlaneLayout('ccc', sparse);
   const wordsOf = async (matrix: PlaneMatrix): Promise<Uint32Array> => {
     const { sums, counts } = await gemm.vectorSums({ planes: matrix, countPlanes: layout.countPlanes, maskPlane: layout.maskPlane });
     return cometPairVectorWords(k, numField, sparse, matrix.numVectors, kernelRequest.aCount, sums, counts);

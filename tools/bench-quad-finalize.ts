@@ -7,7 +7,7 @@
 import { loadavg } from 'node:os';
 import { allocatePlaneMatrix, createPopcountGemm, pairPlaneMatrix, type PlaneMatrix } from '../src/mgemm/index.js';
 import { colPairsOf, firstColPairOf, rowPairJ, rowPairsOf } from '../src/parallel/index.js';
-import { builtInAnalysis, type QuadTileView, type ResultSink, type TupleRow } from '../src/analyses/index.js';
+import { loadBuiltInAnalysis, type QuadTileView, type ResultSink, type TupleRow } from '../src/analyses/index.js';
 import { ChecksumAccumulator } from '../src/core/checksum.js';
 import { DEFAULT_PARAM, EPISTASIS_SCORES, type EpistasisScore } from '../src/core/types.js';
 import { UserError } from '../src/core/errors.js';
@@ -43,7 +43,7 @@ if (colFirst + COLS > firstColPairOf(options.snps, options.snps - 1)) throw new 
 
 const numControls = Math.floor(options.samples / 2);
 const sparse = options.missing > 0;
-const run = builtInAnalysis('epistasis').forRun({
+const run = (await loadBuiltInAnalysis('epistasis')).forRun({
   spec: { metric: 'epistasis', numWay: 4, sparse, param: DEFAULT_PARAM, multiplier: 1, caseControl: { numControls, score: options.score } },
   numVector: options.snps, numField: options.samples,
 });

@@ -1,20 +1,44 @@
 // Where analyses are found: the built-in ones by name, any other by the URL of a module that exports it as
-// `analysis` (so that worker threads and MPI ranks, which get the job as plain data, load the same one).
+// `analysis` (so that worker threads and MPI ranks, which get the job as plain data, load the same one). Each built-in
+// analysis's module is loaded on demand: a thread loads only the analysis its run uses.
 import { UserError } from '../core/errors.js';
 import { DEFAULT_PARAM } from '../core/types.js';
-import type { Analysis, PlaneLayout } from './analysis.js';
-import { analysis as ccc } from './ccc/index.js';
-import { analysis as duo } from './duo/index.js';
-import { analysis as r2 } from './r2/index.js';
-import { analysis as czekanowski } from './czekanowski/index.js';
-import { analysis as king } from './king/index.js';
-import { analysis as epistasis } from './epistasis/index.js';
-import { alleleDistanceAnalysis, squaredDistanceAnalysis } from './distance/index.js';
+import type { Analysis, PlaneLayout, ResultKind } from './analysis.js';
 
-const BUILT_IN: readonly Analysis[] = [ccc, duo, r2, czekanowski, king, epistasis, alleleDistanceAnalysis, squaredDistanceAnalysis];
+/** A built-in analysis: its name, the results it declares (checked against the module's by a test), its loader. */
+interface BuiltInEntry {
+  readonly name: string;
+  readonly results: readonly ResultKind[];
+  readonly load: () => Promise<Analysis>;
+}
+
+const BUILT_IN: readonly BuiltInEntry[] = [
+  { name: 'ccc', results: ['threshold-records', 'histogram', 'top-n'], load: async () => (await import('./ccc/index.js')).analysis },
+  { name: 'duo', results: ['threshold-records', 'histogram', 'top-n'], load: async () => (await import('./duo/index.js')).analysis },
+  { name: 'r2', results: ['threshold-records', 'dense-matrix', 'histogram', 'top-n'], load: async () => (await import('./r2/index.js')).analysis },
+  {
+    name: 'czekanowski', results: ['threshold-records', 'histogram', 'top-n'],
+    load: async () => (await import('./czekanowski/index.js')).analysis,
+  },
+  { name: 'king', results: ['threshold-records', 'dense-matrix'], load: async () => (await import('./king/index.js')).analysis },
+  { name: 'epistasis', results: ['threshold-records', 'top-n'], load: async () => (await import('./epistasis/index.js')).analysis },
+  {
+    name: 'distance', results: ['threshold-records', 'dense-matrix'],
+    load: async () => (await import('./distance/index.js')).alleleDistanceAnalysis,
+  },
+  {
+    name: 'sqdist', results: ['threshold-records', 'dense-matrix'],
+    load: async () => (await import('./distance/index.js')).squaredDistanceAnalysis,
+  },
+];
 
 /** Names `--metric` accepts, in the order help texts list them. */
 export const ANALYSIS_NAMES: readonly string[] = BUILT_IN.map((a) => a.name);
+
+/** The built-in analyses that declare `result`, for the messages that refuse a job asking it of another. */
+export function analysesWithResult(result: ResultKind): string[] {
+  return BUILT_IN.filter((a) => a.results.includes(result)).map((a) => a.name);
+}
 
 /** Which analysis a job runs: a built-in one's name, or a name and the module URL that exports it. */
 export interface AnalysisRef {
@@ -23,22 +47,27 @@ export interface AnalysisRef {
   readonly moduleUrl: string | null;
 }
 
-/** The built-in analysis `name`; a one-line UserError naming the choices when there is none. */
-export function builtInAnalysis(name: string): Analysis {
-  const found = BUILT_IN.find((a) => a.name === name);
-  if (found === undefined) throw new UserError(`unknown metric '${name}' (choose ${ANALYSIS_NAMES.join(', ')})`);
-  return found;
-}
-
 const loaded = new Map<string, Promise<Analysis>>();
+
+/** The built-in analysis `name`, loaded once per thread; a one-line UserError naming the choices when there is none. */
+export function loadBuiltInAnalysis(name: string): Promise<Analysis> {
+  const entry = BUILT_IN.find((a) => a.name === name);
+  if (entry === undefined) return Promise.reject(new UserError(`unknown metric '${name}' (choose ${ANALYSIS_NAMES.join(', ')})`));
+  return loadOnce(`built-in:${name}`, entry.load);
+}
 
 /** The analysis `ref` names, loading its module once per thread. */
 export function loadAnalysis(ref: AnalysisRef): Promise<Analysis> {
-  if (ref.moduleUrl === null) return Promise.resolve(builtInAnalysis(ref.name));
-  let analysis = loaded.get(ref.moduleUrl);
+  const moduleUrl = ref.moduleUrl;
+  if (moduleUrl === null) return loadBuiltInAnalysis(ref.name);
+  return loadOnce(moduleUrl, () => importAnalysis(moduleUrl, ref.name));
+}
+
+function loadOnce(key: string, load: () => Promise<Analysis>): Promise<Analysis> {
+  let analysis = loaded.get(key);
   if (analysis === undefined) {
-    analysis = importAnalysis(ref.moduleUrl, ref.name);
-    loaded.set(ref.moduleUrl, analysis);
+    analysis = load();
+    loaded.set(key, analysis);
   }
   return analysis;
 }
@@ -54,7 +83,7 @@ async function importAnalysis(moduleUrl: string, name: string): Promise<Analysis
 }
 
 /** The planes of a built-in metric in a mode, for tools that build blocks outside a run. */
-export function builtInPlaneLayout(metric: string, sparse: boolean): PlaneLayout {
+export async function builtInPlaneLayout(metric: string, sparse: boolean): Promise<PlaneLayout> {
   const spec = { metric, numWay: 2 as const, sparse, param: DEFAULT_PARAM, multiplier: 1 };
-  return builtInAnalysis(metric).forRun({ spec, numVector: 2, numField: 1 }).planes;
+  return (await loadBuiltInAnalysis(metric)).forRun({ spec, numVector: 2, numField: 1 }).planes;
 }

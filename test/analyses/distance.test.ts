@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChecksumAccumulator, entryUid2, formatChecksum } from '../../src/core/checksum.js';
-import { IBS_COUNT_SCALE, IBS_ENTRY } from '../../src/analyses/index.js';
+import { IBS_COUNT_SCALE, IBS_ENTRY } from '../../src/analyses/distance/index.js';
 import { readMetricsFileRecords, readSidecar } from '../../src/io/index.js';
 import { runCli } from '../cli/cliHarness.js';
 import { writePedigreeFileset } from '../helpers/kingPedigree.js';

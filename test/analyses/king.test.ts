@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChecksumAccumulator, entryUid2, formatChecksum } from '../../src/core/checksum.js';
-import { KING_COUNT_SCALE, kingKinship } from '../../src/analyses/index.js';
+import { KING_COUNT_SCALE, kingKinship } from '../../src/analyses/king/index.js';
 import { readMetricsFileRecords, readSidecar, transposeToSampleMajor } from '../../src/io/index.js';
 import { runCli } from '../cli/cliHarness.js';
 import { mulberry32 } from '../../src/core/seededRandom.js';

@@ -15,7 +15,7 @@ import { naiveR2 } from '../helpers/naiveR2.js';
 import { writePlinkFileset } from '../helpers/plinkFileset.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { runCli } from './cliHarness.js';
-import { ANALYSIS_NAMES, builtInAnalysis } from '../../src/analyses/registry.js';
+import { ANALYSIS_NAMES, loadBuiltInAnalysis } from '../../src/analyses/registry.js';
 
 const gate = await webgpuGate();
 const dir = mkdtempSync(join(tmpdir(), 'snptally-r2-matrix-'));
@@ -160,9 +160,10 @@ describe('r² dense matrix refusals', () => {
     expect(outcome.stderr.trim().split('\n')).toHaveLength(1);
   };
 
-  it('ccc and duo (four table entries per pair) have no dense matrix', () => {
+  it('ccc and duo (four table entries per pair) have no dense matrix', async () => {
     // The list names every built-in analysis with a dense matrix, r² among them.
-    const withMatrix = ANALYSIS_NAMES.filter((name) => builtInAnalysis(name).results.includes('dense-matrix'));
+    const analyses = await Promise.all(ANALYSIS_NAMES.map((name) => loadBuiltInAnalysis(name)));
+    const withMatrix = analyses.filter((a) => a.results.includes('dense-matrix')).map((a) => a.name);
     expect(withMatrix).toContain('r2');
     refused(['--matrix', 'square', '--output', join(dir, 'ccc')],
       new RegExp(`^snptally: --matrix holds one value per pair, and --metric ccc has no dense-matrix result \\(metrics with one: ${withMatrix.join(', ')}\\)`));

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { checkHistogramLayout, type HistogramLayout } from '../../src/core/histogramLayout.js';
-import { builtInAnalysis } from '../../src/analyses/index.js';
+import { loadBuiltInAnalysis } from '../../src/analyses/index.js';
 import {
   checkHistogramTotals, formatHistogramFile, HistogramCounter, histogramLimbs, totalsFromLimbs,
 } from '../../src/engine/finalize/histogramSink.js';
@@ -128,18 +128,18 @@ describe('the analyses\' layouts', () => {
   const settings = (metric: string, numWay: 2 | 3, multiplier: number) => ({
     spec: { metric, numWay, sparse: false, param: 2 / 3, multiplier }, numVector: 10, numField: 10,
   });
-  it('CCC and DUO declare SPEC §9\'s columns and (int)(1000·mult) buckets; r² one column of 1000', () => {
-    const ccc2 = builtInAnalysis('ccc').forRun(settings('ccc', 2, 4.5)).histogramLayout?.();
+  it('CCC and DUO declare SPEC §9\'s columns and (int)(1000·mult) buckets; r² one column of 1000', async () => {
+    const ccc2 = (await loadBuiltInAnalysis('ccc')).forRun(settings('ccc', 2, 4.5)).histogramLayout?.();
     expect(ccc2).toEqual(LAYOUT_2);
-    const duo3 = builtInAnalysis('duo').forRun(settings('duo', 3, 4)).histogramLayout?.();
+    const duo3 = (await loadBuiltInAnalysis('duo')).forRun(settings('duo', 3, 4)).histogramLayout?.();
     expect(duo3?.numBuckets).toBe(4000);
     expect(duo3?.columnNames).toEqual(['LLL', 'LLH', 'LHH', 'HHH', 'LLL+HHH']);
     expect(duo3?.entryColumns).toEqual([0, 1, 1, 2, 1, 2, 2, 3]);
     expect(duo3?.sumColumns).toEqual([{ column: 4, entryBits: [0, 7] }]);
-    const r2 = builtInAnalysis('r2').forRun(settings('r2', 2, 1)).histogramLayout?.();
+    const r2 = (await loadBuiltInAnalysis('r2')).forRun(settings('r2', 2, 1)).histogramLayout?.();
     expect(r2).toEqual({ numBuckets: 1000, columnNames: ['R2'], entryColumns: [-1, -1, -1, 0], sumColumns: [] });
     for (const layout of [ccc2, duo3, r2]) if (layout !== undefined) checkHistogramLayout(layout, layout.entryColumns.length);
-    for (const name of ['ccc', 'duo', 'r2']) expect(builtInAnalysis(name).results).toContain('histogram');
+    for (const name of ['ccc', 'duo', 'r2']) expect((await loadBuiltInAnalysis(name)).results).toContain('histogram');
   });
 
   it('inconsistent layouts are refused', () => {

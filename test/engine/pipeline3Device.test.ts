@@ -90,7 +90,7 @@ async function runRank0(job: JobSpec, gemm: PopcountGemm, placement: FinalizePla
     arriving: (idx) => exchange.arriving(idx),
   };
   const sink = new EntrySink(job.numVector, 3, job.threshold, null);
-  const run = rankFinalizeFor(job, sink);
+  const run = await rankFinalizeFor(job, sink);
   let numTriples = 0;
   let numDeviceTriples = 0;
   const hostFinalizer = hostFinalizerFor(job, run);

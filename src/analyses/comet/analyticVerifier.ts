@@ -4,7 +4,7 @@ import { countBits, isMissing } from '../../core/bitCodes.js';
 import { denseValue2, denseValue3, sparseValue2, sparseValue3, type FormulaConstants } from '../../core/formulas.js';
 import { AnalyticProblem, ANALYTIC_NUM_GROUP } from '../../core/syntheticProblems.js';
 import type { MetricSpec } from '../../core/types.js';
-import type { ValueVerifier } from '../analysis.js';
+import type { ValueVerifier } from '../index.js';
 
 export class AnalyticVerifier implements ValueVerifier {
   private readonly groupSizes: number[];

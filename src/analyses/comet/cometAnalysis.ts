@@ -2,11 +2,11 @@
 // mode), the tallies of SPEC §2, the values of SPEC §3 — on the host and on the device — and the analytic values
 // of SPEC §4. They differ in the bits a field counts (cometTallies.ts).
 import { checkTallyLimit } from '../../core/limits.js';
-import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
+import type { Analysis, AnalysisRun, AnalysisSettings } from '../index.js';
 import { AnalyticVerifier } from './analyticVerifier.js';
 import { cometSettings } from './cometSettings.js';
 import { tally3Plan, termGroups2, type CometMetric } from './cometTallies.js';
-import { ProgramDevicePairs } from '../devicePairs.js';
+import { ProgramDevicePairs } from '../index.js';
 import { cometHistogramLayout } from './cometHistogram.js';
 import { cometPairValues } from './devicePairs.js';
 import { CometDeviceTriples } from './deviceTriples.js';

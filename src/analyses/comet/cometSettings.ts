@@ -1,6 +1,6 @@
 // What CoMet's finalize code needs of a run, fixed for the run: SPEC §3's constants, the mode and the sizes.
 import type { FormulaConstants } from '../../core/formulas.js';
-import type { AnalysisSettings, PlaneLayout } from '../analysis.js';
+import type { AnalysisSettings, PlaneLayout } from '../index.js';
 import { cometPlaneLayout, type CometMetric } from './cometTallies.js';
 
 export interface CometSettings {

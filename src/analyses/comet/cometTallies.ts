@@ -4,8 +4,8 @@
 // c1 (the counted 1-bits of a field) is a sum of 0/1 planes: CCC c1 = H + L, DUO c1 = D. Sparse mode
 // adds the presence mask M. A tally Σ_f Π_t (c1 or m)_t is then a sum of popcounts of plane ANDs.
 import type { TermGroup } from '../../mgemm/index.js';
-import type { PlaneLayout, TriplePlan } from '../analysis.js';
-import { planeBitsOfCodes } from '../planeBits.js';
+import type { PlaneLayout, TriplePlan } from '../index.js';
+import { planeBitsOfCodes } from '../index.js';
 
 /** CoMet's 2-bit metrics: CCC counts both bits of a field, DUO the low bit. */
 export type CometMetric = 'ccc' | 'duo';

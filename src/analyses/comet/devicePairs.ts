@@ -1,6 +1,6 @@
 // CoMet's 2-way values on the device: its value program (cometPairProgram.ts) with the run's constants and the
 // per-vector factors computed with the host path's own double operations.
-import type { PairValues } from '../devicePairs.js';
+import type { PairValues } from '../index.js';
 import { cometPairConstants, cometPairProgram, cometPairVectorWords } from './cometPairProgram.js';
 import type { CometSettings } from './cometSettings.js';
 import { termGroups2 } from './cometTallies.js';

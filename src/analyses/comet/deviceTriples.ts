@@ -7,10 +7,10 @@ import {
   TRIPLE_VECTOR_WORDS, tripleFormulaOnDevice, type PopcountGemm, type PopcountGemm3Request, type TripleFinalizeResult, type TripleFormula,
   type TripleFinalizeValues, type TripleThresholdBits,
 } from '../../mgemm/index.js';
-import type { DeviceFinalizeOptions, DeviceTripleFinalizer, RecordBarSource, ResultSink, TripleBatch, VectorBlockView } from '../analysis.js';
+import type { DeviceFinalizeOptions, DeviceTripleFinalizer, RecordBarSource, ResultSink, TripleBatch, VectorBlockView } from '../index.js';
 import type { CometSettings } from './cometSettings.js';
 import { tally3Plan } from './cometTallies.js';
-import { tripleThresholdBits } from '../deviceTriples.js';
+import { tripleThresholdBits } from '../index.js';
 import { vectorFactors } from './tripleValues.js';
 
 type DoneResult = Extract<TripleFinalizeResult, { kind: 'done' }>;

@@ -1,6 +1,6 @@
 // CoMet's 2-way finalize: tallies of a block of pairs → the four table entries r_ab → values (SPEC §2–3).
 import { combine2, denseFactors2, sparseValue2 } from '../../core/formulas.js';
-import type { FinalizeContext, PairBlock } from '../analysis.js';
+import type { FinalizeContext, PairBlock } from '../index.js';
 import type { CometSettings } from './cometSettings.js';
 
 /**

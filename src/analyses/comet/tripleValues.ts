@@ -8,7 +8,7 @@
 // Tallies are integers below 2^53, so any order of their integer sums gives the same doubles; the
 // floating-point operations on them are SPEC §3's, in its order.
 import type { FormulaConstants } from '../../core/formulas.js';
-import type { BlockPairCounts, FinalizeContext, TripleSlice, VectorBlockView } from '../analysis.js';
+import type { BlockPairCounts, FinalizeContext, TripleSlice, VectorBlockView } from '../index.js';
 import type { CometSettings } from './cometSettings.js';
 
 /**

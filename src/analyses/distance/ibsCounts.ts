@@ -11,9 +11,9 @@
 // --distance, before its missing-call rescaling) and the squared Euclidean distance Σ(g_i − g_j)² = ibs1 + 4·ibs0
 // (seed 003's kernel input) are exact integers.
 import type { TermGroup } from '../../mgemm/index.js';
-import type { FinalizeContext, PairBlock, PlaneLayout } from '../analysis.js';
-import { planeBitsOfCodes } from '../planeBits.js';
-import { finalizePairCountRows } from '../pairCountRows.js';
+import type { FinalizeContext, PairBlock, PlaneLayout } from '../index.js';
+import { planeBitsOfCodes } from '../index.js';
+import { finalizePairCountRows } from '../index.js';
 
 /** The distances' planes (bit p of a code's plane bits = plane p). */
 export const IBS_PLANE = { het: 0, hom1: 1, hom2: 2, hom: 3 } as const;

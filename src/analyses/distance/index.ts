@@ -4,7 +4,7 @@
 // sqdist`, the squared Euclidean distance Σ(g_i − g_j)² of 0/1/2 dosages; both over the SNPs both individuals called.
 // The checksum and the records hold each pair's counts; a dense matrix holds the distance.
 import { UserError } from '../../core/errors.js';
-import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
+import type { Analysis, AnalysisRun, AnalysisSettings } from '../index.js';
 import {
   alleleCountDistance, finalizeDistancePairs, IBS_MAX_FIELDS, IBS_TERM_GROUPS, ibsPlaneLayout, squaredDistance, type DistanceOfCounts,
 } from './ibsCounts.js';

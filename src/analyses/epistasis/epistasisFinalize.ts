@@ -2,7 +2,7 @@
 // the GEMM tallies — in a dense run the products with P from block-pair counts (3-way), per-vector class counts and
 // class sizes —, inclusion–exclusion to the 3^k × 2 genotype cells in canonical order (epistasisCells.ts), the score,
 // and its engine value (epistasisScores.ts) into the sink.
-import type { BlockPairCounts, FinalizeContext, TripleSlice, VectorBlockView } from '../analysis.js';
+import type { BlockPairCounts, FinalizeContext, TripleSlice, VectorBlockView } from '../index.js';
 import { genotypeCellsInPlace, NUM_CLASSES } from './epistasisPlanes.js';
 import { canonicalTripleCells, tripleStride } from './epistasisCells.js';
 import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries } from './epistasisScores.js';

@@ -17,8 +17,8 @@
 // of such doubles are 0 or ≥ 2^-53 in magnitude, and the quotients of MI stay far above 2^-1022.
 import type { PairValueProgram } from '../../mgemm/index.js';
 import type { EpistasisScore } from '../../core/types.js';
-import type { VectorBlockView } from '../analysis.js';
-import type { PairValues } from '../devicePairs.js';
+import type { VectorBlockView } from '../index.js';
+import type { PairValues } from '../index.js';
 import { KINDS_PER_CLASS, NUM_CLASSES, pairTermGroups } from './epistasisPlanes.js';
 import { genotypeCountsOf, type EpistasisFinalizeSettings } from './epistasisPairs.js';
 import { k2ScaleOf } from './epistasisScores.js';

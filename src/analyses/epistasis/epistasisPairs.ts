@@ -2,7 +2,7 @@
 // canonical order, epistasisCells.ts), its score and its engine value into the sink — the hot path of a 2-way run, so
 // tables are built in int32 registers (no per-pair arrays) and K2 is summed inline, by k2Score's operations in its order.
 import type { EpistasisScore } from '../../core/types.js';
-import type { FinalizeContext, PairBlock, VectorBlockView } from '../analysis.js';
+import type { FinalizeContext, PairBlock, VectorBlockView } from '../index.js';
 import { KIND_G0, KIND_G1, NUM_CLASSES, genotypeCellsInPlace, planeOf, popcountWords } from './epistasisPlanes.js';
 import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, type ScoreTables } from './epistasisScores.js';
 import { transposePairCellsInPlace } from './epistasisCells.js';

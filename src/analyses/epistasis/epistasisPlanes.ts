@@ -5,7 +5,7 @@
 // Why classes as planes masked by field range rather than term groups over field ranges: samples are ordered
 // [controls | cases] when the data are prepared, so a class plane is an ordinary plane with the other class's words
 // cleared — the kernels (CPU, GPU) stay unchanged and a class costs nothing but its plane.
-import type { FieldRange, PlaneLayout, TriplePlan } from '../analysis.js';
+import type { FieldRange, PlaneLayout, TriplePlan } from '../index.js';
 import type { TermGroup } from '../../mgemm/index.js';
 import { popcount32 } from '../../core/bitCodes.js';
 

@@ -17,7 +17,7 @@
 // halves both.
 import type { EpistasisScore } from '../../core/types.js';
 import type { PairValueProgram } from '../../mgemm/index.js';
-import type { QuadValues } from '../deviceQuads.js';
+import type { QuadValues } from '../index.js';
 import { MAX_WORDS_BYTES, SCORE_CONSTANTS_WGSL, tableWordsOf } from './epistasisPairProgram.js';
 import type { EpistasisFinalizeSettings } from './epistasisPairs.js';
 import { KINDS_PER_CLASS, NUM_CLASSES } from './epistasisPlanes.js';

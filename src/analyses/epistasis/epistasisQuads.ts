@@ -9,7 +9,7 @@
 // (O(rows·nv), not O(rows·nv²)) gives the rest. Keeping P on the row side (9 row-pair planes, not the minimal 4) costs
 // 1.5× over seed 000's 16 + lower-order tables but needs no (j, k, l) and (i, k, l) tables: one GEMM shape for both modes.
 import type { EpistasisScore } from '../../core/types.js';
-import type { FinalizeContext, QuadTallyPlan, QuadTileView } from '../analysis.js';
+import type { FinalizeContext, QuadTallyPlan, QuadTileView } from '../index.js';
 import type { TermGroup } from '../../mgemm/index.js';
 import { KINDS_PER_CLASS, NUM_CLASSES, planeOf } from './epistasisPlanes.js';
 import { engineValueOf, k2ScaleOf, type ScoreTables } from './epistasisScores.js';

@@ -11,7 +11,7 @@
 // Every intermediate is ±0 or normal (the soft-double library's precondition), as in 2-way.
 import type { EpistasisScore } from '../../core/types.js';
 import type { TripleValueProgram } from '../../mgemm/index.js';
-import type { TripleValues } from '../deviceTriples.js';
+import type { TripleValues } from '../index.js';
 import { doubleWgsl, MAX_WORDS_BYTES, SCORE_CONSTANTS_WGSL, tableWordsOf } from './epistasisPairProgram.js';
 import { genotypeCountsOf, type EpistasisFinalizeSettings } from './epistasisPairs.js';
 import { pairTermGroups } from './epistasisPlanes.js';

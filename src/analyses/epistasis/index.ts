@@ -1,17 +1,17 @@
 // Case-control epistasis (issue 27): for every pair, triple or quadruple of SNPs its 3^k × 2 contingency table of genotypes in
 // controls and cases, exact from the popcount GEMMs, scored by K2, MI or IG; one value per tuple, ranked by `top-n`.
 import { UserError } from '../../core/errors.js';
-import type { AnalysisRun, AnalysisSettings, Analysis } from '../analysis.js';
+import type { AnalysisRun, AnalysisSettings, Analysis } from '../index.js';
 import { classWordRanges, epistasisPlaneLayout, pairTermGroups, tripleTallyPlan } from './epistasisPlanes.js';
 import { BlockGenotypeCounts, finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
 import { k2TableSlack, ScoreTables } from './epistasisScores.js';
 import { finalizeEpistasisQuads, quadTallyPlan } from './epistasisQuads.js';
 import { epistasisPairValues } from './epistasisPairProgram.js';
-import { ProgramDevicePairs } from '../devicePairs.js';
-import { ProgramDeviceTriples } from '../deviceTriples.js';
+import { ProgramDevicePairs } from '../index.js';
+import { ProgramDeviceTriples } from '../index.js';
 import { epistasisTripleValues } from './epistasisTripleProgram.js';
 import { epistasisQuadValues } from './epistasisQuadProgram.js';
-import { ProgramDeviceQuads } from '../deviceQuads.js';
+import { ProgramDeviceQuads } from '../index.js';
 
 export {
   ScoreTables, MarginalScratch, k2Score, mutualInformation, interactionInformation, epistasisScore, engineValueOf, k2ScaleOf,

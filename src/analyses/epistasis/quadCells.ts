@@ -5,7 +5,7 @@
 // tally array (or per 3 × 3 slab of them) keeps each array's base in a register and walks it linearly, where a
 // loop per quadruple would load 72–162 array objects for every quadruple. The cells are integers below 2^31:
 // inclusion–exclusion (P − g0 − g1 becomes g = 2) is exact in any order, so this computes it slab by slab.
-import type { QuadTileView } from '../analysis.js';
+import type { QuadTileView } from '../index.js';
 
 /** Entries of a quadruple's table: 81 cells per class, controls then cases. */
 export const QUAD_ENTRIES = 162;

@@ -3,8 +3,8 @@
 // kingPairProgram.ts). The checksum and the records hold each pair's counts; a dense matrix (plink2's .king) holds the
 // kinship.
 import { UserError } from '../../core/errors.js';
-import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
-import { ProgramDevicePairs } from '../devicePairs.js';
+import type { Analysis, AnalysisRun, AnalysisSettings } from '../index.js';
+import { ProgramDevicePairs } from '../index.js';
 import { finalizeKingPairs, KING_TERM_GROUPS, kingPlaneLayout } from './kingCounts.js';
 import { kingPairValues } from './kingPairProgram.js';
 

@@ -9,9 +9,9 @@
 //   kinship = 0.5 − (4·ibs0 + hetHom + homHet) / (4·(hethet + min(hetHom, homHet)))
 // which is −inf or NaN when one individual has no heterozygous call among the SNPs they share (as plink2 prints it).
 import type { TermGroup } from '../../mgemm/index.js';
-import type { FinalizeContext, PairBlock, PlaneLayout } from '../analysis.js';
-import { planeBitsOfCodes } from '../planeBits.js';
-import { finalizePairCountRows } from '../pairCountRows.js';
+import type { FinalizeContext, PairBlock, PlaneLayout } from '../index.js';
+import { planeBitsOfCodes } from '../index.js';
+import { finalizePairCountRows } from '../index.js';
 
 /** KING's planes (bit p of a code's plane bits = plane p). */
 export const KING_PLANE = { het: 0, hom1: 1, hom2: 2, present: 3 } as const;

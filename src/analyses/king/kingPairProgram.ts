@@ -4,7 +4,7 @@
 // subtraction in soft double, so the host's bits — decides the records and fills a dense matrix. A pair without a
 // heterozygous call in common gives the host's −inf (0.5 − n/0) or NaN (0/0).
 import type { PairValueProgram } from '../../mgemm/index.js';
-import type { PairValues } from '../devicePairs.js';
+import type { PairValues } from '../index.js';
 import { KING_TERM_GROUPS } from './kingCounts.js';
 
 /** The exponent of KING_COUNT_SCALE (2^-22), as it lowers a double's exponent field. */

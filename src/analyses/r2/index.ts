@@ -2,9 +2,9 @@
 // both, exactly as PLINK 1.9's --r2 computes it (r2Values.ts). 2-way only.
 import { UserError } from '../../core/errors.js';
 import { checkTallyLimit } from '../../core/limits.js';
-import type { Analysis, AnalysisRun, AnalysisSettings } from '../analysis.js';
+import type { Analysis, AnalysisRun, AnalysisSettings } from '../index.js';
 import { r2PlaneLayout } from './r2Planes.js';
-import { ProgramDevicePairs } from '../devicePairs.js';
+import { ProgramDevicePairs } from '../index.js';
 import { r2PairValues } from './r2PairProgram.js';
 import { finalizeR2Pairs, R2_ENTRY_BIT, termGroupsR2 } from './r2Values.js';
 import { HISTOGRAM_BUCKETS_PER_UNIT, type HistogramLayout } from '../../core/histogramLayout.js';

@@ -4,7 +4,7 @@
 // (cov·cov)/(vx·vy) takes the host's three IEEE roundings in soft double. A SNP without variance over the common
 // samples (vx or vy = 0, hence cov = 0) gives the host's 0/0: the undefined value.
 import { PAIR_VALUE_UNDEFINED_WGSL, type PairValueProgram } from '../../mgemm/index.js';
-import type { PairValues } from '../devicePairs.js';
+import type { PairValues } from '../index.js';
 import { termGroupsR2 } from './r2Values.js';
 
 /** Entry bits 2a + b of r²'s one entry per pair: (1, 1), allele-1 dosage against allele-1 dosage. */

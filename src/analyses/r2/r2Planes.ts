@@ -1,7 +1,7 @@
 // r²'s planes: the allele-1 dosage g = c1 ∈ {0, 1, 2} of a SNP, split into 0/1 planes whose plane products give
 // the sums of a Pearson correlation (r2Values.ts).
-import type { PlaneLayout } from '../analysis.js';
-import { planeBitsOfCodes } from '../planeBits.js';
+import type { PlaneLayout } from '../index.js';
+import { planeBitsOfCodes } from '../index.js';
 
 /**
  * Planes of the r² layout: HOM (g = 2), NONZERO (g ≥ 1), HET (g = 1), PRESENT (m). g = HOM + NONZERO and,

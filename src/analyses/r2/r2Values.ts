@@ -12,7 +12,7 @@
 // double PLINK computes. A SNP without variance over the common samples (vx·vy = 0, hence cov = 0) gives
 // 0/0 = NaN, which PLINK prints as `nan`.
 import type { TermGroup } from '../../mgemm/index.js';
-import type { FinalizeContext, PairBlock } from '../analysis.js';
+import type { FinalizeContext, PairBlock } from '../index.js';
 import { R2_PLANE } from './r2Planes.js';
 
 /** The entry bits of r²'s single table entry per pair: (1, 1), allele-1 dosage against allele-1 dosage. */

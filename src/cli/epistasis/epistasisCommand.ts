@@ -16,7 +16,7 @@ import { checkThresholdOutputs, writeThresholdRecordsAsRanks, type ThresholdReco
 import { inProcessRanks, mpiRanks, type SearchRanks } from './searchRanks.js';
 import { detectMpiLaunch } from '../../parallel/index.js';
 import { asMpiRank } from '../mpiRun.js';
-import type { EpistasisOrder } from '../../analyses/index.js';
+import type { EpistasisOrder } from '../../analyses/epistasis/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
 import { writeCommandOutput } from '../stdout.js';
 

@@ -1,7 +1,7 @@
 // What `snptally epistasis` prints: a summary and one block per tuple (rank, score, SNPs with chromosome:position,
 // the table of genotype combinations in controls and cases), or the same as one JSON object.
 import type { EpistasisScore } from '../../core/types.js';
-import type { EpistasisOrder } from '../../analyses/index.js';
+import type { EpistasisOrder } from '../../analyses/epistasis/index.js';
 import type { PreparedSidecar } from '../../io/index.js';
 import type { EpistasisSearchResult } from './epistasisSearch.js';
 

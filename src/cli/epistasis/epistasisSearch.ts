@@ -9,7 +9,7 @@ import { DEFAULT_PARAM, type EpistasisScore } from '../../core/types.js';
 import { MAX_TOP_RECORDS } from '../../core/limits.js';
 import {
   MarginalScratch, ScoreTables, engineValueOf, epistasisScore, k2ScaleOf, k2TableSlack, strongerScores, type EpistasisOrder,
-} from '../../analyses/index.js';
+} from '../../analyses/epistasis/index.js';
 import { readMetricsFileRecords, type PreparedSidecar } from '../../io/index.js';
 import type { JobSpec, RunResult } from '../engineApi.js';
 import { inProcessRanks, type SearchRanks } from './searchRanks.js';

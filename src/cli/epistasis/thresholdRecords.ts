@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import type { Threshold } from '../../core/thresholds.js';
-import { engineValueOf, epistasisScore, strongerScores } from '../../analyses/index.js';
+import { engineValueOf, epistasisScore, strongerScores } from '../../analyses/epistasis/index.js';
 import {
   commitStagedFiles, discardStagedFiles, metricsFilePath, MetricsFileWriter, readMetricsFileChunks, stageJsonFile, type PreparedSidecar,
   type StagedFile,

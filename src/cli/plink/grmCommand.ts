@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import {
   applyGrmDenominators, GenotypeCodeCounter, grmCodeValues, grmCrossProducts, plainSymmetricRankUpdate, snpsPerBlock,
   type GrmMissingCounts, type RankUpdate, type SampleMajorInput,
-} from '../../analyses/index.js';
+} from '../../analyses/grm/index.js';
 import { UserError } from '../../core/errors.js';
 import { stageFile, startSampleRowsInMemory, type PreparedSidecar } from '../../io/index.js';
 import { loadOpenBlas } from '../../mgemm/index.js';

@@ -3,7 +3,7 @@
 // --make-grm-bin's GCTA .grm.bin (float32 lower triangle with diagonal, row by row) and .grm.N.bin (float32 counts of
 // SNPs both called), and the .rel.id / .grm.id sample lists. Each file is written under a temporary name.
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
-import { pairCalledCount, type GrmMissingCounts } from '../../analyses/index.js';
+import { pairCalledCount, type GrmMissingCounts } from '../../analyses/grm/index.js';
 import { temporaryPathFor, writePlinkNumber, type MatrixFormat, type MatrixShape, type StagedFile } from '../../io/index.js';
 import type { SampleIdPair } from './kingReport.js';
 

@@ -1,7 +1,7 @@
 // The pairs of a `--metric king` run as plink2's table needs them: each pair's exact counts from its four records
 // (analyses/king: hethet, het-hom, hom-het, ibs0, each a float32 count · 2^-22), put in plink2's order (the later
 // sample first, then the earlier). NSNP comes from the run's sample-missing file (kingReport.ts).
-import { KING_COUNT_SCALE, KING_ENTRY } from '../../analyses/index.js';
+import { KING_COUNT_SCALE, KING_ENTRY } from '../../analyses/king/index.js';
 import { coordEntryBit, coordVectorIndex, readMetricsFileChunks, RowSorter } from '../../io/index.js';
 
 /** Words of a sorted pair row: ID1 (the later sample), ID2, hethet, het1Hom2, hom1Het2, ibs0. */

@@ -1,7 +1,7 @@
 // plink2's relatedness files from a `--metric king` run: the .kin0 table (plink2_matrix_calc.cc CalcKing's table
 // writer: its columns, order, proportions and numbers), the sample ID files (.king.id, .king.cutoff.in.id/.out.id) and
 // --king-cutoff's greedy removal (KinshipPruneDestructive).
-import { kingKinship } from '../../analyses/index.js';
+import { kingKinship } from '../../analyses/king/index.js';
 import { SampleMissingFile, type RowSorter } from '../../io/index.js';
 import { KinTableWriter } from './kinTableBytes.js';
 import { PAIR_ROW_WORDS } from './kingPairs.js';

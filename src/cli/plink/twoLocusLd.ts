@@ -2,7 +2,7 @@
 // (r2FromSums, as the engine computes it) and, for `--r2 d|dprime|dprime-signed`, the two-locus haplotype frequencies
 // of plink_ld.c's em_phase_hethet (the maximum-likelihood root of the cubic for the double heterozygotes), from which
 // PLINK takes D, D′ and a haplotype r² that replaces the dosage r² in those modes.
-import { r2FromSums } from '../../analyses/index.js';
+import { r2FromSums } from '../../analyses/r2/index.js';
 
 // PLINK's constants (plink_common.h), kept bit for bit.
 const EPSILON = 0.000000000931322574615478515625;

@@ -2,7 +2,7 @@
 // combined with, an existing file, and the file's size against the free disk space.
 import { existsSync } from 'node:fs';
 import { UserError } from '../../core/errors.js';
-import { ANALYSIS_NAMES, builtInAnalysis, type Analysis } from '../../analyses/index.js';
+import { analysesWithResult, type Analysis } from '../../analyses/index.js';
 import { checkMatrixDiskSpace } from '../../io/index.js';
 import { matrixFileSpec } from '../finalize/matrixSink.js';
 import type { JobSpec } from './jobSpec.js';
@@ -13,7 +13,7 @@ export function checkMatrixJob(job: JobSpec, analysis: Analysis): string | null 
   if (output === null) return null;
   const dense = analysis.denseMatrix;
   if (!analysis.results.includes('dense-matrix') || dense === undefined) {
-    const withMatrix = ANALYSIS_NAMES.filter((name) => builtInAnalysis(name).results.includes('dense-matrix'));
+    const withMatrix = analysesWithResult('dense-matrix');
     throw new UserError(
       `--matrix holds one value per pair, and --metric ${analysis.name} has no dense-matrix result (metrics with one: ${withMatrix.join(', ')})`);
   }

@@ -108,7 +108,7 @@ function remedyFor(term: string, job: JobSpec): string {
  * or one GPU's estimate exceeds its limit: `job.memoryLimits`, by default the memory available and no GPU limit
  * (Dawn's adapters report no memory size).
  */
-export function checkMemory(job: JobSpec, placement: RunPlacement, analysis?: AnalysisRun): MemoryReport {
+export function checkMemory(job: JobSpec, placement: RunPlacement, analysis: AnalysisRun): MemoryReport {
   const estimate: MemoryEstimate = estimateMemory(job, placement, analysis);
   const limits = job.memoryLimits ?? { hostBytes: null, deviceBytes: null };
   const available = limits.hostBytes === null ? availableHostMemory() : null;

@@ -4,7 +4,7 @@
 import { planeWordsFor } from '../../mgemm/index.js';
 import { blockCirculantPlan, numFieldLocal, numSlabUnits, numVectorLocal, rankOf } from '../../parallel/index.js';
 import { blockThreadCount } from '../blocks/blockBuild.js';
-import { builtInAnalysis, pairCountGroupsOf, type AnalysisRun } from '../../analyses/index.js';
+import { pairCountGroupsOf, type AnalysisRun } from '../../analyses/index.js';
 import { RECORDS_PER_FLUSH } from '../finalize/entrySink.js';
 import { matrixSinkDeviceBytes, matrixSinkHostBytes } from '../finalize/matrixSink.js';
 import { DEVICE_PAIRS_PER_PANEL, PAIRS_PER_PANEL } from '../pipeline/pipeline2.js';
@@ -122,11 +122,6 @@ export interface RankMemoryShape {
   readonly analysisFinalizesOnDevice: boolean;
 }
 
-/** The analysis of a built-in metric, for callers that have not loaded the job's analysis themselves. */
-function builtInRun(job: JobSpec): AnalysisRun {
-  return builtInAnalysis(job.metricSpec.metric).forRun({ spec: job.metricSpec, numVector: job.numVector, numField: job.numField });
-}
-
 /** Positions (vector block, replica) whose reads are evaluated: all of them, or an even spread of this many. */
 const MAX_POSITIONS_SAMPLED = 256;
 
@@ -159,7 +154,7 @@ export function maxReceivedBlocks(job: JobSpec): number {
 }
 
 /** The sizes every term is computed from (see RankMemoryShape). */
-export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun = builtInRun(job)): RankMemoryShape {
+export function rankMemoryShape(job: JobSpec, analysis: AnalysisRun): RankMemoryShape {
   const { metricSpec: m, decomposition: d } = job;
   const nvl = numVectorLocal(job.numVector, d.numProcVector, m.numWay);
   const nfl = numFieldLocal(job.numField, d.numProcField);
@@ -218,7 +213,7 @@ function mayFinalizeOnDevice(job: JobSpec, shape: RankMemoryShape): boolean {
 const sum = (terms: readonly MemoryTerm[]): number => terms.reduce((total, t) => total + t.bytes, 0);
 
 /** Peak host bytes of the process and device bytes per GPU rank of `job` (see MemoryEstimate). */
-export function estimateMemory(job: JobSpec, context: MemoryEstimateContext, analysis: AnalysisRun = builtInRun(job)): MemoryEstimate {
+export function estimateMemory(job: JobSpec, context: MemoryEstimateContext, analysis: AnalysisRun): MemoryEstimate {
   const shape = rankMemoryShape(job, analysis);
   const ranks = context.ranksInProcess;
   const perRank = rankHostTerms(job, shape, context);

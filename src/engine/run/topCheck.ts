@@ -2,7 +2,7 @@
 // combined with, and an existing file.
 import { existsSync } from 'node:fs';
 import { UserError } from '../../core/errors.js';
-import { ANALYSIS_NAMES, builtInAnalysis, type Analysis, type StrongerValues } from '../../analyses/index.js';
+import { analysesWithResult, type Analysis, type StrongerValues } from '../../analyses/index.js';
 import { MAX_TOP_RECORDS } from '../../core/limits.js';
 import { topRecordsFilePath, type TopRecordsSpec } from '../finalize/topRecordsSink.js';
 import type { JobSpec } from './jobSpec.js';
@@ -24,7 +24,7 @@ export function checkTopJob(job: JobSpec, analysis: Analysis): void {
     throw new UserError(`--top ${count}: must be an integer from 1 to ${MAX_TOP_RECORDS}`);
   }
   if (!analysis.results.includes('top-n') || analysis.strongerValues === undefined) {
-    const withTop = ANALYSIS_NAMES.filter((name) => builtInAnalysis(name).results.includes('top-n'));
+    const withTop = analysesWithResult('top-n');
     throw new UserError(`--top: --metric ${analysis.name} declares no top-N result (metrics with one: ${withTop.join(', ')})`);
   }
   if (job.matrix !== undefined && job.matrix !== null) throw new UserError('--top keeps records; --matrix writes every pair\'s value: give one of them');

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GenotypeCodeCounter, grmCodeValues, grmCrossProducts, plainSymmetricRankUpdate, snpsPerBlock } from '../../../src/analyses/index.js';
+import { GenotypeCodeCounter, grmCodeValues, grmCrossProducts, plainSymmetricRankUpdate, snpsPerBlock } from '../../../src/analyses/grm/index.js';
 import { loadOpenBlas } from '../../../src/mgemm/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-grm-product-'));
