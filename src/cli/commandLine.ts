@@ -2,16 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { detectMpiLaunch } from '../parallel/index.js';
 import { ReportedUserError, UserError } from '../core/errors.js';
-import { addDumpCommand } from './dumpCommand.js';
-import { addEpistasisCommand } from './epistasis/epistasisCommand.js';
 import { HELP_STYLE } from './helpStyle.js';
 import { packageVersion } from './packageVersion.js';
-import { addMergeCommand } from './mergeCommand.js';
-import { addPlinkCommand } from './plink/plinkCommand.js';
-import { addPrepareCommand } from './prepareCommand.js';
-import { addReportCommand } from './reportCommand.js';
-import { addTopCommand } from './topCommand.js';
-import { addRunCommand } from './runCommand.js';
 import { captureCommandOutput, exitQuietlyOnClosedPipe } from './stdout.js';
 
 /** Exit status of a problem with the user's input or options (also commander's usage errors). */
@@ -28,7 +20,35 @@ const reportsUserErrors = (detectMpiLaunch()?.worldRank ?? 0) === 0;
 /** Where commander's own messages (usage errors) go. */
 type CommanderMessages = (message: string) => void;
 
-function buildProgram(reportMessage: CommanderMessages = reportToStderr): Command {
+/** A subcommand: its name, and how its module (with everything it runs) is loaded and adds it to the program. */
+interface Subcommand {
+  readonly name: string;
+  readonly load: () => Promise<(program: Command) => void>;
+}
+
+/** The subcommands in the order help lists them; each module is loaded only when the command line may need it. */
+const SUBCOMMANDS: readonly Subcommand[] = [
+  { name: 'run', load: async () => (await import('./runCommand.js')).addRunCommand },
+  { name: 'dump', load: async () => (await import('./dumpCommand.js')).addDumpCommand },
+  { name: 'prepare', load: async () => (await import('./prepareCommand.js')).addPrepareCommand },
+  { name: 'top', load: async () => (await import('./topCommand.js')).addTopCommand },
+  { name: 'merge', load: async () => (await import('./mergeCommand.js')).addMergeCommand },
+  { name: 'report', load: async () => (await import('./reportCommand.js')).addReportCommand },
+  { name: 'plink', load: async () => (await import('./plink/plinkCommand.js')).addPlinkCommand },
+  { name: 'epistasis', load: async () => (await import('./epistasis/epistasisCommand.js')).addEpistasisCommand },
+];
+
+/**
+ * The subcommands `args` (the arguments after the script) can run: the one it names first, none for a bare
+ * `--version`, and every one otherwise (help, an unknown or missing command: commander lists or suggests them).
+ */
+function subcommandsFor(args: readonly string[]): readonly Subcommand[] {
+  const named = SUBCOMMANDS.find((c) => c.name === args[0]);
+  if (named !== undefined) return [named];
+  return args.length === 1 && args[0] === '--version' ? [] : SUBCOMMANDS;
+}
+
+async function buildProgram(args: readonly string[], reportMessage: CommanderMessages = reportToStderr): Promise<Command> {
   const program = new Command('snptally')
     .description('exact 2-way and 3-way CCC and DUO metrics between SNP vectors, CoMet-compatible')
     .version(packageVersion(), '--version', 'print the version')
@@ -37,14 +57,8 @@ function buildProgram(reportMessage: CommanderMessages = reportToStderr): Comman
     // Settings made before .command() are inherited by the subcommands.
     .exitOverride()
     .configureOutput({ outputError: (message) => reportMessage(message.replace(/^error: /, '').trim()) });
-  addRunCommand(program);
-  addDumpCommand(program);
-  addPrepareCommand(program);
-  addTopCommand(program);
-  addMergeCommand(program);
-  addReportCommand(program);
-  addPlinkCommand(program);
-  addEpistasisCommand(program);
+  const adders = await Promise.all(subcommandsFor(args).map((c) => c.load()));
+  for (const add of adders) add(program);
   return program;
 }
 
@@ -59,7 +73,7 @@ function reportToStderr(message: string): void {
  */
 export async function runSubcommand(args: readonly string[]): Promise<string> {
   let usageMessage = '';
-  const program = buildProgram((message) => { usageMessage = message; });
+  const program = await buildProgram(args, (message) => { usageMessage = message; });
   try {
     return await captureCommandOutput(async () => { await program.parseAsync(['node', 'snptally', ...args]); });
   } catch (error) {
@@ -76,7 +90,8 @@ export async function runSubcommand(args: readonly string[]): Promise<string> {
 export async function runCommandLine(argv: readonly string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
   try {
-    await buildProgram().parseAsync([...argv]);
+    const program = await buildProgram(argv.slice(2));
+    await program.parseAsync([...argv]);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
