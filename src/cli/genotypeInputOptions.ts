@@ -128,3 +128,11 @@ function fraction(option: string, text: string | true | undefined, fallback: num
   if (value < 0 || value > most) throw new UserError(`${option} must be between 0 and ${most}, got "${text}"`);
   return value;
 }
+
+/** --case-control, --pheno and --pheno-name as genotypePreparation.ts takes them (null: samples in source order). */
+export function caseControlOptionsOf(options: Record<string, unknown>): { pheno: string | null; phenoName: string | null } | null {
+  const pheno = typeof options.pheno === 'string' ? options.pheno : null;
+  const phenoName = typeof options.phenoName === 'string' ? options.phenoName : null;
+  if (phenoName !== null && pheno === null) throw new UserError('--pheno-name names a column of a --pheno file: give --pheno too');
+  return options.caseControl === true || pheno !== null ? { pheno, phenoName } : null;
+}

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { UserError } from '../core/errors.js';
 import { plinkPathsOf, refuseOutputOverInput, removeLeftoverTemporariesOfFiles, sidecarPathOf } from '../io/index.js';
 import {
-  addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText,
+  addInputAliasOptions, addSelectionOptions, caseControlOptionsOf, genotypeInputOf, parseSelection, readSelectionOptionText,
 } from './genotypeInputOptions.js';
 import { prepareGenotypeFile, parseBadSitePolicy } from './genotypePreparation.js';
 import { cleanUpOnInterrupt } from './interruptCleanup.js';
@@ -83,12 +83,4 @@ function parseSeed(text: string): number {
   const seed = parseNonNegativeInteger('--permute', text);
   if (seed > 0xffffffff) throw new UserError(`--permute must be below 2^32, got ${seed}`);
   return seed;
-}
-
-/** --case-control, --pheno and --pheno-name as genotypePreparation.ts takes them (null: samples in source order). */
-export function caseControlOptionsOf(options: Record<string, unknown>): { pheno: string | null; phenoName: string | null } | null {
-  const pheno = typeof options.pheno === 'string' ? options.pheno : null;
-  const phenoName = typeof options.phenoName === 'string' ? options.phenoName : null;
-  if (phenoName !== null && pheno === null) throw new UserError('--pheno-name names a column of a --pheno file: give --pheno too');
-  return options.caseControl === true || pheno !== null ? { pheno, phenoName } : null;
 }

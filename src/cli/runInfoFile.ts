@@ -3,8 +3,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { EPISTASIS_SCORES, type EpistasisScore, type NumWay } from '../core/types.js';
-import { strongerScores } from '../analyses/epistasis/index.js';
+import { EPISTASIS_SCORES, strongerScores, type EpistasisScore, type NumWay } from '../core/types.js';
 import { readBoundedTextFile, stageJsonFile, type StagedFile } from '../io/index.js';
 
 export const RUN_INFO_FORMAT = 'snptally-run';

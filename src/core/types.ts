@@ -40,6 +40,11 @@ export interface MetricSpec {
 export const EPISTASIS_SCORES = ['k2', 'mi', 'ig'] as const;
 export type EpistasisScore = (typeof EPISTASIS_SCORES)[number];
 
+/** Which scores are stronger: smaller K2 (a log marginal likelihood's negative), larger MI and IG. */
+export function strongerScores(score: EpistasisScore): 'larger' | 'smaller' {
+  return score === 'k2' ? 'smaller' : 'larger';
+}
+
 /** The classes of a case-control run: fields [0, numControls) are controls, the rest cases. */
 export interface CaseControlSpec {
   readonly numControls: number;

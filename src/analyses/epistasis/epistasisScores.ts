@@ -141,10 +141,8 @@ export function epistasisScore(
   return interactionInformation(tables, cells, order, scratch);
 }
 
-/** Which scores are stronger: K2 smaller, MI and IG larger. */
-export function strongerScores(score: EpistasisScore): 'larger' | 'smaller' {
-  return score === 'k2' ? 'smaller' : 'larger';
-}
+/** Which scores are stronger: K2 smaller, MI and IG larger (defined with the scores' names, which the CLI reads alone). */
+export { strongerScores } from '../../core/types.js';
 
 /**
  * The engine's value of a score: a map into [0, 16) (the range its checksum and top-N records take) under which a
