@@ -20,6 +20,7 @@ import { parseWindowOptions } from './windowOptions.js';
 import type { PreparedSidecar } from '../io/index.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, skipsMissingCalls, type RunOptionText } from './runOptions.js';
 import { writeCommandOutput } from './stdout.js';
+import { traceMark } from '../core/trace.js';
 
 /** Adds the `run` command to `program`. */
 export function addRunCommand(program: Command): void {
@@ -141,6 +142,7 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   const input = await resolveRunInput(options.input, {
     onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
   });
+  traceMark('run input opened');
   try {
     if (input.inMemory !== null && input.inMemory.rows.numSample < 2) {
       throw new UserError(`--individuals: ${input.givenPath} has ${input.inMemory.rows.numSample} sample${input.inMemory.rows.numSample === 1 ? "" : "s"} after the selection; pairs of samples need 2 or more`);

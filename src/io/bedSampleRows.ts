@@ -26,14 +26,16 @@ export function bedSnpsPerTask(numSnp: number, bytesPerSnp: number, threads: num
 
 /**
  * Fills `rows` (rows in memory) from the .bed records of `records` — on `threads` worker threads, or this one when
- * `threads` is 1 — and returns each sample's missing calls. Once `stopped()` says so no further range is started, and
- * the promise rejects.
+ * `threads` is 1 — and returns each sample's missing calls, listed after `onTransposed` is told that the rows are final
+ * (a run uses them meanwhile). Once `stopped()` says so no further range is started, and the promise rejects.
  * @throws UserError naming the .bed when it cannot be read (or shrank since it was opened).
  */
 export async function transposeBedRecords(
-  records: BedRecords, rows: SampleMajorRows, options: { readonly threads: number; readonly stopped?: () => boolean },
+  records: BedRecords, rows: SampleMajorRows,
+  options: { readonly threads: number; readonly stopped?: () => boolean; readonly onTransposed?: () => void },
 ): Promise<MissingCallLists> {
   const { threads } = options;
+  const onTransposed = options.onTransposed ?? ((): void => undefined);
   const stopped = options.stopped ?? ((): boolean => false);
   if (records.numSample !== rows.numSample) throw new Error(`.bed records of ${records.numSample} samples for rows of ${rows.numSample}`);
   const numSnp = records.snpIndices.length;
@@ -50,6 +52,7 @@ export async function transposeBedRecords(
       checkStopped();
       transposeBedRange(rows, part);
     }
+    onTransposed();
     return missingCallsOfRange(rows, { byteFirst: 0, byteEnd: rows.bytesPerSnp });
   }
   const pool = await ChunkWriterPool.create(rows, threads);
@@ -61,6 +64,7 @@ export async function transposeBedRecords(
     };
     await Promise.all(Array.from({ length: threads }, feed));
     checkStopped();
+    onTransposed();
     return await pool.missingCalls();
   } finally {
     await pool.close();

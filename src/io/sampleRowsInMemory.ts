@@ -123,10 +123,17 @@ function startBedRowsInMemory(
   const layout = { target: { kind: 'memory' as const, rows }, bytesPerSample, numSample, bytesPerSnp: packedBytesPerVector(numSample) };
   const stopped = { now: false };
   const done = (async (): Promise<SampleRowsResult> => {
-    const missingCalls = await transposeBedRecords(records.bed, layout, { threads: bedTransposeThreads(rows.length), stopped: () => stopped.now });
-    traceMark('input transposed in memory');
-    setState(SAMPLE_ROWS_READY);
-    const hashing = startBytesHash(rows);
+    // The run starts on the rows while the workers list the missing calls and a worker hashes the rows.
+    const started: { hashing: ReturnType<typeof startBytesHash> | null } = { hashing: null };
+    const onTransposed = (): void => {
+      traceMark('input transposed in memory');
+      setState(SAMPLE_ROWS_READY);
+      started.hashing = startBytesHash(rows);
+    };
+    const missingCalls = await transposeBedRecords(records.bed, layout, { threads: bedTransposeThreads(rows.length), stopped: () => stopped.now, onTransposed });
+    const { hashing } = started;
+    if (hashing === null) throw new Error('missing calls listed before the rows were final');
+    traceMark('input missing calls listed');
     const columns = SnpColumns.of(records.snps, missingCalls.snps.length);
     const sidecar = sidecarOf(source, columns, {
       vectors: 'samples', packedSha256: await hashing.digest, vectorOrder: null, skippedSites: options.skippedSites, selection: options.selection,

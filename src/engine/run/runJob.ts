@@ -22,6 +22,7 @@ import {
   checkRunOutputs, commitRunOutputs, removeLeftoversOfKilledRuns, removeOwnRankTemporaries, removeStaleOutputs,
   stagedRankFiles, type CompanionOutputs,
 } from './runOutputs.js';
+import { traceMark } from '../../core/trace.js';
 
 export interface RunHooks {
   /** Comparisons done so far and in total, summed over ranks. */
@@ -107,6 +108,7 @@ export async function checkJob(
 }
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
+  traceMark('engine run starts');
   // The backend is resolved first: the memory estimate depends on the kernel set (and the GPU's kind).
   const choice = await resolveBackend(requestedJob.backend);
   const { backend, note: backendNote } = choice;
