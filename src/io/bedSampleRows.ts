@@ -14,6 +14,8 @@ import { systemErrorText } from './systemErrorText.js';
 
 /** About how many bytes of .bed records a task reads (enough to amortize a task, small enough to balance the workers). */
 const TASK_BYTES = 4 << 20;
+/** How often a stop of the run is passed on to the workers, in milliseconds. */
+const STOP_POLL_MS = 20;
 /** SNPs per task are a multiple of this: BLOCK_BYTES bytes of each sample row. */
 const SNP_GRAIN = 4 * BLOCK_BYTES;
 
@@ -56,17 +58,23 @@ export async function transposeBedRecords(
     return missingCallsOfRange(rows, { byteFirst: 0, byteEnd: rows.bytesPerSnp });
   }
   const pool = await ChunkWriterPool.create(rows, threads);
+  // Each worker is handed its share of the ranges at once: a worker that had to ask the main thread for its next
+  // range waited whenever that thread was busy (opening the GPU blocks it for 0.1–0.2 s). A stop reaches the workers
+  // through shared memory, before their next range.
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const passStop = (): void => {
+    if (stopped()) Atomics.store(stop, 0, 1);
+  };
+  passStop();
+  const stopPoll = setInterval(passStop, STOP_POLL_MS);
   try {
-    // One task in flight per worker, so that a stop (a run that failed first) leaves the rest undone.
-    let next = 0;
-    const feed = async (): Promise<void> => {
-      for (; next < parts.length && !stopped(); ) await pool.run({ kind: 'bed', part: parts[next++] });
-    };
-    await Promise.all(Array.from({ length: threads }, feed));
+    const shares = Array.from({ length: threads }, (_, t) => parts.slice(Math.floor((t * parts.length) / threads), Math.floor(((t + 1) * parts.length) / threads)));
+    await Promise.all(shares.filter((share) => share.length > 0).map((share) => pool.run({ kind: 'bed', parts: share, stop })));
     checkStopped();
     onTransposed();
     return await pool.missingCalls();
   } finally {
+    clearInterval(stopPoll);
     await pool.close();
   }
 }

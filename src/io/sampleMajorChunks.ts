@@ -85,13 +85,13 @@ export class ChunkWriter {
 }
 
 /**
- * The task of a transposition worker (sampleMajorWorker.ts): a chunk's range of samples, their missing calls, or a
- * range of SNPs read from a .bed (bedSampleRows.ts).
+ * The task of a transposition worker (sampleMajorWorker.ts): a chunk's range of samples, their missing calls, or
+ * ranges of SNPs read from a .bed (bedSampleRows.ts), in order, until `stop[0]` is set.
  */
 export type ChunkTask =
   | { readonly kind: 'chunk'; readonly part: ChunkPart }
   | { readonly kind: 'missing'; readonly part: MissingScanPart }
-  | { readonly kind: 'bed'; readonly part: BedRangePart };
+  | { readonly kind: 'bed'; readonly parts: readonly BedRangePart[]; readonly stop: Int32Array };
 
 /** SNPs snpFirst … of the rows in memory, read from .bed records `snpIndices` (bedSampleRows.ts). */
 export interface BedRangePart {

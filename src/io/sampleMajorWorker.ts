@@ -17,7 +17,10 @@ await serveTasks<ChunkTask, MissingCallLists | null>(async (data) => {
       return { outcome: lists, transfer: [lists.counts.buffer as ArrayBuffer, lists.snps.buffer as ArrayBuffer] };
     }
     if (task.kind === 'bed') {
-      transposeBedRange(rows, task.part);
+      for (const part of task.parts) {
+        if (Atomics.load(task.stop, 0) !== 0) break;
+        transposeBedRange(rows, part);
+      }
       return { outcome: null };
     }
     if (target.kind === 'memory') {
