@@ -1,6 +1,6 @@
 // The N-API entry of the native AVX-512 popcount-GEMM kernels (x86-64 with AVX512F + AVX512_VPOPCNTDQ): reads a
 // GemmTask (mgemm/kernels/wasm/gemmTask.ts) and computes its panel straight from the plane matrices in shared memory,
-// with the kernel that suits the request's shape (chooseLayout below): the horizontal 4×4 kernel (horizontal4x4.cc) or
+// with the kernel that suits the request's shape (layoutChoice.cc): the horizontal 4×4 kernel (horizontal4x4.cc) or
 // the vertical 12×32 kernel (verticalLoops.cc).
 //
 // Identity: out[g][r·bCount + c] = Σ_(pa,pb) ∈ group g  Σ_w popcount(A[aFirst+r][pa][w] AND B[bFirst+c][pb][w]),
@@ -24,25 +24,12 @@ void addOpenBlasExports(Napi::Env env, Napi::Object exports);
 
 namespace {
 
+using snptally::native::chooseLayout;
 using snptally::native::Group;
+using snptally::native::KernelLayout;
 using snptally::native::Operand;
 using snptally::native::Panel;
 using snptally::native::Term;
-
-/** The two kernels of this addon. */
-enum class KernelLayout { kHorizontal, kVertical };
-
-#if defined(__x86_64__)
-// Which kernel suits a task. The horizontal kernel sums each (row, column) pair's vector across its lanes once per
-// tile and term group: ~50 instructions, nothing beside a loop of 16 × 3 per vector of words, so it wins only when a
-// group spans many vectors. The vertical one needs no such sum but packs both operands and holds 16 columns per
-// vector. Measured (kbench-epistasis2, bench-mgemm, one thread): epistasis's 8 one-term groups of 32 words run
-// vertical at ~FIXME ns per pair against 31; dense CCC's 4-term group of 256 words, horizontal FIXME.
-KernelLayout chooseLayout(const std::vector<Group>& groups) {
-  (void)groups;
-  return KernelLayout::kVertical;
-}
-#endif
 
 bool cpuHasAvx512Popcount() {
 #if defined(__x86_64__)
@@ -121,7 +108,7 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
     }
     plannedGroups.push_back(Group{plannedTerms(A, B, panel, std::move(terms)), outputs.Get(g).As<Napi::Uint32Array>().Data()});
   }
-  const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups));
+  const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups, panel));
   if (layout == KernelLayout::kVertical) {
     runGroupsVertical(A, B, plannedGroups, panel);
   } else {

@@ -49,6 +49,12 @@ struct Panel {
   bool strictUpper;
 };
 
+/** The two kernels. */
+enum class KernelLayout { kHorizontal, kVertical };
+
+/** layoutChoice.cc: the kernel expected to compute this panel of these (planned) groups sooner. */
+KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel);
+
 #if defined(__x86_64__)
 /** The group's terms as the kernels run them: a two-term group whose products share no bit on this panel fused. */
 SNPTALLY_AVX512 std::vector<Term> plannedTerms(const Operand& A, const Operand& B, const Panel& panel, std::vector<Term> terms);

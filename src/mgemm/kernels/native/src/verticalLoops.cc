@@ -20,12 +20,12 @@ namespace {
 constexpr int kMr = 12;  // rows per tile: 12 × 2 accumulators, 2 (fused: 4) B vectors and 2 broadcasts in 32 zmm
 constexpr int kNv = 2;
 constexpr int kNr = 16 * kNv;  // columns per tile
-// B's micro-panel (kNr columns × packed words) stays in L1 (48 KiB here) beside A's tiles: a K block packs at most this
-// many words per column; smaller blocks when planes are long (dense CCC at 8192 fields: 2 planes × 256 words).
-constexpr int kMaxBWordsPerColumn = 192;
+// A's micro-panel (kMr rows × packed words), read again for every column tile, stays in L1 (48 KiB here): a K block
+// packs at most this many words per row; smaller blocks when planes are long. B's micro-panels stream from L2.
+constexpr int kMaxAWordsPerRow = 512;
 constexpr int kBlockStepWords = 16;
 // B's packed block (NC columns × packed words) stays in L2 while the ir loop sweeps every row tile against it.
-constexpr size_t kMaxPackedBWords = 64 * 1024;
+constexpr size_t kMaxPackedBWords = 256 * 1024;
 // A row tile's sums for the column block (groups × MR rows × NC columns) stay in L2 until written out (writeStagedRow).
 constexpr size_t kMaxStagedWords = 64 * 1024;
 
@@ -80,14 +80,14 @@ SNPTALLY_AVX512 void writeStagedRow(const uint32_t* staged, uint32_t* out, int n
   if (c < numCols) _mm512_mask_storeu_epi32(out + c, maskOf(numCols - c), _mm512_maskz_loadu_epi32(maskOf(numCols - c), staged + c));
 }
 
-/** K blocks [first, end) over all words, each packing at most kMaxBWordsPerColumn words of B per column; at least one. */
-std::vector<std::pair<int, int>> kBlocks(const PlaneWordHulls& bHulls, int wordsPerPlane) {
+/** K blocks [first, end) over all words, each packing at most kMaxAWordsPerRow words of A per row; at least one. */
+std::vector<std::pair<int, int>> kBlocks(const PlaneWordHulls& aHulls, int wordsPerPlane) {
   std::vector<std::pair<int, int>> blocks;
   int first = 0;
   do {
     int end = std::min(wordsPerPlane, first + kBlockStepWords);
     while (end < wordsPerPlane &&
-           packedWordsPerRow(bHulls, first, std::min(wordsPerPlane, end + kBlockStepWords)) <= kMaxBWordsPerColumn) {
+           packedWordsPerRow(aHulls, first, std::min(wordsPerPlane, end + kBlockStepWords)) <= kMaxAWordsPerRow) {
       end = std::min(wordsPerPlane, end + kBlockStepWords);
     }
     blocks.emplace_back(first, end);
@@ -120,7 +120,7 @@ SNPTALLY_AVX512 void runGroupsVertical(const Operand& A, const Operand& B, const
   if (p.rowBegin >= p.rowEnd || p.colBegin >= p.bCount || groups.empty()) return;
   const PlaneWordHulls aHulls = planeWordHulls(groups, A.numPlanes, TermSide::kA);
   const PlaneWordHulls bHulls = planeWordHulls(groups, B.numPlanes, TermSide::kB);
-  const std::vector<std::pair<int, int>> blocks = kBlocks(bHulls, A.wordsPerPlane);
+  const std::vector<std::pair<int, int>> blocks = kBlocks(aHulls, A.wordsPerPlane);
   const size_t numGroups = groups.size();
   for (size_t blockIndex = 0; blockIndex < blocks.size(); blockIndex++) {
     const auto [blockFirst, blockEnd] = blocks[blockIndex];
