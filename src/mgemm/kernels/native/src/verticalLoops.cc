@@ -1,9 +1,8 @@
-// The blocked loops of the vertical kernel: pc (K blocks whose B micro-panel fits L1) → jc (NC columns, pack B's block
-// into L2) → ir (MR rows, pack A's micro-panel into L1) → jr (NR columns) → every term group of the tile while both
+// The blocked loops of the vertical kernel: pc (K blocks whose A micro-panel fits L1) → jc (NC columns, pack B's block
+// into L2) → ir (MR rows, pack A's micro-panel into L1) → jr (NR columns) → every term group of the tile while its
 // micro-panels are in L1 (a group's words are few: epistasis's class planes are 32 words each, 8 groups). ir outside
-// jr, unlike BLIS: a row tile's outputs are then written as 12 · groups sequential streams, where jr outside wrote
-// each tile's rows to new pages (17 ns per epistasis pair against 7.5 where the outputs fit the caches).
-// Packing: verticalPacking.cc; microkernel: verticalMicrokernel.h.
+// jr, unlike BLIS: a row tile's sums over the whole column block are staged, then written out row by row in
+// streaming stores (writeStagedRow). Packing: verticalPacking.cc; microkernel: verticalMicrokernel.h.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -21,8 +20,9 @@ constexpr int kMr = 12;  // rows per tile: 12 × 2 accumulators, 2 (fused: 4) B 
 constexpr int kNv = 2;
 constexpr int kNr = 16 * kNv;  // columns per tile
 // A's micro-panel (kMr rows × packed words), read again for every column tile, stays in L1 (48 KiB here): a K block
-// packs at most this many words per row; smaller blocks when planes are long. B's micro-panels stream from L2.
-constexpr int kMaxAWordsPerRow = 512;
+// packs at most this many words per row of A (and per column of B); smaller blocks when planes are long. B's
+// micro-panels stream from L2. (Dense CCC at 8192 fields, 512 words a row: 192 or 768 measured the same.)
+constexpr int kMaxWordsPerRow = 512;
 constexpr int kBlockStepWords = 16;
 // B's packed block (NC columns × packed words) stays in L2 while the ir loop sweeps every row tile against it.
 constexpr size_t kMaxPackedBWords = 256 * 1024;
@@ -80,14 +80,16 @@ SNPTALLY_AVX512 void writeStagedRow(const uint32_t* staged, uint32_t* out, int n
   if (c < numCols) _mm512_mask_storeu_epi32(out + c, maskOf(numCols - c), _mm512_maskz_loadu_epi32(maskOf(numCols - c), staged + c));
 }
 
-/** K blocks [first, end) over all words, each packing at most kMaxAWordsPerRow words of A per row; at least one. */
-std::vector<std::pair<int, int>> kBlocks(const PlaneWordHulls& aHulls, int wordsPerPlane) {
+/** K blocks [first, end) over all words, each packing at most kMaxWordsPerRow words per row of A and of B; at least one. */
+std::vector<std::pair<int, int>> kBlocks(const PlaneWordHulls& aHulls, const PlaneWordHulls& bHulls, int wordsPerPlane) {
+  const auto fits = [&](int first, int end) {
+    return std::max(packedWordsPerRow(aHulls, first, end), packedWordsPerRow(bHulls, first, end)) <= kMaxWordsPerRow;
+  };
   std::vector<std::pair<int, int>> blocks;
   int first = 0;
   do {
     int end = std::min(wordsPerPlane, first + kBlockStepWords);
-    while (end < wordsPerPlane &&
-           packedWordsPerRow(aHulls, first, std::min(wordsPerPlane, end + kBlockStepWords)) <= kMaxAWordsPerRow) {
+    while (end < wordsPerPlane && fits(first, std::min(wordsPerPlane, end + kBlockStepWords))) {
       end = std::min(wordsPerPlane, end + kBlockStepWords);
     }
     blocks.emplace_back(first, end);
@@ -120,7 +122,7 @@ SNPTALLY_AVX512 void runGroupsVertical(const Operand& A, const Operand& B, const
   if (p.rowBegin >= p.rowEnd || p.colBegin >= p.bCount || groups.empty()) return;
   const PlaneWordHulls aHulls = planeWordHulls(groups, A.numPlanes, TermSide::kA);
   const PlaneWordHulls bHulls = planeWordHulls(groups, B.numPlanes, TermSide::kB);
-  const std::vector<std::pair<int, int>> blocks = kBlocks(aHulls, A.wordsPerPlane);
+  const std::vector<std::pair<int, int>> blocks = kBlocks(aHulls, bHulls, A.wordsPerPlane);
   const size_t numGroups = groups.size();
   for (size_t blockIndex = 0; blockIndex < blocks.size(); blockIndex++) {
     const auto [blockFirst, blockEnd] = blocks[blockIndex];
