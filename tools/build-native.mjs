@@ -9,7 +9,10 @@ import { addonBuild } from './addonBuild.mjs';
 const build = addonBuild({
   label: 'build:native',
   sourceDir: 'src/mgemm/kernels/native',
-  sources: ['src/popcountAvx512.cc', 'src/openBlasSyrk.cc'],
+  sources: [
+    'src/popcountAvx512.cc', 'src/popcountKernel.h', 'src/horizontal4x4.cc', 'src/verticalLoops.cc', 'src/verticalMicrokernel.h',
+    'src/verticalPacking.cc', 'src/verticalPacking.h', 'src/layoutChoice.cc', 'src/openBlasSyrk.cc',
+  ],
   outDirName: 'native',
   targetName: 'snptally_popcount',
 });

@@ -6,17 +6,31 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { GemmTask } from '../wasm/gemmTask.js';
 
-/** Name of this microkernel: AVX-512 VPOPCNTQ, 4×4 tiles. */
+/** Name of this kernel set's native microkernels: AVX-512 VPOPCNTQ, 4×4 tiles (and 12×32 vertical ones, chosen per task). */
 export const NATIVE_KERNEL_NAME = 'avx512-vpopcntq_4x4';
+
+/**
+ * Which native kernel computes a task: `auto` (the default) chooses by the task's shape (src/layoutChoice.cc);
+ * `horizontal` (4×4 tiles, sums across lanes) and `vertical` (12×32 tiles of packed operands, a column per lane) force one.
+ */
+export type NativeKernelLayout = 'auto' | 'horizontal' | 'vertical';
+
+/** Options of NativePopcountKernel.runTask. */
+export interface NativeRunOptions {
+  readonly layout?: NativeKernelLayout;
+}
 
 /** The native kernel's functions. */
 export interface NativePopcountKernel {
-  /** Computes the task's panel of every output (outputs must be zeroed; they are added to). */
-  runTask(task: GemmTask): void;
+  /**
+   * Computes the task's panel of every output: each cell it computes is overwritten (with strictUpper, cells r ≥ c of
+   * the panel's rows are unspecified); rows outside the panel and columns left of colBegin are left alone.
+   */
+  runTask(task: GemmTask, options?: NativeRunOptions): void;
 }
 
 interface NativeAddon {
-  runTask(task: GemmTask): void;
+  runTask(task: GemmTask, options?: NativeRunOptions): void;
   cpuSupported(): boolean;
 }
 
@@ -44,7 +58,7 @@ export function loadNativePopcountKernel(): NativeKernelStatus {
   }
   const addon = createRequire(import.meta.url)(addonPath) as NativeAddon;
   status = addon.cpuSupported()
-    ? { available: true, kernel: { runTask: (task) => addon.runTask(task) } }
+    ? { available: true, kernel: { runTask: (task, options) => addon.runTask(task, options) } }
     : { available: false, reason: 'native kernel unavailable: this CPU lacks AVX512F/AVX512_VPOPCNTDQ' };
   return status;
 }

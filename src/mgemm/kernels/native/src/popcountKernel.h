@@ -1,0 +1,70 @@
+// What the native popcount-GEMM kernels share: a request's operands, terms and panel as the N-API entry
+// (popcountAvx512.cc) hands them over, and the two kernels' entry points (horizontal4x4.cc, verticalLoops.cc).
+//
+// Identity of both: out[g][r·bCount + c] = Σ_(pa,pb) ∈ group g  Σ_w popcount(A[aFirst+r][pa][w] AND B[bFirst+c][pb][w])
+// for the panel's rows r and columns c (mgemm/contract.ts), every cell of the panel they compute overwritten.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+// Functions carry target attributes, so the files compile on any x86-64 compiler and the caller checks the CPU
+// before use (cpuHasAvx512Popcount).
+#define SNPTALLY_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
+#endif
+
+namespace snptally::native {
+
+/** One operand: a plane matrix in shared memory and the request's first row of it. */
+struct Operand {
+  const uint32_t* words;
+  int numPlanes;
+  int wordsPerPlane;
+  int first;  // request's first row
+  const uint32_t* row(int r, int plane) const {
+    return words + (static_cast<size_t>(first + r) * numPlanes + plane) * wordsPerPlane;
+  }
+};
+
+// A term (pa, pb) and the words [first, end) where both its planes may have bits (the request's planeWordRanges). A
+// disjoint pair (aPlane2 ≥ 0) adds the second product (aPlane2, bPlane2), which never shares a bit with the first,
+// over the union of both terms' words (outside a term's words its product is zero).
+struct Term {
+  int aPlane, bPlane, wordFirst, wordEnd;
+  int aPlane2 = -1, bPlane2 = -1;
+};
+
+/** A group's terms and its output (aCount × bCount, row-major). */
+struct Group {
+  std::vector<Term> terms;
+  uint32_t* out;
+};
+
+/** Rows [rowBegin, rowEnd) against columns [colBegin, bCount) (request-local); strictUpper: only cells r < c. */
+struct Panel {
+  int rowBegin, rowEnd, colBegin, bCount;
+  bool strictUpper;
+};
+
+/** The two kernels. */
+enum class KernelLayout { kHorizontal, kVertical };
+
+/** layoutChoice.cc: the kernel expected to compute this panel of these (planned) groups sooner. */
+KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel);
+
+#if defined(__x86_64__)
+/** The group's terms as the kernels run them: a two-term group whose products share no bit on this panel fused. */
+SNPTALLY_AVX512 std::vector<Term> plannedTerms(const Operand& A, const Operand& B, const Panel& panel, std::vector<Term> terms);
+
+/** horizontal4x4.cc: one group over the panel, 4×4 tiles of horizontal sums, read straight from the operands. */
+SNPTALLY_AVX512 void runGroupHorizontal(const Operand& A, const Operand& B, const std::vector<Term>& terms, const Panel& p,
+                                        uint32_t* out);
+
+/** verticalLoops.cc: every group over the panel, packed operands, 12×32 tiles with one column per u32 lane. */
+SNPTALLY_AVX512 void runGroupsVertical(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p);
+#endif
+
+}  // namespace snptally::native
