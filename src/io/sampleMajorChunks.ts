@@ -6,6 +6,7 @@ import { writeSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { TaskWorkerPool } from '../core/taskWorkerPool.js';
 import { systemErrorText } from './systemErrorText.js';
+import { Uint32List } from '../core/uint32List.js';
 
 /**
  * Where the sample rows go: a new file, each sample's piece written in place (`finalPath` names it in errors), or
@@ -164,42 +165,32 @@ export function missingCallsOfRange(rows: SampleMajorRows, range: MissingScanPar
   const sampleFirst = 4 * range.byteFirst;
   const sampleEnd = Math.min(rows.numSample, 4 * range.byteEnd);
   const counts = new Uint32Array(sampleEnd - sampleFirst);
-  // A typed list grown by doubling: millions of missing calls as plain numbers cost more in garbage collection than
-  // the scan itself.
-  let snps = new Uint32Array(1 << 12);
-  let numListed = 0;
-  const list = (field: number): void => {
-    if (numListed === snps.length) {
-      const grown = new Uint32Array(2 * snps.length);
-      grown.set(snps);
-      snps = grown;
-    }
-    snps[numListed++] = field;
-  };
+  // A typed list: millions of missing calls as plain numbers cost more in garbage collection than the scan itself.
+  const snps = new Uint32List();
   // Code 10 of field k of a byte (word): bit 2k + 1 set, bit 2k clear; bytes are little-endian in a word (Node's
   // typed arrays on every platform it runs on), so code k of word w is field 4·(4w − rowAt) + k.
   const listByte = (q: number, codes: number): void => {
     for (let missing = (codes >>> 1) & ~codes & 0x55; missing !== 0; missing &= missing - 1) {
-      list(4 * q + ((31 - Math.clz32(missing & -missing)) >>> 1));
+      snps.push(4 * q + ((31 - Math.clz32(missing & -missing)) >>> 1));
     }
   };
   for (let sample = sampleFirst; sample < sampleEnd; sample++) {
     const rowAt = sample * bytesPerSample;
     const rowEnd = rowAt + bytesPerSample;
-    const before = numListed;
+    const before = snps.length;
     let at = rowAt;
     const wordsFrom = words.length === 0 ? rowEnd : Math.min(rowEnd, 4 * Math.ceil(rowAt / 4));
     for (; at < wordsFrom; at++) listByte(at - rowAt, bytes[at]);
     for (let w = at / 4, wEnd = words.length === 0 ? w : Math.floor(rowEnd / 4); w < wEnd; w++, at += 4) {
       const word = words[w];
       for (let missing = (word >>> 1) & ~word & 0x55555555; missing !== 0; missing &= missing - 1) {
-        list(4 * (at - rowAt) + ((31 - Math.clz32(missing & -missing)) >>> 1));
+        snps.push(4 * (at - rowAt) + ((31 - Math.clz32(missing & -missing)) >>> 1));
       }
     }
     for (; at < rowEnd; at++) listByte(at - rowAt, bytes[at]);
-    counts[sample - sampleFirst] = numListed - before;
+    counts[sample - sampleFirst] = snps.length - before;
   }
-  return { counts, snps: snps.slice(0, numListed) };
+  return { counts, snps: snps.toArray() };
 }
 
 function concatWords(parts: readonly Uint32Array[]): Uint32Array {

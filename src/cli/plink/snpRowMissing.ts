@@ -4,6 +4,7 @@
 import { popcount32 } from '../../core/bitCodes.js';
 import type { GenotypeSource } from '../../io/index.js';
 import type { FounderCounts, SnpMissingCalls } from './distanceMissing.js';
+import { Uint32List } from '../../core/uint32List.js';
 
 /** Per byte value: its codes 01 (het), 11 (allele-1 homozygote) and 10 (missing), 8 bits each. */
 const CODE_COUNTS_OF_BYTE = Uint32Array.from({ length: 256 }, (_, byte) => {
@@ -33,17 +34,8 @@ export async function missingCallsOfSnpRows(source: GenotypeSource, founder: Uin
   }
   const byCode: [number[], number[], number[]] = [[], [], []];
   const firstOfSnp: number[] = [0];
-  let samples = new Uint32Array(1 << 16);
-  let numMissing = 0;
+  const samples = new Uint32List(1 << 16);
   const founderMaskWords = new Uint32Array(founderMask.buffer, 0, numBytes >> 2);
-  const addMissing = (sample: number): void => {
-    if (numMissing === samples.length) {
-      const grown = new Uint32Array(2 * samples.length);
-      grown.set(samples);
-      samples = grown;
-    }
-    samples[numMissing++] = sample;
-  };
   for await (const row of source.rows()) {
     const packed = row.packed;
     let het = 0, hom1 = 0, missing = 0;
@@ -63,7 +55,7 @@ export async function missingCallsOfSnpRows(source: GenotypeSource, founder: Uin
       // Code 10 of sample 16w + k: bit 2k + 1 set, bit 2k clear (pad fields are 00).
       let missingBits = (word >>> 1) & ~word & 0x55555555;
       while (missingBits !== 0) {
-        addMissing(16 * w + ((31 - Math.clz32(missingBits & -missingBits)) >> 1));
+        samples.push(16 * w + ((31 - Math.clz32(missingBits & -missingBits)) >> 1));
         missingBits &= missingBits - 1;
       }
     }
@@ -77,11 +69,11 @@ export async function missingCallsOfSnpRows(source: GenotypeSource, founder: Uin
       }
       let missingBits = (byte >> 1) & ~byte & 0x55;
       while (missingBits !== 0) {
-        addMissing(4 * q + ((31 - Math.clz32(missingBits & -missingBits)) >> 1));
+        samples.push(4 * q + ((31 - Math.clz32(missingBits & -missingBits)) >> 1));
         missingBits &= missingBits - 1;
       }
     }
-    firstOfSnp.push(numMissing);
+    firstOfSnp.push(samples.length);
     if (founder !== null) {
       byCode[0].push(numFounders - het - hom1 - missing);
       byCode[1].push(het);
@@ -92,5 +84,5 @@ export async function missingCallsOfSnpRows(source: GenotypeSource, founder: Uin
   const founderCounts: FounderCounts | null = founder === null ? null : {
     byCode: [Uint32Array.from(byCode[0]), Uint32Array.from(byCode[1]), Uint32Array.from(byCode[2])], numFounders,
   };
-  return { missing: { firstOfSnp: Uint32Array.from(firstOfSnp), samplesBySnp: samples.slice(0, numMissing) }, founderCounts, numSnp };
+  return { missing: { firstOfSnp: Uint32Array.from(firstOfSnp), samplesBySnp: samples.toArray() }, founderCounts, numSnp };
 }
