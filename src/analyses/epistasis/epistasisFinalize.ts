@@ -15,15 +15,18 @@ export { finalizeEpistasisPairs, type EpistasisFinalizeSettings } from './epista
  * controls, then of cases), computed once per block: a j-slice would otherwise count its rows and columns again.
  */
 export class BlockGenotypeCounts {
-  private readonly counts = new WeakMap<VectorBlockView, Int32Array>();
+  // Keyed by the block's place, not its view: a finalize worker gets new views of the same block with every task.
+  private readonly counts = new Map<string, Int32Array>();
 
   constructor(private readonly settings: EpistasisFinalizeSettings) {}
 
+  /** Class genotype counts of every vector of `block`: 4 per vector (genotypeCountsOf), computed once per block. */
   of(block: VectorBlockView): Int32Array {
-    let counts = this.counts.get(block);
+    const key = `${block.blockIdx}:${block.vectorFirst}:${block.numVectorReal}`;
+    let counts = this.counts.get(key);
     if (counts === undefined) {
       counts = genotypeCountsOf(this.settings, block, 0, block.numVectorReal);
-      this.counts.set(block, counts);
+      this.counts.set(key, counts);
     }
     return counts;
   }

@@ -6,6 +6,7 @@ import type { FinalizeContext, PairBlock, VectorBlockView } from '../index.js';
 import { KIND_G0, KIND_G1, NUM_CLASSES, genotypeCellsInPlace, planeOf, popcountWords } from './epistasisPlanes.js';
 import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, type ScoreTables } from './epistasisScores.js';
 import { transposePairCellsInPlace } from './epistasisCells.js';
+import type { BlockGenotypeCounts } from './epistasisFinalize.js';
 
 /** What finalize needs of the run: the score, the class sizes, the score tables. */
 export interface EpistasisFinalizeSettings {
@@ -35,12 +36,14 @@ export function genotypeCountsOf(settings: EpistasisFinalizeSettings, block: Vec
 }
 
 /** Scores of every unique pair of `block` into the sink; `tallies` as pairTermGroups(sparse) orders them. */
-export function finalizeEpistasisPairs(settings: EpistasisFinalizeSettings, ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
+export function finalizeEpistasisPairs(
+  settings: EpistasisFinalizeSettings, ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[], counts: BlockGenotypeCounts,
+): number {
   const rowsReal = Math.min(block.numRows, block.rows.numVectorReal - block.rowFirst);
   const colsReal = Math.min(block.numCols, block.cols.numVectorReal - block.colFirst);
   if (rowsReal <= 0 || colsReal <= 0) return 0;
   const values = new Float64Array(colsReal);
-  const score = settings.sparse ? null : new DensePairScorer(settings, block, rowsReal, colsReal, tallies);
+  const score = settings.sparse ? null : new DensePairScorer(settings, block, tallies, counts);
   const scratch = new SparsePairScratch(settings);
   let numPairs = 0;
   for (let r = 0; r < rowsReal; r++) {
@@ -60,6 +63,7 @@ export function finalizeEpistasisPairs(settings: EpistasisFinalizeSettings, ctx:
  * k_y − n_0y − n_1y and N − r_0 − r_1 − k_0 − k_1 + Σ n — inclusion–exclusion, exact in int32 (counts < 2^31).
  */
 class DensePairScorer {
+  /** Class genotype counts of the rows' and the columns' whole blocks (4 per vector, from the block's first vector). */
   private readonly rowCounts: Int32Array;
   private readonly colCounts: Int32Array;
   private readonly entries = new Float64Array(18);
@@ -67,11 +71,11 @@ class DensePairScorer {
   private readonly k2Scale: number;
 
   constructor(
-    private readonly settings: EpistasisFinalizeSettings, private readonly block: PairBlock, rowsReal: number, colsReal: number,
-    private readonly tallies: readonly Uint32Array[],
+    private readonly settings: EpistasisFinalizeSettings, private readonly block: PairBlock, private readonly tallies: readonly Uint32Array[],
+    counts: BlockGenotypeCounts,
   ) {
-    this.rowCounts = genotypeCountsOf(settings, block.rows, block.rowFirst, rowsReal);
-    this.colCounts = genotypeCountsOf(settings, block.cols, block.colFirst, colsReal);
+    this.rowCounts = counts.of(block.rows);
+    this.colCounts = counts.of(block.cols);
     this.k2Scale = k2ScaleOf(settings.tables);
   }
 
@@ -80,7 +84,9 @@ class DensePairScorer {
     const { tallies, rowCounts, colCounts, k2Scale } = this;
     const [t0, t1, t2, t3, t4, t5, t6, t7] = tallies;
     const [controls, cases] = this.settings.classSizes;
-    const a0 = rowCounts[4 * r], a1 = rowCounts[4 * r + 1], b0 = rowCounts[4 * r + 2], b1 = rowCounts[4 * r + 3];
+    const rowAt = 4 * (this.block.rowFirst + r);
+    const a0 = rowCounts[rowAt], a1 = rowCounts[rowAt + 1], b0 = rowCounts[rowAt + 2], b1 = rowCounts[rowAt + 3];
+    const colBase = 4 * this.block.colFirst;
     const lf = this.settings.tables.logFactorial;
     const k2 = this.settings.score === 'k2';
     const e = this.entries;
@@ -88,7 +94,8 @@ class DensePairScorer {
     const transposed = this.block.rows.vectorFirst + this.block.rowFirst + r > this.block.cols.vectorFirst + this.block.colFirst + c0;
     let at = r * this.block.numCols + c0;
     for (let c = c0; c < colsReal; c++, at++) {
-      const ka0 = colCounts[4 * c], ka1 = colCounts[4 * c + 1], kb0 = colCounts[4 * c + 2], kb1 = colCounts[4 * c + 3];
+      const colAt = colBase + 4 * c;
+      const ka0 = colCounts[colAt], ka1 = colCounts[colAt + 1], kb0 = colCounts[colAt + 2], kb1 = colCounts[colAt + 3];
       // Controls' cells x0..x8 and cases' y0..y8, cell 3·g_i + g_j.
       const n00 = t0[at] | 0, n01 = t1[at] | 0, n10 = t2[at] | 0, m00 = t4[at] | 0, m01 = t5[at] | 0, m10 = t6[at] | 0;
       const x0 = n00, x4 = t3[at] | 0, y0 = m00, y4 = t7[at] | 0;

@@ -52,14 +52,14 @@ export const analysis: Analysis = {
       score, sparse: spec.sparse, classSizes: [numControls, numField - numControls], tables: new ScoreTables(numField + k2TableSlack(spec.numWay)),
       classWords: classWordRanges(numControls, numField),
     };
-    // Dense 3-way reads each block's class genotype counts (BlockGenotypeCounts): kept for the run's blocks.
+    // Dense 2-way and 3-way read each block's class genotype counts (BlockGenotypeCounts): kept for the run's blocks.
     const blockCounts = new BlockGenotypeCounts(finalizeSettings);
     return {
       planes: epistasisPlaneLayout({ numControls, numField, sparse: spec.sparse }),
       pairs: spec.numWay === 2
         ? {
           termGroups: pairTermGroups(spec.sparse),
-          finalize: (ctx, block, tallies) => finalizeEpistasisPairs(finalizeSettings, ctx, block, tallies),
+          finalize: (ctx, block, tallies) => finalizeEpistasisPairs(finalizeSettings, ctx, block, tallies, blockCounts),
           // The device's values are the host's bits (epistasisPairProgram.ts); its table goes before the per-vector words, which takes no LD window.
           deviceFinalizer: (gemm, threshold, options) => ((options.window ?? null) !== null ? null
             : ProgramDevicePairs.create(epistasisPairValues(finalizeSettings, settings.numVector), gemm, threshold, settings.numVector, options)),
