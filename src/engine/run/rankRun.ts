@@ -240,12 +240,7 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   if (job.backend === 'auto') throw new Error('backend auto must be resolved before ranks start');
   const backend = job.backend;
   setTraceLabel(`rank ${comm.rank}`);
-  // The own block is built (mostly on block workers) while the kernel set opens on this thread: opening a GPU
-  // device takes 0.1–0.2 s, more when several ranks of a host open theirs at once.
   const inputStart = performance.now();
-  const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads);
-  // Awaited below; a build that fails while the kernel set is still opening is not an unhandled rejection.
-  building.catch(() => undefined);
   // Host finalize runs on the kernel set's worker threads where it has them (its guest: the CPU kernels), else on a
   // pool of as many finalize threads as kernel threads (finalizeTasks.ts FinalizePool); the pipelines keep GEMM and
   // finalize busy at once (lookahead). Ranks that finalize load the finalize modules in those threads while the
@@ -254,15 +249,23 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   const isFinalizer = fieldComm.rank === 0;
   // A windowed CPU run's bands (windowBands.ts) take this thread as one of its threads.
   const windowBands = backend === 'cpu' && computesInWindowBands(run, fieldComm);
+  const realOperands = realOperandsOf(run.analysis.planes, layout);
+  // A windowed CPU run computes its GEMMs on the finalize threads (windowBands.ts): no kernel threads to start.
+  const kernelThreads = windowBands && realOperands === null ? 1 : numThreads;
+  // The kernel set starts opening first (its worker threads start, or the GPU device opens: 0.05–0.2 s), then the own
+  // block is built meanwhile — on block workers, or on this thread when it is small (then the kernel threads start
+  // while it is built rather than after).
+  const opening = traced('kernel set opened', () => createPopcountGemm({
+    backend, numThreads: kernelThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands,
+    workerGuest: isFinalizer && kernelThreads > 1 ? finalizeGuestSpec(finalizeSetupOf(run, finalizers)) : null,
+  }));
+  // Awaited below; neither rejection may go unhandled while the other is awaited.
+  opening.catch(() => undefined);
+  const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads);
+  building.catch(() => undefined);
   let gemm: PopcountGemm;
   try {
-    const realOperands = realOperandsOf(run.analysis.planes, layout);
-    // A windowed CPU run computes its GEMMs on the finalize threads (windowBands.ts): no kernel threads to start.
-    const kernelThreads = windowBands && realOperands === null ? 1 : numThreads;
-    gemm = await traced('kernel set opened', () => createPopcountGemm({
-      backend, numThreads: kernelThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands,
-      workerGuest: isFinalizer && kernelThreads > 1 ? finalizeGuestSpec(finalizeSetupOf(run, finalizers)) : null,
-    }));
+    gemm = await opening;
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
     await building.then((filling) => filling.done).catch(() => undefined);
