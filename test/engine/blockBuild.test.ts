@@ -15,6 +15,7 @@ import { blockThreadCount, buildBlock, MIN_FIELDS_PER_BLOCK_THREAD, startBlockBu
 import type { ProblemSource } from '../../src/engine/run/jobSpec.js';
 import { planeLayout } from '../helpers/layouts.js';
 import { planesFromCodes, type RowCodes, type SlabShape } from '../../src/engine/blocks/vectorBlock.js';
+import { MEMORY_ROWS_FINAL } from '../../src/engine/blocks/blockRows.js';
 import { makeJob } from './jobFixtures.js';
 
 type Problem = 'random' | 'analytic';
@@ -175,6 +176,54 @@ describe('blocks read from a packed vector file', () => {
     await expect(filling.done).rejects.toThrow(UserError);
     await expect(filling.rowsReady(1)).rejects.toThrow(missing);
     expect(() => startBlockBuild({ kind: 'file', path: missing }, numVector, numField, layout, shape, { numThreads: 1 })).toThrow(UserError);
+  });
+});
+
+describe('blocks of rows in memory still being written', () => {
+  // The rows (the random problem, SPEC §4) are written only after the block workers have started: each waits for the
+  // state to turn final, so the planes must be the definition's; a state that turns failed fails the build.
+  const numVector = 40;
+  const numField = 517;
+  const shape: SlabShape = { numVectorLocal: 40, vectorFirst: 0, numVectorReal: 37, fieldFirst: 0, numFieldLocal: numField };
+  const codes = definitionRowCodes('random', numVector, numField);
+  const row = new Uint8Array(numField);
+  const packedRows = packFieldValues(numVector, numField, (v, f) => {
+    if (f === 0) codes(v, 0, row);
+    return row[f];
+  });
+  const memorySource = (): { source: Extract<ProblemSource, { kind: 'memory' }>; settle: (state: number) => void } => {
+    const packed = new Uint8Array(new SharedArrayBuffer(packedRows.length));
+    const state = new Int32Array(new SharedArrayBuffer(4));
+    return {
+      source: { kind: 'memory', packed, state },
+      settle: (value) => {
+        if (value === MEMORY_ROWS_FINAL) packed.set(packedRows);
+        Atomics.store(state, 0, value);
+        Atomics.notify(state, 0);
+      },
+    };
+  };
+
+  it('builds the definition\'s planes once the rows are final, on 3 workers started before', async () => {
+    const layout = planeLayout('ccc', true);
+    const { source, settle } = memorySource();
+    const filling = startBlockBuild(source, numVector, numField, layout, shape, { numThreads: 3, minFieldsPerThread: 1, chunkBytes: 64, rowsFinal: source.state });
+    let anyRowFinal = false;
+    void filling.rowsReady(1).then(() => { anyRowFinal = true; });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(anyRowFinal).toBe(false);
+    settle(MEMORY_ROWS_FINAL);
+    await filling.done;
+    expect(Array.from(filling.planes.words)).toEqual(Array.from(planesFromCodes(layout, shape, codes).words));
+  });
+
+  it('fails when the rows never come, and refuses to wait on one thread', async () => {
+    const layout = planeLayout('duo', false);
+    const { source, settle } = memorySource();
+    const filling = startBlockBuild(source, numVector, numField, layout, shape, { numThreads: 2, minFieldsPerThread: 1, rowsFinal: source.state });
+    settle(2);
+    await expect(filling.done).rejects.toThrow('the input in memory was not completed');
+    expect(() => startBlockBuild(source, numVector, numField, layout, shape, { numThreads: 1, rowsFinal: source.state })).toThrow('rows final');
   });
 });
 

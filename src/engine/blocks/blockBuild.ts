@@ -41,6 +41,11 @@ export interface BlockBuildOptions {
   readonly minFieldsPerThread?: number;
   /** Plane bytes per chunk of rows (default CHUNK_BYTES; tests lower it); at least one row. */
   readonly chunkBytes?: number;
+  /**
+   * A memory source's state while its rows are still written (jobSpec.ts): the block workers start at once and wait
+   * for the rows in their threads. Only for a block built on workers (blockThreadCount > 1). Absent: rows are final.
+   */
+  readonly rowsFinal?: Int32Array;
 }
 
 /** Number of threads that build a block of `numFields` fields (vector rows × slab fields) over `numRows` rows. */
@@ -68,6 +73,7 @@ export function startBlockBuild(
   const numThreads = blockThreadCount(numRows, numRows * shape.numFieldLocal, options);
   const tables = allocateRowTables(fill);
   if (numThreads === 1) {
+    if (options.rowsFinal !== undefined) throw new Error('a block built on one thread needs its rows final before the build starts');
     fillRowTables(tables, fill);
     blockRowFiller(fill, tables)(0, numRows);
     return finishedPlanes(planes);
@@ -76,7 +82,9 @@ export function startBlockBuild(
   const chunkRows = Math.max(1, Math.floor((options.chunkBytes ?? CHUNK_BYTES) / rowBytes));
   const numChunks = Math.ceil(numRows / chunkRows);
   const progress = new ChunkProgress(numChunks);
-  const task: BlockChunksTask = { fill, tables, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)) };
+  const task: BlockChunksTask = {
+    fill, tables, chunkRows, numChunks, nextChunk: new Int32Array(new SharedArrayBuffer(4)), rowsFinal: options.rowsFinal ?? null,
+  };
   const workers = Array.from({ length: numThreads }, () => runBlockWorker(task, (chunk) => progress.markDone(chunk)));
   // While the workers start; they wait for the tables, and exit when this fails.
   let tablesFailure: PromiseRejectedResult | undefined;

@@ -2,11 +2,13 @@
 // or read from the input file), reports each finished chunk to the main thread, and exits when no chunk is left.
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeLargeViews } from '../../core/largeViews.js';
-import { blockRowFiller, type BlockChunksTask } from './blockRows.js';
+import { blockRowFiller, waitUntilRowsFinal, type BlockChunksTask } from './blockRows.js';
 
 const task = decodeLargeViews<BlockChunksTask>(workerData);
 const fillRows = blockRowFiller(task.fill, task.tables);
 const numRows = task.fill.shape.numVectorReal;
+// Started while a memory source is still written: ready (modules loaded, tables built) when its rows become final.
+if (task.rowsFinal !== null) waitUntilRowsFinal(task.rowsFinal);
 for (let chunk = Atomics.add(task.nextChunk, 0, 1); chunk < task.numChunks; chunk = Atomics.add(task.nextChunk, 0, 1)) {
   const first = chunk * task.chunkRows;
   fillRows(first, Math.min(first + task.chunkRows, numRows));

@@ -6,7 +6,8 @@ import type { Communicator } from '../../parallel/index.js';
 import type { JobSpec, ProblemSource } from '../run/jobSpec.js';
 import type { RankLayout } from '../run/rankPlans.js';
 import type { PlaneLayout } from '../../analyses/index.js';
-import { startBlockBuild } from './blockBuild.js';
+import { blockThreadCount, startBlockBuild } from './blockBuild.js';
+import { MEMORY_ROWS_FINAL, MEMORY_ROWS_PENDING } from './blockRows.js';
 import type { FillingPlanes, ReceivedBlocks, SlabShape, VectorBlock } from './vectorBlock.js';
 
 /**
@@ -15,9 +16,17 @@ import type { FillingPlanes, ReceivedBlocks, SlabShape, VectorBlock } from './ve
  * kernel set then) and the rows become final front to back.
  */
 export async function buildOwnPlanes(job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, numThreads: number): Promise<FillingPlanes> {
-  if (job.source.kind === 'memory') await traced('input in memory final', () => memoryRowsFinal(job.source as Extract<ProblemSource, { kind: 'memory' }>));
   const shape = slabShape(layout, layout.coords.vectorIdx);
-  const filling = startBlockBuild(job.source, job.numVector, job.numField, planeLayout, shape, { numThreads });
+  const memory = job.source.kind === 'memory' ? job.source : null;
+  // Block workers start while rows in memory are still written and wait for them in their threads, so that their
+  // start-up (modules, tables: 50–100 ms) overlaps the transposition; a block built on this thread waits here.
+  const onWorkers = blockThreadCount(shape.numVectorReal, shape.numVectorReal * shape.numFieldLocal, { numThreads }) > 1;
+  const rowsFinal = memory === null ? null : traced('input in memory final', () => memoryRowsFinal(memory));
+  if (rowsFinal !== null && !onWorkers) await rowsFinal;
+  rowsFinal?.catch(() => undefined);
+  const filling = startBlockBuild(job.source, job.numVector, job.numField, planeLayout, shape, {
+    numThreads, ...(memory !== null && onWorkers ? { rowsFinal: memory.state } : {}),
+  });
   filling.done.then(() => traceMark('own planes built'), () => undefined);
   return filling;
 }
@@ -34,10 +43,6 @@ async function memoryRowsFinal(source: Extract<ProblemSource, { kind: 'memory' }
     if (wait.async) await wait.value;
   }
 }
-
-/** The states of a memory source (jobSpec.ts), as io's SAMPLE_ROWS_PENDING and SAMPLE_ROWS_READY. */
-const MEMORY_ROWS_PENDING = 0;
-const MEMORY_ROWS_FINAL = 1;
 
 interface AtomicsWaitAsync {
   waitAsync(array: Int32Array, index: number, value: number): { readonly async: false; readonly value: string } | { readonly async: true; readonly value: Promise<string> };

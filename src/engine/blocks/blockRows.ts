@@ -39,6 +39,21 @@ export interface BlockChunksTask {
   readonly chunkRows: number;
   readonly numChunks: number;
   readonly nextChunk: Int32Array;
+  /**
+   * A memory source's state (jobSpec.ts) when the workers start before its rows are final: each waits for them before
+   * its first chunk (MEMORY_ROWS_*); null when they are final already.
+   */
+  readonly rowsFinal: Int32Array | null;
+}
+
+/** The states of a memory source (jobSpec.ts), as io's SAMPLE_ROWS_PENDING and SAMPLE_ROWS_READY. */
+export const MEMORY_ROWS_PENDING = 0;
+export const MEMORY_ROWS_FINAL = 1;
+
+/** Blocks the calling worker thread until a memory source's rows are final. @throws Error when they never will be. */
+export function waitUntilRowsFinal(state: Int32Array): void {
+  while (Atomics.load(state, 0) === MEMORY_ROWS_PENDING) Atomics.wait(state, 0, MEMORY_ROWS_PENDING);
+  if (Atomics.load(state, 0) !== MEMORY_ROWS_FINAL) throw new Error('the input in memory was not completed (its reader failed)');
 }
 
 /**
@@ -110,7 +125,7 @@ function packedRowsSource(fill: BlockFill): (rowFirst: number, rowEnd: number) =
       // One positioned read per chunk (readPackedVectorSlab re-packs the slab's fields).
       return (rowFirst, rowEnd) => readPackedVectorSlab(source.path, fill.numField, vectorFirst + rowFirst, rowEnd - rowFirst, fieldFirst, numFieldLocal);
     case 'memory':
-      // Final before the build starts (buildOwnPlanes waits for them).
+      // Final before a chunk is filled (buildOwnPlanes or the block workers wait for them).
       return (rowFirst, rowEnd) => packedVectorSlabOf(source.packed, fill.numField, vectorFirst + rowFirst, rowEnd - rowFirst, fieldFirst, numFieldLocal);
     case 'random':
       return syntheticRows(numFieldLocal, (v, out, at) => fillRandomProblemRowPacked(v, fieldFirst, fill.numField, numFieldLocal, out, at), vectorFirst);
