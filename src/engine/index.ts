@@ -10,4 +10,5 @@ export { estimateMemory, type MemoryEstimate, type MemoryEstimateContext, type M
 export { availableHostMemory, formatBytes, MAX_IN_PROCESS_RANKS, maxThreads } from './run/memoryCheck.js';
 // For the benchmarks in tools/: the pieces they time on their own.
 export { startBlockBuild } from './blocks/blockBuild.js';
+export { packRowPlanes, planePackingTable } from './blocks/planePacking.js';
 export { PAIRS_PER_PANEL } from './pipeline/pipeline2.js';
