@@ -7,6 +7,7 @@ import { KIND_G0, KIND_G1, NUM_CLASSES, genotypeCellsInPlace, planeOf, popcountW
 import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, type ScoreTables } from './epistasisScores.js';
 import { transposePairCellsInPlace } from './epistasisCells.js';
 import type { BlockGenotypeCounts } from './epistasisFinalize.js';
+import { finalizeDensePairsNatively } from './nativeDensePairs.js';
 
 /** What finalize needs of the run: the score, the class sizes, the score tables. */
 export interface EpistasisFinalizeSettings {
@@ -16,6 +17,11 @@ export interface EpistasisFinalizeSettings {
   readonly tables: ScoreTables;
   /** Each class's word range [first, end) of a plane (its fields), where its planes may have bits. */
   readonly classWords: readonly (readonly [first: number, end: number])[];
+  /**
+   * Who scores a dense run's pairs: the native scorer where it is built (nativeDensePairs.ts; the same values, checksum
+   * and top-N, bit for bit) or JavaScript; absent: JavaScript.
+   */
+  readonly densePairScorer?: 'native' | 'js';
 }
 
 /** Per-vector class genotype counts of a block's vectors [first, first + count): 4 per vector (g0, g1 of controls, then of cases). */
@@ -42,6 +48,10 @@ export function finalizeEpistasisPairs(
   const rowsReal = Math.min(block.numRows, block.rows.numVectorReal - block.rowFirst);
   const colsReal = Math.min(block.numCols, block.cols.numVectorReal - block.colFirst);
   if (rowsReal <= 0 || colsReal <= 0) return 0;
+  if (!settings.sparse && settings.densePairScorer === 'native') {
+    const numPairs = finalizeDensePairsNatively(settings, ctx, block, tallies, counts);
+    if (numPairs !== null) return numPairs;
+  }
   const values = new Float64Array(colsReal);
   const score = settings.sparse ? null : new DensePairScorer(settings, block, tallies, counts);
   const scratch = new SparsePairScratch(settings);
