@@ -45,15 +45,61 @@ double clampEngineValue(double v) {
   return atLeastZero < 15.5 ? atLeastZero : 15.5;
 }
 
-/** epistasisScores.ts mutualInformation over `numCell` cells, in its order of operations. */
-double mutualInformation(const double* t, double ln2, const int64_t* controls, const int64_t* cases, int numCell) {
+/** A pair's table, cells in canonical order: x[c] controls, y[c] cases (int64: indices of the score tables). */
+struct PairTable {
+  int64_t x[9];
+  int64_t y[9];
+};
+
+/**
+ * The table of pair (row r, column c) (epistasisPairs.ts DensePairScorer's integers): cells 3·g_row + g_col, or
+ * 3·g_col + g_row when the row SNP is the later one (canonical order, `Transposed`: the cells 1 ↔ 3, 2 ↔ 6 and 5 ↔ 7
+ * trade places). Returns false when a cell is negative (tallies inconsistent with the counts); as each class's cells
+ * sum to its size, non-negative cells are within the score tables.
+ */
+template <bool Transposed>
+bool tableOf(const DensePanel& panel, const int64_t (&rowCounts)[4], int64_t r, int64_t c, PairTable& table) {
+  const uint32_t* const* t = panel.tallies;
+  const int64_t at = r * panel.numCols + c;
+  const int32_t* k = panel.colCounts + 4 * c;
+  const int64_t a0 = rowCounts[0], a1 = rowCounts[1], b0 = rowCounts[2], b1 = rowCounts[3];
+  const int64_t ka0 = k[0], ka1 = k[1], kb0 = k[2], kb1 = k[3];
+  const int64_t n00 = t[0][at], n01 = t[1][at], n10 = t[2][at], n11 = t[3][at];
+  const int64_t m00 = t[4][at], m01 = t[5][at], m10 = t[6][at], m11 = t[7][at];
+  int64_t* x = table.x;
+  int64_t* y = table.y;
+  x[0] = n00, x[4] = n11, y[0] = m00, y[4] = m11;
+  x[Transposed ? 3 : 1] = n01, x[Transposed ? 1 : 3] = n10, y[Transposed ? 3 : 1] = m01, y[Transposed ? 1 : 3] = m10;
+  x[Transposed ? 6 : 2] = a0 - n00 - n01, x[Transposed ? 2 : 6] = ka0 - n00 - n10;
+  x[Transposed ? 7 : 5] = a1 - n10 - n11, x[Transposed ? 5 : 7] = ka1 - n01 - n11;
+  y[Transposed ? 6 : 2] = b0 - m00 - m01, y[Transposed ? 2 : 6] = kb0 - m00 - m10;
+  y[Transposed ? 7 : 5] = b1 - m10 - m11, y[Transposed ? 5 : 7] = kb1 - m01 - m11;
+  x[8] = panel.controls - a0 - a1 - ka0 - ka1 + x[0] + x[1] + x[3] + x[4];
+  y[8] = panel.cases - b0 - b1 - kb0 - kb1 + y[0] + y[1] + y[3] + y[4];
+  return (x[2] | x[5] | x[6] | x[7] | x[8] | y[2] | y[5] | y[6] | y[7] | y[8]) >= 0;
+}
+
+/** K2 (k2Score's sum, cell by cell: lf[a + b + 1] − lf[a] − lf[b]); each cell's term is independent of the sum. */
+double k2Score(const double* lf, const PairTable& table) {
+  const int64_t* x = table.x;
+  const int64_t* y = table.y;
+  double terms[9];
+  for (int c = 0; c < 9; c++) terms[c] = lf[x[c] + y[c] + 1] - lf[x[c]] - lf[y[c]];
+  double sum = terms[0];
+  for (int c = 1; c < 9; c++) sum += terms[c];
+  return sum;
+}
+
+/**
+ * epistasisScores.ts mutualInformation over `numCell` cells, in its order of operations. Its class sums Σ controls and
+ * Σ cases are the class sizes `numControls`, `numCases` for every table of the panel (and its marginals).
+ */
+template <int NumCell>
+double mutualInformation(const double* t, double ln2, const int64_t* controls, const int64_t* cases, int64_t numControls, int64_t numCases) {
   double joint = 0, marginal = 0;
-  int64_t numControls = 0, numCases = 0;
-  for (int c = 0; c < numCell; c++) {
+  for (int c = 0; c < NumCell; c++) {
     joint += t[controls[c]] + t[cases[c]];
     marginal += t[controls[c] + cases[c]];
-    numControls += controls[c];
-    numCases += cases[c];
   }
   const int64_t total = numControls + numCases;
   if (total == 0) return 0;
@@ -64,8 +110,9 @@ double mutualInformation(const double* t, double ln2, const int64_t* controls, c
  * interactionInformation, 2-way: MI(AB) − MI(A) − MI(B), A the slower index of the canonical cells (marginal sums of
  * integers: exact in any order, as the JS path's doubles are).
  */
-double interactionInformation(const double* t, double ln2, const int64_t* x, const int64_t* y) {
-  const double full = mutualInformation(t, ln2, x, y, 9);
+double interactionInformation(const double* t, double ln2, const PairTable& table, int64_t numControls, int64_t numCases) {
+  const int64_t* x = table.x;
+  const int64_t* y = table.y;
   int64_t ax[3], ay[3], bx[3], by[3];
   for (int g = 0; g < 3; g++) {
     ax[g] = x[3 * g] + x[3 * g + 1] + x[3 * g + 2];
@@ -73,14 +120,36 @@ double interactionInformation(const double* t, double ln2, const int64_t* x, con
     bx[g] = x[g] + x[g + 3] + x[g + 6];
     by[g] = y[g] + y[g + 3] + y[g + 6];
   }
-  return full - mutualInformation(t, ln2, ax, ay, 3) - mutualInformation(t, ln2, bx, by, 3);
+  const double full = mutualInformation<9>(t, ln2, x, y, numControls, numCases);
+  return full - mutualInformation<3>(t, ln2, ax, ay, numControls, numCases) - mutualInformation<3>(t, ln2, bx, by, numControls, numCases);
 }
 
-/** K2's engine value: k2Score's sum cell by cell (lf[a + b + 1] − lf[a] − lf[b]), then 15 − K2·scale clamped. */
-double k2Value(const double* lf, double k2Scale, const int64_t* x, const int64_t* y) {
-  double sum = lf[x[0] + y[0] + 1] - lf[x[0]] - lf[y[0]];
-  for (int c = 1; c < 9; c++) sum += lf[x[c] + y[c] + 1] - lf[x[c]] - lf[y[c]];
-  return clampEngineValue(15 - sum * k2Scale);
+/**
+ * The engine values (engineValueOf) of pairs (row r, columns [c0, cEnd)) into values[c]; false when a pair's tallies
+ * are inconsistent with the counts. A row's values first, its checksum and records after: two tight loops.
+ */
+template <Score S, bool Transposed>
+bool scoreRow(const DensePanel& panel, const ScoreTables& tables, int64_t r, int64_t c0, int64_t cEnd, double* values) {
+  const int64_t rowCounts[4] = {panel.rowCounts[4 * r], panel.rowCounts[4 * r + 1], panel.rowCounts[4 * r + 2], panel.rowCounts[4 * r + 3]};
+  PairTable table;
+  for (int64_t c = c0; c < cEnd; c++) {
+    if (!tableOf<Transposed>(panel, rowCounts, r, c, table)) return false;
+    if (S == Score::kK2) {
+      values[c] = clampEngineValue(15 - k2Score(tables.logFactorial, table) * tables.k2Scale);
+    } else if (S == Score::kMI) {
+      values[c] = clampEngineValue(mutualInformation<9>(tables.nLogN, tables.ln2, table.x, table.y, panel.controls, panel.cases));
+    } else {
+      values[c] = clampEngineValue(interactionInformation(tables.nLogN, tables.ln2, table, panel.controls, panel.cases) + 4);
+    }
+  }
+  return true;
+}
+
+using RowScorer = bool (*)(const DensePanel&, const ScoreTables&, int64_t, int64_t, int64_t, double*);
+
+template <Score S>
+RowScorer rowScorerOf(bool transposed) {
+  return transposed ? scoreRow<S, true> : scoreRow<S, false>;
 }
 
 /** Records of one call: the threshold, the writer's bar, tightened by the strongest `topCount` values sent so far. */
@@ -140,67 +209,48 @@ class RecordFilter {
 
 const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, Score score, const RecordSelection& selection,
                             PanelOutcome& out) {
-  const uint32_t* const* t = panel.tallies;
-  const double* lf = tables.logFactorial;
-  const double* nlogn = tables.nLogN;
-  const int64_t controls = panel.controls, cases = panel.cases, nv = panel.numVector;
+  const int64_t nv = panel.numVector;
   RecordFilter filter(selection);
-  int64_t x[9], y[9];
+  std::vector<double> rowValues(static_cast<size_t>(panel.colsReal));
+  double* values = rowValues.data();
   for (int64_t r = 0; r < panel.rowsReal; r++) {
     const int64_t i = panel.rowVectorFirst + r;
     const int64_t c0 = panel.strictUpper ? std::max<int64_t>(0, i + 1 - panel.colVectorFirst) : 0;
     if (c0 >= panel.colsReal) continue;
-    const int64_t a0 = panel.rowCounts[4 * r], a1 = panel.rowCounts[4 * r + 1];
-    const int64_t b0 = panel.rowCounts[4 * r + 2], b1 = panel.rowCounts[4 * r + 3];
     // Blocks are disjoint ranges of SNPs (or one block, strictUpper): the row SNP is later for all columns or none.
     const bool transposed = i > panel.colVectorFirst + c0;
-    // tupleValuePairWeights: uid max·nv + min — left of i a run of step 1, right of it one of step nv.
+    const RowScorer scorer = score == Score::kK2 ? rowScorerOf<Score::kK2>(transposed)
+                             : score == Score::kMI ? rowScorerOf<Score::kMI>(transposed) : rowScorerOf<Score::kIG>(transposed);
+    if (!scorer(panel, tables, r, c0, panel.colsReal, values)) return "a pair's tallies exceed its SNPs' genotype counts";
+    if (panel.values != nullptr) std::copy(values + c0, values + panel.colsReal, panel.values + r * panel.numCols + c0);
+    // ChecksumAccumulator.addEntries: every pair an entry, zeros counted, NaN adds nothing, rv·floor(v·2^56) exact;
+    // tupleValuePairWeights: uid max·nv + min, left of i a run of step 1, right of it one of step nv.
     const int64_t jFirst = panel.colVectorFirst + c0;
-    const int64_t numLeft = std::max<int64_t>(0, std::min(panel.colsReal - c0, i - jFirst));
+    const int64_t cRight = c0 + std::max<int64_t>(0, std::min(panel.colsReal - c0, i - jFirst));
     WeightRun left(static_cast<uint64_t>(i * nv + jFirst), 1);
-    WeightRun right(static_cast<uint64_t>((jFirst + numLeft) * nv + i), static_cast<uint64_t>(nv));
-    int64_t negative = 0;
-    for (int64_t c = c0, at = r * panel.numCols + c0; c < panel.colsReal; c++, at++) {
-      const int32_t* k = panel.colCounts + 4 * c;
-      const int64_t ka0 = k[0], ka1 = k[1], kb0 = k[2], kb1 = k[3];
-      const int64_t n00 = t[0][at], n01 = t[1][at], n10 = t[2][at], n11 = t[3][at];
-      const int64_t m00 = t[4][at], m01 = t[5][at], m10 = t[6][at], m11 = t[7][at];
-      // Cells 3·g_row + g_col, or 3·g_col + g_row when the row SNP is the later one (canonical order): transposing
-      // swaps the cells 1 ↔ 3, 2 ↔ 6 and 5 ↔ 7.
-      x[0] = n00, x[4] = n11, y[0] = m00, y[4] = m11;
-      x[1] = transposed ? n10 : n01, x[3] = transposed ? n01 : n10, y[1] = transposed ? m10 : m01, y[3] = transposed ? m01 : m10;
-      const int64_t xRow0 = a0 - n00 - n01, xRow1 = a1 - n10 - n11, xCol0 = ka0 - n00 - n10, xCol1 = ka1 - n01 - n11;
-      const int64_t yRow0 = b0 - m00 - m01, yRow1 = b1 - m10 - m11, yCol0 = kb0 - m00 - m10, yCol1 = kb1 - m01 - m11;
-      x[2] = transposed ? xCol0 : xRow0, x[6] = transposed ? xRow0 : xCol0, x[5] = transposed ? xCol1 : xRow1, x[7] = transposed ? xRow1 : xCol1;
-      y[2] = transposed ? yCol0 : yRow0, y[6] = transposed ? yRow0 : yCol0, y[5] = transposed ? yCol1 : yRow1, y[7] = transposed ? yRow1 : yCol1;
-      x[8] = controls - a0 - a1 - ka0 - ka1 + x[0] + x[1] + x[3] + x[4];
-      y[8] = cases - b0 - b1 - kb0 - kb1 + y[0] + y[1] + y[3] + y[4];
-      // Each class's cells sum to its size: non-negative cells are within the score tables.
-      int64_t signs = 0;
-      for (int cell = 0; cell < 9; cell++) signs |= x[cell] | y[cell];
-      negative |= signs;
-      if (signs < 0) break;
-      double value;
-      if (score == Score::kK2) value = k2Value(lf, tables.k2Scale, x, y);
-      else if (score == Score::kMI) value = clampEngineValue(mutualInformation(nlogn, tables.ln2, x, y, 9));
-      else value = clampEngineValue(interactionInformation(nlogn, tables.ln2, x, y) + 4);
-      if (panel.values != nullptr) panel.values[at] = value;
-      // ChecksumAccumulator.addEntries: every pair an entry, zeros counted, NaN adds nothing, rv·floor(v·2^56) exact.
-      const bool isLeft = c - c0 < numLeft;
-      const uint64_t rv = isLeft ? left.weight() : right.weight();
-      if (isLeft) left.next();
-      else right.next();
-      out.entries++;
+    WeightRun right(static_cast<uint64_t>((panel.colVectorFirst + cRight) * nv + i), static_cast<uint64_t>(nv));
+    unsigned __int128 sum = 0;
+    uint64_t zeros = 0;
+    for (int64_t c = c0; c < panel.colsReal; c++) {
+      const double value = values[c];
+      WeightRun& run = c < cRight ? left : right;
+      const uint64_t rv = run.weight();
+      run.next();
       if (value == 0) {
-        out.zeros++;
+        zeros++;
       } else if (value == value) {
         if (!(value >= 0 && value < 16)) return "a value outside the checksum's range [0, 16)";
         // v·2^56 < 2^60 is exact; truncation is floor for non-negative values.
-        const uint64_t iv = static_cast<uint64_t>(static_cast<int64_t>(value * 72057594037927936.0));
-        out.checksumSum += static_cast<unsigned __int128>(rv) * iv;
+        sum += static_cast<unsigned __int128>(rv) * static_cast<uint64_t>(static_cast<int64_t>(value * 72057594037927936.0));
       }
-      if (!selection.writesRecords) continue;
-      const float f = static_cast<float>(value);
+    }
+    out.checksumSum += sum;
+    out.zeros += zeros;
+    out.entries += static_cast<uint64_t>(panel.colsReal - c0);
+    out.numPairs += static_cast<uint64_t>(panel.colsReal - c0);
+    if (!selection.writesRecords) continue;
+    for (int64_t c = c0; c < panel.colsReal; c++) {
+      const float f = static_cast<float>(values[c]);
       if (!filter.keeps(f)) continue;
       uint32_t bits;
       __builtin_memcpy(&bits, &f, sizeof bits);
@@ -209,8 +259,6 @@ const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, 
       out.recordWords.push_back(bits);
       out.numRecords++;
     }
-    if (negative < 0) return "a pair's tallies exceed its SNPs' genotype counts";
-    out.numPairs += static_cast<uint64_t>(panel.colsReal - c0);
   }
   return "";
 }
