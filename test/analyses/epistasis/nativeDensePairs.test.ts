@@ -242,6 +242,16 @@ if (native.available) describe('native dense 2-way epistasis scorer = the JS pat
     const sink = new EntrySink(numVector, 2, { kind: 'none' }, null);
     expect(() => finalizeEpistasisPairs(settings, { sink, verifier: null }, block, tallies, new BlockGenotypeCounts(settings)))
       .toThrow(/scoreDensePairs: a pair's tallies exceed its SNPs' genotype counts/);
+    // A SNP's class counts past its class (the per-SNP marginals of IG would read past the tables).
+    const counts = new BlockGenotypeCounts(settings).of(block.rows).slice();
+    counts[4 * 2 + 1] = c.numControls + 1;
+    const rowsReal = block.rows.numVectorReal;
+    expect(() => native.available && native.scorer.scoreDensePairs({
+      tallies: naiveTallies(block, pairTermGroups(false), seeded(10)), numCols: block.numCols, rowsReal, colsReal: rowsReal, strictUpper: true,
+      rowVectorFirst: block.rows.vectorFirst, colVectorFirst: block.rows.vectorFirst, rowCounts: counts, colCounts: counts,
+      controls: c.numControls, cases: c.numCases, numVector,
+    }, { score: 'ig', logFactorial: settings.tables.logFactorial, nLogN: settings.tables.nLogN, k2Scale: 1, ln2: LN2 },
+    { writesRecords: false, threshold: null, bar: null, topCount: 0, topLarger: true })).toThrow(/genotype counts exceed the class sizes/);
   });
 });
 

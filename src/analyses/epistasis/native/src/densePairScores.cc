@@ -107,29 +107,29 @@ double mutualInformation(const double* t, double ln2, const int64_t* controls, c
 }
 
 /**
- * interactionInformation, 2-way: MI(AB) − MI(A) − MI(B), A the slower index of the canonical cells (marginal sums of
- * integers: exact in any order, as the JS path's doubles are).
+ * MI of one SNP's marginal table: its class genotype counts (g0, g1 of controls, then of cases; g2 the rest of the
+ * class). Without missing calls every pair's table sums to these over the other SNP's genotypes (x0 + x1 + x2 = n00
+ * + n01 + (a0 − n00 − n01) = a0, …): interactionInformation's MI(A) and MI(B) of a pair are its SNPs' own, the same
+ * integers and so the same doubles — computed once per SNP instead of once per pair.
  */
-double interactionInformation(const double* t, double ln2, const PairTable& table, int64_t numControls, int64_t numCases) {
-  const int64_t* x = table.x;
-  const int64_t* y = table.y;
-  int64_t ax[3], ay[3], bx[3], by[3];
-  for (int g = 0; g < 3; g++) {
-    ax[g] = x[3 * g] + x[3 * g + 1] + x[3 * g + 2];
-    ay[g] = y[3 * g] + y[3 * g + 1] + y[3 * g + 2];
-    bx[g] = x[g] + x[g + 3] + x[g + 6];
-    by[g] = y[g] + y[g + 3] + y[g + 6];
-  }
-  const double full = mutualInformation<9>(t, ln2, x, y, numControls, numCases);
-  return full - mutualInformation<3>(t, ln2, ax, ay, numControls, numCases) - mutualInformation<3>(t, ln2, bx, by, numControls, numCases);
+double snpMutualInformation(const double* t, double ln2, const int32_t* counts, int64_t numControls, int64_t numCases) {
+  const int64_t controls[3] = {counts[0], counts[1], numControls - counts[0] - counts[1]};
+  const int64_t cases[3] = {counts[2], counts[3], numCases - counts[2] - counts[3]};
+  return mutualInformation<3>(t, ln2, controls, cases, numControls, numCases);
 }
+
+/** What a row's scores read besides the panel: for IG, MI(row SNP) and MI(column SNP) per column (else unused). */
+struct RowMarginals {
+  double rowMI;
+  const double* colMI;
+};
 
 /**
  * The engine values (engineValueOf) of pairs (row r, columns [c0, cEnd)) into values[c]; false when a pair's tallies
  * are inconsistent with the counts. A row's values first, its checksum and records after: two tight loops.
  */
 template <Score S, bool Transposed>
-bool scoreRow(const DensePanel& panel, const ScoreTables& tables, int64_t r, int64_t c0, int64_t cEnd, double* values) {
+bool scoreRow(const DensePanel& panel, const ScoreTables& tables, const RowMarginals& marginals, int64_t r, int64_t c0, int64_t cEnd, double* values) {
   const int64_t rowCounts[4] = {panel.rowCounts[4 * r], panel.rowCounts[4 * r + 1], panel.rowCounts[4 * r + 2], panel.rowCounts[4 * r + 3]};
   PairTable table;
   for (int64_t c = c0; c < cEnd; c++) {
@@ -139,13 +139,16 @@ bool scoreRow(const DensePanel& panel, const ScoreTables& tables, int64_t r, int
     } else if (S == Score::kMI) {
       values[c] = clampEngineValue(mutualInformation<9>(tables.nLogN, tables.ln2, table.x, table.y, panel.controls, panel.cases));
     } else {
-      values[c] = clampEngineValue(interactionInformation(tables.nLogN, tables.ln2, table, panel.controls, panel.cases) + 4);
+      // interactionInformation, 2-way: MI(AB) − MI(A) − MI(B), A the earlier SNP (the slower index of the cells).
+      const double full = mutualInformation<9>(tables.nLogN, tables.ln2, table.x, table.y, panel.controls, panel.cases);
+      const double first = Transposed ? marginals.colMI[c] : marginals.rowMI, second = Transposed ? marginals.rowMI : marginals.colMI[c];
+      values[c] = clampEngineValue(full - first - second + 4);
     }
   }
   return true;
 }
 
-using RowScorer = bool (*)(const DensePanel&, const ScoreTables&, int64_t, int64_t, int64_t, double*);
+using RowScorer = bool (*)(const DensePanel&, const ScoreTables&, const RowMarginals&, int64_t, int64_t, int64_t, double*);
 
 template <Score S>
 RowScorer rowScorerOf(bool transposed) {
@@ -209,10 +212,21 @@ class RecordFilter {
 
 const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, Score score, const RecordSelection& selection,
                             PanelOutcome& out) {
+  // Class genotype counts within their classes: the per-SNP marginals (IG) read the score tables at them.
+  const auto countsValid = [&panel](const int32_t* counts, int64_t numVectors) {
+    for (int64_t v = 0; v < numVectors; v++) {
+      const int32_t* k = counts + 4 * v;
+      if ((k[0] | k[1] | k[2] | k[3]) < 0 || k[0] + int64_t{k[1]} > panel.controls || k[2] + int64_t{k[3]} > panel.cases) return false;
+    }
+    return true;
+  };
+  if (!countsValid(panel.rowCounts, panel.rowsReal) || !countsValid(panel.colCounts, panel.colsReal)) return "genotype counts exceed the class sizes";
   const int64_t nv = panel.numVector;
   RecordFilter filter(selection);
   std::vector<double> rowValues(static_cast<size_t>(panel.colsReal));
   double* values = rowValues.data();
+  std::vector<double> colMI(score == Score::kIG ? static_cast<size_t>(panel.colsReal) : 0);
+  for (size_t c = 0; c < colMI.size(); c++) colMI[c] = snpMutualInformation(tables.nLogN, tables.ln2, panel.colCounts + 4 * c, panel.controls, panel.cases);
   for (int64_t r = 0; r < panel.rowsReal; r++) {
     const int64_t i = panel.rowVectorFirst + r;
     const int64_t c0 = panel.strictUpper ? std::max<int64_t>(0, i + 1 - panel.colVectorFirst) : 0;
@@ -221,7 +235,9 @@ const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, 
     const bool transposed = i > panel.colVectorFirst + c0;
     const RowScorer scorer = score == Score::kK2 ? rowScorerOf<Score::kK2>(transposed)
                              : score == Score::kMI ? rowScorerOf<Score::kMI>(transposed) : rowScorerOf<Score::kIG>(transposed);
-    if (!scorer(panel, tables, r, c0, panel.colsReal, values)) return "a pair's tallies exceed its SNPs' genotype counts";
+    const RowMarginals marginals{
+        score == Score::kIG ? snpMutualInformation(tables.nLogN, tables.ln2, panel.rowCounts + 4 * r, panel.controls, panel.cases) : 0, colMI.data()};
+    if (!scorer(panel, tables, marginals, r, c0, panel.colsReal, values)) return "a pair's tallies exceed its SNPs' genotype counts";
     if (panel.values != nullptr) std::copy(values + c0, values + panel.colsReal, panel.values + r * panel.numCols + c0);
     // ChecksumAccumulator.addEntries: every pair an entry, zeros counted, NaN adds nothing, rv·floor(v·2^56) exact;
     // tupleValuePairWeights: uid max·nv + min, left of i a run of step 1, right of it one of step nv.
