@@ -133,6 +133,15 @@ class CollectedRecords implements RecordWriter {
   }
 }
 
+/** A top-N writer that counts the records it is handed. */
+class CountedTopRecords extends TopRecords {
+  numAppended = 0;
+  override appendRecordWords(words: Uint32Array, numRecords: number): void {
+    this.numAppended += numRecords;
+    super.appendRecordWords(words, numRecords);
+  }
+}
+
 /** Finalizes the block once per scorer into fresh sinks with `writerOf()`'s writers; returns both sinks and writers. */
 function bothPaths<W extends RecordWriter>(c: PanelCase, score: EpistasisScore, threshold: Threshold, writerOf: () => W, panels: readonly PairBlock[], tallies: readonly (readonly Uint32Array[])[], numVector: number) {
   return (['js', 'native'] as const).map((scorer) => {
@@ -211,7 +220,9 @@ if (native.available) describe('native dense 2-way epistasis scorer = the JS pat
       const [all] = bothPaths(c, score, { kind: 'none' }, () => new CollectedRecords(), panels, tallies, numVector);
       const values = Float32Array.from({ length: all.writer.words.length / 3 }, (_, r) => new Float32Array(Uint32Array.of(all.writer.words[3 * r + 2]).buffer)[0]).sort();
       for (const threshold of [{ kind: 'none' } as const, singleThreshold(values[values.length >> 1])]) {
-        const [viaJs, viaNative] = bothPaths(c, score, threshold, () => new TopRecords(2, top), panels, tallies, numVector);
+        const [viaJs, viaNative] = bothPaths(c, score, threshold, () => new CountedTopRecords(2, top), panels, tallies, numVector);
+        // The native path hands over only records that can still enter the top N (its bar tightened by its own).
+        expect(viaNative.writer.numAppended).toBeLessThanOrEqual(viaJs.writer.numAppended);
         const jsTop = viaJs.writer.take();
         const numPassing = threshold.kind === 'none' ? values.length : values.filter((v) => v > values[values.length >> 1]).length;
         expect(jsTop.numRecords).toBe(Math.min(top.count, numPassing));

@@ -165,9 +165,15 @@ class RecordFilter {
   /** Whether the value becomes a record (EntrySink.addTupleValueRow's tests), noting it among the strongest sent. */
   bool keeps(float f) {
     if (s_.hasThreshold && !(static_cast<double>(f) > s_.thresholdValue)) return false;
-    if (bar_ == BarKind::kAtLeast && !(f >= barValue_)) return false;
-    if (bar_ == BarKind::kAtMost && !(f <= barValue_)) return false;
+    if (!passesBar(f)) return false;
     if (s_.topCount > 0 && f == f) note(f);
+    return true;
+  }
+
+  /** Whether a value passes the bar as it stands (inclusive; NaN never passes a bar). */
+  bool passesBar(float f) const {
+    if (bar_ == BarKind::kAtLeast) return f >= barValue_;
+    if (bar_ == BarKind::kAtMost) return f <= barValue_;
     return true;
   }
 
@@ -273,9 +279,22 @@ const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, 
       out.recordWords.push_back(static_cast<uint32_t>(i));
       out.recordWords.push_back(static_cast<uint32_t>(panel.colVectorFirst + c));
       out.recordWords.push_back(bits);
-      out.numRecords++;
     }
   }
+  // A top-N writer's records: the bar tightened as they came (rows of strong SNPs pass it many times over, ~N·ln of
+  // a row's length each); a record below the final bar is beaten by N records sent with it, so only those at or above
+  // it go back, in order.
+  std::vector<uint32_t>& words = out.recordWords;
+  size_t kept = 0;
+  for (size_t at = 0; at < words.size(); at += 3) {
+    float f;
+    __builtin_memcpy(&f, &words[at + 2], sizeof f);
+    if (selection.topCount > 0 && !filter.passesBar(f)) continue;
+    std::copy(words.begin() + static_cast<std::ptrdiff_t>(at), words.begin() + static_cast<std::ptrdiff_t>(at + 3), words.begin() + static_cast<std::ptrdiff_t>(kept));
+    kept += 3;
+  }
+  words.resize(kept);
+  out.numRecords = kept / 3;
   return "";
 }
 
