@@ -142,25 +142,6 @@ export interface ResultSink {
   addRecordWords(words: Uint32Array, numRecords: number): void;
   /** Histogram counts of values counted elsewhere (device finalize), in the run's histogram layout. */
   addHistogramCounts(counts: HistogramCounts): void;
-  /**
-   * For a finalize that scores one-value pairs and selects their records itself (epistasis's native scorer, which adds
-   * its exact checksum part to `checksum` and its records through addRecordWords, in row order): hands the records
-   * buffered so far to the writer (its bar counts them) and says what a record must pass now. Null where the sink does
-   * more with each value (a histogram, an LD window); absent: such rows go through addTupleValueRow.
-   */
-  tupleRecordSelection?(): TupleRecordSelection | null;
-}
-
-/** What a pair's value must pass to become a record (ResultSink.tupleRecordSelection), as addTupleValueRow tests it. */
-export interface TupleRecordSelection {
-  /** The run's vector count, which names a pair in the checksum (uid max·nv + min, SPEC §8). */
-  readonly numVector: number;
-  readonly threshold: Threshold;
-  readonly writesRecords: boolean;
-  /** A top-N writer's bar now (inclusive), or null. */
-  readonly bar: RecordBar | null;
-  /** A top-N writer's count and which values are stronger (a finalize may tighten the bar by its own records), or null. */
-  readonly top: { readonly count: number; readonly stronger: StrongerValues } | null;
 }
 
 /** A row of pairs (i, j) for j = jFirst … jFirst + numCols − 1 of addPairCountRow. */

@@ -1,7 +1,7 @@
 // Dense 2-way epistasis finalize through the native scorer (native/nativePairScores.ts): one call per pair block
 // scores every pair, sums its exact checksum part and selects its records as the sink's addTupleValueRow would — the
 // JS path (epistasisPairs.ts DensePairScorer) spent two thirds of a 2-way run's CPU time there, more than the GEMM.
-import type { FinalizeContext, PairBlock, TupleRecordSelection } from '../index.js';
+import { tupleRecordSelectionOf, type FinalizeContext, type PairBlock, type TupleRecordSelection } from '../index.js';
 import type { BlockGenotypeCounts } from './epistasisFinalize.js';
 import type { EpistasisFinalizeSettings } from './epistasisPairs.js';
 import { k2ScaleOf, LN2 } from './epistasisScores.js';
@@ -34,7 +34,7 @@ export function finalizeDensePairsNatively(
 ): number | null {
   const loaded = loadNativePairScorer();
   if (!loaded.available) return null;
-  const sinkSelection = ctx.sink.tupleRecordSelection?.() ?? null;
+  const sinkSelection = tupleRecordSelectionOf(ctx.sink);
   const selection = sinkSelection === null ? null : nativeSelectionOf(sinkSelection);
   if (sinkSelection === null || selection === null) return null;
   const [controls, cases] = settings.classSizes;

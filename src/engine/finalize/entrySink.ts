@@ -2,7 +2,7 @@
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
 import { addPairRowChecksum } from '../../core/pairRowChecksum.js';
 import type { RecordBar } from '../../mgemm/index.js';
-import type { PairCountRow, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, RecordSelectingSink, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { NumWay } from '../../core/types.js';
@@ -47,7 +47,7 @@ export interface EntrySinkOptions {
  * at a time (one vector i, or a pair i, j, against a run of consecutive vectors) so that the checksum's
  * weights and sums run as tight loops.
  */
-export class EntrySink {
+export class EntrySink implements RecordSelectingSink {
   private accumulated = new ChecksumAccumulator();
   /** Buffered records as the file lays them out: numWay coordinates and the value, `stride` words each. */
   private readonly recordWords: Uint32Array;
@@ -240,8 +240,8 @@ export class EntrySink {
   }
 
   /**
-   * ResultSink.tupleRecordSelection: the threshold and bar addTupleValueRow would apply now, for a finalize that adds
-   * the checksum and records of such rows itself; null with a histogram or a window, which that finalize does not feed.
+   * RecordSelectingSink.tupleRecordSelection: the threshold and bar addTupleValueRow would apply now, for a finalize that
+   * adds the checksum and records of such rows itself; null with a histogram or a window, which that finalize does not feed.
    */
   tupleRecordSelection(): TupleRecordSelection | null {
     if (this.histogram !== null || this.window !== null) return null;
