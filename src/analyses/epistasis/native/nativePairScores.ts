@@ -83,6 +83,11 @@ export function loadNativePairScorer(): NativePairScorerStatus {
     status = { available: false, reason: `native epistasis scorer unavailable: ${reason}` };
     return status;
   }
-  status = { available: true, scorer: createRequire(import.meta.url)(addonPath) as NativePairScorer };
+  try {
+    status = { available: true, scorer: createRequire(import.meta.url)(addonPath) as NativePairScorer };
+  } catch (error) {
+    // A stale build (another Node's ABI, a missing library): the JS path scores the same values.
+    status = { available: false, reason: `native epistasis scorer unavailable: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+  }
   return status;
 }
