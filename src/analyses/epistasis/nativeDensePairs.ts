@@ -51,7 +51,7 @@ export function finalizeDensePairsNatively(
     colCounts: counts.of(block.cols).subarray(4 * block.colFirst),
     controls, cases, numVector: sinkSelection.numVector,
   }, { score: settings.score, logFactorial: tables.logFactorial, nLogN: tables.nLogN, k2Scale: k2ScaleOf(tables), ln2: LN2 }, selection);
-  ctx.sink.checksum.addExact(scores.checksumSum, scores.entries, scores.zeros);
+  ctx.sink.checksum.merge(scores.checksumLimbs, scores.entries, scores.zeros);
   ctx.sink.addRecordWords(scores.recordWords, scores.numRecords);
   return scores.numPairs;
 }

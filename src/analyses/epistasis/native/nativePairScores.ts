@@ -48,9 +48,10 @@ export interface NativeRecordSelection {
   readonly topLarger: boolean;
 }
 
-/** A panel's exact checksum part (ChecksumAccumulator.addExact) and its records as the file lays them out (i, j, value bits). */
+/** A panel's exact checksum part and its records as the file lays them out (i, j, value bits). */
 export interface NativePanelScores {
-  readonly checksumSum: bigint;
+  /** The sum Σ rv·iv of ChecksumAccumulator.addEntries as its limbs (ChecksumAccumulator.merge). */
+  readonly checksumLimbs: Float64Array;
   readonly entries: number;
   readonly zeros: number;
   readonly numPairs: number;

@@ -254,6 +254,10 @@ const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, 
     unsigned __int128 sum = 0;
     uint64_t zeros = 0;
     for (int64_t c = c0; c < panel.colsReal; c++) {
+      if ((c - c0) % ExactSum::kProductsPerFlush == ExactSum::kProductsPerFlush - 1) {
+        out.checksum.add(sum);
+        sum = 0;
+      }
       const double value = values[c];
       WeightRun& run = c < cRight ? left : right;
       const uint64_t rv = run.weight();
@@ -266,7 +270,7 @@ const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, 
         sum += static_cast<unsigned __int128>(rv) * static_cast<uint64_t>(static_cast<int64_t>(value * 72057594037927936.0));
       }
     }
-    out.checksumSum += sum;
+    out.checksum.add(sum);
     out.zeros += zeros;
     out.entries += static_cast<uint64_t>(panel.colsReal - c0);
     out.numPairs += static_cast<uint64_t>(panel.colsReal - c0);

@@ -54,9 +54,36 @@ struct RecordSelection {
   bool topLarger;          // its larger values are stronger
 };
 
-/** The checksum part of the panel (ChecksumAccumulator.addExact) and its records as the file lays them out. */
+/**
+ * An exact sum of products rv·iv (< 2^100 each) as core/checksum.ts's 20-bit limbs: products add up in 128 bits, at
+ * most 2^24 of them (< 2^124) before they go to the limbs.
+ */
+class ExactSum {
+ public:
+  static constexpr int kLimbs = 8;  // core/checksum.ts CHECKSUM_LIMBS
+  static constexpr int64_t kProductsPerFlush = int64_t{1} << 24;
+
+  /** Adds a sum of at most kProductsPerFlush products. */
+  void add(unsigned __int128 partial) {
+    for (int t = 0; t < kLimbs; t++) limbs_[t] += static_cast<uint64_t>(partial >> (20 * t)) & 0xFFFFF;
+  }
+  /** The limbs with carries moved up: each below 2^20 but the top one. */
+  void normalizedLimbs(double* out) const {
+    uint64_t carry = 0;
+    for (int t = 0; t < kLimbs; t++) {
+      const uint64_t limb = limbs_[t] + carry;
+      carry = t + 1 < kLimbs ? limb >> 20 : 0;
+      out[t] = static_cast<double>(t + 1 < kLimbs ? limb & 0xFFFFF : limb);
+    }
+  }
+
+ private:
+  uint64_t limbs_[kLimbs] = {};
+};
+
+/** The checksum part of the panel (ChecksumAccumulator.merge's limbs) and its records as the file lays them out. */
 struct PanelOutcome {
-  unsigned __int128 checksumSum = 0;
+  ExactSum checksum;
   uint64_t entries = 0;
   uint64_t zeros = 0;
   uint64_t numPairs = 0;

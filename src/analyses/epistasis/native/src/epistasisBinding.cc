@@ -130,8 +130,9 @@ Napi::Value ScoreDensePairs(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   Napi::Object result = Napi::Object::New(env);
-  const uint64_t words[2] = {static_cast<uint64_t>(outcome.checksumSum), static_cast<uint64_t>(outcome.checksumSum >> 64)};
-  result.Set("checksumSum", Napi::BigInt::New(env, 0, 2, words));
+  Napi::Float64Array limbs = Napi::Float64Array::New(env, snptally::epistasis::ExactSum::kLimbs);
+  outcome.checksum.normalizedLimbs(limbs.Data());
+  result.Set("checksumLimbs", limbs);
   result.Set("entries", Napi::Number::New(env, static_cast<double>(outcome.entries)));
   result.Set("zeros", Napi::Number::New(env, static_cast<double>(outcome.zeros)));
   result.Set("numPairs", Napi::Number::New(env, static_cast<double>(outcome.numPairs)));
