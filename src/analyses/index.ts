@@ -3,6 +3,7 @@
 // (analyses/epistasis, king, r2, distance, grm, comet: modules of their own in the level table).
 export type * from './analysis.js';
 export { pairCountGroupsOf } from './analysis.js';
+export { tupleRecordSelectionOf, type RecordSelectingSink, type TupleRecordSelection } from './tupleRecordSelection.js';
 export {
   ANALYSIS_NAMES, analysesWithResult, builtInPlaneLayout, loadAnalysis, loadBuiltInAnalysis, type AnalysisRef,
 } from './registry.js';

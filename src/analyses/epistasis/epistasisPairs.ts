@@ -4,9 +4,10 @@
 import type { EpistasisScore } from '../../core/types.js';
 import type { FinalizeContext, PairBlock, VectorBlockView } from '../index.js';
 import { KIND_G0, KIND_G1, NUM_CLASSES, genotypeCellsInPlace, planeOf, popcountWords } from './epistasisPlanes.js';
-import { engineValueOf, k2ScaleOf, MarginalScratch, scoreOfEntries, type ScoreTables } from './epistasisScores.js';
+import { engineValueOf, k2ScaleOf, MarginalScratch, mutualInformation, scoreOfEntries, type CaseControlCells, type ScoreTables } from './epistasisScores.js';
 import { transposePairCellsInPlace } from './epistasisCells.js';
 import type { BlockGenotypeCounts } from './epistasisFinalize.js';
+import { finalizeDensePairsNatively } from './nativeDensePairs.js';
 
 /** What finalize needs of the run: the score, the class sizes, the score tables. */
 export interface EpistasisFinalizeSettings {
@@ -16,6 +17,11 @@ export interface EpistasisFinalizeSettings {
   readonly tables: ScoreTables;
   /** Each class's word range [first, end) of a plane (its fields), where its planes may have bits. */
   readonly classWords: readonly (readonly [first: number, end: number])[];
+  /**
+   * Who scores a dense run's pairs: the native scorer where it is built (nativeDensePairs.ts; the same values, checksum
+   * and top-N, bit for bit) or JavaScript; absent: JavaScript.
+   */
+  readonly densePairScorer?: 'native' | 'js';
 }
 
 /** Per-vector class genotype counts of a block's vectors [first, first + count): 4 per vector (g0, g1 of controls, then of cases). */
@@ -42,6 +48,10 @@ export function finalizeEpistasisPairs(
   const rowsReal = Math.min(block.numRows, block.rows.numVectorReal - block.rowFirst);
   const colsReal = Math.min(block.numCols, block.cols.numVectorReal - block.colFirst);
   if (rowsReal <= 0 || colsReal <= 0) return 0;
+  if (!settings.sparse && settings.densePairScorer === 'native') {
+    const numPairs = finalizeDensePairsNatively(settings, ctx, block, tallies, counts);
+    if (numPairs !== null) return numPairs;
+  }
   const values = new Float64Array(colsReal);
   const score = settings.sparse ? null : new DensePairScorer(settings, block, tallies, counts);
   const scratch = new SparsePairScratch(settings);
@@ -67,8 +77,12 @@ class DensePairScorer {
   private readonly rowCounts: Int32Array;
   private readonly colCounts: Int32Array;
   private readonly entries = new Float64Array(18);
-  private readonly marginals = new MarginalScratch();
+  /** The entries as a table (views made once: MI and IG read them for every pair). */
+  private readonly cells: CaseControlCells;
   private readonly k2Scale: number;
+  /** IG: MI of each row's and column's own marginal table (snpMutualInformation), by local index; else empty. */
+  private readonly rowMI: Float64Array;
+  private readonly colMI: Float64Array;
 
   constructor(
     private readonly settings: EpistasisFinalizeSettings, private readonly block: PairBlock, private readonly tallies: readonly Uint32Array[],
@@ -77,6 +91,10 @@ class DensePairScorer {
     this.rowCounts = counts.of(block.rows);
     this.colCounts = counts.of(block.cols);
     this.k2Scale = k2ScaleOf(settings.tables);
+    this.cells = { controls: this.entries.subarray(0, 9), cases: this.entries.subarray(9, 18) };
+    const ig = settings.score === 'ig';
+    this.rowMI = ig ? snpMutualInformations(settings, this.rowCounts, block.rowFirst, block.numRows) : new Float64Array(0);
+    this.colMI = ig ? snpMutualInformations(settings, this.colCounts, block.colFirst, block.numCols) : new Float64Array(0);
   }
 
   /** values[c − c0] for the pairs (row r, col c), c ∈ [c0, colsReal). */
@@ -124,11 +142,31 @@ class DensePairScorer {
       } else {
         e[0] = x0; e[1] = x1; e[2] = x2; e[3] = x3; e[4] = x4; e[5] = x5; e[6] = x6; e[7] = x7; e[8] = x8;
         e[9] = y0; e[10] = y1; e[11] = y2; e[12] = y3; e[13] = y4; e[14] = y5; e[15] = y6; e[16] = y7; e[17] = y8;
-        value = engineValueOf(this.settings.score, scoreOfEntries(this.settings.score, this.settings.tables, e, 2, this.marginals), k2Scale);
+        const mi = mutualInformation(this.settings.tables, this.cells, 9);
+        // interactionInformation: MI(AB) − MI(A) − MI(B), A the earlier SNP.
+        value = this.settings.score === 'mi' ? engineValueOf('mi', mi, k2Scale)
+          : engineValueOf('ig', mi - (transposed ? this.colMI[c] : this.rowMI[r]) - (transposed ? this.rowMI[r] : this.colMI[c]), k2Scale);
       }
       values[c - c0] = value;
     }
   }
+}
+
+/**
+ * MI of each SNP's own marginal table, vectors [first, first + count) of a block's class genotype counts (4 per vector):
+ * without missing calls a pair's table sums to these over the other SNP (x0 + x1 + x2 = n00 + n01 + (a0 − n00 − n01) =
+ * a0, …), so interactionInformation's MI(A) and MI(B) are the SNPs' own — the same integers, the same doubles.
+ */
+function snpMutualInformations(settings: EpistasisFinalizeSettings, counts: Int32Array, first: number, count: number): Float64Array {
+  const [controls, cases] = settings.classSizes;
+  const out = new Float64Array(count);
+  const numReal = Math.min(count, counts.length / 4 - first);
+  for (let v = 0; v < numReal; v++) {
+    const at = 4 * (first + v);
+    const table = { controls: [counts[at], counts[at + 1], controls - counts[at] - counts[at + 1]], cases: [counts[at + 2], counts[at + 3], cases - counts[at + 2] - counts[at + 3]] };
+    out[v] = mutualInformation(settings.tables, table, 3);
+  }
+  return out;
 }
 
 /** Runs with missing calls: per class every product over {g0, g1, P}² from the GEMM (group 9·cls + 3x + y). */

@@ -50,7 +50,7 @@ export const analysis: Analysis = {
     const { spec, numField } = settings;
     const finalizeSettings: EpistasisFinalizeSettings = {
       score, sparse: spec.sparse, classSizes: [numControls, numField - numControls], tables: new ScoreTables(numField + k2TableSlack(spec.numWay)),
-      classWords: classWordRanges(numControls, numField),
+      classWords: classWordRanges(numControls, numField), densePairScorer: 'native',
     };
     // Dense 2-way and 3-way read each block's class genotype counts (BlockGenotypeCounts): kept for the run's blocks.
     const blockCounts = new BlockGenotypeCounts(finalizeSettings);

@@ -2,11 +2,12 @@
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
 import { addPairRowChecksum } from '../../core/pairRowChecksum.js';
 import type { RecordBar } from '../../mgemm/index.js';
-import type { PairCountRow, TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, RecordSelectingSink, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { NumWay } from '../../core/types.js';
 import type { HistogramCounter } from './histogramSink.js';
+import type { TopRecordsSpec } from './topRecordsSink.js';
 import { windowColumnRanges, windowColumnsOf, type PairWindowLimits, type VectorInterval } from '../../core/pairWindow.js';
 
 /**
@@ -20,6 +21,8 @@ export interface RecordWriter {
    * the sink then drops weaker records before buffering them (one-value rows: addTupleValueRow).
    */
   recordBar?(): RecordBar | null;
+  /** A writer that keeps only the strongest records: how many, and which values are stronger. */
+  readonly top?: TopRecordsSpec;
 }
 
 export const RECORDS_PER_FLUSH = 1 << 16;
@@ -44,7 +47,7 @@ export interface EntrySinkOptions {
  * at a time (one vector i, or a pair i, j, against a run of consecutive vectors) so that the checksum's
  * weights and sums run as tight loops.
  */
-export class EntrySink {
+export class EntrySink implements RecordSelectingSink {
   private accumulated = new ChecksumAccumulator();
   /** Buffered records as the file lays them out: numWay coordinates and the value, `stride` words each. */
   private readonly recordWords: Uint32Array;
@@ -234,6 +237,18 @@ export class EntrySink {
       this.recordValues[at + this.numWay] = values[t];
       if (++this.numBuffered === RECORDS_PER_FLUSH) this.flush();
     }
+  }
+
+  /**
+   * RecordSelectingSink.tupleRecordSelection: the threshold and bar addTupleValueRow would apply now, for a finalize that
+   * adds the checksum and records of such rows itself; null with a histogram or a window, which that finalize does not feed.
+   */
+  tupleRecordSelection(): TupleRecordSelection | null {
+    if (this.histogram !== null || this.window !== null) return null;
+    // The writer's bar counts only records it was given (addTupleValueRow's order).
+    if (this.writer?.recordBar !== undefined) this.flush();
+    const bar = this.writer?.recordBar?.() ?? null;
+    return { numVector: this.numVector, threshold: this.threshold, writesRecords: this.writer !== null, bar, top: this.writer?.top ?? null };
   }
 
   /**

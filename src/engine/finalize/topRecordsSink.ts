@@ -85,6 +85,11 @@ export class TopRecords implements RecordWriter {
     return { keep: this.sign > 0 ? 'atLeast' : 'atMost', valueBits };
   }
 
+  /** RecordWriter.top: what this writer keeps. */
+  get top(): TopRecordsSpec {
+    return this.spec;
+  }
+
   /** The strongest records so far (at most `count`), strongest first; the sink starts empty again. */
   take(): TakenRecords {
     this.cut();

@@ -1,0 +1,106 @@
+// Dense 2-way epistasis host finalize alone: CPU nanoseconds per pair of the analysis's `pairs.finalize` on one panel
+// (--rows SNPs against --cols others) of random genotypes (MAF 0.4, no missing call), on this thread, best of --reps;
+// the panel's tallies come from the cpu kernel set first (not timed). Its sink hands out a record selection, so the
+// native scorer runs where it is built (build/epistasis/; move it away to time the JS path). It goes through the
+// analysis interface only, so the same file measures another tree's finalize.
+//
+//   node dist/tools/bench-pair-scores.js [--rows 200] [--cols 5000] [--samples 2000] [--score k2] [--reps 5]
+import { loadavg } from 'node:os';
+import { allocatePlaneMatrix, createPopcountGemm, type PlaneMatrix } from '../src/mgemm/index.js';
+import { loadBuiltInAnalysis, type PairBlock, type RecordSelectingSink, type TupleRecordSelection, type TupleRow } from '../src/analyses/index.js';
+import { ChecksumAccumulator, tupleValuePairWeights } from '../src/core/checksum.js';
+import { DEFAULT_PARAM, EPISTASIS_SCORES, type EpistasisScore } from '../src/core/types.js';
+import { UserError } from '../src/core/errors.js';
+import { createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
+
+interface BenchOptions {
+  readonly rows: number;
+  readonly cols: number;
+  readonly samples: number;
+  readonly score: EpistasisScore;
+  readonly reps: number;
+}
+
+function parseScore(option: string, text: string): EpistasisScore {
+  const score = EPISTASIS_SCORES.find((s) => s === text);
+  if (score === undefined) throw new UserError(`${option}: "${text}" is not one of ${EPISTASIS_SCORES.join(', ')}`);
+  return score;
+}
+
+const program = createToolProgram('bench-pair-scores', 'dense 2-way epistasis host finalize of one panel: CPU ns per pair')
+  .addOption(valueOption('--rows <n>', 'row SNPs of the panel', parsePositiveInteger, '200'))
+  .addOption(valueOption('--cols <n>', 'column SNPs of the panel (after the rows)', parsePositiveInteger, '5000'))
+  .addOption(valueOption('--samples <n>', 'samples (half controls)', parsePositiveInteger, '2000'))
+  .addOption(valueOption('--score <score>', 'k2, mi or ig', parseScore, 'k2'))
+  .addOption(valueOption('--reps <n>', 'timed runs; the fastest counts', parsePositiveInteger, '5'));
+const options = parseToolOptions<BenchOptions>(program);
+
+const numVector = options.rows + options.cols;
+const numControls = Math.floor(options.samples / 2);
+const run = (await loadBuiltInAnalysis('epistasis')).forRun({
+  spec: { metric: 'epistasis', numWay: 2, sparse: false, param: DEFAULT_PARAM, multiplier: 1, caseControl: { numControls, score: options.score } },
+  numVector, numField: options.samples,
+});
+const pairs = run.pairs!;
+
+/** The analysis's planes of random genotypes (SPEC §1 codes 00, 01, 11), each within its field range. */
+function randomPlanes(): PlaneMatrix {
+  const planes = allocatePlaneMatrix(numVector, run.planes.numPlanes, options.samples);
+  let state = 12345;
+  const uniform = (): number => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+  const ranges = run.planes.planeFieldRanges ?? null;
+  for (let v = 0; v < numVector; v++) {
+    for (let s = 0; s < options.samples; s++) {
+      const genotype = (uniform() < 0.4 ? 1 : 0) + (uniform() < 0.4 ? 1 : 0);
+      const mask = run.planes.bitsOfCode[[0b00, 0b01, 0b11][genotype]];
+      for (let p = 0; p < planes.numPlanes; p++) {
+        const range = ranges?.[p] ?? null;
+        if (((mask >> p) & 1) === 0 || (range !== null && (s < range.first || s >= range.end))) continue;
+        planes.words[(v * planes.numPlanes + p) * planes.wordsPerPlane + (s >> 5)] |= 1 << (s & 31);
+      }
+    }
+  }
+  return planes;
+}
+
+const planes = randomPlanes();
+const gemm = await createPopcountGemm({ backend: 'cpu', numThreads: 1 });
+const tallies = await gemm.run({
+  a: planes, aFirst: 0, aCount: options.rows, b: planes, bFirst: options.rows, bCount: options.cols, termGroups: pairs.termGroups, strictUpper: false,
+});
+await gemm.close();
+
+const block = { blockIdx: 0, vectorFirst: 0, numVectorReal: numVector, planes, sums: new Float64Array(numVector), counts: new Float64Array(numVector) };
+const panel: PairBlock = { rows: block, rowFirst: 0, numRows: options.rows, cols: block, colFirst: options.rows, numCols: options.cols, strictUpper: false };
+let viaRows = 0;
+const refuse = (): never => { throw new Error('2-way epistasis finalize gives one value per pair'); };
+const checksum = new ChecksumAccumulator();
+const weights = new Float64Array(options.cols);
+const keep = new Uint8Array(options.cols).fill(1);
+// Every value in the checksum, no records: the native scorer's selection, or addTupleValueRow's values (JS path) with
+// EntrySink's checksum steps.
+const sink: RecordSelectingSink = {
+  threshold: { kind: 'none' }, checksum, writesRecords: false,
+  addPairRow: refuse, addPairEntryRow: refuse, addTripleRow: refuse, addPairCountRow: refuse, addHistogramCounts: refuse,
+  addRecordWords: () => undefined,
+  addTupleValueRow(tuple: TupleRow, values: Float64Array): void {
+    tupleValuePairWeights(numVector, tuple.i, tuple.first, tuple.count, weights);
+    checksum.addEntries(values, weights, tuple.count, keep);
+    viaRows += tuple.count;
+  },
+  tupleRecordSelection: (): TupleRecordSelection => ({ numVector, threshold: { kind: 'none' }, writesRecords: false, bar: null, top: null }),
+};
+let best = Infinity;
+let numPairs = 0;
+for (let rep = 0; rep < options.reps; rep++) {
+  const before = process.cpuUsage();
+  numPairs = pairs.finalize({ sink, verifier: null }, panel, tallies);
+  const used = process.cpuUsage(before);
+  best = Math.min(best, (used.user + used.system) * 1000);
+}
+process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; 2-way ${options.score.toUpperCase()} finalize, ` +
+  `${options.samples} samples, ${viaRows === 0 ? 'native scorer' : 'JS path'}: ${numPairs} pairs, ` +
+  `${(best / numPairs).toFixed(1)} CPU ns per pair (best of ${options.reps}; checksum ${checksum.sum() % 1000000n} mod 10^6)\n`);
