@@ -11,7 +11,8 @@ const build = addonBuild({
   sourceDir: 'src/mgemm/kernels/native',
   sources: [
     'src/popcountAvx512.cc', 'src/popcountKernel.h', 'src/horizontal4x4.cc', 'src/verticalLoops.cc', 'src/verticalMicrokernel.h',
-    'src/verticalPacking.cc', 'src/verticalPacking.h', 'src/layoutChoice.cc', 'src/openBlasSyrk.cc',
+    'src/verticalPacking.cc', 'src/verticalPacking.h', 'src/layoutChoice.cc', 'src/amxSupport.cc', 'src/amxPacking.h',
+    'src/amxPacking.cc', 'src/amxMicrokernel.h', 'src/amxLoops.cc', 'src/openBlasSyrk.cc',
   ],
   outDirName: 'native',
   targetName: 'snptally_popcount',

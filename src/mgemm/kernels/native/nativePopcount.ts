@@ -11,9 +11,13 @@ export const NATIVE_KERNEL_NAME = 'avx512-vpopcntq_4x4';
 
 /**
  * Which native kernel computes a task: `auto` (the default) chooses by the task's shape (src/layoutChoice.cc);
- * `horizontal` (4×4 tiles, sums across lanes) and `vertical` (12×32 tiles of packed operands, a column per lane) force one.
+ * `horizontal` (4×4 tiles, sums across lanes), `vertical` (12×32 tiles of packed operands, a column per lane) and `amx`
+ * (32×32 tiles of AMX-INT8 TDPBUUD on bits expanded to bytes; only where amxStatus() says available) force one.
  */
-export type NativeKernelLayout = 'auto' | 'horizontal' | 'vertical';
+export type NativeKernelLayout = 'auto' | 'horizontal' | 'vertical' | 'amx';
+
+/** Whether this process may use AMX-INT8 (CPUID and Linux's permission, asked once per process), or why not. */
+export type NativeAmxStatus = { readonly available: true } | { readonly available: false; readonly reason: string };
 
 /** Options of NativePopcountKernel.runTask. */
 export interface NativeRunOptions {
@@ -27,11 +31,14 @@ export interface NativePopcountKernel {
    * the panel's rows are unspecified); rows outside the panel and columns left of colBegin are left alone.
    */
   runTask(task: GemmTask, options?: NativeRunOptions): void;
+  /** Whether layout `amx` can run here (`auto` uses it where its cost model says it is faster). */
+  amxStatus(): NativeAmxStatus;
 }
 
 interface NativeAddon {
   runTask(task: GemmTask, options?: NativeRunOptions): void;
   cpuSupported(): boolean;
+  amxStatus(): { available: boolean; reason: string };
 }
 
 export type NativeKernelStatus =
@@ -43,6 +50,11 @@ const ADDON_URL = new URL('../../../../../build/native/snptally_popcount.node', 
 const UNAVAILABLE_URL = new URL('../../../../../build/native/UNAVAILABLE', import.meta.url);
 
 let status: NativeKernelStatus | undefined;
+
+function amxStatusOf(addon: NativeAddon): NativeAmxStatus {
+  const { available, reason } = addon.amxStatus();
+  return available ? { available: true } : { available: false, reason: `AMX-INT8 unavailable: ${reason}` };
+}
 
 /** The native kernel, loaded once per thread, or why it is unavailable. */
 export function loadNativePopcountKernel(): NativeKernelStatus {
@@ -58,7 +70,7 @@ export function loadNativePopcountKernel(): NativeKernelStatus {
   }
   const addon = createRequire(import.meta.url)(addonPath) as NativeAddon;
   status = addon.cpuSupported()
-    ? { available: true, kernel: { runTask: (task, options) => addon.runTask(task, options) } }
+    ? { available: true, kernel: { runTask: (task, options) => addon.runTask(task, options), amxStatus: () => amxStatusOf(addon) } }
     : { available: false, reason: 'native kernel unavailable: this CPU lacks AVX512F/AVX512_VPOPCNTDQ' };
   return status;
 }

@@ -29,7 +29,7 @@ double paddedPairs(int rows, int cols, int tileRows, int tileCols) {
 
 }  // namespace
 
-KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel) {
+KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel, const LayoutCandidates& candidates) {
   double words = 0;  // per pair, over every term of every group
   size_t numTerms = 0;
   for (const Group& group : groups) {

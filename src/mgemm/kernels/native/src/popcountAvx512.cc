@@ -1,7 +1,8 @@
 // The N-API entry of the native AVX-512 popcount-GEMM kernels (x86-64 with AVX512F + AVX512_VPOPCNTDQ): reads a
 // GemmTask (mgemm/kernels/wasm/gemmTask.ts) and computes its panel straight from the plane matrices in shared memory,
-// with the kernel that suits the request's shape (layoutChoice.cc): the horizontal 4×4 kernel (horizontal4x4.cc) or
-// the vertical 12×32 kernel (verticalLoops.cc).
+// with the kernel that suits the request's shape (layoutChoice.cc): the horizontal 4×4 kernel (horizontal4x4.cc),
+// the vertical 12×32 kernel (verticalLoops.cc) or, where the CPU and Linux allow AMX-INT8 (amxSupport.cc), the AMX
+// kernel of 32×32 tiles (amxLoops.cc).
 //
 // Identity: out[g][r·bCount + c] = Σ_(pa,pb) ∈ group g  Σ_w popcount(A[aFirst+r][pa][w] AND B[bFirst+c][pb][w]),
 // the contract of mgemm/contract.ts; callers guarantee the sums fit in u32. A task overwrites every cell of its panel it
@@ -24,6 +25,7 @@ void addOpenBlasExports(Napi::Env env, Napi::Object exports);
 
 namespace {
 
+using snptally::native::amxSupport;
 using snptally::native::chooseLayout;
 using snptally::native::Group;
 using snptally::native::KernelLayout;
@@ -47,7 +49,7 @@ Operand operandOf(const Napi::Object& matrix, int first) {
 }
 
 // runTask({request, panel, outputs}, options?): the GemmTask of mgemm/kernels/wasm/gemmTask.ts, already checked;
-// options.layout 'horizontal' or 'vertical' forces a kernel (tests, measurements), else chooseLayout picks.
+// options.layout 'horizontal', 'vertical' or 'amx' forces a kernel (tests, measurements), else chooseLayout picks.
 Napi::Value RunTask(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!cpuHasAvx512Popcount()) {
@@ -63,8 +65,14 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
       requestedLayout = KernelLayout::kHorizontal;
     } else if (name == "vertical") {
       requestedLayout = KernelLayout::kVertical;
+    } else if (name == "amx") {
+      if (!amxSupport().available) {
+        Napi::Error::New(env, "runTask: options.layout 'amx' is unavailable: " + amxSupport().reason).ThrowAsJavaScriptException();
+        return env.Undefined();
+      }
+      requestedLayout = KernelLayout::kAmx;
     } else if (name != "auto") {
-      Napi::TypeError::New(env, "runTask: options.layout must be 'auto', 'horizontal' or 'vertical', not '" + name + "'")
+      Napi::TypeError::New(env, "runTask: options.layout must be 'auto', 'horizontal', 'vertical' or 'amx', not '" + name + "'")
           .ThrowAsJavaScriptException();
       return env.Undefined();
     }
@@ -108,8 +116,10 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
     }
     plannedGroups.push_back(Group{plannedTerms(A, B, panel, std::move(terms)), outputs.Get(g).As<Napi::Uint32Array>().Data()});
   }
-  const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups, panel));
-  if (layout == KernelLayout::kVertical) {
+  const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups, panel, {amxSupport().available}));
+  if (layout == KernelLayout::kAmx) {
+    runGroupsAmx(A, B, plannedGroups, panel);
+  } else if (layout == KernelLayout::kVertical) {
     runGroupsVertical(A, B, plannedGroups, panel);
   } else {
     for (const Group& group : plannedGroups) runGroupHorizontal(A, B, group.terms, panel, group.out);
@@ -122,9 +132,18 @@ Napi::Value CpuSupported(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), cpuHasAvx512Popcount());
 }
 
+// amxStatus(): {available, reason} of AMX-INT8 in this process (asking Linux for the tile state the first time).
+Napi::Value AmxStatus(const Napi::CallbackInfo& info) {
+  Napi::Object result = Napi::Object::New(info.Env());
+  result.Set("available", Napi::Boolean::New(info.Env(), amxSupport().available));
+  result.Set("reason", Napi::String::New(info.Env(), amxSupport().reason));
+  return result;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("runTask", Napi::Function::New(env, RunTask));
   exports.Set("cpuSupported", Napi::Function::New(env, CpuSupported));
+  exports.Set("amxStatus", Napi::Function::New(env, AmxStatus));
   snptally::addOpenBlasExports(env, exports);
   return exports;
 }

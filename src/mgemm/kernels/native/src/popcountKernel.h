@@ -1,5 +1,5 @@
 // What the native popcount-GEMM kernels share: a request's operands, terms and panel as the N-API entry
-// (popcountAvx512.cc) hands them over, and the two kernels' entry points (horizontal4x4.cc, verticalLoops.cc).
+// (popcountAvx512.cc) hands them over, and the kernels' entry points (horizontal4x4.cc, verticalLoops.cc, amxLoops.cc).
 //
 // Identity of both: out[g][r·bCount + c] = Σ_(pa,pb) ∈ group g  Σ_w popcount(A[aFirst+r][pa][w] AND B[bFirst+c][pb][w])
 // for the panel's rows r and columns c (mgemm/contract.ts), every cell of the panel they compute overwritten.
@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -49,11 +50,23 @@ struct Panel {
   bool strictUpper;
 };
 
-/** The two kernels. */
-enum class KernelLayout { kHorizontal, kVertical };
+/** The kernels. */
+enum class KernelLayout { kHorizontal, kVertical, kAmx };
+
+/** amxSupport.cc: whether this process may use AMX-INT8 tiles (checked once), or why not. */
+struct AmxSupport {
+  bool available;
+  std::string reason;
+};
+const AmxSupport& amxSupport();
+
+/** Which kernels chooseLayout may pick besides the two AVX-512 ones. */
+struct LayoutCandidates {
+  bool amx;
+};
 
 /** layoutChoice.cc: the kernel expected to compute this panel of these (planned) groups sooner. */
-KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel);
+KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel, const LayoutCandidates& candidates);
 
 #if defined(__x86_64__)
 /** The group's terms as the kernels run them: a two-term group whose products share no bit on this panel fused. */
@@ -65,6 +78,9 @@ SNPTALLY_AVX512 void runGroupHorizontal(const Operand& A, const Operand& B, cons
 
 /** verticalLoops.cc: every group over the panel, packed operands, 12×32 tiles with one column per u32 lane. */
 SNPTALLY_AVX512 void runGroupsVertical(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p);
+
+/** amxLoops.cc: every group over the panel, bits expanded to bytes, 32×32 tiles of TDPBUUD (needs amxSupport()). */
+void runGroupsAmx(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p);
 #endif
 
 }  // namespace snptally::native

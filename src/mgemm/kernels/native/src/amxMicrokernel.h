@@ -1,0 +1,67 @@
+// The AMX-INT8 microkernel: a 32 × 32 tile of one term group from packed micro-panels (amxPacking.h), as 2 × 2
+// accumulator tiles of 16 × 16 int32 sums. Per chunk of 64 fields, two A tiles and two B tiles are loaded and four
+// TDPBUUD add their 4 × 16 × 16 × 64 byte products; a fused disjoint pair is simply its two products into the same
+// accumulators (they share no bit, so the sum is the pair's count). Counts are exact in int32: a group's sum over a
+// pair is below 2^31 (callers guarantee it fits in u32, and fields < 2^31 per term).
+// Tile registers: tmm0–3 sums (row tile i, column tile j in tmm 2i + j), tmm4–5 A, tmm6–7 B, all 16 rows × 64 bytes
+// (amxTileConfig). 2 × 2 is the largest blocking 8 tile registers allow, and it loads one tile per TDPBUUD.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "amxPacking.h"
+
+#if defined(__x86_64__)
+#define SNPTALLY_AMX __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw")))
+
+namespace snptally::native {
+
+/** One product of a group in packed micro-panels: tile indices of chunk 0 of its planes, and its chunks here. */
+struct AmxProduct {
+  ptrdiff_t aZeroTile, bZeroTile;
+  int chunkFirst, chunkEnd;
+};
+
+/** LDTILECFG's 64-byte operand: palette 1, every tile register 16 rows × 64 bytes. */
+struct alignas(64) AmxTileConfig {
+  uint8_t palette = 1, startRow = 0;
+  uint8_t reserved[14] = {};
+  uint16_t bytesPerRow[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+  uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+};
+
+/**
+ * staged (32 × 32 int32, rows 32 apart) = Σ over products Σ over their chunks of A rows × B columns, for the A
+ * micro-panels a0 (rows 0–15), a1 (rows 16–31) and the B micro-panels b0 (columns 0–15), b1 (columns 16–31).
+ */
+SNPTALLY_AMX inline void amxMicrokernel(const uint8_t* a0, const uint8_t* a1, const uint8_t* b0, const uint8_t* b1,
+                                        const AmxProduct* products, int numProducts, int32_t* staged) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int t = 0; t < numProducts; t++) {
+    const AmxProduct& product = products[t];
+    for (int c = product.chunkFirst; c < product.chunkEnd; c++) {
+      const size_t aAt = static_cast<size_t>(product.aZeroTile + c) * kAmxTileBytes;
+      const size_t bAt = static_cast<size_t>(product.bZeroTile + c) * kAmxTileBytes;
+      _tile_loadd(4, a0 + aAt, 64);
+      _tile_loadd(6, b0 + bAt, 64);
+      _tile_dpbuud(0, 4, 6);
+      _tile_loadd(7, b1 + bAt, 64);
+      _tile_dpbuud(1, 4, 7);
+      _tile_loadd(5, a1 + aAt, 64);
+      _tile_dpbuud(2, 5, 6);
+      _tile_dpbuud(3, 5, 7);
+    }
+  }
+  constexpr size_t kStride = 32 * sizeof(int32_t);
+  _tile_stored(0, staged, kStride);
+  _tile_stored(1, staged + 16, kStride);
+  _tile_stored(2, staged + 16 * 32, kStride);
+  _tile_stored(3, staged + 16 * 32 + 16, kStride);
+}
+
+}  // namespace snptally::native
+#endif
