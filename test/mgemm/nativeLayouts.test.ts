@@ -1,5 +1,5 @@
-// The native kernel's two layouts (options.layout: the horizontal 4×4 kernel, the vertical 12×32 one with packed
-// operands, and the choice between them) against the reference kernel and the naive definition: epistasis-shaped
+// The native kernel's layouts (options.layout: the horizontal 4×4 kernel, the vertical 12×32 one with packed
+// operands, the AMX-INT8 one of 32×32 tiles where the CPU has AMX, and the choice between them) against the reference kernel and the naive definition: epistasis-shaped
 // requests (class plane ranges, 8 one-term groups), ragged rows and columns, planes of 1–3 words and ranges starting at
 // odd words, planes long enough for several K blocks, multi-term and fused disjoint groups, strictUpper diagonal panels
 // cut at odd rows, and outputs at every alignment. Cells a task must not touch (other panels' rows, columns left of
@@ -13,7 +13,6 @@ import type { RowPanel } from '../../src/mgemm/kernels/wasm/gemmTask.js';
 import { CCC_DENSE_TERMS, naiveTallies, neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom, type FieldBits } from './planeFixtures.js';
 
 const SENTINEL = 0xdeadbeef;
-const LAYOUTS: readonly NativeKernelLayout[] = ['horizontal', 'vertical', 'auto'];
 
 /** Epistasis's planes per class (epistasisPlanes.ts): g = 0, g = 1, called; classes are field ranges. */
 const EPI_PLANES = 6;
@@ -183,11 +182,18 @@ function sentinelOutputs(request: PopcountGemmRequest, shiftWords: number): Uint
   return request.termGroups.map((_, g) => new Uint32Array(buffer, 4 * (shiftWords + g * size), size).fill(SENTINEL));
 }
 
+const amxStatus = nativeStatus.available ? nativeStatus.kernel.amxStatus() : null;
+const cpuHasAmxInt8 = cpuHasVpopcntdq && /\bamx_int8\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+if (cpuHasAmxInt8 && amxStatus?.available === false) throw new Error(`the CPU has AMX-INT8 but ${amxStatus.reason}`);
+/** The layouts this machine runs: amx only where the CPU has AMX-INT8 (and Linux allows it). */
+const LAYOUTS: readonly NativeKernelLayout[] = ['horizontal', 'vertical', 'auto', ...(amxStatus?.available === true ? ['amx' as const] : [])];
+const LAYOUT_NAMES = `${LAYOUTS.join(', ')}${amxStatus?.available === true ? '' : ' (amx needs AMX-INT8: not on this CPU)'}`;
+
 describe.runIf(nativeStatus.available)('native kernel layouts', () => {
   const kernel = nativeStatus.available ? nativeStatus.kernel : null;
   const ref = new PopcountGemmRef();
 
-  it.each(CASES)('$name: every layout equals the reference, untouched cells kept', async (c) => {
+  it.each(CASES)(`$name: every layout (${LAYOUT_NAMES}) equals the reference, untouched cells kept`, async (c) => {
     const { request } = c;
     const expected = await ref.run(request);
     expect(expected.some((out) => out.some((tally) => tally !== 0))).toBe(true);

@@ -21,11 +21,18 @@ namespace {
 constexpr int kTile = kAmxTileRows;
 constexpr int kMr = 2 * kTile, kNr = 2 * kTile;  // a 2 × 2 block of accumulator tiles
 // Tiles per micro-panel (16 rows × one K block of every plane): A's two micro-panels take 2 × 128 KiB of L2 (KING's
-// four planes: 32 chunks, 64 words each). Blocks grow in steps of kBlockStepChunks.
+// four planes: 32 chunks, 64 words each). Blocks grow in steps of kBlockStepChunks. Measured on KING's shape (512
+// vectors × 50,000 SNPs, one thread): 32, 64, 128 tiles with B blocks of 256 KiB–1 MiB gave 287–400 ns per pair, the
+// largest of both the fastest: smaller K blocks add output sweeps and tile drains, smaller B blocks repack A more.
 constexpr size_t kMaxTilesPerPanel = 128;
 constexpr int kBlockStepChunks = 8;
 // B's packed block (NC columns of one K block) stays in L2 (2 MiB here) beside A's micro-panels.
-constexpr size_t kMaxPackedBBytes = 1280 * 1024;
+constexpr size_t kMaxPackedBBytes = 1024 * 1024;
+// With several K blocks, sums stay in a staging area of 32 × 32 tiles (4 KiB each, contiguous, so tile loads and
+// stores stream) until the last block, then go to the output once: panel rows × NC columns × groups, at most this.
+// (KING, 512 × 50,000, one thread: sums loaded from and stored to the output rows themselves, 16 rows of 64 bytes
+// 2 KiB apart, took a fifth of the microkernel's time.)
+constexpr size_t kMaxStagedBytes = 4 * 1024 * 1024;
 
 /** A 64-byte aligned scratch array of this thread, grown as needed (kernel tasks run on a pool's threads). */
 class AlignedBytes {
@@ -49,7 +56,7 @@ class AlignedBytes {
   size_t capacity_ = 0;
 };
 
-thread_local AlignedBytes packedAScratch, packedBScratch;
+thread_local AlignedBytes packedAScratch, packedBScratch, stagedScratch;
 
 /** K blocks [first, end) in chunks over all chunks, each at most kMaxTilesPerPanel tiles per micro-panel; at least one. */
 std::vector<std::pair<int, int>> amxKBlocks(const PlaneWordHulls& aHulls, const PlaneWordHulls& bHulls, int numChunks) {
@@ -89,12 +96,8 @@ std::vector<std::vector<AmxProduct>> blockProducts(const std::vector<Group>& gro
   return products;
 }
 
-/** Whether a K block's sums replace the output (the first block) or add to it. */
-enum class OutputUpdate { kStore, kAdd };
-
-/** out[i][c] = (or +=) staged[i][c] for i < numRows, c < numCols; output rows rowStride apart. */
-SNPTALLY_AMX_PACK void writeTile(const int32_t* staged, uint32_t* out, size_t rowStride, int numRows, int numCols,
-                                 OutputUpdate update) {
+/** out[i][c] = sums[i][c] for i < numRows, c < numCols (output rows rowStride apart); sums as AmxSums lays them out. */
+SNPTALLY_AMX_PACK void writeSums(const AmxSums& sums, uint32_t* out, size_t rowStride, int numRows, int numCols) {
   const auto maskOf = [](int cols) {
     return cols >= 16 ? static_cast<__mmask16>(0xffff) : cols <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << cols) - 1);
   };
@@ -102,11 +105,17 @@ SNPTALLY_AMX_PACK void writeTile(const int32_t* staged, uint32_t* out, size_t ro
   for (int i = 0; i < numRows; i++) {
     uint32_t* outRow = out + static_cast<size_t>(i) * rowStride;
     for (int half = 0; half < 2; half++) {
-      __m512i sums = _mm512_load_si512(staged + 32 * i + 16 * half);
-      if (update == OutputUpdate::kAdd) sums = _mm512_add_epi32(sums, _mm512_maskz_loadu_epi32(masks[half], outRow + 16 * half));
-      _mm512_mask_storeu_epi32(outRow + 16 * half, masks[half], sums);
+      const int32_t* tile = sums.tiles[2 * (i / kTile) + half];
+      const __m512i row = _mm512_load_si512(reinterpret_cast<const uint8_t*>(tile) + (i % kTile) * sums.strideBytes);
+      _mm512_mask_storeu_epi32(outRow + 16 * half, masks[half], row);
     }
   }
+}
+
+/** The four tiles of a 32 × 32 block of sums at `first`: 4 KiB, each tile's rows 64 bytes apart. */
+AmxSums stagedSums(int32_t* first, bool addTo) {
+  constexpr size_t kInts = kAmxTileBytes / sizeof(int32_t);
+  return AmxSums{{first, first + kInts, first + 2 * kInts, first + 3 * kInts}, 64, addTo};
 }
 
 }  // namespace
@@ -129,12 +138,16 @@ SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::ve
     maxTilesB = std::max(maxTilesB, plan.b.tilesPerPanel);
     plans.push_back(std::move(plan));
   }
-  // NC: whole 32-column tiles of B whose every block fits kMaxPackedBBytes (at least one).
-  const size_t pairBytesB = 2 * maxTilesB * kAmxTileBytes;
-  const int nc = kNr * static_cast<int>(std::max<size_t>(1, kMaxPackedBBytes / pairBytesB));
+  // NC: whole 32-column tiles of B whose every block fits kMaxPackedBBytes (at least one), and their sums the stage.
+  const bool staged = plans.size() > 1;
+  const size_t pairBytesB = 2 * maxTilesB * kAmxTileBytes, stagedPerColPair = static_cast<size_t>((p.rowEnd - p.rowBegin + kMr - 1) / kMr) *
+                                                                          groups.size() * kMr * kNr * sizeof(int32_t);
+  const size_t colPairs = std::min(kMaxPackedBBytes / pairBytesB, staged ? kMaxStagedBytes / stagedPerColPair : SIZE_MAX);
+  const int nc = kNr * static_cast<int>(std::max<size_t>(1, colPairs));
   uint8_t* packedA = packedAScratch.bytes(2 * maxTilesA * kAmxTileBytes);
   uint8_t* packedB = packedBScratch.bytes(static_cast<size_t>(nc / kTile) * maxTilesB * kAmxTileBytes);
-  alignas(64) int32_t staged[kMr * kNr];
+  int32_t* stage = staged ? reinterpret_cast<int32_t*>(stagedScratch.bytes(stagedPerColPair * (nc / kNr))) : nullptr;
+  alignas(64) int32_t edge[kMr * kNr];
   static const AmxTileConfig config;
   _tile_loadconfig(&config);
   for (int jc = p.colBegin; jc < p.bCount; jc += nc) {
@@ -142,11 +155,14 @@ SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::ve
     // strictUpper: rows from the block's last column on need nothing in it.
     const int rowLimit = p.strictUpper ? std::min(p.rowEnd, jcEnd - 1) : p.rowEnd;
     if (rowLimit <= p.rowBegin) continue;
+    // strictUpper: column tiles wholly at or left of a row tile's first row are not needed.
+    const auto firstColumnTile = [&](int ir) { return p.strictUpper ? jc + (std::max(jc, ir + 1) - jc) / kNr * kNr : jc; };
+    const auto stagedAt = [&](int ir, int jr, size_t g) {
+      const size_t tile = (static_cast<size_t>((ir - p.rowBegin) / kMr) * (nc / kNr) + static_cast<size_t>((jr - jc) / kNr)) * groups.size() + g;
+      return stage + tile * kMr * kNr;
+    };
     for (size_t blockIndex = 0; blockIndex < plans.size(); blockIndex++) {
       const BlockPlan& plan = plans[blockIndex];
-      // The first K block stores instead of adding: a fresh output page read before it is written maps the shared zero
-      // page, and replacing that mapping on the write flushes the TLB of every CPU running the process (verticalLoops.cc).
-      const OutputUpdate update = blockIndex == 0 ? OutputUpdate::kStore : OutputUpdate::kAdd;
       const size_t panelBytesA = plan.a.tilesPerPanel * kAmxTileBytes, panelBytesB = plan.b.tilesPerPanel * kAmxTileBytes;
       // Column tiles in pairs: past jcEnd, a tile of zeros.
       const int colTiles = (jcEnd - jc + kNr - 1) / kNr * 2;
@@ -158,15 +174,38 @@ SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::ve
         const int mr = std::min(kMr, rowLimit - ir);
         packAmxRows(A, ir, std::min(kTile, mr), plan.a, packedA);
         packAmxRows(A, ir + kTile, std::max(0, mr - kTile), plan.a, packedA + panelBytesA);
-        // strictUpper: column tiles wholly at or left of the tile's first row are not needed.
-        const int jrFirst = p.strictUpper ? jc + (std::max(jc, ir + 1) - jc) / kNr * kNr : jc;
-        for (int jr = jrFirst; jr < jcEnd; jr += kNr) {
+        for (int jr = firstColumnTile(ir); jr < jcEnd; jr += kNr) {
           const uint8_t* b0 = packedB + static_cast<size_t>((jr - jc) / kTile) * panelBytesB;
+          const int ncHere = std::min(kNr, jcEnd - jr);
           for (size_t g = 0; g < groups.size(); g++) {
             const std::vector<AmxProduct>& products = plan.products[g];
-            amxMicrokernel(packedA, packedA + panelBytesA, b0, b0 + panelBytesB, products.data(), static_cast<int>(products.size()), staged);
-            writeTile(staged, groups[g].out + static_cast<size_t>(ir) * p.bCount + jr, p.bCount, mr, std::min(kNr, jcEnd - jr), update);
+            const auto run = [&](const AmxSums& sums) {
+              amxMicrokernel(packedA, packedA + panelBytesA, b0, b0 + panelBytesB, products.data(), static_cast<int>(products.size()), sums);
+            };
+            uint32_t* out = groups[g].out + static_cast<size_t>(ir) * p.bCount + jr;
+            if (staged) {
+              run(stagedSums(stagedAt(ir, jr, g), blockIndex > 0));
+            } else if (mr == kMr && ncHere == kNr) {  // one K block, a whole tile: straight to the output
+              int32_t* first = reinterpret_cast<int32_t*>(out);
+              const size_t lower = 16 * static_cast<size_t>(p.bCount);
+              run(AmxSums{{first, first + 16, first + lower, first + lower + 16}, p.bCount * sizeof(int32_t), false});
+            } else {
+              const AmxSums sums{{edge, edge + 16, edge + 16 * kNr, edge + 16 * kNr + 16}, kNr * sizeof(int32_t), false};
+              run(sums);
+              writeSums(sums, out, p.bCount, mr, ncHere);
+            }
           }
+        }
+      }
+    }
+    // The output is written once, after the last K block (so a fresh output page is never read before it is written:
+    // replacing its shared zero page mapping would flush the TLB of every CPU running the process, verticalLoops.cc).
+    if (!staged) continue;
+    for (int ir = p.rowBegin; ir < rowLimit; ir += kMr) {
+      for (int jr = firstColumnTile(ir); jr < jcEnd; jr += kNr) {
+        for (size_t g = 0; g < groups.size(); g++) {
+          writeSums(stagedSums(stagedAt(ir, jr, g), false), groups[g].out + static_cast<size_t>(ir) * p.bCount + jr, p.bCount,
+                    std::min(kMr, rowLimit - ir), std::min(kNr, jcEnd - jr));
         }
       }
     }

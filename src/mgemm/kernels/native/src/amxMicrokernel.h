@@ -31,16 +31,30 @@ struct alignas(64) AmxTileConfig {
   uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
 };
 
+/** A 32 × 32 tile's sums: its four 16 × 16 int32 tiles (rows 0–15 × columns 0–15, 0–15 × 16–31, 16–31 × 0–15, 16–31 × 16–31). */
+struct AmxSums {
+  int32_t* tiles[4];
+  size_t strideBytes;  // between rows of a tile
+  bool addTo;          // add to the sums there (else replace them)
+};
+
 /**
- * staged (32 × 32 int32, rows 32 apart) = Σ over products Σ over their chunks of A rows × B columns, for the A
+ * sums (32 × 32) = (sums when addTo, else 0) + Σ over products Σ over their chunks of A rows × B columns, for the A
  * micro-panels a0 (rows 0–15), a1 (rows 16–31) and the B micro-panels b0 (columns 0–15), b1 (columns 16–31).
  */
 SNPTALLY_AMX inline void amxMicrokernel(const uint8_t* a0, const uint8_t* a1, const uint8_t* b0, const uint8_t* b1,
-                                        const AmxProduct* products, int numProducts, int32_t* staged) {
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
+                                        const AmxProduct* products, int numProducts, const AmxSums& sums) {
+  if (sums.addTo) {
+    _tile_loadd(0, sums.tiles[0], sums.strideBytes);
+    _tile_loadd(1, sums.tiles[1], sums.strideBytes);
+    _tile_loadd(2, sums.tiles[2], sums.strideBytes);
+    _tile_loadd(3, sums.tiles[3], sums.strideBytes);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+  }
   for (int t = 0; t < numProducts; t++) {
     const AmxProduct& product = products[t];
     for (int c = product.chunkFirst; c < product.chunkEnd; c++) {
@@ -56,11 +70,10 @@ SNPTALLY_AMX inline void amxMicrokernel(const uint8_t* a0, const uint8_t* a1, co
       _tile_dpbuud(3, 5, 7);
     }
   }
-  constexpr size_t kStride = 32 * sizeof(int32_t);
-  _tile_stored(0, staged, kStride);
-  _tile_stored(1, staged + 16, kStride);
-  _tile_stored(2, staged + 16 * 32, kStride);
-  _tile_stored(3, staged + 16 * 32 + 16, kStride);
+  _tile_stored(0, sums.tiles[0], sums.strideBytes);
+  _tile_stored(1, sums.tiles[1], sums.strideBytes);
+  _tile_stored(2, sums.tiles[2], sums.strideBytes);
+  _tile_stored(3, sums.tiles[3], sums.strideBytes);
 }
 
 }  // namespace snptally::native

@@ -54,13 +54,14 @@ SNPTALLY_AMX_PACK void packAmxRows(const Operand& matrix, int firstRow, int numR
                                    uint8_t* panel) {
   const __m512i ones = _mm512_set1_epi8(1);
   for (const AmxSlot& slot : layout.slots) {
-    uint8_t* slotTiles = panel + slot.firstTile * kAmxTileBytes;
-    for (int i = 0; i < kAmxTileRows; i++) {
-      const uint32_t* planeRow = i < numRows ? matrix.row(firstRow + i, slot.plane) : nullptr;
-      uint8_t* out = slotTiles + static_cast<size_t>(i) * 64;
-      for (int c = slot.chunkFirst; c < slot.chunkEnd; c++, out += kAmxTileBytes) {
-        const __mmask64 bits = planeRow != nullptr ? chunkAt(planeRow, c) : 0;
-        _mm512_store_si512(out, _mm512_maskz_mov_epi8(bits, ones));
+    const uint32_t* planeRows[kAmxTileRows];
+    for (int i = 0; i < kAmxTileRows; i++) planeRows[i] = i < numRows ? matrix.row(firstRow + i, slot.plane) : nullptr;
+    // Tile by tile, so that each is written whole (16 consecutive cache lines).
+    uint8_t* tile = panel + slot.firstTile * kAmxTileBytes;
+    for (int c = slot.chunkFirst; c < slot.chunkEnd; c++, tile += kAmxTileBytes) {
+      for (int i = 0; i < kAmxTileRows; i++) {
+        const __mmask64 bits = planeRows[i] != nullptr ? chunkAt(planeRows[i], c) : 0;
+        _mm512_store_si512(tile + 64 * i, _mm512_maskz_mov_epi8(bits, ones));
       }
     }
   }
