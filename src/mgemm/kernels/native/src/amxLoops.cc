@@ -112,6 +112,13 @@ SNPTALLY_AMX_PACK void writeSums(const AmxSums& sums, uint32_t* out, size_t rowS
   }
 }
 
+/** Asks for the 4 KiB of a 32 × 32 block of staged sums in L2 (past the stage's end: harmless, prefetches do not fault). */
+inline void prefetchSums(const int32_t* first) {
+  for (size_t line = 0; line < kMr * kNr * sizeof(int32_t); line += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(first) + line, _MM_HINT_T1);
+  }
+}
+
 /** The four tiles of a 32 × 32 block of sums at `first`: 4 KiB, each tile's rows 64 bytes apart. */
 AmxSums stagedSums(int32_t* first, bool addTo) {
   constexpr size_t kInts = kAmxTileBytes / sizeof(int32_t);
@@ -184,7 +191,10 @@ SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::ve
             };
             uint32_t* out = groups[g].out + static_cast<size_t>(ir) * p.bCount + jr;
             if (staged) {
-              run(stagedSums(stagedAt(ir, jr, g), blockIndex > 0));
+              int32_t* sums = stagedAt(ir, jr, g);
+              // The next tile's sums (the next 4 KiB page: hardware prefetchers stop at page ends) into L2 meanwhile.
+              if (blockIndex > 0) prefetchSums(sums + kMr * kNr);
+              run(stagedSums(sums, blockIndex > 0));
             } else if (mr == kMr && ncHere == kNr) {  // one K block, a whole tile: straight to the output
               int32_t* first = reinterpret_cast<int32_t*>(out);
               const size_t lower = 16 * static_cast<size_t>(p.bCount);

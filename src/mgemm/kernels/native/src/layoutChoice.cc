@@ -8,7 +8,16 @@
 // 8192 fields: 900 ns per pair against 200). A fused disjoint pair costs 4/3 per word (one more op per vector).
 // Measured: epistasis's 8 one-term groups of 32 words, 2048 × 2048: vertical 9.9 ns per pair, horizontal 31;
 // dense CCC's 4-term group at 8192 fields: 28 against 40; at 40 × 40 vectors, 56 against 37.
+//
+// AMX (32×32 tiles, where the process may use it): 0.0305 per chunk (64 fields) of each product (four TDPBUUD of 16
+// cycles per 1024 pairs, operands from L2), 0.007 per chunk of every plane packed (A's rows are packed again for every
+// 128-ish columns), 0.77 per group and K block (the tile's sums loaded, drained and stored), over the panel padded to
+// 32 × 32; and 1.0 per row or column and chunk of its planes (each packed at least once: 16 rows' chunk, 1 KiB, in ~30 ns). Fitted with tools/bench-native-layouts.ts (one thread, strict upper triangles): dense CCC 1024 vectors ×
+// 8192 fields 19.8 ns per pair (model 20.7; vertical 28.6), × 50,000 fields 116 (127; vertical 179); KING 512 ×
+// 50,000 SNPs 236–248 (240; horizontal 216–248); epistasis 2048 × 2000 samples 12.6 (11.4; vertical 10.1).
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "popcountKernel.h"
 
@@ -27,14 +36,50 @@ double paddedPairs(int rows, int cols, int tileRows, int tileCols) {
   return padded(rows, tileRows) * padded(cols, tileCols);
 }
 
+constexpr int kAmxTile = 32;                 // amxLoops.cc's kMr, kNr
+constexpr double kAmxTilesPerBlock = 128.0;  // amxLoops.cc's kMaxTilesPerPanel
+
+/** The AMX kernel's cost model (ns per panel), from the chunks (word pairs) its products and packed planes span. */
+double amxCost(const std::vector<Group>& groups, int rows, int cols) {
+  double productChunks = 0;
+  std::map<int, std::pair<int, int>> aHulls, bHulls;  // per plane, the chunks any product reads
+  const auto widen = [](std::map<int, std::pair<int, int>>& hulls, int plane, int first, int end) {
+    const auto [at, inserted] = hulls.emplace(plane, std::make_pair(first, end));
+    if (!inserted) at->second = {std::min(at->second.first, first), std::max(at->second.second, end)};
+  };
+  for (const Group& group : groups) {
+    for (const Term& term : group.terms) {
+      if (term.wordFirst >= term.wordEnd) continue;
+      const int first = term.wordFirst / 2, end = (term.wordEnd + 1) / 2;
+      productChunks += (term.aPlane2 >= 0 ? 2.0 : 1.0) * (end - first);
+      for (const auto& [aPlane, bPlane] : {std::make_pair(term.aPlane, term.bPlane), std::make_pair(term.aPlane2, term.bPlane2)}) {
+        if (aPlane < 0) continue;
+        widen(aHulls, aPlane, first, end);
+        widen(bHulls, bPlane, first, end);
+      }
+    }
+  }
+  const auto chunksOf = [](const std::map<int, std::pair<int, int>>& hulls) {
+    double chunks = 0;
+    for (const auto& [plane, hull] : hulls) chunks += hull.second - hull.first;
+    return chunks;
+  };
+  const double packedChunks = chunksOf(aHulls) + chunksOf(bHulls);
+  const double kBlocks = std::max(1.0, std::ceil(std::max(chunksOf(aHulls), chunksOf(bHulls)) / kAmxTilesPerBlock));
+  return paddedPairs(rows, cols, kAmxTile, kAmxTile) *
+             (0.0305 * productChunks + 0.007 * packedChunks + 0.77 * static_cast<double>(groups.size()) * kBlocks) +
+         1.0 * (rows * chunksOf(aHulls) + cols * chunksOf(bHulls));
+}
+
 }  // namespace
 
 KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel, const LayoutCandidates& candidates) {
   double words = 0;  // per pair, over every term of every group
   size_t numTerms = 0;
+  bool longFusedPair = false;
   for (const Group& group : groups) {
     for (const Term& term : group.terms) {
-      if (term.aPlane2 >= 0 && term.wordEnd - term.wordFirst > kLongFusedPairWords) return KernelLayout::kHorizontal;
+      longFusedPair = longFusedPair || (term.aPlane2 >= 0 && term.wordEnd - term.wordFirst > kLongFusedPairWords);
       const double fusedFactor = term.aPlane2 >= 0 ? 4.0 / 3.0 : 1.0;
       words += fusedFactor * std::max(0, term.wordEnd - term.wordFirst);
       numTerms++;
@@ -45,7 +90,9 @@ KernelLayout chooseLayout(const std::vector<Group>& groups, const Panel& panel, 
   const double numGroups = static_cast<double>(groups.size());
   const double horizontal = paddedPairs(rows, cols, kHorizontalTile, kHorizontalTile) *
                             (0.036 * words + 1.0 * static_cast<double>(numTerms) + 1.0 * numGroups);
-  const double vertical = paddedPairs(rows, cols, kVerticalRows, kVerticalCols) * (0.028 * words + 0.05 * numGroups);
+  const double vertical = longFusedPair ? horizontal * 2 : paddedPairs(rows, cols, kVerticalRows, kVerticalCols) * (0.028 * words + 0.05 * numGroups);
+  const double amx = candidates.amx ? amxCost(groups, rows, cols) : horizontal * 2;
+  if (amx < std::min(horizontal, vertical)) return KernelLayout::kAmx;
   return vertical < horizontal ? KernelLayout::kVertical : KernelLayout::kHorizontal;
 }
 
