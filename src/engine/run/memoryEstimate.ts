@@ -39,6 +39,8 @@ const WASM_MC_ROWS = 128;
 const WASM_KC_WORDS = 1024;
 const WASM_NC_COLS_MAX = 2048;
 const WASM_C_BLOCK_BYTES_MAX = 64 * MiB;
+/** The native AMX kernel's scratch per thread at most (amxLoops.cc): A's micro-panels, B's block, the staged sums. */
+const NATIVE_AMX_SCRATCH_BYTES = 256 * 1024 + MiB + 4 * MiB;
 
 /** metricsFileWriter.ts's write buffer (the sink's own buffer holds RECORDS_PER_FLUSH records). */
 const WRITE_BUFFER_BYTES = MiB;
@@ -322,7 +324,7 @@ export function kernelScratchBytes(job: JobSpec, shape: RankMemoryShape, threads
   const ncCols = Math.min(WASM_NC_COLS_MAX, 4 * Math.ceil(callCols / 4));
   const arena = WASM_MC_ROWS * WASM_KC_WORDS * 4 + ncCols * WASM_KC_WORDS * 4 + Math.min(WASM_C_BLOCK_BYTES_MAX, taskRows * ncCols * 4);
   const products = job.metricSpec.numWay === 3 ? taskRows * shape.triplePlanePairs * shape.wordsPerPlane * 4 : 0;
-  return arena + products;
+  return Math.max(arena, NATIVE_AMX_SCRATCH_BYTES) + products;
 }
 
 /** Records buffered on their way to the file: the sink's and the writer's buffers, and device finalize's read-backs. */

@@ -150,7 +150,8 @@ SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::ve
   const size_t pairBytesB = 2 * maxTilesB * kAmxTileBytes, stagedPerColPair = static_cast<size_t>((p.rowEnd - p.rowBegin + kMr - 1) / kMr) *
                                                                           groups.size() * kMr * kNr * sizeof(int32_t);
   const size_t colPairs = std::min(kMaxPackedBBytes / pairBytesB, staged ? kMaxStagedBytes / stagedPerColPair : SIZE_MAX);
-  const int nc = kNr * static_cast<int>(std::max<size_t>(1, colPairs));
+  const int panelColPairs = (p.bCount - p.colBegin + kNr - 1) / kNr;
+  const int nc = kNr * static_cast<int>(std::clamp<size_t>(colPairs, 1, static_cast<size_t>(panelColPairs)));
   uint8_t* packedA = packedAScratch.bytes(2 * maxTilesA * kAmxTileBytes);
   uint8_t* packedB = packedBScratch.bytes(static_cast<size_t>(nc / kTile) * maxTilesB * kAmxTileBytes);
   int32_t* stage = staged ? reinterpret_cast<int32_t*>(stagedScratch.bytes(stagedPerColPair * (nc / kNr))) : nullptr;
