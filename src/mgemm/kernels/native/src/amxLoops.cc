@@ -125,10 +125,8 @@ AmxSums stagedSums(int32_t* first, bool addTo) {
   return AmxSums{{first, first + kInts, first + 2 * kInts, first + 3 * kInts}, 64, addTo};
 }
 
-}  // namespace
-
-SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p) {
-  if (p.rowBegin >= p.rowEnd || p.colBegin >= p.bCount || groups.empty()) return;
+// Every group of one pass over the panel (runGroupsAmx), with the tile configuration loaded.
+SNPTALLY_AMX void runPass(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p) {
   const PlaneWordHulls aHulls = planeWordHulls(groups, A.numPlanes, TermSide::kA);
   const PlaneWordHulls bHulls = planeWordHulls(groups, B.numPlanes, TermSide::kB);
   const std::vector<std::pair<int, int>> blocks = amxKBlocks(aHulls, bHulls, (A.wordsPerPlane + 1) / 2);
@@ -156,8 +154,6 @@ SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::ve
   uint8_t* packedB = packedBScratch.bytes(static_cast<size_t>(nc / kTile) * maxTilesB * kAmxTileBytes);
   int32_t* stage = staged ? reinterpret_cast<int32_t*>(stagedScratch.bytes(stagedPerColPair * (nc / kNr))) : nullptr;
   alignas(64) int32_t edge[kMr * kNr];
-  static const AmxTileConfig config;
-  _tile_loadconfig(&config);
   for (int jc = p.colBegin; jc < p.bCount; jc += nc) {
     const int jcEnd = std::min(p.bCount, jc + nc);
     // strictUpper: rows from the block's last column on need nothing in it.
@@ -221,6 +217,15 @@ SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::ve
       }
     }
   }
+}
+
+}  // namespace
+
+SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p) {
+  if (p.rowBegin >= p.rowEnd || p.colBegin >= p.bCount || groups.empty()) return;
+  static const AmxTileConfig config;
+  _tile_loadconfig(&config);
+  for (const std::vector<Group>& pass : amxPasses(groups)) runPass(A, B, pass, p);
   // Back to the initial tile state, so that a context switch need not save the tiles.
   _tile_release();
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 namespace snptally::native {
 namespace {
@@ -27,6 +28,50 @@ AmxPackedLayout amxPackedLayout(const PlaneWordHulls& hulls, int blockFirst, int
     layout.tilesPerPanel += static_cast<size_t>(end - first);
   }
   return layout;
+}
+
+namespace {
+
+/** The planes a group reads on one side. */
+std::set<int> planesOf(const Group& group, TermSide side) {
+  std::set<int> planes;
+  for (const Term& term : group.terms) {
+    if (term.wordFirst >= term.wordEnd) continue;
+    planes.insert(side == TermSide::kA ? term.aPlane : term.bPlane);
+    if (term.aPlane2 >= 0) planes.insert(side == TermSide::kA ? term.aPlane2 : term.bPlane2);
+  }
+  return planes;
+}
+
+}  // namespace
+
+std::vector<std::vector<Group>> amxPasses(const std::vector<Group>& groups) {
+  constexpr size_t kPlanesPerPass = 2;
+  struct Pass {
+    std::set<int> aPlanes, bPlanes;
+    std::vector<Group> groups;
+  };
+  std::vector<Pass> passes;
+  for (const Group& group : groups) {
+    const std::set<int> aPlanes = planesOf(group, TermSide::kA), bPlanes = planesOf(group, TermSide::kB);
+    const auto fits = [&](const Pass& pass) {
+      std::set<int> a = pass.aPlanes, b = pass.bPlanes;
+      a.insert(aPlanes.begin(), aPlanes.end());
+      b.insert(bPlanes.begin(), bPlanes.end());
+      return a.size() <= kPlanesPerPass && b.size() <= kPlanesPerPass;
+    };
+    const auto pass = std::find_if(passes.begin(), passes.end(), fits);
+    if (pass == passes.end()) {
+      passes.push_back(Pass{aPlanes, bPlanes, {group}});
+    } else {
+      pass->aPlanes.insert(aPlanes.begin(), aPlanes.end());
+      pass->bPlanes.insert(bPlanes.begin(), bPlanes.end());
+      pass->groups.push_back(group);
+    }
+  }
+  std::vector<std::vector<Group>> grouped;
+  for (Pass& pass : passes) grouped.push_back(std::move(pass.groups));
+  return grouped;
 }
 
 size_t amxTilesPerPanel(const PlaneWordHulls& hulls, int blockFirst, int blockEnd) {

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <map>
 
+#include "amxPacking.h"
 #include "popcountKernel.h"
 
 namespace snptally::native {
@@ -39,8 +40,8 @@ double paddedPairs(int rows, int cols, int tileRows, int tileCols) {
 constexpr int kAmxTile = 32;                 // amxLoops.cc's kMr, kNr
 constexpr double kAmxTilesPerBlock = 128.0;  // amxLoops.cc's kMaxTilesPerPanel
 
-/** The AMX kernel's cost model (ns per panel), from the chunks (word pairs) its products and packed planes span. */
-double amxCost(const std::vector<Group>& groups, int rows, int cols) {
+/** The AMX kernel's cost model (ns per panel) of one pass (amxPasses), from the chunks its products and planes span. */
+double amxPassCost(const std::vector<Group>& groups, int rows, int cols) {
   double productChunks = 0;
   std::map<int, std::pair<int, int>> aHulls, bHulls;  // per plane, the chunks any product reads
   const auto widen = [](std::map<int, std::pair<int, int>>& hulls, int plane, int first, int end) {
@@ -69,6 +70,12 @@ double amxCost(const std::vector<Group>& groups, int rows, int cols) {
   return paddedPairs(rows, cols, kAmxTile, kAmxTile) *
              (0.0305 * productChunks + 0.007 * packedChunks + 0.77 * static_cast<double>(groups.size()) * kBlocks) +
          1.0 * (rows * chunksOf(aHulls) + cols * chunksOf(bHulls));
+}
+
+double amxCost(const std::vector<Group>& groups, int rows, int cols) {
+  double cost = 0;
+  for (const std::vector<Group>& pass : amxPasses(groups)) cost += amxPassCost(pass, rows, cols);
+  return cost;
 }
 
 }  // namespace
