@@ -1,6 +1,6 @@
 // The native kernel's AMX-INT8 layout (options.layout 'amx', amxLoops.cc) on requests large enough for its blocking
-// (nativeLayouts.test.ts covers small and ragged shapes in every layout): several column blocks (NC) and several K
-// blocks whose sums are staged, KING's groups with a fused disjoint pair, strictUpper panels crossing column blocks, and
+// (nativeLayouts.test.ts covers small and ragged shapes in every layout): both loop orders (a panel's rows resident in
+// L2, or B's columns when the rows do not fit), several column blocks (NC) and several K blocks whose sums are staged, KING's groups with a fused disjoint pair, strictUpper panels crossing column blocks, and
 // a run in a worker thread of a fresh process whose main thread never touched AMX (Linux's tile permission is per
 // process: the worker must get it). All against the reference kernel. Where the CPU lacks AMX-INT8 the tests say so in
 // their names and check that 'amx' is refused with the reason while the horizontal layout still equals the reference.
@@ -58,6 +58,18 @@ const CASES: AmxCase[] = [
     return { name: 'KING strictUpper 260 × 260 × 9000 SNPs cut at rows 45 and 171', request, panels };
   })(),
   (() => {
+    const a = planesFromFieldBits(kingBits(random, 300, 9000), 4, 9000, true);
+    const b = planesFromFieldBits(kingBits(random, 100, 9000), 4, 9000, true);
+    const request: PopcountGemmRequest = { a, aFirst: 0, aCount: 300, b, bFirst: 0, bCount: 100, termGroups: KING_GROUPS, strictUpper: false };
+    return { name: 'KING 300 × 100 × 9000 SNPs (rows past L2: B columns resident, 3 K blocks)', request, panels: [{ rowBegin: 0, rowEnd: 300, colBegin: 0 }] };
+  })(),
+  (() => {
+    const a = planesFromFieldBits(kingBits(random, 401, 3000), 4, 3000, true);
+    const request: PopcountGemmRequest = { a, aFirst: 1, aCount: 400, b: a, bFirst: 1, bCount: 400, termGroups: KING_GROUPS, strictUpper: true };
+    const panels = [[0, 333], [333, 400]].map(([rowBegin, rowEnd]) => ({ rowBegin, rowEnd, colBegin: rowBegin + 1 }));
+    return { name: 'KING strictUpper 400 × 400 × 3000 SNPs (one K block; B columns resident, then rows resident)', request, panels };
+  })(),
+  (() => {
     const a = planesFromFieldBits(randomFieldBits(random, 40, 2, 70000), 2, 70000, true);
     const b = planesFromFieldBits(randomFieldBits(random, 50, 2, 70000), 2, 70000, true);
     const request: PopcountGemmRequest = { a, aFirst: 0, aCount: 40, b, bFirst: 0, bCount: 50, termGroups: [CCC_DENSE_TERMS, [[1, 0]]], strictUpper: false };
@@ -85,7 +97,7 @@ describe.runIf(nativeStatus.available)(`native kernel, ${NEEDS}`, () => {
       }
     });
     expect(mismatches).toEqual([]);
-    expect(expected[0].some((tally) => tally > 1000)).toBe(true);
+    expect(expected[0].some((tally) => tally > 100)).toBe(true);
   });
 
   it(`layout amx ${amxHere ? 'runs (needs AMX-INT8: present)' : 'is refused naming why (amx needs AMX-INT8: absent here)'}`, () => {

@@ -33,6 +33,8 @@ constexpr size_t kMaxPackedBBytes = 1024 * 1024;
 // (KING, 512 × 50,000, one thread: sums loaded from and stored to the output rows themselves, 16 rows of 64 bytes
 // 2 KiB apart, took a fifth of the microkernel's time.)
 constexpr size_t kMaxStagedBytes = 4 * 1024 * 1024;
+// All of a panel's rows of one K block stay in L2 up to this size (KING's tasks of 128 rows: 1 MiB).
+constexpr size_t kMaxResidentABytes = 1024 * 1024;
 
 /** A 64-byte aligned scratch array of this thread, grown as needed (kernel tasks run on a pool's threads). */
 class AlignedBytes {
@@ -143,16 +145,20 @@ SNPTALLY_AMX void runPass(const Operand& A, const Operand& B, const std::vector<
     maxTilesB = std::max(maxTilesB, plan.b.tilesPerPanel);
     plans.push_back(std::move(plan));
   }
-  // NC: whole 32-column tiles of B whose every block fits kMaxPackedBBytes (at least one), and their sums the stage.
+  // Rows resident (when all the panel's rows of a K block fit kMaxResidentABytes): A packed once per K block and column
+  // block, each B column pair once; else columns resident: B's NC columns packed into L2, A's rows again for each.
+  const int rowPairs = (p.rowEnd - p.rowBegin + kMr - 1) / kMr, panelColPairs = (p.bCount - p.colBegin + kNr - 1) / kNr;
+  const bool rowsResident = static_cast<size_t>(rowPairs) * 2 * maxTilesA * kAmxTileBytes <= kMaxResidentABytes;
+  // NC: whole 32-column tiles whose sums fit the stage (and, columns resident, whose B block fits kMaxPackedBBytes).
   const bool staged = plans.size() > 1;
-  const size_t pairBytesB = 2 * maxTilesB * kAmxTileBytes, stagedPerColPair = static_cast<size_t>((p.rowEnd - p.rowBegin + kMr - 1) / kMr) *
-                                                                          groups.size() * kMr * kNr * sizeof(int32_t);
-  const size_t colPairs = std::min(kMaxPackedBBytes / pairBytesB, staged ? kMaxStagedBytes / stagedPerColPair : SIZE_MAX);
-  const int panelColPairs = (p.bCount - p.colBegin + kNr - 1) / kNr;
+  const size_t stagedPerColPair = static_cast<size_t>(rowPairs) * groups.size() * kMr * kNr * sizeof(int32_t);
+  const size_t colPairsByB = rowsResident ? SIZE_MAX : kMaxPackedBBytes / (2 * maxTilesB * kAmxTileBytes);
+  const size_t colPairs = std::min(colPairsByB, staged ? kMaxStagedBytes / stagedPerColPair : SIZE_MAX);
   const int nc = kNr * static_cast<int>(std::clamp<size_t>(colPairs, 1, static_cast<size_t>(panelColPairs)));
-  uint8_t* packedA = packedAScratch.bytes(2 * maxTilesA * kAmxTileBytes);
-  uint8_t* packedB = packedBScratch.bytes(static_cast<size_t>(nc / kTile) * maxTilesB * kAmxTileBytes);
-  int32_t* stage = staged ? reinterpret_cast<int32_t*>(stagedScratch.bytes(stagedPerColPair * (nc / kNr))) : nullptr;
+  const int ncPairs = nc / kNr;
+  uint8_t* packedA = packedAScratch.bytes((rowsResident ? rowPairs : 1) * 2 * maxTilesA * kAmxTileBytes);
+  uint8_t* packedB = packedBScratch.bytes((rowsResident ? 1 : ncPairs) * 2 * maxTilesB * kAmxTileBytes);
+  int32_t* stage = staged ? reinterpret_cast<int32_t*>(stagedScratch.bytes(stagedPerColPair * ncPairs)) : nullptr;
   alignas(64) int32_t edge[kMr * kNr];
   for (int jc = p.colBegin; jc < p.bCount; jc += nc) {
     const int jcEnd = std::min(p.bCount, jc + nc);
@@ -161,48 +167,65 @@ SNPTALLY_AMX void runPass(const Operand& A, const Operand& B, const std::vector<
     if (rowLimit <= p.rowBegin) continue;
     // strictUpper: column tiles wholly at or left of a row tile's first row are not needed.
     const auto firstColumnTile = [&](int ir) { return p.strictUpper ? jc + (std::max(jc, ir + 1) - jc) / kNr * kNr : jc; };
+    // Staged sums in the order the loops visit them (so that the next one is the next 4 KiB).
     const auto stagedAt = [&](int ir, int jr, size_t g) {
-      const size_t tile = (static_cast<size_t>((ir - p.rowBegin) / kMr) * (nc / kNr) + static_cast<size_t>((jr - jc) / kNr)) * groups.size() + g;
+      const size_t rowPair = static_cast<size_t>((ir - p.rowBegin) / kMr), colPair = static_cast<size_t>((jr - jc) / kNr);
+      const size_t tile = (rowsResident ? colPair * rowPairs + rowPair : rowPair * ncPairs + colPair) * groups.size() + g;
       return stage + tile * kMr * kNr;
     };
     for (size_t blockIndex = 0; blockIndex < plans.size(); blockIndex++) {
       const BlockPlan& plan = plans[blockIndex];
       const size_t panelBytesA = plan.a.tilesPerPanel * kAmxTileBytes, panelBytesB = plan.b.tilesPerPanel * kAmxTileBytes;
-      // Column tiles in pairs: past jcEnd, a tile of zeros.
-      const int colTiles = (jcEnd - jc + kNr - 1) / kNr * 2;
-      for (int t = 0; t < colTiles; t++) {
-        const int first = jc + t * kTile;
-        packAmxColumns(B, std::min(first, jcEnd - 1), std::clamp(jcEnd - first, 0, kTile), plan.b, packedB + t * panelBytesB);
-      }
-      for (int ir = p.rowBegin; ir < rowLimit; ir += kMr) {
-        const int mr = std::min(kMr, rowLimit - ir);
-        packAmxRows(A, ir, std::min(kTile, mr), plan.a, packedA);
-        packAmxRows(A, ir + kTile, std::max(0, mr - kTile), plan.a, packedA + panelBytesA);
-        for (int jr = firstColumnTile(ir); jr < jcEnd; jr += kNr) {
-          const uint8_t* b0 = packedB + static_cast<size_t>((jr - jc) / kTile) * panelBytesB;
-          const int ncHere = std::min(kNr, jcEnd - jr);
-          for (size_t g = 0; g < groups.size(); g++) {
-            const std::vector<AmxProduct>& products = plan.products[g];
-            const auto run = [&](const AmxSums& sums) {
-              amxMicrokernel(packedA, packedA + panelBytesA, b0, b0 + panelBytesB, products.data(), static_cast<int>(products.size()), sums);
-            };
-            uint32_t* out = groups[g].out + static_cast<size_t>(ir) * p.bCount + jr;
-            if (staged) {
-              int32_t* sums = stagedAt(ir, jr, g);
-              // The next tile's sums (the next 4 KiB page: hardware prefetchers stop at page ends) into L2 meanwhile.
-              if (blockIndex > 0) prefetchSums(sums + kMr * kNr);
-              run(stagedSums(sums, blockIndex > 0));
-            } else if (mr == kMr && ncHere == kNr) {  // one K block, a whole tile: straight to the output
-              int32_t* first = reinterpret_cast<int32_t*>(out);
-              const size_t lower = 16 * static_cast<size_t>(p.bCount);
-              run(AmxSums{{first, first + 16, first + lower, first + lower + 16}, p.bCount * sizeof(int32_t), false});
-            } else {
-              const AmxSums sums{{edge, edge + 16, edge + 16 * kNr, edge + 16 * kNr + 16}, kNr * sizeof(int32_t), false};
-              run(sums);
-              writeSums(sums, out, p.bCount, mr, ncHere);
-            }
+      // Every group of the 32 × 32 tile at (ir, jr) from A's micro-panel pair a0 and B's b0.
+      const auto computeTile = [&](const uint8_t* a0, const uint8_t* b0, int ir, int jr) {
+        const int mr = std::min(kMr, rowLimit - ir), ncHere = std::min(kNr, jcEnd - jr);
+        for (size_t g = 0; g < groups.size(); g++) {
+          const std::vector<AmxProduct>& products = plan.products[g];
+          const auto run = [&](const AmxSums& sums) {
+            amxMicrokernel(a0, a0 + panelBytesA, b0, b0 + panelBytesB, products.data(), static_cast<int>(products.size()), sums);
+          };
+          uint32_t* out = groups[g].out + static_cast<size_t>(ir) * p.bCount + jr;
+          if (staged) {
+            int32_t* sums = stagedAt(ir, jr, g);
+            // The next tile's sums (the next 4 KiB page: hardware prefetchers stop at page ends) into L2 meanwhile.
+            if (blockIndex > 0) prefetchSums(sums + kMr * kNr);
+            run(stagedSums(sums, blockIndex > 0));
+          } else if (mr == kMr && ncHere == kNr) {  // one K block, a whole tile: straight to the output
+            int32_t* first = reinterpret_cast<int32_t*>(out);
+            const size_t lower = 16 * static_cast<size_t>(p.bCount);
+            run(AmxSums{{first, first + 16, first + lower, first + lower + 16}, p.bCount * sizeof(int32_t), false});
+          } else {
+            const AmxSums sums{{edge, edge + 16, edge + 16 * kNr, edge + 16 * kNr + 16}, kNr * sizeof(int32_t), false};
+            run(sums);
+            writeSums(sums, out, p.bCount, mr, ncHere);
           }
         }
+      };
+      // A micro-panel pair (rows first..first + 31 below end) or B's (columns first..first + 31 below jcEnd); zeros past them.
+      const auto packRows = [&](int first, int end, uint8_t* panel) {
+        packAmxRows(A, first, std::clamp(end - first, 0, kTile), plan.a, panel);
+        packAmxRows(A, first + kTile, std::clamp(end - first - kTile, 0, kTile), plan.a, panel + panelBytesA);
+      };
+      const auto packColumns = [&](int first, uint8_t* panel) {
+        for (int half = 0; half < 2; half++) {
+          const int tileFirst = first + half * kTile;
+          packAmxColumns(B, std::min(tileFirst, jcEnd - 1), std::clamp(jcEnd - tileFirst, 0, kTile), plan.b, panel + half * panelBytesB);
+        }
+      };
+      if (rowsResident) {
+        for (int ir = p.rowBegin; ir < rowLimit; ir += kMr) packRows(ir, rowLimit, packedA + static_cast<size_t>((ir - p.rowBegin) / kMr) * 2 * panelBytesA);
+        for (int jr = jc; jr < jcEnd; jr += kNr) {
+          packColumns(jr, packedB);
+          for (int ir = p.rowBegin; ir < rowLimit && firstColumnTile(ir) <= jr; ir += kMr) {
+            computeTile(packedA + static_cast<size_t>((ir - p.rowBegin) / kMr) * 2 * panelBytesA, packedB, ir, jr);
+          }
+        }
+        continue;
+      }
+      for (int jr = jc; jr < jcEnd; jr += kNr) packColumns(jr, packedB + static_cast<size_t>((jr - jc) / kNr) * 2 * panelBytesB);
+      for (int ir = p.rowBegin; ir < rowLimit; ir += kMr) {
+        packRows(ir, rowLimit, packedA);
+        for (int jr = firstColumnTile(ir); jr < jcEnd; jr += kNr) computeTile(packedA, packedB + static_cast<size_t>((jr - jc) / kNr) * 2 * panelBytesB, ir, jr);
       }
     }
     // The output is written once, after the last K block (so a fresh output page is never read before it is written:
