@@ -1,8 +1,10 @@
 // Benchmark of the native kernel's layouts (horizontal, vertical, amx, auto) on one thread, on the request shapes
 // of snptally's analyses: KING (four groups, a fused disjoint pair), dense CCC (one group of four terms) and 2-way
-// epistasis (eight one-term groups over class word ranges). Prints ns per pair of each layout; used to fit the cost
-// model of src/mgemm/kernels/native/src/layoutChoice.cc.
-// Usage: node dist/tools/bench-native-layouts.js [--shape king,ccc,epistasis] [--vectors 512] [--fields 50000] [--reps 3]
+// epistasis (eight one-term groups over class word ranges), all pairs of --vectors vectors cut into tasks of
+// --task-rows rows as the CPU kernel set cuts a panel (one thread runs them in turn). Prints ns per pair of each
+// layout; used to fit the cost model of src/mgemm/kernels/native/src/layoutChoice.cc.
+// Usage: node dist/tools/bench-native-layouts.js [--shape king,ccc,epistasis] [--vectors 512] [--fields 50000]
+//   [--task-rows 128] [--reps 3] [--layout horizontal,vertical,amx,auto]
 import { performance } from 'node:perf_hooks';
 import {
   allocatePlaneMatrix, type PlaneMatrix, type PlaneWordRange, type PopcountGemmRequest, type TermGroup,
@@ -17,6 +19,7 @@ interface BenchLayoutsOptions {
   readonly shape: readonly Shape[];
   readonly vectors: number;
   readonly fields: number;
+  readonly taskRows: number;
   readonly reps: number;
   readonly layout: readonly NativeKernelLayout[];
 }
@@ -26,6 +29,7 @@ function parseOptions(): BenchLayoutsOptions {
     .addOption(valueOption('--shape <list>', 'request shapes, comma-separated', listOf(choiceOf(SHAPES)), 'king,ccc,epistasis'))
     .addOption(valueOption('--vectors <n>', 'vectors of both operands (all pairs, strict upper triangle)', parsePositiveInteger, '512'))
     .addOption(valueOption('--fields <n>', 'fields (SNPs or samples) per vector', parsePositiveInteger, '50000'))
+    .addOption(valueOption('--task-rows <n>', 'rows per task (the strict upper triangle cut into row panels)', parsePositiveInteger, '128'))
     .addOption(valueOption('--reps <n>', 'timed runs of each layout, the best kept', parsePositiveInteger, '3'))
     .addOption(valueOption('--layout <list>', 'layouts, comma-separated', listOf(choiceOf(['horizontal', 'vertical', 'amx', 'auto'] as const)),
       'horizontal,vertical,amx,auto'));
@@ -85,12 +89,15 @@ function main(): void {
     const request: PopcountGemmRequest = { a: planes, aFirst: 0, aCount: n, b: planes, bFirst: 0, bCount: n, termGroups, strictUpper: true, planeWordRanges };
     const outputs = termGroups.map(() => new Uint32Array(new SharedArrayBuffer(4 * n * n)));
     const pairs = (n * (n - 1)) / 2;
-    const line = [`${shape} ${n} vectors × ${options.fields} fields:`];
+    const line = [`${shape} ${n} vectors × ${options.fields} fields, tasks of ${options.taskRows} rows:`];
     for (const layout of layouts) {
       let best = Infinity;
       for (let rep = 0; rep < options.reps; rep++) {
         const start = performance.now();
-        status.kernel.runTask({ request, panel: { rowBegin: 0, rowEnd: n, colBegin: 1 }, outputs }, { layout });
+        for (let rowBegin = 0; rowBegin < n; rowBegin += options.taskRows) {
+          const panel = { rowBegin, rowEnd: Math.min(n, rowBegin + options.taskRows), colBegin: rowBegin + 1 };
+          status.kernel.runTask({ request, panel, outputs }, { layout });
+        }
         best = Math.min(best, performance.now() - start);
       }
       line.push(`${layout} ${((best * 1e6) / pairs).toFixed(1)} ns/pair`);

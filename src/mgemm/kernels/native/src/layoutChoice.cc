@@ -9,12 +9,14 @@
 // Measured: epistasis's 8 one-term groups of 32 words, 2048 × 2048: vertical 9.9 ns per pair, horizontal 31;
 // dense CCC's 4-term group at 8192 fields: 28 against 40; at 40 × 40 vectors, 56 against 37.
 //
-// AMX (32×32 tiles, where the process may use it): 0.0305 per chunk (64 fields) of each product (four TDPBUUD of 16
-// cycles per 1024 pairs, operands from L2), 0.007 per chunk of every plane packed (A's rows are packed again for every
-// 128-ish columns), 0.77 per group and K block (the tile's sums loaded, drained and stored), over the panel padded to
-// 32 × 32; and 1.0 per row or column and chunk of its planes (each packed at least once: 16 rows' chunk, 1 KiB, in ~30 ns). Fitted with tools/bench-native-layouts.ts (one thread, strict upper triangles): dense CCC 1024 vectors ×
-// 8192 fields 19.8 ns per pair (model 20.7; vertical 28.6), × 50,000 fields 116 (127; vertical 179); KING 512 ×
-// 50,000 SNPs 236–248 (240; horizontal 216–248); epistasis 2048 × 2000 samples 12.6 (11.4; vertical 10.1).
+// AMX (32×32 tiles, where the process may use it), per pass of groups (amxPasses): 0.0305 per chunk (64 fields) of
+// each product (four TDPBUUD of ~16 cycles per 1024 pairs, operands from L2), 0.007 per chunk of every plane packed
+// (packing, and A packed again per column block when the panel's rows do not fit L2), 0.77 per group and K block (the
+// tile's sums loaded, drained and stored), over the panel padded to 32 × 32; and 1.0 per row or column and chunk of
+// its planes (each packed at least once: 16 rows' chunk, 1 KiB, in ~30 ns). Fitted with tools/bench-native-layouts.ts
+// (one thread, strict upper triangles in tasks of 128 rows; ns per pair, model in brackets): KING 2048 × 50,000 SNPs
+// 205 (203; horizontal 229), dense CCC 2048 × 8192 fields 19.9 (20.7; vertical 33.7), 1024 × 50,000 121 (127;
+// vertical 191), epistasis 2048 × 2000 samples 13.1 (11.4; vertical 12.0), 1024 × 8000 29.0 (vertical 33.7).
 #include <algorithm>
 #include <cmath>
 #include <map>
