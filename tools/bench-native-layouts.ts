@@ -7,9 +7,9 @@
 //   [--task-rows 128] [--reps 3] [--layout horizontal,vertical,amx,auto]
 import { performance } from 'node:perf_hooks';
 import {
-  allocatePlaneMatrix, type PlaneMatrix, type PlaneWordRange, type PopcountGemmRequest, type TermGroup,
+  allocatePlaneMatrix, loadNativePopcountKernel, type NativeKernelLayout, type PlaneMatrix, type PlaneWordRange,
+  type PopcountGemmRequest, type TermGroup,
 } from '../src/mgemm/index.js';
-import { loadNativePopcountKernel, type NativeKernelLayout } from '../src/mgemm/kernels/native/nativePopcount.js';
 import { choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 const SHAPES = ['king', 'ccc', 'epistasis'] as const;
