@@ -182,7 +182,12 @@ SNPTALLY_AMX void runPass(const Operand& A, const Operand& B, const std::vector<
         for (size_t g = 0; g < groups.size(); g++) {
           const std::vector<AmxProduct>& products = plan.products[g];
           const auto run = [&](const AmxSums& sums) {
-            amxMicrokernel(a0, a0 + panelBytesA, b0, b0 + panelBytesB, products.data(), static_cast<int>(products.size()), sums);
+            const int numProducts = static_cast<int>(products.size());
+            if (mr <= kTile) {
+              amxMicrokernelUpperHalf(a0, b0, b0 + panelBytesB, products.data(), numProducts, sums, mr);
+            } else {
+              amxMicrokernel(a0, a0 + panelBytesA, b0, b0 + panelBytesB, products.data(), numProducts, sums);
+            }
           };
           uint32_t* out = groups[g].out + static_cast<size_t>(ir) * p.bCount + jr;
           if (staged) {
@@ -246,8 +251,7 @@ SNPTALLY_AMX void runPass(const Operand& A, const Operand& B, const std::vector<
 
 SNPTALLY_AMX void runGroupsAmx(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p) {
   if (p.rowBegin >= p.rowEnd || p.colBegin >= p.bCount || groups.empty()) return;
-  static const AmxTileConfig config;
-  _tile_loadconfig(&config);
+  _tile_loadconfig(&amxTileConfig(kAmxTileRows));
   for (const std::vector<Group>& pass : amxPasses(groups)) runPass(A, B, pass, p);
   // Back to the initial tile state, so that a context switch need not save the tiles.
   _tile_release();

@@ -12,7 +12,7 @@
 // AMX (32×32 tiles, where the process may use it), per pass of groups (amxPasses): 0.0305 per chunk (64 fields) of
 // each product (four TDPBUUD of ~16 cycles per 1024 pairs, operands from L2), 0.007 per chunk of every plane packed
 // (packing, and A packed again per column block when the panel's rows do not fit L2), 0.77 per group and K block (the
-// tile's sums loaded, drained and stored), over the panel padded to 32 × 32; and 1.0 per row or column and chunk of
+// tile's sums loaded, drained and stored), over the panel padded to 16 rows × 32 columns; and 1.0 per row or column and chunk of
 // its planes (each packed at least once: 16 rows' chunk, 1 KiB, in ~30 ns). Fitted with tools/bench-native-layouts.ts
 // (one thread, strict upper triangles in tasks of 128 rows; ns per pair, model in brackets): KING 2048 × 50,000 SNPs
 // 205 (203; horizontal 229), dense CCC 2048 × 8192 fields 19.9 (20.7; vertical 33.7), 1024 × 50,000 121 (127;
@@ -39,7 +39,7 @@ double paddedPairs(int rows, int cols, int tileRows, int tileCols) {
   return padded(rows, tileRows) * padded(cols, tileCols);
 }
 
-constexpr int kAmxTile = 32;                 // amxLoops.cc's kMr, kNr
+constexpr int kAmxTile = 32;                 // amxLoops.cc's kMr, kNr (rows in 16s: a last row tile of 16 runs alone)
 constexpr double kAmxTilesPerBlock = 128.0;  // amxLoops.cc's kMaxTilesPerPanel
 
 /** The AMX kernel's cost model (ns per panel) of one pass (amxPasses), from the chunks its products and planes span. */
@@ -69,7 +69,7 @@ double amxPassCost(const std::vector<Group>& groups, int rows, int cols) {
   };
   const double packedChunks = chunksOf(aHulls) + chunksOf(bHulls);
   const double kBlocks = std::max(1.0, std::ceil(std::max(chunksOf(aHulls), chunksOf(bHulls)) / kAmxTilesPerBlock));
-  return paddedPairs(rows, cols, kAmxTile, kAmxTile) *
+  return paddedPairs(rows, cols, kAmxTile / 2, kAmxTile) *
              (0.0305 * productChunks + 0.007 * packedChunks + 0.77 * static_cast<double>(groups.size()) * kBlocks) +
          1.0 * (rows * chunksOf(aHulls) + cols * chunksOf(bHulls));
 }
