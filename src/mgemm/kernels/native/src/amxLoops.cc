@@ -14,7 +14,7 @@
 #include "popcountKernel.h"
 #include "verticalPacking.h"
 
-#if defined(__x86_64__)
+#if defined(SNPTALLY_AMX_BUILT)
 namespace snptally::native {
 namespace {
 

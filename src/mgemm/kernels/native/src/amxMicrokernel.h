@@ -12,7 +12,7 @@
 
 #include "amxPacking.h"
 
-#if defined(__x86_64__)
+#if defined(SNPTALLY_AMX_BUILT)
 #define SNPTALLY_AMX __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw")))
 
 namespace snptally::native {

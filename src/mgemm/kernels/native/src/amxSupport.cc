@@ -16,7 +16,7 @@
 namespace snptally::native {
 namespace {
 
-#if defined(__x86_64__) && defined(__linux__)
+#if defined(SNPTALLY_AMX_BUILT) && defined(__linux__)
 constexpr unsigned kArchGetXcompPerm = 0x1022, kArchReqXcompPerm = 0x1023;  // asm/prctl.h
 constexpr unsigned kXfeatureXtiledata = 18;
 
@@ -37,6 +37,8 @@ AmxSupport probe() {
   }
   return {true, ""};
 }
+#elif defined(__x86_64__) && defined(__linux__)
+AmxSupport probe() { return {false, "the native addon was built without AMX intrinsics (needs g++ 11 or clang 12)"}; }
 #else
 AmxSupport probe() { return {false, "AMX needs Linux on x86-64"}; }
 #endif

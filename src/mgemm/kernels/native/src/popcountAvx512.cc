@@ -117,9 +117,13 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
     plannedGroups.push_back(Group{plannedTerms(A, B, panel, std::move(terms)), outputs.Get(g).As<Napi::Uint32Array>().Data()});
   }
   const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups, panel, {amxSupport().available}));
+#if defined(SNPTALLY_AMX_BUILT)
   if (layout == KernelLayout::kAmx) {
     runGroupsAmx(A, B, plannedGroups, panel);
-  } else if (layout == KernelLayout::kVertical) {
+    return env.Undefined();
+  }
+#endif
+  if (layout == KernelLayout::kVertical) {
     runGroupsVertical(A, B, plannedGroups, panel);
   } else {
     for (const Group& group : plannedGroups) runGroupHorizontal(A, B, group.terms, panel, group.out);

@@ -15,6 +15,10 @@
 // Functions carry target attributes, so the files compile on any x86-64 compiler and the caller checks the CPU
 // before use (cpuHasAvx512Popcount).
 #define SNPTALLY_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
+// The AMX kernel needs a compiler with the AMX intrinsics (GCC 11, clang 12); built without them, amxSupport() says so.
+#if (defined(__clang__) && __clang_major__ >= 12) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 11)
+#define SNPTALLY_AMX_BUILT 1
+#endif
 #endif
 
 namespace snptally::native {
@@ -79,8 +83,10 @@ SNPTALLY_AVX512 void runGroupHorizontal(const Operand& A, const Operand& B, cons
 /** verticalLoops.cc: every group over the panel, packed operands, 12×32 tiles with one column per u32 lane. */
 SNPTALLY_AVX512 void runGroupsVertical(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p);
 
+#if defined(SNPTALLY_AMX_BUILT)
 /** amxLoops.cc: every group over the panel, bits expanded to bytes, 32×32 tiles of TDPBUUD (needs amxSupport()). */
 void runGroupsAmx(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p);
+#endif
 #endif
 
 }  // namespace snptally::native
