@@ -1,9 +1,12 @@
-// The blocked loops of the AMX-INT8 kernel: jc (NC columns) → pc (K blocks) → ir (32 rows) → jr (32 columns) → every
-// term group of the 32 × 32 tile while its operands are in L2. Bits expand 8× into bytes, so packed operands are
-// large: a K block holds at most kMaxTilesPerPanel tiles (1 KiB each) per 16 rows, B's block of NC columns fits in
-// L2 beside A's 32 rows, and jc outside pc keeps the output block (panel rows × NC columns) in the caches while its K
-// blocks add to it. Packing: amxPacking.cc; microkernel: amxMicrokernel.h; why AMX: 16 × 16 pairs × 64 fields per
-// instruction (TDPBUUD on 0/1 bytes), about 5× the field pairs per cycle of AND + VPOPCNTQ.
+// The blocked loops of the AMX-INT8 kernel, per pass of groups (amxPasses: at most two planes a side): jc (NC
+// columns) → pc (K blocks) → 32 × 32 tiles → every group of the pass while the tile's operands are in L2. Bits expand
+// 8× into bytes, so packed operands are large: a K block holds at most kMaxTilesPerPanel tiles (1 KiB each) per 16
+// rows. Two orders inside a K block: the panel's rows resident (all its A micro-panels packed into L2, then per column
+// pair: pack B's, sweep the rows), when they fit kMaxResidentABytes (KING's tasks of 128 rows); else B's NC columns
+// resident (packed into L2, then per row pair: pack A's, sweep the columns), A packed again per column block. With
+// several K blocks the sums are staged and written to the output once. Packing: amxPacking.cc; microkernel:
+// amxMicrokernel.h; why AMX: 16 × 16 pairs × 64 fields per instruction (TDPBUUD on 0/1 bytes), about 5× the field
+// pairs per cycle of AND + VPOPCNTQ, of which the expansion and packing leave 1.15–1.6× (docs/performance.md).
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -20,10 +23,10 @@ namespace {
 
 constexpr int kTile = kAmxTileRows;
 constexpr int kMr = 2 * kTile, kNr = 2 * kTile;  // a 2 × 2 block of accumulator tiles
-// Tiles per micro-panel (16 rows × one K block of every plane): A's two micro-panels take 2 × 128 KiB of L2 (KING's
-// four planes: 32 chunks, 64 words each). Blocks grow in steps of kBlockStepChunks. Measured on KING's shape (512
-// vectors × 50,000 SNPs, one thread): 32, 64, 128 tiles with B blocks of 256 KiB–1 MiB gave 287–400 ns per pair, the
-// largest of both the fastest: smaller K blocks add output sweeps and tile drains, smaller B blocks repack A more.
+// Tiles per micro-panel (16 rows × one K block of every plane of a pass): A's two micro-panels take 2 × 128 KiB of
+// L2 (two planes: 64 chunks, 128 words each). Blocks grow in steps of kBlockStepChunks. Measured on KING's shape (512
+// vectors × 50,000 SNPs, one thread): 32, 64, 128, 256 tiles with B blocks of 256 KiB–16 MiB, 128 and 1 MiB the
+// fastest: smaller K blocks add staged sums and tile drains, smaller B blocks repack A more, larger ones spill to L3.
 constexpr size_t kMaxTilesPerPanel = 128;
 constexpr int kBlockStepChunks = 8;
 // B's packed block (NC columns of one K block) stays in L2 (2 MiB here) beside A's micro-panels.
