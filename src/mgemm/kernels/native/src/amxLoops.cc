@@ -6,7 +6,7 @@
 // resident (packed into L2, then per row pair: pack A's, sweep the columns), A packed again per column block. With
 // several K blocks the sums are staged and written to the output once. Packing: amxPacking.cc; microkernel:
 // amxMicrokernel.h; why AMX: 16 × 16 pairs × 64 fields per instruction (TDPBUUD on 0/1 bytes), about 5× the field
-// pairs per cycle of AND + VPOPCNTQ, of which the expansion and packing leave 1.15–1.6× (docs/performance.md).
+// pairs per cycle of AND + VPOPCNTQ, of which the expansion and packing leave 1.15–1.7× (docs/performance.md).
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
