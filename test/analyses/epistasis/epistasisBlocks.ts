@@ -2,7 +2,8 @@
 import { epistasisPlaneLayout, planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
 import { slabPlaneWordRanges } from '../../../src/engine/blocks/planePacking.js';
 import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix } from '../../../src/mgemm/index.js';
-import type { VectorBlockView } from '../../../src/analyses/analysis.js';
+import type { PairBlock, ResultSink, TupleRow, VectorBlockView } from '../../../src/analyses/analysis.js';
+import { ChecksumAccumulator } from '../../../src/core/checksum.js';
 
 /** Genotypes 0, 1, 2, 3 = missing of one block, `g[v·numField + s]`. */
 export interface Genotypes {
@@ -57,4 +58,23 @@ export function planesOf(genotypes: Genotypes, numControls: number): PlaneMatrix
 
 export function blockOf(planes: PlaneMatrix, vectorFirst: number): VectorBlockView {
   return { blockIdx: 0, vectorFirst, numVectorReal: planes.numVectors, planes, sums: new Float64Array(planes.numVectors), counts: new Float64Array(planes.numVectors) };
+}
+
+/**
+ * A sink that keeps each pair's value at its place in the block (NaN where no pair is); it has no tupleRecordSelection,
+ * so finalize takes the JS path.
+ */
+export function capturingSink(block: PairBlock): { sink: ResultSink; values: Float64Array } {
+  const values = new Float64Array(block.numRows * block.numCols).fill(NaN);
+  const rowZero = block.rows.vectorFirst + block.rowFirst;
+  const colZero = block.cols.vectorFirst + block.colFirst;
+  const refuse = (): never => { throw new Error('epistasis finalize gives one value per pair'); };
+  const sink: ResultSink = {
+    threshold: { kind: 'none' }, checksum: new ChecksumAccumulator(), writesRecords: false,
+    addPairRow: refuse, addPairEntryRow: refuse, addTripleRow: refuse, addPairCountRow: refuse, addRecordWords: refuse, addHistogramCounts: refuse,
+    addTupleValueRow(tuple: TupleRow, row: Float64Array): void {
+      for (let t = 0; t < tuple.count; t++) values[(tuple.i - rowZero) * block.numCols + tuple.first + t - colZero] = row[t];
+    },
+  };
+  return { sink, values };
 }

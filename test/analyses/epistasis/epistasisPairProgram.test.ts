@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analysis as epistasis, engineValueOf, epistasisScore, k2ScaleOf, MarginalScratch, ScoreTables } from '../../../src/analyses/epistasis/index.js';
 import { ChecksumAccumulator } from '../../../src/core/checksum.js';
 import { createPopcountGemmWebgpu, type PopcountGemmWebgpu, type TermGroup } from '../../../src/mgemm/index.js';
-import type { PairBlock, ResultSink, TupleRow } from '../../../src/analyses/analysis.js';
+import type { PairBlock } from '../../../src/analyses/analysis.js';
 import type { Threshold } from '../../../src/core/thresholds.js';
 import type { PairWindowLimits } from '../../../src/core/pairWindow.js';
 import { DEFAULT_PARAM, type EpistasisScore } from '../../../src/core/types.js';
 import { float32Bits } from '../../helpers/float32Bits.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
-import { blockOf, planesOf, randomGenotypes, seeded } from './epistasisBlocks.js';
+import { blockOf, capturingSink, planesOf, randomGenotypes, seeded } from './epistasisBlocks.js';
 import { tableOf, type CaseControlData } from './naiveEpistasis.js';
 
 const gate = await webgpuGate();
@@ -39,21 +39,6 @@ function naiveTallies(block: PairBlock, termGroups: readonly TermGroup[]): Uint3
   });
 }
 
-/** A sink that keeps each pair's value at its place in the block (NaN where no pair is). */
-function capturingSink(block: PairBlock): { sink: ResultSink; values: Float64Array } {
-  const values = new Float64Array(block.numRows * block.numCols).fill(NaN);
-  const rowZero = block.rows.vectorFirst + block.rowFirst;
-  const colZero = block.cols.vectorFirst + block.colFirst;
-  const refuse = (): never => { throw new Error('epistasis finalize gives one value per pair'); };
-  const sink: ResultSink = {
-    threshold: { kind: 'none' }, checksum: new ChecksumAccumulator(), writesRecords: false,
-    addPairRow: refuse, addPairEntryRow: refuse, addTripleRow: refuse, addPairCountRow: refuse, addRecordWords: refuse, addHistogramCounts: refuse,
-    addTupleValueRow(tuple: TupleRow, row: Float64Array): void {
-      for (let t = 0; t < tuple.count; t++) values[(tuple.i - rowZero) * block.numCols + tuple.first + t - colZero] = row[t];
-    },
-  };
-  return { sink, values };
-}
 
 interface Case {
   readonly name: string;

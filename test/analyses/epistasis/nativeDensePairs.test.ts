@@ -10,15 +10,14 @@ import type { EpistasisFinalizeSettings } from '../../../src/analyses/epistasis/
 import { classWordRanges, pairTermGroups } from '../../../src/analyses/epistasis/epistasisPlanes.js';
 import { k2ScaleOf, LN2, ScoreTables } from '../../../src/analyses/epistasis/epistasisScores.js';
 import { loadNativePairScorer } from '../../../src/analyses/epistasis/native/nativePairScores.js';
-import type { PairBlock, ResultSink, TupleRow, VectorBlockView } from '../../../src/analyses/analysis.js';
+import type { PairBlock, VectorBlockView } from '../../../src/analyses/analysis.js';
 import { EntrySink, type RecordWriter } from '../../../src/engine/finalize/entrySink.js';
 import { HistogramCounter } from '../../../src/engine/finalize/histogramSink.js';
 import { TopRecords, type TopRecordsSpec } from '../../../src/engine/finalize/topRecordsSink.js';
-import { ChecksumAccumulator } from '../../../src/core/checksum.js';
 import { singleThreshold, type Threshold } from '../../../src/core/thresholds.js';
 import type { EpistasisScore } from '../../../src/core/types.js';
 import type { TermGroup } from '../../../src/mgemm/index.js';
-import { blockOf, planesOf, randomGenotypes, seeded, type Genotypes } from './epistasisBlocks.js';
+import { blockOf, capturingSink, planesOf, randomGenotypes, seeded, type Genotypes } from './epistasisBlocks.js';
 
 const native = loadNativePairScorer();
 // Where the scorer is built (x86-64 with a compiler, `npm run build`), these tests need it; elsewhere the JS path runs.
@@ -109,21 +108,6 @@ function settingsOf(c: PanelCase, score: EpistasisScore, scorer: 'native' | 'js'
   };
 }
 
-/** A sink without tupleRecordSelection (so finalize takes the JS path) that keeps each pair's value at its place. */
-function capturingSink(block: PairBlock): { sink: ResultSink; values: Float64Array } {
-  const values = new Float64Array(block.numRows * block.numCols).fill(NaN);
-  const rowZero = block.rows.vectorFirst + block.rowFirst;
-  const colZero = block.cols.vectorFirst + block.colFirst;
-  const refuse = (): never => { throw new Error('epistasis finalize gives one value per pair'); };
-  const sink: ResultSink = {
-    threshold: { kind: 'none' }, checksum: new ChecksumAccumulator(), writesRecords: false,
-    addPairRow: refuse, addPairEntryRow: refuse, addTripleRow: refuse, addPairCountRow: refuse, addRecordWords: refuse, addHistogramCounts: refuse,
-    addTupleValueRow(tuple: TupleRow, row: Float64Array): void {
-      for (let t = 0; t < tuple.count; t++) values[(tuple.i - rowZero) * block.numCols + tuple.first + t - colZero] = row[t];
-    },
-  };
-  return { sink, values };
-}
 
 /** Every record a sink hands its writer, in order. */
 class CollectedRecords implements RecordWriter {
