@@ -10,8 +10,7 @@ import { allocatePlaneMatrix, createPopcountGemm, type PlaneMatrix } from '../sr
 import { loadBuiltInAnalysis, type PairBlock, type RecordSelectingSink, type TupleRecordSelection, type TupleRow } from '../src/analyses/index.js';
 import { ChecksumAccumulator, tupleValuePairWeights } from '../src/core/checksum.js';
 import { DEFAULT_PARAM, EPISTASIS_SCORES, type EpistasisScore } from '../src/core/types.js';
-import { UserError } from '../src/core/errors.js';
-import { createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
+import { choiceOf, createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 interface BenchOptions {
   readonly rows: number;
@@ -21,17 +20,11 @@ interface BenchOptions {
   readonly reps: number;
 }
 
-function parseScore(option: string, text: string): EpistasisScore {
-  const score = EPISTASIS_SCORES.find((s) => s === text);
-  if (score === undefined) throw new UserError(`${option}: "${text}" is not one of ${EPISTASIS_SCORES.join(', ')}`);
-  return score;
-}
-
 const program = createToolProgram('bench-pair-scores', 'dense 2-way epistasis host finalize of one panel: CPU ns per pair')
   .addOption(valueOption('--rows <n>', 'row SNPs of the panel', parsePositiveInteger, '200'))
   .addOption(valueOption('--cols <n>', 'column SNPs of the panel (after the rows)', parsePositiveInteger, '5000'))
   .addOption(valueOption('--samples <n>', 'samples (half controls)', parsePositiveInteger, '2000'))
-  .addOption(valueOption('--score <score>', 'k2, mi or ig', parseScore, 'k2'))
+  .addOption(valueOption('--score <score>', 'k2, mi or ig', choiceOf(EPISTASIS_SCORES), 'k2'))
   .addOption(valueOption('--reps <n>', 'timed runs; the fastest counts', parsePositiveInteger, '5'));
 const options = parseToolOptions<BenchOptions>(program);
 

@@ -11,7 +11,7 @@ import { loadBuiltInAnalysis, type QuadTileView, type ResultSink, type TupleRow 
 import { ChecksumAccumulator } from '../src/core/checksum.js';
 import { DEFAULT_PARAM, EPISTASIS_SCORES, type EpistasisScore } from '../src/core/types.js';
 import { UserError } from '../src/core/errors.js';
-import { createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
+import { choiceOf, createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 interface BenchOptions {
   readonly snps: number;
@@ -24,17 +24,11 @@ interface BenchOptions {
 const ROWS = 128;
 const COLS = 256;
 
-function parseScore(option: string, text: string): EpistasisScore {
-  const score = EPISTASIS_SCORES.find((s) => s === text);
-  if (score === undefined) throw new UserError(`${option}: "${text}" is not one of ${EPISTASIS_SCORES.join(', ')}`);
-  return score;
-}
-
 const program = createToolProgram('bench-quad-finalize', '4-way epistasis host finalize of one tile: CPU ns per quadruple')
   .addOption(valueOption('--snps <n>', 'SNPs (the tile takes row pairs with j ≤ 16 against column pairs with k ≥ 17)', parsePositiveInteger, '60'))
   .addOption(valueOption('--samples <n>', 'samples (half controls)', parsePositiveInteger, '2000'))
   .addOption(valueOption('--missing <rate>', 'fraction of missing calls (> 0: the sparse tally plan)', parseNonNegativeNumber, '0'))
-  .addOption(valueOption('--score <score>', 'k2, mi or ig', parseScore, 'k2'))
+  .addOption(valueOption('--score <score>', 'k2, mi or ig', choiceOf(EPISTASIS_SCORES), 'k2'))
   .addOption(valueOption('--reps <n>', 'timed runs; the fastest counts', parsePositiveInteger, '10'));
 const options = parseToolOptions<BenchOptions>(program);
 const firstK = rowPairJ(ROWS - 1) + 1;
