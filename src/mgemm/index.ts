@@ -5,7 +5,7 @@ export * from './pairFinalize.js';
 export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
 // Which CPU microkernel a run can use here, and why not the native one (run reports).
 export {
-  loadNativePopcountKernel, NATIVE_KERNEL_NAME, type NativeAmxStatus, type NativeKernelLayout, type NativeKernelStatus,
+  loadNativePopcountKernel, NATIVE_KERNEL_NAME, nativeKernelSetName, type NativeAmxStatus, type NativeKernelLayout, type NativeKernelStatus,
 } from './kernels/native/nativePopcount.js';
 // The GRM's float64 product (OpenBLAS dsyrk through the native addon).
 export { loadOpenBlas, type OpenBlasStatus, type SymmetricRankUpdate } from './kernels/native/openBlas.js';

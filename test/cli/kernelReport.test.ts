@@ -2,12 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { describeKernelSets } from '../../src/cli/runReport.js';
 import type { RankDevice } from '../../src/engine/index.js';
-import { loadNativePopcountKernel, NATIVE_KERNEL_NAME, WASM_KERNEL_SET_NAME } from '../../src/mgemm/index.js';
+import { loadNativePopcountKernel, nativeKernelSetName, WASM_KERNEL_SET_NAME } from '../../src/mgemm/index.js';
 import { runCli } from './cliHarness.js';
 
 const native = loadNativePopcountKernel();
 /** What `--backend cpu` must pick here: the AVX-512 kernel where it was built and the CPU has it, else wasm. */
-const expectedCpuKernelSet = native.available ? NATIVE_KERNEL_NAME : WASM_KERNEL_SET_NAME;
+const expectedCpuKernelSet = native.available ? nativeKernelSetName() : WASM_KERNEL_SET_NAME;
 
 function cpuRank(rank: number, kernelSet: string): RankDevice {
   return { rank, description: 'cpu', gpuIndex: null, gpuCount: null, kernelSet };
@@ -23,7 +23,7 @@ describe('run names its kernel set', () => {
     const text = runCli(['run', '--vectors', '48', '--fields', '100']);
     expect(text.status, text.stderr).toBe(0);
     const kernelLines = text.stdout.split('\n').filter((line) => line.startsWith('kernels '));
-    expect(kernelLines).toEqual([native.available ? `kernels ${NATIVE_KERNEL_NAME}` : `kernels ${WASM_KERNEL_SET_NAME} (${native.reason})`]);
+    expect(kernelLines).toEqual([native.available ? `kernels ${nativeKernelSetName()}` : `kernels ${WASM_KERNEL_SET_NAME} (${native.reason})`]);
   });
 
   it('--backend ref: the reference kernels', () => {

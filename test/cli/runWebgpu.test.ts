@@ -2,7 +2,7 @@
 // which GPU each rank used.
 import { describe, expect, it } from 'vitest';
 import type { RankDevice } from '../../src/engine/index.js';
-import { loadNativePopcountKernel, NATIVE_KERNEL_NAME, WASM_KERNEL_SET_NAME, WEBGPU_KERNEL_SET_PREFIX } from '../../src/mgemm/index.js';
+import { loadNativePopcountKernel, nativeKernelSetName, WASM_KERNEL_SET_NAME, WEBGPU_KERNEL_SET_PREFIX } from '../../src/mgemm/index.js';
 import { gpuIndexLayerGate, webgpuGate } from '../helpers/webgpuGate.js';
 import { runCli } from './cliHarness.js';
 
@@ -97,7 +97,7 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
     const outcome = runCli(['run', '--backend', 'cpu', '--npv', '2', '--vectors', '48', '--fields', '100', '--json']);
     expect(outcome.status, outcome.stderr).toBe(0);
     const result = JSON.parse(outcome.stdout) as { rankDevices: RankDevice[] };
-    const kernelSet = loadNativePopcountKernel().available ? NATIVE_KERNEL_NAME : WASM_KERNEL_SET_NAME;
+    const kernelSet = loadNativePopcountKernel().available ? nativeKernelSetName() : WASM_KERNEL_SET_NAME;
     expect(result.rankDevices).toEqual([0, 1].map((rank) => ({ rank, description: 'cpu', gpuIndex: null, gpuCount: null, kernelSet })));
     expect(runCli(['run', '--vectors', '48', '--fields', '100']).stdout).not.toMatch(/\ngpus /);
   });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PopcountGemm, PopcountGemmRequest, TermGroup } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { KC_WORDS, MC_ROWS, NC_COLS_MAX } from '../../src/mgemm/kernels/wasm/blockSizes.js';
-import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../../src/mgemm/kernels/native/nativePopcount.js';
+import { loadNativePopcountKernel, nativeKernelSetName } from '../../src/mgemm/kernels/native/nativePopcount.js';
 import { createPopcountGemmWasm, WASM_KERNEL_SET_NAME } from '../../src/mgemm/kernels/wasm/popcountGemmWasm.js';
 import type { CpuMicrokernel } from '../../src/mgemm/kernels/wasm/workerProtocol.js';
 import { CCC_DENSE_TERMS, neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
@@ -81,7 +81,7 @@ const nativeStatus = loadNativePopcountKernel();
 if (cpuHasVpopcntdq && !nativeStatus.available) throw new Error(`the CPU has AVX512_VPOPCNTDQ but ${nativeStatus.reason}`);
 const MICROKERNELS: { microkernel: CpuMicrokernel; name: string }[] = [
   { microkernel: 'wasm', name: WASM_KERNEL_SET_NAME },
-  ...(nativeStatus.available ? [{ microkernel: 'native' as const, name: NATIVE_KERNEL_NAME }] : []),
+  ...(nativeStatus.available ? [{ microkernel: 'native' as const, name: nativeKernelSetName() }] : []),
 ];
 
 const THREAD_SETTINGS = MICROKERNELS.flatMap(({ microkernel, name }) => [

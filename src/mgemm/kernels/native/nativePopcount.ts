@@ -8,6 +8,8 @@ import type { GemmTask } from '../wasm/gemmTask.js';
 
 /** Name of this kernel set's native microkernels: AVX-512 VPOPCNTQ, 4×4 tiles (and 12×32 vertical ones, chosen per task). */
 export const NATIVE_KERNEL_NAME = 'avx512-vpopcntq_4x4';
+/** The native kernel set's name where its AMX-INT8 layout can run too (runs name it, so that a figure says which ran). */
+export const NATIVE_AMX_KERNEL_NAME = `${NATIVE_KERNEL_NAME}+amx`;
 
 /**
  * Which native kernel computes a task: `auto` (the default) chooses by the task's shape (src/layoutChoice.cc);
@@ -73,4 +75,10 @@ export function loadNativePopcountKernel(): NativeKernelStatus {
     ? { available: true, kernel: { runTask: (task, options) => addon.runTask(task, options), amxStatus: () => amxStatusOf(addon) } }
     : { available: false, reason: 'native kernel unavailable: this CPU lacks AVX512F/AVX512_VPOPCNTDQ' };
   return status;
+}
+
+/** The native kernel set's name on this machine: NATIVE_AMX_KERNEL_NAME where amxStatus() says AMX can run. */
+export function nativeKernelSetName(): string {
+  const native = loadNativePopcountKernel();
+  return native.available && native.kernel.amxStatus().available ? NATIVE_AMX_KERNEL_NAME : NATIVE_KERNEL_NAME;
 }

@@ -16,7 +16,7 @@ import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } fro
 import { TallyBuffers } from './tallyBuffers.js';
 import { TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type WorkerGuestSpec } from '../../../core/taskWorkerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
-import { loadNativePopcountKernel, NATIVE_KERNEL_NAME } from '../native/nativePopcount.js';
+import { loadNativePopcountKernel, nativeKernelSetName } from '../native/nativePopcount.js';
 import { createTaskRunner, startKernelTasks, type GemmTaskRunner } from './kernelTasks.js';
 import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type KernelTask } from './workerProtocol.js';
 import type { ThreadGemmKernel } from './threadGemm.js';
@@ -54,7 +54,7 @@ export function resolveMicrokernel(choice: CpuMicrokernel | 'auto'): CpuMicroker
 
 /** Kernel-set name of a microkernel family. */
 function kernelSetName(microkernel: CpuMicrokernel): string {
-  return microkernel === 'native' ? NATIVE_KERNEL_NAME : WASM_KERNEL_SET_NAME;
+  return microkernel === 'native' ? nativeKernelSetName() : WASM_KERNEL_SET_NAME;
 }
 
 const DEFAULT_MIN_WORD_OPS_PER_THREAD = 1 << 21;
