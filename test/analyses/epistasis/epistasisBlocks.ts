@@ -1,7 +1,7 @@
 // Blocks of epistasis planes from random genotypes, for the device value program tests (2-way and 3-way).
 import { epistasisPlaneLayout, planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
 import { slabPlaneWordRanges } from '../../../src/engine/blocks/planePacking.js';
-import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix } from '../../../src/mgemm/index.js';
+import { WORDS_PER_PLANE_ALIGN, type PlaneMatrix, type TermGroup } from '../../../src/mgemm/index.js';
 import type { PairBlock, ResultSink, TupleRow, VectorBlockView } from '../../../src/analyses/analysis.js';
 import { ChecksumAccumulator } from '../../../src/core/checksum.js';
 
@@ -77,4 +77,31 @@ export function capturingSink(block: PairBlock): { sink: ResultSink; values: Flo
     },
   };
   return { sink, values };
+}
+
+/**
+ * Tallies of a pair block from the definition: Σ popcount over each group's terms (epistasis's 6 planes a vector).
+ * With `padding`, cells of padded rows or columns get its garbage (what a kernel may leave there); without, their sums.
+ */
+export function naiveTallies(block: PairBlock, termGroups: readonly TermGroup[], padding?: () => number): Uint32Array[] {
+  const popcount = (x: number): number => { let n = 0; for (let y = x >>> 0; y !== 0; y &= y - 1) n++; return n; };
+  const { rows, cols } = block;
+  const wpp = rows.planes.wordsPerPlane;
+  return termGroups.map((group) => {
+    const out = new Uint32Array(block.numRows * block.numCols);
+    for (let r = 0; r < block.numRows; r++) for (let c = 0; c < block.numCols; c++) {
+      if (padding !== undefined && (block.rowFirst + r >= rows.numVectorReal || block.colFirst + c >= cols.numVectorReal)) {
+        out[r * block.numCols + c] = Math.floor(padding() * 2 ** 32);
+        continue;
+      }
+      let sum = 0;
+      for (const [pa, pb] of group) {
+        const a = ((block.rowFirst + r) * 6 + pa) * wpp;
+        const b = ((block.colFirst + c) * 6 + pb) * wpp;
+        for (let w = 0; w < wpp; w++) sum += popcount(rows.planes.words[a + w] & cols.planes.words[b + w]);
+      }
+      out[r * block.numCols + c] = sum;
+    }
+    return out;
+  });
 }

@@ -7,37 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analysis as epistasis, engineValueOf, epistasisScore, k2ScaleOf, MarginalScratch, ScoreTables } from '../../../src/analyses/epistasis/index.js';
 import { ChecksumAccumulator } from '../../../src/core/checksum.js';
-import { createPopcountGemmWebgpu, type PopcountGemmWebgpu, type TermGroup } from '../../../src/mgemm/index.js';
+import { createPopcountGemmWebgpu, type PopcountGemmWebgpu } from '../../../src/mgemm/index.js';
 import type { PairBlock } from '../../../src/analyses/analysis.js';
 import type { Threshold } from '../../../src/core/thresholds.js';
 import type { PairWindowLimits } from '../../../src/core/pairWindow.js';
 import { DEFAULT_PARAM, type EpistasisScore } from '../../../src/core/types.js';
 import { float32Bits } from '../../helpers/float32Bits.js';
 import { webgpuGate } from '../../helpers/webgpuGate.js';
-import { blockOf, capturingSink, planesOf, randomGenotypes, seeded } from './epistasisBlocks.js';
+import { blockOf, capturingSink, naiveTallies, planesOf, randomGenotypes, seeded } from './epistasisBlocks.js';
 import { tableOf, type CaseControlData } from './naiveEpistasis.js';
 
 const gate = await webgpuGate();
 
-/** Tallies of a pair block from the definition: Σ popcount over each group's terms. */
-function naiveTallies(block: PairBlock, termGroups: readonly TermGroup[]): Uint32Array[] {
-  const popcount = (x: number): number => { let n = 0; for (let y = x >>> 0; y !== 0; y &= y - 1) n++; return n; };
-  const { rows, cols } = block;
-  const wpp = rows.planes.wordsPerPlane;
-  return termGroups.map((group) => {
-    const out = new Uint32Array(block.numRows * block.numCols);
-    for (let r = 0; r < block.numRows; r++) for (let c = 0; c < block.numCols; c++) {
-      let sum = 0;
-      for (const [pa, pb] of group) {
-        const a = ((block.rowFirst + r) * 6 + pa) * wpp;
-        const b = ((block.colFirst + c) * 6 + pb) * wpp;
-        for (let w = 0; w < wpp; w++) sum += popcount(rows.planes.words[a + w] & cols.planes.words[b + w]);
-      }
-      out[r * block.numCols + c] = sum;
-    }
-    return out;
-  });
-}
 
 
 interface Case {

@@ -16,8 +16,7 @@ import { HistogramCounter } from '../../../src/engine/finalize/histogramSink.js'
 import { TopRecords, type TopRecordsSpec } from '../../../src/engine/finalize/topRecordsSink.js';
 import { singleThreshold, type Threshold } from '../../../src/core/thresholds.js';
 import type { EpistasisScore } from '../../../src/core/types.js';
-import type { TermGroup } from '../../../src/mgemm/index.js';
-import { blockOf, capturingSink, planesOf, randomGenotypes, seeded, type Genotypes } from './epistasisBlocks.js';
+import { blockOf, capturingSink, naiveTallies, planesOf, randomGenotypes, seeded, type Genotypes } from './epistasisBlocks.js';
 
 const native = loadNativePairScorer();
 // Where the scorer is built (x86-64 with a compiler, `npm run build`), these tests need it; elsewhere the JS path runs.
@@ -76,29 +75,6 @@ function pairBlockOf(c: PanelCase): { block: PairBlock; numVector: number } {
   return { block, numVector };
 }
 
-/** Tallies from the definition (Σ popcount over each group's terms); cells of padded rows or columns get garbage. */
-function naiveTallies(block: PairBlock, termGroups: readonly TermGroup[], random: () => number): Uint32Array[] {
-  const popcount = (x: number): number => { let n = 0; for (let y = x >>> 0; y !== 0; y &= y - 1) n++; return n; };
-  const { rows, cols } = block;
-  const wpp = rows.planes.wordsPerPlane;
-  return termGroups.map((group) => {
-    const out = new Uint32Array(block.numRows * block.numCols);
-    for (let r = 0; r < block.numRows; r++) for (let c = 0; c < block.numCols; c++) {
-      if (block.rowFirst + r >= rows.numVectorReal || block.colFirst + c >= cols.numVectorReal) {
-        out[r * block.numCols + c] = Math.floor(random() * 2 ** 32);
-        continue;
-      }
-      let sum = 0;
-      for (const [pa, pb] of group) {
-        const a = ((block.rowFirst + r) * 6 + pa) * wpp;
-        const b = ((block.colFirst + c) * 6 + pb) * wpp;
-        for (let w = 0; w < wpp; w++) sum += popcount(rows.planes.words[a + w] & cols.planes.words[b + w]);
-      }
-      out[r * block.numCols + c] = sum;
-    }
-    return out;
-  });
-}
 
 function settingsOf(c: PanelCase, score: EpistasisScore, scorer: 'native' | 'js'): EpistasisFinalizeSettings {
   const numField = c.numControls + c.numCases;
