@@ -6,10 +6,11 @@
 //
 //   node dist/tools/bench-pair-scores.js [--rows 200] [--cols 5000] [--samples 2000] [--score k2] [--reps 5]
 import { loadavg } from 'node:os';
-import { allocatePlaneMatrix, createPopcountGemm, type PlaneMatrix } from '../src/mgemm/index.js';
+import { createPopcountGemm } from '../src/mgemm/index.js';
 import { loadBuiltInAnalysis, type PairBlock, type RecordSelectingSink, type TupleRecordSelection, type TupleRow } from '../src/analyses/index.js';
 import { ChecksumAccumulator, tupleValuePairWeights } from '../src/core/checksum.js';
 import { DEFAULT_PARAM, EPISTASIS_SCORES, type EpistasisScore } from '../src/core/types.js';
+import { randomPlanes } from './lib/randomPlanes.js';
 import { choiceOf, createToolProgram, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 interface BenchOptions {
@@ -36,30 +37,7 @@ const run = (await loadBuiltInAnalysis('epistasis')).forRun({
 });
 const pairs = run.pairs!;
 
-/** The analysis's planes of random genotypes (SPEC §1 codes 00, 01, 11), each within its field range. */
-function randomPlanes(): PlaneMatrix {
-  const planes = allocatePlaneMatrix(numVector, run.planes.numPlanes, options.samples);
-  let state = 12345;
-  const uniform = (): number => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 4294967296;
-  };
-  const ranges = run.planes.planeFieldRanges ?? null;
-  for (let v = 0; v < numVector; v++) {
-    for (let s = 0; s < options.samples; s++) {
-      const genotype = (uniform() < 0.4 ? 1 : 0) + (uniform() < 0.4 ? 1 : 0);
-      const mask = run.planes.bitsOfCode[[0b00, 0b01, 0b11][genotype]];
-      for (let p = 0; p < planes.numPlanes; p++) {
-        const range = ranges?.[p] ?? null;
-        if (((mask >> p) & 1) === 0 || (range !== null && (s < range.first || s >= range.end))) continue;
-        planes.words[(v * planes.numPlanes + p) * planes.wordsPerPlane + (s >> 5)] |= 1 << (s & 31);
-      }
-    }
-  }
-  return planes;
-}
-
-const planes = randomPlanes();
+const planes = randomPlanes(run.planes, { numVector, numSamples: options.samples });
 const gemm = await createPopcountGemm({ backend: 'cpu', numThreads: 1 });
 const tallies = await gemm.run({
   a: planes, aFirst: 0, aCount: options.rows, b: planes, bFirst: options.rows, bCount: options.cols, termGroups: pairs.termGroups, strictUpper: false,

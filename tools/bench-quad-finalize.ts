@@ -5,12 +5,13 @@
 //
 //   node dist/tools/bench-quad-finalize.js [--snps 60] [--samples 2000] [--missing 0] [--score k2] [--reps 10]
 import { loadavg } from 'node:os';
-import { allocatePlaneMatrix, createPopcountGemm, pairPlaneMatrix, type PlaneMatrix } from '../src/mgemm/index.js';
+import { createPopcountGemm, pairPlaneMatrix } from '../src/mgemm/index.js';
 import { colPairsOf, firstColPairOf, rowPairJ, rowPairsOf } from '../src/parallel/index.js';
 import { loadBuiltInAnalysis, type QuadTileView, type ResultSink, type TupleRow } from '../src/analyses/index.js';
 import { ChecksumAccumulator } from '../src/core/checksum.js';
 import { DEFAULT_PARAM, EPISTASIS_SCORES, type EpistasisScore } from '../src/core/types.js';
 import { UserError } from '../src/core/errors.js';
+import { randomPlanes } from './lib/randomPlanes.js';
 import { choiceOf, createToolProgram, parseNonNegativeNumber, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
 interface BenchOptions {
@@ -43,31 +44,7 @@ const run = (await loadBuiltInAnalysis('epistasis')).forRun({
 });
 const quads = run.quads!;
 
-/** The analysis's planes of random genotypes (SPEC §1 codes 00, 01, 11; 10 missing), each within its field range. */
-function randomPlanes(): PlaneMatrix {
-  const planes = allocatePlaneMatrix(options.snps, run.planes.numPlanes, options.samples);
-  let state = 12345;
-  const uniform = (): number => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 4294967296;
-  };
-  const ranges = run.planes.planeFieldRanges ?? null;
-  for (let v = 0; v < options.snps; v++) {
-    for (let s = 0; s < options.samples; s++) {
-      const genotype = (uniform() < 0.4 ? 1 : 0) + (uniform() < 0.4 ? 1 : 0);
-      const code = uniform() < options.missing ? 0b10 : [0b00, 0b01, 0b11][genotype];
-      const mask = run.planes.bitsOfCode[code];
-      for (let p = 0; p < planes.numPlanes; p++) {
-        const range = ranges?.[p] ?? null;
-        if (((mask >> p) & 1) === 0 || (range !== null && (s < range.first || s >= range.end))) continue;
-        planes.words[(v * planes.numPlanes + p) * planes.wordsPerPlane + (s >> 5)] |= 1 << (s & 31);
-      }
-    }
-  }
-  return planes;
-}
-
-const planes = randomPlanes();
+const planes = randomPlanes(run.planes, { numVector: options.snps, numSamples: options.samples, missingRate: options.missing });
 const rows = rowPairsOf(0, ROWS);
 const cols = colPairsOf(options.snps, colFirst, colFirst + COLS);
 const a = pairPlaneMatrix(planes, rows.i, rows.j, quads.plan.rowPlanePairs);
