@@ -10,9 +10,7 @@ import { loadBuiltInAnalysis, type PairWindowBand } from '../src/analyses/index.
 import { pairWindowLimits, windowKbToBp } from '../src/core/pairWindow.js';
 import { singleThreshold } from '../src/core/thresholds.js';
 import { DEFAULT_PARAM } from '../src/core/types.js';
-import { EntrySink } from '../src/engine/finalize/entrySink.js';
-import { windowPanelGeometry, windowPanelRows } from '../src/engine/pipeline/windowPanels.js';
-import { pairsInPanel } from '../src/engine/pipeline/panelPairs.js';
+import { EntrySink, pairsInPanel, windowPanelGeometry, windowPanelRows } from '../src/engine/index.js';
 import { randomPlanes } from './lib/randomPlanes.js';
 import { createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
