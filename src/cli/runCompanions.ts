@@ -42,6 +42,9 @@ export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInp
   const inMemory = input?.inMemory ?? null;
   const keepsSidecar = input !== null && ((input.sidecar !== null && input.sidecarPath === null) || inMemory !== null);
   const runInfoPath = runInfoPathOf(stub);
+  // The missing calls' file is made as soon as the rows are described, while the run computes, not when it commits.
+  const missingBytes = inMemory === null ? null
+    : readyValue(inMemory.rows.done.then((rows) => sampleMissingFileBytes(rows.missingCalls, spec.numField)));
   return {
     paths: [...(keepsSidecar ? [inputSidecarPathOf(stub)] : []), ...(inMemory === null ? [] : [sampleMissingPathOf(stub)]), runInfoPath],
     inputPaths: input?.readPaths ?? [],
@@ -53,7 +56,9 @@ export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInp
         const written = inMemory?.result() ?? null;
         const kept: PreparedSidecar | null = written?.sidecar ?? input?.sidecar ?? null;
         if (keepsSidecar && kept !== null) staged.push(stageSidecarFile(inputSidecarPathOf(stub), kept));
-        if (written !== null) staged.push(stageFile(sampleMissingPathOf(stub), sampleMissingFileBytes(written.missingCalls, spec.numField)));
+        if (written !== null) {
+          staged.push(stageFile(sampleMissingPathOf(stub), missingBytes?.value ?? sampleMissingFileBytes(written.missingCalls, spec.numField)));
+        }
         staged.push(stageJsonFile(runInfoPath, runInfoJson(stub, {
           metric: spec.metricSpec.metric,
           numWay: spec.metricSpec.numWay,
@@ -71,4 +76,11 @@ export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInp
       return staged;
     },
   };
+}
+
+/** Holds what `promise` resolves with once it has (null before, and after a rejection, which is handled elsewhere). */
+function readyValue<T>(promise: Promise<T>): { readonly value: T | null } {
+  const ready: { value: T | null } = { value: null };
+  promise.then((value) => { ready.value = value; }, () => undefined);
+  return ready;
 }
