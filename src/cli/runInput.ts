@@ -161,7 +161,7 @@ async function transposedInMemory(
   return {
     ...input, packedPath: input.givenPath, size: { numVector: rows.numSample, numField: rows.numSnp }, sidecar: null, sidecarPath: null, checked,
     inMemory: {
-      source: { kind: 'memory', packed: rows.rows, state: rows.state },
+      source: { kind: 'memory', packed: rows.rows, state: rows.state, bedRecords: rows.bedRecords },
       rows,
       result: () => {
         if (result === null) throw new Error('the input in memory is not written yet');

@@ -110,6 +110,36 @@ export function transposeBedRange(rows: SampleMajorRows, part: BedRangePart): vo
   });
 }
 
+/**
+ * Reads records `[first, first + count)` of `records` (their PLINK codes as they are) into `into`, record k at byte
+ * `k · stride` (stride ≥ the record's bytes), one read per run of consecutive records (a GPU kernel set's own read of a
+ * .bed: PlaneMatrix.codeRecords).
+ * @throws UserError naming the .bed when it cannot be read.
+ */
+export function readBedRecordsInto(records: BedRecords, into: Uint8Array, { first, count, stride }: { first: number; count: number; stride: number }): void {
+  const bytesPerSnp = Math.ceil(records.numSample / 4);
+  if (stride === bytesPerSnp) {
+    readRecords({ bedPath: records.bedPath, snpIndices: records.snpIndices.subarray(first, first + count), snpFirst: first }, bytesPerSnp, into);
+    return;
+  }
+  // Whole words a record: each run read into a scratch, then its records copied to their places.
+  const fd = openForReading(records.bedPath);
+  try {
+    const { snpIndices } = records;
+    for (let k = 0; k < count;) {
+      let end = k + 1;
+      while (end < count && snpIndices[first + end] === snpIndices[first + end - 1] + 1) end++;
+      const run = (end - k) * bytesPerSnp;
+      if (recordBuffer.length < run) recordBuffer = new Uint8Array(run);
+      readFully(fd, records.bedPath, recordBuffer.subarray(0, run), BED_HEADER_BYTES + snpIndices[first + k] * bytesPerSnp);
+      for (let r = k; r < end; r++) into.set(recordBuffer.subarray((r - k) * bytesPerSnp, (r - k + 1) * bytesPerSnp), r * stride);
+      k = end;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads the records `part.snpIndices` into `into`, one read per run of consecutive records. */
 function readRecords(part: BedRangePart, bytesPerSnp: number, into: Uint8Array): void {
   const { bedPath, snpIndices } = part;

@@ -28,7 +28,7 @@ export {
 export type { MetricsRecord, MetricsRecordChunk } from './metricsFileReader.js';
 export { CODE_BY_ALLELE1_COPIES, CODE_MISSING, bedByteToPacked, convertBedRecord, countMissingCodes } from './genotypeCodes.js';
 export type {
-  BadSite, BadSitePolicy, GenotypeReadOptions, GenotypeRow, GenotypeSource, SnpInfo,
+  BadSite, BadSitePolicy, BedRecords, GenotypeReadOptions, GenotypeRow, GenotypeSource, SnpInfo,
 } from './genotypeSource.js';
 export { openPlinkFileset, plinkPathsOf } from './plinkFileset.js';
 export type { PlinkPaths } from './plinkFileset.js';

@@ -39,6 +39,8 @@ export interface SampleRowsInMemory {
   readonly numSnp: number;
   /** Settles after the rows are final with the sidecar and the missing calls; rejects with the reader's error. */
   readonly done: Promise<SampleRowsResult>;
+  /** The .bed records the rows are transposed from, when they are whole records; null otherwise. */
+  readonly bedRecords: BedRecords | null;
   /** Stops reading and transposing (a run that failed first); `done` then rejects. */
   stop(): void;
 }
@@ -104,7 +106,7 @@ export async function startSampleRowsInMemory(source: GenotypeSource, options: S
     }
   })();
   done.catch(() => setState(SAMPLE_ROWS_FAILED));
-  return { rows, state, numSample, numSnp, done, stop: () => { stopped.now = true; } };
+  return { rows, state, numSample, numSnp, done, bedRecords: null, stop: () => { stopped.now = true; } };
 }
 
 /** The rows of a source that is whole .bed records, read, decoded and transposed by the workers (bedSampleRows.ts). */
@@ -141,7 +143,7 @@ function startBedRowsInMemory(
     return { sidecar, missingCalls };
   })();
   done.catch(() => setState(SAMPLE_ROWS_FAILED));
-  return { rows, state, numSample, numSnp, done, stop: () => { stopped.now = true; } };
+  return { rows, state, numSample, numSnp, done, bedRecords: records.bed, stop: () => { stopped.now = true; } };
 }
 
 /**

@@ -41,6 +41,8 @@ export interface PlaneMatrix {
    * move, no packing on the host). Absent or null: the planes are `words`.
    */
   readonly codeRows?: PlaneCodeRows | null;
+  /** Present when the host holds the planes only as code records, one per field (the same rules as `codeRows`). */
+  readonly codeRecords?: PlaneCodeRecords | null;
 }
 
 /**
@@ -55,6 +57,26 @@ export interface PlaneCodeRows {
   readonly numField: number;
   /** Four entries, one per code. */
   readonly bitsOfCode: readonly number[];
+}
+
+/**
+ * Planes as 2-bit code records, one per field (a PLINK .bed's SNP-major records): vector v's code in field f's record is
+ * `(record[⌊(vectorFirst + v)/4⌋] >> 2((vectorFirst + v) mod 4)) & 3`, and bit p of `bitsOfCode[code]` its bit in plane
+ * p. Vectors from `numRowsReal` on are zero in every plane.
+ */
+export interface PlaneCodeRecords {
+  readonly numField: number;
+  readonly bytesPerRecord: number;
+  /** Where the matrix's vector 0 is in a record. */
+  readonly vectorFirst: number;
+  readonly numRowsReal: number;
+  /** Four entries, one per code of a record. */
+  readonly bitsOfCode: readonly number[];
+  /**
+   * Writes records `[first, first + count)` into `into`, record k at byte `4k · ⌈bytesPerRecord / 4⌉` (whole words each).
+   * @throws Error (a UserError naming the file) when they cannot be read.
+   */
+  readRecords(into: Uint8Array, first: number, count: number): void;
 }
 
 /** Plane lengths are padded to a multiple of this many 32-bit words (128 bits). */

@@ -1,14 +1,14 @@
 // Validation of a PopcountGemmRequest, shared by every kernel set so that all reject the same inputs.
 
 import {
-  WORDS_PER_PLANE_ALIGN, type PlaneCodeRows, type PlaneMatrix, type PopcountGemm3Request, type PopcountGemmRequest,
+  WORDS_PER_PLANE_ALIGN, type PlaneCodeRecords, type PlaneCodeRows, type PlaneMatrix, type PopcountGemm3Request, type PopcountGemmRequest,
   type VectorSumsRequest,
 } from './contract.js';
 import { checkPlane, checkRowRange } from './planeMatrix.js';
 
 /** What a kernel set takes beyond plain planes. */
 export interface AcceptedOperands {
-  /** Matrices held as code rows (PlaneMatrix.codeRows). */
+  /** Matrices held as code rows or records (PlaneMatrix.codeRows, codeRecords). */
   readonly codeRows: boolean;
 }
 
@@ -81,9 +81,11 @@ function checkMatrixShape(name: string, matrix: PlaneMatrix, accepted: AcceptedO
     throw new RangeError(`${name}: wordsPerPlane ${matrix.wordsPerPlane} is not a multiple of ${WORDS_PER_PLANE_ALIGN}`);
   }
   const codeRows = matrix.codeRows ?? null;
-  if (codeRows !== null) {
+  const codeRecords = matrix.codeRecords ?? null;
+  if (codeRows !== null || codeRecords !== null) {
     if (!accepted.codeRows) throw new RangeError(`${name}: planes held as code rows, which this kernel set does not build planes from`);
-    checkCodeRows(name, matrix, codeRows);
+    if (codeRows !== null) checkCodeRows(name, matrix, codeRows);
+    if (codeRecords !== null) checkCodeRecords(name, matrix, codeRecords);
     return;
   }
   const numWords = matrix.numVectors * matrix.numPlanes * matrix.wordsPerPlane;
@@ -99,6 +101,22 @@ function checkCodeRows(name: string, matrix: PlaneMatrix, rows: PlaneCodeRows): 
     throw new RangeError(`${name}: code rows of ${bytesPerRow} bytes for ${numField} fields in planes of ${matrix.wordsPerPlane} words`);
   }
   if (bytes.length < numRowsReal * bytesPerRow) throw new RangeError(`${name}: ${bytes.length} code bytes, ${numRowsReal} rows need ${numRowsReal * bytesPerRow}`);
+  if (bitsOfCode.length !== 4 || bitsOfCode.some((bits) => !Number.isInteger(bits) || bits < 0 || bits >= 2 ** matrix.numPlanes)) {
+    throw new RangeError(`${name}: bitsOfCode [${bitsOfCode.join(', ')}] is not one value below 2^${matrix.numPlanes} per code`);
+  }
+}
+
+function checkCodeRecords(name: string, matrix: PlaneMatrix, records: PlaneCodeRecords): void {
+  const { numField, bytesPerRecord, vectorFirst, numRowsReal, bitsOfCode } = records;
+  if (!Number.isSafeInteger(numRowsReal) || numRowsReal < 0 || numRowsReal > matrix.numVectors) {
+    throw new RangeError(`${name}: ${numRowsReal} vectors with code records for ${matrix.numVectors} vectors`);
+  }
+  if (!Number.isSafeInteger(vectorFirst) || vectorFirst < 0 || Math.ceil((vectorFirst + numRowsReal) / 4) > bytesPerRecord) {
+    throw new RangeError(`${name}: vectors [${vectorFirst}, ${vectorFirst + numRowsReal}) are not within records of ${bytesPerRecord} bytes`);
+  }
+  if (!Number.isSafeInteger(numField) || numField < 0 || numField > 32 * matrix.wordsPerPlane) {
+    throw new RangeError(`${name}: ${numField} code records for planes of ${matrix.wordsPerPlane} words`);
+  }
   if (bitsOfCode.length !== 4 || bitsOfCode.some((bits) => !Number.isInteger(bits) || bits < 0 || bits >= 2 ** matrix.numPlanes)) {
     throw new RangeError(`${name}: bitsOfCode [${bitsOfCode.join(', ')}] is not one value below 2^${matrix.numPlanes} per code`);
   }

@@ -66,6 +66,60 @@ function naivePlanes(m: PlaneMatrix): PlaneMatrix {
   return { numVectors: m.numVectors, numPlanes: m.numPlanes, wordsPerPlane: m.wordsPerPlane, words };
 }
 
+interface CodeRecordCase {
+  readonly name: string;
+  readonly numVectors: number;
+  readonly numRowsReal: number;
+  readonly vectorFirst: number;
+  readonly numField: number;
+  readonly bytesPerRecord: number;
+  readonly bitsOfCode: readonly number[];
+  readonly numPlanes: number;
+}
+
+const RECORD_CASES: readonly CodeRecordCase[] = [
+  { name: 'KING, 1003 records of 11 bytes, vectors 5…41 of them', numVectors: 40, numRowsReal: 37, vectorFirst: 5, numField: 1003, bytesPerRecord: 11, bitsOfCode: KING_BITS, numPlanes: 4 },
+  { name: 'every code sets a plane, 33 records', numVectors: 19, numRowsReal: 19, vectorFirst: 0, numField: 33, bytesPerRecord: 5, bitsOfCode: DENSE_BITS, numPlanes: 3 },
+  // 625 words a record: 6688 records a staging piece, so 14,000 records cross in 3 pieces.
+  { name: '14,000 records of 2500 bytes (3 staging pieces)', numVectors: 24, numRowsReal: 20, vectorFirst: 9001, numField: 14000, bytesPerRecord: 2500, bitsOfCode: KING_BITS, numPlanes: 4 },
+];
+
+/** Random code records of a case (every byte random), read from memory as a .bed's records are read from its file. */
+function codeRecordMatrix(seed: number, c: CodeRecordCase): { readonly matrix: PlaneMatrix; readonly record: (f: number) => Uint8Array } {
+  const random = seededRandom(seed);
+  const bytes = new Uint8Array(c.numField * c.bytesPerRecord);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
+  const record = (f: number): Uint8Array => bytes.subarray(f * c.bytesPerRecord, (f + 1) * c.bytesPerRecord);
+  const recordBytes = 4 * Math.ceil(c.bytesPerRecord / 4);
+  const matrix: PlaneMatrix = {
+    numVectors: c.numVectors, numPlanes: c.numPlanes, wordsPerPlane: planeWordsFor(c.numField), words: new Uint32Array(0),
+    codeRecords: {
+      numField: c.numField, bytesPerRecord: c.bytesPerRecord, vectorFirst: c.vectorFirst, numRowsReal: c.numRowsReal, bitsOfCode: c.bitsOfCode,
+      readRecords: (into, first, count) => {
+        for (let k = 0; k < count; k++) into.set(record(first + k), k * recordBytes);
+      },
+    },
+  };
+  return { matrix, record };
+}
+
+/** The planes of code records, a bit at a time. */
+function naiveRecordPlanes(m: PlaneMatrix, record: (f: number) => Uint8Array): PlaneMatrix {
+  const records = m.codeRecords;
+  if (records === undefined || records === null) throw new Error('no code records');
+  const words = new Uint32Array(m.numVectors * m.numPlanes * m.wordsPerPlane);
+  for (let r = 0; r < records.numRowsReal; r++) {
+    const v = records.vectorFirst + r;
+    for (let f = 0; f < records.numField; f++) {
+      const code = (record(f)[v >> 2] >> (2 * (v & 3))) & 3;
+      for (let p = 0; p < m.numPlanes; p++) {
+        if (((records.bitsOfCode[code] >> p) & 1) === 1) words[(r * m.numPlanes + p) * m.wordsPerPlane + (f >> 5)] |= 1 << (f & 31);
+      }
+    }
+  }
+  return { numVectors: m.numVectors, numPlanes: m.numPlanes, wordsPerPlane: m.wordsPerPlane, words };
+}
+
 /** Every plane pair as its own group, and a group of two terms. */
 function allPairGroups(numPlanes: number): TermGroup[] {
   const groups: TermGroup[] = [];
@@ -127,6 +181,37 @@ describe.skipIf(!gate.available)(`code rows uploaded on ${gate.description}`, ()
       expect(gemm.transfers.uploadedBytes - before).toBe(c.numVectors * (rowBytes(a) + rowBytes(b)));
       const sums = await gemm.vectorSums({ planes: a, countPlanes: [0, 1], maskPlane: c.numPlanes - 1 });
       const expectedSums = await ref.vectorSums({ planes: naivePlanes(a), countPlanes: [0, 1], maskPlane: c.numPlanes - 1 });
+      expect(Array.from(sums.sums)).toEqual(Array.from(expectedSums.sums));
+      expect(Array.from(sums.counts)).toEqual(Array.from(expectedSums.counts));
+    });
+  });
+
+  // A row of the large case (7040 bytes of planes) does not fit a 4 KiB binding: those bindings take the small cases.
+  const recordSets = [
+    { ...OPTION_SETS[0], cases: RECORD_CASES },
+    { ...OPTION_SETS[1], cases: RECORD_CASES.filter((c) => c.numPlanes * planeWordsFor(c.numField) * 4 <= 4096) },
+  ];
+  describe.each(recordSets)('code records, $name', ({ options, cases }) => {
+    let gemm: PopcountGemmWebgpu;
+    beforeAll(async () => {
+      gemm = await createPopcountGemmWebgpu(options);
+    });
+    afterAll(async () => {
+      await gemm.close();
+    });
+
+    it.each(cases)('gives the tallies and sums of the planes built bit by bit ($name)', async (c) => {
+      const a = codeRecordMatrix(41, c);
+      const b = codeRecordMatrix(42, { ...c, numRowsReal: c.numVectors - 1 });
+      const groups = allPairGroups(c.numPlanes);
+      const request: PopcountGemmRequest = {
+        a: a.matrix, aFirst: 0, aCount: c.numVectors, b: b.matrix, bFirst: 1, bCount: c.numVectors - 1, termGroups: groups, strictUpper: false,
+      };
+      const naiveA = naiveRecordPlanes(a.matrix, a.record);
+      const expected = await ref.run({ ...request, a: naiveA, b: naiveRecordPlanes(b.matrix, b.record) });
+      expect(neededMismatches(request, expected, await gemm.run(request))).toEqual([]);
+      const sums = await gemm.vectorSums({ planes: a.matrix, countPlanes: [0, 1], maskPlane: c.numPlanes - 1 });
+      const expectedSums = await ref.vectorSums({ planes: naiveA, countPlanes: [0, 1], maskPlane: c.numPlanes - 1 });
       expect(Array.from(sums.sums)).toEqual(Array.from(expectedSums.sums));
       expect(Array.from(sums.counts)).toEqual(Array.from(expectedSums.counts));
     });

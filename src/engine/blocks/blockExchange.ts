@@ -24,9 +24,11 @@ export async function buildOwnPlanes(
   const memory = job.source.kind === 'memory' ? job.source : null;
   if (options.codeRows) {
     if (memory === null) throw new Error('only rows in memory are held as code rows');
-    const rowsFinal = traced('input in memory final', () => memoryRowsFinal(memory));
+    const planes = await codeRowPlanes(planeLayout, shape, memory, job.numField);
+    // Records are read from the .bed by the kernel set: nothing to wait for.
+    const rowsFinal = (planes.codeRecords ?? null) !== null ? Promise.resolve() : traced('input in memory final', () => memoryRowsFinal(memory));
     rowsFinal.catch(() => undefined);
-    return { planes: codeRowPlanes(planeLayout, shape, memory, job.numField), rowsReady: () => rowsFinal, done: rowsFinal };
+    return { planes, rowsReady: () => rowsFinal, done: rowsFinal };
   }
   // Block workers start while rows in memory are still written and wait for them in their threads, so that their
   // start-up (modules, tables: 50–100 ms) overlaps the transposition; a block built on this thread waits here.

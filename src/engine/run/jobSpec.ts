@@ -3,7 +3,7 @@ import type { Threshold } from '../../core/thresholds.js';
 import type { MetricSpec } from '../../core/types.js';
 import type { AnalysisRef } from '../../analyses/index.js';
 import type { HalfDiagonalPlan } from '../../parallel/index.js';
-import type { MatrixFormat, MatrixShape } from '../../io/index.js';
+import type { BedRecords, MatrixFormat, MatrixShape } from '../../io/index.js';
 import type { HistogramLayout } from '../../core/histogramLayout.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 
@@ -24,6 +24,12 @@ export type ProblemSource =
      * once it is 1), 1 once final, 2 when it never will be (io's SAMPLE_ROWS_* states; Atomics.notify on each change).
      */
     readonly state: Int32Array;
+    /**
+     * The .bed records the vectors are transposed from, when they are whole records (every sample, in order): a GPU
+     * kernel set may read them itself (engine/blocks/codeRowPlanes.ts) rather than wait for the transposition. Absent
+     * or null: only `packed`.
+     */
+    readonly bedRecords?: BedRecords | null;
   };
 
 /** The process grid of SPEC §6, the slice of phases/stages to compute, and the 2-way half-diagonal plan. */

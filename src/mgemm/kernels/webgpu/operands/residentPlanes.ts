@@ -5,9 +5,12 @@
 // evict others, only when a request asks for it, i.e. inside that request's turn. A matrix whose planes are zero
 // outside word ranges (PlaneMatrix.planeWordRanges: epistasis's class planes, half zeros) crosses packed, only those
 // words, and is written out whole on the device (unpackPlanesProgram.ts); one held as code rows (PlaneMatrix.codeRows)
-// crosses as its codes and becomes planes there (codePlanesProgram.ts).
+// crosses as its codes and becomes planes there (codePlanesProgram.ts), one held as code records, a field each
+// (PlaneMatrix.codeRecords: a .bed's records), likewise (codeRecordsProgram.ts).
 
-import type { PlaneCodeRows, PlaneMatrix, VectorSumsRequest } from '../../../contract.js';
+import type { PlaneCodeRecords, PlaneCodeRows, PlaneMatrix, VectorSumsRequest } from '../../../contract.js';
+import { CODE_RECORDS_WORKGROUP, codeRecordPlanesOf, createCodeRecordsProgram } from '../programs/codeRecordsProgram.js';
+import { STAGING_PIECE_WORDS } from '../runtime/stagingRing.js';
 import { CODE_PLANES_WORKGROUP, codePlaneRowsOf, createCodePlanesProgram } from '../programs/codePlanesProgram.js';
 import { createUnpackPlanesProgram, packedPlaneRowsOf, packedRowWords, UNPACK_WORKGROUP, type PackedPlaneRows } from '../programs/unpackPlanesProgram.js';
 import { foldWorkgroups, unpackedRowsPerPiece, type Dispatch, type WebgpuRunner } from '../runtime/webgpuRunner.js';
@@ -95,11 +98,14 @@ export class ResidentPlanes {
     }
     const packed = packedRowsOf(matrix);
     const codeRows = matrix.codeRows ?? null;
+    const codeRecords = matrix.codeRecords ?? null;
     const chunks: PlaneChunk[] = [];
     for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
       const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
       let buffer: GPUBuffer;
-      if (codeRows !== null) {
+      if (codeRecords !== null) {
+        buffer = await this.uploadCodeRecords(matrix, codeRecords, { firstRow, numRows });
+      } else if (codeRows !== null) {
         buffer = await this.uploadCodeRows(matrix, codeRows, { firstRow, numRows }, rowsReady);
       } else if (packed === null || numRows === 0) {
         const wordsReady = rowsReady === undefined ? undefined : (wordEnd: number) => rowsReady(firstRow + Math.ceil(wordEnd / rowWords));
@@ -150,6 +156,41 @@ export class ResidentPlanes {
       },
       rowsReady: rowsReady === undefined ? undefined : (rowEnd) => rowsReady(firstRow + rowEnd),
     });
+  }
+
+  /**
+   * Rows `[firstRow, firstRow + numRows)` of a matrix held as code records: every record crosses (read into the staging
+   * pieces, a multiple of 32 records each), and each piece's fields are written into the rows' planes. Each chunk of
+   * rows reads the records again: one chunk holds the rows of any block up to the binding size.
+   */
+  private async uploadCodeRecords(
+    matrix: PlaneMatrix, records: PlaneCodeRecords, { firstRow, numRows }: { firstRow: number; numRows: number },
+  ): Promise<GPUBuffer> {
+    const shape = codeRecordPlanesOf(records, matrix.numPlanes, matrix.wordsPerPlane);
+    const recordsPerPiece = 32 * Math.floor(STAGING_PIECE_WORDS / (32 * shape.recordWords));
+    if (recordsPerPiece < 1) throw new RangeError(`32 code records of ${records.bytesPerRecord} bytes exceed a staging piece`);
+    const program = createCodeRecordsProgram(shape);
+    this.runner.compileStart([program]);
+    const target = this.runner.createStorageBuffer(Math.max(16, numRows * matrix.numPlanes * matrix.wordsPerPlane * 4), { readBack: false });
+    const numRealRows = Math.max(0, Math.min(numRows, records.numRowsReal - firstRow));
+    await this.runner.uploadThroughDispatches({
+      numWords: records.numField * shape.recordWords, pieceWords: recordsPerPiece * shape.recordWords, target,
+      fillPiece: (into, first) => records.readRecords(new Uint8Array(into.buffer, into.byteOffset, into.byteLength),
+        first / shape.recordWords, into.length / shape.recordWords),
+      dispatchesOf: (piece, first, count) => {
+        const numFields = count / shape.recordWords;
+        const workgroups = foldWorkgroups(Math.ceil((numRows * Math.ceil(numFields / 32)) / CODE_RECORDS_WORKGROUP),
+          this.runner.capabilities.maxComputeWorkgroupsPerDimension);
+        return [{
+          program, storage: [piece, target], workgroups,
+          uniforms: {
+            vectorFirst: records.vectorFirst + firstRow, numRows, numRealRows, fieldFirst: first / shape.recordWords, numFields,
+            numWorkgroupsX: workgroups[0],
+          },
+        }];
+      },
+    });
+    return target;
   }
 
   /** The dispatch that writes `numRows` packed rows of `source` out whole into `target` from its row `rowFirst`. */

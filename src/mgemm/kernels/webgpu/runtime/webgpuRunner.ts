@@ -2,7 +2,7 @@
 // are plain data (wgslProgram.ts); nothing else touches the device. Submitting and collecting a read-back are
 // separate steps, so that callers can queue the next work before the last results have come back. Its helpers, by
 // job: passEncoder.ts encodes a submit's dispatches and uniforms, stagingRing.ts uploads through reusable staging
-// buffers, mappingsInFlight.ts keeps the mappings destroy() waits for; dispatch.ts defines the work it takes
+// buffers (uploads.ts: their shapes), mappingsInFlight.ts keeps the mappings destroy() waits for; dispatch.ts defines the work it takes
 // (re-exported here).
 
 import { BUFFER_USAGE, MAP_MODE_READ } from './gpuConstants.js';
@@ -13,45 +13,13 @@ import { alignTo4, type BufferRead, type Dispatch, type MappedWords, type Pendin
 import { MappingsInFlight } from './mappingsInFlight.js';
 import { PassEncoder } from './passEncoder.js';
 import { STAGING_PIECE_WORDS, StagingRing } from './stagingRing.js';
+import { unpackedRowsPerPiece, type DispatchedUpload, type StagedUploadOptions, type UnpackedUpload } from './uploads.js';
 import { emitShader, type WgslProgram } from '../programs/wgslProgram.js';
 
+export { unpackedRowsPerPiece, type DispatchedUpload, type StagedUploadOptions, type UnpackedUpload } from './uploads.js';
 export {
   foldWorkgroups, settled, type BufferRange, type BufferRead, type Dispatch, type MappedWords, type Pending, type TransferStatistics,
 } from './dispatch.js';
-
-/** How a staged upload reads its words. */
-export interface StagedUploadOptions {
-  /** The buffer is also read back (COPY_SRC). */
-  readonly readBack: boolean;
-  /** Present while the words are still being written: resolves once words `[0, wordEnd)` are final. */
-  readonly wordsReady?: (wordEnd: number) => Promise<void>;
-}
-
-/** An upload of rows sent packed and written out whole on the GPU (createStorageBufferUnpacked). */
-export interface UnpackedUpload {
-  /** Rows, and words of each as written out whole (the buffer made holds numRows · rowWords words). */
-  readonly numRows: number;
-  readonly rowWords: number;
-  /** Words of one packed row (at most a staging piece, STAGING_PIECE_WORDS). */
-  readonly packedRowWords: number;
-  /** Writes packed rows `[rowFirst, rowFirst + numRows)` one after another into `into`. */
-  readonly packRows: (into: Uint32Array, rowFirst: number, numRows: number) => void;
-  /** The dispatch that writes `numRows` packed rows at the start of `packed` out whole into `target` from row `rowFirst`. */
-  readonly unpack: (packed: GPUBuffer, target: GPUBuffer, rowFirst: number, numRows: number) => Dispatch;
-  /** Present while the rows are still being written: resolves once rows `[0, rowEnd)` are final. */
-  readonly rowsReady?: (rowEnd: number) => Promise<void>;
-  /** The buffer is also read back (COPY_SRC). */
-  readonly readBack: boolean;
-}
-
-/**
- * Rows of `packedRowWords` words (`rowWords` written out) per piece of createStorageBufferUnpacked; 0 when one row is
- * too large. A piece's unpack writes at most 8 staging pieces of words, so its thread indices stay far within u32.
- */
-export function unpackedRowsPerPiece(packedRowWords: number, rowWords: number): number {
-  if (packedRowWords < 1) return 0;
-  return Math.min(Math.floor(STAGING_PIECE_WORDS / packedRowWords), Math.floor((8 * STAGING_PIECE_WORDS) / rowWords));
-}
 
 /** Words copied out of shared memory per upload call (64 MiB). */
 const UPLOAD_PIECE_WORDS = 16 << 20;
@@ -178,17 +146,38 @@ export class WebgpuRunner {
       numWords: upload.numRows * packedRowWords, pieceWords: rowsPerPiece * packedRowWords,
       fillPiece: (into, first) => upload.packRows(into, first / packedRowWords, into.length / packedRowWords),
       wordsReady: rowsReady === undefined ? undefined : (wordEnd) => rowsReady(Math.ceil(wordEnd / packedRowWords)),
-      placePiece: async (encoder, { staging, target, first, count }) => {
-        this.packedPieces ??= this.createStorageBuffer(STAGING_PIECE_WORDS * 4, { readBack: false });
-        encoder.copyBufferToBuffer(staging, 0, this.packedPieces, 0, count * 4);
-        const encoded = await this.passes.encode(encoder, [upload.unpack(this.packedPieces, target, first / packedRowWords, count / packedRowWords)]);
-        return () => {
-          encoded.timing?.afterSubmit();
-          const release = (): void => this.passes.release(encoded);
-          this.device.queue.onSubmittedWorkDone().then(release, release);
-        };
-      },
+      placePiece: (encoder, { staging, target, first, count }) => this.placeThroughScratch(encoder, staging, count,
+        (packed) => [upload.unpack(packed, target, first / packedRowWords, count / packedRowWords)]),
     });
+  }
+
+  /**
+   * Words that cross through the staging ring piece by piece into buffers the caller made (`upload.target` and any
+   * others its dispatches write): each piece is copied to a scratch buffer and taken from there by upload.dispatchesOf.
+   */
+  async uploadThroughDispatches(upload: DispatchedUpload): Promise<void> {
+    await this.stagingRing.upload({
+      createTarget: () => {
+        this.transferred.uploadedBytes += upload.numWords * 4;
+        return upload.target;
+      },
+      numWords: upload.numWords, pieceWords: upload.pieceWords, fillPiece: upload.fillPiece,
+      placePiece: (encoder, { staging, first, count }) => this.placeThroughScratch(encoder, staging, count, (packed) => upload.dispatchesOf(packed, first, count)),
+    });
+  }
+
+  /** Encodes the copy of a staged piece to the scratch buffer and the dispatches that read it there; returns the after-submit step. */
+  private async placeThroughScratch(
+    encoder: GPUCommandEncoder, staging: GPUBuffer, count: number, dispatchesOf: (packed: GPUBuffer) => Dispatch[],
+  ): Promise<() => void> {
+    this.packedPieces ??= this.createStorageBuffer(STAGING_PIECE_WORDS * 4, { readBack: false });
+    encoder.copyBufferToBuffer(staging, 0, this.packedPieces, 0, count * 4);
+    const encoded = await this.passes.encode(encoder, dispatchesOf(this.packedPieces));
+    return () => {
+      encoded.timing?.afterSubmit();
+      const release = (): void => this.passes.release(encoded);
+      this.device.queue.onSubmittedWorkDone().then(release, release);
+    };
   }
 
   /** A storage buffer holding `words`, filled by queue.writeBuffer in pieces (non-shared copies of SharedArrayBuffer pieces). */
