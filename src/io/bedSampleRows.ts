@@ -4,13 +4,9 @@
 // × 50,000 SNPs its read, decode and copy of 250 MB were most of the run's input stage). Each task is a range of SNPs
 // (a multiple of 256, so that its bytes of a sample row are whole 64-byte blocks of transposeChunk) and writes only its
 // own bytes of every sample row.
-import { closeSync, readSync } from 'node:fs';
-import { UserError } from '../core/errors.js';
 import type { BedRecords } from './genotypeSource.js';
-import { openForReading } from './openForReading.js';
-import { BED_HEADER_BYTES } from './plinkFileset.js';
+import { readRecords } from './bedRecordReads.js';
 import { ChunkWriterPool, missingCallsOfRange, transposeChunk, BLOCK_BYTES, type BedRangePart, type MissingCallLists, type SampleMajorRows } from './sampleMajorChunks.js';
-import { systemErrorText } from './systemErrorText.js';
 
 /** About how many bytes of .bed records a task reads (enough to amortize a task, small enough to balance the workers). */
 const TASK_BYTES = 4 << 20;
@@ -108,63 +104,4 @@ export function transposeBedRange(rows: SampleMajorRows, part: BedRangePart): vo
   transposeChunk(records, { bytesPerSnp, numSample, bytesPerSampleChunk: Math.ceil(numRecord / 4), byteFirst: 0, byteEnd: bytesPerSnp }, {
     bytes: target.rows, rowStride: bytesPerSample, firstRowAt: part.snpFirst / 4,
   });
-}
-
-/**
- * Reads records `[first, first + count)` of `records` (their PLINK codes as they are) into `into`, record k at byte
- * `k · stride` (stride ≥ the record's bytes), one read per run of consecutive records (a GPU kernel set's own read of a
- * .bed: PlaneMatrix.codeRecords).
- * @throws UserError naming the .bed when it cannot be read.
- */
-export function readBedRecordsInto(records: BedRecords, into: Uint8Array, { first, count, stride }: { first: number; count: number; stride: number }): void {
-  const bytesPerSnp = Math.ceil(records.numSample / 4);
-  if (stride === bytesPerSnp) {
-    readRecords({ bedPath: records.bedPath, snpIndices: records.snpIndices.subarray(first, first + count), snpFirst: first }, bytesPerSnp, into);
-    return;
-  }
-  // Whole words a record: each run read into a scratch, then its records copied to their places.
-  const fd = openForReading(records.bedPath);
-  try {
-    const { snpIndices } = records;
-    for (let k = 0; k < count;) {
-      let end = k + 1;
-      while (end < count && snpIndices[first + end] === snpIndices[first + end - 1] + 1) end++;
-      const run = (end - k) * bytesPerSnp;
-      if (recordBuffer.length < run) recordBuffer = new Uint8Array(run);
-      readFully(fd, records.bedPath, recordBuffer.subarray(0, run), BED_HEADER_BYTES + snpIndices[first + k] * bytesPerSnp);
-      for (let r = k; r < end; r++) into.set(recordBuffer.subarray((r - k) * bytesPerSnp, (r - k + 1) * bytesPerSnp), r * stride);
-      k = end;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Reads the records `part.snpIndices` into `into`, one read per run of consecutive records. */
-function readRecords(part: BedRangePart, bytesPerSnp: number, into: Uint8Array): void {
-  const { bedPath, snpIndices } = part;
-  const fd = openForReading(bedPath);
-  try {
-    for (let first = 0; first < snpIndices.length;) {
-      let end = first + 1;
-      while (end < snpIndices.length && snpIndices[end] === snpIndices[end - 1] + 1) end++;
-      readFully(fd, bedPath, into.subarray(first * bytesPerSnp, end * bytesPerSnp), BED_HEADER_BYTES + snpIndices[first] * bytesPerSnp);
-      first = end;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function readFully(fd: number, path: string, into: Uint8Array, position: number): void {
-  for (let done = 0; done < into.length;) {
-    let got: number;
-    try {
-      got = readSync(fd, into, done, into.length - done, position + done);
-    } catch (error) {
-      throw new UserError(`cannot read ${path}: ${systemErrorText(error)}`);
-    }
-    if (got === 0) throw new UserError(`${path} ends at byte ${position + done}: the file shrank while it was read`);
-    done += got;
-  }
 }

@@ -3,8 +3,9 @@
 // moves half the bytes of four planes. Only a rank whose block
 // nothing on the host reads may take it (rankRun.ts ownPlanesOnDevice); `hostPlanesOf` packs the words after all for a
 // host finalize that turns out to read them.
-import { planeWordsFor, type PlaneCodeRows, type PlaneMatrix } from '../../mgemm/index.js';
+import { planeWordsFor, type PlaneCodeRecords, type PlaneCodeRows, type PlaneMatrix } from '../../mgemm/index.js';
 import type { PlaneLayout, VectorBlockView } from '../../analyses/index.js';
+import { readBedRecordsInto, type BedRecords, type BedRecordsAhead } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
 import { MEMORY_ROWS_FINAL, MEMORY_ROWS_PENDING } from './blockRows.js';
 import { packRowPlanes, planePackingTable } from './planePacking.js';
@@ -38,19 +39,27 @@ export async function codeRowPlanes(layout: PlaneLayout, shape: SlabShape, memor
   };
   const bed = memory.bedRecords ?? null;
   if (bed === null || bed.snpIndices.length !== numField || bed.numSample < shape.vectorFirst + shape.numVectorReal) return fromRows;
-  // Loaded here: runs without such a block do not load the .bed reader.
-  const { readBedRecordsInto } = await import('../../io/bedSampleRows.js');
   const fromRecords: PlaneMatrix = {
     numVectors: fromRows.numVectors, numPlanes: fromRows.numPlanes, wordsPerPlane: fromRows.wordsPerPlane, words: fromRows.words,
     codeRecords: {
       numField, bytesPerRecord: Math.ceil(bed.numSample / 4), vectorFirst: shape.vectorFirst, numRowsReal: shape.numVectorReal,
       // A .bed's code is the NOT of SPEC §1's.
       bitsOfCode: [3, 2, 1, 0].map((code) => layout.bitsOfCode[code]),
-      readRecords: (into, first, count) => readBedRecordsInto(bed, into, { first, count, stride: 4 * Math.ceil(bed.numSample / 16) }),
+      ...recordReadsOf(bed, memory.bedRecordsAhead ?? null),
     },
   };
   rowsOfRecords.set(fromRecords, { rows: fromRows, state: memory.state });
   return fromRecords;
+}
+
+/** How a records matrix reads its records: copied from those read ahead as they arrive, or from the .bed when asked. */
+function recordReadsOf(bed: BedRecords, ahead: BedRecordsAhead | null): Pick<PlaneCodeRecords, 'readRecords' | 'recordsReady'> {
+  const stride = 4 * Math.ceil(bed.numSample / 16);
+  if (ahead === null || ahead.stride !== stride) return { readRecords: (into, first, count) => readBedRecordsInto(bed, into, { first, count, stride }) };
+  return {
+    readRecords: (into, first, count) => into.set(ahead.bytes.subarray(first * stride, (first + count) * stride)),
+    recordsReady: (recordEnd) => ahead.recordsReady(recordEnd),
+  };
 }
 
 /** The code rows a records matrix's vectors are also transposed into, and the state that says when they are final. */
