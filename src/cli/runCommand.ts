@@ -139,11 +139,8 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   }
   const selection = await parseSelection(selectionText);
   // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
-  // One GPU rank over the samples transposes whole .bed records on its device: they are read ahead while it opens.
-  const oneGpuRank = options.backend === 'webgpu' && launch === null && [options.npv, options.npf, options.npr, options.ranks].every((n) => n === undefined || n === '1');
   const input = await resolveRunInput(options.input, {
     onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
-    readRecordsAhead: oneGpuRank && layout.vectors === 'samples',
   });
   traceMark('run input opened');
   try {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
-  checkPreparedFile, genotypeInputKind, plinkPathsOf, readBedRecordsAhead, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
+  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
   type BadSitePolicy, type GenotypeSelection, type PreparedSidecar, type SampleRowsInMemory, type SampleRowsResult,
 } from '../io/index.js';
 import type { JobSpec } from './engineApi.js';
@@ -75,8 +75,6 @@ export interface RunInputOptions {
   readonly vectors?: 'snps' | 'samples';
   /** Keep only variants on chromosomes 1–22 of a fileset or VCF (PLINK's --autosome), after the selection. */
   readonly autosomesOnly?: boolean;
-  /** With `vectors: 'samples'`: whole .bed records are also read into memory for a GPU that transposes them itself. */
-  readonly readRecordsAhead?: boolean;
 }
 
 const CHECKED: Promise<void> = Promise.resolve();
@@ -155,8 +153,6 @@ async function transposedInMemory(
     onBadSite: options.onBadSite, selection: options.selection, autosomesOnly: options.autosomesOnly, caseControl: null,
   });
   const rows = await startSampleRowsInMemory(opened.source, { skippedSites: opened.records.skippedSites, selection: opened.records.selection });
-  // A GPU run transposes whole .bed records itself: they are read into memory now, while its device opens.
-  const ahead = options.readRecordsAhead === true && rows.bedRecords !== null ? readBedRecordsAhead(rows.bedRecords) : null;
   let result: SampleRowsResult | null = null;
   const checked = rows.done.then((done) => {
     result = done;
@@ -165,17 +161,14 @@ async function transposedInMemory(
   return {
     ...input, packedPath: input.givenPath, size: { numVector: rows.numSample, numField: rows.numSnp }, sidecar: null, sidecarPath: null, checked,
     inMemory: {
-      source: { kind: 'memory', packed: rows.rows, state: rows.state, bedRecords: rows.bedRecords, bedRecordsAhead: ahead },
+      source: { kind: 'memory', packed: rows.rows, state: rows.state, bedRecords: rows.bedRecords },
       rows,
       result: () => {
         if (result === null) throw new Error('the input in memory is not written yet');
         return result;
       },
     },
-    dispose: () => {
-      rows.stop();
-      ahead?.stop();
-    },
+    dispose: () => rows.stop(),
   };
 }
 

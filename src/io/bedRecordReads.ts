@@ -1,9 +1,7 @@
 // Reading a .bed's records as they are (PLINK's codes): for the transposition into rows in memory (bedSampleRows.ts),
 // and for a GPU kernel set that transposes them itself (PlaneMatrix.codeRecords, engine/blocks/codeRowPlanes.ts).
 import { closeSync, readSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import { UserError } from '../core/errors.js';
-import { Watermark } from '../core/orderedProgress.js';
 import type { BedRecords } from './genotypeSource.js';
 import { openForReading } from './openForReading.js';
 import { BED_HEADER_BYTES } from './plinkFileset.js';
@@ -69,90 +67,4 @@ function readFully(fd: number, path: string, into: Uint8Array, position: number)
     if (got === 0) throw new UserError(`${path} ends at byte ${position + done}: the file shrank while it was read`);
     done += got;
   }
-}
-
-/** A .bed's records read into shared memory ahead of their use, each at a word-aligned place (PlaneMatrix.codeRecords). */
-export interface BedRecordsAhead {
-  /** Record k at byte k · stride (its PLINK codes as they are), over a SharedArrayBuffer. */
-  readonly bytes: Uint8Array;
-  readonly stride: number;
-  /** Resolves once records `[0, recordEnd)` are in `bytes`; rejects with the read's UserError (or when stopped). */
-  recordsReady(recordEnd: number): Promise<void>;
-  /** Stops reading (the run failed first): waits not yet reached reject. */
-  stop(): void;
-}
-
-/** Bytes of one read of a read-ahead, and reads in flight at once (the file system's thread pool serves them). */
-const AHEAD_READ_BYTES = 8 << 20;
-const AHEAD_READS_IN_FLIGHT = 4;
-
-/**
- * Starts reading `records` into shared memory (off this thread: the reads run on libuv's pool) and returns at once; the
- * run copies them to the GPU as they arrive, rather than reading the file itself when the device is ready.
- */
-export function readBedRecordsAhead(records: BedRecords): BedRecordsAhead {
-  const bytesPerSnp = Math.ceil(records.numSample / 4);
-  const stride = 4 * Math.ceil(bytesPerSnp / 4);
-  const { snpIndices } = records;
-  const numRecord = snpIndices.length;
-  const bytes = new Uint8Array(new SharedArrayBuffer(Math.max(4, numRecord * stride)));
-  // Runs of consecutive records of at most AHEAD_READ_BYTES, in order.
-  const runs: { readonly first: number; readonly end: number }[] = [];
-  const recordsPerRead = Math.max(1, Math.floor(AHEAD_READ_BYTES / bytesPerSnp));
-  for (let first = 0; first < numRecord;) {
-    let end = first + 1;
-    while (end < numRecord && end - first < recordsPerRead && snpIndices[end] === snpIndices[end - 1] + 1) end++;
-    runs.push({ first, end });
-    first = end;
-  }
-  const arrived = new Watermark();
-  const runDone = new Uint8Array(runs.length);
-  let nextRun = 0;
-  let doneUpTo = 0;
-  const stopped = { now: false };
-  const readRun = async (handle: FileHandle, scratch: Buffer | null): Promise<void> => {
-    for (let r = nextRun++; r < runs.length; r = nextRun++) {
-      if (stopped.now) throw new Error(`${records.bedPath}: the read was stopped`);
-      const { first, end } = runs[r];
-      const length = (end - first) * bytesPerSnp;
-      const position = BED_HEADER_BYTES + snpIndices[first] * bytesPerSnp;
-      const into = scratch ?? bytes.subarray(first * stride, first * stride + length);
-      for (let done = 0; done < length;) {
-        let got: number;
-        try {
-          ({ bytesRead: got } = await handle.read(into, done, length - done, position + done));
-        } catch (error) {
-          throw new UserError(`cannot read ${records.bedPath}: ${systemErrorText(error)}`);
-        }
-        if (got === 0) throw new UserError(`${records.bedPath} ends at byte ${position + done}: the file shrank while it was read`);
-        done += got;
-      }
-      if (scratch !== null) {
-        for (let k = first; k < end; k++) bytes.set(scratch.subarray((k - first) * bytesPerSnp, (k - first + 1) * bytesPerSnp), k * stride);
-      }
-      runDone[r] = 1;
-      while (doneUpTo < runs.length && runDone[doneUpTo] === 1) doneUpTo++;
-      arrived.advance(doneUpTo === runs.length ? numRecord : runs[doneUpTo].first);
-    }
-  };
-  void (async () => {
-    let handle: FileHandle | null = null;
-    try {
-      handle = await open(records.bedPath, 'r');
-      const opened = handle;
-      // Records of a word multiple are read in place; others through a scratch per reader, then copied to their places.
-      await Promise.all(Array.from({ length: AHEAD_READS_IN_FLIGHT }, () =>
-        readRun(opened, stride === bytesPerSnp ? null : Buffer.alloc(recordsPerRead * bytesPerSnp))));
-    } catch (error) {
-      arrived.fail(error instanceof UserError ? error : new UserError(`cannot read ${records.bedPath}: ${systemErrorText(error)}`));
-    } finally {
-      await handle?.close().catch(() => undefined);
-    }
-  })();
-  return {
-    bytes, stride, recordsReady: (recordEnd) => arrived.whenReached(recordEnd),
-    stop: () => {
-      stopped.now = true;
-    },
-  };
 }

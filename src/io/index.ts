@@ -30,7 +30,7 @@ export { CODE_BY_ALLELE1_COPIES, CODE_MISSING, bedByteToPacked, convertBedRecord
 export type {
   BadSite, BadSitePolicy, BedRecords, GenotypeReadOptions, GenotypeRow, GenotypeSource, SnpInfo,
 } from './genotypeSource.js';
-export { readBedRecordsAhead, readBedRecordsInto, type BedRecordsAhead } from './bedRecordReads.js';
+export { readBedRecordsInto } from './bedRecordReads.js';
 export { openPlinkFileset, plinkPathsOf } from './plinkFileset.js';
 export type { PlinkPaths } from './plinkFileset.js';
 export { looksLikeVcf, openVcf } from './vcfReader.js';

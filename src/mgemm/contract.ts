@@ -77,8 +77,6 @@ export interface PlaneCodeRecords {
    * @throws Error (a UserError naming the file) when they cannot be read.
    */
   readRecords(into: Uint8Array, first: number, count: number): void;
-  /** Present while the records are still arriving: resolves once records `[0, recordEnd)` can be read. */
-  recordsReady?(recordEnd: number): Promise<void>;
 }
 
 /** Plane lengths are padded to a multiple of this many 32-bit words (128 bits). */

@@ -1,12 +1,12 @@
-// A .bed's records read as they are, for a GPU that transposes them itself (io/bedRecordReads.ts): on demand into
-// word-aligned places, and ahead into shared memory as they arrive — both the records' own bytes, for selected records
-// with gaps, records of a word multiple and not, many reads; a file that shrank is a UserError naming it.
+// A .bed's records read as they are, for a GPU that transposes them itself (io/bedRecordReads.ts): into word-aligned
+// places, the records' own bytes, for selected records with gaps, records of a word multiple and not; a file that shrank
+// is a UserError naming it.
 import { mkdtempSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
-import { readBedRecordsAhead, readBedRecordsInto, type BedRecords } from '../../src/io/index.js';
+import { readBedRecordsInto, type BedRecords } from '../../src/io/index.js';
 import { mulberry32 } from '../../src/core/seededRandom.js';
 import { bedBytes, writePlinkFileset, type DosageMatrix } from './genotypeFixtures.js';
 
@@ -46,26 +46,14 @@ describe.each([
     readBedRecordsInto(records, into, { first: 7, count: records.snpIndices.length - 7, stride });
     expect(Array.from(into)).toEqual(Array.from(expectedRecords(records, bed, stride).subarray(7 * stride)));
   });
-
-  it('are read ahead into shared memory, each once final as recordsReady says', async () => {
-    const ahead = readBedRecordsAhead(records);
-    expect(ahead.stride).toBe(stride);
-    expect(ahead.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
-    await ahead.recordsReady(3);
-    const expected = expectedRecords(records, bed, stride);
-    expect(Array.from(ahead.bytes.subarray(0, 3 * stride))).toEqual(Array.from(expected.subarray(0, 3 * stride)));
-    await ahead.recordsReady(records.snpIndices.length);
-    expect(Array.from(ahead.bytes.subarray(0, expected.length))).toEqual(Array.from(expected));
-  });
 });
 
 describe('.bed records of a file that shrank', () => {
-  it('fail with a UserError naming the file, read ahead or on demand', async () => {
+  it('fail with a UserError naming the file', () => {
     const { records } = fileset('shrunk', 40, 16);
     truncateSync(records.bedPath, 3 + 20 * 4);
-    const ahead = readBedRecordsAhead(records);
-    await expect(ahead.recordsReady(records.snpIndices.length)).rejects.toThrow(UserError);
-    await expect(readBedRecordsAhead(records).recordsReady(records.snpIndices.length)).rejects.toThrow(/shrunk\.bed ends at byte/);
-    expect(() => readBedRecordsInto(records, new Uint8Array(records.snpIndices.length * 4), { first: 0, count: records.snpIndices.length, stride: 4 })).toThrow(/shrunk\.bed ends at byte/);
+    const read = (): void => readBedRecordsInto(records, new Uint8Array(records.snpIndices.length * 4), { first: 0, count: records.snpIndices.length, stride: 4 });
+    expect(read).toThrow(UserError);
+    expect(read).toThrow(/shrunk\.bed ends at byte/);
   });
 });

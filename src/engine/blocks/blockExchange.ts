@@ -24,7 +24,7 @@ export async function buildOwnPlanes(
   const memory = job.source.kind === 'memory' ? job.source : null;
   if (options.codeRows) {
     if (memory === null) throw new Error('only rows in memory are held as code rows');
-    const planes = await codeRowPlanes(planeLayout, shape, memory, job.numField);
+    const planes = codeRowPlanes(planeLayout, shape, memory, job.numField);
     // Records are read from the .bed by the kernel set: nothing to wait for.
     const rowsFinal = (planes.codeRecords ?? null) !== null ? Promise.resolve() : traced('input in memory final', () => memoryRowsFinal(memory));
     rowsFinal.catch(() => undefined);

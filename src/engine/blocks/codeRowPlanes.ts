@@ -3,9 +3,9 @@
 // moves half the bytes of four planes. Only a rank whose block
 // nothing on the host reads may take it (rankRun.ts ownPlanesOnDevice); `hostPlanesOf` packs the words after all for a
 // host finalize that turns out to read them.
-import { planeWordsFor, type PlaneCodeRecords, type PlaneCodeRows, type PlaneMatrix } from '../../mgemm/index.js';
+import { planeWordsFor, type PlaneCodeRows, type PlaneMatrix } from '../../mgemm/index.js';
 import type { PlaneLayout, VectorBlockView } from '../../analyses/index.js';
-import { readBedRecordsInto, type BedRecords, type BedRecordsAhead } from '../../io/index.js';
+import { readBedRecordsInto } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
 import { MEMORY_ROWS_FINAL, MEMORY_ROWS_PENDING } from './blockRows.js';
 import { packRowPlanes, planePackingTable } from './planePacking.js';
@@ -27,7 +27,7 @@ export function codeRowsCanHold(layout: PlaneLayout, shape: SlabShape, numField:
  * says which .bed records its rows are transposed from, as those records (PlaneMatrix.codeRecords: the kernel set reads
  * the .bed itself and need not wait for the transposition, which goes on for the missing calls and the rows' hash).
  */
-export async function codeRowPlanes(layout: PlaneLayout, shape: SlabShape, memory: MemorySource, numField: number): Promise<PlaneMatrix> {
+export function codeRowPlanes(layout: PlaneLayout, shape: SlabShape, memory: MemorySource, numField: number): PlaneMatrix {
   if (!codeRowsCanHold(layout, shape, numField)) throw new Error('code rows hold whole-field slabs of 2-bit layouts only');
   const bytesPerRow = Math.ceil(numField / 4);
   const fromRows: PlaneMatrix = {
@@ -45,21 +45,11 @@ export async function codeRowPlanes(layout: PlaneLayout, shape: SlabShape, memor
       numField, bytesPerRecord: Math.ceil(bed.numSample / 4), vectorFirst: shape.vectorFirst, numRowsReal: shape.numVectorReal,
       // A .bed's code is the NOT of SPEC §1's.
       bitsOfCode: [3, 2, 1, 0].map((code) => layout.bitsOfCode[code]),
-      ...recordReadsOf(bed, memory.bedRecordsAhead ?? null),
+      readRecords: (into, first, count) => readBedRecordsInto(bed, into, { first, count, stride: 4 * Math.ceil(bed.numSample / 16) }),
     },
   };
   rowsOfRecords.set(fromRecords, { rows: fromRows, state: memory.state });
   return fromRecords;
-}
-
-/** How a records matrix reads its records: copied from those read ahead as they arrive, or from the .bed when asked. */
-function recordReadsOf(bed: BedRecords, ahead: BedRecordsAhead | null): Pick<PlaneCodeRecords, 'readRecords' | 'recordsReady'> {
-  const stride = 4 * Math.ceil(bed.numSample / 16);
-  if (ahead === null || ahead.stride !== stride) return { readRecords: (into, first, count) => readBedRecordsInto(bed, into, { first, count, stride }) };
-  return {
-    readRecords: (into, first, count) => into.set(ahead.bytes.subarray(first * stride, (first + count) * stride)),
-    recordsReady: (recordEnd) => ahead.recordsReady(recordEnd),
-  };
 }
 
 /** The code rows a records matrix's vectors are also transposed into, and the state that says when they are final. */

@@ -3,7 +3,7 @@ import type { Threshold } from '../../core/thresholds.js';
 import type { MetricSpec } from '../../core/types.js';
 import type { AnalysisRef } from '../../analyses/index.js';
 import type { HalfDiagonalPlan } from '../../parallel/index.js';
-import type { BedRecords, BedRecordsAhead, MatrixFormat, MatrixShape } from '../../io/index.js';
+import type { BedRecords, MatrixFormat, MatrixShape } from '../../io/index.js';
 import type { HistogramLayout } from '../../core/histogramLayout.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 
@@ -30,8 +30,6 @@ export type ProblemSource =
      * or null: only `packed`.
      */
     readonly bedRecords?: BedRecords | null;
-    /** Those records, being read into memory ahead of the GPU's need (io/bedRecordReads.ts); absent or null: not read ahead. */
-    readonly bedRecordsAhead?: BedRecordsAhead | null;
   };
 
 /** The process grid of SPEC §6, the slice of phases/stages to compute, and the 2-way half-diagonal plan. */

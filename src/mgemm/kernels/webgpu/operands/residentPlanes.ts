@@ -175,7 +175,6 @@ export class ResidentPlanes {
     const numRealRows = Math.max(0, Math.min(numRows, records.numRowsReal - firstRow));
     await this.runner.uploadThroughDispatches({
       numWords: records.numField * shape.recordWords, pieceWords: recordsPerPiece * shape.recordWords, target,
-      wordsReady: records.recordsReady === undefined ? undefined : (wordEnd) => records.recordsReady?.(Math.ceil(wordEnd / shape.recordWords)) ?? Promise.resolve(),
       fillPiece: (into, first) => records.readRecords(new Uint8Array(into.buffer, into.byteOffset, into.byteLength),
         first / shape.recordWords, into.length / shape.recordWords),
       dispatchesOf: (piece, first, count) => {

@@ -39,8 +39,6 @@ export interface DispatchedUpload {
   readonly dispatchesOf: (piece: GPUBuffer, first: number, count: number) => Dispatch[];
   /** A buffer the dispatches write, freed when the upload fails. */
   readonly target: GPUBuffer;
-  /** Present while the words are still being written: resolves once words `[0, wordEnd)` are final. */
-  readonly wordsReady?: (wordEnd: number) => Promise<void>;
 }
 
 /**

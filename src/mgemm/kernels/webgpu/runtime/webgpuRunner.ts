@@ -161,7 +161,7 @@ export class WebgpuRunner {
         this.transferred.uploadedBytes += upload.numWords * 4;
         return upload.target;
       },
-      numWords: upload.numWords, pieceWords: upload.pieceWords, fillPiece: upload.fillPiece, wordsReady: upload.wordsReady,
+      numWords: upload.numWords, pieceWords: upload.pieceWords, fillPiece: upload.fillPiece,
       placePiece: (encoder, { staging, first, count }) => this.placeThroughScratch(encoder, staging, count, (packed) => upload.dispatchesOf(packed, first, count)),
     });
   }
