@@ -9,7 +9,7 @@ export {
 } from './tupleRecordSelection.js';
 export { nativeAddonLoader, type NativeAddonStatus } from './nativeAddons.js';
 export {
-  ANALYSIS_NAMES, analysesWithResult, builtInPlaneLayout, loadAnalysis, loadBuiltInAnalysis, type AnalysisRef,
+  ANALYSIS_NAMES, analysesWithResult, builtInFinalizesPairsOnDevice, builtInPlaneLayout, loadAnalysis, loadBuiltInAnalysis, type AnalysisRef,
 } from './registry.js';
 export { planeBitsOfCodes } from './planeBits.js';
 export { finalizePairCountRows } from './pairCountRows.js';

@@ -82,6 +82,13 @@ async function importAnalysis(moduleUrl: string, name: string): Promise<Analysis
   return analysis;
 }
 
+/** Whether a built-in metric's 2-way runs can finalize on a GPU (their analysis has a device finalizer for pairs). */
+export async function builtInFinalizesPairsOnDevice(metric: string, sparse: boolean): Promise<boolean> {
+  if (!ANALYSIS_NAMES.includes(metric)) return false;
+  const spec = { metric, numWay: 2 as const, sparse, param: DEFAULT_PARAM, multiplier: 1 };
+  return (await loadBuiltInAnalysis(metric)).forRun({ spec, numVector: 2, numField: 1 }).pairs?.deviceFinalizer !== undefined;
+}
+
 /** The planes of a built-in metric in a mode, for tools that build blocks outside a run. */
 export async function builtInPlaneLayout(metric: string, sparse: boolean): Promise<PlaneLayout> {
   const spec = { metric, numWay: 2 as const, sparse, param: DEFAULT_PARAM, multiplier: 1 };

@@ -138,9 +138,13 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     throw new UserError('--individuals: vectors are samples, and LD windows run along the genome (drop --ld-window / --ld-window-kb)');
   }
   const selection = await parseSelection(selectionText);
+  // Dawn's first adapter request blocks this thread (0.1–0.5 s) and takes twice as long beside the transpose workers
+  // of an input read into memory: made first, the engine's own probe finds it done.
+  if (options.backend === 'webgpu' && launch === null) await (await import('../mgemm/index.js')).probeWebgpu();
   // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
   const input = await resolveRunInput(options.input, {
     onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
+    gpuTransposesRecords: layout.vectors === 'samples' && await gpuTransposesRecords(options, launch),
   });
   traceMark('run input opened');
   try {
@@ -163,6 +167,17 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   } finally {
     input.dispose();
   }
+}
+
+/**
+ * Whether one GPU rank that finalizes on the device will transpose a .bed's records itself (rankRun.ts ownPlanesOnDevice
+ * decides for the run; this is its cheap forecast from the command line, for how the rows in memory are transposed).
+ */
+async function gpuTransposesRecords(options: RunOptionText, launch: MpiLaunch | null): Promise<boolean> {
+  const oneRank = [options.npv, options.npf, options.npr, options.ranks].every((n) => n === undefined || n === '1');
+  if (options.backend !== 'webgpu' || launch !== null || !oneRank || options.finalize === 'host' || (options.way ?? '2') !== '2') return false;
+  const { builtInFinalizesPairsOnDevice } = await import('../analyses/index.js');
+  return builtInFinalizesPairsOnDevice(options.metric ?? 'ccc', options.sparse === true);
 }
 
 async function runPlanned(

@@ -75,6 +75,11 @@ export interface RunInputOptions {
   readonly vectors?: 'snps' | 'samples';
   /** Keep only variants on chromosomes 1–22 of a fileset or VCF (PLINK's --autosome), after the selection. */
   readonly autosomesOnly?: boolean;
+  /**
+   * With `vectors: 'samples'`: the run's GPU transposes whole .bed records itself (engine/blocks/codeRowPlanes.ts), so
+   * the rows in memory are transposed in the background, for the missing calls and the hash.
+   */
+  readonly gpuTransposesRecords?: boolean;
 }
 
 const CHECKED: Promise<void> = Promise.resolve();
@@ -152,7 +157,9 @@ async function transposedInMemory(
   const opened = await openSelectedGenotypes(input.givenPath, {
     onBadSite: options.onBadSite, selection: options.selection, autosomesOnly: options.autosomesOnly, caseControl: null,
   });
-  const rows = await startSampleRowsInMemory(opened.source, { skippedSites: opened.records.skippedSites, selection: opened.records.selection });
+  const rows = await startSampleRowsInMemory(opened.source, {
+    skippedSites: opened.records.skippedSites, selection: opened.records.selection, inBackground: options.gpuTransposesRecords === true,
+  });
   let result: SampleRowsResult | null = null;
   const checked = rows.done.then((done) => {
     result = done;

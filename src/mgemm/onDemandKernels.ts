@@ -19,10 +19,16 @@ export async function createMinPlusGemmWebgpu(operands: RealOperands, options: W
   return webgpu.createMinPlusGemmWebgpu(operands, options);
 }
 
-/** Whether a WebGPU adapter exists (for `--backend auto`), its description, and whether it has tensor cores. */
-export async function probeWebgpu(): Promise<WebgpuProbe> {
-  const webgpu = await import('./kernels/webgpu/openWebgpu.js');
-  return webgpu.probeWebgpu();
+/** This thread's probe: whether an adapter exists does not change while a process runs, and finding it costs 0.1–0.5 s. */
+let probed: Promise<WebgpuProbe> | null = null;
+
+/**
+ * Whether a WebGPU adapter exists (for `--backend auto`), its description, and whether it has tensor cores; probed once
+ * per thread (Dawn's first adapter request blocks the thread meanwhile).
+ */
+export function probeWebgpu(): Promise<WebgpuProbe> {
+  probed ??= import('./kernels/webgpu/openWebgpu.js').then((webgpu) => webgpu.probeWebgpu());
+  return probed;
 }
 
 /** WebGPU building blocks for tools that probe the device directly (tools/probe-tensor-cores, tools/lib/u32OpRate). */
