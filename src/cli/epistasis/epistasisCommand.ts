@@ -18,6 +18,7 @@ import { asMpiRank } from '../mpiRun.js';
 import type { EpistasisOrder } from '../../analyses/epistasis/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
 import { writeCommandOutput } from '../stdout.js';
+import { startRunKernelsAhead, type StartedRunKernels } from '../engineApi.js';
 
 /** Adds the `epistasis` command to `program`. */
 export function addEpistasisCommand(program: Command): void {
@@ -50,11 +51,27 @@ export function addEpistasisCommand(program: Command): void {
       const options = action.opts();
       const launch = detectMpiLaunch();
       if (launch === null) {
-        const job = await epistasisJobOf(options, { underMpi: false, processesOnHost: 1 });
+        // The kernel threads start first, while the input is read and converted (one in-process rank): the engine's
+        // modules load before the input is read (a dynamic import would wait for the reading's synchronous stretches).
+        const kernels = startKernelsAhead(options);
+        await kernels.catch(() => null);
+        let job: EpistasisCommandJob;
         try {
-          await runEpistasisJob(job, inProcessRanks());
+          job = await epistasisJobOf(options, { underMpi: false, processesOnHost: 1 });
+        } catch (error) {
+          await (await kernels.catch(() => null))?.cancel();
+          throw error;
+        }
+        const startedKernels = await kernels.catch(async (error: unknown) => {
+          job.dispose();
+          throw error;
+        });
+        try {
+          await runEpistasisJob({ ...job, search: { ...job.search, startedKernels } }, inProcessRanks());
         } finally {
           job.dispose();
+          // Nothing once a run took them (a --score-threshold run starts its own).
+          await startedKernels?.cancel();
         }
         return;
       }
@@ -92,9 +109,7 @@ async function epistasisJobOf(
   const numStage = count('stages');
   if (order === 2 && numStage > 1) throw new UserError('--stages is for --order 3 and 4');
   const scoreThreshold = scoreThresholdOf(options.scoreThreshold as string | undefined, options.out as string | undefined);
-  // Processes on one host share its cores.
-  const numThreads = options.threads === undefined
-    ? Math.max(1, Math.floor(availableParallelism() / where.processesOnHost)) : parsePositiveInteger('--threads', String(options.threads));
+  const numThreads = threadsOf(options, where.processesOnHost);
   const selection = await parseSelection(readSelectionOptionText(options));
   const runInput = await resolveRunInput(input, {
     onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), allowConversion: !where.underMpi, selection,
@@ -155,6 +170,26 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
   } finally {
     progress.stop();
   }
+}
+
+/** Kernel threads: `--threads`, or the host's cores shared among its processes. */
+function threadsOf(options: Record<string, unknown>, processesOnHost: number): number {
+  return options.threads === undefined
+    ? Math.max(1, Math.floor(availableParallelism() / processesOnHost)) : parsePositiveInteger('--threads', String(options.threads));
+}
+
+/**
+ * The run's kernel threads started now where the search runs as one in-process rank (else null); a bad --threads
+ * rejects (reported once the command line's other checks have passed, where the engine reported it before).
+ */
+function startKernelsAhead(options: Record<string, unknown>): Promise<StartedRunKernels | null> {
+  const oneRank = String(options.npv) === '1' && String(options.npr) === '1';
+  if (!oneRank || options.backend !== 'cpu') return Promise.resolve(null);
+  const starting = Promise.resolve().then(() => startRunKernelsAhead({
+    backend: 'cpu', numThreads: threadsOf(options, 1), analysis: { name: 'epistasis', moduleUrl: null },
+  }));
+  starting.catch(() => undefined);
+  return starting;
 }
 
 /** `--score-threshold` as a finite number (it needs `--out`), or null without it. */

@@ -11,7 +11,7 @@ import {
   MarginalScratch, ScoreTables, engineValueOf, epistasisScore, k2ScaleOf, k2TableSlack, strongerScores, type EpistasisOrder,
 } from '../../analyses/epistasis/index.js';
 import { readMetricsFileRecords, type PreparedSidecar } from '../../io/index.js';
-import type { JobSpec, RunResult } from '../engineApi.js';
+import type { JobSpec, RunResult, StartedRunKernels } from '../engineApi.js';
 import { inProcessRanks, type SearchRanks } from './searchRanks.js';
 import { GenotypeRows, tupleTable, type TupleTable } from './tupleTables.js';
 
@@ -28,6 +28,8 @@ export interface EpistasisSearchOptions {
   readonly decomposition: JobSpec['decomposition'];
   readonly finalize?: JobSpec['finalize'];
   readonly onProgress?: (done: number, total: number) => void;
+  /** Kernel threads started ahead for the search's first engine run (SearchRunHooks.startedKernels); later runs start their own. */
+  readonly startedKernels?: StartedRunKernels | null;
 }
 
 /** One tuple of the result: its vectors (ascending), double score and table. */
@@ -106,7 +108,8 @@ export async function searchEpistasisAsRanks(options: EpistasisSearchOptions, ra
     for (let numEngineRuns = 1; ; numEngineRuns++) {
       const stub = join(directory, `top${numEngineRuns}`);
       const job = epistasisJob(options, stub, { top: wanted });
-      const run = await ranks.runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+      const hooks = { onProgress: options.onProgress, startedKernels: numEngineRuns === 1 ? options.startedKernels : null };
+      const run = await ranks.runJob(job, hooks);
       let answer: EpistasisSearchResult | null = null;
       let step: SearchStep = { done: true };
       if (run !== null && rows !== null) {
@@ -139,6 +142,8 @@ export async function searchEpistasisAsRanks(options: EpistasisSearchOptions, ra
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });
+    // Nothing once the first run took them.
+    await options.startedKernels?.cancel();
   }
 }
 
