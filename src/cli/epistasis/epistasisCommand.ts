@@ -1,7 +1,7 @@
 // `snptally epistasis`: the exact top-N pairs, triples or quadruples of SNPs by K2, MI or IG of their case-control genotype
 // tables, over a PLINK fileset or VCF (samples ordered [controls | cases] by phenotype as they are read) or a file
 // prepared with `prepare --case-control`; each result with its SNPs' names and positions and its table.
-import { availableParallelism } from 'node:os';
+import { availableParallelism, freemem } from 'node:os';
 import { Command, Option } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { EPISTASIS_SCORES, type EpistasisScore } from '../../core/types.js';
@@ -113,7 +113,7 @@ async function epistasisJobOf(
   const selection = await parseSelection(readSelectionOptionText(options));
   const runInput = await resolveRunInput(input, {
     onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), allowConversion: !where.underMpi, selection,
-    caseControl: caseControlOptionsOf({ ...options, caseControl: true }),
+    caseControl: caseControlOptionsOf({ ...options, caseControl: true }), inMemoryMaxBytes: inMemoryInputBytes(),
   });
   try {
     const sidecar = runInput.sidecar;
@@ -125,7 +125,7 @@ async function epistasisJobOf(
     }
     if (sidecar.numVector < order) throw new UserError(`${input}: ${sidecar.numVector} SNPs, --order ${order} needs at least ${order}`);
     const search: EpistasisSearchOptions = {
-      packedPath: runInput.packedPath, sidecar, order, score, top, backend: options.backend as 'cpu', numThreads,
+      packedPath: runInput.packedPath, packedInMemory: runInput.packedInMemory, sidecar, order, score, top, backend: options.backend as 'cpu', numThreads,
       decomposition: {
         numProcVector: count('npv'), numProcField: 1, numProcRepl: count('npr'), numPhase, phaseMin: 0, phaseMax: numPhase - 1,
         numStage, stageMin: 0, stageMax: numStage - 1, halfDiagonal: 'lower-rows',
@@ -170,6 +170,14 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * The most bytes of packed vectors a fileset is prepared into memory with (read in place by the run and the tables)
+ * rather than into a temporary file: 256 MiB, at most a quarter of the free memory (the run's blocks come on top).
+ */
+function inMemoryInputBytes(): number {
+  return Math.min(256 * 2 ** 20, Math.floor(freemem() / 4));
 }
 
 /** Kernel threads: `--threads`, or the host's cores shared among its processes. */

@@ -1,6 +1,6 @@
 // The contingency tables of a few tuples, straight from the packed genotypes: what the epistasis command prints for
 // its top-N and what it checks the engine's values of those tuples against.
-import { readPackedVectorSlab } from '../../io/index.js';
+import { packedVectorSlabOf, readPackedVectorSlab } from '../../io/index.js';
 
 /** Genotype of each sample of one SNP: 0, 1, 2 copies of allele 1, or MISSING_GENOTYPE. */
 export const MISSING_GENOTYPE = 3;
@@ -11,14 +11,17 @@ export interface TupleTable {
   readonly cases: number[];
 }
 
-/** Genotypes of SNPs read from a packed file on demand, each SNP once. */
+/** Where packed vectors (SPEC §1) lie: a packed file, or memory (an input prepared into memory). */
+export type PackedGenotypes = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'memory'; readonly packed: Uint8Array };
+
+/** Genotypes of SNPs read from packed vectors on demand, each SNP once. */
 export class GenotypeRows {
   private readonly rows = new Map<number, Uint8Array>();
   /** `byteGenotypes[4·byte + k]`: the genotype of the k-th field (2 bits, LSB first) of a packed byte. */
   private readonly byteGenotypes = new Uint8Array(4 * 256);
 
   /** `sparse`: code 10 is a missing call (otherwise SPEC §1 counts it like 01). */
-  constructor(private readonly packedPath: string, private readonly numField: number, private readonly sparse: boolean) {
+  constructor(private readonly packed: PackedGenotypes, private readonly numField: number, private readonly sparse: boolean) {
     for (let byte = 0; byte < 256; byte++) {
       for (let k = 0; k < 4; k++) {
         const code = (byte >> (2 * k)) & 3;
@@ -30,7 +33,9 @@ export class GenotypeRows {
   genotypesOf(vectorIdx: number): Uint8Array {
     let genotypes = this.rows.get(vectorIdx);
     if (genotypes === undefined) {
-      const packed = readPackedVectorSlab(this.packedPath, this.numField, vectorIdx, 1, 0, this.numField);
+      const packed = this.packed.kind === 'file'
+        ? readPackedVectorSlab(this.packed.path, this.numField, vectorIdx, 1, 0, this.numField)
+        : packedVectorSlabOf(this.packed.packed, this.numField, vectorIdx, 1, 0, this.numField);
       // Four fields per byte from the table (the last byte's unused fields fall past the row and are cut).
       const padded = new Uint8Array(4 * Math.ceil(this.numField / 4));
       const table = this.byteGenotypes;
