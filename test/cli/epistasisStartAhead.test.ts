@@ -2,9 +2,10 @@
 // holds the same bytes and sidecar as the temporary packed file, and the search over it finds the same top-N, scores,
 // tables and checksum — on ragged sizes (samples not a multiple of 4 or 32) with missing calls and phenotypes; kernel
 // threads started before the job (engine startRunKernels, RunHooks.startedKernels) give the same results as threads
-// the run starts itself, whether the run takes them or, started with other threads, cancels them; and a thread count
-// past the limit is refused before any thread starts.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// the run starts itself, whether the run takes them or, started with other threads, cancels them; a thread count past
+// the limit is refused before any thread starts; a command whose input fails after its threads started exits at once
+// with the input's one-line error.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { UserError } from '../../src/core/errors.js';
 import { writeCaseControlFileset, decomposition } from '../analyses/epistasis/epistasisFiles.js';
 import { naiveEpistasis, randomCaseControlData } from '../analyses/epistasis/naiveEpistasis.js';
 import { expectTopOf } from '../analyses/epistasis/expectTop.js';
+import { runCli } from './cliHarness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'epistasis-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -101,5 +103,31 @@ describe('kernel threads started before the job', () => {
     expect(() => startRunKernels({ backend: 'cpu', numThreads: 65, analysis }, 2)).toThrow(UserError);
     expect(() => startRunKernels({ backend: 'cpu', numThreads: 65, analysis }, 2)).toThrow(/--threads 65 is more than 64/);
     expect(startRunKernels({ backend: 'ref', numThreads: 2, analysis })).toBeNull();
+  });
+});
+
+describe('commands whose kernel threads started before their input failed', () => {
+  it('exit 1 with the input\'s one-line error (a .bed cut short, a .fam phenotype that is no class)', () => {
+    const cut = join(dir, 'cut');
+    for (const extension of ['bim', 'fam']) copyFileSync(`${prefix}.${extension}`, `${cut}.${extension}`);
+    copyFileSync(`${prefix}.bed`, `${cut}.bed`);
+    truncateSync(`${cut}.bed`, 20);
+    const badPheno = join(dir, 'pheno');
+    for (const extension of ['bim', 'bed']) copyFileSync(`${prefix}.${extension}`, `${badPheno}.${extension}`);
+    writeFileSync(`${badPheno}.fam`, readFileSync(`${prefix}.fam`, 'utf8').replace(/ \S+\n/, ' 7\n'));
+    const cases: readonly [readonly string[], RegExp][] = [
+      [['epistasis', '--bfile', cut, '--threads', '2'], /cut\.bed is truncated/],
+      [['run', '--input', cut, '--threads', '2'], /cut\.bed is truncated/],
+      [['epistasis', '--bfile', badPheno, '--threads', '3'], /phenotype "7" of sample/],
+    ];
+    for (const [args, message] of cases) {
+      const started = performance.now();
+      const outcome = runCli(args);
+      expect(outcome.status, args.join(' ')).toBe(1);
+      expect(outcome.stderr.trim().split('\n')).toHaveLength(1);
+      expect(outcome.stderr).toMatch(message);
+      // No wait for threads that nothing will complete.
+      expect(performance.now() - started).toBeLessThan(20_000);
+    }
   });
 });
