@@ -11,10 +11,9 @@ import { parsePositiveInteger } from '../numberOptions.js';
 import { createProgressDisplay } from '../progressBar.js';
 import { resolveRunInput } from '../runInput.js';
 import { searchEpistasisAsRanks, tupleCount, type EpistasisSearchOptions, type EpistasisSearchResult } from './epistasisSearch.js';
-import { checkThresholdOutputs, writeThresholdRecordsAsRanks, type ThresholdRecordsOutput } from './thresholdRecords.js';
+import type { ThresholdRecordsOutput } from './thresholdRecords.js';
 import { inProcessRanks, mpiRanks, type SearchRanks } from './searchRanks.js';
 import { detectMpiLaunch } from '../../parallel/index.js';
-import { asMpiRank } from '../mpiRun.js';
 import type { EpistasisOrder } from '../../analyses/epistasis/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
 import { writeCommandOutput } from '../stdout.js';
@@ -75,6 +74,8 @@ export function addEpistasisCommand(program: Command): void {
         }
         return;
       }
+      // Loaded only under an MPI launcher (the run's report and plan modules with it).
+      const { asMpiRank } = await import('../mpiRun.js');
       await asMpiRank(launch, async (runtime) => {
         const job = await epistasisJobOf(options, { underMpi: true, processesOnHost: runtime.localSize });
         return { job, run: () => runEpistasisJob(job, mpiRanks(runtime.world, runtime)).finally(() => job.dispose()) };
@@ -135,7 +136,8 @@ async function epistasisJobOf(
       stub: String(options.out), scoreThreshold, force: options.force === true,
       input: { kind: runInput.kind, givenPath: runInput.givenPath, sidecarPath: runInput.sidecarPath },
     };
-    if (records !== null) checkThresholdOutputs(search, records);
+    // The records' modules (run.json, the input's sidecar) load only for --score-threshold.
+    if (records !== null) (await import('./thresholdRecords.js')).checkThresholdOutputs(search, records);
     return { input, search, scoreThreshold, records, json: options.json === true, dispose: () => runInput.dispose() };
   } catch (error) {
     runInput.dispose();
@@ -152,6 +154,7 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
   const numTuples = tupleCount(sidecar.numVector, order);
   try {
     if (records !== null) {
+      const { writeThresholdRecordsAsRanks } = await import('./thresholdRecords.js');
       const written = await writeThresholdRecordsAsRanks(searchWithProgress, records, ranks);
       if (written === null) return;
       const summary = {
