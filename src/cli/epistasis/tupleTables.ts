@@ -62,6 +62,7 @@ export function tupleTable(rows: GenotypeRows, tuple: readonly number[], numCont
   const numCell = 3 ** tuple.length;
   // Cells of up to 4 SNPs fit a byte, a missing call's 3 included (3 + 3·(3 + 3·(3 + 3·3)) = 120).
   if (tuple.length > 4) throw new RangeError(`tuples of ${tuple.length} SNPs: at most 4`);
+  if (tuple.length === 2) return pairTable(rows.genotypesOf(tuple[0]), rows.genotypesOf(tuple[1]), numControls, numField);
   const cells = new Uint8Array(numField);
   // A missing call is genotype 3: both its bits set; any such SNP marks the sample.
   const missing = new Uint8Array(numField);
@@ -81,4 +82,23 @@ export function tupleTable(rows: GenotypeRows, tuple: readonly number[], numCont
   };
   const split = Math.min(numControls, numField);
   return { controls: countCells(0, split), cases: countCells(split, numField) };
+}
+
+/**
+ * tupleTable of a pair in one pass per class, each sample's cell counted as it is made: a search rescores its ~70
+ * candidate pairs once each, too few calls for the optimizing compiler, where the three passes took ~0.2 ms a pair
+ * (15 ms on the 2-way run's critical path).
+ */
+function pairTable(first: Uint8Array, second: Uint8Array, numControls: number, numField: number): TupleTable {
+  // Cells 0–8 and, at 9, the samples missing at either SNP (dropped).
+  const counts = new Float64Array(20);
+  const split = Math.min(numControls, numField);
+  for (const [begin, end, base] of [[0, split, 0], [split, numField, 10]] as const) {
+    for (let f = begin; f < end; f++) {
+      const a = first[f];
+      const b = second[f];
+      counts[base + ((a & (a >> 1)) | (b & (b >> 1)) ? 9 : 3 * a + b)]++;
+    }
+  }
+  return { controls: Array.from(counts.subarray(0, 9)), cases: Array.from(counts.subarray(10, 19)) };
 }
