@@ -6,7 +6,7 @@ import { UserError } from '../../core/errors.js';
 import type { AnalysisRef } from '../../analyses/index.js';
 import { startPopcountGemm, type PopcountGemmStart } from '../../mgemm/index.js';
 import { finalizeGuestPreload } from '../finalize/finalizeTasks.js';
-import { maxThreads } from './memoryCheck.js';
+import { checkThreadCount } from './memoryCheck.js';
 import type { JobSpec } from './jobSpec.js';
 
 /** What a run's kernel threads depend on that a command knows before reading its input. */
@@ -24,11 +24,8 @@ export interface RunKernelPlan {
  * UserError), before any thread starts. The caller hands the start to runJob, or cancels it.
  */
 export function startRunKernels(plan: RunKernelPlan, numCores = availableParallelism()): PopcountGemmStart | null {
-  const most = maxThreads(numCores);
   if (!Number.isInteger(plan.numThreads) || plan.numThreads < 1) throw new UserError(`--threads ${plan.numThreads} is not a positive integer`);
-  if (plan.numThreads > most) {
-    throw new UserError(`--threads ${plan.numThreads} is more than ${most} (4 per core of ${numCores}, at least 64, at most 1024); give fewer --threads`);
-  }
+  checkThreadCount(plan.numThreads, numCores);
   if (plan.backend !== 'cpu') return null;
   return startPopcountGemm({ backend: 'cpu', numThreads: plan.numThreads, workerGuestPreload: finalizeGuestPreload(plan.analysis) });
 }
