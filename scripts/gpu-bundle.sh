@@ -2,7 +2,7 @@
 # Packs a self-contained snptally for a GPU host without Node or a Vulkan loader (e.g. an HPC compute
 # node): the built dist/, the runtime node_modules (webgpu with only its linux-x64 binary), package.json,
 # the Node binary (xz), the Vulkan loader / GL dispatch .debs (unpacked there by gpu-run.sh), and the
-# native parts that were built: CPU kernel, epistasis scorer, MPI binding (build/mpi), the Vulkan layer that numbers GPUs
+# native parts that were built: CPU kernel, epistasis scorer, r²'s window bands, MPI binding (build/mpi), the Vulkan layer that numbers GPUs
 # (build/vulkan, one GPU per rank). MPI runs use the host's Open MPI (libmpi.so.40 and mpirun of Open
 # MPI 4.x, as HPC hosts and the GPU image here have); it is not packed.
 #   bash scripts/gpu-bundle.sh DEST        (after npm run build; needs apt-get for the .debs)
@@ -11,7 +11,7 @@ set -euo pipefail
 dest=${1:?usage: gpu-bundle.sh DEST}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dest/node_modules" "$dest/debs" "$dest/tools" "$dest/build"
-rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm" "$dest/build/native" "$dest/build/epistasis" "$dest/build/mpi" "$dest/build/vulkan"
+rm -rf "$dest/dist" "$dest/node_modules"/* "$dest/build/wasm" "$dest/build/native" "$dest/build/epistasis" "$dest/build/r2" "$dest/build/mpi" "$dest/build/vulkan"
 # dist/ without source maps and declarations (the bundle travels within the device's 64 MiB carry).
 cp -r "$root/dist" "$dest/dist"
 find "$dest/dist" \( -name '*.map' -o -name '*.d.ts' \) -delete
@@ -20,6 +20,8 @@ cp -r "$root/build/wasm" "$dest/build/wasm"
 [ -d "$root/build/native" ] && cp -r "$root/build/native" "$dest/build/native"
 # The native epistasis pair scorer (analyses/epistasis/native), when it was built.
 [ -d "$root/build/epistasis" ] && cp -r "$root/build/epistasis" "$dest/build/epistasis"
+# r²'s native window bands (analyses/r2/native), when they were built.
+[ -d "$root/build/r2" ] && cp -r "$root/build/r2" "$dest/build/r2"
 # The MPI binding (its .node only: it links the host's libmpi.so.40) and the GPU-numbering layer.
 if [ -f "$root/build/mpi/snptally_mpi.node" ]; then mkdir -p "$dest/build/mpi" && cp "$root/build/mpi/snptally_mpi.node" "$dest/build/mpi/"; fi
 [ -d "$root/build/vulkan" ] && cp -r "$root/build/vulkan" "$dest/build/vulkan"

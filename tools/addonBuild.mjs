@@ -6,6 +6,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The analyses' shared native headers (src/analyses/native), relative to an analysis's native folder. */
+export const SHARED_NATIVE_HEADERS = ['checksumParts.h', 'recordFilter.h', 'napiArguments.h'].map((name) => `../../native/${name}`);
+
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**

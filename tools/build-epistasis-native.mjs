@@ -4,12 +4,12 @@
 // An optional speed-up: without a C++ toolchain (or off x86-64) the script writes build/epistasis/UNAVAILABLE with the
 // reason and succeeds, and epistasis runs score their pairs in JavaScript (the same values, bit for bit).
 import { spawnSync } from 'node:child_process';
-import { addonBuild } from './addonBuild.mjs';
+import { addonBuild, SHARED_NATIVE_HEADERS } from './addonBuild.mjs';
 
 const build = addonBuild({
   label: 'build:native (epistasis)',
   sourceDir: 'src/analyses/epistasis/native',
-  sources: ['src/epistasisBinding.cc', 'src/densePairScores.cc', 'src/densePairScores.h'],
+  sources: ['src/epistasisBinding.cc', 'src/densePairScores.cc', 'src/densePairScores.h', ...SHARED_NATIVE_HEADERS],
   outDirName: 'epistasis',
   targetName: 'snptally_epistasis',
 });

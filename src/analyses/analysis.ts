@@ -14,6 +14,7 @@ import type { PairWindowLimits } from '../core/pairWindow.js';
 import type {
   DenseValueKind, PairFinalizeResult, PairValueProgram, PlaneMatrix, PopcountGemm, PopcountGemm3Request, RecordBar, TermGroup, TripleFinalizeResult, TripleFinalizeValues,
 } from '../mgemm/index.js';
+import type { PairBandFinalize } from './windowBand.js';
 
 /** The run facts an analysis is bound to: its metric settings and the problem's size. */
 export interface AnalysisSettings {
@@ -226,7 +227,7 @@ export interface DeviceTripleFinalizer {
 }
 
 /** The 2-way part of an analysis bound to a run. */
-export interface PairAnalysis {
+export interface PairAnalysis extends PairBandFinalize {
   /** Term groups of each pair's tallies; finalize gets one numRows × numCols tally matrix per group. */
   readonly termGroups: readonly TermGroup[];
   /** Values of every unique pair of the block into `ctx.sink`; returns the number of pairs. */

@@ -2,8 +2,12 @@
 // and the shared pieces analyses are made of. A built-in analysis's own pieces come from its folder's index.ts
 // (analyses/epistasis, king, r2, distance, grm, comet: modules of their own in the level table).
 export type * from './analysis.js';
+export type * from './windowBand.js';
 export { pairCountGroupsOf } from './analysis.js';
-export { tupleRecordSelectionOf, type RecordSelectingSink, type TupleRecordSelection } from './tupleRecordSelection.js';
+export {
+  nativeRecordSelectionOf, tupleRecordSelectionOf, type NativeRecordSelection, type RecordSelectingSink, type SelectionOptions, type TupleRecordSelection,
+} from './tupleRecordSelection.js';
+export { nativeAddonLoader, type NativeAddonStatus } from './nativeAddons.js';
 export {
   ANALYSIS_NAMES, analysesWithResult, builtInPlaneLayout, loadAnalysis, loadBuiltInAnalysis, type AnalysisRef,
 } from './registry.js';

@@ -1,7 +1,7 @@
 // The files `run --output STUB` writes besides the rank files: `<stub>.run.json` and, for a PLINK/VCF input, its
 // sidecar kept as `<stub>.input.json` (and, for its samples in memory, `<stub>.sample-missing.bin`). The engine checks them with the rank files (existing files, the run's own
 // inputs) and renames them into place after those, run.json last (src/engine/run/runOutputs.ts).
-import { discardStagedFiles, sampleMissingFileBytes, stageFile, stageJsonFile, type StagedFile } from '../io/index.js';
+import { discardStagedFiles, sampleMissingFileBytes, stageFile, stageJsonFile, stageSidecarFile, type PreparedSidecar, type StagedFile } from '../io/index.js';
 import type { Threshold } from '../core/thresholds.js';
 import type { JobSpec, RunResult } from './engineApi.js';
 import { buildRunJson } from './runReport.js';
@@ -42,6 +42,9 @@ export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInp
   const inMemory = input?.inMemory ?? null;
   const keepsSidecar = input !== null && ((input.sidecar !== null && input.sidecarPath === null) || inMemory !== null);
   const runInfoPath = runInfoPathOf(stub);
+  // The missing calls' file is made as soon as the rows are described, while the run computes, not when it commits.
+  const missingBytes = inMemory === null ? null
+    : readyValue(inMemory.rows.done.then((rows) => sampleMissingFileBytes(rows.missingCalls, spec.numField)));
   return {
     paths: [...(keepsSidecar ? [inputSidecarPathOf(stub)] : []), ...(inMemory === null ? [] : [sampleMissingPathOf(stub)]), runInfoPath],
     inputPaths: input?.readPaths ?? [],
@@ -51,8 +54,11 @@ export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInp
       const sidecar = keepsSidecar ? inputSidecarPathOf(stub) : input?.sidecarPath ?? null;
       try {
         const written = inMemory?.result() ?? null;
-        if (keepsSidecar) staged.push(stageJsonFile(inputSidecarPathOf(stub), written?.sidecar ?? input.sidecar));
-        if (written !== null) staged.push(stageFile(sampleMissingPathOf(stub), sampleMissingFileBytes(written.missingCalls, spec.numField)));
+        const kept: PreparedSidecar | null = written?.sidecar ?? input?.sidecar ?? null;
+        if (keepsSidecar && kept !== null) staged.push(stageSidecarFile(inputSidecarPathOf(stub), kept));
+        if (written !== null) {
+          staged.push(stageFile(sampleMissingPathOf(stub), missingBytes?.value ?? sampleMissingFileBytes(written.missingCalls, spec.numField)));
+        }
         staged.push(stageJsonFile(runInfoPath, runInfoJson(stub, {
           metric: spec.metricSpec.metric,
           numWay: spec.metricSpec.numWay,
@@ -70,4 +76,11 @@ export function runCompanions(spec: JobSpec, threshold: Threshold, input: RunInp
       return staged;
     },
   };
+}
+
+/** Holds what `promise` resolves with once it has (null before, and after a rejection, which is handled elsewhere). */
+function readyValue<T>(promise: Promise<T>): { readonly value: T | null } {
+  const ready: { value: T | null } = { value: null };
+  promise.then((value) => { ready.value = value; }, () => undefined);
+  return ready;
 }

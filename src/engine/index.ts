@@ -14,3 +14,6 @@ export { availableHostMemory, formatBytes, MAX_IN_PROCESS_RANKS, maxThreads } fr
 export { startBlockBuild } from './blocks/blockBuild.js';
 export { packRowPlanes, planePackingTable } from './blocks/planePacking.js';
 export { PAIRS_PER_PANEL } from './pipeline/pipeline2.js';
+export { EntrySink } from './finalize/entrySink.js';
+export { windowPanelGeometry, windowPanelRows } from './pipeline/windowPanels.js';
+export { pairsInPanel } from './pipeline/panelPairs.js';

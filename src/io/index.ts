@@ -38,7 +38,7 @@ export type { LineReadOptions, NumberedLine } from './textLines.js';
 export { seededVectorOrder } from './vectorPermutation.js';
 export {
   FIELD_CODING, MAX_SIDECAR_BYTES, SIDECAR_FORMAT, SIDECAR_VERSION, checkPreparedFile, readSidecar, sha256OfFile,
-  sidecarPathOf, stageJsonFile, writeJsonFileAtomically,
+  sidecarPathOf, stageJsonFile, stageSidecarFile, writeJsonFileAtomically,
 } from './preparedSidecar.js';
 export type { PreparedSidecar, SidecarSnps } from './preparedSidecar.js';
 export { vectorsAreSamples } from './preparedSidecar.js';

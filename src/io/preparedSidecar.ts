@@ -5,6 +5,7 @@
 // read the SNP names and the permutation without a library.
 import { openForReading } from './openForReading.js';
 import { closeSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import type { BadSite } from './genotypeSource.js';
@@ -95,17 +96,50 @@ export function stageJsonFile(path: string, value: unknown): StagedFile {
   return stageFile(path, `${JSON.stringify(value)}\n`);
 }
 
+/** A sidecar this process staged, and the identity of the file written (kept by the rename into place). */
+interface StagedSidecar {
+  readonly sidecar: PreparedSidecar;
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/**
+ * Sidecars staged by this process, by final path: the PLINK front end reads back the sidecar of the run it just ran in
+ * this process, and parsing megabytes of JSON it already holds would cost tens of milliseconds. A file changed since
+ * (another inode, size or time) is read from disk.
+ */
+const stagedSidecars = new Map<string, StagedSidecar>();
+
+/** Stages a sidecar (stageJsonFile) and remembers it for readSidecar of its final path in this process. */
+export function stageSidecarFile(path: string, sidecar: PreparedSidecar): StagedFile {
+  const staged = stageJsonFile(path, sidecar);
+  const { ino, size, mtimeMs } = statSync(staged.temporaryPath);
+  stagedSidecars.set(resolve(path), { sidecar, ino, size, mtimeMs });
+  return staged;
+}
+
+/** The sidecar this process staged at `path`, if the file there is still the one it wrote; else null. */
+function stagedSidecarAt(path: string): PreparedSidecar | null {
+  const staged = stagedSidecars.get(resolve(path));
+  if (staged === undefined) return null;
+  const file = statSync(path, { throwIfNoEntry: false });
+  return file !== undefined && file.ino === staged.ino && file.size === staged.size && file.mtimeMs === staged.mtimeMs ? staged.sidecar : null;
+}
+
 /**
  * Reads and checks a sidecar: format tag, version, and that sizes and columns agree with each other.
  * @throws UserError naming the file and the first inconsistency.
  */
 export function readSidecar(path: string): PreparedSidecar {
-  let parsed: unknown;
-  const text = readBoundedTextFile(path, 'sidecar', MAX_SIDECAR_BYTES);
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(`cannot read sidecar ${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  let parsed: unknown = stagedSidecarAt(path);
+  if (parsed === null) {
+    const text = readBoundedTextFile(path, 'sidecar', MAX_SIDECAR_BYTES);
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new UserError(`cannot read sidecar ${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
   const fail = (what: string): never => { throw new UserError(`sidecar ${path}: ${what}`); };
   if (typeof parsed !== 'object' || parsed === null) return fail('not a JSON object');

@@ -35,6 +35,26 @@ export interface PlaneMatrix {
    * it must hold, or the words outside are lost.
    */
   readonly planeWordRanges?: readonly (PlaneWordRange | null)[] | null;
+  /**
+   * Present when the host holds the planes only as 2-bit code rows: `words` is then empty and only a kernel set with
+   * `planesFromCodeRows` takes the matrix (it builds the planes where it keeps them: half the bytes of four planes to
+   * move, no packing on the host). Absent or null: the planes are `words`.
+   */
+  readonly codeRows?: PlaneCodeRows | null;
+}
+
+/**
+ * Planes as SPEC §1's 2-bit code rows: field f of row r is code `(bytes[r · bytesPerRow + ⌊f/4⌋] >> 2(f mod 4)) & 3`,
+ * and bit p of `bitsOfCode[code]` is its bit in plane p. Rows from `numRowsReal` on, and fields from `numField` on,
+ * are zero in every plane whatever their bytes hold.
+ */
+export interface PlaneCodeRows {
+  readonly bytes: Uint8Array;
+  readonly bytesPerRow: number;
+  readonly numRowsReal: number;
+  readonly numField: number;
+  /** Four entries, one per code. */
+  readonly bitsOfCode: readonly number[];
 }
 
 /** Plane lengths are padded to a multiple of this many 32-bit words (128 bits). */
@@ -259,6 +279,8 @@ export interface PopcountGemm {
    * the threads that computed them rather than competing with them from threads of its own.
    */
   readonly guestTasks?: GuestTaskRunner;
+  /** Present on kernel sets that take matrices held as code rows (PlaneMatrix.codeRows). */
+  readonly planesFromCodeRows?: true;
   /** Frees worker threads; the object is unusable afterwards. */
   close(): Promise<void>;
 }

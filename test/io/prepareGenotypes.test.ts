@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
 import {
-  checkPreparedFile, openPlinkFileset, plinkPathsOf, prepareGenotypes, readPackedVectorSlab, readSidecar,
-  seededVectorOrder, sidecarPathOf, transposeToSampleMajor,
+  checkPreparedFile, commitStagedFiles, openPlinkFileset, plinkPathsOf, prepareGenotypes, readPackedVectorSlab, readSidecar,
+  seededVectorOrder, sidecarPathOf, stageSidecarFile, transposeToSampleMajor,
 } from '../../src/io/index.js';
 import { mulberry32 } from '../../src/core/seededRandom.js';
 import { patternedDosages, specCode, writePlinkFileset } from './genotypeFixtures.js';
@@ -64,6 +64,22 @@ describe('prepareGenotypes', () => {
   it('gives the same order for the same seed and another for another seed', () => {
     expect(seededVectorOrder(1000, 7)).toEqual(seededVectorOrder(1000, 7));
     expect(seededVectorOrder(1000, 7)).not.toEqual(seededVectorOrder(1000, 8));
+  });
+
+  it('reads back a sidecar this process staged without parsing it, and the file once it changed', async () => {
+    const packedPath = await prepare('staged.packed', null);
+    const written = readSidecar(sidecarPathOf(packedPath));
+    const keptPath = join(workDir, 'staged.input.json');
+    commitStagedFiles([stageSidecarFile(keptPath, written)]);
+    const back = readSidecar(keptPath);
+    expect(back).toBe(written);
+    // Rewritten by someone else (another size and time): read from disk, with what the file now says.
+    const edited = JSON.parse(readFileSync(keptPath, 'utf8')) as { numMissingCalls: number };
+    edited.numMissingCalls += 1000;
+    writeFileSync(keptPath, `${JSON.stringify(edited)}\n`);
+    const reread = readSidecar(keptPath);
+    expect(reread).not.toBe(written);
+    expect(reread.numMissingCalls).toBe(written.numMissingCalls + 1000);
   });
 
   it('detects a packed file that changed after prepare', async () => {

@@ -1,28 +1,11 @@
 // Dense 2-way epistasis finalize through the native scorer (native/nativePairScores.ts): one call per pair block
 // scores every pair, sums its exact checksum part and selects its records as the sink's addTupleValueRow would — the
 // JS path (epistasisPairs.ts DensePairScorer) spent two thirds of a 2-way run's CPU time there, more than the GEMM.
-import { tupleRecordSelectionOf, type FinalizeContext, type PairBlock, type TupleRecordSelection } from '../index.js';
+import { nativeRecordSelectionOf, tupleRecordSelectionOf, type FinalizeContext, type PairBlock } from '../index.js';
 import type { BlockGenotypeCounts } from './epistasisFinalize.js';
 import type { EpistasisFinalizeSettings } from './epistasisPairs.js';
 import { k2ScaleOf, LN2 } from './epistasisScores.js';
-import { loadNativePairScorer, type NativeRecordSelection } from './native/nativePairScores.js';
-
-const BAR_BITS = new Uint32Array(1);
-const BAR_FLOAT = new Float32Array(BAR_BITS.buffer);
-
-/** What the addon applies of a sink's selection, or null for a threshold it does not take (CoMet's per-entry forms). */
-function nativeSelectionOf(selection: TupleRecordSelection): NativeRecordSelection | null {
-  const { threshold, bar, top } = selection;
-  if (threshold.kind !== 'none' && threshold.kind !== 'single') return null;
-  BAR_BITS[0] = bar?.valueBits ?? 0;
-  return {
-    writesRecords: selection.writesRecords,
-    threshold: threshold.kind === 'single' ? threshold.value : null,
-    bar: bar === null ? null : { atLeast: bar.keep === 'atLeast', value: BAR_FLOAT[0] },
-    topCount: top?.count ?? 0,
-    topLarger: top?.stronger !== 'smaller',
-  };
-}
+import { loadNativePairScorer } from './native/nativePairScores.js';
 
 /**
  * Scores the unique pairs of a dense run's `block` natively into `ctx.sink` (checksum part and records); the number
@@ -35,7 +18,7 @@ export function finalizeDensePairsNatively(
   const loaded = loadNativePairScorer();
   if (!loaded.available) return null;
   const sinkSelection = tupleRecordSelectionOf(ctx.sink);
-  const selection = sinkSelection === null ? null : nativeSelectionOf(sinkSelection);
+  const selection = sinkSelection === null ? null : nativeRecordSelectionOf(sinkSelection);
   if (sinkSelection === null || selection === null) return null;
   const [controls, cases] = settings.classSizes;
   const { tables } = settings;

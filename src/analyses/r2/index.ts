@@ -7,6 +7,7 @@ import { r2PlaneLayout } from './r2Planes.js';
 import { ProgramDevicePairs } from '../index.js';
 import { r2PairValues } from './r2PairProgram.js';
 import { finalizeR2Pairs, R2_ENTRY_BIT, termGroupsR2 } from './r2Values.js';
+import { finalizeR2WindowBand } from './r2WindowBand.js';
 import { HISTOGRAM_BUCKETS_PER_UNIT, type HistogramLayout } from '../../core/histogramLayout.js';
 
 export { R2_PLANE, r2PlaneLayout } from './r2Planes.js';
@@ -32,6 +33,7 @@ export const analysis: Analysis = {
       pairs: {
         termGroups: termGroupsR2(spec.sparse),
         finalize: (ctx, block, tallies) => finalizeR2Pairs(settings, ctx, block, tallies),
+        finalizeWindowBand: finalizeR2WindowBand,
         deviceFinalizer: (gemm, threshold, options) =>
           ProgramDevicePairs.create(r2PairValues(spec.sparse, numField), gemm, threshold, numVector, options),
       },

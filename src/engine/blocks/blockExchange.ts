@@ -7,17 +7,27 @@ import type { JobSpec, ProblemSource } from '../run/jobSpec.js';
 import type { RankLayout } from '../run/rankPlans.js';
 import type { PlaneLayout } from '../../analyses/index.js';
 import { blockThreadCount, startBlockBuild } from './blockBuild.js';
+import { codeRowPlanes } from './codeRowPlanes.js';
 import { MEMORY_ROWS_FINAL, MEMORY_ROWS_PENDING } from './blockRows.js';
 import type { FillingPlanes, ReceivedBlocks, SlabShape, VectorBlock } from './vectorBlock.js';
 
 /**
  * Starts building the planes of the rank's own block on its field slab: block workers (blockBuild.ts) generate a
  * synthetic block or read the rows of the input file, so the main thread is free meanwhile (the rank opens its
- * kernel set then) and the rows become final front to back.
+ * kernel set then) and the rows become final front to back. With `codeRows` (a memory source; see codeRowPlanes.ts)
+ * the planes are the rows in memory as they are, final once the rows are.
  */
-export async function buildOwnPlanes(job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, numThreads: number): Promise<FillingPlanes> {
+export async function buildOwnPlanes(
+  job: JobSpec, layout: RankLayout, planeLayout: PlaneLayout, numThreads: number, options: { readonly codeRows: boolean } = { codeRows: false },
+): Promise<FillingPlanes> {
   const shape = slabShape(layout, layout.coords.vectorIdx);
   const memory = job.source.kind === 'memory' ? job.source : null;
+  if (options.codeRows) {
+    if (memory === null) throw new Error('only rows in memory are held as code rows');
+    const rowsFinal = traced('input in memory final', () => memoryRowsFinal(memory));
+    rowsFinal.catch(() => undefined);
+    return { planes: codeRowPlanes(planeLayout, shape, memory, job.numField), rowsReady: () => rowsFinal, done: rowsFinal };
+  }
   // Block workers start while rows in memory are still written and wait for them in their threads, so that their
   // start-up (modules, tables: 50–100 ms) overlaps the transposition; a block built on this thread waits here.
   const onWorkers = blockThreadCount(shape.numVectorReal, shape.numVectorReal * shape.numFieldLocal, { numThreads }) > 1;
@@ -78,7 +88,7 @@ export async function sumOwnBlock(
   return { blockIdx, vectorFirst: shape.vectorFirst, numVectorReal: shape.numVectorReal, planes, sums, counts };
 }
 
-function slabShape(layout: RankLayout, blockIdx: number): SlabShape {
+export function slabShape(layout: RankLayout, blockIdx: number): SlabShape {
   const vectors = layout.blockRanges[blockIdx];
   return {
     numVectorLocal: layout.numVectorLocal,

@@ -2,7 +2,7 @@
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
 import { addPairRowChecksum } from '../../core/pairRowChecksum.js';
 import type { RecordBar } from '../../mgemm/index.js';
-import type { PairCountRow, RecordSelectingSink, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, RecordSelectingSink, SelectionOptions, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { NumWay } from '../../core/types.js';
@@ -241,10 +241,11 @@ export class EntrySink implements RecordSelectingSink {
 
   /**
    * RecordSelectingSink.tupleRecordSelection: the threshold and bar addTupleValueRow would apply now, for a finalize that
-   * adds the checksum and records of such rows itself; null with a histogram or a window, which that finalize does not feed.
+   * adds the checksum and records of such rows itself; null with a histogram or a window, which that finalize does not feed
+   * (a window it applies itself, `windowApplied`, does not refuse it).
    */
-  tupleRecordSelection(): TupleRecordSelection | null {
-    if (this.histogram !== null || this.window !== null) return null;
+  tupleRecordSelection(options?: SelectionOptions): TupleRecordSelection | null {
+    if (this.histogram !== null || (this.window !== null && options?.windowApplied !== true)) return null;
     // The writer's bar counts only records it was given (addTupleValueRow's order).
     if (this.writer?.recordBar !== undefined) this.flush();
     const bar = this.writer?.recordBar?.() ?? null;

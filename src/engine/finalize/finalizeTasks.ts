@@ -192,7 +192,7 @@ export class LocalFinalizer {
       const window = this.setup.window ?? null;
       if (pairs === null || window === null) throw new Error('a band task for a run without pairs or without an LD window');
       this.bands ??= new PairBandWorker(window);
-      numTuples = this.bands.run(task, pairs.finalize, ctx);
+      numTuples = this.bands.run(task, pairs, ctx);
     } else if (task.kind === 'triples') {
       const triples = this.analysis.triples;
       if (triples === null) throw new Error('a triples task for an analysis run without triples');

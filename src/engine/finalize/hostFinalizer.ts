@@ -14,6 +14,7 @@ import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 import { inlineBandRunner, pooledBandRunner, type PairBandRunner } from './pairBands.js';
 import { pairsOfPanel, panelRows, quadRowParts, quadsOfRow, quadTileRows, rowParts, sliceParts, tuplesPerTask } from './finalizeParts.js';
+import { hostPlanesOf, withHostPlanes } from '../blocks/codeRowPlanes.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -117,9 +118,11 @@ class InlineHostFinalizer implements HostFinalizer {
     this.bands = inlineBandRunner(rank);
   }
 
-  async finalizePairs(block: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
+  async finalizePairs(given: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const pairs = this.rank.analysis.pairs;
     if (pairs === null) throw new Error('pairs to finalize for an analysis run without pairs');
+    // A GPU run's own block may be held as code rows; an analysis's finalize may read planes.
+    const block = withHostPlanes(given);
     const ctx: FinalizeContext = values === undefined ? this.rank : { sink: new PanelValueCapture(this.rank.sink, values), verifier: this.rank.verifier };
     let numPairs = 0;
     for (const { r0, r1 } of rowParts(block, MAX_PAIRS_PER_TASK)) {
@@ -286,7 +289,7 @@ class PooledHostFinalizer implements HostFinalizer {
   private sharedBlock(block: VectorBlockView): VectorBlockView {
     let shared = this.sharedBlocks.get(block);
     if (shared === undefined) {
-      shared = { ...block, planes: toSharedPlaneMatrix(block.planes), sums: sharedArray(block.sums), counts: sharedArray(block.counts) };
+      shared = { ...block, planes: toSharedPlaneMatrix(hostPlanesOf(block.planes)), sums: sharedArray(block.sums), counts: sharedArray(block.counts) };
       this.sharedBlocks.set(block, shared);
     }
     return shared;

@@ -3,7 +3,7 @@
 // are small (~30 k pairs at 100,000 SNPs, 1 Mb): a message per panel to the kernel workers and a finalize of each on the
 // main thread cost more than their GEMM. Here the main thread posts one task per band and merges outcomes in order.
 import { openThreadGemm, type PlaneWordRange, type TermGroup, type ThreadGemm, type ThreadGemmKernel } from '../../mgemm/index.js';
-import type { FinalizeContext, PairBlock, VectorBlockView } from '../../analyses/index.js';
+import type { FinalizeContext, PairAnalysis, VectorBlockView } from '../../analyses/index.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { WINDOW_SUB_BLOCK_ROWS, windowSubBlocks, type PanelGeometry } from '../pipeline/windowPanels.js';
 import type { RankFinalize } from './rankFinalize.js';
@@ -43,7 +43,7 @@ export function inlineBandRunner(rank: RankFinalize): PairBandRunner {
       const window = rank.sink.window;
       if (pairs === null || window === null) throw new Error('a band task for a run without pairs or without an LD window');
       worker ??= new PairBandWorker(window);
-      worker.run(task, pairs.finalize, rank);
+      worker.run(task, pairs, rank);
       return () => undefined;
     },
   };
@@ -117,7 +117,10 @@ export function pooledBandRunner(poolThreads: number, pool: BandPool, options: {
   };
 }
 
-/** The worker side: computes each panel's window sub-blocks with its own GEMM and finalizes them into `ctx`. */
+/**
+ * The worker side: the analysis's own band finalize where it has one that takes the band (r²'s native path), else each
+ * panel's window sub-blocks computed with its own GEMM and finalized into `ctx`.
+ */
 export class PairBandWorker {
   private gemm: ThreadGemm | null = null;
   private scratch = new Uint32Array(0);
@@ -125,9 +128,11 @@ export class PairBandWorker {
   constructor(private readonly window: PairWindowLimits) {}
 
   /** Runs `task`; returns the pairs finalized (those of its sub-blocks: the pipeline counts its panels' pairs itself). */
-  run(task: PairBandTask, finalize: (ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]) => number, ctx: FinalizeContext): number {
-    this.gemm ??= openThreadGemm(task.kernel);
+  run(task: PairBandTask, pairs: PairAnalysis, ctx: FinalizeContext): number {
     const { rows, cols, termGroups, planeWordRanges } = task;
+    const own = pairs.finalizeWindowBand?.(ctx, { rows, cols, panels: task.panels, window: this.window }) ?? null;
+    if (own !== null) return own;
+    this.gemm ??= openThreadGemm(task.kernel);
     const vectorFirst = { rows: rows.vectorFirst, cols: cols.vectorFirst };
     let numPairs = 0;
     for (const panel of task.panels) {
@@ -137,7 +142,7 @@ export class PairBandWorker {
           a: rows.planes, aFirst: sub.rowFirst, aCount: sub.numRows, b: cols.planes, bFirst: sub.colFirst, bCount: sub.numCols,
           termGroups, strictUpper: sub.strictUpper, planeWordRanges,
         }, tallies);
-        numPairs += finalize(ctx, { rows, cols, ...sub }, tallies);
+        numPairs += pairs.finalize(ctx, { rows, cols, ...sub }, tallies);
       }
     }
     return numPairs;

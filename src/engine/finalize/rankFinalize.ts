@@ -32,9 +32,10 @@ export interface DeviceFinalizeSetting {
 
 /**
  * Whether the engine lets the device finalize at all: not with `host` placement, not with field slabs (tallies are
- * summed across ranks first), not with --verify (it needs every value on the host).
+ * summed across ranks first), not with --verify (it needs every value on the host). The analysis may still decline
+ * (its deviceFinalizer returns null).
  */
-function deviceMayFinalize(rank: RankFinalize, setting: DeviceFinalizeSetting): boolean {
+export function deviceMayFinalize(rank: RankFinalize, setting: DeviceFinalizeSetting): boolean {
   return setting.placement !== 'host' && setting.fieldComm.size === 1 && rank.verifier === null;
 }
 

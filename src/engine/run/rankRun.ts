@@ -21,12 +21,13 @@ import {
 import { createHostFinalizer, finalizeSetupOf, type HostFinalizer } from '../finalize/hostFinalizer.js';
 import { finalizeGuestSpec, guestFinalizePool } from '../finalize/finalizeTasks.js';
 import type { JobSpec } from './jobSpec.js';
-import type { RankFinalize } from '../finalize/rankFinalize.js';
+import { deviceMayFinalize, type RankFinalize } from '../finalize/rankFinalize.js';
 import { runPairSteps, type PipelineEnv } from '../pipeline/pipeline2.js';
 import { computesInWindowBands } from '../pipeline/windowBands.js';
 import { runTripleUnits } from '../pipeline/pipeline3.js';
 import { runQuadTiles } from '../pipeline/pipeline4.js';
-import { buildOwnPlanes, startBlockExchange, sumOwnBlock } from '../blocks/blockExchange.js';
+import { buildOwnPlanes, slabShape, startBlockExchange, sumOwnBlock } from '../blocks/blockExchange.js';
+import { codeRowsCanHold } from '../blocks/codeRowPlanes.js';
 import { rankLayout, type RankLayout } from './rankPlans.js';
 import { openRankOutput } from './rankOutput.js';
 import { runPreview } from './runPreview.js';
@@ -236,6 +237,18 @@ interface ComputedRank {
 }
 
 /**
+ * Whether the own block stays the code rows in memory and the GPU builds its planes (engine/blocks/codeRowPlanes.ts):
+ * a 2-way GPU run of rows in memory whose block no other rank reads and that finalizes on the device (a host finalize
+ * that reads planes after all packs them then: hostFinalizer.ts).
+ */
+function ownPlanesOnDevice({ job, layout, run, fieldComm }: RankSetup, realOperands: RealOperands | null): boolean {
+  return job.backend === 'webgpu' && job.source.kind === 'memory' && job.metricSpec.numWay === 2 && realOperands === null
+    && layout.exchange.sends.length === 0 && layout.exchange.receives.length === 0
+    && deviceMayFinalize(run, { placement: job.finalize, fieldComm }) && run.analysis.pairs?.deviceFinalizer !== undefined
+    && codeRowsCanHold(run.analysis.planes, slabShape(layout, layout.coords.vectorIdx), job.numField);
+}
+
+/**
  * Builds the own block while the rank's kernel set opens and prepares for the run (GPU programs compile while the
  * input loads), sums the own block, exchanges blocks and runs the 2-way or 3-way pipeline; closes the kernel set.
  */
@@ -265,11 +278,13 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   }, options.startedKernels ?? null));
   // Awaited below; neither rejection may go unhandled while the other is awaited.
   opening.catch(() => undefined);
-  const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads);
+  const codeRows = ownPlanesOnDevice(setup, realOperands);
+  const building = buildOwnPlanes(job, layout, run.analysis.planes, numThreads, { codeRows });
   building.catch(() => undefined);
   let gemm: PopcountGemm;
   try {
     gemm = await opening;
+    if (codeRows && gemm.planesFromCodeRows !== true) throw new Error(`kernel set ${gemm.name} builds no planes from code rows`);
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
     await building.then((filling) => filling.done).catch(() => undefined);

@@ -1,11 +1,12 @@
-# node-gyp build of the native scorer of dense 2-way epistasis panels (src/densePairScores.cc). Plain x86-64 code,
-# no CPU feature beyond SSE2; -ffp-contract=off keeps every double operation the JS path's (no fused multiply-add).
+# node-gyp build of the native scorer of dense 2-way epistasis panels (src/densePairScores.cc; the analyses' shared
+# helpers in src/analyses/native). Plain x86-64 code, no CPU feature beyond SSE2; -ffp-contract=off keeps every double
+# operation the JS path's (no fused multiply-add).
 {
   "targets": [
     {
       "target_name": "snptally_epistasis",
       "sources": ["src/epistasisBinding.cc", "src/densePairScores.cc"],
-      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "../../native"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags_cc!": ["-fno-exceptions", "-O2"],
       "cflags_cc": ["-fexceptions", "-std=c++17", "-O3", "-ffp-contract=off", "-fno-fast-math"]

@@ -1,10 +1,9 @@
 // Loads the native scorer of dense 2-way epistasis panels (build/epistasis/snptally_epistasis.node, see
 // src/densePairScores.h) once per thread, on first use, and says why it cannot be used when it cannot: not built (no
-// compiler, not x86-64, install scripts skipped). Its values, checksum and records are the JS path's, bit for bit.
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+// compiler, not x86-64, install scripts skipped; analyses/nativeAddons.ts). Its values, checksum and records are the JS
+// path's, bit for bit.
 import type { EpistasisScore } from '../../../core/types.js';
+import { nativeAddonLoader, type NativeRecordSelection } from '../../index.js';
 
 /** A dense panel of pairs as the addon reads it (epistasisPairs.ts builds it from a PairBlock). */
 export interface NativeDensePanel {
@@ -36,18 +35,6 @@ export interface NativeScoring {
   readonly ln2: number;
 }
 
-/** Which pairs become records (EntrySink's threshold and top-N bar); a top-N writer's count tightens the bar. */
-export interface NativeRecordSelection {
-  readonly writesRecords: boolean;
-  /** float32(value) > threshold, or null: every value. */
-  readonly threshold: number | null;
-  /** The writer's bar (inclusive), its value a float32, or null. */
-  readonly bar: { readonly atLeast: boolean; readonly value: number } | null;
-  /** The writer keeps this many strongest records (0: every record), larger values first when `topLarger`. */
-  readonly topCount: number;
-  readonly topLarger: boolean;
-}
-
 /** A panel's exact checksum part and its records as the file lays them out (i, j, value bits). */
 export interface NativePanelScores {
   /** The sum Σ rv·iv of ChecksumAccumulator.addEntries as its limbs (ChecksumAccumulator.merge). */
@@ -68,27 +55,10 @@ export type NativePairScorerStatus =
   | { readonly available: true; readonly scorer: NativePairScorer }
   | { readonly available: false; readonly reason: string };
 
-/** dist/src/analyses/epistasis/native/ → the repository's build/epistasis/. */
-const ADDON_URL = new URL('../../../../../build/epistasis/snptally_epistasis.node', import.meta.url);
-const UNAVAILABLE_URL = new URL('../../../../../build/epistasis/UNAVAILABLE', import.meta.url);
-
-let status: NativePairScorerStatus | undefined;
+const loadScorer = nativeAddonLoader<NativePairScorer>('epistasis', 'native epistasis scorer');
 
 /** The native scorer, loaded once per thread, or why it is unavailable. */
 export function loadNativePairScorer(): NativePairScorerStatus {
-  if (status !== undefined) return status;
-  const addonPath = fileURLToPath(ADDON_URL);
-  if (!existsSync(addonPath)) {
-    const unavailablePath = fileURLToPath(UNAVAILABLE_URL);
-    const reason = existsSync(unavailablePath) ? readFileSync(unavailablePath, 'utf8').trim() : 'not built (in a source checkout: npm run build:native)';
-    status = { available: false, reason: `native epistasis scorer unavailable: ${reason}` };
-    return status;
-  }
-  try {
-    status = { available: true, scorer: createRequire(import.meta.url)(addonPath) as NativePairScorer };
-  } catch (error) {
-    // A stale build (another Node's ABI, a missing library): the JS path scores the same values.
-    status = { available: false, reason: `native epistasis scorer unavailable: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
-  }
-  return status;
+  const loaded = loadScorer();
+  return loaded.available ? { available: true, scorer: loaded.addon } : loaded;
 }

@@ -47,6 +47,8 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   readonly name: string;
   /** The GPU is driven from the calling thread. */
   readonly numThreads = 1;
+  /** Matrices held as code rows cross as codes and become planes on the device (operands/residentPlanes.ts). */
+  readonly planesFromCodeRows = true;
   /** Benchmarks' access to the kernels alone and to the ways of uploading (tools/lib/webgpuTiming.ts times through it). */
   readonly benchmarking: WebgpuBenchmarking;
   private readonly maxBindingBytes: number;
@@ -258,7 +260,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
   /** A 2-way request's sub-blocks, one submit and read-back each (runner.submitEachWithReadBack), scattered into its outputs. */
   private async submitRun(request: PopcountGemmRequest): Promise<Pending<PopcountGemmResult>> {
     if (this.closed) throw new Error(`${this.name}: run() after close()`);
-    checkPopcountGemmRequest(request);
+    checkPopcountGemmRequest(request, { codeRows: true });
     const outputs = request.termGroups.map(() => new Uint32Array(request.aCount * request.bCount));
     const plan = await this.plan(request);
     if (plan === null) return settled(outputs);
@@ -313,7 +315,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
    */
   private async submitPairFinalize(request: PairFinalizeRequest, scratch: FinalizeScratch): Promise<Pending<PairFinalizeResult | null>> {
     if (this.closed) throw new Error(`${this.name}: finalizePairs() after close()`);
-    checkPopcountGemmRequest(request.gemm);
+    checkPopcountGemmRequest(request.gemm, { codeRows: true });
     const plan = await this.plan(request.gemm, undefined, DEVICE_OUTPUT_BYTES_PER_DISPATCH);
     const denseKind = request.denseValues ?? null;
     if (plan === null) {

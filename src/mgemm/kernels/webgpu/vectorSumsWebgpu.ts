@@ -19,7 +19,7 @@ export interface VectorSumsHost {
 
 /** Submits the sums of a request; collect() gives each row's sum and count. */
 export async function submitVectorSums(host: VectorSumsHost, request: VectorSumsRequest): Promise<Pending<VectorSums>> {
-  checkVectorSumsRequest(request);
+  checkVectorSumsRequest(request, { codeRows: true });
   const { planes, countPlanes, maskPlane } = request;
   const n = planes.numVectors;
   if (n === 0 || planes.wordsPerPlane === 0) return settled({ sums: new Float64Array(n), counts: new Float64Array(n) });

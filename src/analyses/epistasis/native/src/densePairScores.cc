@@ -4,39 +4,9 @@
 #include "densePairScores.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace snptally::epistasis {
 namespace {
-
-/** core/randomize.ts: RANDOMIZE_MAX and CoMet's randomizer; core/checksum.ts's weight offsets. */
-constexpr uint64_t kRandomizeMax = 714025;
-constexpr uint64_t kWeightOffsetLow = 956158765;
-constexpr uint64_t kWeightOffsetHigh = 842467637;
-
-uint64_t randomize(uint64_t i) { return (4096 * (i % kRandomizeMax) + 150889) % kRandomizeMax; }
-uint64_t randomizeStep(uint64_t delta) { return (4096 * (delta % kRandomizeMax)) % kRandomizeMax; }
-
-/**
- * The checksum weights of a run of uids uid0 + t·uidStep (core/checksum.ts entryWeightsAlongRun): both randomizes of
- * a weight grow by one constant step modulo RANDOMIZE_MAX.
- */
-class WeightRun {
- public:
-  WeightRun(uint64_t uid, uint64_t uidStep)
-      : low_(randomize(uid + kWeightOffsetLow)), high_(randomize(uid + kWeightOffsetHigh)), step_(randomizeStep(uidStep)) {}
-  uint64_t weight() const { return low_ + kRandomizeMax * high_; }
-  void next() {
-    low_ += step_;
-    if (low_ >= kRandomizeMax) low_ -= kRandomizeMax;
-    high_ += step_;
-    if (high_ >= kRandomizeMax) high_ -= kRandomizeMax;
-  }
-
- private:
-  uint64_t low_, high_;
-  const uint64_t step_;
-};
 
 /** JS Math.min(15.5, Math.max(0, v)) (engineValueOf's clamp): NaN stays NaN, −0 becomes +0. */
 double clampEngineValue(double v) {
@@ -155,65 +125,6 @@ RowScorer rowScorerOf(bool transposed) {
   return transposed ? scoreRow<S, true> : scoreRow<S, false>;
 }
 
-/** Records of one call: the threshold, the writer's bar, tightened by the strongest `topCount` values sent so far. */
-class RecordFilter {
- public:
-  explicit RecordFilter(const RecordSelection& s) : s_(s), bar_(s.bar), barValue_(s.barValue) {
-    if (s.topCount > 0) heap_.reserve(static_cast<size_t>(std::min<int64_t>(s.topCount, 1 << 16)));
-  }
-
-  /** Whether the value becomes a record (EntrySink.addTupleValueRow's tests), noting it among the strongest sent. */
-  bool keeps(float f) {
-    if (s_.hasThreshold && !(static_cast<double>(f) > s_.thresholdValue)) return false;
-    if (!passesBar(f)) return false;
-    if (s_.topCount > 0 && f == f) note(f);
-    return true;
-  }
-
-  /** Whether a value passes the bar as it stands (inclusive; NaN never passes a bar). */
-  bool passesBar(float f) const {
-    if (bar_ == BarKind::kAtLeast) return f >= barValue_;
-    if (bar_ == BarKind::kAtMost) return f <= barValue_;
-    return true;
-  }
-
- private:
-  /**
-   * Keeps the topCount strongest values sent (a heap whose front is the weakest): once full, a value weaker than its
-   * front can never enter the top N — the writer will hold topCount values at least as strong —, a tie still may.
-   */
-  void note(float f) {
-    const size_t count = static_cast<size_t>(s_.topCount);
-    if (s_.topLarger) {
-      if (heap_.size() < count) {
-        heap_.push_back(f);
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<float>());
-      } else if (f > heap_.front()) {
-        std::pop_heap(heap_.begin(), heap_.end(), std::greater<float>());
-        heap_.back() = f;
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<float>());
-      }
-    } else if (heap_.size() < count) {
-      heap_.push_back(f);
-      std::push_heap(heap_.begin(), heap_.end(), std::less<float>());
-    } else if (f < heap_.front()) {
-      std::pop_heap(heap_.begin(), heap_.end(), std::less<float>());
-      heap_.back() = f;
-      std::push_heap(heap_.begin(), heap_.end(), std::less<float>());
-    }
-    if (heap_.size() < count) return;
-    const double weakest = heap_.front();
-    if (s_.topLarger) barValue_ = bar_ == BarKind::kNone ? weakest : std::max(barValue_, weakest);
-    else barValue_ = bar_ == BarKind::kNone ? weakest : std::min(barValue_, weakest);
-    bar_ = s_.topLarger ? BarKind::kAtLeast : BarKind::kAtMost;
-  }
-
-  const RecordSelection& s_;
-  BarKind bar_;
-  double barValue_;
-  std::vector<float> heap_;
-};
-
 }  // namespace
 
 const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, Score score, const RecordSelection& selection,
@@ -267,7 +178,7 @@ const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, 
       } else if (value == value) {
         if (!(value >= 0 && value < 16)) return "a value outside the checksum's range [0, 16)";
         // v·2^56 < 2^60 is exact; truncation is floor for non-negative values.
-        sum += static_cast<unsigned __int128>(rv) * static_cast<uint64_t>(static_cast<int64_t>(value * 72057594037927936.0));
+        sum += static_cast<unsigned __int128>(rv) * checksumIntegerOf(value);
       }
     }
     out.checksum.add(sum);
@@ -285,18 +196,9 @@ const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, 
       out.recordWords.push_back(bits);
     }
   }
-  // A top-N writer's records: the bar tightened as they came (rows of strong SNPs pass it many times over, ~N·ln of
-  // a row's length each); a record below the final bar is beaten by N records sent with it, so only those at or above
-  // it go back, in order.
+  // A top-N writer's records: only those at or above the bar tightened as they came (recordFilter.h).
   std::vector<uint32_t>& words = out.recordWords;
-  size_t kept = 0;
-  for (size_t at = 0; at < words.size(); at += 3) {
-    float f;
-    __builtin_memcpy(&f, &words[at + 2], sizeof f);
-    if (selection.topCount > 0 && !filter.passesBar(f)) continue;
-    std::copy(words.begin() + static_cast<std::ptrdiff_t>(at), words.begin() + static_cast<std::ptrdiff_t>(at + 3), words.begin() + static_cast<std::ptrdiff_t>(kept));
-    kept += 3;
-  }
+  const size_t kept = filter.keepPassingFinalBar(words.data(), words.size(), 3);
   words.resize(kept);
   out.numRecords = kept / 3;
   return "";

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "checksumParts.h"
+#include "recordFilter.h"
+
 namespace snptally::epistasis {
 
 enum class Score { kK2, kMI, kIG };
@@ -41,45 +44,12 @@ struct DensePanel {
   double* values;     // when not null, each pair's engine value at r·numCols + c too
 };
 
-enum class BarKind { kNone, kAtLeast, kAtMost };
-
-/** Which pairs become records: EntrySink.addTupleValueRow's threshold and a top-N writer's bar and count. */
-struct RecordSelection {
-  bool writesRecords;
-  bool hasThreshold;       // single threshold: float32(value) > thresholdValue
-  double thresholdValue;
-  BarKind bar;             // the writer's bar when called (inclusive), or none
-  double barValue;         // a float32 value
-  int64_t topCount;        // the writer keeps this many (0: not a top-N writer)
-  bool topLarger;          // its larger values are stronger
-};
-
-/**
- * An exact sum of products rv·iv (< 2^100 each) as core/checksum.ts's 20-bit limbs: products add up in 128 bits, at
- * most 2^24 of them (< 2^124) before they go to the limbs.
- */
-class ExactSum {
- public:
-  static constexpr int kLimbs = 8;  // core/checksum.ts CHECKSUM_LIMBS
-  static constexpr int64_t kProductsPerFlush = int64_t{1} << 24;
-
-  /** Adds a sum of at most kProductsPerFlush products. */
-  void add(unsigned __int128 partial) {
-    for (int t = 0; t < kLimbs; t++) limbs_[t] += static_cast<uint64_t>(partial >> (20 * t)) & 0xFFFFF;
-  }
-  /** The limbs with carries moved up: each below 2^20 but the top one. */
-  void normalizedLimbs(double* out) const {
-    uint64_t carry = 0;
-    for (int t = 0; t < kLimbs; t++) {
-      const uint64_t limb = limbs_[t] + carry;
-      carry = t + 1 < kLimbs ? limb >> 20 : 0;
-      out[t] = static_cast<double>(t + 1 < kLimbs ? limb & 0xFFFFF : limb);
-    }
-  }
-
- private:
-  uint64_t limbs_[kLimbs] = {};
-};
+using native::BarKind;
+using native::checksumIntegerOf;
+using native::ExactSum;
+using native::RecordFilter;
+using native::RecordSelection;
+using native::WeightRun;
 
 /** The checksum part of the panel (ChecksumAccumulator.merge's limbs) and its records as the file lays them out. */
 struct PanelOutcome {

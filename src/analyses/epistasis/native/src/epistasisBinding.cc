@@ -7,47 +7,20 @@
 #include <string>
 
 #include "densePairScores.h"
+#include "napiArguments.h"
 
 namespace {
 
-using snptally::epistasis::BarKind;
+using snptally::native::ArgumentError;
+using snptally::native::arrayOf;
+using snptally::native::doubleOf;
+using snptally::native::integerOf;
+using snptally::native::selectionOf;
 using snptally::epistasis::DensePanel;
 using snptally::epistasis::PanelOutcome;
 using snptally::epistasis::RecordSelection;
 using snptally::epistasis::Score;
 using snptally::epistasis::ScoreTables;
-
-/** A thrown argument error, reported to JS as a TypeError naming the field. */
-struct ArgumentError {
-  std::string message;
-};
-
-int64_t integerOf(const Napi::Object& object, const char* name) {
-  const Napi::Value value = object.Get(name);
-  if (!value.IsNumber()) throw ArgumentError{std::string(name) + " is not a number"};
-  const double number = value.As<Napi::Number>().DoubleValue();
-  if (!(number >= 0 && number <= 9007199254740991.0) || number != static_cast<double>(static_cast<int64_t>(number))) {
-    throw ArgumentError{std::string(name) + " is not a non-negative integer"};
-  }
-  return static_cast<int64_t>(number);
-}
-
-double doubleOf(const Napi::Object& object, const char* name) {
-  const Napi::Value value = object.Get(name);
-  if (!value.IsNumber()) throw ArgumentError{std::string(name) + " is not a number"};
-  return value.As<Napi::Number>().DoubleValue();
-}
-
-/** A typed array of `type` with at least `minLength` elements. */
-template <typename Array>
-Array arrayOf(const Napi::Value& value, napi_typedarray_type type, size_t minLength, const std::string& name) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != type) throw ArgumentError{name + " has the wrong type"};
-  Array array = value.As<Array>();
-  if (array.ElementLength() < minLength) {
-    throw ArgumentError{name + " has " + std::to_string(array.ElementLength()) + " elements, fewer than " + std::to_string(minLength)};
-  }
-  return array;
-}
 
 Score scoreOf(const std::string& name) {
   if (name == "k2") return Score::kK2;
@@ -83,24 +56,6 @@ DensePanel panelOf(const Napi::Object& p) {
   const Napi::Value values = p.Get("values");
   panel.values = values.IsUndefined() || values.IsNull() ? nullptr : arrayOf<Napi::Float64Array>(values, napi_float64_array, numTallies, "values").Data();
   return panel;
-}
-
-RecordSelection selectionOf(const Napi::Object& s) {
-  RecordSelection selection{};
-  selection.writesRecords = s.Get("writesRecords").ToBoolean().Value();
-  const Napi::Value threshold = s.Get("threshold");
-  selection.hasThreshold = threshold.IsNumber();
-  selection.thresholdValue = selection.hasThreshold ? threshold.As<Napi::Number>().DoubleValue() : 0;
-  const Napi::Value bar = s.Get("bar");
-  selection.bar = BarKind::kNone;
-  if (bar.IsObject()) {
-    const Napi::Object barObject = bar.As<Napi::Object>();
-    selection.bar = barObject.Get("atLeast").ToBoolean().Value() ? BarKind::kAtLeast : BarKind::kAtMost;
-    selection.barValue = doubleOf(barObject, "value");
-  }
-  selection.topCount = integerOf(s, "topCount");
-  selection.topLarger = s.Get("topLarger").ToBoolean().Value();
-  return selection;
 }
 
 Napi::Value ScoreDensePairs(const Napi::CallbackInfo& info) {

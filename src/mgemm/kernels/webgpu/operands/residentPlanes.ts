@@ -4,9 +4,11 @@
 // A matrix can be uploaded ahead of its first request (prefetch): its chunks join the resident set, and
 // evict others, only when a request asks for it, i.e. inside that request's turn. A matrix whose planes are zero
 // outside word ranges (PlaneMatrix.planeWordRanges: epistasis's class planes, half zeros) crosses packed, only those
-// words, and is written out whole on the device (unpackPlanesProgram.ts).
+// words, and is written out whole on the device (unpackPlanesProgram.ts); one held as code rows (PlaneMatrix.codeRows)
+// crosses as its codes and becomes planes there (codePlanesProgram.ts).
 
-import type { PlaneMatrix, VectorSumsRequest } from '../../../contract.js';
+import type { PlaneCodeRows, PlaneMatrix, VectorSumsRequest } from '../../../contract.js';
+import { CODE_PLANES_WORKGROUP, codePlaneRowsOf, createCodePlanesProgram } from '../programs/codePlanesProgram.js';
 import { createUnpackPlanesProgram, packedPlaneRowsOf, packedRowWords, UNPACK_WORKGROUP, type PackedPlaneRows } from '../programs/unpackPlanesProgram.js';
 import { foldWorkgroups, unpackedRowsPerPiece, type Dispatch, type WebgpuRunner } from '../runtime/webgpuRunner.js';
 
@@ -92,11 +94,14 @@ export class ResidentPlanes {
       throw new RangeError(`one vector's planes (${rowWords * 4} bytes) exceed the GPU's storage binding size (${this.maxChunkBytes} bytes)`);
     }
     const packed = packedRowsOf(matrix);
+    const codeRows = matrix.codeRows ?? null;
     const chunks: PlaneChunk[] = [];
     for (let firstRow = 0; firstRow < Math.max(1, matrix.numVectors); firstRow += rowsPerChunk) {
       const numRows = Math.min(rowsPerChunk, matrix.numVectors - firstRow);
       let buffer: GPUBuffer;
-      if (packed === null || numRows === 0) {
+      if (codeRows !== null) {
+        buffer = await this.uploadCodeRows(matrix, codeRows, { firstRow, numRows }, rowsReady);
+      } else if (packed === null || numRows === 0) {
         const wordsReady = rowsReady === undefined ? undefined : (wordEnd: number) => rowsReady(firstRow + Math.ceil(wordEnd / rowWords));
         buffer = await this.runner.createStorageBufferStaged(matrix.words.subarray(firstRow * rowWords, (firstRow + numRows) * rowWords), { readBack: false, wordsReady });
       } else {
@@ -110,6 +115,41 @@ export class ResidentPlanes {
       chunks.push({ firstRow, numRows, buffer });
     }
     return chunks;
+  }
+
+  /** Rows `[firstRow, firstRow + numRows)` of a matrix held as code rows, crossing as codes and written out as planes. */
+  private uploadCodeRows(
+    matrix: PlaneMatrix, codeRows: PlaneCodeRows, { firstRow, numRows }: { firstRow: number; numRows: number }, rowsReady?: RowsReady,
+  ): Promise<GPUBuffer> {
+    const shape = codePlaneRowsOf(codeRows, matrix.numPlanes, matrix.wordsPerPlane);
+    const { bytes, bytesPerRow, numRowsReal } = codeRows;
+    const rowWords = matrix.numPlanes * matrix.wordsPerPlane;
+    if (unpackedRowsPerPiece(shape.codeRowWords, rowWords) < 1) {
+      throw new RangeError(`a code row of ${bytesPerRow} bytes (planes of ${rowWords} words) exceeds a staging piece`);
+    }
+    // Compiled while the rows may still be written (a first piece would otherwise wait for it).
+    this.runner.compileStart([createCodePlanesProgram(shape)]);
+    return this.runner.createStorageBufferUnpacked({
+      numRows, rowWords, packedRowWords: shape.codeRowWords, readBack: false,
+      // Row by row at word boundaries; rows past the real ones cross as whatever the piece holds (written zero).
+      packRows: (into, rowFirst, count) => {
+        const intoBytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+        const realEnd = Math.min(firstRow + rowFirst + count, numRowsReal);
+        for (let r = firstRow + rowFirst, at = 0; r < realEnd; r++, at += 4 * shape.codeRowWords) {
+          intoBytes.set(bytes.subarray(r * bytesPerRow, (r + 1) * bytesPerRow), at);
+        }
+      },
+      unpack: (source, target, rowFirst, count) => {
+        const numRealRows = Math.max(0, Math.min(count, numRowsReal - (firstRow + rowFirst)));
+        const workgroups = foldWorkgroups(Math.ceil((count * matrix.wordsPerPlane) / CODE_PLANES_WORKGROUP),
+          this.runner.capabilities.maxComputeWorkgroupsPerDimension);
+        return {
+          program: createCodePlanesProgram(shape), storage: [source, target],
+          uniforms: { rowFirst, numRows: count, numRealRows, numWorkgroupsX: workgroups[0] }, workgroups,
+        };
+      },
+      rowsReady: rowsReady === undefined ? undefined : (rowEnd) => rowsReady(firstRow + rowEnd),
+    });
   }
 
   /** The dispatch that writes `numRows` packed rows of `source` out whole into `target` from its row `rowFirst`. */

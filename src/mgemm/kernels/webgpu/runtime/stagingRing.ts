@@ -74,6 +74,8 @@ export class StagingRing {
   private async fill({ createTarget, numWords, pieceWords, fillPiece, wordsReady, placePiece }: StagedUpload): Promise<GPUBuffer> {
     const target = createTarget();
     const wordsPerPiece = Math.min(pieceWords ?? STAGING_PIECE_WORDS, STAGING_PIECE_WORDS);
+    // Words still being written: the ring's first buffers are made while they are.
+    if (wordsReady !== undefined) this.makeBuffers(Math.min(STAGING_RING, Math.ceil(numWords / wordsPerPiece)));
     for (let first = 0, piece = 0; first < numWords; first += wordsPerPiece, piece++) {
       const count = Math.min(wordsPerPiece, numWords - first);
       try {
@@ -99,10 +101,18 @@ export class StagingRing {
     return target;
   }
 
+  /** Makes the ring's first `count` staging buffers that do not exist yet (mapped for writing). */
+  private makeBuffers(count: number): void {
+    for (let idx = 0; idx < count; idx++) {
+      this.buffers[idx] ??= this.device.createBuffer({ size: STAGING_BYTES, usage: BUFFER_USAGE.MAP_WRITE | BUFFER_USAGE.COPY_SRC, mappedAtCreation: true });
+    }
+  }
+
   /** Staging buffer `idx` of the ring, mapped for writing. */
   private async stagingBuffer(idx: number): Promise<GPUBuffer> {
     if (this.buffers[idx] === undefined) {
-      this.buffers[idx] = this.device.createBuffer({ size: STAGING_BYTES, usage: BUFFER_USAGE.MAP_WRITE | BUFFER_USAGE.COPY_SRC, mappedAtCreation: true });
+      // Pieces take the ring's buffers in order: the ones before idx exist.
+      this.makeBuffers(idx + 1);
       return this.buffers[idx];
     }
     await this.maps[idx];

@@ -1,0 +1,49 @@
+// Loads r²'s native window bands (build/r2/snptally_r2.node, see src/r2WindowBand.h) once per thread, on first use, or
+// says why they cannot be used (analyses/nativeAddons.ts). Their values, checksum and records are the JS path's, bit for bit.
+import { nativeAddonLoader, type NativeAddonStatus, type NativeRecordSelection } from '../../index.js';
+
+/** A band as the addon reads it (r2WindowBand.ts builds it from a PairWindowBand). */
+export interface NativeR2Band {
+  /** The blocks' planes (r2Planes.ts's 4, vector-major, `wordsPerPlane` 32-bit words each; 8-byte aligned). */
+  readonly rowWords: Uint32Array;
+  readonly rowNumVectors: number;
+  readonly rowVectorFirst: number;
+  readonly rowsReal: number;
+  readonly colWords: Uint32Array;
+  readonly colNumVectors: number;
+  readonly colVectorFirst: number;
+  readonly colsReal: number;
+  readonly wordsPerPlane: number;
+  /** The run's vectors (the checksum's uids; the window arrays' length). */
+  readonly numVector: number;
+  readonly bandBegin: Uint32Array;
+  readonly bandEnd: Uint32Array;
+  readonly chrBegin: Uint32Array;
+  readonly chrEnd: Uint32Array;
+  readonly interChr: boolean;
+  /** rowFirst, numRows, colFirst, numCols, strictUpper (0 or 1) per panel. */
+  readonly panels: Int32Array;
+  /** Tallies by 64-bit popcounts even where AVX-512 runs (tests compare the two). */
+  readonly scalar?: boolean;
+}
+
+/** The band's checksum part (ChecksumAccumulator.merge's limbs), counts and records written. */
+export interface NativeR2BandOutcome {
+  readonly checksumLimbs: Float64Array;
+  readonly entries: number;
+  readonly zeros: number;
+  /** Pairs in the window. */
+  readonly numPairs: number;
+  /** Records written to the front of the call's `recordWords` (3 words each: 2i + 1, 2j + 1, float32 bits). */
+  readonly numRecords: number;
+}
+
+/** The addon's functions. */
+export interface NativeR2Addon {
+  r2WindowBand(band: NativeR2Band, selection: NativeRecordSelection, recordWords: Uint32Array): NativeR2BandOutcome;
+  /** Whether its AVX-512 tallies run on this CPU. */
+  avx512Usable(): boolean;
+}
+
+/** The addon, loaded once per thread, or why it is unavailable. */
+export const loadNativeR2Addon: () => NativeAddonStatus<NativeR2Addon> = nativeAddonLoader<NativeR2Addon>('r2', "r²'s native window bands");
