@@ -1,7 +1,7 @@
 // `snptally epistasis`: the exact top-N pairs, triples or quadruples of SNPs by K2, MI or IG of their case-control genotype
 // tables, over a PLINK fileset or VCF (samples ordered [controls | cases] by phenotype as they are read) or a file
 // prepared with `prepare --case-control`; each result with its SNPs' names and positions and its table.
-import { availableParallelism, freemem } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { EPISTASIS_SCORES, type EpistasisScore } from '../../core/types.js';
@@ -114,7 +114,7 @@ async function epistasisJobOf(
   const selection = await parseSelection(readSelectionOptionText(options));
   const runInput = await resolveRunInput(input, {
     onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), allowConversion: !where.underMpi, selection,
-    caseControl: caseControlOptionsOf({ ...options, caseControl: true }), inMemoryMaxBytes: inMemoryInputBytes(),
+    caseControl: caseControlOptionsOf({ ...options, caseControl: true }), inMemoryMaxBytes: await inMemoryInputBytes(),
   });
   try {
     const sidecar = runInput.sidecar;
@@ -177,10 +177,12 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
 
 /**
  * The most bytes of packed vectors a fileset is prepared into memory with (read in place by the run and the tables)
- * rather than into a temporary file: 256 MiB, at most a quarter of the free memory (the run's blocks come on top).
+ * rather than into a temporary file: 256 MiB, at most a quarter of the memory available (the run's blocks come on top;
+ * the engine's memory estimate counts the input too).
  */
-function inMemoryInputBytes(): number {
-  return Math.min(256 * 2 ** 20, Math.floor(freemem() / 4));
+async function inMemoryInputBytes(): Promise<number> {
+  const { availableHostMemory } = await import('../../engine/index.js');
+  return Math.min(256 * 2 ** 20, Math.floor(availableHostMemory().bytes / 4));
 }
 
 /** Kernel threads: `--threads`, or the host's cores shared among its processes. */
