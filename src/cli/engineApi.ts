@@ -2,9 +2,11 @@
 //
 // Why a dynamic import: `--help`, `--version`, `dump` and option errors then never load the engine
 // (kernels, worker pools), so they stay fast and keep working whatever state the engine is in.
-import type { JobSpec, LdWindowJob, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunResult } from '../engine/index.js';
+import type {
+  JobSpec, LdWindowJob, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunKernelPlan, RunResult, StartedRunKernels,
+} from '../engine/index.js';
 
-export type { JobSpec, LdWindowJob, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunResult };
+export type { JobSpec, LdWindowJob, MatrixOutputSpec, MemoryReport, RankDevice, RunHistogram, RunHooks, RunKernelPlan, RunResult, StartedRunKernels };
 
 /** Progress callback: `done` of `total` work units (comparisons) so far. */
 export type ProgressListener = (done: number, total: number) => void;
@@ -16,4 +18,14 @@ export type RunJob = (spec: JobSpec, hooks?: RunHooks) => Promise<RunResult>;
 export async function loadRunJob(): Promise<RunJob> {
   const engine = await import('../engine/index.js');
   return engine.runJob;
+}
+
+/**
+ * Loads the engine and starts a run's kernel threads ahead of its job (engine startRunKernels), so that they start
+ * while the command reads its input: the promise settles at once after the engine loads (null: nothing started ahead
+ * for this backend); the caller passes the start to the run (RunHooks.startedKernels) or cancels it.
+ */
+export async function startRunKernelsAhead(plan: RunKernelPlan): Promise<StartedRunKernels | null> {
+  const engine = await import('../engine/index.js');
+  return engine.startRunKernels(plan);
 }

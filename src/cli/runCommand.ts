@@ -5,8 +5,8 @@ import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../paralle
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { MAX_TOP_RECORDS } from '../core/limits.js';
-import { MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
-import { loadRunJob, type JobSpec, type MemoryReport } from './engineApi.js';
+import { genotypeInputKind, MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
+import { loadRunJob, startRunKernelsAhead, type JobSpec, type MemoryReport, type StartedRunKernels } from './engineApi.js';
 import {
   addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText, type SelectionOptionText,
 } from './genotypeInputOptions.js';
@@ -128,12 +128,12 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
       throw new UserError('--chr, --extract, --keep, --maf and the other selection options need a PLINK fileset or VCF input');
     }
     if (layout.vectors === 'samples' || layout.autosomesOnly) throw new UserError('--individuals and --autosome need a PLINK fileset or VCF --input');
-    await runPlanned(options, null, launch, debugFailRank);
+    await runPlanned(options, null, launch, { debugFailRank, startedKernels: null });
     return;
   }
   // The window's positions come with the input: here only its options are checked.
-  buildRunPlan({ ...options, vectors: undefined, fields: undefined, ldWindow: undefined, ldWindowKb: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
-  parseWindowOptions(options, { metric: options.metric ?? 'ccc', numWay: options.way === '3' ? 3 : 2 });
+  const early = buildRunPlan({ ...options, vectors: undefined, fields: undefined, ldWindow: undefined, ldWindowKb: undefined }, availableParallelism(), { numVector: 1, numField: 1 });
+  const window = parseWindowOptions(options, { metric: options.metric ?? 'ccc', numWay: options.way === '3' ? 3 : 2 });
   if (layout.vectors === 'samples' && (options.ldWindow !== undefined || options.ldWindowKb !== undefined)) {
     throw new UserError('--individuals: vectors are samples, and LD windows run along the genome (drop --ld-window / --ld-window-kb)');
   }
@@ -141,11 +141,21 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   // Dawn's first adapter request blocks this thread (0.1–0.5 s) and takes twice as long beside the transpose workers
   // of an input read into memory: made first, the engine's own probe finds it done.
   if (options.backend === 'webgpu' && launch === null) await (await import('../mgemm/index.js')).probeWebgpu();
-  // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
-  const input = await resolveRunInput(options.input, {
-    onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
-    gpuTransposesRecords: layout.vectors === 'samples' && await gpuTransposesRecords(options, launch),
-  });
+  // A fileset or VCF is converted (or transposed) first: the kernel threads start meanwhile where the run's kernel set is
+  // known now (one in-process rank on the CPU kernels, no LD window: its bands take their own threads).
+  const startsAhead = launch === null && window.spec === null && genotypeInputKind(options.input) !== null;
+  const startedKernels = startsAhead ? await kernelsAheadOf(early.spec) : null;
+  let input: RunInput;
+  try {
+    // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
+    input = await resolveRunInput(options.input, {
+      onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
+      gpuTransposesRecords: layout.vectors === 'samples' && await gpuTransposesRecords(options, launch),
+    });
+  } catch (error) {
+    await startedKernels?.cancel();
+    throw error;
+  }
   traceMark('run input opened');
   try {
     if (input.inMemory !== null && input.inMemory.rows.numSample < 2) {
@@ -154,7 +164,7 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     // Rows in memory are counted as they are written: a run that must refuse missing calls waits for them.
     if (input.inMemory !== null && !skipsMissingCalls(options)) await input.checked;
     checkMissingCallsAllowed(input, skipsMissingCalls(options));
-    await runPlanned({ ...options, input: input.packedPath }, input, launch, debugFailRank);
+    await runPlanned({ ...options, input: input.packedPath }, input, launch, { debugFailRank, startedKernels });
   } catch (error) {
     // A run over rows in memory that failed because their reader did reports the reader's error (it names the file);
     // otherwise the reader is stopped (its own error then is only that).
@@ -166,6 +176,8 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     throw error;
   } finally {
     input.dispose();
+    // Nothing once the run took them.
+    await startedKernels?.cancel();
   }
 }
 
@@ -180,9 +192,21 @@ async function gpuTransposesRecords(options: RunOptionText, launch: MpiLaunch | 
   return builtInFinalizesPairsOnDevice(options.metric ?? 'ccc', options.sparse === true);
 }
 
+/**
+ * The run's kernel threads started now (engine startRunKernels) for one in-process rank on the CPU kernels, else null;
+ * a run whose kernel set turns out otherwise cancels them.
+ */
+async function kernelsAheadOf(spec: JobSpec): Promise<StartedRunKernels | null> {
+  const d = spec.decomposition;
+  if (spec.backend !== 'cpu' || d.numProcVector * d.numProcField * d.numProcRepl !== 1) return null;
+  return startRunKernelsAhead({ backend: 'cpu', numThreads: spec.numThreads, analysis: { name: spec.metricSpec.metric, moduleUrl: spec.analysisModule ?? null } });
+}
+
 async function runPlanned(
-  options: RunOptionText, input: RunInput | null, launch: MpiLaunch | null, debugFailRank: number | undefined,
+  options: RunOptionText, input: RunInput | null, launch: MpiLaunch | null,
+  hooks: { readonly debugFailRank: number | undefined; readonly startedKernels: StartedRunKernels | null },
 ): Promise<void> {
+  const { debugFailRank, startedKernels } = hooks;
   if (launch !== null) {
     // Started by mpirun/srun: this process is one rank (loaded only then, with MPI).
     const { runUnderMpi } = await import('./mpiRun.js');
@@ -205,7 +229,7 @@ async function runPlanned(
   const header = progress.header;
   const onChecked = header === undefined ? undefined : (memory: MemoryReport) => header(describeMemory(memory));
   const companions = runCompanions(shown, plan.threshold, input);
-  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked, companions, inputChecked: input?.checked })
+  const result = await runJob(spec, { onProgress: progress.onProgress, debugFailRank, onChecked, companions, inputChecked: input?.checked, startedKernels })
     .finally(() => progress.stop());
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
   writeCommandOutput(plan.json ? `${JSON.stringify(runJsonOf(shown, result, plan.threshold, input))}\n`

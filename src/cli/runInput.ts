@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
-  checkPreparedFile, genotypeInputKind, plinkPathsOf, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
+  checkPreparedFile, genotypeInputKind, plinkPathsOf, prepareGenotypes, preparedBytesOf, prepareGenotypesInMemory, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
   type BadSitePolicy, type GenotypeSelection, type PreparedSidecar, type SampleRowsInMemory, type SampleRowsResult,
 } from '../io/index.js';
 import type { JobSpec } from './engineApi.js';
@@ -40,6 +40,11 @@ export interface RunInput {
   readonly checked: Promise<void>;
   /** A fileset or VCF transposed into memory (`individuals`); null otherwise (then packedPath is the file read). */
   readonly inMemory: InMemoryInput | null;
+  /**
+   * A fileset prepared into shared memory (RunInputOptions.inMemoryMaxBytes): its packed vectors, final (then
+   * packedPath names the input, no packed file); null: packedPath is the packed file.
+   */
+  readonly packedInMemory: Uint8Array | null;
   /** Removes temporary files (and ends a background check or a transposition). */
   dispose(): void;
 }
@@ -80,6 +85,11 @@ export interface RunInputOptions {
    * the rows in memory are transposed in the background, for the missing calls and the hash.
    */
   readonly gpuTransposesRecords?: boolean;
+  /**
+   * A fileset or VCF whose SNPs are counted beforehand (a .bed) and whose packed vectors take at most this many bytes
+   * is prepared into shared memory (RunInput.packedInMemory) rather than a temporary file; absent: always a file.
+   */
+  readonly inMemoryMaxBytes?: number;
 }
 
 const CHECKED: Promise<void> = Promise.resolve();
@@ -103,7 +113,10 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
   }
   if (existsSync(sidecarPath)) {
     const sidecar = readSidecar(sidecarPath);
-    const base = { kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath, readPaths: [givenPath, sidecarPath], inMemory: null } as const;
+    const base = {
+      kind: 'prepared', givenPath, packedPath: givenPath, size: sizeOf(sidecar), sidecar, sidecarPath, readPaths: [givenPath, sidecarPath], inMemory: null,
+      packedInMemory: null,
+    } as const;
     if (options.hashInBackground === true) {
       const check = startPreparedFileCheck(givenPath, sidecar);
       return { ...base, checked: check.checked, dispose: () => void check.stop() };
@@ -115,7 +128,7 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
     if (!existsSync(givenPath)) throw new UserError(`--input ${givenPath} does not exist (nor ${givenPath}.bed)`);
     return {
       kind: 'packed', givenPath, packedPath: givenPath, size: null, sidecar: null, sidecarPath: null,
-      readPaths: [givenPath], checked: CHECKED, inMemory: null, dispose: () => {},
+      readPaths: [givenPath], checked: CHECKED, inMemory: null, packedInMemory: null, dispose: () => {},
     };
   }
   if (!options.allowConversion) {
@@ -127,6 +140,18 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
   const plinkPaths = kind === 'bed' ? plinkPathsOf(givenPath) : null;
   const readPaths = plinkPaths === null ? [givenPath] : [plinkPaths.bed, plinkPaths.bim, plinkPaths.fam];
   if (individuals) return transposedInMemory({ kind, givenPath, readPaths }, options);
+  const preparationOptions = {
+    onBadSite: options.onBadSite, selection: options.selection, caseControl: options.caseControl ?? null, autosomesOnly: options.autosomesOnly,
+  };
+  const opened = options.inMemoryMaxBytes === undefined ? null : await openSelectedGenotypes(givenPath, preparationOptions);
+  const bytes = opened === null ? null : preparedBytesOf(opened.source);
+  if (opened !== null && bytes !== null && bytes <= (options.inMemoryMaxBytes ?? 0)) {
+    const prepared = await prepareGenotypesInMemory(opened.source, opened.records);
+    return {
+      kind, givenPath, packedPath: givenPath, size: sizeOf(prepared.sidecar), sidecar: prepared.sidecar, sidecarPath: null, readPaths,
+      checked: CHECKED, inMemory: null, packedInMemory: prepared.packed, dispose: () => {},
+    };
+  }
   const directory = mkdtempSync(join(tmpdir(), 'snptally-input-'));
   if (options.removeOnInterrupt !== false) cleanUpOnInterrupt({ scratchDirectory: directory });
   const dispose = (): void => {
@@ -135,11 +160,13 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
   };
   try {
     const packedPath = join(directory, 'input.packed');
-    const sidecar = await prepareGenotypeFile(givenPath, packedPath, {
-      onBadSite: options.onBadSite, permuteSeed: null, selection: options.selection, caseControl: options.caseControl ?? null,
-      autosomesOnly: options.autosomesOnly,
-    });
-    return { kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, checked: CHECKED, inMemory: null, dispose };
+    // A source opened for memory but too large for it is read from where it stands (nothing of it read yet).
+    const sidecar = opened === null
+      ? await prepareGenotypeFile(givenPath, packedPath, { ...preparationOptions, permuteSeed: null })
+      : await prepareGenotypes(opened.source, packedPath, { ...opened.records, permuteSeed: null });
+    return {
+      kind, givenPath, packedPath, size: sizeOf(sidecar), sidecar, sidecarPath: null, readPaths, checked: CHECKED, inMemory: null, packedInMemory: null, dispose,
+    };
   } catch (error) {
     dispose();
     throw error;
@@ -167,6 +194,7 @@ async function transposedInMemory(
   checked.catch(() => undefined);
   return {
     ...input, packedPath: input.givenPath, size: { numVector: rows.numSample, numField: rows.numSnp }, sidecar: null, sidecarPath: null, checked,
+    packedInMemory: null,
     inMemory: {
       source: { kind: 'memory', packed: rows.rows, state: rows.state, bedRecords: rows.bedRecords },
       rows,

@@ -53,20 +53,31 @@ function decodeValue(value: unknown): unknown {
   return mapChildren(value, decodeValue);
 }
 
-/** `value` with `map` applied to each element or property when it is an array or a plain object; itself if nothing changed. */
+/**
+ * `value` with `map` applied to each element or property when it is an array or a plain object; itself if nothing changed.
+ * Nothing is allocated until a child changes: every task message passes here twice (encode, decode), ~300 messages
+ * of ~120 values in a 2-thread epistasis run, nearly all without a large view.
+ */
 function mapChildren(value: unknown, map: (child: unknown) => unknown): unknown {
   if (Array.isArray(value)) {
-    const mapped = value.map(map);
-    return mapped.some((child, i) => child !== value[i]) ? mapped : value;
+    let mapped: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      const mappedChild = map(child);
+      if (mappedChild !== child && mapped === null) mapped = value.slice();
+      if (mapped !== null) mapped[i] = mappedChild;
+    }
+    return mapped ?? value;
   }
   if (!isPlainObject(value)) return value;
-  let changed = false;
-  const entries = Object.entries(value).map(([key, child]) => {
+  let mapped: Record<string, unknown> | null = null;
+  for (const key of Object.keys(value)) {
+    const child = value[key];
     const mappedChild = map(child);
-    if (mappedChild !== child) changed = true;
-    return [key, mappedChild] as const;
-  });
-  return changed ? Object.fromEntries(entries) : value;
+    if (mappedChild !== child && mapped === null) mapped = { ...value };
+    if (mapped !== null) mapped[key] = mappedChild;
+  }
+  return mapped ?? value;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,9 @@
 // A fixed pool of worker threads that run tasks one at a time each, and the worker side of its protocol: the CPU
 // kernel set's GEMM workers and the engine's finalize workers are both such pools. A pool's workers may also host a
 // guest module (by URL, so that a lower level runs a higher level's tasks without importing it): the CPU kernel
-// workers finalize the tallies they computed, with no second pool of threads competing for the cores.
+// workers finalize the tallies they computed, with no second pool of threads competing for the cores. A pool starts
+// in two phases (TaskWorkerPool.start): its workers start with `workerData` at once, and get the late part of their
+// setup (e.g. their guest's data, known only once a run's input is read) when the pool is completed.
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { UserError } from './errors.js';
 import { decodeLargeViews, encodeLargeViews } from './largeViews.js';
@@ -10,6 +12,11 @@ import { decodeLargeViews, encodeLargeViews } from './largeViews.js';
 export interface TaskRequest<Task> {
   readonly taskId: number;
   readonly task: Task;
+}
+
+/** Pool → worker, once, before any task: the late part of the worker's setup (TaskWorkerPoolStart.complete). */
+export interface LateSetupMessage {
+  readonly lateSetup: unknown;
 }
 
 /** Worker → pool. */
@@ -34,9 +41,28 @@ export interface WorkerGuestSpec {
   readonly data: unknown;
 }
 
-/** What a guest module exports: its setup in a worker, which returns how the worker runs one of its tasks. */
+/**
+ * A guest module named before its data is known (a pool started ahead of its run): workers import it and call its
+ * `preloadWorkerGuest(hint)` while they wait for the data, so that what it loads is loaded by then.
+ */
+export interface WorkerGuestPreload {
+  readonly moduleUrl: string;
+  readonly hint: unknown;
+}
+
+/**
+ * What a guest module exports: its setup in a worker, which returns how the worker runs one of its tasks; and
+ * optionally what it can load from a hint alone (WorkerGuestPreload).
+ */
 export interface WorkerGuestModule {
   startWorkerGuest(data: unknown): Promise<(task: unknown) => TaskResult<unknown>>;
+  preloadWorkerGuest?(hint: unknown): Promise<void>;
+}
+
+/** Imports a guest module in the calling worker and lets it load what its hint names (before its data comes). */
+export async function preloadWorkerGuest(preload: WorkerGuestPreload): Promise<void> {
+  const guest = await import(preload.moduleUrl) as Partial<WorkerGuestModule>;
+  await guest.preloadWorkerGuest?.(preload.hint);
 }
 
 /** Loads a guest module in the calling worker and sets it up. */
@@ -112,7 +138,27 @@ export interface TaskWorkerPoolOptions {
    * that it is one of `numThreads` while it would otherwise wait: a pool of up to CALLER_RUNS_MAX_THREADS threads
    * then starts one worker fewer. Absent: workers only.
    */
-  readonly callerRuns?: (data: unknown) => Promise<(task: never) => TaskResult<unknown>>;
+  readonly callerRuns?: (data: unknown, lateSetup: () => Promise<unknown>) => Promise<(task: never) => TaskResult<unknown>>;
+}
+
+/** TaskWorkerPool.create's options: a pool started and completed at once, with this late setup (absent: null). */
+export interface TaskWorkerPoolCreateOptions extends TaskWorkerPoolOptions {
+  readonly lateSetup?: unknown;
+}
+
+/**
+ * A pool whose threads are starting (TaskWorkerPool.start): they run their start function with `workerData` and wait
+ * for the late part of their setup. While so, its workers never keep the process alive.
+ */
+export interface TaskWorkerPoolStart<Task, Outcome> {
+  readonly numThreads: number;
+  /**
+   * Gives every thread `lateSetup` and resolves once each is ready; rejects with the first failure to start (a worker's
+   * `startFailed` or exit, in either phase), the workers then stopped. Once only.
+   */
+  complete(lateSetup: unknown): Promise<TaskWorkerPool<Task, Outcome>>;
+  /** Stops the workers of a start that will not be completed (nothing once completed). */
+  cancel(): Promise<void>;
 }
 
 /**
@@ -149,23 +195,64 @@ export class TaskWorkerPool<Task, Outcome> {
     }
   }
 
-  /** Starts the workers and waits until each is ready. */
-  static async create<Task, Outcome>(options: TaskWorkerPoolOptions): Promise<TaskWorkerPool<Task, Outcome>> {
+  /** Starts the workers and waits until each is ready (start, then complete with `options.lateSetup`). */
+  static create<Task, Outcome>(options: TaskWorkerPoolCreateOptions): Promise<TaskWorkerPool<Task, Outcome>> {
+    return TaskWorkerPool.start<Task, Outcome>(options).complete(options.lateSetup ?? null);
+  }
+
+  /** Starts the workers (and the calling thread's start where `callerRuns`); `complete` gives them their late setup. */
+  static start<Task, Outcome>(options: TaskWorkerPoolOptions): TaskWorkerPoolStart<Task, Outcome> {
     const { numThreads, workerUrl, name } = options;
     if (!Number.isInteger(numThreads) || numThreads < 1) throw new RangeError(`numThreads must be a positive integer, got ${numThreads}`);
     const callerRuns = options.callerRuns !== undefined && numThreads <= CALLER_RUNS_MAX_THREADS ? options.callerRuns : null;
     const numWorkers = callerRuns === null ? numThreads : numThreads - 1;
     const workers = Array.from({ length: numWorkers }, () => new Worker(workerUrl, { workerData: options.workerData }));
-    let callerRunTask: ((task: Task) => TaskResult<Outcome>) | null = null;
+    // Listening from the start keeps a failure of the first phase until `complete` reports it.
+    const ready = workers.map((worker) => waitUntilReady(worker, name));
+    for (const waiting of ready) waiting.catch(() => undefined);
+    // A start that is never completed (its run refused) must not keep the process alive.
+    for (const worker of workers) worker.unref();
+    let giveLateSetup: (lateSetup: unknown) => void = () => undefined;
+    const lateSetup = new Promise<unknown>((resolve) => { giveLateSetup = resolve; });
+    let starting: Promise<(task: Task) => TaskResult<Outcome>> | null = null;
     try {
-      const starting = callerRuns?.(options.workerData) as Promise<(task: Task) => TaskResult<Outcome>> | undefined;
-      await Promise.all(workers.map((worker) => waitUntilReady(worker, name)));
-      callerRunTask = (await starting) ?? null;
+      starting = (callerRuns?.(options.workerData, () => lateSetup) ?? null) as Promise<(task: Task) => TaskResult<Outcome>> | null;
     } catch (error) {
-      await Promise.all(workers.map((worker) => worker.terminate()));
-      throw error;
+      starting = Promise.reject(error);
     }
-    return new TaskWorkerPool<Task, Outcome>(workers, name, callerRunTask);
+    starting?.catch(() => undefined);
+    let phase: 'starting' | 'completed' | 'cancelled' = 'starting';
+    const stopWorkers = async (): Promise<void> => {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    };
+    return {
+      numThreads,
+      complete: async (late) => {
+        if (phase !== 'starting') throw new Error(`${name} pool: complete() after ${phase === 'completed' ? 'complete()' : 'cancel()'}`);
+        phase = 'completed';
+        giveLateSetup(late);
+        const message: LateSetupMessage = { lateSetup: late };
+        for (const worker of workers) {
+          // Awaited now: the workers keep the process alive until ready (the pool unrefs them while idle).
+          worker.ref();
+          worker.postMessage(message);
+        }
+        let callerRunTask: ((task: Task) => TaskResult<Outcome>) | null;
+        try {
+          await Promise.all(ready);
+          callerRunTask = starting === null ? null : await starting;
+        } catch (error) {
+          await stopWorkers();
+          throw error;
+        }
+        return new TaskWorkerPool<Task, Outcome>(workers, name, callerRunTask);
+      },
+      cancel: async () => {
+        if (phase !== 'starting') return;
+        phase = 'cancelled';
+        await stopWorkers();
+      },
+    };
   }
 
   get numThreads(): number {
@@ -267,30 +354,46 @@ function errorText(error: unknown): string {
 }
 
 /**
- * The worker side: `start(workerData)` prepares the worker (a failure is reported as `startFailed`) and returns how
- * it runs one task; then every posted task is run in order and answered.
+ * The worker side: `start(workerData, lateSetup)` prepares the worker (a failure is reported as `startFailed`) and
+ * returns how it runs one task — `lateSetup()` resolves to the late part of its setup once the pool gives it (every
+ * pool does, once, before its first task); then every posted task is run in order and answered.
  */
 export async function serveTasks<Task, Outcome>(
-  start: (data: unknown) => Promise<(task: Task) => TaskResult<Outcome>>,
+  start: (data: unknown, lateSetup: () => Promise<unknown>) => Promise<(task: Task) => TaskResult<Outcome>>,
 ): Promise<void> {
   const port = parentPort;
   if (port === null) throw new Error('serveTasks must run in a worker thread');
   const reply = (message: TaskReply<Outcome>, transfer: readonly ArrayBuffer[] = []): void => port.postMessage(message, [...transfer]);
-  let runTask: (task: Task) => TaskResult<Outcome>;
-  try {
-    runTask = await start(workerData);
-  } catch (error) {
-    reply({ kind: 'startFailed', message: errorText(error) });
-    return;
-  }
-  port.on('message', (posted: unknown) => {
+  let giveLateSetup: (lateSetup: unknown) => void = () => undefined;
+  const lateSetup = new Promise<unknown>((resolve) => { giveLateSetup = resolve; });
+  let runTask: ((task: Task) => TaskResult<Outcome>) | null = null;
+  // Listening before `start` runs: the late setup may come while it does.
+  const onMessage = (posted: unknown): void => {
+    if (isLateSetupMessage(posted)) {
+      giveLateSetup(posted.lateSetup);
+      return;
+    }
     const { taskId, task } = decodeLargeViews<TaskRequest<Task>>(posted);
     try {
+      if (runTask === null) throw new Error('a task before the worker was ready');
       const { outcome, transfer } = runTask(task);
       reply({ kind: 'done', taskId, outcome }, transfer);
     } catch (error) {
       reply({ kind: 'failed', taskId, message: errorText(error), isUserError: error instanceof UserError });
     }
-  });
+  };
+  port.on('message', onMessage);
+  try {
+    runTask = await start(workerData, () => lateSetup);
+  } catch (error) {
+    reply({ kind: 'startFailed', message: errorText(error) });
+    // Nothing left to listen for: the thread ends.
+    port.off('message', onMessage);
+    return;
+  }
   reply({ kind: 'ready' });
+}
+
+function isLateSetupMessage(posted: unknown): posted is LateSetupMessage {
+  return typeof posted === 'object' && posted !== null && 'lateSetup' in posted && !('taskId' in posted);
 }

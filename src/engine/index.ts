@@ -1,5 +1,7 @@
 // Entry point of src/engine (level 5): running jobs.
 export { runJob, checkJob, type RunHooks } from './run/runJob.js';
+export { startRunKernels, type RunKernelPlan } from './run/kernelStart.js';
+export type { PopcountGemmStart as StartedRunKernels } from '../mgemm/index.js';
 export { runJobAsRank, JobRejectedError, type RankRunHooks } from './run/runJobAsRank.js';
 export type {
   LdWindowJob,

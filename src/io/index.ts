@@ -47,6 +47,7 @@ export { startPreparedFileCheck, type PreparedFileCheck } from './preparedFileCh
 export { CHUNK_BYTES, autosomesOf, snpsPerChunkOf, transposeToSampleMajor } from './sampleMajor.js';
 export type { TransposeSizes } from './sampleMajor.js';
 export { prepareGenotypes } from './prepareGenotypes.js';
+export { preparedBytesOf, prepareGenotypesInMemory, type PreparedInMemory } from './preparedInMemory.js';
 export { SAMPLE_ROWS_FAILED, SAMPLE_ROWS_PENDING, SAMPLE_ROWS_READY, startSampleRowsInMemory } from './sampleRowsInMemory.js';
 export type { SampleRowsInMemory, SampleRowsOptions, SampleRowsResult } from './sampleRowsInMemory.js';
 export type { MissingCallLists } from './sampleMajorChunks.js';

@@ -13,7 +13,7 @@ import type { TripleFinalizeRequest, TripleFinalizeResult, TripleFinalizeValues 
 import type { HistogramLayout } from '../core/histogramLayout.js';
 import type { RealOperands } from './minPlusContract.js';
 import type { ThreadGemmKernel } from './kernels/wasm/threadGemm.js';
-import type { GuestTaskRunner, WorkerGuestSpec } from '../core/taskWorkerPool.js';
+import type { GuestTaskRunner, WorkerGuestPreload, WorkerGuestSpec } from '../core/taskWorkerPool.js';
 
 /**
  * Bit planes of a set of vectors. Layout: `words[(vector * numPlanes + plane) * wordsPerPlane + w]`.
@@ -326,4 +326,27 @@ export interface PopcountGemmOptions {
    * worker threads (one thread, `ref`, the GPU, min-plus) ignore it. Absent or null: none.
    */
   readonly workerGuest?: WorkerGuestSpec | null;
+}
+
+/**
+ * A kernel set started before its run's data are known (registry.ts startPopcountGemm): its worker threads start and
+ * load their microkernels — and the guest module named by `PopcountGemmStartOptions.workerGuestPreload` — while the
+ * caller reads its input; `complete` gives them the guest's data and resolves with the ready kernel set.
+ */
+export interface PopcountGemmStart {
+  /** The options it was started with: a run takes it only where its own kernel set would be the same. */
+  readonly options: PopcountGemmStartOptions;
+  /**
+   * The kernel set, its worker threads hosting `workerGuest` (null: none); rejects when a thread failed to start or
+   * the guest failed to load (its threads stopped). Once only.
+   */
+  complete(workerGuest: WorkerGuestSpec | null): Promise<PopcountGemm>;
+  /** Stops the threads of a start that will not be completed (nothing once completed). */
+  cancel(): Promise<void>;
+}
+
+/** PopcountGemmOptions without the guest's data, and the guest module to load meanwhile. */
+export interface PopcountGemmStartOptions extends Omit<PopcountGemmOptions, 'workerGuest'> {
+  /** The guest module the threads import (and preload with its hint) while they wait for its data; absent or null: none. */
+  readonly workerGuestPreload?: WorkerGuestPreload | null;
 }

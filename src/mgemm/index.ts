@@ -2,7 +2,7 @@
 
 export * from './contract.js';
 export * from './pairFinalize.js';
-export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm } from './registry.js';
+export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm, startPopcountGemm } from './registry.js';
 // Which CPU microkernel a run can use here, and why not the native one (run reports).
 export {
   loadNativePopcountKernel, NATIVE_KERNEL_NAME, nativeKernelSetName, type NativeAmxStatus, type NativeKernelLayout, type NativeKernelStatus,

@@ -1,8 +1,8 @@
 // The kernel registry: which PopcountGemm implementation each backend name selects.
 
-import type { BackendName, CpuBackendName, PopcountGemm, PopcountGemmOptions } from './contract.js';
+import type { BackendName, CpuBackendName, PopcountGemm, PopcountGemmOptions, PopcountGemmStart, PopcountGemmStartOptions } from './contract.js';
 import { PopcountGemmRef } from './kernels/ref/popcountGemmRef.js';
-import { createPopcountGemmWasm } from './kernels/wasm/popcountGemmWasm.js';
+import { createPopcountGemmWasm, startPopcountGemmWasm } from './kernels/wasm/popcountGemmWasm.js';
 import { createMinPlusGemmWebgpu, createPopcountGemmWebgpu } from './onDemandKernels.js';
 import { availableParallelism } from 'node:os';
 
@@ -34,4 +34,27 @@ export async function createPopcountGemm(options: PopcountGemmOptions): Promise<
     case 'webgpu':
       return createPopcountGemmWebgpu({ gpuSlot: options.gpuSlot });
   }
+}
+
+/**
+ * Starts a kernel set before its run's data are known: the CPU popcount set's worker threads start now (and load the
+ * preloaded guest module); the others open when completed (their opening needs nothing of the data either, but
+ * nothing of theirs is started ahead yet).
+ */
+export function startPopcountGemm(options: PopcountGemmStartOptions): PopcountGemmStart {
+  const { workerGuestPreload, ...creation } = options;
+  if (options.backend === 'cpu' && (options.realOperands ?? null) === null) {
+    const started = startPopcountGemmWasm({ numThreads: options.numThreads, guestPreload: workerGuestPreload ?? null });
+    return { options, complete: (workerGuest) => started.complete(workerGuest), cancel: () => started.cancel() };
+  }
+  let completed = false;
+  return {
+    options,
+    complete: (workerGuest) => {
+      if (completed) return Promise.reject(new Error(`${options.backend} kernel set: complete() twice`));
+      completed = true;
+      return createPopcountGemm({ ...creation, workerGuest });
+    },
+    cancel: () => Promise.resolve(),
+  };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packFieldValues, writePackedVectorFile } from '../../src/io/packedVectorFile.js';
-import { GenotypeRows, tupleTable } from '../../src/cli/epistasis/tupleTables.js';
+import { GenotypeRows, tupleTable, type PackedGenotypes } from '../../src/cli/epistasis/tupleTables.js';
 
 const NUM_SNP = 6;
 const NUM_FIELD = 203;
@@ -38,11 +38,16 @@ function naiveTable(tuple: readonly number[], sparse: boolean): { controls: numb
 
 describe('tupleTable', () => {
   const path = join(dir, 'g.packed');
-  writePackedVectorFile(path, packFieldValues(NUM_SNP, NUM_FIELD, codeOf), NUM_SNP, NUM_FIELD);
+  const packed = packFieldValues(NUM_SNP, NUM_FIELD, codeOf);
+  writePackedVectorFile(path, packed, NUM_SNP, NUM_FIELD);
   const TUPLES = [[4], [0, 5], [5, 0], [1, 2, 3], [2, 2], [0, 3, 4, 5]];
-  for (const sparse of [false, true]) {
-    it(`counts every sample's cell in its class (missing calls: ${sparse})`, () => {
-      const rows = new GenotypeRows(path, NUM_FIELD, sparse);
+  // The same vectors in a file and in shared memory (an input prepared into memory).
+  const shared = new Uint8Array(new SharedArrayBuffer(packed.length));
+  shared.set(packed);
+  const sources: readonly PackedGenotypes[] = [{ kind: 'file', path }, { kind: 'memory', packed: shared }];
+  for (const [sparse, source] of [false, true].flatMap((s) => sources.map((source) => [s, source] as const))) {
+    it(`counts every sample's cell in its class (missing calls: ${sparse}, vectors in ${source.kind})`, () => {
+      const rows = new GenotypeRows(source, NUM_FIELD, sparse);
       for (const tuple of TUPLES) {
         const table = tupleTable(rows, tuple, NUM_CONTROLS, NUM_FIELD);
         expect(table, `tuple ${tuple.join(',')}`).toEqual(naiveTable(tuple, sparse));

@@ -11,13 +11,13 @@ import { parsePositiveInteger } from '../numberOptions.js';
 import { createProgressDisplay } from '../progressBar.js';
 import { resolveRunInput } from '../runInput.js';
 import { searchEpistasisAsRanks, tupleCount, type EpistasisSearchOptions, type EpistasisSearchResult } from './epistasisSearch.js';
-import { checkThresholdOutputs, writeThresholdRecordsAsRanks, type ThresholdRecordsOutput } from './thresholdRecords.js';
+import type { ThresholdRecordsOutput } from './thresholdRecords.js';
 import { inProcessRanks, mpiRanks, type SearchRanks } from './searchRanks.js';
 import { detectMpiLaunch } from '../../parallel/index.js';
-import { asMpiRank } from '../mpiRun.js';
 import type { EpistasisOrder } from '../../analyses/epistasis/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
 import { writeCommandOutput } from '../stdout.js';
+import { startRunKernelsAhead, type StartedRunKernels } from '../engineApi.js';
 
 /** Adds the `epistasis` command to `program`. */
 export function addEpistasisCommand(program: Command): void {
@@ -50,14 +50,32 @@ export function addEpistasisCommand(program: Command): void {
       const options = action.opts();
       const launch = detectMpiLaunch();
       if (launch === null) {
-        const job = await epistasisJobOf(options, { underMpi: false, processesOnHost: 1 });
+        // The kernel threads start first, while the input is read and converted (one in-process rank): the engine's
+        // modules load before the input is read (a dynamic import would wait for the reading's synchronous stretches).
+        const kernels = startKernelsAhead(options);
+        await kernels.catch(() => null);
+        let job: EpistasisCommandJob;
         try {
-          await runEpistasisJob(job, inProcessRanks());
+          job = await epistasisJobOf(options, { underMpi: false, processesOnHost: 1 });
+        } catch (error) {
+          await (await kernels.catch(() => null))?.cancel();
+          throw error;
+        }
+        const startedKernels = await kernels.catch(async (error: unknown) => {
+          job.dispose();
+          throw error;
+        });
+        try {
+          await runEpistasisJob({ ...job, search: { ...job.search, startedKernels } }, inProcessRanks());
         } finally {
           job.dispose();
+          // Nothing once a run took them (a --score-threshold run starts its own).
+          await startedKernels?.cancel();
         }
         return;
       }
+      // Loaded only under an MPI launcher (the run's report and plan modules with it).
+      const { asMpiRank } = await import('../mpiRun.js');
       await asMpiRank(launch, async (runtime) => {
         const job = await epistasisJobOf(options, { underMpi: true, processesOnHost: runtime.localSize });
         return { job, run: () => runEpistasisJob(job, mpiRanks(runtime.world, runtime)).finally(() => job.dispose()) };
@@ -92,13 +110,11 @@ async function epistasisJobOf(
   const numStage = count('stages');
   if (order === 2 && numStage > 1) throw new UserError('--stages is for --order 3 and 4');
   const scoreThreshold = scoreThresholdOf(options.scoreThreshold as string | undefined, options.out as string | undefined);
-  // Processes on one host share its cores.
-  const numThreads = options.threads === undefined
-    ? Math.max(1, Math.floor(availableParallelism() / where.processesOnHost)) : parsePositiveInteger('--threads', String(options.threads));
+  const numThreads = threadsOf(options, where.processesOnHost);
   const selection = await parseSelection(readSelectionOptionText(options));
   const runInput = await resolveRunInput(input, {
     onBadSite: parseBadSitePolicy(options.onBadSite as string | undefined), allowConversion: !where.underMpi, selection,
-    caseControl: caseControlOptionsOf({ ...options, caseControl: true }),
+    caseControl: caseControlOptionsOf({ ...options, caseControl: true }), inMemoryMaxBytes: await inMemoryInputBytes(),
   });
   try {
     const sidecar = runInput.sidecar;
@@ -110,7 +126,7 @@ async function epistasisJobOf(
     }
     if (sidecar.numVector < order) throw new UserError(`${input}: ${sidecar.numVector} SNPs, --order ${order} needs at least ${order}`);
     const search: EpistasisSearchOptions = {
-      packedPath: runInput.packedPath, sidecar, order, score, top, backend: options.backend as 'cpu', numThreads,
+      packedPath: runInput.packedPath, packedInMemory: runInput.packedInMemory, sidecar, order, score, top, backend: options.backend as 'cpu', numThreads,
       decomposition: {
         numProcVector: count('npv'), numProcField: 1, numProcRepl: count('npr'), numPhase, phaseMin: 0, phaseMax: numPhase - 1,
         numStage, stageMin: 0, stageMax: numStage - 1, halfDiagonal: 'lower-rows',
@@ -120,7 +136,8 @@ async function epistasisJobOf(
       stub: String(options.out), scoreThreshold, force: options.force === true,
       input: { kind: runInput.kind, givenPath: runInput.givenPath, sidecarPath: runInput.sidecarPath },
     };
-    if (records !== null) checkThresholdOutputs(search, records);
+    // The records' modules (run.json, the input's sidecar) load only for --score-threshold.
+    if (records !== null) (await import('./thresholdRecords.js')).checkThresholdOutputs(search, records);
     return { input, search, scoreThreshold, records, json: options.json === true, dispose: () => runInput.dispose() };
   } catch (error) {
     runInput.dispose();
@@ -137,6 +154,7 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
   const numTuples = tupleCount(sidecar.numVector, order);
   try {
     if (records !== null) {
+      const { writeThresholdRecordsAsRanks } = await import('./thresholdRecords.js');
       const written = await writeThresholdRecordsAsRanks(searchWithProgress, records, ranks);
       if (written === null) return;
       const summary = {
@@ -155,6 +173,36 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * The most bytes of packed vectors a fileset is prepared into memory with (read in place by the run and the tables)
+ * rather than into a temporary file: 256 MiB, at most a quarter of the memory available (the run's blocks come on top;
+ * the engine's memory estimate counts the input too).
+ */
+async function inMemoryInputBytes(): Promise<number> {
+  const { availableHostMemory } = await import('../../engine/index.js');
+  return Math.min(256 * 2 ** 20, Math.floor(availableHostMemory().bytes / 4));
+}
+
+/** Kernel threads: `--threads`, or the host's cores shared among its processes. */
+function threadsOf(options: Record<string, unknown>, processesOnHost: number): number {
+  return options.threads === undefined
+    ? Math.max(1, Math.floor(availableParallelism() / processesOnHost)) : parsePositiveInteger('--threads', String(options.threads));
+}
+
+/**
+ * The run's kernel threads started now where the search runs as one in-process rank (else null); a bad --threads
+ * rejects (reported once the command line's other checks have passed, where the engine reported it before).
+ */
+function startKernelsAhead(options: Record<string, unknown>): Promise<StartedRunKernels | null> {
+  const oneRank = String(options.npv) === '1' && String(options.npr) === '1';
+  if (!oneRank || options.backend !== 'cpu') return Promise.resolve(null);
+  const starting = Promise.resolve().then(() => startRunKernelsAhead({
+    backend: 'cpu', numThreads: threadsOf(options, 1), analysis: { name: 'epistasis', moduleUrl: null },
+  }));
+  starting.catch(() => undefined);
+  return starting;
 }
 
 /** `--score-threshold` as a finite number (it needs `--out`), or null without it. */

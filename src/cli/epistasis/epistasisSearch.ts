@@ -10,14 +10,17 @@ import { MAX_TOP_RECORDS } from '../../core/limits.js';
 import {
   MarginalScratch, ScoreTables, engineValueOf, epistasisScore, k2ScaleOf, k2TableSlack, strongerScores, type EpistasisOrder,
 } from '../../analyses/epistasis/index.js';
-import { readMetricsFileRecords, type PreparedSidecar } from '../../io/index.js';
-import type { JobSpec, RunResult } from '../engineApi.js';
+import { readMetricsFileRecords, SAMPLE_ROWS_READY, type PreparedSidecar } from '../../io/index.js';
+import type { JobSpec, RunResult, StartedRunKernels } from '../engineApi.js';
 import { inProcessRanks, type SearchRanks } from './searchRanks.js';
-import { GenotypeRows, tupleTable, type TupleTable } from './tupleTables.js';
+import { GenotypeRows, tupleTable, type PackedGenotypes, type TupleTable } from './tupleTables.js';
 
 /** Where and how to search. */
 export interface EpistasisSearchOptions {
+  /** The packed file (or, with packedInMemory, the input's name). */
   readonly packedPath: string;
+  /** The packed vectors in shared memory, final (an input prepared into memory): read instead of packedPath. Absent: none. */
+  readonly packedInMemory?: Uint8Array | null;
   /** The prepared file's sidecar; its `caseControl` gives the classes. */
   readonly sidecar: PreparedSidecar;
   readonly order: EpistasisOrder;
@@ -28,6 +31,8 @@ export interface EpistasisSearchOptions {
   readonly decomposition: JobSpec['decomposition'];
   readonly finalize?: JobSpec['finalize'];
   readonly onProgress?: (done: number, total: number) => void;
+  /** Kernel threads started ahead for the search's first engine run (SearchRunHooks.startedKernels); later runs start their own. */
+  readonly startedKernels?: StartedRunKernels | null;
 }
 
 /** One tuple of the result: its vectors (ascending), double score and table. */
@@ -69,11 +74,26 @@ export function epistasisJob(
       metric: 'epistasis', numWay: order, sparse: sidecar.numMissingCalls > 0, param: DEFAULT_PARAM, multiplier: 1,
       caseControl: { numControls: caseControl.numControls, score },
     },
-    numVector: sidecar.numVector, numField: sidecar.numField, source: { kind: 'file', path: options.packedPath },
+    numVector: sidecar.numVector, numField: sidecar.numField, source: engineSourceOf(options),
     decomposition: options.decomposition, threshold: 'threshold' in records ? records.threshold : { kind: 'none' }, outputStub: stub,
     top: 'top' in records ? records.top : null, force: true, singlePrecisionOutput: false, backend: options.backend,
     finalize: options.finalize ?? 'auto', numThreads: options.numThreads, verify: false,
   };
+}
+
+/** Where the search's packed vectors lie. */
+export function packedGenotypesOf(options: Pick<EpistasisSearchOptions, 'packedPath' | 'packedInMemory'>): PackedGenotypes {
+  const packed = options.packedInMemory ?? null;
+  return packed === null ? { kind: 'file', path: options.packedPath } : { kind: 'memory', packed };
+}
+
+/** The engine's source of the search's vectors: the packed file, or the memory (final: its state says so at once). */
+function engineSourceOf(options: EpistasisSearchOptions): JobSpec['source'] {
+  const packed = options.packedInMemory ?? null;
+  if (packed === null) return { kind: 'file', path: options.packedPath };
+  const state = new Int32Array(new SharedArrayBuffer(4));
+  state[0] = SAMPLE_ROWS_READY;
+  return { kind: 'memory', packed, state };
 }
 
 /** The reader's word after an engine run: the answer, or a run with more candidates. */
@@ -98,7 +118,7 @@ export async function searchEpistasisAsRanks(options: EpistasisSearchOptions, ra
   const sparse = sidecar.numMissingCalls > 0;
   const numTuples = tupleCount(sidecar.numVector, order);
   const { tables, k2Scale, scratch } = scoringOf(numField, order);
-  const rows = ranks.isReader ? new GenotypeRows(options.packedPath, numField, sparse) : null;
+  const rows = ranks.isReader ? new GenotypeRows(packedGenotypesOf(options), numField, sparse) : null;
   const directory = mkdtempSync(join(tmpdir(), 'snptally-epistasis-'));
   const sign = strongerScores(score) === 'larger' ? 1 : -1;
   let wanted = Math.min(numTuples, Math.max(2 * options.top, options.top + 64), MAX_TOP_RECORDS);
@@ -106,7 +126,8 @@ export async function searchEpistasisAsRanks(options: EpistasisSearchOptions, ra
     for (let numEngineRuns = 1; ; numEngineRuns++) {
       const stub = join(directory, `top${numEngineRuns}`);
       const job = epistasisJob(options, stub, { top: wanted });
-      const run = await ranks.runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+      const hooks = { onProgress: options.onProgress, startedKernels: numEngineRuns === 1 ? options.startedKernels : null };
+      const run = await ranks.runJob(job, hooks);
       let answer: EpistasisSearchResult | null = null;
       let step: SearchStep = { done: true };
       if (run !== null && rows !== null) {
@@ -139,6 +160,8 @@ export async function searchEpistasisAsRanks(options: EpistasisSearchOptions, ra
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });
+    // Nothing once the first run took them.
+    await options.startedKernels?.cancel();
   }
 }
 

@@ -2,11 +2,13 @@
 // The search itself is written once against this interface: the reading rank (world rank 0, or the only process)
 // rescores the candidates and decides; every rank follows its decision.
 import { broadcastObject, type Communicator } from '../../parallel/index.js';
-import { loadRunJob, type JobSpec, type RunResult } from '../engineApi.js';
+import { loadRunJob, type JobSpec, type RunResult, type StartedRunKernels } from '../engineApi.js';
 
-/** What the engine run reports while it works. */
+/** What the engine run reports while it works, and kernel threads started ahead for it. */
 export interface SearchRunHooks {
   readonly onProgress?: (done: number, total: number) => void;
+  /** Taken by the run (in-process ranks: RunHooks.startedKernels) or cancelled. */
+  readonly startedKernels?: StartedRunKernels | null;
 }
 
 export interface SearchRanks {
@@ -39,8 +41,10 @@ export function mpiRanks(world: Communicator, placement: { readonly localRank: n
     isReader: world.rank === 0,
     ownRanks: () => [world.rank],
     runJob: async (job, hooks) => {
+      // Kernel threads are started ahead in one process only (its ranks then take their own).
+      await hooks.startedKernels?.cancel();
       const engine = await import('../../engine/index.js');
-      return engine.runJobAsRank(job, world, { ...hooks, localRank: placement.localRank, localSize: placement.localSize });
+      return engine.runJobAsRank(job, world, { onProgress: hooks.onProgress, localRank: placement.localRank, localSize: placement.localSize });
     },
     share: (value) => broadcastObject(world, 0, value),
     sumOverProcesses: async (count) => (await world.allReduceSum(Float64Array.of(count)))[0],

@@ -18,7 +18,7 @@ import type { RunResult } from '../engineApi.js';
 import { inProcessRanks, type SearchRanks } from './searchRanks.js';
 import { inputSidecarPathOf } from '../runCompanions.js';
 import { runInfoJson, runInfoPathOf } from '../runInfoFile.js';
-import { epistasisJob, scoringOf, type EpistasisSearchOptions } from './epistasisSearch.js';
+import { epistasisJob, packedGenotypesOf, scoringOf, type EpistasisSearchOptions } from './epistasisSearch.js';
 import { GenotypeRows, tupleTable } from './tupleTables.js';
 
 /** Where the records go and what they keep. */
@@ -90,7 +90,7 @@ export async function writeThresholdRecordsAsRanks(
     const job = epistasisJob(options, join(directory, 'records'), { threshold: engineThresholdOf(options, output.scoreThreshold) });
     const run = await ranks.runJob(job, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
     const { tables, scratch } = scoringOf(sidecar.numField, order);
-    const rows = new GenotypeRows(options.packedPath, sidecar.numField, sidecar.numMissingCalls > 0);
+    const rows = new GenotypeRows(packedGenotypesOf(options), sidecar.numField, sidecar.numMissingCalls > 0);
     const passes = strongerScores(score) === 'smaller'
       ? (value: number): boolean => value <= output.scoreThreshold : (value: number): boolean => value >= output.scoreThreshold;
     const numControls = sidecar.caseControl!.numControls;

@@ -67,7 +67,7 @@ function pairCounts(a: Uint8Array, b: Uint8Array, numControls: number, counts: U
 /** Runs the test over every pair of tested SNPs of the prepared case-control file. */
 export function fastEpistasisReport(packedPath: string, sidecar: PreparedSidecar, settings: FastEpistasisSettings): FastEpistasisOutput {
   const numControls = sidecar.caseControl?.numControls ?? 0;
-  const rows = new GenotypeRows(packedPath, sidecar.numField, true);
+  const rows = new GenotypeRows({ kind: 'file', path: packedPath }, sidecar.numField, true);
   const tested = testedSnps(rows, sidecar, settings.boost);
   const width = plinkSnpColumnWidth(sidecar.snps.id);
   const snpText = (v: number): string => `${plinkChromosomeText(sidecar.snps.chrom[v]).padStart(4)} ${sidecar.snps.id[v].padStart(width)}`;

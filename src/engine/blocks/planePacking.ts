@@ -79,7 +79,7 @@ export function packRowPlanes(table: Uint8Array, packed: Uint8Array, src: number
   const { words, rowBase, numPlanes, wordsPerPlane } = target;
   const numFullWords = Math.floor(bytesPerVector / 8);
   if (target.segments !== undefined) {
-    for (const segment of target.segments) packFullWords(table, packed, src, target, { ...segment, end: Math.min(segment.end, numFullWords) });
+    for (const segment of target.segments) packFullWords(table, packed, src, target, segment, Math.min(segment.end, numFullWords));
   } else {
     for (let w = 0, b = src; w < numFullWords; w++, b += 8) {
       // 8 bytes = 4 pairs of 8 fields; unaligned byte reads, as rows of a file start anywhere.
@@ -107,12 +107,12 @@ export function packRowPlanes(table: Uint8Array, packed: Uint8Array, src: number
 }
 
 /**
- * Words [first, end) of planes `planes` of one row, each of 8 whole packed bytes, one table lookup per byte pair and
- * plane (packRowPlanes's loop over a segment's planes only).
+ * Words [segment.first, end) of the segment's planes of one row, each of 8 whole packed bytes, one table lookup per
+ * byte pair and plane (packRowPlanes's loop over a segment's planes only; `end` the segment's cut to whole words).
  */
-function packFullWords(table: Uint8Array, packed: Uint8Array, src: number, target: PlaneRowTarget, segment: PlaneWordSegment): void {
+function packFullWords(table: Uint8Array, packed: Uint8Array, src: number, target: PlaneRowTarget, segment: PlaneWordSegment, end: number): void {
   const { words, rowBase, wordsPerPlane } = target;
-  const { first, end, planes } = segment;
+  const { first, planes } = segment;
   for (let w = first, b = src + 8 * first; w < end; w++, b += 8) {
     const pair0 = packed[b] | (packed[b + 1] << 8);
     const pair1 = packed[b + 2] | (packed[b + 3] << 8);
@@ -138,25 +138,34 @@ export function maskPlaneFieldRanges(
   if (ranges === null) return;
   const { words, numPlanes, wordsPerPlane } = target;
   const numWordsUsed = Math.ceil(numFieldLocal / 32);
+  // Per plane, once: the words its range keeps whole [keepFirst, keepEnd), and the masks of the words it cuts.
+  const planes: { readonly p: number; readonly keepFirst: number; readonly keepEnd: number; readonly cutWords: number[]; readonly cutMasks: number[] }[] = [];
   for (let p = 0; p < numPlanes; p++) {
     const range = ranges[p] ?? null;
     if (range === null) continue;
     const first = Math.max(0, Math.min(numFieldLocal, range.first - fieldFirst));
     const end = Math.max(first, Math.min(numFieldLocal, range.end - fieldFirst));
-    // Whole words outside the range are cleared, the (at most two) words it cuts masked.
     const wordFirst = Math.min(numWordsUsed, Math.floor(first / 32));
-    const wordEnd = Math.max(wordFirst, Math.min(numWordsUsed, Math.ceil(end / 32)));
-    const cut = end > first ? [...new Set([wordFirst, wordEnd - 1])] : [];
-    for (let r = rowFirst; r < rowEnd; r++) {
-      const base = (r * numPlanes + p) * wordsPerPlane;
-      words.fill(0, base, base + wordFirst);
-      words.fill(0, base + wordEnd, base + numWordsUsed);
-      if (end <= first) words.fill(0, base + wordFirst, base + wordEnd);
-      for (const w of cut) {
-        const lo = Math.max(first, 32 * w) - 32 * w;
-        const hi = Math.min(end, 32 * w + 32) - 32 * w;
-        if (hi - lo < 32) words[base + w] &= ((hi === 32 ? 0xffffffff : (1 << hi) - 1) & ~((1 << lo) - 1)) >>> 0;
+    const wordEnd = end > first ? Math.max(wordFirst, Math.min(numWordsUsed, Math.ceil(end / 32))) : wordFirst;
+    const cutWords: number[] = [];
+    const cutMasks: number[] = [];
+    for (const w of end > first ? [...new Set([wordFirst, wordEnd - 1])] : []) {
+      const lo = Math.max(first, 32 * w) - 32 * w;
+      const hi = Math.min(end, 32 * w + 32) - 32 * w;
+      if (hi - lo < 32) {
+        cutWords.push(w);
+        cutMasks.push(((hi === 32 ? 0xffffffff : (1 << hi) - 1) & ~((1 << lo) - 1)) >>> 0);
       }
+    }
+    planes.push({ p, keepFirst: wordFirst, keepEnd: wordEnd, cutWords, cutMasks });
+  }
+  // Plain loops: the words cleared per row are few, where fill's call on shared memory cost more than the stores.
+  for (let r = rowFirst; r < rowEnd; r++) {
+    for (const { p, keepFirst, keepEnd, cutWords, cutMasks } of planes) {
+      const base = (r * numPlanes + p) * wordsPerPlane;
+      for (let w = 0; w < keepFirst; w++) words[base + w] = 0;
+      for (let w = keepEnd; w < numWordsUsed; w++) words[base + w] = 0;
+      for (let k = 0; k < cutWords.length; k++) words[base + cutWords[k]] &= cutMasks[k];
     }
   }
 }

@@ -1,10 +1,10 @@
 // Finalize tasks of the finalize pool: what a task is, what it sends back, and how a worker runs one into a
 // sink of its own (threshold, checksum partial, record words, --verify checks), whose small results the main
 // thread combines in task order.
-import { TaskWorkerPool, type GuestTaskRunner, type TaskResult, type WorkerGuestSpec } from '../../core/taskWorkerPool.js';
+import { TaskWorkerPool, type GuestTaskRunner, type TaskResult, type WorkerGuestPreload, type WorkerGuestSpec } from '../../core/taskWorkerPool.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type {
-  AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, QuadTileView, TripleSlice, ValueVerifier,
+  AnalysisRef, AnalysisRun, BlockPairCounts, FinalizeContext, PairBlock, QuadTileView, TripleSlice, ValueVerifier,
 } from '../../analyses/index.js';
 import type { HistogramCounts } from '../../core/histogramLayout.js';
 import { EntrySink, type RecordWriter } from './entrySink.js';
@@ -97,6 +97,11 @@ export function createFinalizePool(numThreads: number, setup: FinalizeSetup): Pr
 /** The guest module that makes a kernel set's workers finalize for `setup` (PopcountGemmOptions.workerGuest). */
 export function finalizeGuestSpec(setup: FinalizeSetup): WorkerGuestSpec {
   return { moduleUrl: FINALIZE_GUEST_URL.href, data: setup };
+}
+
+/** finalizeGuestSpec's module named before the run's setup is known: threads load it and `analysis` meanwhile. */
+export function finalizeGuestPreload(analysis: AnalysisRef): WorkerGuestPreload {
+  return { moduleUrl: FINALIZE_GUEST_URL.href, hint: analysis };
 }
 
 /** Finalize tasks on the threads of a kernel set that hosts finalizeGuestSpec's module, ahead of its queued GEMM tasks. */

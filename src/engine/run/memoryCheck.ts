@@ -47,12 +47,17 @@ export function availableHostMemory(): { readonly bytes: number; readonly source
   return { bytes: freemem(), source: 'free memory' };
 }
 
+/** Refuses a thread count past maxThreads (a one-line UserError): checkJob, and threads started before a job (kernelStart.ts). */
+export function checkThreadCount(numThreads: number, numCores = availableParallelism()): void {
+  const most = maxThreads(numCores);
+  if (numThreads > most) {
+    throw new UserError(`--threads ${numThreads} is more than ${most} (4 per core of ${numCores}, at least 64, at most 1024); give fewer --threads`);
+  }
+}
+
 /** Refuses thread counts and in-process rank counts past their bounds (one-line UserErrors). */
 export function checkThreadsAndRanks(job: JobSpec, ranksInProcess: number, numCores = availableParallelism()): void {
-  const most = maxThreads(numCores);
-  if (job.numThreads > most) {
-    throw new UserError(`--threads ${job.numThreads} is more than ${most} (4 per core of ${numCores}, at least 64, at most 1024); give fewer --threads`);
-  }
+  checkThreadCount(job.numThreads, numCores);
   if (ranksInProcess > MAX_IN_PROCESS_RANKS) {
     const d = job.decomposition;
     throw new UserError(

@@ -227,6 +227,7 @@ export function estimateMemory(job: JobSpec, context: MemoryEstimateContext, ana
     { name: 'MPI library', bytes: context.mpiLoaded ? MPI_BASE_BYTES : 0 },
     { name: 'Dawn (WebGPU)', bytes: context.dawnLoaded || job.backend === 'webgpu' ? DAWN_BASE_BYTES : 0 },
     { name: 'rank threads', bytes: ranks > 1 ? ranks * RANK_THREAD_BYTES : 0 },
+    { name: 'input in memory', bytes: job.source.kind === 'memory' ? job.source.packed.byteLength : 0 },
     ...perRank.map((t) => ({ name: t.name, bytes: ranks * t.bytes })),
     { name: 'GPU memory of a software adapter', bytes: context.gpuIsSoftware && deviceBytes !== null ? ranks * deviceBytes : 0 },
   ].filter((t) => t.bytes > 0);

@@ -4,7 +4,9 @@
 import { rmSync } from 'node:fs';
 import { setTraceLabel, traced, traceMark } from '../../core/trace.js';
 import { CHECKSUM_LIMBS } from '../../core/checksum.js';
-import { createPopcountGemm, type ComputeDevice, type PopcountGemm, type RealOperands } from '../../mgemm/index.js';
+import {
+  createPopcountGemm, type ComputeDevice, type PopcountGemm, type PopcountGemmOptions, type PopcountGemmStart, type RealOperands,
+} from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
 import { loadAnalysis, type Analysis, type AnalysisRun } from '../../analyses/index.js';
 import { EntrySink } from '../finalize/entrySink.js';
@@ -81,6 +83,8 @@ export interface RankOptions {
    * rank under MPI. Default: the rank in `comm` (in-process ranks all run on this host).
    */
   readonly gpuSlot?: number;
+  /** Kernel threads started ahead of the job (RunHooks.startedKernels): taken where they are the rank's kernel set. */
+  readonly startedKernels?: PopcountGemmStart | null;
 }
 
 /** Runs one rank of `job`. `reportProgress(done, total)` counts comparisons. */
@@ -268,10 +272,10 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   // The kernel set starts opening first (its worker threads start, or the GPU device opens: 0.05–0.2 s), then the own
   // block is built meanwhile — on block workers, or on this thread when it is small (then the kernel threads start
   // while it is built rather than after).
-  const opening = traced('kernel set opened', () => createPopcountGemm({
+  const opening = traced('kernel set opened', () => openKernelSet({
     backend, numThreads: kernelThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands,
     workerGuest: isFinalizer && kernelThreads > 1 ? finalizeGuestSpec(finalizeSetupOf(run, finalizers)) : null,
-  }));
+  }, options.startedKernels ?? null));
   // Awaited below; neither rejection may go unhandled while the other is awaited.
   opening.catch(() => undefined);
   const codeRows = ownPlanesOnDevice(setup, realOperands);
@@ -343,6 +347,21 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     await hostFinalizer.close();
     await traced('kernel set closed', () => gemm.close());
   }
+}
+
+/**
+ * The kernel set of `wanted`: the one started ahead (completed with the guest) where it was started with the same
+ * backend, threads and operands, else a new one (the other cancelled).
+ */
+async function openKernelSet(wanted: PopcountGemmOptions, started: PopcountGemmStart | null): Promise<PopcountGemm> {
+  if (started !== null) {
+    const { backend, numThreads, realOperands } = started.options;
+    if (backend === wanted.backend && numThreads === wanted.numThreads && (realOperands ?? null) === (wanted.realOperands ?? null)) {
+      return started.complete(wanted.workerGuest ?? null);
+    }
+    await started.cancel();
+  }
+  return createPopcountGemm(wanted);
 }
 
 /** The min-plus kernel set's operands of a real-valued layout (its slab's fields), else null. */

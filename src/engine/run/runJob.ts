@@ -23,6 +23,7 @@ import {
   stagedRankFiles, type CompanionOutputs,
 } from './runOutputs.js';
 import { traceMark } from '../../core/trace.js';
+import type { PopcountGemmStart } from '../../mgemm/index.js';
 
 export interface RunHooks {
   /** Comparisons done so far and in total, summed over ranks. */
@@ -38,6 +39,12 @@ export interface RunHooks {
    * committed; when it rejects, the run's files are discarded and the run fails with its error.
    */
   readonly inputChecked?: Promise<void>;
+  /**
+   * Kernel threads started ahead of the job (kernelStart.ts startRunKernels): taken by its rank where its kernel set
+   * would be the same (one in-process rank, same backend and threads), else cancelled; cancelled too when the job fails
+   * before its rank starts. Absent or null: the rank starts its own.
+   */
+  readonly startedKernels?: PopcountGemmStart | null;
 }
 
 /**
@@ -109,6 +116,16 @@ export async function checkJob(
 
 export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promise<RunResult> {
   traceMark('engine run starts');
+  const startedKernels = hooks.startedKernels ?? null;
+  try {
+    return await runCheckedJob(requestedJob, hooks, startedKernels);
+  } finally {
+    // Nothing when the rank completed it.
+    await startedKernels?.cancel();
+  }
+}
+
+async function runCheckedJob(requestedJob: JobSpec, hooks: RunHooks, startedKernels: PopcountGemmStart | null): Promise<RunResult> {
   // The backend is resolved first: the memory estimate depends on the kernel set (and the GPU's kind).
   const choice = await resolveBackend(requestedJob.backend);
   const { backend, note: backendNote } = choice;
@@ -124,7 +141,7 @@ export async function runJob(requestedJob: JobSpec, hooks: RunHooks = {}): Promi
   let outcomes: RankOutcome[];
   if (numRanks === 1) {
     outcomes = [await runRank(new LocalCommunicator(), job, (done, total) => hooks.onProgress?.(done, total), {
-      induceFailure: failRank === 0,
+      induceFailure: failRank === 0, startedKernels,
     })];
   } else {
     const payload: RankPayload = { job, failRank };

@@ -3,4 +3,4 @@ import { serveTasks } from '../../../core/taskWorkerPool.js';
 import { startKernelTasks } from './kernelTasks.js';
 import type { GemmWorkerData, KernelTask } from './workerProtocol.js';
 
-await serveTasks<KernelTask, unknown>((data) => startKernelTasks(data as GemmWorkerData));
+await serveTasks<KernelTask, unknown>((data, lateSetup) => startKernelTasks(data as GemmWorkerData, lateSetup));

@@ -1,14 +1,14 @@
 // How a thread of the CPU kernel set's pool runs its tasks: one microkernel (its own wasm instance, or the native
 // addon) for GemmTasks and 3-way panels (whose pair products it builds first), and its guest module's tasks. Kernel
 // workers (gemmWorker.ts) start with it, and so does the calling thread where the pool lets it run tasks too.
-import { loadWorkerGuest, type TaskResult } from '../../../core/taskWorkerPool.js';
+import { loadWorkerGuest, preloadWorkerGuest, type TaskResult } from '../../../core/taskWorkerPool.js';
 import { runGemmTask } from './blockedLoops.js';
 import type { GemmTask } from './gemmTask.js';
 import { loadNativePopcountKernel } from '../native/nativePopcount.js';
 import { PopcountGemmWasmInstance } from './wasmModule.js';
 import type { WasmModule } from './webAssemblyApi.js';
 import { ProductScratch, runTally3Task } from './tally3Task.js';
-import type { CpuMicrokernel, GemmWorkerData, KernelTask } from './workerProtocol.js';
+import type { CpuMicrokernel, GemmWorkerData, GemmWorkerLateSetup, KernelTask } from './workerProtocol.js';
 
 /** A function computing one GemmTask in the calling thread with the chosen microkernel. */
 export type GemmTaskRunner = (task: GemmTask) => void;
@@ -26,10 +26,17 @@ export async function createTaskRunner(microkernel: CpuMicrokernel, module: Wasm
 }
 
 
-/** Prepares the calling thread for kernel tasks of a pool started with `data`; returns how it runs one. */
-export async function startKernelTasks(data: GemmWorkerData): Promise<(task: KernelTask) => TaskResult<unknown>> {
+/**
+ * Prepares the calling thread for kernel tasks of a pool started with `data` — its microkernel and the preloaded
+ * guest module first, then the guest of the late setup; returns how it runs one.
+ */
+export async function startKernelTasks(
+  data: GemmWorkerData, lateSetup: () => Promise<unknown>,
+): Promise<(task: KernelTask) => TaskResult<unknown>> {
   const runTask = await createTaskRunner(data.microkernel, data.module);
-  const runGuestTask = data.guest === null ? null : await loadWorkerGuest(data.guest);
+  if (data.guestPreload !== null) await preloadWorkerGuest(data.guestPreload);
+  const { guest } = await lateSetup() as GemmWorkerLateSetup;
+  const runGuestTask = guest === null ? null : await loadWorkerGuest(guest);
   const scratch = new ProductScratch();
   return (task) => {
     if (task.kind === 'gemm') runTask(task.task);

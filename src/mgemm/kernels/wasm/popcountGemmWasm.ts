@@ -14,11 +14,13 @@ import { planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
 import { loadPopcountGemmModule } from './wasmModule.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { TallyBuffers } from './tallyBuffers.js';
-import { TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type WorkerGuestSpec } from '../../../core/taskWorkerPool.js';
+import {
+  TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type TaskWorkerPoolStart, type WorkerGuestPreload, type WorkerGuestSpec,
+} from '../../../core/taskWorkerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
 import { loadNativePopcountKernel, nativeKernelSetName } from '../native/nativePopcount.js';
 import { createTaskRunner, startKernelTasks, type GemmTaskRunner } from './kernelTasks.js';
-import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type KernelTask } from './workerProtocol.js';
+import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type GemmWorkerLateSetup, type KernelTask } from './workerProtocol.js';
 import type { ThreadGemmKernel } from './threadGemm.js';
 
 /** Name of this kernel set: wasm, scalar 64-bit popcount, 4×4 microkernel. */
@@ -41,6 +43,17 @@ export interface WasmPopcountGemmOptions {
   readonly microkernel?: CpuMicrokernel | 'auto';
   /** A module the worker threads also run tasks of (PopcountGemm.guestTasks); one thread has no workers and ignores it. */
   readonly guest?: WorkerGuestSpec | null;
+}
+
+/** startPopcountGemmWasm's options: the guest module to load while the threads wait for its data. */
+export interface WasmPopcountGemmStartOptions extends Omit<WasmPopcountGemmOptions, 'guest'> {
+  readonly guestPreload?: WorkerGuestPreload | null;
+}
+
+/** The CPU kernel set while its threads start (registry.ts startPopcountGemm). */
+export interface WasmPopcountGemmStart {
+  complete(guest: WorkerGuestSpec | null): Promise<PopcountGemm>;
+  cancel(): Promise<void>;
 }
 
 /** The microkernel `auto` picks on this machine, or the one asked for (checked). */
@@ -218,20 +231,54 @@ function withSharedOperands(request: PopcountGemmRequest): PopcountGemmRequest {
 }
 
 /** Creates the optimized CPU kernel set with its threads started and its microkernels ready. */
-export async function createPopcountGemmWasm(options: WasmPopcountGemmOptions = {}): Promise<PopcountGemm> {
+export function createPopcountGemmWasm(options: WasmPopcountGemmOptions = {}): Promise<PopcountGemm> {
+  return startPopcountGemmWasm(options).complete(options.guest ?? null);
+}
+
+/**
+ * Starts the optimized CPU kernel set: its microkernel chosen (the wasm module compiled) and its worker threads
+ * started at once, each loading its microkernel and `guestPreload`'s module; `complete(guest)` gives them the guest
+ * and resolves with the kernel set once every thread is ready.
+ */
+export function startPopcountGemmWasm(options: WasmPopcountGemmStartOptions = {}): WasmPopcountGemmStart {
   const numThreads = options.numThreads ?? availableParallelism();
   if (!Number.isInteger(numThreads) || numThreads < 1) throw new RangeError(`numThreads must be a positive integer, got ${numThreads}`);
+  const starting = startThreads(options, numThreads);
+  starting.catch(() => undefined);
+  let phase: 'starting' | 'completed' | 'cancelled' = 'starting';
+  return {
+    complete: async (guest) => {
+      if (phase !== 'starting') throw new Error(`${WASM_KERNEL_SET_NAME}: complete() after ${phase === 'completed' ? 'complete()' : 'cancel()'}`);
+      phase = 'completed';
+      const { name, threadKernel, pool } = await starting;
+      if (pool === null) return new InlinePopcountGemm(name, await createTaskRunner(threadKernel.microkernel, threadKernel.module), threadKernel);
+      const lateSetup: GemmWorkerLateSetup = { guest };
+      const minWordOps = options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD;
+      return new PooledPopcountGemm(name, await pool.complete(lateSetup), minWordOps, threadKernel, { hostsGuest: guest !== null });
+    },
+    cancel: async () => {
+      if (phase !== 'starting') return;
+      phase = 'cancelled';
+      const started = await starting.catch(() => null);
+      await started?.pool?.cancel();
+    },
+  };
+}
+
+/** The microkernel, and the pool's threads starting (null for one thread: the calling thread computes inline). */
+async function startThreads(options: WasmPopcountGemmStartOptions, numThreads: number): Promise<{
+  readonly name: string; readonly threadKernel: ThreadGemmKernel; readonly pool: TaskWorkerPoolStart<KernelTask, unknown> | null;
+}> {
   const microkernel = resolveMicrokernel(options.microkernel ?? 'auto');
   const module = microkernel === 'wasm' ? await loadPopcountGemmModule() : null;
   const name = kernelSetName(microkernel);
   const threadKernel: ThreadGemmKernel = { microkernel, module };
-  if (numThreads === 1) return new InlinePopcountGemm(name, await createTaskRunner(microkernel, module), threadKernel);
-  const guest = options.guest ?? null;
-  const workerData: GemmWorkerData = { microkernel, module, guest };
+  if (numThreads === 1) return { name, threadKernel, pool: null };
+  const workerData: GemmWorkerData = { microkernel, module, guestPreload: options.guestPreload ?? null };
   // The calling thread computes too where the pool allows it (core/taskWorkerPool.ts CALLER_RUNS_MAX_THREADS).
-  const pool = await TaskWorkerPool.create<KernelTask, unknown>({
+  const pool = TaskWorkerPool.start<KernelTask, unknown>({
     workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker',
-    callerRuns: (data) => startKernelTasks(data as GemmWorkerData),
+    callerRuns: (data, lateSetup) => startKernelTasks(data as GemmWorkerData, lateSetup),
   });
-  return new PooledPopcountGemm(name, pool, options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD, threadKernel, { hostsGuest: guest !== null });
+  return { name, threadKernel, pool };
 }

@@ -1,7 +1,7 @@
 // What the kernel worker pool (core/taskWorkerPool.ts) gives its worker threads: their setup and their tasks
 // (inputs and outputs in shared memory; a task's outcome is only that it is done).
 
-import type { WorkerGuestSpec } from '../../../core/taskWorkerPool.js';
+import type { WorkerGuestPreload, WorkerGuestSpec } from '../../../core/taskWorkerPool.js';
 import type { GemmTask } from './gemmTask.js';
 import type { Tally3Task } from './tally3Task.js';
 import type { WasmModule } from './webAssemblyApi.js';
@@ -11,11 +11,16 @@ export type CpuMicrokernel = 'wasm' | 'native';
 
 /**
  * `workerData` of a kernel worker: its microkernel, for wasm the compiled module (workers skip compiling it), and the
- * guest module it also runs tasks of, or null.
+ * guest module to load while the late setup (GemmWorkerLateSetup) is awaited, or null.
  */
 export interface GemmWorkerData {
   readonly microkernel: CpuMicrokernel;
   readonly module: WasmModule | null;
+  readonly guestPreload: WorkerGuestPreload | null;
+}
+
+/** The late setup of a kernel worker (core/taskWorkerPool.ts LateSetupMessage): the guest module it also runs tasks of, or null. */
+export interface GemmWorkerLateSetup {
   readonly guest: WorkerGuestSpec | null;
 }
 

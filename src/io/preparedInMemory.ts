@@ -1,0 +1,45 @@
+// A genotype source prepared into memory instead of a file: the packed vectors (SPEC §1, as `prepare` writes them)
+// in one SharedArrayBuffer that the run's threads read in place, and the sidecar `prepare` would write beside them
+// (the same SHA-256 of the same bytes). For inputs whose rows the source counts beforehand (a .bed).
+import { createHash } from 'node:crypto';
+import { UserError } from '../core/errors.js';
+import type { GenotypeSource } from './genotypeSource.js';
+import { packedBytesPerVector } from './packedVectorFile.js';
+import { SnpColumns, sidecarOf, type PrepareOptions } from './prepareGenotypes.js';
+import type { PreparedSidecar } from './preparedSidecar.js';
+
+/** Packed vectors in shared memory and their sidecar. */
+export interface PreparedInMemory {
+  /** numVector × ceil(numField / 4) bytes over a SharedArrayBuffer. */
+  readonly packed: Uint8Array;
+  readonly sidecar: PreparedSidecar;
+}
+
+/** The bytes `source`'s packed vectors take, where it counts its rows beforehand; else null. */
+export function preparedBytesOf(source: GenotypeSource): number | null {
+  return source.numSnpKnown === null ? null : source.numSnpKnown * packedBytesPerVector(source.sampleIds.length);
+}
+
+/**
+ * Reads `source` (SNP-major, in source order) into shared memory. @throws Error when the source does not count its
+ * rows beforehand or yields another number of them; UserError for an empty source and for the source's read errors.
+ */
+export async function prepareGenotypesInMemory(
+  source: GenotypeSource, options: Pick<PrepareOptions, 'skippedSites' | 'selection' | 'caseControl'>,
+): Promise<PreparedInMemory> {
+  const numSnp = source.numSnpKnown;
+  if (numSnp === null) throw new Error(`${source.path}: rows are prepared in memory only where their number is known beforehand`);
+  const bytesPerVector = packedBytesPerVector(source.sampleIds.length);
+  const packed = new Uint8Array(new SharedArrayBuffer(numSnp * bytesPerVector));
+  const columns = new SnpColumns();
+  for await (const row of source.rows()) {
+    if (columns.numSnp === numSnp) throw new Error(`${source.path}: more rows than the ${numSnp} announced`);
+    packed.set(row.packed.subarray(0, bytesPerVector), columns.numSnp * bytesPerVector);
+    columns.add(row);
+  }
+  if (columns.numSnp === 0) throw new UserError(`${source.path}: no SNPs to prepare`);
+  if (columns.numSnp !== numSnp) throw new Error(`${source.path}: ${columns.numSnp} rows, not the ${numSnp} announced`);
+  const packedSha256 = createHash('sha256').update(packed).digest('hex');
+  const sidecar = sidecarOf(source, columns, { ...options, vectors: 'snps', packedSha256, vectorOrder: null });
+  return { packed, sidecar };
+}
