@@ -46,6 +46,17 @@ function randomCase(metric: MetricKind, sparse: boolean, seed: number, maxRows: 
   return { request: { planes, countPlanes: layout.countPlanes, maskPlane: layout.maskPlane }, sums, counts };
 }
 
+/** randomCase with exactly `numVectors` rows (no pad rows) of `numField` fields. */
+function randomCaseOfSize(metric: MetricKind, sparse: boolean, seed: number, numVectors: number, numField: number): Case {
+  const random = seededRandom(seed);
+  const codes = Array.from({ length: numVectors }, () => Uint8Array.from({ length: numField }, () => (random() < 0.1 ? 2 : [0, 1, 3][Math.floor(random() * 3)])));
+  const layout = planeLayout(metric, sparse);
+  const planes = planesFromCodes(layout, { numVectorLocal: numVectors, vectorFirst: 0, numVectorReal: numVectors, fieldFirst: 0, numFieldLocal: numField }, (v, _first, out) => out.set(codes[v]));
+  const sums = codes.map((row) => row.reduce((sum, code) => sum + countOnes(code, metric, sparse), 0));
+  const counts = codes.map((row) => (layout.maskPlane === null ? 0 : row.reduce((n, code) => n + (isMissing(code, sparse) ? 0 : 1), 0)));
+  return { request: { planes, countPlanes: layout.countPlanes, maskPlane: layout.maskPlane }, sums, counts };
+}
+
 const KERNEL_SETS: readonly { readonly name: string; readonly gpu: boolean; readonly create: () => Promise<PopcountGemm> }[] = [
   { name: 'ref', gpu: false, create: async () => new PopcountGemmRef() },
   { name: 'cpu, inline', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 1 }) },
@@ -114,4 +125,42 @@ describe.each(KERNEL_SETS)('$name vectorSums equals the definition', ({ gpu, cre
     await expect(gemm.vectorSums({ ...c.request, maskPlane: 1 })).rejects.toThrow(RangeError);
     await expect(gemm.vectorSums({ ...c.request, countPlanes: [0, 2] })).rejects.toThrow(RangeError);
   });
+});
+
+/** One block of 200 × 60,000 for the three host sets (making its codes takes seconds). */
+let bigCase: Case | null = null;
+
+describe.each(KERNEL_SETS.filter(({ gpu }) => !gpu))('$name vectorSums of a block still being built', ({ create }) => {
+  let gemm: PopcountGemm;
+  beforeAll(async () => {
+    gemm = await create();
+  });
+  afterAll(async () => {
+    await gemm.close();
+  });
+
+  // Rows of 22.5 KB: a host kernel set sums 4 MiB of rows at a time as they become final, so 200 rows take two pieces.
+  it('sums rows still being written piece by piece, each once rowsReady has said it is final', async () => {
+    bigCase ??= randomCaseOfSize('ccc', true, 780, 200, 60000);
+    const big = bigCase;
+    const final = big.request.planes;
+    const planes = { ...final, words: new Uint32Array(new SharedArrayBuffer(final.words.byteLength)) };
+    const rowWords = final.numPlanes * final.wordsPerPlane;
+    let written = 0;
+    const asked: number[] = [];
+    const rowsReady = async (rowEnd: number): Promise<void> => {
+      asked.push(rowEnd);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const end = Math.min(rowEnd, final.numVectors);
+      if (end > written) planes.words.set(final.words.subarray(written * rowWords, end * rowWords), written * rowWords);
+      written = Math.max(written, end);
+    };
+    const got = await gemm.vectorSums({ ...big.request, planes, rowsReady });
+    expect(Array.from(got.sums)).toEqual(big.sums);
+    expect(Array.from(got.counts)).toEqual(big.counts);
+    expect(Math.max(...asked)).toBeGreaterThanOrEqual(final.numVectors);
+    // The first piece was asked for before the last.
+    expect(Math.min(...asked)).toBeLessThan(final.numVectors);
+  });
+
 });

@@ -68,26 +68,49 @@ function referenceTally3(request: PopcountGemm3Request, slice: Tally3Slice, grou
  */
 export function referenceVectorSums(request: VectorSumsRequest): VectorSums {
   checkVectorSumsRequest(request);
-  const { numVectors, numPlanes, wordsPerPlane, words } = request.planes;
-  const sums = new Float64Array(numVectors);
-  const counts = new Float64Array(numVectors);
+  const sums = new Float64Array(request.planes.numVectors);
+  const counts = new Float64Array(request.planes.numVectors);
+  addVectorSums(request, { sums, counts }, 0, request.planes.numVectors);
+  return { sums, counts };
+}
+
+/** Rows `[rowFirst, rowEnd)` of referenceVectorSums into `out`. */
+function addVectorSums(request: VectorSumsRequest, out: VectorSums, rowFirst: number, rowEnd: number): void {
+  const { numPlanes, wordsPerPlane, words } = request.planes;
+  const { sums, counts } = out;
   const planeSum = (row: number, plane: number): number => {
     const first = (row * numPlanes + plane) * wordsPerPlane;
     let total = 0;
     for (let w = first; w < first + wordsPerPlane; w++) total += popcount32(words[w]);
     return total;
   };
-  for (let r = 0; r < numVectors; r++) {
+  for (let r = rowFirst; r < rowEnd; r++) {
     for (const p of request.countPlanes) sums[r] += planeSum(r, p);
     if (request.maskPlane !== null) counts[r] = planeSum(r, request.maskPlane);
   }
-  return { sums, counts };
 }
 
-/** Every CPU kernel set's `vectorSums`: referenceVectorSums once the rows are final (VectorSumsRequest.rowsReady). */
+/** Rows summed at a time while a block is still being built (about 4 MiB of planes, as block workers claim them). */
+const SUM_ROWS_BYTES = 4 << 20;
+
+/**
+ * Every CPU kernel set's `vectorSums`: referenceVectorSums, a piece of rows at a time as they become final
+ * (VectorSumsRequest.rowsReady), so that only the last piece is summed after a block's build.
+ */
 export async function hostVectorSums(request: VectorSumsRequest): Promise<VectorSums> {
-  await request.rowsReady?.(request.planes.numVectors);
-  return referenceVectorSums(request);
+  const { rowsReady } = request;
+  if (rowsReady === undefined) return referenceVectorSums(request);
+  checkVectorSumsRequest(request);
+  const { numVectors, numPlanes, wordsPerPlane } = request.planes;
+  const out: VectorSums = { sums: new Float64Array(numVectors), counts: new Float64Array(numVectors) };
+  const rowsPerPiece = Math.max(1, Math.floor(SUM_ROWS_BYTES / (4 * numPlanes * wordsPerPlane)));
+  for (let rowFirst = 0; rowFirst < numVectors; rowFirst += rowsPerPiece) {
+    const rowEnd = Math.min(numVectors, rowFirst + rowsPerPiece);
+    await rowsReady(rowEnd);
+    addVectorSums(request, out, rowFirst, rowEnd);
+  }
+  await rowsReady(numVectors);
+  return out;
 }
 
 /** Kernel set `ref`: one thread, runs inline, computes every entry even when `strictUpper` allows skipping. */
