@@ -235,6 +235,8 @@ export interface RunPreview {
     | null;
   /** The planes of its `vectorSums` requests (the run's layout). */
   readonly vectorSums: Pick<VectorSumsRequest, 'countPlanes' | 'maskPlane'>;
+  /** The code table of its blocks when they are held as codes (PlaneMatrix.codeRows / codeRecords); absent or null: words. */
+  readonly codeTable?: readonly number[] | null;
 }
 
 /** What fixes a kernel set's choice of kernel for 2-way requests: their term groups and the operands' plane shape. */

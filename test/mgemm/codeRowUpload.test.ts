@@ -11,6 +11,7 @@ import {
 } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { hostPlanesOf } from '../../src/engine/blocks/codeRowPlanes.js';
+import { disjointGroupsOf } from '../../src/mgemm/kernels/webgpu/plan/disjointGroups.js';
 import { webgpuGate } from '../helpers/webgpuGate.js';
 import { neededMismatches, seededRandom } from './planeFixtures.js';
 
@@ -215,6 +216,29 @@ describe.skipIf(!gate.available)(`code rows uploaded on ${gate.description}`, ()
       expect(Array.from(sums.sums)).toEqual(Array.from(expectedSums.sums));
       expect(Array.from(sums.counts)).toEqual(Array.from(expectedSums.counts));
     });
+  });
+
+  // KING's groups on its code table: [HOM1 HOM2 + HOM2 HOM1] is one popcount of an OR (plan/disjointGroups.ts); a
+  // table where a code sets both planes keeps two popcounts. Both equal the planes built bit by bit.
+  it.each([
+    { name: 'KING, disjoint', bitsOfCode: KING_BITS, fused: [false, true, false, false] },
+    { name: 'a code setting HOM1 and HOM2', bitsOfCode: [12, 9, 0, 14], fused: [false, false, false, false] },
+  ])('fuses a group only where its products are disjoint by the code table ($name)', async ({ bitsOfCode, fused }) => {
+    const groups: TermGroup[] = [[[0, 0]], [[1, 2], [2, 1]], [[0, 3]], [[3, 0]]];
+    expect(disjointGroupsOf(groups, bitsOfCode, bitsOfCode)).toEqual(fused);
+    const gemm = await createPopcountGemmWebgpu({ kernel: 'bitwise' });
+    try {
+      const c: CodeRowCase = { name: 'king', numVectors: 37, numRowsReal: 35, numField: 1003, extraBytes: 1, bitsOfCode, numPlanes: 4 };
+      const a = codeRowMatrix(51, c);
+      const request: PopcountGemmRequest = { a, aFirst: 0, aCount: 37, b: a, bFirst: 0, bCount: 37, termGroups: groups, strictUpper: true };
+      const naive = naivePlanes(a);
+      const expected = await ref.run({ ...request, a: naive, b: naive });
+      expect(neededMismatches(request, expected, await gemm.run(request))).toEqual([]);
+      // The fused program is the one that ran (its cache key joins the fused terms with '|').
+      expect(gemm.compiledPrograms.some((key) => key.startsWith('tally2') && key.includes('1.2|2.1'))).toBe(fused[1]);
+    } finally {
+      await gemm.close();
+    }
   });
 
   it('waits for rows still being written, over several staging pieces', async () => {

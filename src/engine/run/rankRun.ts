@@ -295,7 +295,8 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
     numThreads, startNow: isFinalizer && backend !== 'webgpu' && sharedPool === null, pool: sharedPool, windowBands,
   });
   try {
-    gemm.prepareStart?.(runPreview(run, gemm, layout.fieldRange, { placement: job.finalize, fieldComm }));
+    const preview = runPreview(run, gemm, layout.fieldRange, { placement: job.finalize, fieldComm });
+    gemm.prepareStart?.(codeRows ? { ...preview, codeTable: run.analysis.planes.bitsOfCode } : preview);
     const filling = await building;
     const summing = traced('own block loaded', () => sumOwnBlock(job, layout, run.analysis.planes, filling, fieldComm, gemm));
     // Peers get the block's rows as they are built, while this rank uploads and sums them.

@@ -14,6 +14,7 @@ import type { PlaneChunk, ResidentPlanes } from '../operands/residentPlanes.js';
 import type { GrowingBuffers } from '../runtime/growingBuffers.js';
 import { foldWorkgroups, type BufferRange, type Dispatch, type WebgpuRunner } from '../runtime/webgpuRunner.js';
 import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
+import { disjointGroupsOfRequest } from './disjointGroups.js';
 import { OUTPUT_BYTES_PER_DISPATCH, type RequestPlan, type SubBlock } from './requestPlan.js';
 import { cutSubBlocks, type SubBlockLimits } from './subBlocks.js';
 import { planU8Slabs, U8_SLAB_UNIT_BYTES, type U8Slab, type U8SlabPlan } from './u8Slabs.js';
@@ -105,7 +106,7 @@ export class RequestPlanner {
 
   private async planBitwise(request: PopcountGemmRequest, aChunks: readonly PlaneChunk[] | undefined, blockOutputBytes: number): Promise<RequestPlan> {
     const { termGroups, a, b } = request;
-    const program = this.parts.programs.tally2(termGroups, a.numPlanes, b.numPlanes);
+    const program = this.parts.programs.tally2(termGroups, a.numPlanes, b.numPlanes, disjointGroupsOfRequest(request));
     const numGroups = termGroups.length;
     const maxGroups = this.parts.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = await this.subBlocks(request, aChunks, {

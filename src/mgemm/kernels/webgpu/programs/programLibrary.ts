@@ -15,6 +15,7 @@ import { createVectorSumsProgram } from './vectorSumsProgram.js';
 import type { WgslProgram } from './wgslProgram.js';
 import { createFinalize3Program, finalize3CacheKey, type Finalize3Program } from '../finalize/finalize3Program.js';
 import { factorGroup, type KernelFamily } from '../plan/kernelChoice.js';
+import { disjointGroupsOf } from '../plan/disjointGroups.js';
 import { chooseTally2Geometry } from '../plan/tally2Geometry.js';
 import type { GpuCapabilities } from '../runtime/gpuAdapter.js';
 
@@ -44,10 +45,11 @@ export class ProgramLibrary {
   }
 
   /** The bitwise tally program of these groups on operands of numPlanesA and numPlanesB planes (tiled for the device). */
-  tally2(termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number): Tally2Program {
-    return this.cached(`tally2/${numPlanesA}/${numPlanesB}/${JSON.stringify(termGroups)}`, () => {
+  tally2(termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number, disjointGroups: readonly boolean[] = []): Tally2Program {
+    const disjoint = termGroups.map((_g, g) => disjointGroups[g] === true);
+    return this.cached(`tally2/${numPlanesA}/${numPlanesB}/${JSON.stringify(termGroups)}/${disjoint.map(Number).join('')}`, () => {
       const geometry = chooseTally2Geometry(termGroups.length, numPlanesA, numPlanesB, this.capabilities);
-      return createTally2Program({ termGroups, numPlanesA, numPlanesB, geometry });
+      return createTally2Program({ termGroups, numPlanesA, numPlanesB, geometry, disjointGroups: disjoint });
     });
   }
 
@@ -101,6 +103,12 @@ export class ProgramLibrary {
     if (deviceFinalize?.kind === 'pairs') programs.push(...choices.pairFinalizePrograms(deviceFinalize));
     if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3(deviceFinalize.values, deviceFinalize.histogram ?? null));
     if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
+    // Blocks held as codes of this table take the bitwise kernel with their disjoint groups fused.
+    const codeTable = preview.codeTable ?? null;
+    if (pairTermGroups !== null && codeTable !== null && choices.familyOf(pairTermGroups, wordsPerPlane) === 'bitwise') {
+      const disjoint = disjointGroupsOf(pairTermGroups, codeTable, codeTable);
+      if (disjoint.some((d) => d)) programs.push(this.tally2(pairTermGroups, numPlanes, numPlanes, disjoint));
+    }
     if (triples !== null) {
       programs.push(this.pairProduct(numPlanes, numPlanes, triples.planePairs));
       addGemm(triples.termGroups, triples.planePairs.length);

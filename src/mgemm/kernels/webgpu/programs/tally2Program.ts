@@ -13,6 +13,11 @@ import type { WgslProgram } from './wgslProgram.js';
 
 export interface Tally2ProgramSpec {
   readonly termGroups: readonly TermGroup[];
+  /**
+   * Per group, whether its products never share a bit (plan/disjointGroups.ts): then one popcount of their OR counts
+   * them all. Absent: none.
+   */
+  readonly disjointGroups?: readonly boolean[];
   readonly numPlanesA: number;
   readonly numPlanesB: number;
   readonly geometry: Tally2Geometry;
@@ -45,6 +50,7 @@ const TALLY2_UNIFORMS = [
 
 export function createTally2Program(spec: Tally2ProgramSpec): Tally2Program {
   const { termGroups, numPlanesA, numPlanesB, geometry: geo } = spec;
+  const disjoint = termGroups.map((_g, g) => spec.disjointGroups?.[g] === true);
   const planesA = usedPlanes(termGroups, 0);
   const planesB = usedPlanes(termGroups, 1);
   const numUsedA = Math.max(1, planesA.length);
@@ -106,7 +112,8 @@ export function createTally2Program(spec: Tally2ProgramSpec): Tally2Program {
     for (let i = 0; i < rm; i++) {
       for (let j = 0; j < rn; j++) {
         if (group.length === 0) continue;
-        const sum = group.map(([pa, pb]) => `countOneBits(a${planesA.indexOf(pa)}_${i} & b${planesB.indexOf(pb)}_${j})`).join(' + ');
+        const products = group.map(([pa, pb]) => `(a${planesA.indexOf(pa)}_${i} & b${planesB.indexOf(pb)}_${j})`);
+        const sum = disjoint[g] ? `countOneBits(${products.join(' | ')})` : products.map((product) => `countOneBits${product}`).join(' + ');
         body.push(`      acc${g}_${i}_${j} += ${sum};`);
       }
     }
@@ -123,7 +130,7 @@ export function createTally2Program(spec: Tally2ProgramSpec): Tally2Program {
   }
 
   const key = [
-    'tally2', numPlanesA, numPlanesB, termGroups.map((grp) => grp.map(([p, q]) => `${p}.${q}`).join('+')).join('|'),
+    'tally2', numPlanesA, numPlanesB, termGroups.map((grp, g) => grp.map(([p, q]) => `${p}.${q}`).join(disjoint[g] ? '|' : '+')).join(','),
     geo.threadsX, geo.threadsY, rm, rn, geo.vec4PerStage,
   ].join(':');
   return {
