@@ -67,6 +67,13 @@ export class TextOutput {
     if (this.pendingChars >= FLUSH_CHARS) await this.flush();
   }
 
+  /** Adds bytes after the text so far, written at once (the stream keeps `bytes` until written: do not change them). */
+  async writeBytes(bytes: Uint8Array): Promise<void> {
+    await this.flush();
+    if (!this.target.write(bytes)) await this.drained();
+    this.throwIfFailed();
+  }
+
   /** Writes what is pending; for a file, completes it and renames it into place. */
   async commit(): Promise<void> {
     await this.flush();
@@ -97,20 +104,22 @@ export class TextOutput {
     const text = this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
-    if (!this.target.write(text)) {
-      // Drained, or failed (the error handlers keep the error): one pair of listeners, removed again.
-      const streams: Writable[] = this.file === null ? [this.target] : [this.file.stream, ...(this.file.gzip === null ? [] : [this.file.gzip])];
-      await new Promise<void>((done) => {
-        const finish = (): void => {
-          this.target.off('drain', finish);
-          for (const stream of streams) stream.off('error', finish);
-          done();
-        };
-        this.target.on('drain', finish);
-        for (const stream of streams) stream.on('error', finish);
-      });
-    }
+    if (!this.target.write(text)) await this.drained();
     this.throwIfFailed();
+  }
+
+  /** Resolves when the target has drained, or failed (the error handlers keep the error): one pair of listeners, removed again. */
+  private async drained(): Promise<void> {
+    const streams: Writable[] = this.file === null ? [this.target] : [this.file.stream, ...(this.file.gzip === null ? [] : [this.file.gzip])];
+    await new Promise<void>((done) => {
+      const finish = (): void => {
+        this.target.off('drain', finish);
+        for (const stream of streams) stream.off('error', finish);
+        done();
+      };
+      this.target.on('drain', finish);
+      for (const stream of streams) stream.on('error', finish);
+    });
   }
 
   private throwIfFailed(): void {

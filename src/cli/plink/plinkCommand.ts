@@ -1,10 +1,16 @@
 // `snptally plink <PLINK flags>`: runs a PLINK 1.9 `--r2` command line as snptally commands (prepare with PLINK's
-// selection, then run --metric r2 with a dense matrix, LD windows, or all pairs) and writes the files PLINK writes,
-// under its names and in its formats: <out>.ld, <out>.ld.gz or <out>.ld.bin, and <out>.log.
+// selection, then run --metric r2 with a dense matrix or all pairs; a same-chromosome window's table comes straight from
+// the prepared file, ldTableReport.ts) and writes the files PLINK writes, under its names and in its formats: <out>.ld,
+// <out>.ld.gz or <out>.ld.bin, and <out>.log.
 import { createReadStream, renameSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { readSidecar, stageFile, TextOutput } from '../../io/index.js';
+import type { PairWindowLimits } from '../../core/pairWindow.js';
+import { readSidecar, stageFile, TextOutput, type PreparedSidecar } from '../../io/index.js';
+import type { LdWindowJob } from '../engineApi.js';
+import { parseCount } from '../numberOptions.js';
+import { parseWindowOptions, windowJobOf } from '../windowOptions.js';
 import { readRunInfo } from '../runInfoFile.js';
 import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 import { writeLdTable } from './ldTableReport.js';
@@ -83,14 +89,16 @@ async function runPlink(flags: readonly string[]): Promise<void> {
     await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--out', packedPath, '--json']);
     const sidecar = readSidecar(`${packedPath}.json`);
     const stub = join(scratch, 'ld');
-    await run([...runArgsOf(request, packedPath, stub), '--json']);
+    // A same-chromosome window's table needs no run: its pairs are the window's, each recomputed for the text anyway.
+    const window = request.matrix === null && !request.interChr ? tableWindowOf(request, packedPath, sidecar) : null;
+    if (window === null) await run([...runArgsOf(request, packedPath, stub), '--json']);
     // The result is written (or renamed) in place: the log, staged, is renamed after it.
     let numLines: number | null = null;
     if (request.matrix === null) {
       const output = await TextOutput.toFile(outputs.result, { force: true });
       try {
-        numLines = await writeLdTable({ recordFiles: readRunInfo(`${stub}.run.json`).outputPaths, sidecar, packedPath, scratchParent: scratch },
-          { dprime: request.dprime, minR2: request.minR2 }, output);
+        const pairs = window !== null ? { window } : { records: { recordFiles: readRunInfo(`${stub}.run.json`).outputPaths, scratchParent: scratch } };
+        numLines = await writeLdTable({ sidecar, packedPath, pairs, threads: threadsOf(request) }, { dprime: request.dprime, minR2: request.minR2 }, output);
         await output.commit();
       } catch (error) {
         output.discard();
@@ -117,6 +125,18 @@ async function runPlink(flags: readonly string[]): Promise<void> {
     staged.push(stageFile(outputs.log, log));
     return log;
   });
+}
+
+/** The table's same-chromosome window over the prepared SNPs, checked as `run --ld-window*` checks it. */
+function tableWindowOf(request: PlinkRequest, packedPath: string, sidecar: PreparedSidecar): PairWindowLimits {
+  const options = parseWindowOptions({ ldWindow: request.window.numVariants, ldWindowKb: request.window.kb }, { metric: 'r2', numWay: 2 });
+  return (windowJobOf(options, { path: packedPath, sidecar }) as LdWindowJob).limits;
+}
+
+/** `--threads N`, or the machine's cores. */
+function threadsOf(request: PlinkRequest): number {
+  const at = request.resourceArgs.indexOf('--threads');
+  return at >= 0 ? parseCount('--threads', request.resourceArgs[at + 1], { least: 1, most: 1024 }) : availableParallelism();
 }
 
 /** What the log reports. */

@@ -1,0 +1,212 @@
+// The lines of PLINK's `.ld` table from batches of pairs (ldTablePairs.ts), in order. Natively where r²'s addon is
+// built: per batch the span's packed codes are read, and one job on a pool thread makes the planes, each pair's double
+// r² and the lines' bytes, while the main thread writes the previous batch's (up to `threads` jobs at once; D′ modes
+// take the 3×3 tables from the addon and run PLINK's haplotype EM in JS). Without the addon, each pair's table in JS
+// (GenotypeTables) and the lines as strings: the same bytes.
+import { closeSync, readSync } from 'node:fs';
+import { loadNativeR2Addon, type NativeR2Addon } from '../../analyses/r2/index.js';
+import {
+  ldLocusText, ldTableLineOfLoci, openForReading, packedBytesPerVector, plinkPowersOfTen, type PreparedSidecar, type TextOutput,
+} from '../../io/index.js';
+import { LineBatch } from '../recordTableWriter.js';
+import { GenotypeTables } from './genotypeTables.js';
+import type { LdPairBatch } from './ldTablePairs.js';
+import { dosageR2, haplotypeLd, type DprimeKind } from './twoLocusLd.js';
+
+/** What the table shows. */
+export interface LdTableOptions {
+  readonly dprime: DprimeKind | null;
+  readonly minR2: number;
+}
+
+/** Where the genotypes are and how the lines are made. */
+export interface LdChunkSource {
+  /** The prepared input's sidecar (vectors in SNP order) and its packed file. */
+  readonly sidecar: PreparedSidecar;
+  readonly packedPath: string;
+  /** SNP columns' width (plinkSnpColumnWidth). */
+  readonly snpWidth: number;
+  /** Batches formatted at once (pool threads). */
+  readonly threads: number;
+  /** JS even where the addon is built (tests compare the two). */
+  readonly forceJs?: boolean;
+}
+
+/** Codes of one batch's span read at most (larger spans, only from inter-chr records, take the JS path). */
+const MAX_SPAN_BYTES = 1 << 30;
+
+/** Writes batches of pairs as table lines to an output. */
+export interface LdLineWriter {
+  add(batch: LdPairBatch): Promise<void>;
+  /** Writes what is pending; returns the lines written. */
+  finish(): Promise<number>;
+  close(): void;
+}
+
+/** The writer for `source`: native where the addon is built. */
+export function ldLineWriter(source: LdChunkSource, options: LdTableOptions, output: TextOutput): LdLineWriter {
+  const loaded = source.forceJs === true ? null : loadNativeR2Addon();
+  const js = new JsLineWriter(source, options, output);
+  return loaded !== null && loaded.available ? new NativeLineWriter(loaded.addon, source, options, output, js) : js;
+}
+
+/** Every SNP's locus columns as bytes (UTF-8, as the text output writes strings) and where each starts. */
+function locusBytes(sidecar: PreparedSidecar, snpWidth: number): { readonly bytes: Uint8Array; readonly offsets: Uint32Array; readonly longest: number } {
+  const { snps } = sidecar;
+  const texts = snps.id.map((id, s) => ldLocusText({ chromosome: snps.chrom[s], position: snps.pos[s], id }, snpWidth));
+  const bytes = Buffer.from(texts.join(''), 'utf8');
+  const offsets = new Uint32Array(texts.length + 1);
+  let longest = 0;
+  for (let s = 0; s < texts.length; s++) {
+    const length = Buffer.byteLength(texts[s], 'utf8');
+    offsets[s + 1] = offsets[s] + length;
+    longest = Math.max(longest, length);
+  }
+  return { bytes, offsets, longest };
+}
+
+/** A job in flight: its bytes once done. */
+interface PendingText {
+  readonly done: Promise<{ readonly numBytes: number; readonly numLines: number }>;
+  readonly out: Uint8Array;
+}
+
+class NativeLineWriter implements LdLineWriter {
+  private readonly fd: number;
+  private readonly rowBytes: number;
+  private readonly loci: ReturnType<typeof locusBytes>;
+  private readonly powersOfTen = plinkPowersOfTen();
+  private readonly maxLineBytes: number;
+  private readonly pending: PendingText[] = [];
+  private numLines = 0;
+  private readonly table = new Float64Array(9);
+
+  constructor(
+    private readonly addon: NativeR2Addon, private readonly source: LdChunkSource, private readonly options: LdTableOptions,
+    private readonly output: TextOutput, private readonly js: JsLineWriter,
+  ) {
+    this.fd = openForReading(source.packedPath, 'packed file');
+    this.rowBytes = packedBytesPerVector(source.sidecar.numField);
+    this.loci = locusBytes(source.sidecar, source.snpWidth);
+    // ldText.cc ldMaxLineBytes: both loci, two value columns of at most 14 characters and a space, the newline.
+    this.maxLineBytes = 2 * this.loci.longest + 2 * 15 + 1;
+  }
+
+  async add(batch: LdPairBatch): Promise<void> {
+    const numSnps = batch.snpEnd - batch.snpFirst;
+    if (numSnps * this.rowBytes > MAX_SPAN_BYTES) {
+      await this.drain(0);
+      await this.js.add(batch);
+      return;
+    }
+    const span = {
+      codes: this.readCodes(batch.snpFirst, numSnps), snpFirst: batch.snpFirst, numSnps, numField: this.source.sidecar.numField,
+      rowBytes: this.rowBytes, pairs: batch.pairs, numPairs: batch.numPairs,
+    };
+    const out = Buffer.allocUnsafe(batch.numPairs * this.maxLineBytes);
+    const common = { minR2: this.options.minR2, lociBytes: this.loci.bytes, lociOffsets: this.loci.offsets, powersOfTen: this.powersOfTen, out };
+    const dprime = this.options.dprime;
+    if (dprime === null) {
+      this.pending.push({ done: this.addon.ldTableText({ ...span, ...common }), out });
+    } else {
+      const counts = new Uint32Array(9 * batch.numPairs);
+      this.addon.ldTablesOfPairs(span, counts);
+      const values = new Float64Array(batch.numPairs);
+      const extras = new Float64Array(batch.numPairs);
+      const table = this.table;
+      for (let k = 0; k < batch.numPairs; k++) {
+        for (let c = 0; c < 9; c++) table[c] = counts[9 * k + c];
+        const ld = haplotypeLd(table, dprime);
+        values[k] = Math.abs(ld.signedR2);
+        extras[k] = ld.extra;
+      }
+      const job = { ...span, codes: new Uint8Array(0), snpFirst: 0, numSnps: 0, values, extras, ...common };
+      this.pending.push({ done: this.addon.ldTableText(job), out });
+    }
+    await this.drain(this.source.threads);
+  }
+
+  async finish(): Promise<number> {
+    await this.drain(0);
+    return this.numLines + this.js.numWritten;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+    this.js.close();
+  }
+
+  /** Writes finished jobs, oldest first, until at most `maxInFlight` are left. */
+  private async drain(maxInFlight: number): Promise<void> {
+    while (this.pending.length > maxInFlight) {
+      const head = this.pending.shift() as PendingText;
+      const { numBytes, numLines } = await head.done;
+      this.numLines += numLines;
+      if (numBytes > 0) await this.output.writeBytes(head.out.subarray(0, numBytes));
+    }
+  }
+
+  private readCodes(snpFirst: number, numSnps: number): Uint8Array {
+    const bytes = Buffer.allocUnsafe(numSnps * this.rowBytes);
+    for (let done = 0; done < bytes.length;) {
+      const got = readSync(this.fd, bytes, done, bytes.length - done, snpFirst * this.rowBytes + done);
+      if (got === 0) throw new Error(`packed file ended before SNP ${snpFirst + numSnps}`);
+      done += got;
+    }
+    return bytes;
+  }
+}
+
+/** Each pair's table in JS, each line a string (the path without the addon, and the reference of its tests). */
+class JsLineWriter implements LdLineWriter {
+  private readonly tables: GenotypeTables;
+  private readonly lines: LineBatch;
+  private readonly counts = new Float64Array(9);
+  // Each SNP's columns, made once: a table names each SNP in many lines.
+  private readonly locusTexts: (string | undefined)[] = [];
+
+  constructor(private readonly source: LdChunkSource, private readonly options: LdTableOptions, output: TextOutput) {
+    this.tables = new GenotypeTables(source.packedPath, source.sidecar.numField);
+    this.lines = new LineBatch(output);
+  }
+
+  get numWritten(): number {
+    return this.lines.numWritten;
+  }
+
+  async add(batch: LdPairBatch): Promise<void> {
+    const { counts, options } = this;
+    for (let k = 0; k < batch.numPairs; k++) {
+      const snpA = batch.pairs[2 * k];
+      const snpB = batch.pairs[2 * k + 1];
+      this.tables.table(snpA, snpB, counts);
+      let r2: number;
+      let extra: number | null = null;
+      if (options.dprime === null) {
+        r2 = dosageR2(counts);
+      } else {
+        const ld = haplotypeLd(counts, options.dprime);
+        r2 = Math.abs(ld.signedR2);
+        extra = ld.extra;
+      }
+      // PLINK's test: NaN never passes.
+      if (!(r2 >= options.minR2)) continue;
+      if (this.lines.add(ldTableLineOfLoci(this.locusText(snpA), this.locusText(snpB), r2, extra))) await this.lines.flush();
+    }
+    await this.lines.flush();
+  }
+
+  async finish(): Promise<number> {
+    await this.lines.flush();
+    return this.lines.numWritten;
+  }
+
+  close(): void {
+    this.tables.close();
+  }
+
+  private locusText(snpIdx: number): string {
+    const { snps } = this.source.sidecar;
+    return (this.locusTexts[snpIdx] ??= ldLocusText({ chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] }, this.source.snpWidth));
+  }
+}
