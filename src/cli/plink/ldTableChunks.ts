@@ -32,6 +32,9 @@ export interface LdChunkSource {
   readonly forceJs?: boolean;
 }
 
+/** ldText.h kLdTextSlack: room past the loci and the lines that the native loop's fixed-size stores may touch. */
+const LD_TEXT_SLACK = 64;
+
 /** Codes of one batch's span read at most (larger spans, only from inter-chr records, take the JS path). */
 const MAX_SPAN_BYTES = 1 << 30;
 
@@ -54,7 +57,10 @@ export function ldLineWriter(source: LdChunkSource, options: LdTableOptions, out
 function locusBytes(sidecar: PreparedSidecar, snpWidth: number): { readonly bytes: Uint8Array; readonly offsets: Uint32Array; readonly longest: number } {
   const { snps } = sidecar;
   const texts = snps.id.map((id, s) => ldLocusText({ chromosome: snps.chrom[s], position: snps.pos[s], id }, snpWidth));
-  const bytes = Buffer.from(texts.join(''), 'utf8');
+  const text = Buffer.from(texts.join(''), 'utf8');
+  // The native line loop copies 32 bytes at a time: LD_TEXT_SLACK bytes of room past the last locus.
+  const bytes = Buffer.alloc(text.length + LD_TEXT_SLACK);
+  text.copy(bytes);
   const offsets = new Uint32Array(texts.length + 1);
   let longest = 0;
   for (let s = 0; s < texts.length; s++) {
@@ -68,7 +74,8 @@ function locusBytes(sidecar: PreparedSidecar, snpWidth: number): { readonly byte
 /** A job in flight: its bytes once done. */
 interface PendingText {
   readonly done: Promise<{ readonly numBytes: number; readonly numLines: number }>;
-  readonly out: Uint8Array;
+  readonly out: Buffer;
+  readonly batch: LdPairBatch;
 }
 
 class NativeLineWriter implements LdLineWriter {
@@ -80,6 +87,8 @@ class NativeLineWriter implements LdLineWriter {
   private readonly pending: PendingText[] = [];
   private numLines = 0;
   private readonly table = new Float64Array(9);
+  /** Line buffers written out, for later jobs (fresh ones were page faults and garbage collections). */
+  private readonly freeOut: Buffer[] = [];
 
   constructor(
     private readonly addon: NativeR2Addon, private readonly source: LdChunkSource, private readonly options: LdTableOptions,
@@ -103,11 +112,11 @@ class NativeLineWriter implements LdLineWriter {
       codes: this.readCodes(batch.snpFirst, numSnps), snpFirst: batch.snpFirst, numSnps, numField: this.source.sidecar.numField,
       rowBytes: this.rowBytes, pairs: batch.pairs, numPairs: batch.numPairs,
     };
-    const out = Buffer.allocUnsafe(batch.numPairs * this.maxLineBytes);
+    const out = this.outFor(batch);
     const common = { minR2: this.options.minR2, lociBytes: this.loci.bytes, lociOffsets: this.loci.offsets, powersOfTen: this.powersOfTen, out };
     const dprime = this.options.dprime;
     if (dprime === null) {
-      this.pending.push({ done: this.addon.ldTableText({ ...span, ...common }), out });
+      this.pending.push({ done: this.addon.ldTableText({ ...span, ...common }), out, batch });
     } else {
       const counts = new Uint32Array(9 * batch.numPairs);
       this.addon.ldTablesOfPairs(span, counts);
@@ -121,7 +130,7 @@ class NativeLineWriter implements LdLineWriter {
         extras[k] = ld.extra;
       }
       const job = { ...span, codes: new Uint8Array(0), snpFirst: 0, numSnps: 0, values, extras, ...common };
-      this.pending.push({ done: this.addon.ldTableText(job), out });
+      this.pending.push({ done: this.addon.ldTableText(job), out, batch });
     }
     await this.drain(this.source.threads);
   }
@@ -141,9 +150,19 @@ class NativeLineWriter implements LdLineWriter {
     while (this.pending.length > maxInFlight) {
       const head = this.pending.shift() as PendingText;
       const { numBytes, numLines } = await head.done;
+      head.batch.release();
       this.numLines += numLines;
+      // Written once the output has drained: the stream holds no part of the buffer any more.
       if (numBytes > 0) await this.output.writeBytes(head.out.subarray(0, numBytes));
+      this.freeOut.push(head.out);
     }
+  }
+
+  /** A buffer for the lines of a batch as large as `batch` can be (every batch of a table is the same size or smaller). */
+  private outFor(batch: LdPairBatch): Buffer {
+    const bytes = (batch.pairs.length / 2) * this.maxLineBytes + LD_TEXT_SLACK;
+    const free = this.freeOut.pop();
+    return free !== undefined && free.length >= bytes ? free : Buffer.allocUnsafe(bytes);
   }
 
   private readCodes(snpFirst: number, numSnps: number): Uint8Array {
@@ -193,6 +212,7 @@ class JsLineWriter implements LdLineWriter {
       if (!(r2 >= options.minR2)) continue;
       if (this.lines.add(ldTableLineOfLoci(this.locusText(snpA), this.locusText(snpB), r2, extra))) await this.lines.flush();
     }
+    batch.release();
     await this.lines.flush();
   }
 

@@ -12,6 +12,8 @@ export interface LdPairBatch {
   /** Every SNP of the batch is in [snpFirst, snpEnd). */
   readonly snpFirst: number;
   readonly snpEnd: number;
+  /** Hands `pairs` back for a later batch (call once nothing reads it any more). */
+  readonly release: () => void;
 }
 
 /** Gathers pairs into batches of at most `maxPairs`. */
@@ -20,6 +22,8 @@ class BatchBuilder {
   private numPairs = 0;
   private snpFirst = Infinity;
   private snpEnd = 0;
+  /** Arrays of released batches (fresh megabytes per batch were page faults and garbage). */
+  private readonly free: Uint32Array[] = [];
 
   constructor(private readonly maxPairs: number) {
     this.pairs = new Uint32Array(2 * maxPairs);
@@ -40,9 +44,10 @@ class BatchBuilder {
   /** The batch so far (null when empty); a new one starts. */
   take(): LdPairBatch | null {
     if (this.numPairs === 0) return null;
-    const batch = { pairs: this.pairs, numPairs: this.numPairs, snpFirst: this.snpFirst, snpEnd: this.snpEnd };
-    // The batch keeps its array (a native job may still read it): the next one gets a new one.
-    this.pairs = new Uint32Array(2 * this.maxPairs);
+    const pairs = this.pairs;
+    const batch = { pairs, numPairs: this.numPairs, snpFirst: this.snpFirst, snpEnd: this.snpEnd, release: () => this.free.push(pairs) };
+    // The batch keeps its array (a native job may still read it) until released.
+    this.pairs = this.free.pop() ?? new Uint32Array(2 * this.maxPairs);
     this.numPairs = 0;
     this.snpFirst = Infinity;
     this.snpEnd = 0;

@@ -22,12 +22,17 @@ export interface LdTextJob extends LdSpanPairs {
   readonly extras?: Float64Array;
   /** PLINK's filter: lines whose value is ≥ minR2 (NaN never). */
   readonly minR2: number;
-  /** Every SNP's locus columns (ldLocusText), concatenated; SNP s's at lociBytes[lociOffsets[s] … lociOffsets[s + 1]). */
+  /**
+   * Every SNP's locus columns (ldLocusText), concatenated, then 64 bytes of room; SNP s's at
+   * lociBytes[lociOffsets[s] … lociOffsets[s + 1]).
+   */
   readonly lociBytes: Uint8Array;
   readonly lociOffsets: Uint32Array;
   /** plinkPowersOfTen(): the number text's powers of ten, the JS formatter's doubles. */
   readonly powersOfTen: Float64Array;
-  /** At least numPairs × the longest line's bytes; not touched by JS until the promise settles. */
+  /** Tallies by 64-bit popcounts even where AVX-512 runs (tests compare the two). */
+  readonly scalar?: boolean;
+  /** At least numPairs × the longest line's bytes + 64; not touched by JS until the promise settles. */
   readonly out: Uint8Array;
 }
 

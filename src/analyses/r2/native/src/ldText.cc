@@ -1,12 +1,17 @@
 // PLINK's `.ld` table in bulk (ldText.h). Codes → planes a byte (4 fields) at a time through a table; a pair's tallies
 // by 64-bit popcounts of plane ANDs (the pairs of a table come one by one, not as panels: no transposed columns);
-// PLINK's number text by plinkNumberText.ts's arithmetic, operation for operation (built with -ffp-contract=off).
+// PLINK's number text by ldNumberText.h (built with -ffp-contract=off).
 #include "ldText.h"
+
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include "ldNumberText.h"
+#include "r2WindowBand.h"
 
 namespace snptally::r2 {
 namespace {
@@ -41,22 +46,6 @@ inline const uint64_t* planesOf(const LdPlanes& planes, uint32_t snp) {
   return planes.words + (static_cast<int64_t>(snp) - planes.snpFirst) * kNumLdPlanes * planes.words64;
 }
 
-/** Half-way zone of the 6th digit's rounding (plinkNumberText.ts HALF_WAY_SLACK). */
-constexpr double kHalfWaySlack = 5e-9;
-
-/** plinkNumberText.ts scaledBy: x · 10^(5 − e) by the same operations on the same powers. */
-inline double scaledBy(double x, int e, const LdLineParts& parts) {
-  const int shift = 5 - e;
-  if (shift < 0) return x / parts.powersOfTen[-shift];
-  return shift > 300 ? x * 1e300 * parts.powersOfTen[shift - 300] : x * parts.powersOfTen[shift];
-}
-
-inline uint8_t* copyText(uint8_t* out, const char* text) {
-  const size_t length = std::strlen(text);
-  std::memcpy(out, text, length);
-  return out + length;
-}
-
 }  // namespace
 
 void ldPlanesOfCodes(const CodeSpan& span, uint64_t* out) {
@@ -86,7 +75,65 @@ void ldPlanesOfCodes(const CodeSpan& span, uint64_t* out) {
   }
 }
 
-void ldR2OfPairs(const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs, double* values) {
+namespace {
+
+/** r² from the 8 tallies (LL, HH, EE, HM, LM, MH, ML, MM): integer sums first (exact), then r2FromSums. */
+inline double r2OfTallies(uint64_t ll, uint64_t hh, uint64_t ee, uint64_t hm, uint64_t lm, uint64_t mh, uint64_t ml, uint64_t mm) {
+  return r2FromSums(static_cast<double>(mm), static_cast<double>(hm + lm), static_cast<double>(mh + ml),
+                    static_cast<double>(3 * hm + lm), static_cast<double>(3 * mh + ml),
+                    static_cast<double>(static_cast<int64_t>(2 * (ll + hh)) - static_cast<int64_t>(ee)));
+}
+
+/** Lane k = the sum of vk's lanes: three rounds of pairwise shuffles and adds (21 operations, not 8 full reductions). */
+__attribute__((target("avx512f"))) inline __m512i sumsOf8(__m512i v0, __m512i v1, __m512i v2, __m512i v3, __m512i v4, __m512i v5, __m512i v6, __m512i v7) {
+  // Per 128-bit lane: (v0, v1) half-sums, …
+  const __m512i a = _mm512_add_epi64(_mm512_unpacklo_epi64(v0, v1), _mm512_unpackhi_epi64(v0, v1));
+  const __m512i b = _mm512_add_epi64(_mm512_unpacklo_epi64(v2, v3), _mm512_unpackhi_epi64(v2, v3));
+  const __m512i c = _mm512_add_epi64(_mm512_unpacklo_epi64(v4, v5), _mm512_unpackhi_epi64(v4, v5));
+  const __m512i d = _mm512_add_epi64(_mm512_unpacklo_epi64(v6, v7), _mm512_unpackhi_epi64(v6, v7));
+  // 128-bit lanes: a's lanes 0+1, 2+3, then b's.
+  const __m512i ab = _mm512_add_epi64(_mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+  const __m512i cd = _mm512_add_epi64(_mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(3, 1, 3, 1)));
+  // 128-bit lanes: (v0, v1), (v2, v3), (v4, v5), (v6, v7) totals.
+  return _mm512_add_epi64(_mm512_shuffle_i64x2(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_i64x2(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/** ldR2OfPairs with AVX-512: 8 words of each plane a step (the last step masked), one accumulator per tally. */
+__attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) void ldR2OfPairsAvx512(
+    const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs, double* values) {
+  const int64_t n64 = planes.words64;
+  for (int64_t p = 0; p < numPairs; p++) {
+    const uint64_t* a = planesOf(planes, pairs[2 * p]);
+    const uint64_t* b = planesOf(planes, pairs[2 * p + 1]);
+    __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
+    for (int64_t w = 0; w < n64; w += 8) {
+      const __mmask8 mask = n64 - w >= 8 ? 0xff : static_cast<__mmask8>((1u << (n64 - w)) - 1);
+      const __m512i aH = _mm512_maskz_loadu_epi64(mask, a + kHom * n64 + w), aL = _mm512_maskz_loadu_epi64(mask, a + kNonzero * n64 + w);
+      const __m512i aE = _mm512_maskz_loadu_epi64(mask, a + kHet * n64 + w), aM = _mm512_maskz_loadu_epi64(mask, a + kPresent * n64 + w);
+      const __m512i bH = _mm512_maskz_loadu_epi64(mask, b + kHom * n64 + w), bL = _mm512_maskz_loadu_epi64(mask, b + kNonzero * n64 + w);
+      const __m512i bE = _mm512_maskz_loadu_epi64(mask, b + kHet * n64 + w), bM = _mm512_maskz_loadu_epi64(mask, b + kPresent * n64 + w);
+      ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(aL, bL)));
+      hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(aH, bH)));
+      ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(aE, bE)));
+      hm = _mm512_add_epi64(hm, _mm512_popcnt_epi64(_mm512_and_si512(aH, bM)));
+      lm = _mm512_add_epi64(lm, _mm512_popcnt_epi64(_mm512_and_si512(aL, bM)));
+      mh = _mm512_add_epi64(mh, _mm512_popcnt_epi64(_mm512_and_si512(aM, bH)));
+      ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(aM, bL)));
+      mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(aM, bM)));
+    }
+    alignas(64) uint64_t t[8];
+    _mm512_store_si512(t, sumsOf8(ll, hh, ee, hm, lm, mh, ml, mm));
+    values[p] = r2OfTallies(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
+  }
+}
+
+}  // namespace
+
+void ldR2OfPairs(const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs, double* values, bool allowAvx512) {
+  if (allowAvx512 && avx512Usable()) {
+    ldR2OfPairsAvx512(planes, pairs, numPairs, values);
+    return;
+  }
   const int64_t n64 = planes.words64;
   for (int64_t p = 0; p < numPairs; p++) {
     const uint64_t* a = planesOf(planes, pairs[2 * p]);
@@ -105,10 +152,8 @@ void ldR2OfPairs(const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs
       ml += __builtin_popcountll(aM & bL);
       mm += __builtin_popcountll(aM & bM);
     }
-    // Integer sums first (exact), then r2FromSums: dosageR2's n, Sx, Sy, Sxx, Syy, Sxy of the table.
-    values[p] = r2FromSums(static_cast<double>(mm), static_cast<double>(hm + lm), static_cast<double>(mh + ml),
-                           static_cast<double>(3 * hm + lm), static_cast<double>(3 * mh + ml),
-                           static_cast<double>(static_cast<int64_t>(2 * (ll + hh)) - static_cast<int64_t>(ee)));
+    // dosageR2's n, Sx, Sy, Sxx, Syy, Sxy of the table.
+    values[p] = r2OfTallies(ll, hh, ee, hm, lm, mh, ml, mm);
   }
 }
 
@@ -130,87 +175,6 @@ void ldTablesOfPairs(const LdPlanes& planes, const uint32_t* pairs, int64_t numP
   }
 }
 
-int64_t writePlinkNumber(double x, const LdLineParts& parts, uint8_t* out) {
-  uint8_t* p = out;
-  if (std::isnan(x)) return copyText(p, "nan") - out;
-  double v = x;
-  if (v < 0) {
-    *p++ = '-';
-    v = -v;
-  }
-  if (v == 0) {
-    *p++ = '0';
-    return p - out;
-  }
-  if (std::isinf(v)) return copyText(p, "inf") - out;
-  // plinkNumberText.ts sixDigits: log10 may be off by one next to powers of ten, corrected once.
-  int e = static_cast<int>(std::floor(std::log10(v)));
-  double scaled = scaledBy(v, e, parts);
-  if (scaled >= 1e6) scaled = scaledBy(v, ++e, parts);
-  else if (scaled < 1e5) scaled = scaledBy(v, --e, parts);
-  double qDouble = std::floor(scaled);
-  const double frac = scaled - qDouble;
-  int64_t q = static_cast<int64_t>(qDouble);
-  if (frac >= ((q & 1) == 0 ? 0.5 + kHalfWaySlack : 0.5 - kHalfWaySlack)) q++;
-  if (q >= 1000000) {
-    q = 100000;
-    e++;
-  }
-  uint8_t digits[6];
-  for (int k = 5; k >= 0; k--) {
-    digits[k] = static_cast<uint8_t>(q % 10);
-    q /= 10;
-  }
-  int numDigits = 6;
-  while (numDigits > 1 && digits[numDigits - 1] == 0) numDigits--;
-  if (e < -4 || e >= 6) {
-    *p++ = static_cast<uint8_t>('0' + digits[0]);
-    if (numDigits > 1) {
-      *p++ = '.';
-      for (int k = 1; k < numDigits; k++) *p++ = static_cast<uint8_t>('0' + digits[k]);
-    }
-    *p++ = 'e';
-    *p++ = e < 0 ? '-' : '+';
-    const int magnitude = e < 0 ? -e : e;
-    if (magnitude >= 100) *p++ = static_cast<uint8_t>('0' + magnitude / 100);
-    *p++ = static_cast<uint8_t>('0' + (magnitude % 100) / 10);
-    *p++ = static_cast<uint8_t>('0' + magnitude % 10);
-    return p - out;
-  }
-  if (e < 0) {
-    *p++ = '0';
-    *p++ = '.';
-    for (int k = 0; k < -e - 1; k++) *p++ = '0';
-    for (int k = 0; k < numDigits; k++) *p++ = static_cast<uint8_t>('0' + digits[k]);
-    return p - out;
-  }
-  for (int k = 0; k <= e; k++) *p++ = static_cast<uint8_t>('0' + digits[k]);
-  if (numDigits > e + 1) {
-    *p++ = '.';
-    for (int k = e + 1; k < numDigits; k++) *p++ = static_cast<uint8_t>('0' + digits[k]);
-  }
-  return p - out;
-}
-
-namespace {
-
-/** Longest number text: sign, 6 digits, '.', 'e', exponent sign and 3 digits (plinkNumberText.ts MAX_NUMBER_TEXT_BYTES). */
-constexpr int64_t kMaxNumberBytes = 14;
-/** A value column: right-aligned in 12 (wider when the text is), then a space. */
-constexpr int64_t kColumnWidth = 12;
-
-inline uint8_t* writeColumn(double x, const LdLineParts& parts, uint8_t* out) {
-  uint8_t text[16];
-  const int64_t length = writePlinkNumber(x, parts, text);
-  for (int64_t k = length; k < kColumnWidth; k++) *out++ = ' ';
-  std::memcpy(out, text, static_cast<size_t>(length));
-  out += length;
-  *out++ = ' ';
-  return out;
-}
-
-}  // namespace
-
 int64_t ldMaxLineBytes(const LdLineParts& parts, int64_t numSnps) {
   int64_t longestLocus = 0;
   for (int64_t s = 0; s < numSnps; s++) longestLocus = std::max<int64_t>(longestLocus, parts.lociOffsets[s + 1] - parts.lociOffsets[s]);
@@ -226,13 +190,15 @@ int64_t ldTableLines(const LdLineParts& parts, const uint32_t* pairs, const doub
     // PLINK's test: NaN never passes.
     if (!(value >= minR2)) continue;
     for (int side = 0; side < 2; side++) {
+      // 32 bytes a store: the loci and the output have kLdTextSlack bytes of room past their ends.
       const uint32_t snp = pairs[2 * k + side];
-      const uint32_t begin = parts.lociOffsets[snp], length = parts.lociOffsets[snp + 1] - begin;
-      std::memcpy(p, parts.lociBytes + begin, length);
+      const uint8_t* locus = parts.lociBytes + parts.lociOffsets[snp];
+      const uint32_t length = parts.lociOffsets[snp + 1] - parts.lociOffsets[snp];
+      for (uint32_t at = 0; at < length; at += 32) std::memcpy(p + at, locus + at, 32);
       p += length;
     }
-    p = writeColumn(value, parts, p);
-    if (extras != nullptr) p = writeColumn(extras[k], parts, p);
+    p = writeNumberColumn(value, parts.powersOfTen, p);
+    if (extras != nullptr) p = writeNumberColumn(extras[k], parts.powersOfTen, p);
     *p++ = '\n';
     lines++;
   }

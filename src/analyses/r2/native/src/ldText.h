@@ -36,26 +36,24 @@ void ldPlanesOfCodes(const CodeSpan& span, uint64_t* out);
 
 /**
  * The dosage r² of each pair (global SNP indices, 2 per pair, inside the planes' span) into `values`: ldTableReport's
- * twoLocusLd.ts dosageR2 of the pair's table, the same doubles (r2FromSums over exact integer sums).
+ * twoLocusLd.ts dosageR2 of the pair's table, the same doubles (r2FromSums over exact integer sums). AVX-512 VPOPCNTQ
+ * where allowed and the CPU has it, else 64-bit popcounts (the same tallies; tests compare the two).
  */
-void ldR2OfPairs(const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs, double* values);
+void ldR2OfPairs(const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs, double* values, bool allowAvx512);
 
 /** Each pair's 3×3 table into `counts` (9 per pair, counts[3a + b]: a copies of A's allele 1, b of B's). */
 void ldTablesOfPairs(const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs, uint32_t* counts);
 
+/** Room past the ends of the loci and of the lines' buffer that the line loop's fixed-size stores may touch. */
+constexpr int64_t kLdTextSlack = 64;
+
 /** What the lines are made of. */
 struct LdLineParts {
-  const uint8_t* lociBytes;      // every SNP's locus columns (plinkLdTable.ts ldLocusText), concatenated
+  const uint8_t* lociBytes;      // every SNP's locus columns (plinkLdTable.ts ldLocusText), concatenated, then kLdTextSlack bytes
   const uint32_t* lociOffsets;   // SNP s's are lociBytes[lociOffsets[s] … lociOffsets[s + 1])
   const double* powersOfTen;     // plinkNumberText.ts powerOfTen(k) for k < numPowers (the same doubles)
-  int64_t numPowers;
+  int64_t numPowers;             // at least 331
 };
-
-/**
- * PLINK's number text of `x` (plinkNumberText.ts writePlinkNumber, the same digits) at `out`; returns its length.
- * `out` holds at least 16 bytes.
- */
-int64_t writePlinkNumber(double x, const LdLineParts& parts, uint8_t* out);
 
 /** The longest line of `parts` for `numSnps` SNPs (a buffer of this many bytes per pair holds any lines). */
 int64_t ldMaxLineBytes(const LdLineParts& parts, int64_t numSnps);
@@ -63,7 +61,7 @@ int64_t ldMaxLineBytes(const LdLineParts& parts, int64_t numSnps);
 /**
  * The lines of the pairs whose value v passes PLINK's filter v ≥ minR2 (NaN never does): loci A and B, v right-aligned
  * in 12 columns and a space, the same for `extras[k]` when `extras` is not null, then a newline. `out` holds
- * numPairs · ldMaxLineBytes bytes. Returns the bytes written; `numLines` gets the lines.
+ * numPairs · ldMaxLineBytes + kLdTextSlack bytes. Returns the bytes written; `numLines` gets the lines.
  */
 int64_t ldTableLines(const LdLineParts& parts, const uint32_t* pairs, const double* values, const double* extras, int64_t numPairs,
                      double minR2, uint8_t* out, int64_t* numLines);

@@ -70,19 +70,20 @@ Napi::Value LdTablesOfPairs(const Napi::CallbackInfo& info) {
 class LdTextWorker : public Napi::AsyncWorker {
  public:
   LdTextWorker(Napi::Env env, const Napi::Object& job, const SpanPairs& sp, const LdLineParts& parts, const double* values,
-               const double* extras, double minR2, uint8_t* out)
+               const double* extras, double minR2, uint8_t* out, bool allowAvx512)
       : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), job_(Napi::Persistent(job)), sp_(sp), parts_(parts),
-        values_(values), extras_(extras), minR2_(minR2), out_(out) {}
+        values_(values), extras_(extras), minR2_(minR2), out_(out), allowAvx512_(allowAvx512) {}
 
   Napi::Promise promise() const { return deferred_.Promise(); }
 
   void Execute() override {
     const double* values = values_;
-    std::vector<double> computed;
+    // Kept per pool thread: fresh megabytes per job were page faults.
+    thread_local std::vector<double> computed;
+    thread_local std::vector<uint64_t> words;
     if (values == nullptr) {
-      std::vector<uint64_t> words;
       computed.resize(static_cast<size_t>(sp_.numPairs));
-      ldR2OfPairs(planesOf(sp_.span, words), sp_.pairs, sp_.numPairs, computed.data());
+      ldR2OfPairs(planesOf(sp_.span, words), sp_.pairs, sp_.numPairs, computed.data(), allowAvx512_);
       values = computed.data();
     }
     numBytes_ = ldTableLines(parts_, sp_.pairs, values, extras_, sp_.numPairs, minR2_, out_, &numLines_);
@@ -106,6 +107,7 @@ class LdTextWorker : public Napi::AsyncWorker {
   const double* extras_;
   const double minR2_;
   uint8_t* out_;
+  const bool allowAvx512_;
   int64_t numBytes_ = 0;
   int64_t numLines_ = 0;
 };
@@ -132,7 +134,7 @@ Napi::Value LdTableText(const Napi::CallbackInfo& info) {
     for (int64_t s = 0; s < numLoci; s++) {
       if (offsetWords[s] > offsetWords[s + 1]) throw ArgumentError{"lociOffsets decrease"};
     }
-    if (offsetWords[numLoci] > lociBytes.ElementLength()) throw ArgumentError{"lociOffsets reach past lociBytes"};
+    if (offsetWords[numLoci] + kLdTextSlack > static_cast<int64_t>(lociBytes.ElementLength())) throw ArgumentError{"lociBytes lacks its slack past the loci"};
     parts.lociBytes = lociBytes.Data();
     parts.lociOffsets = offsetWords;
     const Napi::Float64Array powers = arrayOf<Napi::Float64Array>(job.Get("powersOfTen"), napi_float64_array, kMinPowers, "powersOfTen");
@@ -141,9 +143,10 @@ Napi::Value LdTableText(const Napi::CallbackInfo& info) {
     // Computed values need every SNP in the span's planes; given ones only need loci.
     if (computes) checkPairsInside(sp, sp.span.snpFirst, sp.span.snpFirst + sp.span.numSnps, "the span");
     checkPairsInside(sp, 0, numLoci, "the loci");
-    const int64_t capacity = sp.numPairs * ldMaxLineBytes(parts, numLoci);
+    const int64_t capacity = sp.numPairs * ldMaxLineBytes(parts, numLoci) + kLdTextSlack;
     uint8_t* out = arrayOf<Napi::Uint8Array>(job.Get("out"), napi_uint8_array, static_cast<size_t>(capacity), "out").Data();
-    auto* worker = new LdTextWorker(env, job, sp, parts, values, extras, doubleOf(job, "minR2"), out);
+    auto* worker = new LdTextWorker(env, job, sp, parts, values, extras, doubleOf(job, "minR2"), out,
+                                    !job.Get("scalar").ToBoolean().Value());
     const Napi::Promise promise = worker->promise();
     worker->Queue();
     return promise;
