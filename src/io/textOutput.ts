@@ -67,10 +67,11 @@ export class TextOutput {
     if (this.pendingChars >= FLUSH_CHARS) await this.flush();
   }
 
-  /** Adds bytes after the text so far, written at once (the stream keeps `bytes` until written: do not change them). */
+  /** Adds bytes after the text so far; resolves once the stream has consumed them (the caller may then reuse them). */
   async writeBytes(bytes: Uint8Array): Promise<void> {
     await this.flush();
-    if (!this.target.write(bytes)) await this.drained();
+    // The write's callback, not 'drain': a small write returns true while the stream still holds the buffer.
+    await new Promise<void>((done) => { this.target.write(bytes, () => done()); });
     this.throwIfFailed();
   }
 

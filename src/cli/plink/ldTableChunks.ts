@@ -152,7 +152,7 @@ class NativeLineWriter implements LdLineWriter {
       const { numBytes, numLines } = await head.done;
       head.batch.release();
       this.numLines += numLines;
-      // Written once the output has drained: the stream holds no part of the buffer any more.
+      // writeBytes resolves once the stream has consumed the buffer: it can take the next batch's lines.
       if (numBytes > 0) await this.output.writeBytes(head.out.subarray(0, numBytes));
       this.freeOut.push(head.out);
     }
