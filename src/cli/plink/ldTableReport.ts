@@ -1,7 +1,7 @@
 // PLINK's `.ld` table: its header, then the lines of the pairs in PLINK's order (ldTablePairs.ts: a same-chromosome
 // window's pairs straight from the window, or an inter-chr run's records sorted by position), each pair's values
 // recomputed in double precision from the genotypes (the records hold float32; PLINK prints doubles, and the float32
-// would change the 6th digit of ~1 value in 100), PLINK's filter |R2| ≥ --ld-window-r2 and its line format
+// would change the 6th digit of ~0.8 % of values), PLINK's filter |R2| ≥ --ld-window-r2 and its line format
 // (ldTableChunks.ts: natively in bulk where r²'s addon is built).
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { ldTableHeader, plinkSnpColumnWidth, type PreparedSidecar, type TextOutput } from '../../io/index.js';

@@ -66,17 +66,33 @@ Napi::Value LdTablesOfPairs(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-/** A chunk's lines, computed on a pool thread; the job object (and so its arrays) is held until it resolves. */
+/** The sizes a job's indices are checked against (on the pool thread: a batch's checks are O(pairs + loci)). */
+struct TextJobBounds {
+  int64_t numLoci;
+  int64_t lociBytesLength;
+  int64_t outLength;
+};
+
+/**
+ * A chunk's lines, computed on a pool thread; the job object (and so its arrays) is held until it resolves. The checks
+ * of every index the job reads run there too, first, and reject the promise naming what is wrong.
+ */
 class LdTextWorker : public Napi::AsyncWorker {
  public:
-  LdTextWorker(Napi::Env env, const Napi::Object& job, const SpanPairs& sp, const LdLineParts& parts, const double* values,
-               const double* extras, double minR2, uint8_t* out, bool allowAvx512)
+  LdTextWorker(Napi::Env env, const Napi::Object& job, const SpanPairs& sp, const LdLineParts& parts, const TextJobBounds& bounds,
+               const double* values, const double* extras, double minR2, uint8_t* out, bool allowAvx512)
       : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), job_(Napi::Persistent(job)), sp_(sp), parts_(parts),
-        values_(values), extras_(extras), minR2_(minR2), out_(out), allowAvx512_(allowAvx512) {}
+        bounds_(bounds), values_(values), extras_(extras), minR2_(minR2), out_(out), allowAvx512_(allowAvx512) {}
 
   Napi::Promise promise() const { return deferred_.Promise(); }
 
   void Execute() override {
+    try {
+      check();
+    } catch (const ArgumentError& error) {
+      SetError("ldTableText: " + error.message);
+      return;
+    }
     const double* values = values_;
     // Kept per pool thread: fresh megabytes per job were page faults.
     thread_local std::vector<double> computed;
@@ -99,10 +115,26 @@ class LdTextWorker : public Napi::AsyncWorker {
   void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
 
  private:
+  void check() const {
+    const uint32_t* offsets = parts_.lociOffsets;
+    for (int64_t s = 0; s < bounds_.numLoci; s++) {
+      if (offsets[s] > offsets[s + 1]) throw ArgumentError{"lociOffsets decrease"};
+    }
+    if (offsets[bounds_.numLoci] + kLdTextSlack > bounds_.lociBytesLength) throw ArgumentError{"lociBytes lacks its slack past the loci"};
+    // Computed values need every SNP in the span's planes; given ones only need loci.
+    if (values_ == nullptr) checkPairsInside(sp_, sp_.span.snpFirst, sp_.span.snpFirst + sp_.span.numSnps, "the span");
+    checkPairsInside(sp_, 0, bounds_.numLoci, "the loci");
+    const int64_t capacity = sp_.numPairs * ldMaxLineBytes(parts_, bounds_.numLoci) + kLdTextSlack;
+    if (bounds_.outLength < capacity) {
+      throw ArgumentError{"out has " + std::to_string(bounds_.outLength) + " bytes, fewer than " + std::to_string(capacity)};
+    }
+  }
+
   Napi::Promise::Deferred deferred_;
   Napi::ObjectReference job_;
   const SpanPairs sp_;
   const LdLineParts parts_;
+  const TextJobBounds bounds_;
   const double* values_;
   const double* extras_;
   const double minR2_;
@@ -121,32 +153,22 @@ Napi::Value LdTableText(const Napi::CallbackInfo& info) {
     if (info.Length() != 1 || !info[0].IsObject()) throw ArgumentError{"takes one job argument"};
     const Napi::Object job = info[0].As<Napi::Object>();
     const SpanPairs sp = spanPairsOf(job);
-    const bool computes = !job.Get("values").IsTypedArray();
     const double* values = nullptr;
-    if (!computes) values = arrayOf<Napi::Float64Array>(job.Get("values"), napi_float64_array, static_cast<size_t>(sp.numPairs), "values").Data();
+    if (job.Get("values").IsTypedArray()) values = arrayOf<Napi::Float64Array>(job.Get("values"), napi_float64_array, static_cast<size_t>(sp.numPairs), "values").Data();
     const double* extras = nullptr;
     if (job.Get("extras").IsTypedArray()) extras = arrayOf<Napi::Float64Array>(job.Get("extras"), napi_float64_array, static_cast<size_t>(sp.numPairs), "extras").Data();
     LdLineParts parts{};
     const Napi::Uint32Array offsets = arrayOf<Napi::Uint32Array>(job.Get("lociOffsets"), napi_uint32_array, 1, "lociOffsets");
     const Napi::Uint8Array lociBytes = arrayOf<Napi::Uint8Array>(job.Get("lociBytes"), napi_uint8_array, 0, "lociBytes");
-    const int64_t numLoci = static_cast<int64_t>(offsets.ElementLength()) - 1;
-    const uint32_t* offsetWords = offsets.Data();
-    for (int64_t s = 0; s < numLoci; s++) {
-      if (offsetWords[s] > offsetWords[s + 1]) throw ArgumentError{"lociOffsets decrease"};
-    }
-    if (offsetWords[numLoci] + kLdTextSlack > static_cast<int64_t>(lociBytes.ElementLength())) throw ArgumentError{"lociBytes lacks its slack past the loci"};
     parts.lociBytes = lociBytes.Data();
-    parts.lociOffsets = offsetWords;
+    parts.lociOffsets = offsets.Data();
     const Napi::Float64Array powers = arrayOf<Napi::Float64Array>(job.Get("powersOfTen"), napi_float64_array, kMinPowers, "powersOfTen");
     parts.powersOfTen = powers.Data();
     parts.numPowers = static_cast<int64_t>(powers.ElementLength());
-    // Computed values need every SNP in the span's planes; given ones only need loci.
-    if (computes) checkPairsInside(sp, sp.span.snpFirst, sp.span.snpFirst + sp.span.numSnps, "the span");
-    checkPairsInside(sp, 0, numLoci, "the loci");
-    const int64_t capacity = sp.numPairs * ldMaxLineBytes(parts, numLoci) + kLdTextSlack;
-    uint8_t* out = arrayOf<Napi::Uint8Array>(job.Get("out"), napi_uint8_array, static_cast<size_t>(capacity), "out").Data();
-    auto* worker = new LdTextWorker(env, job, sp, parts, values, extras, doubleOf(job, "minR2"), out,
-                                    !job.Get("scalar").ToBoolean().Value());
+    Napi::Uint8Array out = arrayOf<Napi::Uint8Array>(job.Get("out"), napi_uint8_array, 0, "out");
+    const TextJobBounds bounds{static_cast<int64_t>(offsets.ElementLength()) - 1, static_cast<int64_t>(lociBytes.ElementLength()),
+                               static_cast<int64_t>(out.ElementLength())};
+    auto* worker = new LdTextWorker(env, job, sp, parts, bounds, values, extras, doubleOf(job, "minR2"), out.Data(), !job.Get("scalar").ToBoolean().Value());
     const Napi::Promise promise = worker->promise();
     worker->Queue();
     return promise;
