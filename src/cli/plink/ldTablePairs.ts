@@ -41,6 +41,22 @@ class BatchBuilder {
     this.snpEnd = Math.max(this.snpEnd, snpA + 1, snpB + 1);
   }
 
+  /** Adds (a, b) for b = bFirst … bEnd − 1 while the batch has room; returns the first b not added. */
+  addRun(a: number, bFirst: number, bEnd: number): number {
+    const stop = Math.min(bEnd, bFirst + this.maxPairs - this.numPairs);
+    if (stop <= bFirst) return bFirst;
+    const pairs = this.pairs;
+    let at = 2 * this.numPairs;
+    for (let b = bFirst; b < stop; b++, at += 2) {
+      pairs[at] = a;
+      pairs[at + 1] = b;
+    }
+    this.numPairs += stop - bFirst;
+    this.snpFirst = Math.min(this.snpFirst, a, bFirst);
+    this.snpEnd = Math.max(this.snpEnd, a + 1, stop);
+    return stop;
+  }
+
   /** The batch so far (null when empty); a new one starts. */
   take(): LdPairBatch | null {
     if (this.numPairs === 0) return null;
@@ -64,8 +80,8 @@ export function* windowPairBatches(limits: PairWindowLimits, maxPairs: number): 
   const numVector = limits.bandEnd.length;
   for (let i = 0; i < numVector; i++) {
     const end = limits.bandEnd[i];
-    for (let j = i + 1; j < end; j++) {
-      batch.add(i, j);
+    for (let j = i + 1; j < end;) {
+      j = batch.addRun(i, j, end);
       if (batch.full) yield batch.take() as LdPairBatch;
     }
   }

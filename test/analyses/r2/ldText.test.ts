@@ -123,7 +123,19 @@ describe('each pair of a span (native, in bulk)', () => {
       const random = mulberry32(numField + 1);
       const numPairs = 500;
       const pairs = new Uint32Array(2 * numPairs);
-      for (let k = 0; k < 2 * numPairs; k++) pairs[k] = snpFirst + Math.floor(random() * numSnps);
+      // Half scattered pairs, half runs of one SNP against 12 consecutive ones (the AVX-512 path's 8-column runs).
+      for (let k = 0; k < numPairs; k++) {
+        if (k < numPairs / 2) {
+          pairs[2 * k] = snpFirst + Math.floor(random() * numSnps);
+          pairs[2 * k + 1] = snpFirst + Math.floor(random() * numSnps);
+        } else if (k % 12 === 0 || k === numPairs / 2) {
+          pairs[2 * k] = snpFirst + Math.floor(random() * numSnps);
+          pairs[2 * k + 1] = snpFirst + Math.floor(random() * (numSnps - 12));
+        } else {
+          pairs[2 * k] = pairs[2 * k - 2];
+          pairs[2 * k + 1] = pairs[2 * k - 1] + 1;
+        }
+      }
       const span: LdSpanPairs = { codes, snpFirst, numSnps, numField, rowBytes, pairs, numPairs };
       // Loci of 0 to 70 bytes (the loop copies 32 at a time), for the SNPs below the span too.
       const loci = Array.from({ length: snpFirst + numSnps }, (_, s) => `<${'x'.repeat((s * 13) % 70)}${s}>`.slice(0, (s * 7) % 71));

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "ldNumberText.h"
 #include "r2WindowBand.h"
@@ -98,32 +99,107 @@ __attribute__((target("avx512f"))) inline __m512i sumsOf8(__m512i v0, __m512i v1
   return _mm512_add_epi64(_mm512_shuffle_i64x2(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_i64x2(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
-/** ldR2OfPairs with AVX-512: 8 words of each plane a step (the last step masked), one accumulator per tally. */
+/** One pair's r² with AVX-512: 8 words of each plane a step (the last step masked), one accumulator per tally. */
+__attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline double r2OfPairAvx512(const uint64_t* a, const uint64_t* b, int64_t n64) {
+  __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
+  for (int64_t w = 0; w < n64; w += 8) {
+    const __mmask8 mask = n64 - w >= 8 ? 0xff : static_cast<__mmask8>((1u << (n64 - w)) - 1);
+    const __m512i aH = _mm512_maskz_loadu_epi64(mask, a + kHom * n64 + w), aL = _mm512_maskz_loadu_epi64(mask, a + kNonzero * n64 + w);
+    const __m512i aE = _mm512_maskz_loadu_epi64(mask, a + kHet * n64 + w), aM = _mm512_maskz_loadu_epi64(mask, a + kPresent * n64 + w);
+    const __m512i bH = _mm512_maskz_loadu_epi64(mask, b + kHom * n64 + w), bL = _mm512_maskz_loadu_epi64(mask, b + kNonzero * n64 + w);
+    const __m512i bE = _mm512_maskz_loadu_epi64(mask, b + kHet * n64 + w), bM = _mm512_maskz_loadu_epi64(mask, b + kPresent * n64 + w);
+    ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(aL, bL)));
+    hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(aH, bH)));
+    ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(aE, bE)));
+    hm = _mm512_add_epi64(hm, _mm512_popcnt_epi64(_mm512_and_si512(aH, bM)));
+    lm = _mm512_add_epi64(lm, _mm512_popcnt_epi64(_mm512_and_si512(aL, bM)));
+    mh = _mm512_add_epi64(mh, _mm512_popcnt_epi64(_mm512_and_si512(aM, bH)));
+    ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(aM, bL)));
+    mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(aM, bM)));
+  }
+  alignas(64) uint64_t t[8];
+  _mm512_store_si512(t, sumsOf8(ll, hh, ee, hm, lm, mh, ml, mm));
+  return r2OfTallies(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
+}
+
+/**
+ * r² of a row against 8 consecutive SNPs (lanes) of the span's planes transposed word-major (r2WindowBand.cc's
+ * r2Of8ColumnsAvx512): per word the row's word broadcast against the 8 columns' words, no horizontal sums, then
+ * r2FromSums in 8 double lanes (IEEE operations lane by lane: the scalar's doubles).
+ */
+__attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline void r2Of8ColumnsAvx512(
+    const uint64_t* row, int64_t n64, const uint64_t* columns, int64_t stride, double* values) {
+  __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
+  const int64_t planeStride = n64 * stride;
+  for (int64_t w = 0; w < n64; w++) {
+    const uint64_t* at = columns + w * stride;
+    const __m512i jH = _mm512_loadu_si512(at + kHom * planeStride), jL = _mm512_loadu_si512(at + kNonzero * planeStride);
+    const __m512i jE = _mm512_loadu_si512(at + kHet * planeStride), jM = _mm512_loadu_si512(at + kPresent * planeStride);
+    const __m512i iH = _mm512_set1_epi64(static_cast<long long>(row[kHom * n64 + w]));
+    const __m512i iL = _mm512_set1_epi64(static_cast<long long>(row[kNonzero * n64 + w]));
+    const __m512i iE = _mm512_set1_epi64(static_cast<long long>(row[kHet * n64 + w]));
+    const __m512i iM = _mm512_set1_epi64(static_cast<long long>(row[kPresent * n64 + w]));
+    ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(iL, jL)));
+    hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(iH, jH)));
+    ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(iE, jE)));
+    hm = _mm512_add_epi64(hm, _mm512_popcnt_epi64(_mm512_and_si512(iH, jM)));
+    lm = _mm512_add_epi64(lm, _mm512_popcnt_epi64(_mm512_and_si512(iL, jM)));
+    mh = _mm512_add_epi64(mh, _mm512_popcnt_epi64(_mm512_and_si512(iM, jH)));
+    ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(iM, jL)));
+    mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(iM, jM)));
+  }
+  // Integers first (exact), then the doubles of r2FromSums.
+  const __m512i three = _mm512_set1_epi64(3);
+  const __m512d sxy = _mm512_cvtepi64_pd(_mm512_sub_epi64(_mm512_slli_epi64(_mm512_add_epi64(ll, hh), 1), ee));
+  const __m512d sx = _mm512_cvtepi64_pd(_mm512_add_epi64(hm, lm));
+  const __m512d sxx = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_mullo_epi64(hm, three), lm));
+  const __m512d sy = _mm512_cvtepi64_pd(_mm512_add_epi64(mh, ml));
+  const __m512d syy = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_mullo_epi64(mh, three), ml));
+  const __m512d n = _mm512_cvtepi64_pd(mm);
+  const __m512d cov = _mm512_sub_pd(_mm512_mul_pd(n, sxy), _mm512_mul_pd(sx, sy));
+  const __m512d vx = _mm512_sub_pd(_mm512_mul_pd(n, sxx), _mm512_mul_pd(sx, sx));
+  const __m512d vy = _mm512_sub_pd(_mm512_mul_pd(n, syy), _mm512_mul_pd(sy, sy));
+  const __m512d variances = _mm512_mul_pd(vx, vy);
+  const __m512d r2 = _mm512_div_pd(_mm512_mul_pd(cov, cov), variances);
+  const __mmask8 undefined = _mm512_cmp_pd_mask(variances, _mm512_setzero_pd(), _CMP_EQ_OQ);
+  _mm512_storeu_pd(values, _mm512_mask_blend_pd(undefined, r2, _mm512_set1_pd(std::numeric_limits<double>::quiet_NaN())));
+}
+
+/** Whether pairs p … p + 7 are one SNP against 8 consecutive ones (a window's rows are mostly such runs). */
+inline bool isRunOf8(const uint32_t* pairs, int64_t p) {
+  const uint32_t a = pairs[2 * p], b = pairs[2 * p + 1];
+  for (int k = 1; k < 8; k++) {
+    if (pairs[2 * (p + k)] != a || pairs[2 * (p + k) + 1] != b + static_cast<uint32_t>(k)) return false;
+  }
+  return true;
+}
+
+/**
+ * ldR2OfPairs with AVX-512: runs of 8 against the span's planes transposed word-major (when the span is small next to
+ * the pairs: a window's batch is, a batch of scattered inter-chr records may not be), other pairs one by one.
+ */
 __attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) void ldR2OfPairsAvx512(
     const LdPlanes& planes, const uint32_t* pairs, int64_t numPairs, double* values) {
   const int64_t n64 = planes.words64;
-  for (int64_t p = 0; p < numPairs; p++) {
-    const uint64_t* a = planesOf(planes, pairs[2 * p]);
-    const uint64_t* b = planesOf(planes, pairs[2 * p + 1]);
-    __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
-    for (int64_t w = 0; w < n64; w += 8) {
-      const __mmask8 mask = n64 - w >= 8 ? 0xff : static_cast<__mmask8>((1u << (n64 - w)) - 1);
-      const __m512i aH = _mm512_maskz_loadu_epi64(mask, a + kHom * n64 + w), aL = _mm512_maskz_loadu_epi64(mask, a + kNonzero * n64 + w);
-      const __m512i aE = _mm512_maskz_loadu_epi64(mask, a + kHet * n64 + w), aM = _mm512_maskz_loadu_epi64(mask, a + kPresent * n64 + w);
-      const __m512i bH = _mm512_maskz_loadu_epi64(mask, b + kHom * n64 + w), bL = _mm512_maskz_loadu_epi64(mask, b + kNonzero * n64 + w);
-      const __m512i bE = _mm512_maskz_loadu_epi64(mask, b + kHet * n64 + w), bM = _mm512_maskz_loadu_epi64(mask, b + kPresent * n64 + w);
-      ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(aL, bL)));
-      hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(aH, bH)));
-      ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(aE, bE)));
-      hm = _mm512_add_epi64(hm, _mm512_popcnt_epi64(_mm512_and_si512(aH, bM)));
-      lm = _mm512_add_epi64(lm, _mm512_popcnt_epi64(_mm512_and_si512(aL, bM)));
-      mh = _mm512_add_epi64(mh, _mm512_popcnt_epi64(_mm512_and_si512(aM, bH)));
-      ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(aM, bL)));
-      mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(aM, bM)));
+  const int64_t stride = planes.numSnps + 8;
+  thread_local std::vector<uint64_t> transposed;
+  const bool runs = planes.numSnps * kNumLdPlanes * n64 <= numPairs * 8;
+  if (runs) {
+    // Columns s of plane word pw at transposed[pw·stride + s]; 8 zero columns after the last (whole loads stay inside).
+    transposed.assign(static_cast<size_t>(kNumLdPlanes * n64 * stride), 0);
+    for (int64_t s = 0; s < planes.numSnps; s++) {
+      const uint64_t* snp = planes.words + s * kNumLdPlanes * n64;
+      for (int64_t pw = 0; pw < kNumLdPlanes * n64; pw++) transposed[static_cast<size_t>(pw * stride + s)] = snp[pw];
     }
-    alignas(64) uint64_t t[8];
-    _mm512_store_si512(t, sumsOf8(ll, hh, ee, hm, lm, mh, ml, mm));
-    values[p] = r2OfTallies(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
+  }
+  for (int64_t p = 0; p < numPairs;) {
+    if (runs && p + 8 <= numPairs && isRunOf8(pairs, p)) {
+      r2Of8ColumnsAvx512(planesOf(planes, pairs[2 * p]), n64, transposed.data() + (pairs[2 * p + 1] - planes.snpFirst), stride, values + p);
+      p += 8;
+    } else {
+      values[p] = r2OfPairAvx512(planesOf(planes, pairs[2 * p]), planesOf(planes, pairs[2 * p + 1]), n64);
+      p++;
+    }
   }
 }
 
