@@ -57,7 +57,7 @@ describe('the .ld table in bulk equals the per-pair JS path', () => {
     { numVariants: '99999', kb: '700', dprime: 'd', minR2: 0.01 },
   ];
   for (const { numVariants, kb, dprime, minR2 } of cases) {
-    it(`windows of ${numVariants} SNPs and ${kb} kb, ${dprime ?? 'r²'}, ≥ ${minR2}: batches of 2^18 and of 777 pairs, 1 and 3 in flight`, async () => {
+    it(`windows of ${numVariants} SNPs and ${kb} kb, ${dprime ?? 'r²'}, ≥ ${minR2}: batches of 2^14 and of 777 pairs, 1 and 3 in flight`, async () => {
       const pairs = windowOf(numVariants, kb);
       const expected = await tableText({ pairs, threads: 1, forceJs: true }, { dprime, minR2 });
       expect(expected.split('\n').length).toBeGreaterThan(100);

@@ -35,6 +35,9 @@ export interface LdChunkSource {
 /** ldText.h kLdTextSlack: room past the loci and the lines that the native loop's fixed-size stores may touch. */
 const LD_TEXT_SLACK = 64;
 
+/** Finished batches whose bytes may wait for the output at once. */
+const MAX_UNWRITTEN = 2;
+
 /** Codes of one batch's span read at most (larger spans, only from inter-chr records, take the JS path). */
 const MAX_SPAN_BYTES = 1 << 30;
 
@@ -71,11 +74,27 @@ function locusBytes(sidecar: PreparedSidecar, snpWidth: number): { readonly byte
   return { bytes, offsets, longest };
 }
 
+/** Buffers handed back for reuse: one of at least the asked length, else a new one (never from Node's shared slab). */
+class BufferPool {
+  private readonly free: Buffer[] = [];
+
+  take(length: number): Buffer {
+    const buffer = this.free.pop();
+    return buffer !== undefined && buffer.length >= length ? buffer : Buffer.allocUnsafeSlow(Math.max(length, 2 * (buffer?.length ?? 0)));
+  }
+
+  give(buffer: Buffer): void {
+    this.free.push(buffer);
+  }
+}
+
 /** A job in flight: its bytes once done. */
 interface PendingText {
   readonly done: Promise<{ readonly numBytes: number; readonly numLines: number }>;
   readonly out: Buffer;
   readonly batch: LdPairBatch;
+  /** The pooled buffer of the span's codes the job reads (null when its values were given). */
+  readonly codes: Buffer | null;
 }
 
 class NativeLineWriter implements LdLineWriter {
@@ -85,10 +104,13 @@ class NativeLineWriter implements LdLineWriter {
   private readonly powersOfTen = plinkPowersOfTen();
   private readonly maxLineBytes: number;
   private readonly pending: PendingText[] = [];
+  /** Writes queued, oldest first (each starts when the one before it is done). */
+  private readonly unwritten: Promise<void>[] = [];
   private numLines = 0;
   private readonly table = new Float64Array(9);
-  /** Line buffers written out, for later jobs (fresh ones were page faults and garbage collections). */
-  private readonly freeOut: Buffer[] = [];
+  /** Line buffers written out and code buffers of retired jobs, for later jobs (fresh ones were page faults and GCs). */
+  private readonly outBuffers = new BufferPool();
+  private readonly codeBuffers = new BufferPool();
 
   constructor(
     private readonly addon: NativeR2Addon, private readonly source: LdChunkSource, private readonly options: LdTableOptions,
@@ -108,15 +130,17 @@ class NativeLineWriter implements LdLineWriter {
       await this.js.add(batch);
       return;
     }
+    const codes = this.codeBuffers.take(numSnps * this.rowBytes);
     const span = {
-      codes: this.readCodes(batch.snpFirst, numSnps), snpFirst: batch.snpFirst, numSnps, numField: this.source.sidecar.numField,
+      codes: this.readCodes(codes, batch.snpFirst, numSnps), snpFirst: batch.snpFirst, numSnps, numField: this.source.sidecar.numField,
       rowBytes: this.rowBytes, pairs: batch.pairs, numPairs: batch.numPairs,
     };
-    const out = this.outFor(batch);
+    // As large as any batch of the table can be (every batch is this size or smaller): pooled buffers fit all.
+    const out = this.outBuffers.take((batch.pairs.length / 2) * this.maxLineBytes + LD_TEXT_SLACK);
     const common = { minR2: this.options.minR2, lociBytes: this.loci.bytes, lociOffsets: this.loci.offsets, powersOfTen: this.powersOfTen, out };
     const dprime = this.options.dprime;
     if (dprime === null) {
-      this.pending.push({ done: this.addon.ldTableText({ ...span, ...common }), out, batch });
+      this.pending.push({ done: this.addon.ldTableText({ ...span, ...common }), out, batch, codes });
     } else {
       const counts = new Uint32Array(9 * batch.numPairs);
       this.addon.ldTablesOfPairs(span, counts);
@@ -130,7 +154,8 @@ class NativeLineWriter implements LdLineWriter {
         extras[k] = ld.extra;
       }
       const job = { ...span, codes: new Uint8Array(0), snpFirst: 0, numSnps: 0, values, extras, ...common };
-      this.pending.push({ done: this.addon.ldTableText(job), out, batch });
+      this.codeBuffers.give(codes);
+      this.pending.push({ done: this.addon.ldTableText(job), out, batch, codes: null });
     }
     await this.drain(this.source.threads);
   }
@@ -145,28 +170,40 @@ class NativeLineWriter implements LdLineWriter {
     this.js.close();
   }
 
-  /** Writes finished jobs, oldest first, until at most `maxInFlight` are left. */
+  /**
+   * Retires finished jobs, oldest first, until at most `maxInFlight` compute: each one's bytes join the chain of writes
+   * (so the next jobs start while it is written), and at most MAX_UNWRITTEN finished buffers wait for it.
+   */
   private async drain(maxInFlight: number): Promise<void> {
     while (this.pending.length > maxInFlight) {
       const head = this.pending.shift() as PendingText;
       const { numBytes, numLines } = await head.done;
       head.batch.release();
+      if (head.codes !== null) this.codeBuffers.give(head.codes);
       this.numLines += numLines;
-      // writeBytes resolves once the stream has consumed the buffer: it can take the next batch's lines.
-      if (numBytes > 0) await this.output.writeBytes(head.out.subarray(0, numBytes));
-      this.freeOut.push(head.out);
+      const write = this.writeAfterOthers(head.out, numBytes);
+      this.unwritten.push(write);
+      while (this.unwritten.length > MAX_UNWRITTEN) await this.unwritten.shift();
     }
+    if (maxInFlight === 0) while (this.unwritten.length > 0) await this.unwritten.shift();
   }
 
-  /** A buffer for the lines of a batch as large as `batch` can be (every batch of a table is the same size or smaller). */
-  private outFor(batch: LdPairBatch): Buffer {
-    const bytes = (batch.pairs.length / 2) * this.maxLineBytes + LD_TEXT_SLACK;
-    const free = this.freeOut.pop();
-    return free !== undefined && free.length >= bytes ? free : Buffer.allocUnsafe(bytes);
+  /** Writes `out`'s first bytes once the earlier writes are done, then frees `out` for a later batch. */
+  private writeAfterOthers(out: Buffer, numBytes: number): Promise<void> {
+    const previous = this.unwritten.at(-1) ?? Promise.resolve();
+    const write = previous.then(async () => {
+      // writeBytes resolves once the stream has consumed the buffer: it can take a later batch's lines.
+      if (numBytes > 0) await this.output.writeBytes(out.subarray(0, numBytes));
+      this.outBuffers.give(out);
+    });
+    // Awaited later (or its failure reaches the caller through the next await): not an unhandled rejection meanwhile.
+    write.catch(() => undefined);
+    return write;
   }
 
-  private readCodes(snpFirst: number, numSnps: number): Uint8Array {
-    const bytes = Buffer.allocUnsafe(numSnps * this.rowBytes);
+  /** The span's packed rows, read into the front of `buffer`. */
+  private readCodes(buffer: Buffer, snpFirst: number, numSnps: number): Buffer {
+    const bytes = buffer.subarray(0, numSnps * this.rowBytes);
     for (let done = 0; done < bytes.length;) {
       const got = readSync(this.fd, bytes, done, bytes.length - done, snpFirst * this.rowBytes + done);
       if (got === 0) throw new Error(`packed file ended before SNP ${snpFirst + numSnps}`);
