@@ -33,7 +33,7 @@ let fileIdx = 0;
 /** The table `writeLdTable` writes for `source`'s pairs, as text (gunzipped for a .gz name). */
 async function tableText(source: Omit<LdTableSource, 'sidecar' | 'packedPath'>, options: { dprime: DprimeKind | null; minR2: number }, gz = false): Promise<string> {
   const path = join(dir, `t${fileIdx++}.ld${gz ? '.gz' : ''}`);
-  const output = await TextOutput.toFile(path, { force: false });
+  const output = await TextOutput.toFile(path, { force: false, gzipMembers: gz });
   await writeLdTable({ ...source, sidecar, packedPath: packed }, options, output);
   await output.commit();
   const bytes = readFileSync(path);

@@ -104,7 +104,7 @@ class NativeLineWriter implements LdLineWriter {
   private readonly powersOfTen = plinkPowersOfTen();
   private readonly maxLineBytes: number;
   private readonly pending: PendingText[] = [];
-  /** Writes queued, oldest first (each starts when the one before it is done). */
+  /** Writes under way, oldest first. */
   private readonly unwritten: Promise<void>[] = [];
   private numLines = 0;
   private readonly table = new Float64Array(9);
@@ -171,8 +171,9 @@ class NativeLineWriter implements LdLineWriter {
   }
 
   /**
-   * Retires finished jobs, oldest first, until at most `maxInFlight` compute: each one's bytes join the chain of writes
-   * (so the next jobs start while it is written), and at most MAX_UNWRITTEN finished buffers wait for it.
+   * Retires finished jobs, oldest first, until at most `maxInFlight` compute: each one's bytes go to the output at once
+   * (written, or compressed with the output's gzipMembers, while the next jobs run), and at most MAX_UNWRITTEN
+   * finished buffers wait for it.
    */
   private async drain(maxInFlight: number): Promise<void> {
     while (this.pending.length > maxInFlight) {
@@ -181,24 +182,15 @@ class NativeLineWriter implements LdLineWriter {
       head.batch.release();
       if (head.codes !== null) this.codeBuffers.give(head.codes);
       this.numLines += numLines;
-      const write = this.writeAfterOthers(head.out, numBytes);
+      // writeBytes resolves once the output has consumed the buffer: it can take a later batch's lines.
+      const out = head.out;
+      const write = (numBytes > 0 ? this.output.writeBytes(out.subarray(0, numBytes)) : Promise.resolve()).then(() => this.outBuffers.give(out));
+      // Awaited below or at the end (its failure reaches the caller there): not an unhandled rejection meanwhile.
+      write.catch(() => undefined);
       this.unwritten.push(write);
       while (this.unwritten.length > MAX_UNWRITTEN) await this.unwritten.shift();
     }
     if (maxInFlight === 0) while (this.unwritten.length > 0) await this.unwritten.shift();
-  }
-
-  /** Writes `out`'s first bytes once the earlier writes are done, then frees `out` for a later batch. */
-  private writeAfterOthers(out: Buffer, numBytes: number): Promise<void> {
-    const previous = this.unwritten.at(-1) ?? Promise.resolve();
-    const write = previous.then(async () => {
-      // writeBytes resolves once the stream has consumed the buffer: it can take a later batch's lines.
-      if (numBytes > 0) await this.output.writeBytes(out.subarray(0, numBytes));
-      this.outBuffers.give(out);
-    });
-    // Awaited later (or its failure reaches the caller through the next await): not an unhandled rejection meanwhile.
-    write.catch(() => undefined);
-    return write;
   }
 
   /** The span's packed rows, read into the front of `buffer`. */

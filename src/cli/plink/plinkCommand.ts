@@ -95,7 +95,8 @@ async function runPlink(flags: readonly string[]): Promise<void> {
     // The result is written (or renamed) in place: the log, staged, is renamed after it.
     let numLines: number | null = null;
     if (request.matrix === null) {
-      const output = await TextOutput.toFile(outputs.result, { force: true });
+      // A .ld.gz as gzip members compressed on the thread pool while the next lines are made (one valid gzip file).
+      const output = await TextOutput.toFile(outputs.result, { force: true, gzipMembers: true });
       try {
         const pairs = window !== null ? { window } : { records: { recordFiles: readRunInfo(`${stub}.run.json`).outputPaths, scratchParent: scratch } };
         numLines = await writeLdTable({ sidecar, packedPath, pairs, threads: threadsOf(request) }, { dprime: request.dprime, minR2: request.minR2 }, output);
