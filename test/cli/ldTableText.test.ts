@@ -77,6 +77,8 @@ describe('the .ld table in bulk equals the per-pair JS path', () => {
       const expected = await tableText({ pairs: { records }, threads: 1, forceJs: true }, { dprime, minR2: 0.004 });
       expect(expected.split('\n').length).toBeGreaterThan(1000);
       expect(await tableText({ pairs: { records }, threads: 2, pairsPerBatch: 5000 }, { dprime, minR2: 0.004 })).toBe(expected);
+      // Batches over a wide span take the JS path between native ones: still in order.
+      expect(await tableText({ pairs: { records }, threads: 2, pairsPerBatch: 300, maxSpanBytes: 300 * 58 }, { dprime, minR2: 0.004 })).toBe(expected);
     }
   });
 });

@@ -30,6 +30,8 @@ export interface LdChunkSource {
   readonly threads: number;
   /** JS even where the addon is built (tests compare the two). */
   readonly forceJs?: boolean;
+  /** Spans of more codes take the JS path (default MAX_SPAN_BYTES; tests make it small). */
+  readonly maxSpanBytes?: number;
 }
 
 /** ldText.h kLdTextSlack: room past the loci and the lines that the native loop's fixed-size stores may touch. */
@@ -38,8 +40,11 @@ const LD_TEXT_SLACK = 64;
 /** Finished batches whose bytes may wait for the output at once. */
 const MAX_UNWRITTEN = 2;
 
-/** Codes of one batch's span read at most (larger spans, only from inter-chr records, take the JS path). */
-const MAX_SPAN_BYTES = 1 << 30;
+/**
+ * Codes of one batch's span read at most (its planes take twice that, per job in flight): larger spans, only from
+ * inter-chr records scattered over a large file, take the JS path.
+ */
+const MAX_SPAN_BYTES = 128 << 20;
 
 /** Writes batches of pairs as table lines to an output. */
 export interface LdLineWriter {
@@ -125,7 +130,7 @@ class NativeLineWriter implements LdLineWriter {
 
   async add(batch: LdPairBatch): Promise<void> {
     const numSnps = batch.snpEnd - batch.snpFirst;
-    if (numSnps * this.rowBytes > MAX_SPAN_BYTES) {
+    if (numSnps * this.rowBytes > (this.source.maxSpanBytes ?? MAX_SPAN_BYTES)) {
       await this.drain(0);
       await this.js.add(batch);
       return;

@@ -30,6 +30,8 @@ export interface LdTableSource {
   readonly pairsPerBatch?: number;
   /** The JS path even where the addon is built (tests compare the two). */
   readonly forceJs?: boolean;
+  /** Batches whose SNPs span more packed bytes take the JS path (tests make it small). */
+  readonly maxSpanBytes?: number;
 }
 
 /** Writes the `.ld` table to `output` (not committed); returns the number of lines below the header. */
@@ -41,7 +43,8 @@ export async function writeLdTable(source: LdTableSource, options: LdTableOption
   const batches: Iterable<LdPairBatch> = 'window' in source.pairs
     ? windowPairBatches(source.pairs.window, pairsPerBatch)
     : recordPairBatches(source.pairs.records, sidecar, pairsPerBatch);
-  const writer = ldLineWriter({ sidecar, packedPath: source.packedPath, snpWidth, threads: source.threads, forceJs: source.forceJs }, options, output);
+  const writer = ldLineWriter(
+    { sidecar, packedPath: source.packedPath, snpWidth, threads: source.threads, forceJs: source.forceJs, maxSpanBytes: source.maxSpanBytes }, options, output);
   try {
     for (const batch of batches) await writer.add(batch);
     return await writer.finish();
