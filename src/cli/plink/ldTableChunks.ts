@@ -54,28 +54,40 @@ export interface LdLineWriter {
   close(): void;
 }
 
-/** The writer for `source`: native where the addon is built. */
+/** The writer for `source`: native where the addon is built (and the loci's text is addressable by 32-bit offsets). */
 export function ldLineWriter(source: LdChunkSource, options: LdTableOptions, output: TextOutput): LdLineWriter {
   const loaded = source.forceJs === true ? null : loadNativeR2Addon();
   const js = new JsLineWriter(source, options, output);
-  return loaded !== null && loaded.available ? new NativeLineWriter(loaded.addon, source, options, output, js) : js;
+  const loci = loaded !== null && loaded.available ? locusBytes(source.sidecar, source.snpWidth) : null;
+  return loaded !== null && loaded.available && loci !== null ? new NativeLineWriter(loaded.addon, source, options, output, js, loci) : js;
 }
 
-/** Every SNP's locus columns as bytes (UTF-8, as the text output writes strings) and where each starts. */
-function locusBytes(sidecar: PreparedSidecar, snpWidth: number): { readonly bytes: Uint8Array; readonly offsets: Uint32Array; readonly longest: number } {
+/** Every SNP's locus columns, as the native lines copy them. */
+interface LocusBytes {
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+  readonly longest: number;
+}
+
+/**
+ * Every SNP's locus columns as bytes (UTF-8, as the text output writes strings), LD_TEXT_SLACK bytes of room after
+ * them (the native loop copies 32 bytes at a time), and where each starts; null past 32-bit offsets.
+ */
+function locusBytes(sidecar: PreparedSidecar, snpWidth: number): LocusBytes | null {
   const { snps } = sidecar;
+  const offsets = new Uint32Array(snps.id.length + 1);
   const texts = snps.id.map((id, s) => ldLocusText({ chromosome: snps.chrom[s], position: snps.pos[s], id }, snpWidth));
-  const text = Buffer.from(texts.join(''), 'utf8');
-  // The native line loop copies 32 bytes at a time: LD_TEXT_SLACK bytes of room past the last locus.
-  const bytes = Buffer.alloc(text.length + LD_TEXT_SLACK);
-  text.copy(bytes);
-  const offsets = new Uint32Array(texts.length + 1);
+  let total = 0;
   let longest = 0;
   for (let s = 0; s < texts.length; s++) {
     const length = Buffer.byteLength(texts[s], 'utf8');
-    offsets[s + 1] = offsets[s] + length;
+    total += length;
+    if (total + LD_TEXT_SLACK >= 2 ** 32) return null;
+    offsets[s + 1] = total;
     longest = Math.max(longest, length);
   }
+  const bytes = Buffer.alloc(total + LD_TEXT_SLACK);
+  texts.forEach((text, s) => bytes.write(text, offsets[s], 'utf8'));
   return { bytes, offsets, longest };
 }
 
@@ -105,7 +117,6 @@ interface PendingText {
 class NativeLineWriter implements LdLineWriter {
   private readonly fd: number;
   private readonly rowBytes: number;
-  private readonly loci: ReturnType<typeof locusBytes>;
   private readonly powersOfTen = plinkPowersOfTen();
   private readonly maxLineBytes: number;
   private readonly pending: PendingText[] = [];
@@ -119,11 +130,10 @@ class NativeLineWriter implements LdLineWriter {
 
   constructor(
     private readonly addon: NativeR2Addon, private readonly source: LdChunkSource, private readonly options: LdTableOptions,
-    private readonly output: TextOutput, private readonly js: JsLineWriter,
+    private readonly output: TextOutput, private readonly js: JsLineWriter, private readonly loci: LocusBytes,
   ) {
     this.fd = openForReading(source.packedPath, 'packed file');
     this.rowBytes = packedBytesPerVector(source.sidecar.numField);
-    this.loci = locusBytes(source.sidecar, source.snpWidth);
     // ldText.cc ldMaxLineBytes: both loci, two value columns of at most 14 characters and a space, the newline.
     this.maxLineBytes = 2 * this.loci.longest + 2 * 15 + 1;
   }
