@@ -1,9 +1,11 @@
 // The lines of PLINK's `.ld` table from batches of pairs (ldTablePairs.ts), in order. Natively where r²'s addon is
 // built: per batch the span's packed codes are read, and one job on a pool thread makes the planes, each pair's double
 // r² and the lines' bytes, while the main thread writes the previous batch's (up to `threads` jobs at once; D′ modes
-// take the 3×3 tables from the addon and run PLINK's haplotype EM in JS). Without the addon, each pair's table in JS
+// take the 3×3 tables from the addon and run PLINK's haplotype EM in JS, every other batch on a worker thread with
+// --threads ≥ 2). Without the addon, each pair's table in JS
 // (GenotypeTables) and the lines as strings: the same bytes.
 import { closeSync, readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { loadNativeR2Addon, type NativeR2Addon } from '../../analyses/r2/index.js';
 import {
   ldLocusText, ldTableLineOfLoci, openForReading, packedBytesPerVector, plinkPowersOfTen, type PreparedSidecar, type TextOutput,
@@ -11,7 +13,8 @@ import {
 import { LineBatch } from '../recordTableWriter.js';
 import { GenotypeTables } from './genotypeTables.js';
 import type { LdPairBatch } from './ldTablePairs.js';
-import { dosageR2, haplotypeLd, type DprimeKind } from './twoLocusLd.js';
+import type { DprimeReply, DprimeRequest } from './ldDprimeWorker.js';
+import { dosageR2, haplotypeLd, haplotypeLdOfTables, type DprimeKind } from './twoLocusLd.js';
 
 /** What the table shows. */
 export interface LdTableOptions {
@@ -105,6 +108,42 @@ class BufferPool {
   }
 }
 
+/** haplotypeLdOfTables into new arrays. */
+function dprimeValues(counts: Uint32Array, numPairs: number, kind: DprimeKind): DprimeReply {
+  const reply = { values: new Float64Array(numPairs), extras: new Float64Array(numPairs) };
+  haplotypeLdOfTables(counts, numPairs, kind, reply.values, reply.extras);
+  return reply;
+}
+
+/** ldDprimeWorker.ts's thread: requests answered in order. */
+class DprimeWorker {
+  private readonly worker = new Worker(new URL('./ldDprimeWorker.js', import.meta.url));
+  private readonly waiting: { resolve: (reply: DprimeReply) => void; reject: (error: unknown) => void }[] = [];
+
+  constructor() {
+    this.worker.on('message', (reply: DprimeReply) => this.waiting.shift()?.resolve(reply));
+    this.worker.on('error', (error) => {
+      for (const waiter of this.waiting.splice(0)) waiter.reject(error);
+    });
+    this.worker.on('exit', (code) => {
+      for (const waiter of this.waiting.splice(0)) waiter.reject(new Error(`the D′ worker thread exited (${code}) before answering`));
+    });
+  }
+
+  /** The EM of `numPairs` tables in `counts` (moved to the worker). */
+  request(counts: ArrayBuffer, numPairs: number, kind: DprimeKind): Promise<DprimeReply> {
+    return new Promise<DprimeReply>((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      const request: DprimeRequest = { counts: new Uint32Array(counts), numPairs, kind };
+      this.worker.postMessage(request, [counts]);
+    });
+  }
+
+  close(): void {
+    void this.worker.terminate();
+  }
+}
+
 /** A job in flight: its bytes once done. */
 interface PendingText {
   readonly done: Promise<{ readonly numBytes: number; readonly numLines: number }>;
@@ -123,7 +162,9 @@ class NativeLineWriter implements LdLineWriter {
   /** Writes under way, oldest first. */
   private readonly unwritten: Promise<void>[] = [];
   private numLines = 0;
-  private readonly table = new Float64Array(9);
+  /** D/D′ with --threads ≥ 2: a worker thread running every other batch's EM. */
+  private readonly dprimeWorker: DprimeWorker | null;
+  private numDprimeBatches = 0;
   /** Line buffers written out and code buffers of retired jobs, for later jobs (fresh ones were page faults and GCs). */
   private readonly outBuffers = new BufferPool();
   private readonly codeBuffers = new BufferPool();
@@ -134,6 +175,7 @@ class NativeLineWriter implements LdLineWriter {
   ) {
     this.fd = openForReading(source.packedPath, 'packed file');
     this.rowBytes = packedBytesPerVector(source.sidecar.numField);
+    this.dprimeWorker = options.dprime !== null && source.threads >= 2 ? new DprimeWorker() : null;
     // ldText.cc ldMaxLineBytes: both loci, two value columns of at most 14 characters and a space, the newline.
     this.maxLineBytes = 2 * this.loci.longest + 2 * 15 + 1;
   }
@@ -157,20 +199,16 @@ class NativeLineWriter implements LdLineWriter {
     if (dprime === null) {
       this.pending.push({ done: this.addon.ldTableText({ ...span, ...common }), out, batch, codes });
     } else {
-      const counts = new Uint32Array(9 * batch.numPairs);
+      const countsBuffer = new ArrayBuffer(36 * batch.numPairs);
+      const counts = new Uint32Array(countsBuffer);
       this.addon.ldTablesOfPairs(span, counts);
-      const values = new Float64Array(batch.numPairs);
-      const extras = new Float64Array(batch.numPairs);
-      const table = this.table;
-      for (let k = 0; k < batch.numPairs; k++) {
-        for (let c = 0; c < 9; c++) table[c] = counts[9 * k + c];
-        const ld = haplotypeLd(table, dprime);
-        values[k] = Math.abs(ld.signedR2);
-        extras[k] = ld.extra;
-      }
-      const job = { ...span, codes: new Uint8Array(0), snpFirst: 0, numSnps: 0, values, extras, ...common };
       this.codeBuffers.give(codes);
-      this.pending.push({ done: this.addon.ldTableText(job), out, batch, codes: null });
+      // Every other batch's EM on the worker (when there is one), the others here meanwhile.
+      const useWorker = this.dprimeWorker !== null && this.numDprimeBatches++ % 2 === 0;
+      const ld = useWorker ? (this.dprimeWorker as DprimeWorker).request(countsBuffer, batch.numPairs, dprime) : Promise.resolve(dprimeValues(counts, batch.numPairs, dprime));
+      const done = ld.then(({ values, extras }) =>
+        this.addon.ldTableText({ ...span, codes: new Uint8Array(0), snpFirst: 0, numSnps: 0, values, extras, ...common }));
+      this.pending.push({ done, out, batch, codes: null });
     }
     await this.drain(this.source.threads);
   }
@@ -183,6 +221,7 @@ class NativeLineWriter implements LdLineWriter {
   close(): void {
     closeSync(this.fd);
     this.js.close();
+    this.dprimeWorker?.close();
   }
 
   /**

@@ -208,3 +208,17 @@ export function haplotypeLd(counts: GenotypeTable, kind: DprimeKind): HaplotypeL
   }
   return { signedR2, extra: d };
 }
+
+/**
+ * haplotypeLd of `numPairs` tables (`counts`, 9 per pair as GenotypeTable) into `values` (|R2|, what the table prints
+ * and filters) and `extras` (the D or DP column).
+ */
+export function haplotypeLdOfTables(counts: Uint32Array, numPairs: number, kind: DprimeKind, values: Float64Array, extras: Float64Array): void {
+  const table = new Float64Array(9);
+  for (let k = 0; k < numPairs; k++) {
+    for (let c = 0; c < 9; c++) table[c] = counts[9 * k + c];
+    const ld = haplotypeLd(table, kind);
+    values[k] = Math.abs(ld.signedR2);
+    extras[k] = ld.extra;
+  }
+}
