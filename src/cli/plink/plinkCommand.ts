@@ -50,17 +50,14 @@ export function addPlinkCommand(program: Command): void {
     });
 }
 
-/** The run's flags for the request's mode (matrix, windows, or all pairs); `stub` is where its files go. */
+/** The run's flags for the request's mode (a matrix, or an inter-chr table's pairs); `stub` is where its files go. */
 export function runArgsOf(request: PlinkRequest, packedPath: string, stub: string): string[] {
   const args = ['run', '--metric', 'r2', '--input', packedPath, ...request.resourceArgs];
   if (request.matrix !== null) return [...args, '--matrix', request.matrix.shape, '--matrix-format', request.matrix.format, '--out', stub];
-  // D′ mode filters on the haplotype r², which the dosage r² does not bound: every pair of the windows is needed.
+  // A table that runs is an inter-chr one (a same-chromosome window's needs no run): all pairs. D′ mode filters on the
+  // haplotype r², which the dosage r² does not bound: every pair is needed.
   const recordsMinR2 = request.dprime === null ? request.minR2 : 0;
-  if (!request.interChr) {
-    const { numVariants, kb } = request.window;
-    return [...args, '--ld-window-kb', kb, '--ld-window', numVariants, '--ld-window-r2', String(recordsMinR2), '--out', stub];
-  }
-  // All pairs: the records keep float32(r²) > T; a T just below float32(minR2) keeps every pair whose r² ≥ minR2.
+  // The records keep float32(r²) > T; a T just below float32(minR2) keeps every pair whose r² ≥ minR2.
   if (recordsMinR2 <= 0) return [...args, '--out', stub];
   const below = new Float32Array([recordsMinR2]);
   const bits = new Uint32Array(below.buffer);
