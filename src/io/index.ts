@@ -79,7 +79,7 @@ export {
   temporaryNameParts,
 } from './matrixFile.js';
 export type { MatrixFileSpec } from './matrixFile.js';
-export { formatPlinkNumber, MAX_NUMBER_TEXT_BYTES, writePlinkNumber } from './plinkNumberText.js';
+export { formatPlinkNumber, MAX_NUMBER_TEXT_BYTES, plinkPowersOfTen, writePlinkNumber } from './plinkNumberText.js';
 export { DEFAULT_ROWS_PER_CHUNK, RowSorter, sortRowsInMemory } from './rowSort.js';
 export type { RowSortOptions } from './rowSort.js';
 export { TextOutput, isGzipName } from './textOutput.js';

@@ -29,6 +29,14 @@ function powerOfTen(e: number): number {
   return e <= 22 ? POWERS_OF_TEN[e] : 10 ** 22 * 10 ** (e - 22);
 }
 
+/**
+ * powerOfTen(k) for k = 0 … 330, the doubles the formatter scales by (a native formatter given these prints the same
+ * digits: every power a double's scaling needs, the smallest subnormal's 10^329 and 1e308's 10^303).
+ */
+export function plinkPowersOfTen(): Float64Array {
+  return Float64Array.from({ length: 331 }, (_, k) => powerOfTen(k));
+}
+
 /** x · 10^(5 − e): x scaled so that its decimal exponent e becomes 5 (six digits before the point). */
 function scaledBy(x: number, e: number): number {
   const shift = 5 - e;

@@ -12,6 +12,8 @@ import { HISTOGRAM_BUCKETS_PER_UNIT, type HistogramLayout } from '../../core/his
 
 export { R2_PLANE, r2PlaneLayout } from './r2Planes.js';
 export { R2_ENTRY_BIT, r2FromSums, termGroupsR2 } from './r2Values.js';
+export { loadNativeR2Addon, type NativeR2Addon } from './native/nativeR2Band.js';
+export type { LdSpanPairs, LdTextJob } from './native/nativeLdText.js';
 
 export const analysis: Analysis = {
   name: 'r2',

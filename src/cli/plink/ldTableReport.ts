@@ -1,83 +1,54 @@
-// PLINK's `.ld` table from a run's pair records: the pairs sorted by position (bounded memory), each pair's values
-// recomputed in double precision from its 3×3 genotype table (the records hold float32; PLINK prints doubles), then
-// PLINK's filter |R2| ≥ --ld-window-r2 and its line format.
-import {
-  coordVectorIndex, ldLocusText, ldTableHeader, ldTableLineOfLoci, plinkSnpColumnWidth, readMetricsFileChunks, RowSorter,
-  type PreparedSidecar, type TextOutput,
-} from '../../io/index.js';
-import { positionRanks } from '../recordTable.js';
-import { LineBatch } from '../recordTableWriter.js';
-import { GenotypeTables } from './genotypeTables.js';
-import { dosageR2, haplotypeLd, type DprimeKind } from './twoLocusLd.js';
+// PLINK's `.ld` table: its header, then the lines of the pairs in PLINK's order (ldTablePairs.ts: a same-chromosome
+// window's pairs straight from the window, or an inter-chr run's records sorted by position), each pair's values
+// recomputed in double precision from the genotypes (the records hold float32; PLINK prints doubles, and the float32
+// would change the 6th digit of ~0.8 % of values), PLINK's filter |R2| ≥ --ld-window-r2 and its line format
+// (ldTableChunks.ts: natively in bulk where r²'s addon is built).
+import type { PairWindowLimits } from '../../core/pairWindow.js';
+import { ldTableHeader, plinkSnpColumnWidth, type PreparedSidecar, type TextOutput } from '../../io/index.js';
+import { ldLineWriter, type LdTableOptions } from './ldTableChunks.js';
+import { recordPairBatches, windowPairBatches, type LdPairBatch, type RecordPairSource } from './ldTablePairs.js';
+
+export type { LdTableOptions } from './ldTableChunks.js';
+
+/**
+ * Pairs per batch: ~1.2 MB of text, still in the shared cache when written. Batches of 2^16 – 2^18 pairs (5 – 20 MB)
+ * made the kernel's copy into the page cache read them from memory: 1.7 – 3.6 s of system time for the bench's 1.5 GB
+ * on this VM's ext4, against 0.55 s with 2^14 (plink1.9, writing 128 KB at a time: 0.55 s).
+ */
+const PAIRS_PER_BATCH = 1 << 14;
 
 /** What the table is made of. */
 export interface LdTableSource {
-  /** The run's 2-way r² metrics files (any order; one record per pair). */
-  readonly recordFiles: readonly string[];
   /** The prepared input's sidecar (vectors in SNP order: prepared without --permute) and its packed file. */
   readonly sidecar: PreparedSidecar;
   readonly packedPath: string;
-  /** Where the sort's scratch runs go. */
-  readonly scratchParent: string;
-}
-
-/** What the table shows. */
-export interface LdTableOptions {
-  readonly dprime: DprimeKind | null;
-  readonly minR2: number;
+  /** The pairs: every pair of a same-chromosome window, or a run's records. */
+  readonly pairs: { readonly window: PairWindowLimits } | { readonly records: RecordPairSource };
+  /** Batches formatted at once. */
+  readonly threads: number;
+  /** Pairs per batch (tests make it small); default 2^14. */
+  readonly pairsPerBatch?: number;
+  /** The JS path even where the addon is built (tests compare the two). */
+  readonly forceJs?: boolean;
+  /** Batches whose SNPs span more packed bytes take the JS path (tests make it small). */
+  readonly maxSpanBytes?: number;
 }
 
 /** Writes the `.ld` table to `output` (not committed); returns the number of lines below the header. */
 export async function writeLdTable(source: LdTableSource, options: LdTableOptions, output: TextOutput): Promise<number> {
   const { sidecar } = source;
-  const { rankOfSnp, snpOfRank } = positionRanks(sidecar, sidecar.numVector);
   const snpWidth = plinkSnpColumnWidth(sidecar.snps.id);
-  const sorter = new RowSorter({ rowWords: 2, numKeyWords: 2, scratchParent: source.scratchParent });
-  const tables = new GenotypeTables(source.packedPath, sidecar.numField);
+  await output.write(ldTableHeader(snpWidth, options.dprime === null ? null : options.dprime === 'd' ? 'D' : 'DP'));
+  const pairsPerBatch = source.pairsPerBatch ?? PAIRS_PER_BATCH;
+  const batches: Iterable<LdPairBatch> = 'window' in source.pairs
+    ? windowPairBatches(source.pairs.window, pairsPerBatch)
+    : recordPairBatches(source.pairs.records, sidecar, pairsPerBatch);
+  const writer = ldLineWriter(
+    { sidecar, packedPath: source.packedPath, snpWidth, threads: source.threads, forceJs: source.forceJs, maxSpanBytes: source.maxSpanBytes }, options, output);
   try {
-    const row = new Uint32Array(2);
-    for (const file of source.recordFiles) {
-      for (const chunk of readMetricsFileChunks(file, 2)) {
-        for (let r = 0; r < chunk.numRecords; r++) {
-          const rankA = rankOfSnp[coordVectorIndex(chunk.coords[2 * r])];
-          const rankB = rankOfSnp[coordVectorIndex(chunk.coords[2 * r + 1])];
-          row[0] = Math.min(rankA, rankB);
-          row[1] = Math.max(rankA, rankB);
-          sorter.add(row);
-        }
-      }
-    }
-    await output.write(ldTableHeader(snpWidth, options.dprime === null ? null : options.dprime === 'd' ? 'D' : 'DP'));
-    const counts = new Float64Array(9);
-    const { snps } = sidecar;
-    // Each SNP's columns, made once: a table names each SNP in many lines.
-    const locusTexts: (string | undefined)[] = [];
-    const locusText = (snpIdx: number): string =>
-      (locusTexts[snpIdx] ??= ldLocusText({ chromosome: snps.chrom[snpIdx], position: snps.pos[snpIdx], id: snps.id[snpIdx] }, snpWidth));
-    const lines = new LineBatch(output);
-    for (const batch of sorter.sorted()) {
-      for (let r = 0; r < batch.numRows; r++) {
-        const snpA = snpOfRank[batch.rows[2 * r]];
-        const snpB = snpOfRank[batch.rows[2 * r + 1]];
-        tables.table(snpA, snpB, counts);
-        let r2: number;
-        let extra: number | null = null;
-        if (options.dprime === null) {
-          r2 = dosageR2(counts);
-        } else {
-          const ld = haplotypeLd(counts, options.dprime);
-          r2 = Math.abs(ld.signedR2);
-          extra = ld.extra;
-        }
-        // PLINK's test: NaN never passes.
-        if (!(r2 >= options.minR2)) continue;
-        if (lines.add(ldTableLineOfLoci(locusText(snpA), locusText(snpB), r2, extra))) await lines.flush();
-      }
-    }
-    await lines.flush();
-    return lines.numWritten;
+    for (const batch of batches) await writer.add(batch);
+    return await writer.finish();
   } finally {
-    tables.close();
-    sorter.dispose();
+    writer.close();
   }
 }

@@ -1,10 +1,16 @@
 // `snptally plink <PLINK flags>`: runs a PLINK 1.9 `--r2` command line as snptally commands (prepare with PLINK's
-// selection, then run --metric r2 with a dense matrix, LD windows, or all pairs) and writes the files PLINK writes,
-// under its names and in its formats: <out>.ld, <out>.ld.gz or <out>.ld.bin, and <out>.log.
+// selection, then run --metric r2 with a dense matrix or all pairs; a same-chromosome window's table comes straight from
+// the prepared file, ldTableReport.ts) and writes the files PLINK writes, under its names and in its formats: <out>.ld,
+// <out>.ld.gz or <out>.ld.bin, and <out>.log.
 import { createReadStream, renameSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { readSidecar, stageFile, TextOutput } from '../../io/index.js';
+import type { PairWindowLimits } from '../../core/pairWindow.js';
+import { readSidecar, stageFile, TextOutput, type PreparedSidecar } from '../../io/index.js';
+import type { LdWindowJob } from '../engineApi.js';
+import { parseCount } from '../numberOptions.js';
+import { parseWindowOptions, windowJobOf } from '../windowOptions.js';
 import { readRunInfo } from '../runInfoFile.js';
 import { logHeaderLines, runFrontEndCommand, type FrontEndSession } from './frontEndSession.js';
 import { writeLdTable } from './ldTableReport.js';
@@ -44,17 +50,14 @@ export function addPlinkCommand(program: Command): void {
     });
 }
 
-/** The run's flags for the request's mode (matrix, windows, or all pairs); `stub` is where its files go. */
+/** The run's flags for the request's mode (a matrix, or an inter-chr table's pairs); `stub` is where its files go. */
 export function runArgsOf(request: PlinkRequest, packedPath: string, stub: string): string[] {
   const args = ['run', '--metric', 'r2', '--input', packedPath, ...request.resourceArgs];
   if (request.matrix !== null) return [...args, '--matrix', request.matrix.shape, '--matrix-format', request.matrix.format, '--out', stub];
-  // D′ mode filters on the haplotype r², which the dosage r² does not bound: every pair of the windows is needed.
+  // A table that runs is an inter-chr one (a same-chromosome window's needs no run): all pairs. D′ mode filters on the
+  // haplotype r², which the dosage r² does not bound: every pair is needed.
   const recordsMinR2 = request.dprime === null ? request.minR2 : 0;
-  if (!request.interChr) {
-    const { numVariants, kb } = request.window;
-    return [...args, '--ld-window-kb', kb, '--ld-window', numVariants, '--ld-window-r2', String(recordsMinR2), '--out', stub];
-  }
-  // All pairs: the records keep float32(r²) > T; a T just below float32(minR2) keeps every pair whose r² ≥ minR2.
+  // The records keep float32(r²) > T; a T just below float32(minR2) keeps every pair whose r² ≥ minR2.
   if (recordsMinR2 <= 0) return [...args, '--out', stub];
   const below = new Float32Array([recordsMinR2]);
   const bits = new Uint32Array(below.buffer);
@@ -83,14 +86,17 @@ async function runPlink(flags: readonly string[]): Promise<void> {
     await run(['prepare', request.input.flag, request.input.path, ...request.selectionArgs, '--out', packedPath, '--json']);
     const sidecar = readSidecar(`${packedPath}.json`);
     const stub = join(scratch, 'ld');
-    await run([...runArgsOf(request, packedPath, stub), '--json']);
+    // A same-chromosome window's table needs no run: its pairs are the window's, each recomputed for the text anyway.
+    const window = request.matrix === null && !request.interChr ? tableWindowOf(request, packedPath, sidecar) : null;
+    if (window === null) await run([...runArgsOf(request, packedPath, stub), '--json']);
     // The result is written (or renamed) in place: the log, staged, is renamed after it.
     let numLines: number | null = null;
     if (request.matrix === null) {
-      const output = await TextOutput.toFile(outputs.result, { force: true });
+      // A .ld.gz as gzip members compressed on the thread pool while the next lines are made (one valid gzip file).
+      const output = await TextOutput.toFile(outputs.result, { force: true, gzipMembers: true });
       try {
-        numLines = await writeLdTable({ recordFiles: readRunInfo(`${stub}.run.json`).outputPaths, sidecar, packedPath, scratchParent: scratch },
-          { dprime: request.dprime, minR2: request.minR2 }, output);
+        const pairs = window !== null ? { window } : { records: { recordFiles: readRunInfo(`${stub}.run.json`).outputPaths, scratchParent: scratch } };
+        numLines = await writeLdTable({ sidecar, packedPath, pairs, threads: threadsOf(request) }, { dprime: request.dprime, minR2: request.minR2 }, output);
         await output.commit();
       } catch (error) {
         output.discard();
@@ -117,6 +123,18 @@ async function runPlink(flags: readonly string[]): Promise<void> {
     staged.push(stageFile(outputs.log, log));
     return log;
   });
+}
+
+/** The table's same-chromosome window over the prepared SNPs, checked as `run --ld-window*` checks it. */
+function tableWindowOf(request: PlinkRequest, packedPath: string, sidecar: PreparedSidecar): PairWindowLimits {
+  const options = parseWindowOptions({ ldWindow: request.window.numVariants, ldWindowKb: request.window.kb }, { metric: 'r2', numWay: 2 });
+  return (windowJobOf(options, { path: packedPath, sidecar }) as LdWindowJob).limits;
+}
+
+/** `--threads N`, or the machine's cores. */
+function threadsOf(request: PlinkRequest): number {
+  const at = request.resourceArgs.indexOf('--threads');
+  return at >= 0 ? parseCount('--threads', request.resourceArgs[at + 1], { least: 1, most: 1024 }) : availableParallelism();
 }
 
 /** What the log reports. */

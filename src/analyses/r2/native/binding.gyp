@@ -1,4 +1,4 @@
-# node-gyp build of r²'s native window bands (src/r2WindowBand.cc; the analyses' shared helpers in src/analyses/native).
+# node-gyp build of r²'s native window bands (src/r2WindowBand.cc) and the .ld table's bulk text (src/ldText.cc; the analyses' shared helpers in src/analyses/native).
 # x86-64; the AVX-512 tallies are compiled for that target alone and run where the CPU has VPOPCNTDQ, else 64-bit
 # popcounts; -ffp-contract=off keeps every double operation the JS path's (no fused multiply-add); -Wno-uninitialized
 # silences GCC 12's false warning inside its own avx512fintrin.h.
@@ -6,7 +6,7 @@
   "targets": [
     {
       "target_name": "snptally_r2",
-      "sources": ["src/r2Binding.cc", "src/r2WindowBand.cc"],
+      "sources": ["src/r2Binding.cc", "src/r2WindowBand.cc", "src/ldText.cc", "src/ldTextBinding.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "../../native"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags_cc!": ["-fno-exceptions", "-O2"],

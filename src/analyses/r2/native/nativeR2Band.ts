@@ -1,6 +1,7 @@
 // Loads r²'s native window bands (build/r2/snptally_r2.node, see src/r2WindowBand.h) once per thread, on first use, or
 // says why they cannot be used (analyses/nativeAddons.ts). Their values, checksum and records are the JS path's, bit for bit.
 import { nativeAddonLoader, type NativeAddonStatus, type NativeRecordSelection } from '../../index.js';
+import type { NativeLdTextFunctions } from './nativeLdText.js';
 
 /** A band as the addon reads it (r2WindowBand.ts builds it from a PairWindowBand). */
 export interface NativeR2Band {
@@ -38,8 +39,8 @@ export interface NativeR2BandOutcome {
   readonly numRecords: number;
 }
 
-/** The addon's functions. */
-export interface NativeR2Addon {
+/** The addon's functions (its `.ld` table's too). */
+export interface NativeR2Addon extends NativeLdTextFunctions {
   r2WindowBand(band: NativeR2Band, selection: NativeRecordSelection, recordWords: Uint32Array): NativeR2BandOutcome;
   /** Whether its AVX-512 tallies run on this CPU. */
   avx512Usable(): boolean;

@@ -1,6 +1,7 @@
 // The N-API entry of r²'s native window bands (r2WindowBand.h): reads a band as native/nativeR2Band.ts lays it out,
 // checks every array against the indices the band will read, runs it and returns the checksum part and the record
-// count (the records are written into the caller's buffer). No logic beyond argument checks.
+// count (the records are written into the caller's buffer). No logic beyond argument checks. The `.ld` table's
+// functions come from ldTextBinding.cc.
 #include <napi.h>
 
 #include <string>
@@ -8,6 +9,10 @@
 
 #include "napiArguments.h"
 #include "r2WindowBand.h"
+
+namespace snptally::r2 {
+void addLdTextFunctions(Napi::Env env, Napi::Object exports);
+}
 
 namespace {
 
@@ -106,6 +111,7 @@ Napi::Value Avx512Usable(const Napi::CallbackInfo& info) { return Napi::Boolean:
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("r2WindowBand", Napi::Function::New(env, R2WindowBand));
   exports.Set("avx512Usable", Napi::Function::New(env, Avx512Usable));
+  snptally::r2::addLdTextFunctions(env, exports);
   return exports;
 }
 
