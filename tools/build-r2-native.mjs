@@ -9,7 +9,7 @@ import { addonBuild, SHARED_NATIVE_HEADERS } from './addonBuild.mjs';
 const build = addonBuild({
   label: 'build:native (r2)',
   sourceDir: 'src/analyses/r2/native',
-  sources: ['src/r2Binding.cc', 'src/r2WindowBand.cc', 'src/r2WindowBand.h', 'src/ldText.cc', 'src/ldText.h', 'src/ldNumberText.h', 'src/ldTextBinding.cc', ...SHARED_NATIVE_HEADERS],
+  sources: ['src/r2Binding.cc', 'src/r2WindowBand.cc', 'src/r2WindowBand.h', 'src/ldText.cc', 'src/ldText.h', 'src/ldNumberText.h', 'src/r2Tallies.h', 'src/ldTextBinding.cc', ...SHARED_NATIVE_HEADERS],
   outDirName: 'r2',
   targetName: 'snptally_r2',
 });

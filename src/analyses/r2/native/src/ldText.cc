@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "ldNumberText.h"
+#include "r2Tallies.h"
 #include "r2WindowBand.h"
 
 namespace snptally::r2 {
 namespace {
-
-enum Plane { kHom = 0, kNonzero = 1, kHet = 2, kPresent = 3 };
 
 /** Per byte of codes (4 fields): the nibble of low code bits and the nibble of high code bits. */
 struct NibbleTable {
@@ -34,14 +33,6 @@ struct NibbleTable {
 };
 const NibbleTable kNibbles;
 
-/** r2Values.ts r2FromSums: the same double operations in the same order; 0/0 is the positive NaN literal. */
-inline double r2FromSums(double n, double sx, double sy, double sxx, double syy, double sxy) {
-  const double cov = n * sxy - sx * sy;
-  const double vx = n * sxx - sx * sx;
-  const double vy = n * syy - sy * sy;
-  const double variances = vx * vy;
-  return variances == 0 ? std::numeric_limits<double>::quiet_NaN() : (cov * cov) / variances;
-}
 
 inline const uint64_t* planesOf(const LdPlanes& planes, uint32_t snp) {
   return planes.words + (static_cast<int64_t>(snp) - planes.snpFirst) * kNumLdPlanes * planes.words64;
@@ -78,12 +69,6 @@ void ldPlanesOfCodes(const CodeSpan& span, uint64_t* out) {
 
 namespace {
 
-/** r² from the 8 tallies (LL, HH, EE, HM, LM, MH, ML, MM): integer sums first (exact), then r2FromSums. */
-inline double r2OfTallies(uint64_t ll, uint64_t hh, uint64_t ee, uint64_t hm, uint64_t lm, uint64_t mh, uint64_t ml, uint64_t mm) {
-  return r2FromSums(static_cast<double>(mm), static_cast<double>(hm + lm), static_cast<double>(mh + ml),
-                    static_cast<double>(3 * hm + lm), static_cast<double>(3 * mh + ml),
-                    static_cast<double>(static_cast<int64_t>(2 * (ll + hh)) - static_cast<int64_t>(ee)));
-}
 
 /** Lane k = the sum of vk's lanes: three rounds of pairwise shuffles and adds (21 operations, not 8 full reductions). */
 __attribute__((target("avx512f"))) inline __m512i sumsOf8(__m512i v0, __m512i v1, __m512i v2, __m512i v3, __m512i v4, __m512i v5, __m512i v6, __m512i v7) {
@@ -122,48 +107,6 @@ __attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline double r2OfPa
   return r2OfTallies(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
 }
 
-/**
- * r² of a row against 8 consecutive SNPs (lanes) of the span's planes transposed word-major (r2WindowBand.cc's
- * r2Of8ColumnsAvx512): per word the row's word broadcast against the 8 columns' words, no horizontal sums, then
- * r2FromSums in 8 double lanes (IEEE operations lane by lane: the scalar's doubles).
- */
-__attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline void r2Of8ColumnsAvx512(
-    const uint64_t* row, int64_t n64, const uint64_t* columns, int64_t stride, double* values) {
-  __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
-  const int64_t planeStride = n64 * stride;
-  for (int64_t w = 0; w < n64; w++) {
-    const uint64_t* at = columns + w * stride;
-    const __m512i jH = _mm512_loadu_si512(at + kHom * planeStride), jL = _mm512_loadu_si512(at + kNonzero * planeStride);
-    const __m512i jE = _mm512_loadu_si512(at + kHet * planeStride), jM = _mm512_loadu_si512(at + kPresent * planeStride);
-    const __m512i iH = _mm512_set1_epi64(static_cast<long long>(row[kHom * n64 + w]));
-    const __m512i iL = _mm512_set1_epi64(static_cast<long long>(row[kNonzero * n64 + w]));
-    const __m512i iE = _mm512_set1_epi64(static_cast<long long>(row[kHet * n64 + w]));
-    const __m512i iM = _mm512_set1_epi64(static_cast<long long>(row[kPresent * n64 + w]));
-    ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(iL, jL)));
-    hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(iH, jH)));
-    ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(iE, jE)));
-    hm = _mm512_add_epi64(hm, _mm512_popcnt_epi64(_mm512_and_si512(iH, jM)));
-    lm = _mm512_add_epi64(lm, _mm512_popcnt_epi64(_mm512_and_si512(iL, jM)));
-    mh = _mm512_add_epi64(mh, _mm512_popcnt_epi64(_mm512_and_si512(iM, jH)));
-    ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(iM, jL)));
-    mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(iM, jM)));
-  }
-  // Integers first (exact), then the doubles of r2FromSums.
-  const __m512i three = _mm512_set1_epi64(3);
-  const __m512d sxy = _mm512_cvtepi64_pd(_mm512_sub_epi64(_mm512_slli_epi64(_mm512_add_epi64(ll, hh), 1), ee));
-  const __m512d sx = _mm512_cvtepi64_pd(_mm512_add_epi64(hm, lm));
-  const __m512d sxx = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_mullo_epi64(hm, three), lm));
-  const __m512d sy = _mm512_cvtepi64_pd(_mm512_add_epi64(mh, ml));
-  const __m512d syy = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_mullo_epi64(mh, three), ml));
-  const __m512d n = _mm512_cvtepi64_pd(mm);
-  const __m512d cov = _mm512_sub_pd(_mm512_mul_pd(n, sxy), _mm512_mul_pd(sx, sy));
-  const __m512d vx = _mm512_sub_pd(_mm512_mul_pd(n, sxx), _mm512_mul_pd(sx, sx));
-  const __m512d vy = _mm512_sub_pd(_mm512_mul_pd(n, syy), _mm512_mul_pd(sy, sy));
-  const __m512d variances = _mm512_mul_pd(vx, vy);
-  const __m512d r2 = _mm512_div_pd(_mm512_mul_pd(cov, cov), variances);
-  const __mmask8 undefined = _mm512_cmp_pd_mask(variances, _mm512_setzero_pd(), _CMP_EQ_OQ);
-  _mm512_storeu_pd(values, _mm512_mask_blend_pd(undefined, r2, _mm512_set1_pd(std::numeric_limits<double>::quiet_NaN())));
-}
 
 /** Whether pairs p … p + 7 are one SNP against 8 consecutive ones (a window's rows are mostly such runs). */
 inline bool isRunOf8(const uint32_t* pairs, int64_t p) {

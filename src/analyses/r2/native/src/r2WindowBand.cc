@@ -1,11 +1,10 @@
-// Native r² of a windowed band (r2WindowBand.h). The per-pair tallies of r2Values.ts termGroupsR2(sparse), whose
-// formulas hold in dense mode too (its PRESENT plane is every field: the same integers as the dense tallies):
-//   LL = |NONZERO_i ∧ NONZERO_j|, HH = |HOM_i ∧ HOM_j|, EE = |HET_i ∧ HET_j|, HM = |HOM_i ∧ PRESENT_j|,
-//   LM = |NONZERO_i ∧ PRESENT_j|, MH, ML likewise with i and j swapped, MM = |PRESENT_i ∧ PRESENT_j|,
-// then Sxy = 2(LL + HH) − EE, Sx = HM + LM, Sxx = 3 HM + LM, Sy, Syy likewise, n = MM, and r2FromSums's doubles.
+// Native r² of a windowed band (r2WindowBand.h): the tallies and r² of r2Tallies.h, a row against its window's columns
+// 8 at a time (AVX-512) or one by one (64-bit popcounts).
 #include "r2WindowBand.h"
 
 #include <immintrin.h>
+
+#include "r2Tallies.h"
 
 #include <algorithm>
 #include <cstring>
@@ -15,26 +14,13 @@
 namespace snptally::r2 {
 namespace {
 
-enum Plane { kHom = 0, kNonzero = 1, kHet = 2, kPresent = 3 };
-
 /** The 8 tallies of a pair (the header's order: LL, HH, EE, HM, LM, MH, ML, MM). */
 constexpr int kNumTallies = 8;
 
-/** r2Values.ts r2FromSums: the same double operations in the same order; 0/0 is the positive NaN literal. */
-inline double r2FromSums(double n, double sx, double sy, double sxx, double syy, double sxy) {
-  const double cov = n * sxy - sx * sy;
-  const double vx = n * sxx - sx * sx;
-  const double vy = n * syy - sy * sy;
-  const double variances = vx * vy;
-  return variances == 0 ? std::numeric_limits<double>::quiet_NaN() : (cov * cov) / variances;
-}
 
-/** r² of a pair from its 8 tallies. */
+/** r² of a pair from its 8 tallies in the header's order. */
 inline double r2OfTallies(const uint64_t* t) {
-  const uint64_t hm = t[3], lm = t[4], mh = t[5], ml = t[6];
-  return r2FromSums(static_cast<double>(t[7]), static_cast<double>(hm + lm), static_cast<double>(mh + ml),
-                    static_cast<double>(3 * hm + lm), static_cast<double>(3 * mh + ml),
-                    static_cast<double>(static_cast<int64_t>(2 * (t[0] + t[1])) - static_cast<int64_t>(t[2])));
+  return snptally::r2::r2OfTallies(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
 }
 
 /** A row's planes and where the window's columns come from: the columns' planes transposed, word-major. */
@@ -66,50 +52,10 @@ void r2OfColumnsScalar(const Band& band, const uint64_t* row, int64_t c0, int64_
   }
 }
 
-/**
- * r² of a row against 8 consecutive columns (lanes) from the transposed planes: per word, the row's word broadcast
- * against the 8 columns' words, one accumulator per tally, so no horizontal sums; then r2FromSums in 8 lanes (IEEE
- * operations lane by lane: the scalar's doubles). Lanes past the band's columns read the zero padding.
- */
+/** r² of row `row` against local columns [c0, c0 + 8) (r2Tallies.h). */
 __attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) void r2Of8ColumnsAvx512(
     const uint64_t* row, int64_t words64, const ColumnsTransposed& cols, int64_t c0, double* values) {
-  __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
-  const uint64_t* base = cols.words + (c0 - cols.first);
-  const int64_t planeStride = words64 * cols.stride;
-  for (int64_t w = 0; w < words64; w++) {
-    const uint64_t* at = base + w * cols.stride;
-    const __m512i jH = _mm512_loadu_si512(at + kHom * planeStride);
-    const __m512i jL = _mm512_loadu_si512(at + kNonzero * planeStride);
-    const __m512i jE = _mm512_loadu_si512(at + kHet * planeStride);
-    const __m512i jM = _mm512_loadu_si512(at + kPresent * planeStride);
-    const __m512i iH = _mm512_set1_epi64(static_cast<long long>(row[kHom * words64 + w]));
-    const __m512i iL = _mm512_set1_epi64(static_cast<long long>(row[kNonzero * words64 + w]));
-    const __m512i iE = _mm512_set1_epi64(static_cast<long long>(row[kHet * words64 + w]));
-    const __m512i iM = _mm512_set1_epi64(static_cast<long long>(row[kPresent * words64 + w]));
-    ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(iL, jL)));
-    hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(iH, jH)));
-    ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(iE, jE)));
-    hm = _mm512_add_epi64(hm, _mm512_popcnt_epi64(_mm512_and_si512(iH, jM)));
-    lm = _mm512_add_epi64(lm, _mm512_popcnt_epi64(_mm512_and_si512(iL, jM)));
-    mh = _mm512_add_epi64(mh, _mm512_popcnt_epi64(_mm512_and_si512(iM, jH)));
-    ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(iM, jL)));
-    mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(iM, jM)));
-  }
-  // Integers first (exact), then the doubles of r2FromSums.
-  const __m512i three = _mm512_set1_epi64(3);
-  const __m512d sxy = _mm512_cvtepi64_pd(_mm512_sub_epi64(_mm512_slli_epi64(_mm512_add_epi64(ll, hh), 1), ee));
-  const __m512d sx = _mm512_cvtepi64_pd(_mm512_add_epi64(hm, lm));
-  const __m512d sxx = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_mullo_epi64(hm, three), lm));
-  const __m512d sy = _mm512_cvtepi64_pd(_mm512_add_epi64(mh, ml));
-  const __m512d syy = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_mullo_epi64(mh, three), ml));
-  const __m512d n = _mm512_cvtepi64_pd(mm);
-  const __m512d cov = _mm512_sub_pd(_mm512_mul_pd(n, sxy), _mm512_mul_pd(sx, sy));
-  const __m512d vx = _mm512_sub_pd(_mm512_mul_pd(n, sxx), _mm512_mul_pd(sx, sx));
-  const __m512d vy = _mm512_sub_pd(_mm512_mul_pd(n, syy), _mm512_mul_pd(sy, sy));
-  const __m512d variances = _mm512_mul_pd(vx, vy);
-  const __m512d r2 = _mm512_div_pd(_mm512_mul_pd(cov, cov), variances);
-  const __mmask8 undefined = _mm512_cmp_pd_mask(variances, _mm512_setzero_pd(), _CMP_EQ_OQ);
-  _mm512_storeu_pd(values, _mm512_mask_blend_pd(undefined, r2, _mm512_set1_pd(std::numeric_limits<double>::quiet_NaN())));
+  snptally::r2::r2Of8ColumnsAvx512(row, words64, cols.words + (c0 - cols.first), cols.stride, values);
 }
 
 /** Local columns [colBegin, colEnd) of a panel, transposed word-major into `scratch` (8 zero columns after). */
