@@ -3,12 +3,12 @@ import { Watermark } from '../../core/orderedProgress.js';
 import { traced, traceMark } from '../../core/trace.js';
 import type { PlaneMatrix, PopcountGemm, VectorSums } from '../../mgemm/index.js';
 import type { Communicator } from '../../parallel/index.js';
-import type { JobSpec, ProblemSource } from '../run/jobSpec.js';
+import type { JobSpec } from '../run/jobSpec.js';
 import type { RankLayout } from '../run/rankPlans.js';
 import type { PlaneLayout } from '../../analyses/index.js';
 import { blockThreadCount, startBlockBuild } from './blockBuild.js';
 import { codeRowPlanes } from './codeRowPlanes.js';
-import { MEMORY_ROWS_FINAL, MEMORY_ROWS_PENDING } from './blockRows.js';
+import { memoryRowsFinal } from './blockRows.js';
 import type { FillingPlanes, ReceivedBlocks, SlabShape, VectorBlock } from './vectorBlock.js';
 
 /**
@@ -26,14 +26,14 @@ export async function buildOwnPlanes(
     if (memory === null) throw new Error('only rows in memory are held as code rows');
     const planes = codeRowPlanes(planeLayout, shape, memory, job.numField);
     // Records are read from the .bed by the kernel set: nothing to wait for.
-    const rowsFinal = (planes.codeRecords ?? null) !== null ? Promise.resolve() : traced('input in memory final', () => memoryRowsFinal(memory));
+    const rowsFinal = (planes.codeRecords ?? null) !== null ? Promise.resolve() : traced('input in memory final', () => memoryRowsFinal(memory.state));
     rowsFinal.catch(() => undefined);
     return { planes, rowsReady: () => rowsFinal, done: rowsFinal };
   }
   // Block workers start while rows in memory are still written and wait for them in their threads, so that their
   // start-up (modules, tables: 50–100 ms) overlaps the transposition; a block built on this thread waits here.
   const onWorkers = blockThreadCount(shape.numVectorReal, shape.numVectorReal * shape.numFieldLocal, { numThreads }) > 1;
-  const rowsFinal = memory === null ? null : traced('input in memory final', () => memoryRowsFinal(memory));
+  const rowsFinal = memory === null ? null : traced('input in memory final', () => memoryRowsFinal(memory.state));
   if (rowsFinal !== null && !onWorkers) await rowsFinal;
   rowsFinal?.catch(() => undefined);
   const filling = startBlockBuild(job.source, job.numVector, job.numField, planeLayout, shape, {
@@ -41,23 +41,6 @@ export async function buildOwnPlanes(
   });
   filling.done.then(() => traceMark('own planes built'), () => undefined);
   return filling;
-}
-
-/** Resolves once a memory source's vectors are final. @throws Error when they never will be (their writer failed). */
-async function memoryRowsFinal(source: Extract<ProblemSource, { kind: 'memory' }>): Promise<void> {
-  for (;;) {
-    const state = Atomics.load(source.state, 0);
-    if (state === MEMORY_ROWS_FINAL) return;
-    if (state !== MEMORY_ROWS_PENDING) throw new Error('the input in memory was not completed (its reader failed)');
-    // Atomics.waitAsync (Node ≥ 16; not in the ES2022 lib's types): a wait that does not hold this thread.
-    const waitAsync = (Atomics as unknown as AtomicsWaitAsync).waitAsync;
-    const wait = waitAsync(source.state, 0, MEMORY_ROWS_PENDING);
-    if (wait.async) await wait.value;
-  }
-}
-
-interface AtomicsWaitAsync {
-  waitAsync(array: Int32Array, index: number, value: number): { readonly async: false; readonly value: string } | { readonly async: true; readonly value: Promise<string> };
 }
 
 /**

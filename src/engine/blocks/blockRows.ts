@@ -50,6 +50,23 @@ export interface BlockChunksTask {
 export const MEMORY_ROWS_PENDING = 0;
 export const MEMORY_ROWS_FINAL = 1;
 
+/** Resolves once a memory source's rows are final, without holding this thread. @throws Error when they never will be. */
+export async function memoryRowsFinal(state: Int32Array): Promise<void> {
+  for (;;) {
+    const now = Atomics.load(state, 0);
+    if (now === MEMORY_ROWS_FINAL) return;
+    if (now !== MEMORY_ROWS_PENDING) throw new Error('the input in memory was not completed (its reader failed)');
+    // Atomics.waitAsync (Node ≥ 16; not in the ES2022 lib's types).
+    const waitAsync = (Atomics as unknown as AtomicsWaitAsync).waitAsync;
+    const wait = waitAsync(state, 0, MEMORY_ROWS_PENDING);
+    if (wait.async) await wait.value;
+  }
+}
+
+interface AtomicsWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number): { readonly async: false; readonly value: string } | { readonly async: true; readonly value: Promise<string> };
+}
+
 /** Blocks the calling worker thread until a memory source's rows are final. @throws Error when they never will be. */
 export function waitUntilRowsFinal(state: Int32Array): void {
   while (Atomics.load(state, 0) === MEMORY_ROWS_PENDING) Atomics.wait(state, 0, MEMORY_ROWS_PENDING);

@@ -7,7 +7,7 @@ import { planeWordsFor, type PlaneCodeRows, type PlaneMatrix } from '../../mgemm
 import type { PlaneLayout, VectorBlockView } from '../../analyses/index.js';
 import { readBedRecordsInto } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
-import { MEMORY_ROWS_FINAL, MEMORY_ROWS_PENDING } from './blockRows.js';
+import { MEMORY_ROWS_FINAL, memoryRowsFinal } from './blockRows.js';
 import { packRowPlanes, planePackingTable } from './planePacking.js';
 import type { SlabShape } from './vectorBlock.js';
 
@@ -62,9 +62,7 @@ const packedOnHost = new WeakMap<PlaneMatrix, PlaneMatrix>();
 export function hostPlanesOf(planes: PlaneMatrix): PlaneMatrix {
   const transposed = rowsOfRecords.get(planes);
   if (transposed !== undefined) {
-    // Rare (a host finalize of a block the GPU built from records): block this thread until the rows are final.
-    while (Atomics.load(transposed.state, 0) === MEMORY_ROWS_PENDING) Atomics.wait(transposed.state, 0, MEMORY_ROWS_PENDING);
-    if (Atomics.load(transposed.state, 0) !== MEMORY_ROWS_FINAL) throw new Error('the input in memory was not completed (its reader failed)');
+    if (Atomics.load(transposed.state, 0) !== MEMORY_ROWS_FINAL) throw new Error('planes of .bed records asked for on the host before hostPlanesReady');
     return hostPlanesOf(transposed.rows);
   }
   const rows = planes.codeRows ?? null;
@@ -75,6 +73,15 @@ export function hostPlanesOf(planes: PlaneMatrix): PlaneMatrix {
     packedOnHost.set(planes, packed);
   }
   return packed;
+}
+
+/**
+ * Resolves once hostPlanesOf can give the planes of `planes` (a records matrix: once its rows in memory are final, which
+ * the main thread itself marks, so a host finalize waits here rather than block the thread).
+ */
+export async function hostPlanesReady(planes: PlaneMatrix): Promise<void> {
+  const transposed = rowsOfRecords.get(planes);
+  if (transposed !== undefined) await memoryRowsFinal(transposed.state);
 }
 
 /** A pair block whose rows' and columns' planes have their words on the host (hostPlanesOf). */

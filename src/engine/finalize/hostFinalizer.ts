@@ -14,7 +14,7 @@ import type { RankFinalize } from './rankFinalize.js';
 import { PanelValueCapture, type PanelValueTarget } from './panelValues.js';
 import { inlineBandRunner, pooledBandRunner, type PairBandRunner } from './pairBands.js';
 import { pairsOfPanel, panelRows, quadRowParts, quadsOfRow, quadTileRows, rowParts, sliceParts, tuplesPerTask } from './finalizeParts.js';
-import { hostPlanesOf, withHostPlanes } from '../blocks/codeRowPlanes.js';
+import { hostPlanesOf, hostPlanesReady, withHostPlanes } from '../blocks/codeRowPlanes.js';
 
 /**
  * Pairs per pool task at most, and per event-loop yield on one thread: ~10–30 ms of finalize, so that a task's
@@ -121,7 +121,9 @@ class InlineHostFinalizer implements HostFinalizer {
   async finalizePairs(given: PairBlock, tallies: readonly Uint32Array[], values?: PanelValueTarget): Promise<number> {
     const pairs = this.rank.analysis.pairs;
     if (pairs === null) throw new Error('pairs to finalize for an analysis run without pairs');
-    // A GPU run's own block may be held as code rows; an analysis's finalize may read planes.
+    // A GPU run's own block may be held as codes; an analysis's finalize may read planes.
+    await hostPlanesReady(given.rows.planes);
+    await hostPlanesReady(given.cols.planes);
     const block = withHostPlanes(given);
     const ctx: FinalizeContext = values === undefined ? this.rank : { sink: new PanelValueCapture(this.rank.sink, values), verifier: this.rank.verifier };
     let numPairs = 0;
@@ -196,6 +198,8 @@ class PooledHostFinalizer implements HostFinalizer {
     if (perTask >= numPairs) return this.inline.finalizePairs(block, tallies, values);
     if (values !== undefined && !(values.values.buffer instanceof SharedArrayBuffer)) throw new Error('panel values for finalize workers must be shared');
     const pool = await this.startedPool();
+    await hostPlanesReady(block.rows.planes);
+    await hostPlanesReady(block.cols.planes);
     const shared: PairBlock = { ...block, rows: this.sharedBlock(block.rows), cols: this.sharedBlock(block.cols) };
     const sharedTallies = tallies.map(sharedArray);
     const outcomes: Promise<FinalizeOutcome>[] = [];
