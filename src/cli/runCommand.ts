@@ -150,7 +150,7 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     // In one process the prepared input's hash is checked beside the run (awaited before its files are committed).
     input = await resolveRunInput(options.input, {
       onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
-      gpuTransposesRecords: layout.vectors === 'samples' && await gpuTransposesRecords(options, launch),
+      gpuTransposesRecords: layout.vectors === 'samples' && launch === null && await gpuTransposesRecords(early.spec),
     });
   } catch (error) {
     await startedKernels?.cancel();
@@ -182,14 +182,17 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
 }
 
 /**
- * Whether one GPU rank that finalizes on the device will transpose a .bed's records itself (rankRun.ts ownPlanesOnDevice
- * decides for the run; this is its cheap forecast from the command line, for how the rows in memory are transposed).
+ * Whether the run is one in-process GPU rank that finalizes on the device, so that it transposes a .bed's records itself
+ * (rankRun.ts ownPlanesOnDevice decides for the run; this is its forecast from the plan, for how the rows in memory are
+ * transposed).
  */
-async function gpuTransposesRecords(options: RunOptionText, launch: MpiLaunch | null): Promise<boolean> {
-  const oneRank = [options.npv, options.npf, options.npr, options.ranks].every((n) => n === undefined || n === '1');
-  if (options.backend !== 'webgpu' || launch !== null || !oneRank || options.finalize === 'host' || (options.way ?? '2') !== '2') return false;
+async function gpuTransposesRecords(spec: JobSpec): Promise<boolean> {
+  const d = spec.decomposition;
+  if (spec.backend !== 'webgpu' || d.numProcVector * d.numProcField * d.numProcRepl !== 1 || spec.finalize === 'host' || spec.metricSpec.numWay !== 2) {
+    return false;
+  }
   const { builtInFinalizesPairsOnDevice } = await import('../analyses/index.js');
-  return builtInFinalizesPairsOnDevice(options.metric ?? 'ccc', options.sparse === true);
+  return builtInFinalizesPairsOnDevice(spec.metricSpec.metric, spec.metricSpec.sparse);
 }
 
 /**
