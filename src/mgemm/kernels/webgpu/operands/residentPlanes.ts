@@ -134,7 +134,8 @@ export class ResidentPlanes {
       throw new RangeError(`a code row of ${bytesPerRow} bytes (planes of ${rowWords} words) exceeds a staging piece`);
     }
     // Compiled while the rows may still be written (a first piece would otherwise wait for it).
-    this.runner.compileStart([createCodePlanesProgram(shape)]);
+    const program = createCodePlanesProgram(shape);
+    this.runner.compileStart([program]);
     return this.runner.createStorageBufferUnpacked({
       numRows, rowWords, packedRowWords: shape.codeRowWords, readBack: false,
       // Row by row at word boundaries; rows past the real ones cross as whatever the piece holds (written zero).
@@ -150,7 +151,7 @@ export class ResidentPlanes {
         const workgroups = foldWorkgroups(Math.ceil((count * matrix.wordsPerPlane) / CODE_PLANES_WORKGROUP),
           this.runner.capabilities.maxComputeWorkgroupsPerDimension);
         return {
-          program: createCodePlanesProgram(shape), storage: [source, target],
+          program, storage: [source, target],
           uniforms: { rowFirst, numRows: count, numRealRows, numWorkgroupsX: workgroups[0] }, workgroups,
         };
       },
