@@ -86,25 +86,18 @@ __attribute__((target("avx512f"))) inline __m512i sumsOf8(__m512i v0, __m512i v1
 
 /** One pair's r² with AVX-512: 8 words of each plane a step (the last step masked), one accumulator per tally. */
 __attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline double r2OfPairAvx512(const uint64_t* a, const uint64_t* b, int64_t n64) {
-  __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
+  TallyLanes t = TallyLanes::zero();
   for (int64_t w = 0; w < n64; w += 8) {
     const __mmask8 mask = n64 - w >= 8 ? 0xff : static_cast<__mmask8>((1u << (n64 - w)) - 1);
     const __m512i aH = _mm512_maskz_loadu_epi64(mask, a + kHom * n64 + w), aL = _mm512_maskz_loadu_epi64(mask, a + kNonzero * n64 + w);
     const __m512i aE = _mm512_maskz_loadu_epi64(mask, a + kHet * n64 + w), aM = _mm512_maskz_loadu_epi64(mask, a + kPresent * n64 + w);
     const __m512i bH = _mm512_maskz_loadu_epi64(mask, b + kHom * n64 + w), bL = _mm512_maskz_loadu_epi64(mask, b + kNonzero * n64 + w);
     const __m512i bE = _mm512_maskz_loadu_epi64(mask, b + kHet * n64 + w), bM = _mm512_maskz_loadu_epi64(mask, b + kPresent * n64 + w);
-    ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(aL, bL)));
-    hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(aH, bH)));
-    ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(aE, bE)));
-    hm = _mm512_add_epi64(hm, _mm512_popcnt_epi64(_mm512_and_si512(aH, bM)));
-    lm = _mm512_add_epi64(lm, _mm512_popcnt_epi64(_mm512_and_si512(aL, bM)));
-    mh = _mm512_add_epi64(mh, _mm512_popcnt_epi64(_mm512_and_si512(aM, bH)));
-    ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(aM, bL)));
-    mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(aM, bM)));
+    t.add(aH, aL, aE, aM, bH, bL, bE, bM);
   }
-  alignas(64) uint64_t t[8];
-  _mm512_store_si512(t, sumsOf8(ll, hh, ee, hm, lm, mh, ml, mm));
-  return r2OfTallies(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
+  alignas(64) uint64_t sums[8];
+  _mm512_store_si512(sums, sumsOf8(t.ll, t.hh, t.ee, t.hm, t.lm, t.mh, t.ml, t.mm));
+  return r2OfTallies(sums[0], sums[1], sums[2], sums[3], sums[4], sums[5], sums[6], sums[7]);
 }
 
 

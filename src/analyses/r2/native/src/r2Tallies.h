@@ -32,23 +32,18 @@ inline double r2OfTallies(uint64_t ll, uint64_t hh, uint64_t ee, uint64_t hm, ui
                     static_cast<double>(static_cast<int64_t>(2 * (ll + hh)) - static_cast<int64_t>(ee)));
 }
 
-/**
- * r² of one row's planes (`row`: 4 planes of n64 words) against 8 columns whose planes are transposed word-major
- * (`columns[(plane·n64 + w)·stride + k]` for column k), into values[0 … 8): the tallies by AVX-512 popcounts, then
- * r2FromSums's doubles lane by lane.
- */
-__attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline void r2Of8ColumnsAvx512(
-    const uint64_t* row, int64_t n64, const uint64_t* columns, int64_t stride, double* values) {
-  __m512i ll = _mm512_setzero_si512(), hh = ll, ee = ll, hm = ll, lm = ll, mh = ll, ml = ll, mm = ll;
-  const int64_t planeStride = n64 * stride;
-  for (int64_t w = 0; w < n64; w++) {
-    const uint64_t* at = columns + w * stride;
-    const __m512i jH = _mm512_loadu_si512(at + kHom * planeStride), jL = _mm512_loadu_si512(at + kNonzero * planeStride);
-    const __m512i jE = _mm512_loadu_si512(at + kHet * planeStride), jM = _mm512_loadu_si512(at + kPresent * planeStride);
-    const __m512i iH = _mm512_set1_epi64(static_cast<long long>(row[kHom * n64 + w]));
-    const __m512i iL = _mm512_set1_epi64(static_cast<long long>(row[kNonzero * n64 + w]));
-    const __m512i iE = _mm512_set1_epi64(static_cast<long long>(row[kHet * n64 + w]));
-    const __m512i iM = _mm512_set1_epi64(static_cast<long long>(row[kPresent * n64 + w]));
+/** The 8 tallies (LL, HH, EE, HM, LM, MH, ML, MM), 8 lanes each: per lane, the popcounts of a row's and a column's words. */
+struct TallyLanes {
+  __m512i ll, hh, ee, hm, lm, mh, ml, mm;
+
+  __attribute__((target("avx512f"))) static TallyLanes zero() {
+    const __m512i z = _mm512_setzero_si512();
+    return {z, z, z, z, z, z, z, z};
+  }
+
+  /** Adds the popcounts of the row's planes (iH, iL, iE, iM) against the column's (jH, jL, jE, jM), lane by lane. */
+  __attribute__((target("avx512f,avx512vpopcntdq"))) void add(
+      __m512i iH, __m512i iL, __m512i iE, __m512i iM, __m512i jH, __m512i jL, __m512i jE, __m512i jM) {
     ll = _mm512_add_epi64(ll, _mm512_popcnt_epi64(_mm512_and_si512(iL, jL)));
     hh = _mm512_add_epi64(hh, _mm512_popcnt_epi64(_mm512_and_si512(iH, jH)));
     ee = _mm512_add_epi64(ee, _mm512_popcnt_epi64(_mm512_and_si512(iE, jE)));
@@ -58,7 +53,29 @@ __attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline void r2Of8Col
     ml = _mm512_add_epi64(ml, _mm512_popcnt_epi64(_mm512_and_si512(iM, jL)));
     mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(iM, jM)));
   }
+};
+
+/**
+ * r² of one row's planes (`row`: 4 planes of n64 words) against 8 columns whose planes are transposed word-major
+ * (`columns[(plane·n64 + w)·stride + k]` for column k), into values[0 … 8): the tallies by AVX-512 popcounts, then
+ * r2FromSums's doubles lane by lane.
+ */
+__attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) inline void r2Of8ColumnsAvx512(
+    const uint64_t* row, int64_t n64, const uint64_t* columns, int64_t stride, double* values) {
+  TallyLanes t = TallyLanes::zero();
+  const int64_t planeStride = n64 * stride;
+  for (int64_t w = 0; w < n64; w++) {
+    const uint64_t* at = columns + w * stride;
+    const __m512i jH = _mm512_loadu_si512(at + kHom * planeStride), jL = _mm512_loadu_si512(at + kNonzero * planeStride);
+    const __m512i jE = _mm512_loadu_si512(at + kHet * planeStride), jM = _mm512_loadu_si512(at + kPresent * planeStride);
+    const __m512i iH = _mm512_set1_epi64(static_cast<long long>(row[kHom * n64 + w]));
+    const __m512i iL = _mm512_set1_epi64(static_cast<long long>(row[kNonzero * n64 + w]));
+    const __m512i iE = _mm512_set1_epi64(static_cast<long long>(row[kHet * n64 + w]));
+    const __m512i iM = _mm512_set1_epi64(static_cast<long long>(row[kPresent * n64 + w]));
+    t.add(iH, iL, iE, iM, jH, jL, jE, jM);
+  }
   // Integers first (exact), then the doubles of r2FromSums.
+  const auto [ll, hh, ee, hm, lm, mh, ml, mm] = t;
   const __m512i three = _mm512_set1_epi64(3);
   const __m512d sxy = _mm512_cvtepi64_pd(_mm512_sub_epi64(_mm512_slli_epi64(_mm512_add_epi64(ll, hh), 1), ee));
   const __m512d sx = _mm512_cvtepi64_pd(_mm512_add_epi64(hm, lm));
