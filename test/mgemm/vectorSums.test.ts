@@ -4,7 +4,7 @@
 // (small bindings).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPopcountGemmWebgpu, type PopcountGemm, type VectorSumsRequest } from '../../src/mgemm/index.js';
+import { createPopcountGemmWebgpu, type PlaneMatrix, type PopcountGemm, type VectorSumsRequest } from '../../src/mgemm/index.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
 import { createPopcountGemmWasm } from '../../src/mgemm/kernels/wasm/popcountGemmWasm.js';
 import { countOnes, isMissing } from '../../src/core/bitCodes.js';
@@ -57,6 +57,27 @@ function randomCaseOfSize(metric: MetricKind, sparse: boolean, seed: number, num
   return { request: { planes, countPlanes: layout.countPlanes, maskPlane: layout.maskPlane }, sums, counts };
 }
 
+/**
+ * `final`'s planes still arriving: zero until a rowsReady call asks for rows, which are then written after a pause of
+ * `pauseMs` (a kernel set that read a row before asking would see zeros); `asked` lists the calls' row ends.
+ */
+function arrivingPlanes(final: PlaneMatrix, pauseMs: number): {
+  readonly planes: PlaneMatrix; readonly rowsReady: (rowEnd: number) => Promise<void>; readonly asked: number[];
+} {
+  const planes = { ...final, words: new Uint32Array(new SharedArrayBuffer(final.words.byteLength)) };
+  const rowWords = final.numPlanes * final.wordsPerPlane;
+  let written = 0;
+  const asked: number[] = [];
+  const rowsReady = async (rowEnd: number): Promise<void> => {
+    asked.push(rowEnd);
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const end = Math.min(rowEnd, final.numVectors);
+    if (end > written) planes.words.set(final.words.subarray(written * rowWords, end * rowWords), written * rowWords);
+    written = Math.max(written, end);
+  };
+  return { planes, rowsReady, asked };
+}
+
 const KERNEL_SETS: readonly { readonly name: string; readonly gpu: boolean; readonly create: () => Promise<PopcountGemm> }[] = [
   { name: 'ref', gpu: false, create: async () => new PopcountGemmRef() },
   { name: 'cpu, inline', gpu: false, create: () => createPopcountGemmWasm({ numThreads: 1 }) },
@@ -97,17 +118,7 @@ describe.each(KERNEL_SETS)('$name vectorSums equals the definition', ({ gpu, cre
   it.skipIf(skip)('reads rows only once rowsReady has said they are final', async () => {
     const c = randomCase('ccc', true, 777, 300, 2000);
     const final = c.request.planes;
-    const planes = { ...final, words: new Uint32Array(final.words.length) };
-    const rowWords = final.numPlanes * final.wordsPerPlane;
-    let written = 0;
-    const asked: number[] = [];
-    const rowsReady = async (rowEnd: number): Promise<void> => {
-      asked.push(rowEnd);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      const end = Math.min(rowEnd, final.numVectors);
-      if (end > written) planes.words.set(final.words.subarray(written * rowWords, end * rowWords), written * rowWords);
-      written = Math.max(written, end);
-    };
+    const { planes, rowsReady, asked } = arrivingPlanes(final, 2);
     const got = await gemm.vectorSums({ ...c.request, planes, rowsReady });
     expect(Array.from(got.sums)).toEqual(c.sums);
     expect(Array.from(got.counts)).toEqual(c.counts);
@@ -144,17 +155,7 @@ describe.each(KERNEL_SETS.filter(({ gpu }) => !gpu))('$name vectorSums of a bloc
     bigCase ??= randomCaseOfSize('ccc', true, 780, 200, 60000);
     const big = bigCase;
     const final = big.request.planes;
-    const planes = { ...final, words: new Uint32Array(new SharedArrayBuffer(final.words.byteLength)) };
-    const rowWords = final.numPlanes * final.wordsPerPlane;
-    let written = 0;
-    const asked: number[] = [];
-    const rowsReady = async (rowEnd: number): Promise<void> => {
-      asked.push(rowEnd);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      const end = Math.min(rowEnd, final.numVectors);
-      if (end > written) planes.words.set(final.words.subarray(written * rowWords, end * rowWords), written * rowWords);
-      written = Math.max(written, end);
-    };
+    const { planes, rowsReady, asked } = arrivingPlanes(final, 1);
     const got = await gemm.vectorSums({ ...big.request, planes, rowsReady });
     expect(Array.from(got.sums)).toEqual(big.sums);
     expect(Array.from(got.counts)).toEqual(big.counts);
