@@ -7,7 +7,7 @@ import { runCli } from './cliHarness.js';
 
 const native = loadNativePopcountKernel();
 /** What `--backend cpu` must pick here: the AVX-512 kernel where it was built and the CPU has it, else wasm. */
-const expectedCpuKernelSet = native.available ? nativeKernelSetName() : WASM_KERNEL_SET_NAME;
+const expectedCpuKernelSet = native.available ? nativeKernelSetName(2) : WASM_KERNEL_SET_NAME;
 
 function cpuRank(rank: number, kernelSet: string): RankDevice {
   return { rank, description: 'cpu', gpuIndex: null, gpuCount: null, kernelSet };
@@ -15,15 +15,15 @@ function cpuRank(rank: number, kernelSet: string): RankDevice {
 
 describe('run names its kernel set', () => {
   it(`--backend cpu --json: every rank ran ${expectedCpuKernelSet}; the text says so in one line`, () => {
-    const json = runCli(['run', '--npv', '2', '--vectors', '48', '--fields', '100', '--json']);
+    const json = runCli(['run', '--npv', '2', '--vectors', '48', '--fields', '100', '--threads', '2', '--json']);
     expect(json.status, json.stderr).toBe(0);
     const result = JSON.parse(json.stdout) as { rankDevices: RankDevice[] };
     expect(result.rankDevices.map((d) => d.kernelSet)).toEqual([expectedCpuKernelSet, expectedCpuKernelSet]);
 
-    const text = runCli(['run', '--vectors', '48', '--fields', '100']);
+    const text = runCli(['run', '--vectors', '48', '--fields', '100', '--threads', '2']);
     expect(text.status, text.stderr).toBe(0);
     const kernelLines = text.stdout.split('\n').filter((line) => line.startsWith('kernels '));
-    expect(kernelLines).toEqual([native.available ? `kernels ${nativeKernelSetName()}` : `kernels ${WASM_KERNEL_SET_NAME} (${native.reason})`]);
+    expect(kernelLines).toEqual([native.available ? `kernels ${expectedCpuKernelSet}` : `kernels ${WASM_KERNEL_SET_NAME} (${native.reason})`]);
   });
 
   it('--backend ref: the reference kernels', () => {

@@ -94,10 +94,10 @@ describe.skipIf(!gate.available)(`run on the GPU (${gate.description})`, () => {
   });
 
   it('prints no gpus line for the CPU', () => {
-    const outcome = runCli(['run', '--backend', 'cpu', '--npv', '2', '--vectors', '48', '--fields', '100', '--json']);
+    const outcome = runCli(['run', '--backend', 'cpu', '--npv', '2', '--vectors', '48', '--fields', '100', '--threads', '2', '--json']);
     expect(outcome.status, outcome.stderr).toBe(0);
     const result = JSON.parse(outcome.stdout) as { rankDevices: RankDevice[] };
-    const kernelSet = loadNativePopcountKernel().available ? nativeKernelSetName() : WASM_KERNEL_SET_NAME;
+    const kernelSet = loadNativePopcountKernel().available ? nativeKernelSetName(2) : WASM_KERNEL_SET_NAME;
     expect(result.rankDevices).toEqual([0, 1].map((rank) => ({ rank, description: 'cpu', gpuIndex: null, gpuCount: null, kernelSet })));
     expect(runCli(['run', '--vectors', '48', '--fields', '100']).stdout).not.toMatch(/\ngpus /);
   });

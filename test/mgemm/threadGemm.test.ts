@@ -3,7 +3,7 @@
 // reused dirty from call to call (they are overwritten).
 import { describe, expect, it } from 'vitest';
 import { createPopcountGemm, openThreadGemm, type PopcountGemmRequest, type TermGroup } from '../../src/mgemm/index.js';
-import { loadNativePopcountKernel } from '../../src/mgemm/kernels/native/nativePopcount.js';
+import { AMX_MAX_KERNEL_THREADS, loadNativePopcountKernel } from '../../src/mgemm/kernels/native/nativePopcount.js';
 import { loadPopcountGemmModule } from '../../src/mgemm/kernels/wasm/wasmModule.js';
 import { naiveTallies, neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom } from './planeFixtures.js';
 
@@ -19,8 +19,10 @@ const SHAPES = [
 describe('openThreadGemm', () => {
   const native = loadNativePopcountKernel();
   const kernels = [
-    { name: 'wasm', open: async () => openThreadGemm({ microkernel: 'wasm', module: await loadPopcountGemmModule() }) },
-    ...(native.available ? [{ name: 'native', open: async () => openThreadGemm({ microkernel: 'native', module: null }) }] : []),
+    { name: 'wasm', open: async () => openThreadGemm({ microkernel: 'wasm', module: await loadPopcountGemmModule(), amx: false }) },
+    ...(native.available ? [true, false].map((amx) => ({
+      name: `native (amx ${amx ? 'allowed' : 'not allowed'})`, open: async () => openThreadGemm({ microkernel: 'native', module: null, amx }),
+    })) : []),
   ];
   for (const { name, open } of kernels) {
     it(`${name}: every shape equals the definition, outputs reused`, async () => {
@@ -47,9 +49,12 @@ describe('openThreadGemm', () => {
   }
 
   it('the cpu kernel set lends its microkernel, one thread or several; ref lends none', async () => {
-    for (const numThreads of [1, 2]) {
+    for (const numThreads of [1, 2, AMX_MAX_KERNEL_THREADS + 1]) {
       const gemm = await createPopcountGemm({ backend: 'cpu', numThreads });
       expect(gemm.threadKernel?.microkernel).toBe(native.available ? 'native' : 'wasm');
+      // AMX only in sets of few threads, and the set's name says whether it may run.
+      expect(gemm.threadKernel?.amx).toBe(numThreads <= AMX_MAX_KERNEL_THREADS);
+      if (native.available) expect(gemm.name.endsWith('+amx')).toBe(numThreads <= AMX_MAX_KERNEL_THREADS && native.kernel.amxStatus().available);
       await gemm.close();
     }
     const ref = await createPopcountGemm({ backend: 'ref' });

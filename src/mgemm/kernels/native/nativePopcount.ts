@@ -24,6 +24,20 @@ export type NativeAmxStatus = { readonly available: true } | { readonly availabl
 /** Options of NativePopcountKernel.runTask. */
 export interface NativeRunOptions {
   readonly layout?: NativeKernelLayout;
+  /** false: `auto` never picks AMX (a kernel set of more than AMX_MAX_KERNEL_THREADS threads). */
+  readonly amx?: boolean;
+}
+
+/**
+ * Kernel threads of one set up to which `auto` may pick AMX. AMX's per-thread rate falls steeply as cores compute at
+ * once (the bits are expanded to bytes: eight times the operand traffic), while the VPOPCNTQ kernels' rate holds, so
+ * past this many threads the popcount kernels compute more in all (figures in docs/performance.md, "AMX and threads").
+ */
+export const AMX_MAX_KERNEL_THREADS = 4;
+
+/** Whether a native kernel set of `numThreads` threads lets `auto` pick AMX (where the process may use it at all). */
+export function amxAllowedFor(numThreads: number): boolean {
+  return numThreads <= AMX_MAX_KERNEL_THREADS;
 }
 
 /** The native kernel's functions. */
@@ -77,8 +91,12 @@ export function loadNativePopcountKernel(): NativeKernelStatus {
   return status;
 }
 
-/** The native kernel set's name on this machine: NATIVE_AMX_KERNEL_NAME where amxStatus() says AMX can run. */
-export function nativeKernelSetName(): string {
+/**
+ * The native kernel set's name on this machine for a set of `numThreads` threads: NATIVE_AMX_KERNEL_NAME where
+ * amxStatus() says AMX can run and amxAllowedFor(numThreads).
+ */
+export function nativeKernelSetName(numThreads: number): string {
   const native = loadNativePopcountKernel();
-  return native.available && native.kernel.amxStatus().available ? NATIVE_AMX_KERNEL_NAME : NATIVE_KERNEL_NAME;
+  const amx = native.available && native.kernel.amxStatus().available && amxAllowedFor(numThreads);
+  return amx ? NATIVE_AMX_KERNEL_NAME : NATIVE_KERNEL_NAME;
 }

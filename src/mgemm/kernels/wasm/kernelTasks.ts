@@ -6,19 +6,20 @@ import { runGemmTask } from './blockedLoops.js';
 import type { GemmTask } from './gemmTask.js';
 import { loadNativePopcountKernel } from '../native/nativePopcount.js';
 import { PopcountGemmWasmInstance } from './wasmModule.js';
-import type { WasmModule } from './webAssemblyApi.js';
+import type { ThreadGemmKernel } from './threadGemm.js';
 import { ProductScratch, runTally3Task } from './tally3Task.js';
-import type { CpuMicrokernel, GemmWorkerData, GemmWorkerLateSetup, KernelTask } from './workerProtocol.js';
+import type { GemmWorkerData, GemmWorkerLateSetup, KernelTask } from './workerProtocol.js';
 
 /** A function computing one GemmTask in the calling thread with the chosen microkernel. */
 export type GemmTaskRunner = (task: GemmTask) => void;
 
-/** The calling thread's task runner for `microkernel` (a wasm instance of its own, or the native addon). */
-export async function createTaskRunner(microkernel: CpuMicrokernel, module: WasmModule | null): Promise<GemmTaskRunner> {
+/** The calling thread's task runner for `kernel` (a wasm instance of its own, or the native addon). */
+export async function createTaskRunner({ microkernel, module, amx }: ThreadGemmKernel): Promise<GemmTaskRunner> {
   if (microkernel === 'native') {
     const native = loadNativePopcountKernel();
     if (!native.available) throw new Error(native.reason);
-    return (task) => native.kernel.runTask(task);
+    const options = { amx };
+    return (task) => native.kernel.runTask(task, options);
   }
   if (module === null) throw new Error('the wasm microkernel needs its compiled module');
   const instance = await PopcountGemmWasmInstance.create(module);
@@ -33,7 +34,7 @@ export async function createTaskRunner(microkernel: CpuMicrokernel, module: Wasm
 export async function startKernelTasks(
   data: GemmWorkerData, lateSetup: () => Promise<unknown>,
 ): Promise<(task: KernelTask) => TaskResult<unknown>> {
-  const runTask = await createTaskRunner(data.microkernel, data.module);
+  const runTask = await createTaskRunner(data);
   if (data.guestPreload !== null) await preloadWorkerGuest(data.guestPreload);
   const { guest } = await lateSetup() as GemmWorkerLateSetup;
   const runGuestTask = guest === null ? null : await loadWorkerGuest(guest);

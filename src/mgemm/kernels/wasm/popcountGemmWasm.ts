@@ -18,7 +18,7 @@ import {
   TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type TaskWorkerPoolStart, type WorkerGuestPreload, type WorkerGuestSpec,
 } from '../../../core/taskWorkerPool.js';
 import { hostVectorSums } from '../ref/popcountGemmRef.js';
-import { loadNativePopcountKernel, nativeKernelSetName } from '../native/nativePopcount.js';
+import { amxAllowedFor, loadNativePopcountKernel, nativeKernelSetName } from '../native/nativePopcount.js';
 import { createTaskRunner, startKernelTasks, type GemmTaskRunner } from './kernelTasks.js';
 import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type GemmWorkerLateSetup, type KernelTask } from './workerProtocol.js';
 import type { ThreadGemmKernel } from './threadGemm.js';
@@ -65,9 +65,9 @@ export function resolveMicrokernel(choice: CpuMicrokernel | 'auto'): CpuMicroker
   return 'wasm';
 }
 
-/** Kernel-set name of a microkernel family. */
-function kernelSetName(microkernel: CpuMicrokernel): string {
-  return microkernel === 'native' ? nativeKernelSetName() : WASM_KERNEL_SET_NAME;
+/** Kernel-set name of a microkernel family in a set of `numThreads` threads. */
+function kernelSetName(microkernel: CpuMicrokernel, numThreads: number): string {
+  return microkernel === 'native' ? nativeKernelSetName(numThreads) : WASM_KERNEL_SET_NAME;
 }
 
 const DEFAULT_MIN_WORD_OPS_PER_THREAD = 1 << 21;
@@ -251,7 +251,7 @@ export function startPopcountGemmWasm(options: WasmPopcountGemmStartOptions = {}
       if (phase !== 'starting') throw new Error(`${WASM_KERNEL_SET_NAME}: complete() after ${phase === 'completed' ? 'complete()' : 'cancel()'}`);
       phase = 'completed';
       const { name, threadKernel, pool } = await starting;
-      if (pool === null) return new InlinePopcountGemm(name, await createTaskRunner(threadKernel.microkernel, threadKernel.module), threadKernel);
+      if (pool === null) return new InlinePopcountGemm(name, await createTaskRunner(threadKernel), threadKernel);
       const lateSetup: GemmWorkerLateSetup = { guest };
       const minWordOps = options.minWordOpsPerThread ?? DEFAULT_MIN_WORD_OPS_PER_THREAD;
       return new PooledPopcountGemm(name, await pool.complete(lateSetup), minWordOps, threadKernel, { hostsGuest: guest !== null });
@@ -271,10 +271,10 @@ async function startThreads(options: WasmPopcountGemmStartOptions, numThreads: n
 }> {
   const microkernel = resolveMicrokernel(options.microkernel ?? 'auto');
   const module = microkernel === 'wasm' ? await loadPopcountGemmModule() : null;
-  const name = kernelSetName(microkernel);
-  const threadKernel: ThreadGemmKernel = { microkernel, module };
+  const name = kernelSetName(microkernel, numThreads);
+  const threadKernel: ThreadGemmKernel = { microkernel, module, amx: amxAllowedFor(numThreads) };
   if (numThreads === 1) return { name, threadKernel, pool: null };
-  const workerData: GemmWorkerData = { microkernel, module, guestPreload: options.guestPreload ?? null };
+  const workerData: GemmWorkerData = { ...threadKernel, guestPreload: options.guestPreload ?? null };
   // The calling thread computes too where the pool allows it (core/taskWorkerPool.ts CALLER_RUNS_MAX_THREADS).
   const pool = TaskWorkerPool.start<KernelTask, unknown>({
     workerUrl: GEMM_WORKER_URL, numThreads, workerData, name: 'kernel worker',

@@ -8,7 +8,7 @@ import { PopcountGemmWasmInstance } from './wasmModule.js';
 import type { GemmWorkerData } from './workerProtocol.js';
 
 /** Which microkernel, and for wasm its compiled module: what a kernel worker starts from, cloneable to any thread. */
-export type ThreadGemmKernel = Pick<GemmWorkerData, 'microkernel' | 'module'>;
+export type ThreadGemmKernel = Pick<GemmWorkerData, 'microkernel' | 'module' | 'amx'>;
 
 /** A 2-way GEMM in the calling thread. */
 export interface ThreadGemm {
@@ -25,7 +25,8 @@ export function openThreadGemm(kernel: ThreadGemmKernel): ThreadGemm {
   if (kernel.microkernel === 'native') {
     const native = loadNativePopcountKernel();
     if (!native.available) throw new Error(native.reason);
-    runTask = (task) => native.kernel.runTask(task);
+    const options = { amx: kernel.amx };
+    runTask = (task) => native.kernel.runTask(task, options);
   } else {
     if (kernel.module === null) throw new Error('the wasm microkernel needs its compiled module');
     const instance = PopcountGemmWasmInstance.createSync(kernel.module);

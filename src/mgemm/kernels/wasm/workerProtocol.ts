@@ -16,6 +16,8 @@ export type CpuMicrokernel = 'wasm' | 'native';
 export interface GemmWorkerData {
   readonly microkernel: CpuMicrokernel;
   readonly module: WasmModule | null;
+  /** Whether the native kernel's `auto` choice may pick AMX (nativePopcount.ts amxAllowedFor the set's threads). */
+  readonly amx: boolean;
   readonly guestPreload: WorkerGuestPreload | null;
 }
 

@@ -49,7 +49,8 @@ Operand operandOf(const Napi::Object& matrix, int first) {
 }
 
 // runTask({request, panel, outputs}, options?): the GemmTask of mgemm/kernels/wasm/gemmTask.ts, already checked;
-// options.layout 'horizontal', 'vertical' or 'amx' forces a kernel (tests, measurements), else chooseLayout picks.
+// options.layout 'horizontal', 'vertical' or 'amx' forces a kernel (tests, measurements), else chooseLayout picks
+// (options.amx false: among the two AVX-512 kernels only).
 Napi::Value RunTask(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!cpuHasAvx512Popcount()) {
@@ -58,7 +59,10 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
   }
 #if defined(__x86_64__)
   std::optional<KernelLayout> requestedLayout;
+  bool amxAllowed = true;  // options.amx false: auto never picks AMX (a set of many threads; nativePopcount.ts)
   if (info.Length() > 1 && info[1].IsObject()) {
+    const Napi::Value amxValue = info[1].As<Napi::Object>().Get("amx");
+    amxAllowed = !(amxValue.IsBoolean() && !amxValue.As<Napi::Boolean>().Value());
     const Napi::Value layoutValue = info[1].As<Napi::Object>().Get("layout");
     const std::string name = layoutValue.IsString() ? layoutValue.As<Napi::String>().Utf8Value() : "auto";
     if (name == "horizontal") {
@@ -116,7 +120,7 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
     }
     plannedGroups.push_back(Group{plannedTerms(A, B, panel, std::move(terms)), outputs.Get(g).As<Napi::Uint32Array>().Data()});
   }
-  const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups, panel, {amxSupport().available}));
+  const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups, panel, {amxSupport().available && amxAllowed}));
 #if defined(SNPTALLY_AMX_BUILT)
   if (layout == KernelLayout::kAmx) {
     runGroupsAmx(A, B, plannedGroups, panel);
