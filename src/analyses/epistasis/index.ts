@@ -64,7 +64,7 @@ export const analysis: Analysis = {
           finalize: (ctx, block, tallies) => finalizeEpistasisPairs(finalizeSettings, ctx, block, tallies, blockCounts),
           // Without missing calls the native scorer computes its bands' tallies too (where it is built): CPU runs in bands.
           ...(!spec.sparse && loadNativePairScorer().available
-            ? { finalizeDenseBand: (ctx: FinalizeContext, band: PairDenseBand) => finalizeDenseBandNatively(finalizeSettings, ctx, band, blockCounts) }
+            ? { finalizeDenseBand: (ctx: FinalizeContext, band: PairDenseBand) => finalizeDenseBandNatively(finalizeSettings, ctx, band) }
             : {}),
           // The device's values are the host's bits (epistasisPairProgram.ts); its table goes before the per-vector words, which takes no LD window.
           deviceFinalizer: (gemm, threshold, options) => ((options.window ?? null) !== null ? null

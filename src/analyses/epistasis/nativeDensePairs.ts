@@ -62,11 +62,11 @@ const GENOTYPE_PLANES = Int32Array.of(planeOf(0, KIND_G0), planeOf(0, KIND_G1), 
 
 /**
  * Computes and scores a dense run's `band` natively into `ctx.sink` (pairBands.ts: the same checksum part and records
- * as the GEMM's tallies scored panel by panel); its pairs, or null when the scorer or the sink's selection is
+ * as the GEMM's tallies scored panel by panel; the SNPs' class genotype counts from the planes too); its pairs, or null when the scorer or the sink's selection is
  * unavailable or the blocks' planes are not laid out alike and 8-byte aligned (then the engine computes the band).
  */
 export function finalizeDenseBandNatively(
-  settings: EpistasisFinalizeSettings, ctx: FinalizeContext, band: PairDenseBand, counts: BlockGenotypeCounts, options: { readonly scalar?: boolean } = {},
+  settings: EpistasisFinalizeSettings, ctx: FinalizeContext, band: PairDenseBand, options: { readonly scalar?: boolean } = {},
 ): number | null {
   const native = nativeScoringOf(ctx);
   const { rows, cols } = band;
@@ -77,9 +77,7 @@ export function finalizeDenseBandNatively(
   band.panels.forEach(({ rowFirst, numRows, colFirst, numCols, strictUpper }, p) => panels.set([rowFirst, numRows, colFirst, numCols, strictUpper ? 1 : 0], 5 * p));
   return applyScores(ctx, native.scorer.scoreDenseBand({
     rowWords: rows.planes.words, rowNumVectors: rows.planes.numVectors, rowVectorFirst: rows.vectorFirst, rowsReal: rows.numVectorReal,
-    rowCounts: counts.of(rows),
     colWords: cols.planes.words, colNumVectors: cols.planes.numVectors, colVectorFirst: cols.vectorFirst, colsReal: cols.numVectorReal,
-    colCounts: counts.of(cols),
     numPlanes: rows.planes.numPlanes, wordsPerPlane: rows.planes.wordsPerPlane, genotypePlanes: GENOTYPE_PLANES,
     classWords: Int32Array.from(settings.classWords.flat()),
     controls, cases, numVector: native.numVector, panels, scalar: options.scalar === true,

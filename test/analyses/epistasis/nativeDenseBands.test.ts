@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { BlockGenotypeCounts, finalizeEpistasisPairs } from '../../../src/analyses/epistasis/epistasisFinalize.js';
 import type { EpistasisFinalizeSettings } from '../../../src/analyses/epistasis/epistasisPairs.js';
-import { classWordRanges, pairTermGroups } from '../../../src/analyses/epistasis/epistasisPlanes.js';
+import { classWordRanges, pairTermGroups, planeOf } from '../../../src/analyses/epistasis/epistasisPlanes.js';
 import { ScoreTables } from '../../../src/analyses/epistasis/epistasisScores.js';
 import { finalizeDenseBandNatively } from '../../../src/analyses/epistasis/nativeDensePairs.js';
 import { loadNativePairScorer } from '../../../src/analyses/epistasis/native/nativePairScores.js';
@@ -115,7 +115,7 @@ async function finalizedOn<W extends RecordWriter>(c: BandCase, path: Path, scor
       continue;
     }
     const geometry = band.map(({ rowFirst, numRows, colFirst, numCols, strictUpper }) => ({ rowFirst, numRows, colFirst, numCols, strictUpper }));
-    const done = finalizeDenseBandNatively(settings, { sink, verifier: null }, { rows, cols, panels: geometry }, counts, { scalar: path === 'scalar' });
+    const done = finalizeDenseBandNatively(settings, { sink, verifier: null }, { rows, cols, panels: geometry }, { scalar: path === 'scalar' });
     if (done === null) throw new Error('the band was refused');
     numPairs += done;
   }
@@ -161,24 +161,25 @@ if (native.available) describe('fused dense bands = GEMM tallies scored on the J
     expect(runOf(true).pairs?.finalizeDenseBand).toBeUndefined();
   });
 
-  it('counts inconsistent with the planes are an error; a sink without a selection or misaligned planes leave the band to the engine', () => {
+  it('planes whose g0 and g1 overlap are an error; a sink without a selection or misaligned planes leave the band to the engine', () => {
     const c = CASES[1];
     const { rows, cols, numVector } = blocksOf(c);
-    const settings = settingsOf(c, 'k2');
-    const counts = new BlockGenotypeCounts(settings);
+    const settings = settingsOf(c, 'ig');
     const band = { rows, cols, panels: [{ rowFirst: 0, numRows: 5, colFirst: 0, numCols: 5, strictUpper: false }] };
     const sink = new EntrySink(numVector, 2, { kind: 'none' }, null);
-    // Row 3 is monomorphic (genotype 0 in every sample): with its controls' g0 count 0, its pairs' cells go negative.
-    const wrong = new BlockGenotypeCounts(settings);
-    wrong.of(rows)[4 * 3] = 0;
-    expect(() => finalizeDenseBandNatively(settings, { sink, verifier: null }, band, wrong)).toThrow(/scoreDenseBand: a pair's tallies exceed its SNPs' genotype counts/);
+    // Row 3's controls' g1 plane a copy of its g0 plane: genotype counts past the class (the marginals would read past the tables).
+    const words = rows.planes.words.slice();
+    const wpp = rows.planes.wordsPerPlane;
+    words.copyWithin((3 * 6 + planeOf(0, 1)) * wpp, (3 * 6 + planeOf(0, 0)) * wpp, (3 * 6 + planeOf(0, 0) + 1) * wpp);
+    const overlapping = { ...rows, planes: { ...rows.planes, words } };
+    expect(() => finalizeDenseBandNatively(settings, { sink, verifier: null }, { ...band, rows: overlapping })).toThrow(/scoreDenseBand: genotype counts exceed the class sizes/);
     const histogram = new HistogramCounter({ numBuckets: 16000, columnNames: ['V'], entryColumns: [0], sumColumns: [] });
     const histogramSink = new EntrySink(numVector, 2, { kind: 'none' }, null, { histogram });
-    expect(finalizeDenseBandNatively(settings, { sink: histogramSink, verifier: null }, band, counts)).toBeNull();
+    expect(finalizeDenseBandNatively(settings, { sink: histogramSink, verifier: null }, band)).toBeNull();
     const shifted = new Uint32Array(rows.planes.words.length + 1);
     shifted.set(rows.planes.words, 1);
     const misaligned = { ...rows, planes: { ...rows.planes, words: shifted.subarray(1) } };
-    expect(finalizeDenseBandNatively(settings, { sink, verifier: null }, { ...band, rows: misaligned }, counts)).toBeNull();
+    expect(finalizeDenseBandNatively(settings, { sink, verifier: null }, { ...band, rows: misaligned })).toBeNull();
   });
 });
 

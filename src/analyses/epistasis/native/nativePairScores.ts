@@ -42,13 +42,10 @@ export interface NativeDenseBand {
   readonly rowNumVectors: number;
   readonly rowVectorFirst: number;
   readonly rowsReal: number;
-  /** Class genotype counts of the row block's real vectors (4 each, genotypeCountsOf). */
-  readonly rowCounts: Int32Array;
   readonly colWords: Uint32Array;
   readonly colNumVectors: number;
   readonly colVectorFirst: number;
   readonly colsReal: number;
-  readonly colCounts: Int32Array;
   readonly numPlanes: number;
   readonly wordsPerPlane: number;
   /** The planes of genotype 0 and 1 of controls, then of cases. */

@@ -23,11 +23,12 @@ constexpr int64_t kChunkTallies = kTileRows * kChunkCols;
 /**
  * A panel's columns' genotype planes, transposed so that a tile's column words lie together: for column group q (8
  * columns, the last padded with zeros), class words w (the controls' class words, then the cases'), genotype x, lane
- * k: words[q·groupStride + (2w + x)·8 + k].
+ * k: words[q·groupStride + (2w + x)·8 + k]; and each column's class genotype counts (4 a column, genotypeCountsOf's).
  */
 struct ColumnPlanes {
   std::vector<uint64_t> words;
   int64_t groupStride = 0;
+  std::vector<int32_t> counts;
 };
 
 /** The band's class word counts: nw[cls] = classWords[cls] end − first. */
@@ -43,6 +44,7 @@ void transposeColumns(const DenseBand& band, const ClassSpans& spans, int64_t co
   const int64_t numGroups = (colsReal + kLanes - 1) / kLanes;
   out.groupStride = 2 * kLanes * (spans.nw[0] + spans.nw[1]);
   out.words.resize(static_cast<size_t>(numGroups * out.groupStride));
+  out.counts.resize(static_cast<size_t>(4 * colsReal));
   // Padding lanes of the last group: zero tallies, never scored.
   std::fill(out.words.begin() + (numGroups - 1) * out.groupStride, out.words.end(), uint64_t{0});
   for (int64_t c = 0; c < colsReal; c++) {
@@ -51,10 +53,27 @@ void transposeColumns(const DenseBand& band, const ClassSpans& spans, int64_t co
     for (int cls = 0; cls < 2; cls++) {
       const uint64_t* g0 = vector + band.genotypePlane[cls][0] * band.words64;
       const uint64_t* g1 = vector + band.genotypePlane[cls][1] * band.words64;
+      int64_t n0 = 0, n1 = 0;
       for (int64_t w = band.classWords[cls][0]; w < band.classWords[cls][1]; w++, to += 2 * kLanes) {
         to[0] = g0[w];
         to[kLanes] = g1[w];
+        n0 += __builtin_popcountll(g0[w]);
+        n1 += __builtin_popcountll(g1[w]);
       }
+      out.counts[4 * c + 2 * cls] = static_cast<int32_t>(n0);
+      out.counts[4 * c + 2 * cls + 1] = static_cast<int32_t>(n1);
+    }
+  }
+}
+
+/** A vector's class genotype counts (g0, g1 of controls, then of cases) from its planes, into counts[0 … 4). */
+void countGenotypes(const DenseBand& band, const uint64_t* vector, int32_t* counts) {
+  for (int cls = 0; cls < 2; cls++) {
+    for (int x = 0; x < 2; x++) {
+      const uint64_t* plane = vector + band.genotypePlane[cls][x] * band.words64;
+      int64_t n = 0;
+      for (int64_t w = band.classWords[cls][0]; w < band.classWords[cls][1]; w++) n += __builtin_popcountll(plane[w]);
+      counts[2 * cls + x] = static_cast<int32_t>(n);
     }
   }
 }
@@ -140,7 +159,9 @@ const char* scorePanel(const DenseBand& band, const BandPanel& p, const ScoreTab
   if (rowsReal <= 0 || colsReal <= 0) return "";
   const ClassSpans spans = classSpansOf(band);
   transposeColumns(band, spans, p.colFirst, colsReal, scratch.columns);
-  const int32_t* colCounts = band.cols.counts + 4 * p.colFirst;
+  const int32_t* colCounts = scratch.columns.counts.data();
+  // Counts within their classes (g0 and g1 disjoint, no bit past the class): the marginals (IG) read the tables at them.
+  if (!scoring::countsWithinClasses(colCounts, colsReal, band.controls, band.cases)) return "genotype counts exceed the class sizes";
   if (score == Score::kIG) {
     scratch.colMI.resize(static_cast<size_t>(colsReal));
     for (int64_t c = 0; c < colsReal; c++) scratch.colMI[c] = scoring::snpMutualInformation(tables.nLogN, tables.ln2, colCounts + 4 * c, band.controls, band.cases);
@@ -156,6 +177,7 @@ const char* scorePanel(const DenseBand& band, const BandPanel& p, const ScoreTab
   for (int64_t s0 = 0; s0 < rowsReal; s0 += kTileRows) {
     const int64_t numStripRows = std::min<int64_t>(kTileRows, rowsReal - s0);
     int64_t c0[kTileRows];
+    int32_t rowCounts[4 * kTileRows];
     TileRows rowPlanes;
     int64_t stripC0 = colsReal;
     for (int r = 0; r < kTileRows; r++) {
@@ -168,16 +190,18 @@ const char* scorePanel(const DenseBand& band, const BandPanel& p, const ScoreTab
       c0[r] = p.strictUpper ? std::min(colsReal, std::max<int64_t>(0, i + 1 - colVectorFirst)) : 0;
       stripC0 = std::min(stripC0, c0[r]);
       const uint64_t* vector = band.rows.words + (p.rowFirst + s0 + r) * band.numPlanes * band.words64;
+      countGenotypes(band, vector, rowCounts + 4 * r);
       for (int cls = 0; cls < 2; cls++) {
         for (int x = 0; x < 2; x++) rowPlanes[r][2 * cls + x] = vector + band.genotypePlane[cls][x] * band.words64 + band.classWords[cls][0];
       }
     }
     if (stripC0 >= colsReal) continue;
+    if (!scoring::countsWithinClasses(rowCounts, numStripRows, band.controls, band.cases)) return "genotype counts exceed the class sizes";
     double rowMI[kTileRows] = {};
     for (int r = 0; r < numStripRows && score == Score::kIG; r++) {
-      rowMI[r] = scoring::snpMutualInformation(tables.nLogN, tables.ln2, band.rows.counts + 4 * (p.rowFirst + s0 + r), band.controls, band.cases);
+      rowMI[r] = scoring::snpMutualInformation(tables.nLogN, tables.ln2, rowCounts + 4 * r, band.controls, band.cases);
     }
-    chunk.rowCounts = band.rows.counts + 4 * (p.rowFirst + s0);
+    chunk.rowCounts = rowCounts;
     for (int64_t chunk0 = stripC0 / kChunkCols * kChunkCols; chunk0 < colsReal; chunk0 += kChunkCols) {
       const int64_t chunkEnd = std::min(chunk0 + kChunkCols, colsReal);
       for (int64_t q0 = std::max(chunk0, stripC0 / kLanes * kLanes); q0 < chunkEnd; q0 += kLanes) {
@@ -216,11 +240,6 @@ bool avx512TalliesUsable() {
 
 const char* scoreDenseBand(const DenseBand& band, const ScoreTables& tables, Score score, const RecordSelection& selection,
                            bool allowAvx512, PanelOutcome& out) {
-  // Class genotype counts within their classes: the per-SNP marginals (IG) read the score tables at them.
-  if (!scoring::countsWithinClasses(band.rows.counts, band.rows.numVectorReal, band.controls, band.cases)
-      || !scoring::countsWithinClasses(band.cols.counts, band.cols.numVectorReal, band.controls, band.cases)) {
-    return "genotype counts exceed the class sizes";
-  }
   const TileTallies tileTallies = allowAvx512 && avx512TalliesUsable() ? tileTalliesAvx512 : tileTalliesScalar;
   thread_local BandScratch scratch;
   if (scratch.zeroPlane.size() < static_cast<size_t>(band.words64)) scratch.zeroPlane.assign(static_cast<size_t>(band.words64), 0);

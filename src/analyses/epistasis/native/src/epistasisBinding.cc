@@ -63,7 +63,7 @@ DensePanel panelOf(const Napi::Object& p) {
   return panel;
 }
 
-/** One block of a band (`side` "row" or "col"): its words (8-byte aligned, every vector's planes), vectors and counts. */
+/** One block of a band (`side` "row" or "col"): its words (8-byte aligned, every vector's planes) and vectors. */
 BandBlock bandBlockOf(const Napi::Object& b, const std::string& side, int64_t numPlanes, int64_t wordsPerPlane, int64_t numVector) {
   BandBlock block{};
   block.numVectors = integerOf(b, (side + "NumVectors").c_str());
@@ -76,7 +76,6 @@ BandBlock bandBlockOf(const Napi::Object& b, const std::string& side, int64_t nu
                                                              static_cast<size_t>(block.numVectors * numPlanes * wordsPerPlane), side + "Words");
   if (reinterpret_cast<uintptr_t>(words.Data()) % 8 != 0) throw ArgumentError{side + "Words is not 8-byte aligned"};
   block.words = reinterpret_cast<const uint64_t*>(words.Data());
-  block.counts = arrayOf<Napi::Int32Array>(b.Get(side + "Counts"), napi_int32_array, static_cast<size_t>(4 * block.numVectorReal), side + "Counts").Data();
   return block;
 }
 
