@@ -53,17 +53,6 @@ inline bool tableOf(const DensePanel& panel, const int64_t (&rowCounts)[4], int6
   return (x[2] | x[5] | x[6] | x[7] | x[8] | y[2] | y[5] | y[6] | y[7] | y[8]) >= 0;
 }
 
-/** K2 (k2Score's sum, cell by cell: lf[a + b + 1] − lf[a] − lf[b]); each cell's term is independent of the sum. */
-inline double k2Score(const double* lf, const PairTable& table) {
-  const int64_t* x = table.x;
-  const int64_t* y = table.y;
-  double terms[9];
-  for (int c = 0; c < 9; c++) terms[c] = lf[x[c] + y[c] + 1] - lf[x[c]] - lf[y[c]];
-  double sum = terms[0];
-  for (int c = 1; c < 9; c++) sum += terms[c];
-  return sum;
-}
-
 /**
  * epistasisScores.ts mutualInformation over `numCell` cells, in its order of operations. Its class sums Σ controls and
  * Σ cases are the class sizes `numControls`, `numCases` for every table of the panel (and its marginals).
@@ -108,8 +97,9 @@ struct RowMarginals {
 };
 
 /**
- * The engine values (engineValueOf) of pairs (row r, columns [c0, cEnd)) into values[c]; false when a pair's tallies
- * are inconsistent with the counts. A row's values first, its checksum and records after: two tight loops.
+ * The engine values (engineValueOf) of pairs (row r, columns [c0, cEnd)) into values[c], MI or IG (K2: scoreRowK2);
+ * false when a pair's tallies are inconsistent with the counts. A row's values first, its checksum and records after:
+ * two tight loops.
  */
 template <Score S, bool Transposed>
 bool scoreRow(const DensePanel& panel, const ScoreTables& tables, const RowMarginals& marginals, int64_t r, int64_t c0, int64_t cEnd, double* values) {
@@ -117,9 +107,7 @@ bool scoreRow(const DensePanel& panel, const ScoreTables& tables, const RowMargi
   PairTable table;
   for (int64_t c = c0; c < cEnd; c++) {
     if (!tableOf<Transposed>(panel, rowCounts, r, c, table)) return false;
-    if (S == Score::kK2) {
-      values[c] = clampEngineValue(15 - k2Score(tables.logFactorial, table) * tables.k2Scale);
-    } else if (S == Score::kMI) {
+    if (S == Score::kMI) {
       values[c] = clampEngineValue(mutualInformation<9>(tables.nLogN, tables.ln2, table.x, table.y, panel.controls, panel.cases));
     } else {
       // interactionInformation, 2-way: MI(AB) − MI(A) − MI(B), A the earlier SNP (the slower index of the cells).
@@ -131,11 +119,44 @@ bool scoreRow(const DensePanel& panel, const ScoreTables& tables, const RowMargi
   return true;
 }
 
+/**
+ * scoreRow for K2 (epistasisScores.ts k2Score: per cell lf[a + b + 1] − lf[a] − lf[b], summed cell by cell), the cells
+ * of tableOf kept in registers and each term computed before the sum: the same integers and double operations in the
+ * same order (a PairTable in memory and a loop over its terms spill more).
+ */
+template <bool Transposed>
+bool scoreRowK2(const DensePanel& panel, const ScoreTables& tables, const RowMarginals&, int64_t r, int64_t c0, int64_t cEnd, double* values) {
+  const int64_t a0 = panel.rowCounts[4 * r], a1 = panel.rowCounts[4 * r + 1], b0 = panel.rowCounts[4 * r + 2], b1 = panel.rowCounts[4 * r + 3];
+  const double* lf = tables.logFactorial;
+  const uint32_t* const* t = panel.tallies;
+  const int64_t base = r * panel.numCols;
+  for (int64_t c = c0; c < cEnd; c++) {
+    const int64_t at = base + c;
+    const int32_t* k = panel.colCounts + 4 * c;
+    const int64_t n00 = t[0][at], n01 = t[1][at], n10 = t[2][at], n11 = t[3][at];
+    const int64_t m00 = t[4][at], m01 = t[5][at], m10 = t[6][at], m11 = t[7][at];
+    // Cells by tableOf's rule: 3·g_row + g_col, the off-diagonal pairs traded when Transposed.
+    const int64_t xr0 = a0 - n00 - n01, xc0 = k[0] - n00 - n10, xr1 = a1 - n10 - n11, xc1 = k[1] - n01 - n11;
+    const int64_t yr0 = b0 - m00 - m01, yc0 = k[2] - m00 - m10, yr1 = b1 - m10 - m11, yc1 = k[3] - m01 - m11;
+    const int64_t x8 = panel.controls - a0 - a1 - k[0] - k[1] + n00 + n01 + n10 + n11;
+    const int64_t y8 = panel.cases - b0 - b1 - k[2] - k[3] + m00 + m01 + m10 + m11;
+    if ((xr0 | xc0 | xr1 | xc1 | x8 | yr0 | yc0 | yr1 | yc1 | y8) < 0) return false;
+    const auto term = [lf](int64_t x, int64_t y) { return lf[x + y + 1] - lf[x] - lf[y]; };
+    const double t0 = term(n00, m00), t4 = term(n11, m11), t8 = term(x8, y8);
+    const double t1 = Transposed ? term(n10, m10) : term(n01, m01), t3 = Transposed ? term(n01, m01) : term(n10, m10);
+    const double t2 = Transposed ? term(xc0, yc0) : term(xr0, yr0), t6 = Transposed ? term(xr0, yr0) : term(xc0, yc0);
+    const double t5 = Transposed ? term(xc1, yc1) : term(xr1, yr1), t7 = Transposed ? term(xr1, yr1) : term(xc1, yc1);
+    const double sum = t0 + t1 + t2 + t3 + t4 + t5 + t6 + t7 + t8;
+    values[c] = clampEngineValue(15 - sum * tables.k2Scale);
+  }
+  return true;
+}
+
 using RowScorer = bool (*)(const DensePanel&, const ScoreTables&, const RowMarginals&, int64_t, int64_t, int64_t, double*);
 
 /** scoreRow for `score`, with the cells transposed or not. */
 inline RowScorer rowScorerOf(Score score, bool transposed) {
-  if (score == Score::kK2) return transposed ? scoreRow<Score::kK2, true> : scoreRow<Score::kK2, false>;
+  if (score == Score::kK2) return transposed ? scoreRowK2<true> : scoreRowK2<false>;
   if (score == Score::kMI) return transposed ? scoreRow<Score::kMI, true> : scoreRow<Score::kMI, false>;
   return transposed ? scoreRow<Score::kIG, true> : scoreRow<Score::kIG, false>;
 }
