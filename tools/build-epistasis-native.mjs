@@ -1,4 +1,4 @@
-// Builds the native scorer of dense 2-way epistasis panels (src/analyses/epistasis/native, node-gyp) into
+// Builds the native scorer of dense 2-way epistasis panels and bands (src/analyses/epistasis/native, node-gyp) into
 // build/epistasis/snptally_epistasis.node. Run by `npm run build:native` and at install (install-addons.mjs).
 //
 // An optional speed-up: without a C++ toolchain (or off x86-64) the script writes build/epistasis/UNAVAILABLE with the
@@ -9,7 +9,10 @@ import { addonBuild, SHARED_NATIVE_HEADERS } from './addonBuild.mjs';
 const build = addonBuild({
   label: 'build:native (epistasis)',
   sourceDir: 'src/analyses/epistasis/native',
-  sources: ['src/epistasisBinding.cc', 'src/densePairScores.cc', 'src/densePairScores.h', ...SHARED_NATIVE_HEADERS],
+  sources: [
+    'src/epistasisBinding.cc', 'src/densePairScores.cc', 'src/densePairScores.h', 'src/pairScoring.h', 'src/denseBand.cc', 'src/denseBand.h',
+    ...SHARED_NATIVE_HEADERS,
+  ],
   outDirName: 'epistasis',
   targetName: 'snptally_epistasis',
 });

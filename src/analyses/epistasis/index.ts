@@ -1,7 +1,7 @@
 // Case-control epistasis (issue 27): for every pair, triple or quadruple of SNPs its 3^k × 2 contingency table of genotypes in
 // controls and cases, exact from the popcount GEMMs, scored by K2, MI or IG; one value per tuple, ranked by `top-n`.
 import { UserError } from '../../core/errors.js';
-import type { AnalysisRun, AnalysisSettings, Analysis } from '../index.js';
+import type { AnalysisRun, AnalysisSettings, Analysis, FinalizeContext, PairDenseBand } from '../index.js';
 import { classWordRanges, epistasisPlaneLayout, pairTermGroups, tripleTallyPlan } from './epistasisPlanes.js';
 import { BlockGenotypeCounts, finalizeEpistasisPairs, finalizeEpistasisTriples, type EpistasisFinalizeSettings } from './epistasisFinalize.js';
 import { k2TableSlack, ScoreTables } from './epistasisScores.js';
@@ -11,6 +11,8 @@ import { ProgramDevicePairs } from '../index.js';
 import { ProgramDeviceTriples } from '../index.js';
 import { epistasisTripleValues } from './epistasisTripleProgram.js';
 import { epistasisQuadValues } from './epistasisQuadProgram.js';
+import { finalizeDenseBandNatively } from './nativeDensePairs.js';
+import { loadNativePairScorer } from './native/nativePairScores.js';
 import { ProgramDeviceQuads } from '../index.js';
 
 export {
@@ -60,6 +62,10 @@ export const analysis: Analysis = {
         ? {
           termGroups: pairTermGroups(spec.sparse),
           finalize: (ctx, block, tallies) => finalizeEpistasisPairs(finalizeSettings, ctx, block, tallies, blockCounts),
+          // Without missing calls the native scorer computes its bands' tallies too (where it is built): CPU runs in bands.
+          ...(!spec.sparse && loadNativePairScorer().available
+            ? { finalizeDenseBand: (ctx: FinalizeContext, band: PairDenseBand) => finalizeDenseBandNatively(finalizeSettings, ctx, band) }
+            : {}),
           // The device's values are the host's bits (epistasisPairProgram.ts); its table goes before the per-vector words, which takes no LD window.
           deviceFinalizer: (gemm, threshold, options) => ((options.window ?? null) !== null ? null
             : ProgramDevicePairs.create(epistasisPairValues(finalizeSettings, settings.numVector), gemm, threshold, settings.numVector, options)),

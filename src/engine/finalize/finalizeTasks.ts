@@ -49,8 +49,8 @@ export interface QuadTileRun {
 }
 
 /**
- * One task: rows of a panel of pairs, consecutive j-slices, rows of a quad tile, or a windowed run's band of panels
- * whose GEMM the worker computes too (pairBands.ts); blocks and tallies in shared memory.
+ * One task: rows of a panel of pairs, consecutive j-slices, rows of a quad tile, or a band of panels whose GEMM the
+ * worker computes too (pairBands.ts); blocks and tallies in shared memory.
  */
 export type FinalizeTask =
   | { readonly kind: 'pairs'; readonly block: PairBlock; readonly tallies: readonly Uint32Array[]; readonly values?: PanelValueTarget }
@@ -162,7 +162,7 @@ export class LocalFinalizer {
   private readonly records: (RecordWriter & { take(): TakenRecords }) | null;
   private readonly sink: EntrySink;
   private readonly ctx: FinalizeContext;
-  /** A windowed run's band tasks, opened on the first. */
+  /** Band tasks (pairBands.ts), opened on the first. */
   private bands: PairBandWorker | null = null;
 
   constructor(private readonly setup: FinalizeSetup, private readonly analysis: AnalysisRun) {
@@ -189,9 +189,8 @@ export class LocalFinalizer {
       numTuples = pairs.finalize(pairCtx, task.block, task.tallies);
     } else if (task.kind === 'pairBand') {
       const pairs = this.analysis.pairs;
-      const window = this.setup.window ?? null;
-      if (pairs === null || window === null) throw new Error('a band task for a run without pairs or without an LD window');
-      this.bands ??= new PairBandWorker(window);
+      if (pairs === null) throw new Error('a band task for a run without pairs');
+      this.bands ??= new PairBandWorker(this.setup.window ?? null);
       numTuples = this.bands.run(task, pairs, ctx);
     } else if (task.kind === 'triples') {
       const triples = this.analysis.triples;

@@ -58,7 +58,7 @@ export interface HostFinalizer {
   finalizeTriples(run: TripleSliceRun, onTriples: (numTriples: number) => void): Promise<number>;
   /** Finalizes a quad tile's rows in order; `onQuads(n)` as parts of them are done; returns its quadruples. */
   finalizeQuads(run: QuadTileRun, onQuads: (numQuads: number) => void): Promise<number>;
-  /** Where a windowed CPU run's band tasks (pairBands.ts) run: on the pool, or on this thread. */
+  /** Where a CPU run's band tasks (pairBands.ts) run: on the pool, or on this thread. */
   readonly bands?: PairBandRunner;
   /** Ends its worker threads, if any. */
   close(): Promise<void>;

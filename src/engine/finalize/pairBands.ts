@@ -1,7 +1,9 @@
-// Band tasks of a windowed 2-way run on the CPU: consecutive panels of one step, computed (the CPU kernel set's GEMM
-// in the worker's own thread, PopcountGemm.threadKernel) and finalized by one finalize worker. A windowed run's panels
-// are small (~30 k pairs at 100,000 SNPs, 1 Mb): a message per panel to the kernel workers and a finalize of each on the
-// main thread cost more than their GEMM. Here the main thread posts one task per band and merges outcomes in order.
+// Band tasks of a 2-way run on the CPU: consecutive panels of one step (a windowed run), or a panel's rows (an analysis
+// with its own dense bands), computed (the analysis's band finalize, else the CPU kernel set's GEMM in the worker's own
+// thread, PopcountGemm.threadKernel) and finalized by one finalize worker. A windowed run's panels are small (~30 k pairs
+// at 100,000 SNPs, 1 Mb): a message per panel to the kernel workers and a finalize of each on the main thread cost more
+// than their GEMM; a dense band's tallies stay in cache between its GEMM and its finalize. Here the main thread posts
+// one task per band and merges outcomes in order.
 import { openThreadGemm, type PlaneWordRange, type TermGroup, type ThreadGemm, type ThreadGemmKernel } from '../../mgemm/index.js';
 import type { FinalizeContext, PairAnalysis, VectorBlockView } from '../../analyses/index.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
@@ -40,9 +42,8 @@ export function inlineBandRunner(rank: RankFinalize): PairBandRunner {
     start: async (task) => {
       await new Promise((resolve) => setImmediate(resolve));
       const pairs = rank.analysis.pairs;
-      const window = rank.sink.window;
-      if (pairs === null || window === null) throw new Error('a band task for a run without pairs or without an LD window');
-      worker ??= new PairBandWorker(window);
+      if (pairs === null) throw new Error('a band task for a run without pairs');
+      worker ??= new PairBandWorker(rank.sink.window);
       worker.run(task, pairs, rank);
       return () => undefined;
     },
@@ -118,25 +119,29 @@ export function pooledBandRunner(poolThreads: number, pool: BandPool, options: {
 }
 
 /**
- * The worker side: the analysis's own band finalize where it has one that takes the band (r²'s native path), else each
- * panel's window sub-blocks computed with its own GEMM and finalized into `ctx`.
+ * The worker side: the analysis's own band finalize where it has one that takes the band (r²'s native window bands,
+ * epistasis's dense ones), else each panel (with an LD window: its window sub-blocks) computed with its own GEMM and
+ * finalized into `ctx`.
  */
 export class PairBandWorker {
   private gemm: ThreadGemm | null = null;
   private scratch = new Uint32Array(0);
 
-  constructor(private readonly window: PairWindowLimits) {}
+  /** `window`: the run's LD window, or null (a dense run's bands). */
+  constructor(private readonly window: PairWindowLimits | null) {}
 
   /** Runs `task`; returns the pairs finalized (those of its sub-blocks: the pipeline counts its panels' pairs itself). */
   run(task: PairBandTask, pairs: PairAnalysis, ctx: FinalizeContext): number {
     const { rows, cols, termGroups, planeWordRanges } = task;
-    const own = pairs.finalizeWindowBand?.(ctx, { rows, cols, panels: task.panels, window: this.window }) ?? null;
-    if (own !== null) return own;
+    const { window } = this;
+    const own = window === null ? pairs.finalizeDenseBand?.(ctx, { rows, cols, panels: task.panels })
+      : pairs.finalizeWindowBand?.(ctx, { rows, cols, panels: task.panels, window });
+    if (own !== undefined && own !== null) return own;
     this.gemm ??= openThreadGemm(task.kernel);
     const vectorFirst = { rows: rows.vectorFirst, cols: cols.vectorFirst };
     let numPairs = 0;
     for (const panel of task.panels) {
-      for (const sub of windowSubBlocks(panel, vectorFirst, this.window, WINDOW_SUB_BLOCK_ROWS)) {
+      for (const sub of window === null ? [panel] : windowSubBlocks(panel, vectorFirst, window, WINDOW_SUB_BLOCK_ROWS)) {
         const tallies = this.talliesFor(termGroups.length, sub.numRows * sub.numCols);
         this.gemm.run({
           a: rows.planes, aFirst: sub.rowFirst, aCount: sub.numRows, b: cols.planes, bFirst: sub.colFirst, bCount: sub.numCols,

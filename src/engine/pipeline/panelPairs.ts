@@ -1,6 +1,15 @@
-// Pairs of a 2-way panel: all of them, and those an LD window keeps (the pipelines' counts of computed and kept pairs).
+// Pairs of a 2-way step or panel: all of them, and those an LD window keeps (the pipelines' counts of computed and kept pairs).
 import { windowPairsIn, type PairWindowLimits } from '../../core/pairWindow.js';
 import type { PairBlock } from '../../analyses/index.js';
+import type { IndexRange } from '../../parallel/index.js';
+
+/** Unique pairs of a step (pipeline2.ts PairStep), for progress accounting. */
+export function pairsOfStep(step: { readonly isDiagonalBlock: boolean; readonly rowRange: IndexRange; readonly colRange: IndexRange }): number {
+  const numRows = Math.max(0, step.rowRange.end - step.rowRange.begin);
+  const numCols = Math.max(0, step.colRange.end - step.colRange.begin);
+  // The diagonal block's ranges are the whole block on both sides: its strict upper triangle.
+  return step.isDiagonalBlock ? (numRows * (numRows - 1)) / 2 : numRows * numCols;
+}
 
 /** Pairs of a panel (a strictUpper panel starts its rows and columns at one vector, mgemm/contract.ts). */
 export function pairsInPanel(b: { numRows: number; numCols: number; strictUpper: boolean }): number {

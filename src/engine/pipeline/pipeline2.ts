@@ -13,10 +13,10 @@ import type { ReceivedBlocks, VectorBlock } from '../blocks/vectorBlock.js';
 import { planeWordRangesOf } from '../blocks/planePacking.js';
 import type { PairWindowLimits } from '../../core/pairWindow.js';
 import { windowPanelRows, windowPanelsOf } from './windowPanels.js';
-import { keptPairsInPanel, pairsInPanel } from './panelPairs.js';
-import { runWindowBands, windowBandsOf } from './windowBands.js';
+import { keptPairsInPanel, pairsInPanel, pairsOfStep } from './panelPairs.js';
+import { pairBandsOf, runPairBands } from './windowBands.js';
 
-export { pairsInPanel } from './panelPairs.js';
+export { pairsInPanel, pairsOfStep } from './panelPairs.js';
 
 /**
  * One block of the rank's block row, or the part of it the plan gives this rank: its column block, whether it
@@ -76,14 +76,6 @@ export interface PipelineEnv {
 export async function reduceOverFields(fieldComm: Communicator, tallies: Uint32Array[]): Promise<Uint32Array[]> {
   if (fieldComm.size === 1) return tallies;
   return Promise.all(tallies.map((t) => fieldComm.allReduceSum(t)));
-}
-
-/** Unique pairs of a step, for progress accounting. */
-export function pairsOfStep(step: PairStep): number {
-  const numRows = Math.max(0, step.rowRange.end - step.rowRange.begin);
-  const numCols = Math.max(0, step.colRange.end - step.colRange.begin);
-  // The diagonal block's ranges are the whole block on both sides: its strict upper triangle.
-  return step.isDiagonalBlock ? (numRows * (numRows - 1)) / 2 : numRows * numCols;
 }
 
 /** One GEMM call of a step: a panel of the rank's rows against the step's columns. */
@@ -199,9 +191,10 @@ export interface PairStepsOutcome {
 export async function runPairSteps(env: PipelineEnv, own: VectorBlock, steps: readonly PairStep[]): Promise<PairStepsOutcome> {
   const device = devicePairFinalizer(env.run, env.gemm, { placement: env.finalizePlacement, fieldComm: env.fieldComm });
   if (device !== null) return runPairStepsOnDevice(env, own, steps, device);
-  // A windowed run on the CPU kernel set: bands of panels, each computed and finalized on one finalize worker.
-  const bands = windowBandsOf(env);
-  if (bands !== null) return runWindowBands(env, bands, own, pairPanels(env, own, steps, PAIRS_PER_PANEL));
+  // A CPU run in bands (an LD window, or an analysis's own dense bands): each computed and finalized on one finalize thread.
+  // Dense bands are rows of the host path's panels, so that their records come in the same order.
+  const bands = pairBandsOf(env, own, steps);
+  if (bands !== null) return runPairBands(env, bands, pairPanels(env, own, steps, bands.window === null ? hostPairsPerPanel(env) : PAIRS_PER_PANEL));
   const host = hostPairFinalize(env);
   const window = env.run.sink.window;
   let numPairs = 0;

@@ -1,7 +1,8 @@
-// Whole engine runs of dense 2-way epistasis with the native scorer (the built-in analysis) against the same runs on the
-// JS path (jsScoredEpistasis.ts): the same checksum, entries and zeros, the same top-N file and the same threshold
-// record files byte for byte — K2, MI and IG, over several blocks (row SNPs after column SNPs: transposed cells),
-// replicas and phases, on finalize tasks of 2 threads.
+// Whole engine runs of dense 2-way epistasis with the native scorer (the built-in analysis: its fused dense bands, tallies
+// and scores in one call per band, pipeline/windowBands.ts) against the same runs on the JS path (jsScoredEpistasis.ts:
+// the kernel set's GEMM, then finalize tasks): the same checksum, entries and zeros, the same top-N file and the same
+// threshold record files byte for byte — K2, MI and IG, over several blocks (row SNPs after column SNPs: transposed
+// cells), replicas and phases, on 2 threads; K2 on 1 and 3 threads too.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,11 +35,15 @@ describe('dense 2-way epistasis runs: native scorer = JS path', () => {
   const filesPromise = preparedCaseControl(dir, 'dense', randomCaseControlData(70, 203, 21, 0));
   let runIdx = 0;
 
-  it.each(['k2', 'mi', 'ig'] as const)('%s: checksum, top 15 and threshold records under npv 3, npr 2 × phases 2', async (score) => {
+  const runs = [
+    ...(['k2', 'mi', 'ig'] as const).map((score) => ({ score, numThreads: 2, parts: [{}, { numProcVector: 3 }, { numProcVector: 2, numProcRepl: 2, numPhase: 2 }] })),
+    { score: 'k2' as const, numThreads: 1, parts: [{}, { numProcVector: 3 }] },
+    { score: 'k2' as const, numThreads: 3, parts: [{}, { numProcVector: 2, numPhase: 2 }] },
+  ];
+  it.each(runs)('$score on $numThreads threads: checksum, top 15 and threshold records, one rank and several', async ({ score, numThreads, parts }) => {
     const files = await filesPromise;
-    const parts: readonly Partial<Decomposition>[] = [{}, { numProcVector: 3 }, { numProcVector: 2, numProcRepl: 2, numPhase: 2 }];
-    for (const part of parts) {
-      const options = { ...files, order: 2 as const, score, top: 15, backend: 'cpu' as const, numThreads: 2, decomposition: decomposition(part) };
+    for (const part of parts as readonly Partial<Decomposition>[]) {
+      const options = { ...files, order: 2 as const, score, top: 15, backend: 'cpu' as const, numThreads, decomposition: decomposition(part) };
       // The top 15, then every pair whose value passes a threshold a little below the 15th's.
       let weakestTop = 0;
       for (const kind of ['top', 'threshold'] as const) {

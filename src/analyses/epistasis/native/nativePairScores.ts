@@ -1,5 +1,5 @@
-// Loads the native scorer of dense 2-way epistasis panels (build/epistasis/snptally_epistasis.node, see
-// src/densePairScores.h) once per thread, on first use, and says why it cannot be used when it cannot: not built (no
+// Loads the native scorer of dense 2-way epistasis panels and bands (build/epistasis/snptally_epistasis.node, see
+// src/densePairScores.h and src/denseBand.h) once per thread, on first use, and says why it cannot be used when it cannot: not built (no
 // compiler, not x86-64, install scripts skipped; analyses/nativeAddons.ts). Its values, checksum and records are the JS
 // path's, bit for bit.
 import type { EpistasisScore } from '../../../core/types.js';
@@ -35,7 +35,33 @@ export interface NativeScoring {
   readonly ln2: number;
 }
 
-/** A panel's exact checksum part and its records as the file lays them out (i, j, value bits). */
+/** A band of panels as the addon computes and scores it (nativeDensePairs.ts builds it from a PairDenseBand). */
+export interface NativeDenseBand {
+  /** The blocks' planes (epistasisPlanes.ts's 6, vector-major, `wordsPerPlane` 32-bit words each; 8-byte aligned). */
+  readonly rowWords: Uint32Array;
+  readonly rowNumVectors: number;
+  readonly rowVectorFirst: number;
+  readonly rowsReal: number;
+  readonly colWords: Uint32Array;
+  readonly colNumVectors: number;
+  readonly colVectorFirst: number;
+  readonly colsReal: number;
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+  /** The planes of genotype 0 and 1 of controls, then of cases. */
+  readonly genotypePlanes: Int32Array;
+  /** Each class's 32-bit words [first, end) of a plane (controls, then cases), where its planes may have bits. */
+  readonly classWords: Int32Array;
+  readonly controls: number;
+  readonly cases: number;
+  readonly numVector: number;
+  /** rowFirst, numRows, colFirst, numCols, strictUpper (0 or 1) per panel. */
+  readonly panels: Int32Array;
+  /** Tallies by 64-bit popcounts even where AVX-512 runs (tests compare the two). */
+  readonly scalar?: boolean;
+}
+
+/** A panel's (or band's) exact checksum part and its records as the file lays them out (i, j, value bits). */
 export interface NativePanelScores {
   /** The sum Σ rv·iv of ChecksumAccumulator.addEntries as its limbs (ChecksumAccumulator.merge). */
   readonly checksumLimbs: Float64Array;
@@ -46,9 +72,13 @@ export interface NativePanelScores {
   readonly numRecords: number;
 }
 
-/** The addon's function. */
+/** The addon's functions. */
 export interface NativePairScorer {
   scoreDensePairs(panel: NativeDensePanel, scoring: NativeScoring, selection: NativeRecordSelection): NativePanelScores;
+  /** Computes the band's tallies and scores them: the outcome of scoreDensePairs over its panels' GEMM tallies. */
+  scoreDenseBand(band: NativeDenseBand, scoring: NativeScoring, selection: NativeRecordSelection): NativePanelScores;
+  /** Whether the band's AVX-512 tallies run on this CPU. */
+  avx512TalliesUsable(): boolean;
 }
 
 export type NativePairScorerStatus =

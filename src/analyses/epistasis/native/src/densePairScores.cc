@@ -1,206 +1,44 @@
-// Scores a dense 2-way epistasis panel (densePairScores.h): per pair the same integers and the same double operations,
-// in the same order, as epistasisPairs.ts DensePairScorer and epistasisScores.ts, so each value is the JS path's bits
-// (the build passes -ffp-contract=off: no fused multiply-add; x86-64 doubles are SSE2, no extended precision).
+// Scores a dense 2-way epistasis panel (densePairScores.h) from the GEMM's tallies: per pair pairScoring.h's table,
+// score and engine value, per row its checksum part and records.
 #include "densePairScores.h"
 
 #include <algorithm>
 
+#include "pairScoring.h"
+
 namespace snptally::epistasis {
-namespace {
 
-/** JS Math.min(15.5, Math.max(0, v)) (engineValueOf's clamp): NaN stays NaN, −0 becomes +0. */
-double clampEngineValue(double v) {
-  if (v != v) return v;
-  const double atLeastZero = v > 0 ? v : 0.0;
-  return atLeastZero < 15.5 ? atLeastZero : 15.5;
-}
-
-/** A pair's table, cells in canonical order: x[c] controls, y[c] cases (int64: indices of the score tables). */
-struct PairTable {
-  int64_t x[9];
-  int64_t y[9];
-};
-
-/**
- * The table of pair (row r, column c) (epistasisPairs.ts DensePairScorer's integers): cells 3·g_row + g_col, or
- * 3·g_col + g_row when the row SNP is the later one (canonical order, `Transposed`: the cells 1 ↔ 3, 2 ↔ 6 and 5 ↔ 7
- * trade places). Returns false when a cell is negative (tallies inconsistent with the counts); as each class's cells
- * sum to its size, non-negative cells are within the score tables.
- */
-template <bool Transposed>
-bool tableOf(const DensePanel& panel, const int64_t (&rowCounts)[4], int64_t r, int64_t c, PairTable& table) {
-  const uint32_t* const* t = panel.tallies;
-  const int64_t at = r * panel.numCols + c;
-  const int32_t* k = panel.colCounts + 4 * c;
-  const int64_t a0 = rowCounts[0], a1 = rowCounts[1], b0 = rowCounts[2], b1 = rowCounts[3];
-  const int64_t ka0 = k[0], ka1 = k[1], kb0 = k[2], kb1 = k[3];
-  const int64_t n00 = t[0][at], n01 = t[1][at], n10 = t[2][at], n11 = t[3][at];
-  const int64_t m00 = t[4][at], m01 = t[5][at], m10 = t[6][at], m11 = t[7][at];
-  int64_t* x = table.x;
-  int64_t* y = table.y;
-  x[0] = n00, x[4] = n11, y[0] = m00, y[4] = m11;
-  x[Transposed ? 3 : 1] = n01, x[Transposed ? 1 : 3] = n10, y[Transposed ? 3 : 1] = m01, y[Transposed ? 1 : 3] = m10;
-  x[Transposed ? 6 : 2] = a0 - n00 - n01, x[Transposed ? 2 : 6] = ka0 - n00 - n10;
-  x[Transposed ? 7 : 5] = a1 - n10 - n11, x[Transposed ? 5 : 7] = ka1 - n01 - n11;
-  y[Transposed ? 6 : 2] = b0 - m00 - m01, y[Transposed ? 2 : 6] = kb0 - m00 - m10;
-  y[Transposed ? 7 : 5] = b1 - m10 - m11, y[Transposed ? 5 : 7] = kb1 - m01 - m11;
-  x[8] = panel.controls - a0 - a1 - ka0 - ka1 + x[0] + x[1] + x[3] + x[4];
-  y[8] = panel.cases - b0 - b1 - kb0 - kb1 + y[0] + y[1] + y[3] + y[4];
-  return (x[2] | x[5] | x[6] | x[7] | x[8] | y[2] | y[5] | y[6] | y[7] | y[8]) >= 0;
-}
-
-/** K2 (k2Score's sum, cell by cell: lf[a + b + 1] − lf[a] − lf[b]); each cell's term is independent of the sum. */
-double k2Score(const double* lf, const PairTable& table) {
-  const int64_t* x = table.x;
-  const int64_t* y = table.y;
-  double terms[9];
-  for (int c = 0; c < 9; c++) terms[c] = lf[x[c] + y[c] + 1] - lf[x[c]] - lf[y[c]];
-  double sum = terms[0];
-  for (int c = 1; c < 9; c++) sum += terms[c];
-  return sum;
-}
-
-/**
- * epistasisScores.ts mutualInformation over `numCell` cells, in its order of operations. Its class sums Σ controls and
- * Σ cases are the class sizes `numControls`, `numCases` for every table of the panel (and its marginals).
- */
-template <int NumCell>
-double mutualInformation(const double* t, double ln2, const int64_t* controls, const int64_t* cases, int64_t numControls, int64_t numCases) {
-  double joint = 0, marginal = 0;
-  for (int c = 0; c < NumCell; c++) {
-    joint += t[controls[c]] + t[cases[c]];
-    marginal += t[controls[c] + cases[c]];
-  }
-  const int64_t total = numControls + numCases;
-  if (total == 0) return 0;
-  return (joint - marginal - t[numControls] - t[numCases] + t[total]) / (static_cast<double>(total) * ln2);
-}
-
-/**
- * MI of one SNP's marginal table: its class genotype counts (g0, g1 of controls, then of cases; g2 the rest of the
- * class). Without missing calls every pair's table sums to these over the other SNP's genotypes (x0 + x1 + x2 = n00
- * + n01 + (a0 − n00 − n01) = a0, …): interactionInformation's MI(A) and MI(B) of a pair are its SNPs' own, the same
- * integers and so the same doubles — computed once per SNP instead of once per pair.
- */
-double snpMutualInformation(const double* t, double ln2, const int32_t* counts, int64_t numControls, int64_t numCases) {
-  const int64_t controls[3] = {counts[0], counts[1], numControls - counts[0] - counts[1]};
-  const int64_t cases[3] = {counts[2], counts[3], numCases - counts[2] - counts[3]};
-  return mutualInformation<3>(t, ln2, controls, cases, numControls, numCases);
-}
-
-/** What a row's scores read besides the panel: for IG, MI(row SNP) and MI(column SNP) per column (else unused). */
-struct RowMarginals {
-  double rowMI;
-  const double* colMI;
-};
-
-/**
- * The engine values (engineValueOf) of pairs (row r, columns [c0, cEnd)) into values[c]; false when a pair's tallies
- * are inconsistent with the counts. A row's values first, its checksum and records after: two tight loops.
- */
-template <Score S, bool Transposed>
-bool scoreRow(const DensePanel& panel, const ScoreTables& tables, const RowMarginals& marginals, int64_t r, int64_t c0, int64_t cEnd, double* values) {
-  const int64_t rowCounts[4] = {panel.rowCounts[4 * r], panel.rowCounts[4 * r + 1], panel.rowCounts[4 * r + 2], panel.rowCounts[4 * r + 3]};
-  PairTable table;
-  for (int64_t c = c0; c < cEnd; c++) {
-    if (!tableOf<Transposed>(panel, rowCounts, r, c, table)) return false;
-    if (S == Score::kK2) {
-      values[c] = clampEngineValue(15 - k2Score(tables.logFactorial, table) * tables.k2Scale);
-    } else if (S == Score::kMI) {
-      values[c] = clampEngineValue(mutualInformation<9>(tables.nLogN, tables.ln2, table.x, table.y, panel.controls, panel.cases));
-    } else {
-      // interactionInformation, 2-way: MI(AB) − MI(A) − MI(B), A the earlier SNP (the slower index of the cells).
-      const double full = mutualInformation<9>(tables.nLogN, tables.ln2, table.x, table.y, panel.controls, panel.cases);
-      const double first = Transposed ? marginals.colMI[c] : marginals.rowMI, second = Transposed ? marginals.rowMI : marginals.colMI[c];
-      values[c] = clampEngineValue(full - first - second + 4);
-    }
-  }
-  return true;
-}
-
-using RowScorer = bool (*)(const DensePanel&, const ScoreTables&, const RowMarginals&, int64_t, int64_t, int64_t, double*);
-
-template <Score S>
-RowScorer rowScorerOf(bool transposed) {
-  return transposed ? scoreRow<S, true> : scoreRow<S, false>;
-}
-
-}  // namespace
+using scoring::RowMarginals;
 
 const char* scoreDensePanel(const DensePanel& panel, const ScoreTables& tables, Score score, const RecordSelection& selection,
                             PanelOutcome& out) {
   // Class genotype counts within their classes: the per-SNP marginals (IG) read the score tables at them.
-  const auto countsValid = [&panel](const int32_t* counts, int64_t numVectors) {
-    for (int64_t v = 0; v < numVectors; v++) {
-      const int32_t* k = counts + 4 * v;
-      if ((k[0] | k[1] | k[2] | k[3]) < 0 || k[0] + int64_t{k[1]} > panel.controls || k[2] + int64_t{k[3]} > panel.cases) return false;
-    }
-    return true;
-  };
-  if (!countsValid(panel.rowCounts, panel.rowsReal) || !countsValid(panel.colCounts, panel.colsReal)) return "genotype counts exceed the class sizes";
-  const int64_t nv = panel.numVector;
+  if (!scoring::countsWithinClasses(panel.rowCounts, panel.rowsReal, panel.controls, panel.cases)
+      || !scoring::countsWithinClasses(panel.colCounts, panel.colsReal, panel.controls, panel.cases)) {
+    return "genotype counts exceed the class sizes";
+  }
   RecordFilter filter(selection);
   std::vector<double> rowValues(static_cast<size_t>(panel.colsReal));
   double* values = rowValues.data();
   std::vector<double> colMI(score == Score::kIG ? static_cast<size_t>(panel.colsReal) : 0);
-  for (size_t c = 0; c < colMI.size(); c++) colMI[c] = snpMutualInformation(tables.nLogN, tables.ln2, panel.colCounts + 4 * c, panel.controls, panel.cases);
+  for (size_t c = 0; c < colMI.size(); c++) colMI[c] = scoring::snpMutualInformation(tables.nLogN, tables.ln2, panel.colCounts + 4 * c, panel.controls, panel.cases);
   for (int64_t r = 0; r < panel.rowsReal; r++) {
     const int64_t i = panel.rowVectorFirst + r;
     const int64_t c0 = panel.strictUpper ? std::max<int64_t>(0, i + 1 - panel.colVectorFirst) : 0;
     if (c0 >= panel.colsReal) continue;
     // Blocks are disjoint ranges of SNPs (or one block, strictUpper): the row SNP is later for all columns or none.
     const bool transposed = i > panel.colVectorFirst + c0;
-    const RowScorer scorer = score == Score::kK2 ? rowScorerOf<Score::kK2>(transposed)
-                             : score == Score::kMI ? rowScorerOf<Score::kMI>(transposed) : rowScorerOf<Score::kIG>(transposed);
     const RowMarginals marginals{
-        score == Score::kIG ? snpMutualInformation(tables.nLogN, tables.ln2, panel.rowCounts + 4 * r, panel.controls, panel.cases) : 0, colMI.data()};
-    if (!scorer(panel, tables, marginals, r, c0, panel.colsReal, values)) return "a pair's tallies exceed its SNPs' genotype counts";
+        score == Score::kIG ? scoring::snpMutualInformation(tables.nLogN, tables.ln2, panel.rowCounts + 4 * r, panel.controls, panel.cases) : 0,
+        colMI.data()};
+    if (!scoring::rowScorerOf(score, transposed)(panel, tables, marginals, r, c0, panel.colsReal, values)) {
+      return "a pair's tallies exceed its SNPs' genotype counts";
+    }
     if (panel.values != nullptr) std::copy(values + c0, values + panel.colsReal, panel.values + r * panel.numCols + c0);
-    // ChecksumAccumulator.addEntries: every pair an entry, zeros counted, NaN adds nothing, rv·floor(v·2^56) exact;
-    // tupleValuePairWeights: uid max·nv + min, left of i a run of step 1, right of it one of step nv.
-    const int64_t jFirst = panel.colVectorFirst + c0;
-    const int64_t cRight = c0 + std::max<int64_t>(0, std::min(panel.colsReal - c0, i - jFirst));
-    WeightRun left(static_cast<uint64_t>(i * nv + jFirst), 1);
-    WeightRun right(static_cast<uint64_t>((panel.colVectorFirst + cRight) * nv + i), static_cast<uint64_t>(nv));
-    unsigned __int128 sum = 0;
-    uint64_t zeros = 0;
-    for (int64_t c = c0; c < panel.colsReal; c++) {
-      if ((c - c0) % ExactSum::kProductsPerFlush == ExactSum::kProductsPerFlush - 1) {
-        out.checksum.add(sum);
-        sum = 0;
-      }
-      const double value = values[c];
-      WeightRun& run = c < cRight ? left : right;
-      const uint64_t rv = run.weight();
-      run.next();
-      if (value == 0) {
-        zeros++;
-      } else if (value == value) {
-        if (!(value >= 0 && value < 16)) return "a value outside the checksum's range [0, 16)";
-        // v·2^56 < 2^60 is exact; truncation is floor for non-negative values.
-        sum += static_cast<unsigned __int128>(rv) * checksumIntegerOf(value);
-      }
-    }
-    out.checksum.add(sum);
-    out.zeros += zeros;
-    out.entries += static_cast<uint64_t>(panel.colsReal - c0);
-    out.numPairs += static_cast<uint64_t>(panel.colsReal - c0);
-    if (!selection.writesRecords) continue;
-    for (int64_t c = c0; c < panel.colsReal; c++) {
-      const float f = static_cast<float>(values[c]);
-      if (!filter.keeps(f)) continue;
-      uint32_t bits;
-      __builtin_memcpy(&bits, &f, sizeof bits);
-      out.recordWords.push_back(static_cast<uint32_t>(i));
-      out.recordWords.push_back(static_cast<uint32_t>(panel.colVectorFirst + c));
-      out.recordWords.push_back(bits);
-    }
+    const char* failure = scoring::addScoredRow(i, panel.colVectorFirst + c0, panel.colsReal - c0, values + c0, panel.numVector, selection, filter, out);
+    if (failure[0] != '\0') return failure;
   }
-  // A top-N writer's records: only those at or above the bar tightened as they came (recordFilter.h).
-  std::vector<uint32_t>& words = out.recordWords;
-  const size_t kept = filter.keepPassingFinalBar(words.data(), words.size(), 3);
-  words.resize(kept);
-  out.numRecords = kept / 3;
+  scoring::keepRecordsPassingFinalBar(filter, out);
   return "";
 }
 

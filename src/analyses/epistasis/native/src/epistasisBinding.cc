@@ -5,7 +5,9 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "denseBand.h"
 #include "densePairScores.h"
 #include "napiArguments.h"
 
@@ -16,6 +18,9 @@ using snptally::native::arrayOf;
 using snptally::native::doubleOf;
 using snptally::native::integerOf;
 using snptally::native::selectionOf;
+using snptally::epistasis::BandBlock;
+using snptally::epistasis::BandPanel;
+using snptally::epistasis::DenseBand;
 using snptally::epistasis::DensePanel;
 using snptally::epistasis::PanelOutcome;
 using snptally::epistasis::RecordSelection;
@@ -58,32 +63,74 @@ DensePanel panelOf(const Napi::Object& p) {
   return panel;
 }
 
-Napi::Value ScoreDensePairs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  PanelOutcome outcome;
-  try {
-    if (info.Length() != 3 || !info[0].IsObject() || !info[1].IsObject() || !info[2].IsObject()) {
-      throw ArgumentError{"takes (panel, scoring, selection) objects"};
-    }
-    const DensePanel panel = panelOf(info[0].As<Napi::Object>());
-    const Napi::Object scoring = info[1].As<Napi::Object>();
-    const Score score = scoreOf(scoring.Get("score").ToString().Utf8Value());
-    // ln n! up to n = classes' sum + 1, n·ln n up to the sum: every index a table of non-negative cells reads.
-    const size_t numField = static_cast<size_t>(panel.controls + panel.cases);
-    const ScoreTables tables{
-        arrayOf<Napi::Float64Array>(scoring.Get("logFactorial"), napi_float64_array, numField + 2, "logFactorial").Data(),
-        arrayOf<Napi::Float64Array>(scoring.Get("nLogN"), napi_float64_array, numField + 1, "nLogN").Data(),
-        doubleOf(scoring, "k2Scale"), doubleOf(scoring, "ln2")};
-    const RecordSelection selection = selectionOf(info[2].As<Napi::Object>());
-    const char* failure = scoreDensePanel(panel, tables, score, selection, outcome);
-    if (failure[0] != '\0') {
-      Napi::Error::New(env, std::string("scoreDensePairs: ") + failure).ThrowAsJavaScriptException();
-      return env.Undefined();
-    }
-  } catch (const ArgumentError& error) {
-    Napi::TypeError::New(env, "scoreDensePairs: " + error.message).ThrowAsJavaScriptException();
-    return env.Undefined();
+/** One block of a band (`side` "row" or "col"): its words (8-byte aligned, every vector's planes) and vectors. */
+BandBlock bandBlockOf(const Napi::Object& b, const std::string& side, int64_t numPlanes, int64_t wordsPerPlane, int64_t numVector) {
+  BandBlock block{};
+  block.numVectors = integerOf(b, (side + "NumVectors").c_str());
+  block.vectorFirst = integerOf(b, (side + "VectorFirst").c_str());
+  block.numVectorReal = integerOf(b, (side + "sReal").c_str());
+  if (block.numVectorReal > block.numVectors || block.vectorFirst + block.numVectorReal > numVector) {
+    throw ArgumentError{side + "sReal exceeds the block's vectors or the run's"};
   }
+  const Napi::Uint32Array words = arrayOf<Napi::Uint32Array>(b.Get(side + "Words"), napi_uint32_array,
+                                                             static_cast<size_t>(block.numVectors * numPlanes * wordsPerPlane), side + "Words");
+  if (reinterpret_cast<uintptr_t>(words.Data()) % 8 != 0) throw ArgumentError{side + "Words is not 8-byte aligned"};
+  block.words = reinterpret_cast<const uint64_t*>(words.Data());
+  return block;
+}
+
+/** The band; every plane, word range and panel checked against the blocks it reads. */
+DenseBand bandOf(const Napi::Object& b, std::vector<BandPanel>& panels) {
+  DenseBand band{};
+  band.numPlanes = integerOf(b, "numPlanes");
+  const int64_t wordsPerPlane = integerOf(b, "wordsPerPlane");
+  if (wordsPerPlane % 2 != 0) throw ArgumentError{"wordsPerPlane is odd (planes of 64-bit words)"};
+  band.words64 = wordsPerPlane / 2;
+  band.controls = integerOf(b, "controls");
+  band.cases = integerOf(b, "cases");
+  band.numVector = integerOf(b, "numVector");
+  band.rows = bandBlockOf(b, "row", band.numPlanes, wordsPerPlane, band.numVector);
+  band.cols = bandBlockOf(b, "col", band.numPlanes, wordsPerPlane, band.numVector);
+  const int32_t* planes = arrayOf<Napi::Int32Array>(b.Get("genotypePlanes"), napi_int32_array, 4, "genotypePlanes").Data();
+  const int32_t* classWords = arrayOf<Napi::Int32Array>(b.Get("classWords"), napi_int32_array, 4, "classWords").Data();
+  for (int cls = 0; cls < 2; cls++) {
+    for (int x = 0; x < 2; x++) {
+      if (planes[2 * cls + x] < 0 || planes[2 * cls + x] >= band.numPlanes) throw ArgumentError{"a genotype plane outside the planes"};
+      band.genotypePlane[cls][x] = planes[2 * cls + x];
+    }
+    // 32-bit word ranges to the 64-bit words holding them.
+    const int64_t first = classWords[2 * cls], end = classWords[2 * cls + 1];
+    if (first < 0 || first > end || end > wordsPerPlane) throw ArgumentError{"a class's words outside the plane"};
+    band.classWords[cls][0] = first / 2;
+    band.classWords[cls][1] = (end + 1) / 2;
+  }
+  const Napi::Int32Array given = arrayOf<Napi::Int32Array>(b.Get("panels"), napi_int32_array, 0, "panels");
+  if (given.ElementLength() % 5 != 0) throw ArgumentError{"panels is not 5 numbers per panel"};
+  for (size_t at = 0; at < given.ElementLength(); at += 5) {
+    const BandPanel p{given[at], given[at + 1], given[at + 2], given[at + 3], given[at + 4] != 0};
+    if (p.rowFirst < 0 || p.numRows < 0 || p.colFirst < 0 || p.numCols < 0 || p.rowFirst + p.numRows > band.rows.numVectors
+        || p.colFirst + p.numCols > band.cols.numVectors) {
+      throw ArgumentError{"a panel outside its blocks"};
+    }
+    panels.push_back(p);
+  }
+  band.panels = panels.data();
+  band.numPanels = static_cast<int64_t>(panels.size());
+  return band;
+}
+
+/** The score and its tables; `numField` the classes' sum (every index a table of non-negative cells reads). */
+ScoreTables scoreTablesOf(const Napi::Object& scoring, int64_t numField) {
+  // ln n! up to n = classes' sum + 1, n·ln n up to the sum.
+  const size_t n = static_cast<size_t>(numField);
+  return ScoreTables{
+      arrayOf<Napi::Float64Array>(scoring.Get("logFactorial"), napi_float64_array, n + 2, "logFactorial").Data(),
+      arrayOf<Napi::Float64Array>(scoring.Get("nLogN"), napi_float64_array, n + 1, "nLogN").Data(),
+      doubleOf(scoring, "k2Scale"), doubleOf(scoring, "ln2")};
+}
+
+/** The outcome as JS reads it: checksum limbs, counts, records. */
+Napi::Object outcomeObject(Napi::Env env, const PanelOutcome& outcome) {
   Napi::Object result = Napi::Object::New(env);
   Napi::Float64Array limbs = Napi::Float64Array::New(env, snptally::epistasis::ExactSum::kLimbs);
   outcome.checksum.normalizedLimbs(limbs.Data());
@@ -98,8 +145,58 @@ Napi::Value ScoreDensePairs(const Napi::CallbackInfo& info) {
   return result;
 }
 
+/** Runs `score(outcome)` (which throws ArgumentError on bad arguments, returns a failure text or ""), then the outcome. */
+template <typename Scorer>
+Napi::Value scoredOutcome(const Napi::CallbackInfo& info, const char* name, Scorer score) {
+  Napi::Env env = info.Env();
+  PanelOutcome outcome;
+  try {
+    if (info.Length() != 3 || !info[0].IsObject() || !info[1].IsObject() || !info[2].IsObject()) {
+      throw ArgumentError{"takes three objects"};
+    }
+    const char* failure = score(outcome);
+    if (failure[0] != '\0') {
+      Napi::Error::New(env, std::string(name) + ": " + failure).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+  } catch (const ArgumentError& error) {
+    Napi::TypeError::New(env, std::string(name) + ": " + error.message).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return outcomeObject(env, outcome);
+}
+
+/** scoreDensePairs(panel, scoring, selection). */
+Napi::Value ScoreDensePairs(const Napi::CallbackInfo& info) {
+  return scoredOutcome(info, "scoreDensePairs", [&info](PanelOutcome& outcome) {
+    const DensePanel panel = panelOf(info[0].As<Napi::Object>());
+    const Napi::Object scoring = info[1].As<Napi::Object>();
+    const ScoreTables tables = scoreTablesOf(scoring, panel.controls + panel.cases);
+    return scoreDensePanel(panel, tables, scoreOf(scoring.Get("score").ToString().Utf8Value()), selectionOf(info[2].As<Napi::Object>()), outcome);
+  });
+}
+
+/** scoreDenseBand(band, scoring, selection). */
+Napi::Value ScoreDenseBand(const Napi::CallbackInfo& info) {
+  return scoredOutcome(info, "scoreDenseBand", [&info](PanelOutcome& outcome) {
+    const Napi::Object b = info[0].As<Napi::Object>();
+    std::vector<BandPanel> panels;
+    const DenseBand band = bandOf(b, panels);
+    const Napi::Object scoring = info[1].As<Napi::Object>();
+    const ScoreTables tables = scoreTablesOf(scoring, band.controls + band.cases);
+    const bool allowAvx512 = !b.Get("scalar").ToBoolean().Value();
+    return scoreDenseBand(band, tables, scoreOf(scoring.Get("score").ToString().Utf8Value()), selectionOf(info[2].As<Napi::Object>()), allowAvx512, outcome);
+  });
+}
+
+Napi::Value Avx512TalliesUsable(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), snptally::epistasis::avx512TalliesUsable());
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("scoreDensePairs", Napi::Function::New(env, ScoreDensePairs));
+  exports.Set("scoreDenseBand", Napi::Function::New(env, ScoreDenseBand));
+  exports.Set("avx512TalliesUsable", Napi::Function::New(env, Avx512TalliesUsable));
   return exports;
 }
 
