@@ -14,7 +14,7 @@ import type { SelectionRecord } from './genotypeSelection.js';
 import type { CaseControlRecord } from './phenotypes.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import {
-  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar, type SidecarSnps,
+  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageSidecarFile, type PreparedSidecar, type SidecarSnps,
 } from './preparedSidecar.js';
 import { commitStagedFiles, discardStagedFiles, type StagedFile } from './stagedFiles.js';
 import { systemErrorText } from './systemErrorText.js';
@@ -110,7 +110,7 @@ export async function prepareGenotypes(
       vectors: bySample ? 'samples' : 'snps', packedSha256, vectorOrder, skippedSites: options.skippedSites, selection: options.selection,
       caseControl: options.caseControl,
     });
-    staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
+    staged.push(stageSidecarFile(sidecarPathOf(packedPath), sidecar));
     commitStagedFiles(staged);
     staged.length = 0;
     return sidecar;

@@ -101,6 +101,7 @@ describe.each([
     expect(new Uint8Array(readFileSync(packedPath))).toEqual(expected.packed);
     expect(sidecar).toEqual(expected.sidecar);
     expect(readSidecar(`${packedPath}.json`)).toEqual(expected.sidecar);
+    expect(JSON.parse(readFileSync(`${packedPath}.json`, 'utf8'))).toEqual(expected.sidecar);
     rmSync(packedPath);
     rmSync(`${packedPath}.json`);
   });
