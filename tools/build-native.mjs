@@ -1,4 +1,4 @@
-// Builds the native AVX-512 popcount-GEMM kernel and the GRM's OpenBLAS entry (opened at run time; mgemm/kernels/native, node-gyp) into
+// Builds the native AVX-512 popcount-GEMM kernel, its code-row packing and vector sums, and the GRM's OpenBLAS entry (opened at run time; mgemm/kernels/native, node-gyp) into
 // build/native/snptally_popcount.node. Run by `npm run build:native`.
 //
 // The kernel is an optional speed-up: without a C++ toolchain (or off x86-64) the script writes
@@ -12,7 +12,7 @@ const build = addonBuild({
   sources: [
     'src/popcountAvx512.cc', 'src/popcountKernel.h', 'src/horizontal4x4.cc', 'src/verticalLoops.cc', 'src/verticalMicrokernel.h',
     'src/verticalPacking.cc', 'src/verticalPacking.h', 'src/layoutChoice.cc', 'src/amxSupport.cc', 'src/amxPacking.h',
-    'src/amxPacking.cc', 'src/amxMicrokernel.h', 'src/amxLoops.cc', 'src/openBlasSyrk.cc',
+    'src/amxPacking.cc', 'src/amxMicrokernel.h', 'src/amxLoops.cc', 'src/openBlasSyrk.cc', 'src/codePlanes.cc',
   ],
   outDirName: 'native',
   targetName: 'snptally_popcount',

@@ -14,6 +14,16 @@ export type ProgressListener = (done: number, total: number) => void;
 /** The engine's entry point. */
 export type RunJob = (spec: JobSpec, hooks?: RunHooks) => Promise<RunResult>;
 
+/**
+ * The most bytes of packed vectors a fileset is prepared into memory with (read in place by the run, and by epistasis's
+ * tables) rather than into a temporary file: 256 MiB, at most a quarter of the memory available (the run's blocks come on top;
+ * the engine's memory estimate counts the input too).
+ */
+export async function inMemoryInputBytes(): Promise<number> {
+  const { availableHostMemory } = await import('../engine/index.js');
+  return Math.min(256 * 2 ** 20, Math.floor(availableHostMemory().bytes / 4));
+}
+
 /** Loads the engine and returns its `runJob`. */
 export async function loadRunJob(): Promise<RunJob> {
   const engine = await import('../engine/index.js');

@@ -5,8 +5,8 @@ import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../paralle
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { MAX_TOP_RECORDS } from '../core/limits.js';
-import { genotypeInputKind, MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
-import { loadRunJob, startRunKernelsAhead, type JobSpec, type MemoryReport, type StartedRunKernels } from './engineApi.js';
+import { genotypeInputKind, MATRIX_FORMATS, MATRIX_SHAPES, SAMPLE_ROWS_READY } from '../io/index.js';
+import { inMemoryInputBytes, loadRunJob, startRunKernelsAhead, type JobSpec, type MemoryReport, type StartedRunKernels } from './engineApi.js';
 import {
   addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText, type SelectionOptionText,
 } from './genotypeInputOptions.js';
@@ -151,6 +151,8 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     input = await resolveRunInput(options.input, {
       onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
       gpuTransposesRecords: layout.vectors === 'samples' && launch === null && await gpuTransposesRecords(early.spec),
+      // A .bed whose SNPs fit is read into memory that the run reads in place: no temporary file written, hashed, read back.
+      ...(launch === null && layout.vectors === 'snps' ? { inMemoryMaxBytes: await inMemoryInputBytes() } : {}),
     });
   } catch (error) {
     await startedKernels?.cancel();
@@ -224,7 +226,7 @@ async function runPlanned(
   }
   const plan = buildRunPlan(options, availableParallelism(), input?.size ?? null, windowInputOf(input));
   // The engine reads rows in memory where they are; people see the input they named.
-  const spec = input?.inMemory == null ? plan.spec : { ...plan.spec, source: input.inMemory.source };
+  const spec = { ...plan.spec, source: engineSourceOf(input) ?? plan.spec.source };
   const shown = shownSpecOf(spec, input);
   // The engine checks the input file, the output stub and the decomposition before any work starts.
   const runJob = await loadRunJob();
@@ -237,6 +239,15 @@ async function runPlanned(
   if (result.backendNote !== null) process.stderr.write(`snptally: ${result.backendNote}\n`);
   writeCommandOutput(plan.json ? `${JSON.stringify(runJsonOf(shown, result, plan.threshold, input))}\n`
     : formatRunSummary(shown, result, plan.threshold));
+}
+
+/** The engine's source where the input is in memory (rows transposed there, or packed vectors prepared there); else null. */
+function engineSourceOf(input: RunInput | null): JobSpec['source'] | null {
+  if (input?.inMemory != null) return input.inMemory.source;
+  if (input?.packedInMemory == null) return null;
+  const state = new Int32Array(new SharedArrayBuffer(4));
+  state[0] = SAMPLE_ROWS_READY;
+  return { kind: 'memory', packed: input.packedInMemory, state };
 }
 
 /** Where an LD window finds the input's loci: its sidecar, named by the file the user gave. */

@@ -1,18 +1,20 @@
 // What `run --input X` reads: a prepared file (sizes from its sidecar), a raw packed file, or a PLINK
-// fileset / VCF prepared on the fly into a temporary packed file — or, with `--individuals`, transposed into memory
-// (io/sampleRowsInMemory.ts), which the run reads while it is written (engine source `memory`).
+// fileset / VCF prepared on the fly into a temporary packed file — or into shared memory where its SNPs are counted
+// beforehand and fit (RunInputOptions.inMemoryMaxBytes; a .bed's whole records are converted in bulk), or, with
+// `--individuals`, transposed into memory (io/sampleRowsInMemory.ts), which the run reads while it is written (engine
+// source `memory`).
 //
-// Why a temporary prepared file rather than reading .bed/VCF inside the ranks: ranks read their slabs by
-// offset arithmetic from one packed layout (src/io/packedVectorFile.ts); a VCF is text and cannot be
-// addressed that way, and one streaming conversion (disk speed) is small next to the O(n²·m) run. So
-// every input reaches the engine as the same packed file and the engine stays format-agnostic.
+// Why a packed layout rather than reading .bed/VCF inside the ranks: ranks read their slabs by offset arithmetic from
+// one packed layout (src/io/packedVectorFile.ts); a VCF is text and cannot be addressed that way, and one streaming
+// conversion (disk speed) is small next to the O(n²·m) run. So every input reaches the engine as the same packed
+// vectors, in a file or in memory, and the engine stays format-agnostic.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
-  checkPreparedFile, genotypeInputKind, plinkPathsOf, prepareGenotypes, preparedBytesOf, prepareGenotypesInMemory, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
+  checkPreparedFile, genotypeInputKind, plinkPathsOf, prepareBedRecordsInMemory, prepareGenotypes, preparedBytesOf, prepareGenotypesInMemory, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
   type BadSitePolicy, type GenotypeSelection, type PreparedSidecar, type SampleRowsInMemory, type SampleRowsResult,
 } from '../io/index.js';
 import type { JobSpec } from './engineApi.js';
@@ -146,7 +148,7 @@ export async function resolveRunInput(givenPath: string, options: RunInputOption
   const opened = options.inMemoryMaxBytes === undefined ? null : await openSelectedGenotypes(givenPath, preparationOptions);
   const bytes = opened === null ? null : preparedBytesOf(opened.source);
   if (opened !== null && bytes !== null && bytes <= (options.inMemoryMaxBytes ?? 0)) {
-    const prepared = await prepareGenotypesInMemory(opened.source, opened.records);
+    const prepared = prepareBedRecordsInMemory(opened.source, opened.records) ?? await prepareGenotypesInMemory(opened.source, opened.records);
     return {
       kind, givenPath, packedPath: givenPath, size: sizeOf(prepared.sidecar), sidecar: prepared.sidecar, sidecarPath: null, readPaths,
       checked: CHECKED, inMemory: null, packedInMemory: prepared.packed, dispose: () => {},

@@ -1,7 +1,9 @@
 // Reading a .bed's records as they are (PLINK's codes): for the transposition into rows in memory (bedSampleRows.ts),
-// and for a GPU kernel set that transposes them itself (PlaneMatrix.codeRecords, engine/blocks/codeRowPlanes.ts).
+// and for a GPU kernel set that transposes them itself (PlaneMatrix.codeRecords, engine/blocks/codeRowPlanes.ts); or
+// converted in bulk into SNP vectors (prepare, and packed vectors in memory).
 import { closeSync, readSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
+import { convertBedRecordsInPlace } from './genotypeCodes.js';
 import type { BedRecords } from './genotypeSource.js';
 import { openForReading } from './openForReading.js';
 import { BED_HEADER_BYTES } from './plinkFileset.js';
@@ -38,6 +40,18 @@ export function readBedRecordsInto(records: BedRecords, into: Uint8Array, { firs
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads `records` (all of them, or `[first, first + count)`) into `into` one after another as SPEC-coded packed vectors
+ * (genotypeCodes.ts convertBedRecordsInPlace); returns their missing calls.
+ * @throws UserError naming the .bed when it cannot be read.
+ */
+export function readBedRecordsAsPacked(records: BedRecords, into: Uint8Array, part: { first: number; count: number } = { first: 0, count: records.snpIndices.length }): number {
+  const bytesPerSnp = Math.ceil(records.numSample / 4);
+  const packed = into.subarray(0, part.count * bytesPerSnp);
+  readRecords({ bedPath: records.bedPath, snpIndices: records.snpIndices.subarray(part.first, part.first + part.count) }, bytesPerSnp, packed);
+  return convertBedRecordsInPlace(packed, records.numSample);
 }
 
 /** Reads the records `part.snpIndices` into `into`, one after another, one read per run of consecutive records. */

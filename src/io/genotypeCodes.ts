@@ -55,3 +55,36 @@ export function convertBedRecord(bedRecord: Uint8Array, numSample: number, out: 
   const samplesInLastByte = numSample - 4 * (numBytes - 1);
   out[numBytes - 1] &= (1 << (2 * samplesInLastByte)) - 1;
 }
+
+/**
+ * Converts consecutive .bed records (ceil(numSample/4) bytes each, as a .bed lays them out) in place into SPEC codes,
+ * the bits past each record's last sample cleared (convertBedRecord of every record), and returns their missing codes
+ * (countMissingCodes of each): a word at a time over all of them, as the NOT does not care where records end.
+ */
+export function convertBedRecordsInPlace(records: Uint8Array, numSample: number): number {
+  const numBytes = packedBytesPerVector(numSample);
+  if (records.length % numBytes !== 0) throw new Error(`${records.length} bytes are not whole records of ${numBytes}`);
+  const numWords = records.byteOffset % 4 === 0 ? records.length >> 2 : 0;
+  const words = numWords === 0 ? new Uint32Array(0) : new Uint32Array(records.buffer, records.byteOffset, numWords);
+  let missing = 0;
+  for (let w = 0; w < numWords; w++) {
+    const codes = ~words[w];
+    words[w] = codes;
+    // Code 10: bit 2k + 1 set and bit 2k clear.
+    const missingBits = (codes >>> 1) & ~codes & 0x55555555;
+    if (missingBits !== 0) missing += popcount32(missingBits);
+  }
+  for (let b = 4 * numWords; b < records.length; b++) {
+    records[b] = bedByteToPacked(records[b]);
+    missing += MISSING_CODES_IN_BYTE[records[b]];
+  }
+  const samplesInLastByte = numSample - 4 * (numBytes - 1);
+  if (samplesInLastByte === 4) return missing;
+  const lastByteMask = (1 << (2 * samplesInLastByte)) - 1;
+  for (let last = numBytes - 1; last < records.length; last += numBytes) {
+    // The pad codes were counted above; they are not calls.
+    missing -= MISSING_CODES_IN_BYTE[records[last] & ~lastByteMask & 0xff];
+    records[last] &= lastByteMask;
+  }
+  return missing;
+}

@@ -88,3 +88,14 @@ export function describeBedRecords(rows: GenotypeSource['rows'], records: BedRec
 export function bedRecordsOf(source: GenotypeSource): BedRecords | null {
   return BED_RECORDS.get(source.rows) ?? null;
 }
+
+/**
+ * `source`'s rows as whole .bed records with their descriptions, when they are (bedRecordsOf, every sample of the .bed
+ * kept, the descriptions known beforehand) and are some; else null.
+ */
+export function wholeBedRecordsOf(source: GenotypeSource): { readonly records: BedRecords; readonly snps: readonly SnpInfo[] } | null {
+  const records = bedRecordsOf(source);
+  const snps = source.snps ?? null;
+  if (records === null || snps === null || snps.length === 0) return null;
+  return records.numSample === source.sampleIds.length && records.snpIndices.length === snps.length ? { records, snps } : null;
+}

@@ -26,7 +26,7 @@ export {
   readMetricsFileRecords,
 } from './metricsFileReader.js';
 export type { MetricsRecord, MetricsRecordChunk } from './metricsFileReader.js';
-export { CODE_BY_ALLELE1_COPIES, CODE_MISSING, bedByteToPacked, convertBedRecord, countMissingCodes } from './genotypeCodes.js';
+export { CODE_BY_ALLELE1_COPIES, CODE_MISSING, bedByteToPacked, convertBedRecord, convertBedRecordsInPlace, countMissingCodes } from './genotypeCodes.js';
 export type {
   BadSite, BadSitePolicy, BedRecords, GenotypeReadOptions, GenotypeRow, GenotypeSource, SnpInfo,
 } from './genotypeSource.js';
@@ -47,7 +47,7 @@ export { startPreparedFileCheck, type PreparedFileCheck } from './preparedFileCh
 export { CHUNK_BYTES, autosomesOf, snpsPerChunkOf, transposeToSampleMajor } from './sampleMajor.js';
 export type { TransposeSizes } from './sampleMajor.js';
 export { prepareGenotypes } from './prepareGenotypes.js';
-export { preparedBytesOf, prepareGenotypesInMemory, type PreparedInMemory } from './preparedInMemory.js';
+export { preparedBytesOf, prepareBedRecordsInMemory, prepareGenotypesInMemory, type PreparedInMemory } from './preparedInMemory.js';
 export { SAMPLE_ROWS_FAILED, SAMPLE_ROWS_PENDING, SAMPLE_ROWS_READY, startSampleRowsInMemory } from './sampleRowsInMemory.js';
 export type { SampleRowsInMemory, SampleRowsOptions, SampleRowsResult } from './sampleRowsInMemory.js';
 export type { MissingCallLists } from './sampleMajorChunks.js';

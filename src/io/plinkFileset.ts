@@ -9,7 +9,7 @@ import { describeBedRecords, type GenotypeRow, type GenotypeSource, type SnpInfo
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { systemErrorText } from './systemErrorText.js';
 import type { SampleName } from './selectionLists.js';
-import { forEachTextLine } from './textLines.js';
+import { forEachTextLine, forEachTextLineIn } from './textLines.js';
 
 /** The three files of a fileset. */
 export interface PlinkPaths {
@@ -77,15 +77,21 @@ async function readFam(path: string): Promise<{ samples: SampleName[]; founders:
 async function readBim(path: string): Promise<SnpInfo[]> {
   requireFile(path, '.bim');
   const snps: SnpInfo[] = [];
-  await forEachTextLine(path, (text, lineNumber) => {
-    const columns = columnsOf(text);
-    if (columns === null) return;
-    if (columns.length !== 6) {
-      throw new UserError(`${path} line ${lineNumber}: expected 6 columns (chrom id cM position A1 A2), found ${columns.length}`);
+  // Column k of a line is text[bounds[2k], bounds[2k + 1]): a string only for the five columns kept.
+  const bounds = new Int32Array(12);
+  await forEachTextLineIn(path, (text, start, end, lineNumber) => {
+    const numColumns = columnBoundsOf(text, start, end, bounds);
+    if (numColumns === 0) return;
+    if (numColumns !== 6) {
+      throw new UserError(`${path} line ${lineNumber}: expected 6 columns (chrom id cM position A1 A2), found ${numColumns}`);
     }
-    const pos = Number(columns[3]);
-    if (!Number.isSafeInteger(pos)) throw new UserError(`${path} line ${lineNumber}: position "${columns[3]}" is not an integer`);
-    snps.push({ chrom: columns[0], id: columns[1], pos, allele1: columns[4], allele2: columns[5] });
+    const posText = text.slice(bounds[6], bounds[7]);
+    const pos = Number(posText);
+    if (!Number.isSafeInteger(pos)) throw new UserError(`${path} line ${lineNumber}: position "${posText}" is not an integer`);
+    snps.push({
+      chrom: text.slice(bounds[0], bounds[1]), id: text.slice(bounds[2], bounds[3]), pos,
+      allele1: text.slice(bounds[8], bounds[9]), allele2: text.slice(bounds[10], bounds[11]),
+    });
   });
   if (snps.length === 0) throw new UserError(`${path}: no SNPs`);
   return snps;
@@ -107,6 +113,28 @@ function columnsOf(text: string): string[] | null {
     columns.push(text.slice(start, at));
   }
   return columns.length === 0 ? null : columns;
+}
+
+/**
+ * columnsOf's columns of `text[start, end)` as bounds (column k at `[bounds[2k], bounds[2k + 1])`, the first
+ * bounds.length / 2 of them); returns how many columns the line has (0 for a blank line).
+ */
+function columnBoundsOf(text: string, start: number, end: number, bounds: Int32Array): number {
+  const most = bounds.length >> 1;
+  let numColumns = 0;
+  let at = start;
+  while (at < end) {
+    while (at < end && isBlank(text.charCodeAt(at))) at++;
+    if (at === end) break;
+    const first = at;
+    while (at < end && !isBlank(text.charCodeAt(at))) at++;
+    if (numColumns < most) {
+      bounds[2 * numColumns] = first;
+      bounds[2 * numColumns + 1] = at;
+    }
+    numColumns++;
+  }
+  return numColumns;
 }
 
 /** Space, tab, and the other ASCII whitespace that `\s` matches in a line (vertical tab, form feed, a stray CR). */

@@ -35,9 +35,17 @@ export function ldTableHeader(snpWidth: number, extra: LdExtraColumn | null): st
   return ` CHR_A         BP_A ${'SNP_A'.padStart(snpWidth)}  CHR_B         BP_B ${'SNP_B'.padStart(snpWidth)}           R2 ${extraText}\n`;
 }
 
+/** CHR columns by chromosome name: a table's loci share a few names, and each name's code is two regular expressions. */
+const chromosomeColumns = new Map<string, string>();
+
 /** One locus: chromosome, position and ID with their widths and separators (a line holds two, then the values). */
 export function ldLocusText(locus: LdLocus, snpWidth: number): string {
-  return `${plinkChromosomeText(locus.chromosome).padStart(6)}   ${String(locus.position).padStart(10)} ${locus.id.padStart(snpWidth)} `;
+  let chromosome = chromosomeColumns.get(locus.chromosome);
+  if (chromosome === undefined) {
+    chromosome = plinkChromosomeText(locus.chromosome).padStart(6);
+    chromosomeColumns.set(locus.chromosome, chromosome);
+  }
+  return `${chromosome}   ${String(locus.position).padStart(10)} ${locus.id.padStart(snpWidth)} `;
 }
 
 /** One line: loci A and B, the value (`|r²|` as PLINK prints it) and the extra column's value when there is one. */

@@ -8,12 +8,13 @@ import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createHash, type Hash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
-import type { BadSite, GenotypeRow, GenotypeSource, SnpInfo } from './genotypeSource.js';
+import { wholeBedRecordsOf, type BadSite, type GenotypeRow, type GenotypeSource, type SnpInfo } from './genotypeSource.js';
+import { readBedRecordsAsPacked } from './bedRecordReads.js';
 import type { SelectionRecord } from './genotypeSelection.js';
 import type { CaseControlRecord } from './phenotypes.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import {
-  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageJsonFile, type PreparedSidecar, type SidecarSnps,
+  FIELD_CODING, SIDECAR_FORMAT, SIDECAR_VERSION, sidecarPathOf, stageSidecarFile, type PreparedSidecar, type SidecarSnps,
 } from './preparedSidecar.js';
 import { commitStagedFiles, discardStagedFiles, type StagedFile } from './stagedFiles.js';
 import { systemErrorText } from './systemErrorText.js';
@@ -50,7 +51,7 @@ export async function prepareGenotypes(
   const numField = source.sampleIds.length;
   const bytesPerVector = packedBytesPerVector(numField);
   const temporary = temporaryPathFor(packedPath);
-  const columns = new SnpColumns();
+  let columns = new SnpColumns();
   const bySample = options.vectors === 'samples';
   if (bySample && options.permuteSeed !== null) throw new Error('a sample-major file is not permuted (the CLI refuses --permute with --individuals)');
   // A sample-major file whose rows the source counts beforehand (a .bed, selected by descriptions) is transposed as
@@ -68,10 +69,16 @@ export async function prepareGenotypes(
       });
       staged.push({ finalPath: packedPath, temporaryPath: transposed });
     }
-    for await (const row of source.rows()) {
-      if (sampleWriter !== null) await sampleWriter.addRows(row.packed.subarray(0, bytesPerVector));
-      else writer?.write(row.packed.subarray(0, bytesPerVector));
-      columns.add(row);
+    // Whole .bed records are SNP vectors but for their codes: read and converted in bulk, not a row at a time.
+    const bed = bySample ? null : wholeBedRecordsOf(source);
+    if (bed !== null && writer !== null) {
+      columns = writeBedRecords(bed, writer, bytesPerVector);
+    } else {
+      for await (const row of source.rows()) {
+        if (sampleWriter !== null) await sampleWriter.addRows(row.packed.subarray(0, bytesPerVector));
+        else writer?.write(row.packed.subarray(0, bytesPerVector));
+        columns.add(row);
+      }
     }
     writer?.close();
     const numVector = columns.numSnp;
@@ -103,7 +110,7 @@ export async function prepareGenotypes(
       vectors: bySample ? 'samples' : 'snps', packedSha256, vectorOrder, skippedSites: options.skippedSites, selection: options.selection,
       caseControl: options.caseControl,
     });
-    staged.push(stageJsonFile(sidecarPathOf(packedPath), sidecar));
+    staged.push(stageSidecarFile(sidecarPathOf(packedPath), sidecar));
     commitStagedFiles(staged);
     staged.length = 0;
     return sidecar;
@@ -188,6 +195,20 @@ export function sidecarOf(source: GenotypeSource, columns: SnpColumns, facts: Si
  */
 export function transposeThreads(numBytes: number): number {
   return numBytes < 64 << 20 ? 1 : Math.min(16, availableParallelism());
+}
+
+/** Writes the SNP vectors of .bed records `bed` with `writer`, a few MB of records at a time; returns their columns. */
+function writeBedRecords(bed: NonNullable<ReturnType<typeof wholeBedRecordsOf>>, writer: BufferedFileWriter, bytesPerVector: number): SnpColumns {
+  const numSnp = bed.snps.length;
+  const recordsPerRead = Math.max(1, Math.min(numSnp, Math.floor(WRITE_BUFFER_BYTES / bytesPerVector)));
+  const chunk = new Uint8Array(recordsPerRead * bytesPerVector);
+  let numMissingCalls = 0;
+  for (let first = 0; first < numSnp; first += recordsPerRead) {
+    const count = Math.min(recordsPerRead, numSnp - first);
+    numMissingCalls += readBedRecordsAsPacked(bed.records, chunk, { first, count });
+    writer.write(chunk.subarray(0, count * bytesPerVector));
+  }
+  return SnpColumns.of(bed.snps, numMissingCalls);
 }
 
 /** Copies the vectors of `fromPath` into the new file `toPath` (for `finalPath`) in `order`; returns the SHA-256. */

@@ -3,7 +3,8 @@
 // (the same SHA-256 of the same bytes). For inputs whose rows the source counts beforehand (a .bed).
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
-import type { GenotypeSource } from './genotypeSource.js';
+import { readBedRecordsAsPacked } from './bedRecordReads.js';
+import { wholeBedRecordsOf, type GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { SnpColumns, sidecarOf, type PrepareOptions } from './prepareGenotypes.js';
 import type { PreparedSidecar } from './preparedSidecar.js';
@@ -42,4 +43,25 @@ export async function prepareGenotypesInMemory(
   const packedSha256 = createHash('sha256').update(packed).digest('hex');
   const sidecar = sidecarOf(source, columns, { ...options, vectors: 'snps', packedSha256, vectorOrder: null });
   return { packed, sidecar };
+}
+
+/**
+ * Reads `source` into shared memory straight from its .bed when its rows are whole .bed records (bedRecordsOf: every
+ * sample, in order; a selection of SNPs by description keeps that): a .bed record is a SNP's packed vector but for the
+ * codes and the pad bits, so the records are read in runs and converted in place, without a row at a time. Null when
+ * the rows are not such records, or are none (prepareGenotypesInMemory and prepare report that).
+ * @throws UserError naming the .bed when it cannot be read.
+ */
+export function prepareBedRecordsInMemory(
+  source: GenotypeSource, options: Pick<PrepareOptions, 'skippedSites' | 'selection' | 'caseControl'>,
+): PreparedInMemory | null {
+  const whole = wholeBedRecordsOf(source);
+  if (whole === null) return null;
+  const { records, snps } = whole;
+  const bytesPerVector = packedBytesPerVector(source.sampleIds.length);
+  const packed = new Uint8Array(new SharedArrayBuffer(snps.length * bytesPerVector));
+  const numMissingCalls = readBedRecordsAsPacked(records, packed);
+  const columns = SnpColumns.of(snps, numMissingCalls);
+  const packedSha256 = createHash('sha256').update(packed).digest('hex');
+  return { packed, sidecar: sidecarOf(source, columns, { ...options, vectors: 'snps', packedSha256, vectorOrder: null }) };
 }

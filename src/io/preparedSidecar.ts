@@ -105,9 +105,9 @@ interface StagedSidecar {
 }
 
 /**
- * Sidecars staged by this process, by final path: the PLINK front end reads back the sidecar of the run it just ran in
- * this process, and parsing megabytes of JSON it already holds would cost tens of milliseconds. A file changed since
- * (another inode, size or time) is read from disk.
+ * Sidecars staged by this process, by final path: the PLINK front end reads back the sidecar of the prepare or run it
+ * just ran in this process, and parsing megabytes of JSON it already holds would cost tens of milliseconds. A file
+ * changed since (another inode, size or time) is read from disk.
  */
 const stagedSidecars = new Map<string, StagedSidecar>();
 

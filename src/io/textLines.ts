@@ -154,6 +154,28 @@ export async function forEachTextLine(path: string, onLine: (text: string, lineN
   }
 }
 
+/**
+ * Calls `onLine` with each line of `path` as `text.slice(start, end)` — forEachTextLine without a string per line: a
+ * batch of lines is decoded as one UTF-8 string (the same text: a newline ends any sequence) that a reader of many
+ * short lines (.bim) scans in place.
+ */
+export async function forEachTextLineIn(
+  path: string, onLine: (text: string, start: number, end: number, lineNumber: number) => void,
+): Promise<void> {
+  for await (const batch of readLineBatches(path)) {
+    const numLines = batch.starts.length;
+    if (numLines === 0) continue;
+    const text = batch.bytes.toString('utf8', batch.starts[0], batch.ends[numLines - 1]);
+    // Lines end at each newline, a carriage return before it dropped, as readLineBatches cut them.
+    for (let k = 0, start = 0; k < numLines; k++) {
+      const newline = k + 1 < numLines ? text.indexOf('\n', start) : text.length;
+      const end = newline > start && text.charCodeAt(newline - 1) === 13 && k + 1 < numLines ? newline - 1 : newline;
+      onLine(text, start, end, batch.firstLineNumber + k);
+      start = newline + 1;
+    }
+  }
+}
+
 function describeStreamError(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'Z_BUF_ERROR') return 'the compressed data ends early (truncated file)';

@@ -3,9 +3,10 @@
 export * from './contract.js';
 export * from './pairFinalize.js';
 export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm, startPopcountGemm } from './registry.js';
-// Which CPU microkernel a run can use here, and why not the native one (run reports).
+// Which CPU microkernel a run can use here, and why not the native one (run reports); the addon's code-row packing.
 export {
-  loadNativePopcountKernel, NATIVE_KERNEL_NAME, nativeKernelSetName, type NativeAmxStatus, type NativeKernelLayout, type NativeKernelStatus,
+  loadNativeCodePlanes, loadNativePopcountKernel, NATIVE_KERNEL_NAME, nativeKernelSetName, type NativeAmxStatus, type NativeCodePlanes, type NativeKernelLayout,
+  type NativeKernelStatus,
 } from './kernels/native/nativePopcount.js';
 // The GRM's float64 product (OpenBLAS dsyrk through the native addon).
 export { loadOpenBlas, type OpenBlasStatus, type SymmetricRankUpdate } from './kernels/native/openBlas.js';

@@ -2,7 +2,7 @@
 // records; lines made natively in batches, several in flight) against the per-pair JS path it replaced (forceJs: each
 // pair's table by GenotypeTables, each line a string) on data with missing calls and several chromosomes, over windows,
 // thresholds, D/D′, .gz, batch sizes and threads; and `snptally plink` against plink1.9's own `.ld`.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -80,6 +80,37 @@ describe('the .ld table in bulk equals the per-pair JS path', () => {
       // Batches over a wide span take the JS path between native ones: still in order.
       expect(await tableText({ pairs: { records }, threads: 2, pairsPerBatch: 300, maxSpanBytes: 300 * 58 }, { dprime, minR2: 0.004 })).toBe(expected);
     }
+  });
+});
+
+describe('the .ld table of loci that are not all ASCII', () => {
+  it('equals the per-pair JS path (UTF-8 IDs, chr-prefixed and other chromosome names)', async () => {
+    const utf8 = join(dir, 'utf8');
+    copyFileSync(`${data}.bed`, `${utf8}.bed`);
+    copyFileSync(`${data}.fam`, `${utf8}.fam`);
+    const chromosomes = ['chr1', 'chr1', 'X', 'contig_é'];
+    writeFileSync(`${utf8}.bim`, readFileSync(`${data}.bim`, 'utf8').trimEnd().split('\n').map((line, s) => {
+      const columns = line.split('\t');
+      const id = s % 7 === 3 ? `rs${s}_αβ` : columns[1];
+      return [chromosomes[Math.floor((4 * s) / 450)], id, '0', String(1000 + 3000 * s), columns[4], columns[5]].join('\t');
+    }).join('\n') + '\n');
+    const utf8Packed = `${utf8}.packed`;
+    expect(runCli(['prepare', '--bfile', utf8, '--out', utf8Packed]).stderr).toBe('');
+    const utf8Sidecar = readSidecar(`${utf8Packed}.json`);
+    const options = parseWindowOptions({ ldWindow: '99999', ldWindowKb: '100' }, { metric: 'r2', numWay: 2 });
+    const job = windowJobOf(options, { path: utf8Packed, sidecar: utf8Sidecar });
+    if (job === null) throw new Error('no window');
+    const table = async (forceJs: boolean): Promise<string> => {
+      const path = join(dir, `t${fileIdx++}.ld`);
+      const output = await TextOutput.toFile(path, { force: false });
+      await writeLdTable({ pairs: { window: job.limits }, threads: 2, forceJs, sidecar: utf8Sidecar, packedPath: utf8Packed }, { dprime: null, minR2: 0 }, output);
+      await output.commit();
+      return readFileSync(path, 'utf8');
+    };
+    const expected = await table(true);
+    expect(expected).toContain('_αβ');
+    expect(expected).toContain('contig_é');
+    expect(await table(false)).toBe(expected);
   });
 });
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLineBatches, readTextLines } from '../../src/io/textLines.js';
+import { forEachTextLine, forEachTextLineIn, readLineBatches, readTextLines } from '../../src/io/textLines.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'snptally-lines-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -34,11 +34,12 @@ const texts: Array<[string, string]> = [
   ['short lines, final newline', 'a\nbb\n\nccc\n'],
   ['no final newline, CRLF', 'a\r\nbb\r\n\r\nlast'],
   ['UTF-8 and a lone \\r inside a line', 'naïve\tα\r\nx\ry\n'],
+  ['UTF-8 on several lines, lines that are only \\r', 'ü€\r\n\r\n\r\n€ü\nend\r'],
   ['lines across read chunks', Array.from({ length: 30000 }, (_, i) => `line ${i} ${'z'.repeat(i % 97)}`).join('\n')],
   ['a line longer than two read chunks', `first\n${long}\r\nafter\n${long}`],
 ];
 
-describe('readLineBatches and readTextLines', () => {
+describe('readLineBatches, readTextLines, forEachTextLine and forEachTextLineIn', () => {
   for (const [name, text] of texts) {
     for (const compressed of [false, true]) {
       it(`${name}${compressed ? ' (gzip)' : ''}`, async () => {
@@ -49,6 +50,12 @@ describe('readLineBatches and readTextLines', () => {
         const asText: Array<{ text: string; lineNumber: number }> = [];
         for await (const line of readTextLines(path)) asText.push({ text: line.text, lineNumber: line.lineNumber });
         expect(asText).toEqual(expected);
+        const eachLine: Array<{ text: string; lineNumber: number }> = [];
+        await forEachTextLine(path, (line, lineNumber) => eachLine.push({ text: line, lineNumber }));
+        expect(eachLine).toEqual(expected);
+        const inBatchText: Array<{ text: string; lineNumber: number }> = [];
+        await forEachTextLineIn(path, (batchText, start, end, lineNumber) => inBatchText.push({ text: batchText.slice(start, end), lineNumber }));
+        expect(inBatchText).toEqual(expected);
       });
     }
   }

@@ -17,7 +17,7 @@ import { detectMpiLaunch } from '../../parallel/index.js';
 import type { EpistasisOrder } from '../../analyses/epistasis/index.js';
 import { formatEpistasisText, epistasisJson } from './epistasisReport.js';
 import { writeCommandOutput } from '../stdout.js';
-import { startRunKernelsAhead, type StartedRunKernels } from '../engineApi.js';
+import { inMemoryInputBytes, startRunKernelsAhead, type StartedRunKernels } from '../engineApi.js';
 
 /** Adds the `epistasis` command to `program`. */
 export function addEpistasisCommand(program: Command): void {
@@ -173,16 +173,6 @@ async function runEpistasisJob(job: EpistasisCommandJob, ranks: SearchRanks): Pr
   } finally {
     progress.stop();
   }
-}
-
-/**
- * The most bytes of packed vectors a fileset is prepared into memory with (read in place by the run and the tables)
- * rather than into a temporary file: 256 MiB, at most a quarter of the memory available (the run's blocks come on top;
- * the engine's memory estimate counts the input too).
- */
-async function inMemoryInputBytes(): Promise<number> {
-  const { availableHostMemory } = await import('../../engine/index.js');
-  return Math.min(256 * 2 ** 20, Math.floor(availableHostMemory().bytes / 4));
 }
 
 /** Kernel threads: `--threads`, or the host's cores shared among its processes. */

@@ -80,17 +80,21 @@ function locusBytes(sidecar: PreparedSidecar, snpWidth: number): LocusBytes | nu
   const { snps } = sidecar;
   const offsets = new Uint32Array(snps.id.length + 1);
   const texts = snps.id.map((id, s) => ldLocusText({ chromosome: snps.chrom[s], position: snps.pos[s], id }, snpWidth));
+  // ASCII text (the usual .bim) is measured and written at once, each text's bytes its characters; else text by text.
+  const joined = texts.join('');
+  const ascii = Buffer.byteLength(joined, 'utf8') === joined.length;
   let total = 0;
   let longest = 0;
   for (let s = 0; s < texts.length; s++) {
-    const length = Buffer.byteLength(texts[s], 'utf8');
+    const length = ascii ? texts[s].length : Buffer.byteLength(texts[s], 'utf8');
     total += length;
     if (total + LD_TEXT_SLACK >= 2 ** 32) return null;
     offsets[s + 1] = total;
     longest = Math.max(longest, length);
   }
   const bytes = Buffer.alloc(total + LD_TEXT_SLACK);
-  texts.forEach((text, s) => bytes.write(text, offsets[s], 'utf8'));
+  if (ascii) bytes.write(joined, 0, 'latin1');
+  else texts.forEach((text, s) => bytes.write(text, offsets[s], 'utf8'));
   return { bytes, offsets, longest };
 }
 

@@ -3,7 +3,7 @@
 // pack into planes, so rows become final front to back and can be uploaded (and sent to other ranks) while later
 // ones are built (FillingPlanes); small blocks are built on the main thread at once.
 import { Worker } from 'node:worker_threads';
-import { allocatePlaneMatrix, type PlaneMatrix } from '../../mgemm/index.js';
+import { allocatePlaneMatrix, loadNativeCodePlanes, type PlaneMatrix } from '../../mgemm/index.js';
 import { UserError } from '../../core/errors.js';
 import { encodeLargeViews } from '../../core/largeViews.js';
 import { LeadingRun, Watermark } from '../../core/orderedProgress.js';
@@ -75,7 +75,7 @@ export function startBlockBuild(
   if (numThreads === 1) {
     if (options.rowsFinal !== undefined) throw new Error('a block built on one thread needs its rows final before the build starts');
     fillRowTables(tables, fill);
-    blockRowFiller(fill, tables)(0, numRows);
+    blockRowFiller(fill, tables, { nativePacking: loadNativeCodePlanes() })(0, numRows);
     return finishedPlanes(planes);
   }
   const rowBytes = 4 * layout.numPlanes * planes.wordsPerPlane;

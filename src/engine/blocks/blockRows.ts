@@ -3,13 +3,15 @@
 // blocks) chunk by chunk. Rows are generated or read as packed codes and packed into planes; the random problem's
 // rows go straight to planes (randomPlaneRows.ts) where the host is little-endian.
 //
-// The block worker threads load this file: it imports core, io (for the packed-file reader) and types only.
+// The block worker threads load this file: it imports core, io (for the packed-file reader) and types only (the native
+// packing is handed in by a thread that has loaded it).
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../../core/syntheticProblems.js';
 import { packedVectorSlabOf, readPackedVectorSlab } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';
 import { maskPlaneFieldRanges, packRowPlanes, planePackingTable, planeWordSegments, slabPlaneWordRanges } from './planePacking.js';
 import { allocatePlaneWalk, fillPlaneWalk, PLANE_BYTES_ARE_FIELD_GROUPS, randomPlaneRowFiller, type SharedPlaneWalk } from './randomPlaneRows.js';
 import type { PlaneLayout } from '../../analyses/index.js';
+import type { NativeCodePlanes } from '../../mgemm/index.js';
 import type { SlabShape } from './vectorBlock.js';
 import { realRowFiller } from './realRows.js';
 
@@ -91,15 +93,23 @@ export function fillRowTables(tables: SharedRowTables, fill: BlockFill): void {
   if (tables !== null) fillPlaneWalk(tables, fill.layout);
 }
 
+/** How a row filler packs codes into planes. */
+export interface RowFillerOptions {
+  /** The native addon's packing (mgemm loadNativeCodePlanes), for a thread that has it loaded; absent or null: in JS. */
+  readonly nativePacking?: NativeCodePlanes | null;
+}
+
 /**
  * A writer of rows `[rowFirst, rowEnd)` of `fill`, its own tables built once, the shared `tables` waited for.
  * Each row depends only on its global vector index and the slab's global fields, so any split of the rows gives
  * the same block.
  */
-export function blockRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: number, rowEnd: number) => void {
+export function blockRowFiller(
+  fill: BlockFill, tables: SharedRowTables, options: RowFillerOptions = {},
+): (rowFirst: number, rowEnd: number) => void {
   const real = fill.layout.realValues ?? null;
   if (real !== null) return realRowFiller(fill, real);
-  const fillRows = codeRowFiller(fill, tables);
+  const fillRows = codeRowFiller(fill, tables, options.nativePacking ?? null);
   if ((fill.layout.planeFieldRanges ?? null) === null) return fillRows;
   const { shape, layout } = fill;
   const target = { words: fill.words, numPlanes: layout.numPlanes, wordsPerPlane: fill.wordsPerPlane };
@@ -110,7 +120,7 @@ export function blockRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFi
 }
 
 /** The row writer of a block of 2-bit codes (before any plane field ranges are applied). */
-function codeRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: number, rowEnd: number) => void {
+function codeRowFiller(fill: BlockFill, tables: SharedRowTables, nativePacking: NativeCodePlanes | null): (rowFirst: number, rowEnd: number) => void {
   // The random problem's planes are copied from tables along its randomizer's walk (no codes to pack).
   if (tables !== null) return randomPlaneRowFiller(fill, tables);
   const { shape, layout } = fill;
@@ -122,6 +132,12 @@ function codeRowFiller(fill: BlockFill, tables: SharedRowTables): (rowFirst: num
   // Planes with field ranges are packed only within them (blockRowFiller masks the rest).
   const ranges = slabPlaneWordRanges(layout, shape.fieldFirst, numField);
   const segments = ranges === null ? undefined : planeWordSegments(ranges, numPlanes, fill.wordsPerPlane);
+  if (nativePacking !== null && segments === undefined) {
+    return (rowFirst, rowEnd) => nativePacking.packCodeRows(
+      { packed: packedRows(rowFirst, rowEnd), src: 0, bytesPerRow, numRows: rowEnd - rowFirst, numField }, layout.bitsOfCode,
+      { words: fill.words, rowBase: rowFirst * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane },
+    );
+  }
   return (rowFirst, rowEnd) => {
     const packed = packedRows(rowFirst, rowEnd);
     for (let r = rowFirst; r < rowEnd; r++) {

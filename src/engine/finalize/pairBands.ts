@@ -50,6 +50,12 @@ export function inlineBandRunner(rank: RankFinalize): PairBandRunner {
   };
 }
 
+/**
+ * Bands a worker holds (running and queued) before the calling thread runs one itself: with one, a worker that finishes
+ * waits for the calling thread to post its next band, which it does only between the bands it runs (~10 ms each).
+ */
+const QUEUED_BANDS_PER_WORKER = 2;
+
 /** A pool that runs band tasks (the finalize pool, finalizeTasks.ts). */
 interface BandTaskPool {
   run(task: PairBandTask): Promise<FinalizeOutcome>;
@@ -69,8 +75,8 @@ export interface BandPool {
 
 /**
  * Bands on a finalize pool of `poolThreads` workers and, with `callerComputes`, the calling thread too: it runs a band
- * itself whenever every worker has one (a rank's bands then take one worker fewer — its start and JIT are ~0.25 s of
- * CPU on a 2-core machine — while the calling thread, which only merges, takes its share). While the workers start
+ * itself whenever every worker holds QUEUED_BANDS_PER_WORKER (a rank's bands then take one worker fewer — its start and
+ * JIT are ~0.25 s of CPU on a 2-core machine — while the calling thread, which only merges, takes its share). While the workers start
  * (0.1–0.3 s, about a rank's input) the calling thread runs the bands in any case, so that the first ones do not wait.
  */
 export function pooledBandRunner(poolThreads: number, pool: BandPool, options: { readonly callerComputes: boolean }): PairBandRunner {
@@ -99,7 +105,7 @@ export function pooledBandRunner(poolThreads: number, pool: BandPool, options: {
       try {
         await turn;
         if (startFailure !== null) throw startFailure.error;
-        if (started === null || (options.callerComputes && onPool >= poolThreads)) {
+        if (started === null || (options.callerComputes && onPool >= QUEUED_BANDS_PER_WORKER * poolThreads)) {
           local ??= pool.local();
           const outcome = local.run(task);
           return () => pool.apply(outcome);

@@ -9,7 +9,7 @@ import type { PairWindowLimits } from '../../core/pairWindow.js';
 
 /**
  * Where the vectors come from (SPEC §4 synthetic problems, CoMet's packed binary file, or packed vectors in memory: a
- * fileset transposed for `run --individuals`, io/sampleRowsInMemory.ts).
+ * fileset transposed for `run --individuals`, io/sampleRowsInMemory.ts, or a fileset's SNPs, io/preparedInMemory.ts).
  */
 export type ProblemSource =
   | { readonly kind: 'random' }

@@ -272,6 +272,10 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   // The kernel set starts opening first (its worker threads start, or the GPU device opens: 0.05–0.2 s), then the own
   // block is built meanwhile — on block workers, or on this thread when it is small (then the kernel threads start
   // while it is built rather than after).
+  // A windowed CPU run's finalize threads (its kernel set has none to lend) start first, so that their start (~0.1 s)
+  // overlaps the kernel set's opening and the own block's build rather than following them.
+  const earlyFinalizer = windowBands && kernelThreads === 1
+    ? createHostFinalizer(run, finalizers, { numThreads, startNow: isFinalizer, pool: null, windowBands }) : null;
   const opening = traced('kernel set opened', () => openKernelSet({
     backend, numThreads: kernelThreads, gpuSlot: options.gpuSlot ?? comm.rank, realOperands,
     workerGuest: isFinalizer && kernelThreads > 1 ? finalizeGuestSpec(finalizeSetupOf(run, finalizers)) : null,
@@ -288,10 +292,11 @@ async function computeRank(setup: RankSetup, reportProgress: (done: number, tota
   } catch (error) {
     // No block worker may still be writing the block when the rank fails.
     await building.then((filling) => filling.done).catch(() => undefined);
+    await earlyFinalizer?.close();
     throw error;
   }
   const sharedPool = gemm.guestTasks === undefined ? null : guestFinalizePool(gemm.guestTasks);
-  const hostFinalizer: HostFinalizer = createHostFinalizer(run, finalizers, {
+  const hostFinalizer: HostFinalizer = earlyFinalizer ?? createHostFinalizer(run, finalizers, {
     numThreads, startNow: isFinalizer && backend !== 'webgpu' && sharedPool === null, pool: sharedPool, windowBands,
   });
   try {

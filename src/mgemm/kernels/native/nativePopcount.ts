@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { GemmTask } from '../wasm/gemmTask.js';
+import type { VectorSums, VectorSumsRequest } from '../../contract.js';
 
 /** Name of this kernel set's native microkernels: AVX-512 VPOPCNTQ, 4×4 tiles (and 12×32 vertical ones, chosen per task). */
 export const NATIVE_KERNEL_NAME = 'avx512-vpopcntq_4x4';
@@ -55,6 +56,39 @@ interface NativeAddon {
   runTask(task: GemmTask, options?: NativeRunOptions): void;
   cpuSupported(): boolean;
   amxStatus(): { available: boolean; reason: string };
+  packCodeRows(
+    packed: Uint8Array, src: number, bytesPerRow: number, numRows: number, numField: number, bitsOfCode: readonly number[],
+    words: Uint32Array, rowBase: number, numPlanes: number, wordsPerPlane: number,
+  ): void;
+  planeRowSums(
+    words: Uint32Array, numPlanes: number, wordsPerPlane: number, rowFirst: number, rowEnd: number, countPlanes: readonly number[],
+    maskPlane: number, sums: Float64Array, counts: Float64Array,
+  ): void;
+}
+
+/** Packed code rows: `numRows` rows of `numField` fields from byte `src` of `packed`, `bytesPerRow` apart. */
+export interface CodeRows {
+  readonly packed: Uint8Array;
+  readonly src: number;
+  readonly bytesPerRow: number;
+  readonly numRows: number;
+  readonly numField: number;
+}
+
+/** Where rows of planes go: row k's plane p at `words[rowBase + (k·numPlanes + p)·wordsPerPlane]`. */
+export interface PlaneRowsTarget {
+  readonly words: Uint32Array;
+  readonly rowBase: number;
+  readonly numPlanes: number;
+  readonly wordsPerPlane: number;
+}
+
+/** The addon's O(rows × fields) helpers (src/codePlanes.cc), the same results as their JS forms. */
+export interface NativeCodePlanes {
+  /** engine/blocks/planePacking.ts packRowPlanes of each row (without plane word segments), `bitsOfCode` as PlaneLayout's. */
+  packCodeRows(rows: CodeRows, bitsOfCode: readonly number[], target: PlaneRowsTarget): void;
+  /** Rows `[rowFirst, rowEnd)` of the reference vectorSums (ref/popcountGemmRef.ts): sums added to, counts set. */
+  planeRowSums(request: VectorSumsRequest, out: VectorSums, rowFirst: number, rowEnd: number): void;
 }
 
 export type NativeKernelStatus =
@@ -66,6 +100,7 @@ const ADDON_URL = new URL('../../../../../build/native/snptally_popcount.node', 
 const UNAVAILABLE_URL = new URL('../../../../../build/native/UNAVAILABLE', import.meta.url);
 
 let status: NativeKernelStatus | undefined;
+let codePlanes: NativeCodePlanes | null = null;
 
 function amxStatusOf(addon: NativeAddon): NativeAmxStatus {
   const { available, reason } = addon.amxStatus();
@@ -85,6 +120,7 @@ export function loadNativePopcountKernel(): NativeKernelStatus {
     return status;
   }
   const addon = createRequire(import.meta.url)(addonPath) as NativeAddon;
+  if (addon.cpuSupported()) codePlanes = codePlanesOf(addon);
   status = addon.cpuSupported()
     ? { available: true, kernel: { runTask: (task, options) => addon.runTask(task, options), amxStatus: () => amxStatusOf(addon) } }
     : { available: false, reason: 'native kernel unavailable: this CPU lacks AVX512F/AVX512_VPOPCNTDQ' };
@@ -99,4 +135,21 @@ export function nativeKernelSetName(numThreads: number): string {
   const native = loadNativePopcountKernel();
   const amx = native.available && native.kernel.amxStatus().available && amxAllowedFor(numThreads);
   return amx ? NATIVE_AMX_KERNEL_NAME : NATIVE_KERNEL_NAME;
+}
+
+/** The native code-row packing and plane popcounts where the native kernel loads here (its CPU check passed), else null. */
+export function loadNativeCodePlanes(): NativeCodePlanes | null {
+  loadNativePopcountKernel();
+  return codePlanes;
+}
+
+function codePlanesOf(addon: NativeAddon): NativeCodePlanes {
+  return {
+    packCodeRows: (rows, bitsOfCode, target) => addon.packCodeRows(
+      rows.packed, rows.src, rows.bytesPerRow, rows.numRows, rows.numField, bitsOfCode, target.words, target.rowBase, target.numPlanes, target.wordsPerPlane),
+    planeRowSums: (request, out, rowFirst, rowEnd) => {
+      const { words, numPlanes, wordsPerPlane } = request.planes;
+      addon.planeRowSums(words, numPlanes, wordsPerPlane, rowFirst, rowEnd, request.countPlanes, request.maskPlane ?? -1, out.sums, out.counts);
+    },
+  };
 }

@@ -93,23 +93,30 @@ function addVectorSums(request: VectorSumsRequest, out: VectorSums, rowFirst: nu
 /** Rows summed at a time while a block is still being built (about 4 MiB of planes, as block workers claim them). */
 const SUM_ROWS_BYTES = 4 << 20;
 
+/** Options of hostVectorSums. */
+export interface HostVectorSumsOptions {
+  /** Sums rows `[rowFirst, rowEnd)` into `out` as referenceVectorSums does (the native addon's); absent: in JS. */
+  readonly addRows?: (request: VectorSumsRequest, out: VectorSums, rowFirst: number, rowEnd: number) => void;
+}
+
 /**
  * Every CPU kernel set's `vectorSums`: referenceVectorSums, a piece of rows at a time as they become final
  * (VectorSumsRequest.rowsReady), so that only the last piece is summed after a block's build.
  */
-export async function hostVectorSums(request: VectorSumsRequest): Promise<VectorSums> {
+export async function hostVectorSums(request: VectorSumsRequest, options: HostVectorSumsOptions = {}): Promise<VectorSums> {
   const { rowsReady } = request;
-  if (rowsReady === undefined) return referenceVectorSums(request);
+  const addRows = options.addRows ?? addVectorSums;
+  if (rowsReady === undefined && options.addRows === undefined) return referenceVectorSums(request);
   checkVectorSumsRequest(request);
   const { numVectors, numPlanes, wordsPerPlane } = request.planes;
   const out: VectorSums = { sums: new Float64Array(numVectors), counts: new Float64Array(numVectors) };
   const rowsPerPiece = Math.max(1, Math.floor(SUM_ROWS_BYTES / (4 * numPlanes * wordsPerPlane)));
   for (let rowFirst = 0; rowFirst < numVectors; rowFirst += rowsPerPiece) {
     const rowEnd = Math.min(numVectors, rowFirst + rowsPerPiece);
-    await rowsReady(rowEnd);
-    addVectorSums(request, out, rowFirst, rowEnd);
+    await rowsReady?.(rowEnd);
+    addRows(request, out, rowFirst, rowEnd);
   }
-  await rowsReady(numVectors);
+  await rowsReady?.(numVectors);
   return out;
 }
 

@@ -17,8 +17,8 @@ import { TallyBuffers } from './tallyBuffers.js';
 import {
   TaskWorkerPool, type GuestTaskRunner, type TaskRunOptions, type TaskWorkerPoolStart, type WorkerGuestPreload, type WorkerGuestSpec,
 } from '../../../core/taskWorkerPool.js';
-import { hostVectorSums } from '../ref/popcountGemmRef.js';
-import { amxAllowedFor, loadNativePopcountKernel, nativeKernelSetName } from '../native/nativePopcount.js';
+import { hostVectorSums, type HostVectorSumsOptions } from '../ref/popcountGemmRef.js';
+import { amxAllowedFor, loadNativeCodePlanes, loadNativePopcountKernel, nativeKernelSetName } from '../native/nativePopcount.js';
 import { createTaskRunner, startKernelTasks, type GemmTaskRunner } from './kernelTasks.js';
 import { GEMM_WORKER_URL, type CpuMicrokernel, type GemmWorkerData, type GemmWorkerLateSetup, type KernelTask } from './workerProtocol.js';
 import type { ThreadGemmKernel } from './threadGemm.js';
@@ -63,6 +63,12 @@ export function resolveMicrokernel(choice: CpuMicrokernel | 'auto'): CpuMicroker
   if (native.available) return 'native';
   if (choice === 'native') throw new Error(native.reason);
   return 'wasm';
+}
+
+/** The native kernel set sums rows in the addon (its popcounts are the same integers); the wasm one in JS. */
+function vectorSumsOptionsOf(threadKernel: ThreadGemmKernel): HostVectorSumsOptions {
+  const native = threadKernel.microkernel === 'native' ? loadNativeCodePlanes() : null;
+  return native === null ? {} : { addRows: native.planeRowSums };
 }
 
 /** Kernel-set name of a microkernel family in a set of `numThreads` threads. */
@@ -143,7 +149,7 @@ class InlinePopcountGemm implements PopcountGemm {
   }
 
   vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
-    return hostVectorSums(request);
+    return hostVectorSums(request, vectorSumsOptionsOf(this.threadKernel));
   }
 
   recycle(tallies: PopcountGemmResult): void {
@@ -211,7 +217,7 @@ class PooledPopcountGemm implements PopcountGemm {
   }
 
   vectorSums(request: VectorSumsRequest): Promise<VectorSums> {
-    return hostVectorSums(request);
+    return hostVectorSums(request, vectorSumsOptionsOf(this.threadKernel));
   }
 
   recycle(tallies: PopcountGemmResult): void {

@@ -21,6 +21,8 @@
 namespace snptally {
 // openBlasSyrk.cc: the GRM's float64 product through OpenBLAS.
 void addOpenBlasExports(Napi::Env env, Napi::Object exports);
+// codePlanes.cc: code rows → planes, and the planes' per-row popcounts.
+void addCodePlaneExports(Napi::Env env, Napi::Object exports);
 }  // namespace snptally
 
 namespace {
@@ -153,6 +155,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cpuSupported", Napi::Function::New(env, CpuSupported));
   exports.Set("amxStatus", Napi::Function::New(env, AmxStatus));
   snptally::addOpenBlasExports(env, exports);
+  snptally::addCodePlaneExports(env, exports);
   return exports;
 }
 
