@@ -5,7 +5,7 @@ import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../paralle
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { MAX_TOP_RECORDS } from '../core/limits.js';
-import { genotypeInputKind, MATRIX_FORMATS, MATRIX_SHAPES } from '../io/index.js';
+import { genotypeInputKind, MATRIX_FORMATS, MATRIX_SHAPES, startTransposeWorkersAhead, type ChunkWriterPoolStart } from '../io/index.js';
 import { loadRunJob, startRunKernelsAhead, type JobSpec, type MemoryReport, type StartedRunKernels } from './engineApi.js';
 import {
   addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText, type SelectionOptionText,
@@ -137,6 +137,32 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   if (layout.vectors === 'samples' && (options.ldWindow !== undefined || options.ldWindowKb !== undefined)) {
     throw new UserError('--individuals: vectors are samples, and LD windows run along the genome (drop --ld-window / --ld-window-kb)');
   }
+  // The transposition's workers start while the selection and the fileset's .bim and .fam are read (a GPU run that
+  // transposes the records itself gives the transposition half the cores, decided once the input is open: not ahead).
+  const transposeWorkers = layout.vectors === 'samples' && launch === null && early.spec.backend !== 'webgpu'
+    ? startTransposeWorkersAhead(options.input) : null;
+  try {
+    await runInputAction({ ...options, input: options.input }, { selectionText, layout, launch, debugFailRank, early, window, transposeWorkers });
+  } finally {
+    // Nothing once the rows took them.
+    await transposeWorkers?.cancel();
+  }
+}
+
+/** What runAction worked out before the input is read. */
+interface RunInputPlan {
+  readonly selectionText: SelectionOptionText;
+  readonly layout: InputLayout;
+  readonly launch: MpiLaunch | null;
+  readonly debugFailRank: number | undefined;
+  readonly early: ReturnType<typeof buildRunPlan>;
+  readonly window: ReturnType<typeof parseWindowOptions>;
+  readonly transposeWorkers: ChunkWriterPoolStart | null;
+}
+
+/** A run over an --input: read (converted or transposed) while the kernel threads start, then planned and run. */
+async function runInputAction(options: RunOptionText & { readonly input: string }, plan: RunInputPlan): Promise<void> {
+  const { selectionText, layout, launch, debugFailRank, early, window, transposeWorkers } = plan;
   const selection = await parseSelection(selectionText);
   // Dawn's first adapter request blocks this thread (0.1–0.5 s) and takes twice as long beside the transpose workers
   // of an input read into memory: made first, the engine's own probe finds it done.
@@ -151,6 +177,7 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
     input = await resolveRunInput(options.input, {
       onBadSite: parseBadSitePolicy(options.onBadSite), allowConversion: launch === null, selection, hashInBackground: launch === null, ...layout,
       gpuTransposesRecords: layout.vectors === 'samples' && launch === null && await gpuTransposesRecords(early.spec),
+      transposeWorkers,
     });
   } catch (error) {
     await startedKernels?.cancel();
