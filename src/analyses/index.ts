@@ -13,6 +13,7 @@ export {
 } from './registry.js';
 export { planeBitsOfCodes } from './planeBits.js';
 export { finalizePairCountRows } from './pairCountRows.js';
+export type { NativePairCountKind } from './nativePairCounts.js';
 export { float32BitsAtMost, ProgramDevicePairs, type PairValues } from './devicePairs.js';
 export { ProgramDeviceTriples, tripleThresholdBits, type TripleValues } from './deviceTriples.js';
 export { ProgramDeviceQuads, quadRecordWords, type QuadValues } from './deviceQuads.js';

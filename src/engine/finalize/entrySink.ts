@@ -2,7 +2,7 @@
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
 import { addPairRowChecksum } from '../../core/pairRowChecksum.js';
 import type { RecordBar } from '../../mgemm/index.js';
-import type { PairCountRow, RecordSelectingSink, SelectionOptions, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, PairValueRows, RecordSelectingSink, SelectionOptions, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { NumWay } from '../../core/types.js';
@@ -97,6 +97,12 @@ export class EntrySink implements RecordSelectingSink {
   /** Whether passing entries become output records. */
   get writesRecords(): boolean {
     return this.writer !== null;
+  }
+
+  /** Without records, window and histogram, pair-count rows may come as values alone (their checksum merged): dropped here. */
+  get pairValueRows(): PairValueRows | null {
+    if (this.writer !== null || this.window !== null || this.histogram !== null) return null;
+    return { numVector: this.numVector, addRow: () => undefined };
   }
 
   /** The layout values are counted in (device finalize counts in it too), or null without a histogram. */
