@@ -21,6 +21,7 @@ import type { PreparedSidecar } from '../io/index.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, skipsMissingCalls, type RunOptionText } from './runOptions.js';
 import { writeCommandOutput } from './stdout.js';
 import { traceMark } from '../core/trace.js';
+import { markRunInputOpened } from './runMilestones.js';
 
 /** Adds the `run` command to `program`. */
 export function addRunCommand(program: Command): void {
@@ -184,6 +185,7 @@ async function runInputAction(options: RunOptionText & { readonly input: string 
     throw error;
   }
   traceMark('run input opened');
+  markRunInputOpened();
   try {
     if (input.inMemory !== null && input.inMemory.rows.numSample < 2) {
       throw new UserError(`--individuals: ${input.givenPath} has ${input.inMemory.rows.numSample} sample${input.inMemory.rows.numSample === 1 ? "" : "s"} after the selection; pairs of samples need 2 or more`);
