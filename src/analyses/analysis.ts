@@ -139,24 +139,10 @@ export interface ResultSink {
    * −inf): the checksum and the records take the pairs' exact tallies (`counts`), a dense matrix takes `values`.
    */
   addPairCountRow(row: PairCountRow): void;
-  /**
-   * Where pair-count rows may arrive as values alone, their checksum part merged into `checksum` by the analysis (a
-   * native finalize, pairCountRows.ts): present only while the sink writes no records, keeps no window and counts no
-   * histogram; absent or null: addPairCountRow.
-   */
-  readonly pairValueRows?: PairValueRows | null;
   /** Records already thresholded and laid out as in the file (device finalize); they follow the records before. */
   addRecordWords(words: Uint32Array, numRecords: number): void;
   /** Histogram counts of values counted elsewhere (device finalize), in the run's histogram layout. */
   addHistogramCounts(counts: HistogramCounts): void;
-}
-
-/** ResultSink.pairValueRows: the values of pairs whose counts' checksum part was merged into the sink's checksum. */
-export interface PairValueRows {
-  /** The run's vectors: the checksum's uids are (max · numVector + min) · 4 + entry. */
-  readonly numVector: number;
-  /** Pairs (i, j) for j = jFirst … jFirst + numCols − 1: `values[c]`, as addPairCountRow's `values` (to a dense matrix). */
-  addRow(i: number, jFirst: number, numCols: number, values: Float64Array): void;
 }
 
 /** A row of pairs (i, j) for j = jFirst … jFirst + numCols − 1 of addPairCountRow. */

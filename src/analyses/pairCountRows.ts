@@ -3,9 +3,32 @@
 // a dense matrix. Each analysis gives only how a row of pairs' tallies become their counts and values (a loop of its own,
 // so that it compiles to one tight loop: a call per pair through a shared function was a fifth of KING's finalize).
 // Without records (a dense matrix, or the checksum alone) a block goes to the native finalize where it is
-// built (nativePairCounts.ts): the same values and checksum in one call, the values then a row at a time to the sink.
+// built (nativePairCounts.ts): the same values and checksum in one call, the values then a row at a time to the sink
+// (PairValueSink).
 import type { FinalizeContext, PairBlock, ResultSink } from './analysis.js';
 import { loadNativePairCountAddon, NATIVE_PAIR_COUNT_KINDS, type NativePairCountKind } from './nativePairCounts.js';
+
+/** A sink's values of pairs whose counts' checksum part was merged into its checksum (PairValueSink). */
+export interface PairValueRows {
+  /** The run's vectors: the checksum's uids are (max · numVector + min) · 4 + entry. */
+  readonly numVector: number;
+  /** Pairs (i, j) for j = jFirst … jFirst + numCols − 1: `values[c]`, as addPairCountRow's `values` (to a dense matrix). */
+  addRow(i: number, jFirst: number, numCols: number, values: Float64Array): void;
+}
+
+/**
+ * A ResultSink that may take pair-count rows as values alone, their checksum part merged into its `checksum` by the
+ * analysis (the native finalize below): `pairValueRows` is null while it writes records, keeps a window or counts a
+ * histogram (then addPairCountRow).
+ */
+export interface PairValueSink {
+  readonly pairValueRows: PairValueRows | null;
+}
+
+/** The sink's pairValueRows where it is a PairValueSink, else null. */
+export function pairValueRowsOf(sink: ResultSink): PairValueRows | null {
+  return 'pairValueRows' in sink ? (sink as ResultSink & PairValueSink).pairValueRows : null;
+}
 
 /**
  * A row of pairs: from the tallies at indices tFirst … tFirst + numPairs − 1, pair c's four counts (already scaled) to
@@ -54,11 +77,11 @@ export function finalizePairCountRows(
 let nativeValues = new Float64Array(0);
 
 /**
- * The block finalized by the native addon when the sink takes values alone (pairValueRows: no records) and the addon is
+ * The block finalized by the native addon when the sink takes values alone (PairValueSink, no records) and the addon is
  * built; returns its pairs, or null for the JS path (which also reports a count out of range).
  */
 function finalizedNatively(kind: NativePairCountKind, sink: ResultSink, block: PairBlock, tallies: readonly Uint32Array[]): number | null {
-  const valueRows = sink.pairValueRows ?? null;
+  const valueRows = pairValueRowsOf(sink);
   if (valueRows === null) return null;
   const native = loadNativePairCountAddon();
   if (!native.available) return null;

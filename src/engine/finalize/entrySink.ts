@@ -2,7 +2,7 @@
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
 import { addPairRowChecksum } from '../../core/pairRowChecksum.js';
 import type { RecordBar } from '../../mgemm/index.js';
-import type { PairCountRow, PairValueRows, RecordSelectingSink, SelectionOptions, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, PairValueRows, PairValueSink, RecordSelectingSink, SelectionOptions, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { NumWay } from '../../core/types.js';
@@ -47,7 +47,7 @@ export interface EntrySinkOptions {
  * at a time (one vector i, or a pair i, j, against a run of consecutive vectors) so that the checksum's
  * weights and sums run as tight loops.
  */
-export class EntrySink implements RecordSelectingSink {
+export class EntrySink implements RecordSelectingSink, PairValueSink {
   private accumulated = new ChecksumAccumulator();
   /** Buffered records as the file lays them out: numWay coordinates and the value, `stride` words each. */
   private readonly recordWords: Uint32Array;

@@ -5,7 +5,7 @@
 import type { ChecksumAccumulator } from '../../core/checksum.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts } from '../../core/histogramLayout.js';
-import type { PairCountRow, PairValueRows, ResultSink, TupleRow } from '../../analyses/index.js';
+import { pairValueRowsOf, type PairCountRow, type PairValueRows, type PairValueSink, type ResultSink, type TupleRow } from '../../analyses/index.js';
 
 /** Where a panel's values go: `values[(i − rowVector)·numCols + (j − colVector)]` is pair (i, j)'s (global indices). */
 export interface PanelValueTarget {
@@ -16,7 +16,7 @@ export interface PanelValueTarget {
 }
 
 /** The run's sink, plus every pair's value into a panel target (analyses with one value per pair). */
-export class PanelValueCapture implements ResultSink {
+export class PanelValueCapture implements ResultSink, PairValueSink {
   constructor(private readonly inner: ResultSink, private readonly target: PanelValueTarget) {}
 
   get threshold(): Threshold {
@@ -53,7 +53,7 @@ export class PanelValueCapture implements ResultSink {
   }
 
   get pairValueRows(): PairValueRows | null {
-    const inner = this.inner.pairValueRows ?? null;
+    const inner = pairValueRowsOf(this.inner);
     if (inner === null) return null;
     const { target } = this;
     return {
