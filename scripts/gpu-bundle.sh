@@ -22,6 +22,8 @@ cp -r "$root/build/wasm" "$dest/build/wasm"
 [ -d "$root/build/epistasis" ] && cp -r "$root/build/epistasis" "$dest/build/epistasis"
 # r²'s native window bands (analyses/r2/native), when they were built.
 [ -d "$root/build/r2" ] && cp -r "$root/build/r2" "$dest/build/r2"
+# KING's and the distances' native finalize (analyses/native/pairCounts), when it was built.
+[ -d "$root/build/paircounts" ] && cp -r "$root/build/paircounts" "$dest/build/paircounts"
 # The MPI binding (its .node only: it links the host's libmpi.so.40) and the GPU-numbering layer.
 if [ -f "$root/build/mpi/snptally_mpi.node" ]; then mkdir -p "$dest/build/mpi" && cp "$root/build/mpi/snptally_mpi.node" "$dest/build/mpi/"; fi
 [ -d "$root/build/vulkan" ] && cp -r "$root/build/vulkan" "$dest/build/vulkan"

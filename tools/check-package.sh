@@ -33,10 +33,10 @@ size=$(stat -c %s "$tarball")
 [ "$size" -le "$MAX_TARBALL_BYTES" ] || fail "the tarball is $size bytes, more than $MAX_TARBALL_BYTES"
 tar -tzf "$tarball" | sed 's|^package/||' | sort >"$work/contents"
 for needed in build/wasm/popcountGemm.wasm build/wasm/minPlusGemm.wasm dist/src/cli/main.js dist/src/api/index.js dist/src/api/index.d.ts \
-  tools/install-addons.mjs src/mgemm/kernels/native/binding.gyp src/analyses/epistasis/native/binding.gyp src/analyses/r2/native/binding.gyp src/analyses/native/checksumParts.h docs/SPEC.md examples/run-from-javascript.mjs; do
+  tools/install-addons.mjs src/mgemm/kernels/native/binding.gyp src/analyses/epistasis/native/binding.gyp src/analyses/r2/native/binding.gyp src/analyses/native/pairCounts/binding.gyp src/analyses/native/checksumParts.h docs/SPEC.md examples/run-from-javascript.mjs; do
   grep -qxF "$needed" "$work/contents" || fail "the tarball lacks $needed"
 done
-unwanted=$(grep -E '\.map$|\.node$|\.ts$|^test/|^dist/test/|^dist/tools/|^build/(native|epistasis|r2|mpi|vulkan)/' "$work/contents" | grep -v '\.d\.ts$' || true)
+unwanted=$(grep -E '\.map$|\.node$|\.ts$|^test/|^dist/test/|^dist/tools/|^build/(native|epistasis|r2|paircounts|mpi|vulkan)/' "$work/contents" | grep -v '\.d\.ts$' || true)
 [ -z "$unwanted" ] || fail "the tarball holds files a user does not need: $(echo "$unwanted" | head -5 | tr '\n' ' ')"
 log "tarball $(basename "$tarball"): $size bytes, $(wc -l <"$work/contents") files"
 

@@ -1,5 +1,5 @@
 // The package's install script (`npm install snptally`, `npm install -g`): builds the optional native parts where
-// this machine can — the AVX-512 kernel (build-native.mjs), the epistasis scorer (build-epistasis-native.mjs), r²'s window bands (build-r2-native.mjs), the MPI
+// this machine can — the AVX-512 kernel (build-native.mjs), the epistasis scorer (build-epistasis-native.mjs), r²'s window bands (build-r2-native.mjs), KING's and the distances' finalize (build-paircounts-native.mjs), the MPI
 // binding (build-mpi.mjs), the Vulkan layer that numbers GPUs (build-vulkan-layer.mjs) — each in its own process. It never fails the install: a part that cannot
 // be built gets build/<part>/UNAVAILABLE with the reason, which runs report, and they use the prebuilt wasm kernel,
 // no MPI, the first GPU. In a source checkout (tsconfig.json present) `npm run build` builds them instead.
@@ -13,6 +13,7 @@ const OPTIONAL_PARTS = [
   { script: 'build-native.mjs', outDirName: 'native' },
   { script: 'build-epistasis-native.mjs', outDirName: 'epistasis' },
   { script: 'build-r2-native.mjs', outDirName: 'r2' },
+  { script: 'build-paircounts-native.mjs', outDirName: 'paircounts' },
   { script: 'build-mpi.mjs', outDirName: 'mpi' },
   { script: 'build-vulkan-layer.mjs', outDirName: 'vulkan' },
 ];

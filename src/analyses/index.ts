@@ -12,7 +12,8 @@ export {
   ANALYSIS_NAMES, analysesWithResult, builtInFinalizesPairsOnDevice, builtInPlaneLayout, loadAnalysis, loadBuiltInAnalysis, type AnalysisRef,
 } from './registry.js';
 export { planeBitsOfCodes } from './planeBits.js';
-export { finalizePairCountRows } from './pairCountRows.js';
+export { finalizePairCountRows, pairValueRowsOf, type PairValueRows, type PairValueSink } from './pairCountRows.js';
+export type { NativePairCountKind } from './nativePairCounts.js';
 export { float32BitsAtMost, ProgramDevicePairs, type PairValues } from './devicePairs.js';
 export { ProgramDeviceTriples, tripleThresholdBits, type TripleValues } from './deviceTriples.js';
 export { ProgramDeviceQuads, quadRecordWords, type QuadValues } from './deviceQuads.js';

@@ -5,7 +5,7 @@ import { detectMpiLaunch, HALF_DIAGONAL_PLANS, type MpiLaunch } from '../paralle
 import { ANALYSIS_NAMES } from '../analyses/index.js';
 import { UserError } from '../core/errors.js';
 import { MAX_TOP_RECORDS } from '../core/limits.js';
-import { genotypeInputKind, MATRIX_FORMATS, MATRIX_SHAPES, SAMPLE_ROWS_READY } from '../io/index.js';
+import { genotypeInputKind, MATRIX_FORMATS, MATRIX_SHAPES, SAMPLE_ROWS_READY, startTransposeWorkersAhead, type ChunkWriterPoolStart } from '../io/index.js';
 import { inMemoryInputBytes, loadRunJob, startRunKernelsAhead, type JobSpec, type MemoryReport, type StartedRunKernels } from './engineApi.js';
 import {
   addInputAliasOptions, addSelectionOptions, genotypeInputOf, parseSelection, readSelectionOptionText, type SelectionOptionText,
@@ -21,6 +21,7 @@ import type { PreparedSidecar } from '../io/index.js';
 import { buildRunPlan, DEFAULT_NUM_FIELD, DEFAULT_NUM_VECTOR, skipsMissingCalls, type RunOptionText } from './runOptions.js';
 import { writeCommandOutput } from './stdout.js';
 import { traceMark } from '../core/trace.js';
+import { markRunInputOpened } from './runMilestones.js';
 
 /** Adds the `run` command to `program`. */
 export function addRunCommand(program: Command): void {
@@ -137,6 +138,32 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
   if (layout.vectors === 'samples' && (options.ldWindow !== undefined || options.ldWindowKb !== undefined)) {
     throw new UserError('--individuals: vectors are samples, and LD windows run along the genome (drop --ld-window / --ld-window-kb)');
   }
+  // The transposition's workers start while the selection and the fileset's .bim and .fam are read (a GPU run that
+  // transposes the records itself gives the transposition half the cores, decided once the input is open: not ahead).
+  const transposeWorkers = layout.vectors === 'samples' && launch === null && early.spec.backend !== 'webgpu'
+    ? startTransposeWorkersAhead(options.input) : null;
+  try {
+    await runInputAction({ ...options, input: options.input }, { selectionText, layout, launch, debugFailRank, early, window, transposeWorkers });
+  } finally {
+    // Nothing once the rows took them.
+    await transposeWorkers?.cancel();
+  }
+}
+
+/** What runAction worked out before the input is read. */
+interface RunInputPlan {
+  readonly selectionText: SelectionOptionText;
+  readonly layout: InputLayout;
+  readonly launch: MpiLaunch | null;
+  readonly debugFailRank: number | undefined;
+  readonly early: ReturnType<typeof buildRunPlan>;
+  readonly window: ReturnType<typeof parseWindowOptions>;
+  readonly transposeWorkers: ChunkWriterPoolStart | null;
+}
+
+/** A run over an --input: read (converted or transposed) while the kernel threads start, then planned and run. */
+async function runInputAction(options: RunOptionText & { readonly input: string }, plan: RunInputPlan): Promise<void> {
+  const { selectionText, layout, launch, debugFailRank, early, window, transposeWorkers } = plan;
   const selection = await parseSelection(selectionText);
   // Dawn's first adapter request blocks this thread (0.1–0.5 s) and takes twice as long beside the transpose workers
   // of an input read into memory: made first, the engine's own probe finds it done.
@@ -153,12 +180,14 @@ async function runAction(options: RunOptionText, selectionText: SelectionOptionT
       gpuTransposesRecords: layout.vectors === 'samples' && launch === null && await gpuTransposesRecords(early.spec),
       // A .bed whose SNPs fit is read into memory that the run reads in place: no temporary file written, hashed, read back.
       ...(launch === null && layout.vectors === 'snps' ? { inMemoryMaxBytes: await inMemoryInputBytes() } : {}),
+      transposeWorkers,
     });
   } catch (error) {
     await startedKernels?.cancel();
     throw error;
   }
   traceMark('run input opened');
+  markRunInputOpened();
   try {
     if (input.inMemory !== null && input.inMemory.rows.numSample < 2) {
       throw new UserError(`--individuals: ${input.givenPath} has ${input.inMemory.rows.numSample} sample${input.inMemory.rows.numSample === 1 ? "" : "s"} after the selection; pairs of samples need 2 or more`);

@@ -15,7 +15,7 @@ import { UserError } from '../core/errors.js';
 import type { ProblemSize } from '../core/types.js';
 import {
   checkPreparedFile, genotypeInputKind, plinkPathsOf, prepareBedRecordsInMemory, prepareGenotypes, preparedBytesOf, prepareGenotypesInMemory, readSidecar, selectsEverything, sidecarPathOf, startPreparedFileCheck, startSampleRowsInMemory,
-  type BadSitePolicy, type GenotypeSelection, type PreparedSidecar, type SampleRowsInMemory, type SampleRowsResult,
+  type BadSitePolicy, type ChunkWriterPoolStart, type GenotypeSelection, type PreparedSidecar, type SampleRowsInMemory, type SampleRowsResult,
 } from '../io/index.js';
 import type { JobSpec } from './engineApi.js';
 import { openSelectedGenotypes, prepareGenotypeFile } from './genotypePreparation.js';
@@ -87,6 +87,8 @@ export interface RunInputOptions {
    * the rows in memory are transposed in the background, for the missing calls and the hash.
    */
   readonly gpuTransposesRecords?: boolean;
+  /** With `vectors: 'samples'`: transposition workers started ahead (startTransposeWorkersAhead), used or cancelled. */
+  readonly transposeWorkers?: ChunkWriterPoolStart | null;
   /**
    * A fileset or VCF whose SNPs are counted beforehand (a .bed) and whose packed vectors take at most this many bytes
    * is prepared into shared memory (RunInput.packedInMemory) rather than a temporary file; absent: always a file.
@@ -188,6 +190,7 @@ async function transposedInMemory(
   });
   const rows = await startSampleRowsInMemory(opened.source, {
     skippedSites: opened.records.skippedSites, selection: opened.records.selection, inBackground: options.gpuTransposesRecords === true,
+    startedWorkers: options.transposeWorkers ?? null,
   });
   let result: SampleRowsResult | null = null;
   const checked = rows.done.then((done) => {

@@ -6,7 +6,7 @@
 // own bytes of every sample row.
 import type { BedRecords } from './genotypeSource.js';
 import { readRecords } from './bedRecordReads.js';
-import { ChunkWriterPool, missingCallsOfRange, transposeChunk, BLOCK_BYTES, type BedRangePart, type MissingCallLists, type SampleMajorRows } from './sampleMajorChunks.js';
+import { ChunkWriterPool, type ChunkWriterPoolStart, missingCallsOfRange, transposeChunk, BLOCK_BYTES, type BedRangePart, type MissingCallLists, type SampleMajorRows } from './sampleMajorChunks.js';
 
 /** About how many bytes of .bed records a task reads (enough to amortize a task, small enough to balance the workers). */
 const TASK_BYTES = 4 << 20;
@@ -30,7 +30,11 @@ export function bedSnpsPerTask(numSnp: number, bytesPerSnp: number, threads: num
  */
 export async function transposeBedRecords(
   records: BedRecords, rows: SampleMajorRows,
-  options: { readonly threads: number; readonly stopped?: () => boolean; readonly onTransposed?: () => void },
+  options: {
+    readonly threads: number; readonly stopped?: () => boolean; readonly onTransposed?: () => void;
+    /** Workers started ahead (ChunkWriterPool.start) of `threads` threads; absent or null: started here. */
+    readonly startedWorkers?: ChunkWriterPoolStart | null;
+  },
 ): Promise<MissingCallLists> {
   const { threads } = options;
   const onTransposed = options.onTransposed ?? ((): void => undefined);
@@ -53,7 +57,9 @@ export async function transposeBedRecords(
     onTransposed();
     return missingCallsOfRange(rows, { byteFirst: 0, byteEnd: rows.bytesPerSnp });
   }
-  const pool = await ChunkWriterPool.create(rows, threads);
+  const started = options.startedWorkers ?? ChunkWriterPool.start(threads);
+  if (started.numThreads !== threads) throw new Error(`transpose workers of ${started.numThreads} threads for ${threads}`);
+  const pool = await started.complete(rows);
   // Each worker is handed its share of the ranges at once: a worker that had to ask the main thread for its next
   // range waited whenever that thread was busy (opening the GPU blocks it for 0.1–0.2 s). A stop reaches the workers
   // through shared memory, before their next range.

@@ -48,9 +48,9 @@ export { CHUNK_BYTES, autosomesOf, snpsPerChunkOf, transposeToSampleMajor } from
 export type { TransposeSizes } from './sampleMajor.js';
 export { prepareGenotypes } from './prepareGenotypes.js';
 export { preparedBytesOf, prepareBedRecordsInMemory, prepareGenotypesInMemory, type PreparedInMemory } from './preparedInMemory.js';
-export { SAMPLE_ROWS_FAILED, SAMPLE_ROWS_PENDING, SAMPLE_ROWS_READY, startSampleRowsInMemory } from './sampleRowsInMemory.js';
+export { SAMPLE_ROWS_FAILED, SAMPLE_ROWS_PENDING, SAMPLE_ROWS_READY, startSampleRowsInMemory, startTransposeWorkersAhead } from './sampleRowsInMemory.js';
 export type { SampleRowsInMemory, SampleRowsOptions, SampleRowsResult } from './sampleRowsInMemory.js';
-export type { MissingCallLists } from './sampleMajorChunks.js';
+export type { ChunkWriterPoolStart, MissingCallLists } from './sampleMajorChunks.js';
 export { SampleMissingFile, sampleMissingFileBytes } from './sampleMissingFile.js';
 export type { PrepareOptions } from './prepareGenotypes.js';
 export { genotypeInputKind, openGenotypeInput } from './genotypeInput.js';

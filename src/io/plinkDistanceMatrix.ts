@@ -75,10 +75,22 @@ function* binaryChunks(lower: Float64Array, layout: DistanceMatrixLayout): Gener
   const float32 = layout.encoding === 'bin4';
   const capacity = CHUNK_BYTES / 8;
   const fresh = (): Float64Array | Float32Array => (float32 ? new Float32Array(capacity) : new Float64Array(capacity));
+  if (layout.shape === 'triangle') {
+    // Row i holds entries i(i − 1)/2 … of the lower triangle, in order: the file is the triangle's values in order
+    // (one tight loop; a row's accessor per value cost ~0.2 s at 4,000 samples).
+    const { valueOf } = layout;
+    for (let first = 0; first < lower.length; first += capacity) {
+      const count = Math.min(capacity, lower.length - first);
+      const values = fresh();
+      for (let t = 0; t < count; t++) values[t] = valueOf(lower[first + t]);
+      yield new Uint8Array(values.buffer, 0, count * values.BYTES_PER_ELEMENT);
+    }
+    return;
+  }
   let values = fresh();
   let at = 0;
   for (let i = 0; i < layout.numSample; i++) {
-    let diagonal: number | null = layout.shape === 'triangle' ? null : layout.shape === 'square0' ? 0 : layout.diagonal;
+    let diagonal: number | null = layout.shape === 'square0' ? 0 : layout.diagonal;
     if (layout.shape === 'square' && float32 && layout.previousValueOnBin4Diagonal && i > 0) {
       diagonal = layout.valueOf(lower[(i * (i - 1)) / 2 + i - 1]);
     }

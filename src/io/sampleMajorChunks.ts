@@ -102,13 +102,34 @@ export interface BedRangePart {
   readonly snpFirst: number;
 }
 
+/** Transposition workers starting (ChunkWriterPool.start), waiting for the rows they write. */
+export interface ChunkWriterPoolStart {
+  readonly numThreads: number;
+  /** Gives the workers their rows; resolves once every worker is ready. Once only. */
+  complete(rows: SampleMajorRows): Promise<ChunkWriterPool>;
+  /** Stops the workers of a start that will not be completed (nothing once completed). */
+  cancel(): Promise<void>;
+}
+
 /** Worker threads that each transpose and write a range of every chunk's samples. */
 export class ChunkWriterPool {
   private constructor(private readonly pool: TaskWorkerPool<ChunkTask, MissingCallLists | null>, private readonly bytesPerSnp: number) {}
 
-  static async create(rows: SampleMajorRows, threads: number): Promise<ChunkWriterPool> {
-    const pool = await TaskWorkerPool.create<ChunkTask, MissingCallLists | null>({ workerUrl: WORKER_URL, numThreads: threads, workerData: rows, name: 'transpose worker' });
-    return new ChunkWriterPool(pool, rows.bytesPerSnp);
+  static create(rows: SampleMajorRows, threads: number): Promise<ChunkWriterPool> {
+    return ChunkWriterPool.start(threads).complete(rows);
+  }
+
+  /**
+   * Starts `threads` workers before their rows are known (their start, module loads and compiles overlap what the
+   * caller does meanwhile, e.g. reading a fileset's .bim and .fam); `complete(rows)` gives them the rows.
+   */
+  static start(threads: number): ChunkWriterPoolStart {
+    const starting = TaskWorkerPool.start<ChunkTask, MissingCallLists | null>({ workerUrl: WORKER_URL, numThreads: threads, workerData: null, name: 'transpose worker' });
+    return {
+      numThreads: threads,
+      complete: async (rows) => new ChunkWriterPool(await starting.complete(rows), rows.bytesPerSnp),
+      cancel: () => starting.cancel(),
+    };
   }
 
   /** Runs one task on a worker (bedSampleRows.ts hands out ranges of SNPs). */

@@ -8,8 +8,9 @@ import { transposeBedRange } from './bedSampleRows.js';
 import { ChunkWriter, missingCallsOfRange, type ChunkTask, type MissingCallLists, type SampleMajorRows } from './sampleMajorChunks.js';
 import { systemErrorText } from './systemErrorText.js';
 
-await serveTasks<ChunkTask, MissingCallLists | null>(async (data) => {
-  const rows = data as SampleMajorRows;
+// The rows come as the pool's late setup: a pool may start before they are known (ChunkWriterPool.start).
+await serveTasks<ChunkTask, MissingCallLists | null>(async (_data, lateSetup) => {
+  const rows = await lateSetup() as SampleMajorRows;
   const { target } = rows;
   return (task) => {
     if (task.kind === 'missing') {

@@ -5,17 +5,19 @@
 // When the source counts its rows beforehand (a .bed selected by descriptions) the sizes are known at once, so a run
 // starts — a GPU device opens, its programs compile — while the rows are read and transposed; its block build waits on
 // `state` (SAMPLE_ROWS_PENDING until the rows are final: READY, or FAILED). Otherwise the rows are gathered first.
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { UserError } from '../core/errors.js';
 import { traceMark } from '../core/trace.js';
 import { transposeBedRecords } from './bedSampleRows.js';
+import { BED_HEADER_BYTES, plinkPathsOf } from './plinkFileset.js';
 import { bedRecordsOf, type BedRecords, type GenotypeSource, type SnpInfo } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { startBytesHash } from './preparedFileCheck.js';
 import type { PreparedSidecar } from './preparedSidecar.js';
 import { sidecarOf, SnpColumns, transposeThreads, type PrepareOptions } from './prepareGenotypes.js';
 import { CHUNK_BYTES, SampleMajorWriter } from './sampleMajor.js';
-import type { MissingCallLists } from './sampleMajorChunks.js';
+import { ChunkWriterPool, type ChunkWriterPoolStart, type MissingCallLists } from './sampleMajorChunks.js';
 
 /** `state[0]` while the rows are written, once they are final, and when they never will be. */
 export const SAMPLE_ROWS_PENDING = 0;
@@ -52,6 +54,11 @@ export type SampleRowsOptions = Pick<PrepareOptions, 'skippedSites' | 'selection
    * the hash): the transposition takes half the cores, leaving the rest to the run's own reads and uploads.
    */
   readonly inBackground?: boolean;
+  /**
+   * Transposition workers started ahead (startTransposeWorkersAhead): used where the rows are whole .bed records
+   * transposed on as many threads, else cancelled.
+   */
+  readonly startedWorkers?: ChunkWriterPoolStart | null;
 };
 
 /**
@@ -66,6 +73,7 @@ export async function startSampleRowsInMemory(source: GenotypeSource, options: S
   if (bed !== null && source.snps != null && bed.numSample === numSample && bed.snpIndices.length === source.snps.length && source.snps.length > 0) {
     return startBedRowsInMemory(source, { bed, snps: source.snps }, options);
   }
+  void options.startedWorkers?.cancel();
   const columns = new SnpColumns();
   const stopped = { now: false };
   const rowsOf = async function* (): AsyncGenerator<Uint8Array> {
@@ -139,7 +147,12 @@ function startBedRowsInMemory(
       started.hashing = startBytesHash(rows);
     };
     const threads = bedTransposeThreads(rows.length, { inBackground: options.inBackground === true });
-    const missingCalls = await transposeBedRecords(records.bed, layout, { threads, stopped: () => stopped.now, onTransposed });
+    let startedWorkers = options.startedWorkers ?? null;
+    if (startedWorkers !== null && startedWorkers.numThreads !== threads) {
+      void startedWorkers.cancel();
+      startedWorkers = null;
+    }
+    const missingCalls = await transposeBedRecords(records.bed, layout, { threads, stopped: () => stopped.now, onTransposed, startedWorkers });
     const { hashing } = started;
     if (hashing === null) throw new Error('missing calls listed before the rows were final');
     traceMark('input missing calls listed');
@@ -151,6 +164,26 @@ function startBedRowsInMemory(
   })();
   done.catch(() => setState(SAMPLE_ROWS_FAILED));
   return { rows, state, numSample, numSnp, done, bedRecords: records.bed, stop: () => { stopped.now = true; } };
+}
+
+/**
+ * Starts the workers that will transpose a .bed's records into rows in memory (not in the background) before the
+ * fileset (`inputPath`: its prefix or .bed) is opened, so that their start overlaps the .bim and .fam reads: as many
+ * as bedTransposeThreads gives for the .bed's records, or null where the main thread alone would transpose them.
+ * `startSampleRowsInMemory` takes them as `startedWorkers` (and cancels them where its rows turn out otherwise).
+ */
+export function startTransposeWorkersAhead(inputPath: string): ChunkWriterPoolStart | null {
+  const paths = plinkPathsOf(inputPath);
+  if (paths === null) return null;
+  let recordBytes: number;
+  try {
+    recordBytes = statSync(paths.bed).size - BED_HEADER_BYTES;
+  } catch {
+    // Opening the fileset reports it.
+    return null;
+  }
+  const threads = bedTransposeThreads(recordBytes, { inBackground: false });
+  return threads > 1 ? ChunkWriterPool.start(threads) : null;
 }
 
 /**

@@ -1,18 +1,19 @@
 // Sample-major rows in memory (`run --individuals`): the transposition into shared memory on 1, 2 and 5 threads equals
 // the file transposition byte for byte and lists each sample's missing calls as a naive scan of the codes does; a
 // fileset's rows in memory (counted beforehand, or gathered first) equal `prepare --individuals`'s file and sidecar; a
-// truncated .bed fails them with the reader's one-line error; the sample-missing file reads back the lists and counts
+// truncated .bed fails them with the reader's one-line error; transposition workers started ahead give the same rows; the sample-missing file reads back the lists and counts
 // each pair's SNPs both called as a naive count does, and refuses a file that does not fit its counts.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/core/errors.js';
 import { mulberry32 } from '../../src/core/seededRandom.js';
 import {
   autosomesOf, openPlinkFileset, plinkPathsOf, prepareGenotypes, readSidecar, SAMPLE_ROWS_FAILED, SAMPLE_ROWS_READY, SampleMissingFile,
-  sampleMissingFileBytes, sidecarPathOf, startSampleRowsInMemory, transposeToSampleMajor,
+  sampleMissingFileBytes, sidecarPathOf, startSampleRowsInMemory, startTransposeWorkersAhead, transposeToSampleMajor, type GenotypeSource,
 } from '../../src/io/index.js';
+import { ChunkWriterPool } from '../../src/io/sampleMajorChunks.js';
 import { SampleMajorWriter } from '../../src/io/sampleMajor.js';
 import { writePedigreeFileset } from '../helpers/kingPedigree.js';
 
@@ -85,6 +86,48 @@ describe('rows in memory', () => {
       expect(Array.from(missingCalls.snps)).toEqual(expectedMissing.flat());
     });
   }
+
+  it('transposition workers started ahead: the same rows and missing calls; started with another thread count, cancelled', async () => {
+    // Above the 4 MiB from which .bed records are transposed on one worker per core: 2,001 samples × 8,400 SNPs.
+    const wide = join(workDir, 'wide-bed');
+    const [numSample, numSnp] = [2001, 8400];
+    const bytesPerSnp = Math.ceil(numSample / 4);
+    const random = mulberry32(5);
+    const bed = new Uint8Array(3 + numSnp * bytesPerSnp);
+    bed.set([0x6c, 0x1b, 0x01]);
+    for (let b = 3; b < bed.length; b++) bed[b] = Math.floor(random() * 256);
+    // The last byte of each record holds one sample: its pad fields are zero.
+    for (let v = 0; v < numSnp; v++) bed[3 + v * bytesPerSnp + bytesPerSnp - 1] &= 3;
+    writeFileSync(`${wide}.bed`, bed);
+    writeFileSync(`${wide}.fam`, Array.from({ length: numSample }, (_, s) => `f${s} i${s} 0 0 0 -9\n`).join(''));
+    writeFileSync(`${wide}.bim`, Array.from({ length: numSnp }, (_, v) => `1\trs${v}\t0\t${v + 1}\tA\tC\n`).join(''));
+    const open = async (): Promise<GenotypeSource> => openPlinkFileset(plinkPathsOf(wide)!);
+    const bytesOf = (words: Uint32Array): Buffer => Buffer.from(words.buffer, words.byteOffset, words.byteLength);
+    const reference = await startSampleRowsInMemory(await open(), {});
+    const expected = await reference.done;
+    const started = startTransposeWorkersAhead(wide);
+    expect(started?.numThreads ?? 1).toBe(Math.min(16, availableParallelism()));
+    const starts = [started, ChunkWriterPool.start(3), ChunkWriterPool.start(1)];
+    for (const startedWorkers of starts) {
+      const rows = await startSampleRowsInMemory(await open(), { startedWorkers });
+      const { sidecar, missingCalls } = await rows.done;
+      expect(Buffer.from(rows.rows).equals(Buffer.from(reference.rows)), `${startedWorkers?.numThreads}`).toBe(true);
+      expect(sidecar).toEqual(expected.sidecar);
+      // Compared as bytes: millions of entries (a quarter of the random codes are missing).
+      expect(bytesOf(missingCalls.counts).equals(bytesOf(expected.missingCalls.counts))).toBe(true);
+      expect(bytesOf(missingCalls.snps).equals(bytesOf(expected.missingCalls.snps))).toBe(true);
+    }
+    const expectedMissing = naiveMissing(reference.rows, numSample, numSnp);
+    expect(bytesOf(expected.missingCalls.counts).equals(bytesOf(Uint32Array.from(expectedMissing, (list) => list.length)))).toBe(true);
+    // A start that is not the rows' own was cancelled: completing it now fails; the used one was completed.
+    for (const startedWorkers of starts.slice(1)) {
+      if (startedWorkers?.numThreads === started?.numThreads) continue;
+      await expect(startedWorkers!.complete(reference.rows as never)).rejects.toThrow(/complete\(\) after cancel\(\)/);
+    }
+    if (started !== null) await expect(started.complete(reference.rows as never)).rejects.toThrow(/complete\(\) after complete\(\)/);
+    // A fileset below 4 MiB is transposed on the main thread: no workers ahead.
+    expect(startTransposeWorkersAhead(prefix)).toBe(null);
+  });
 
   it('a reader failing after some rows: done rejects with its error, the state says FAILED; gathered first, it throws', async () => {
     const opened = await openPlinkFileset(plinkPathsOf(prefix)!);

@@ -11,7 +11,7 @@
 // --distance, before its missing-call rescaling) and the squared Euclidean distance Σ(g_i − g_j)² = ibs1 + 4·ibs0
 // (seed 003's kernel input) are exact integers.
 import type { TermGroup } from '../../mgemm/index.js';
-import type { FinalizeContext, PairBlock, PlaneLayout } from '../index.js';
+import type { FinalizeContext, NativePairCountKind, PairBlock, PlaneLayout } from '../index.js';
 import { planeBitsOfCodes } from '../index.js';
 import { finalizePairCountRows } from '../index.js';
 
@@ -61,9 +61,10 @@ export const squaredDistance: DistanceOfCounts = (ibs0, ibs1) => ibs1 + 4 * ibs0
 
 /**
  * The finalize of a distance: every unique pair of the block into `ctx.sink` (addPairCountRow: the IBS counts to the
- * checksum and the records of pairs whose distance is above the run's threshold, the distance to a dense matrix).
+ * checksum and the records of pairs whose distance is above the run's threshold, the distance to a dense matrix);
+ * `native` names the same counts and distance in the native finalize (pairCountRows.ts).
  */
-export function finalizeDistancePairs(distanceOf: DistanceOfCounts) {
+export function finalizeDistancePairs(distanceOf: DistanceOfCounts, native: NativePairCountKind) {
   const pairCounts = (
     tallies: readonly Uint32Array[], tFirst: number, numPairs: number, out: { readonly counts: Float64Array; readonly values: Float64Array },
   ): void => {
@@ -81,5 +82,5 @@ export function finalizeDistancePairs(distanceOf: DistanceOfCounts) {
     }
   };
   return (ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number =>
-    finalizePairCountRows('a distance', pairCounts, ctx, block, tallies);
+    finalizePairCountRows('a distance', pairCounts, ctx, block, tallies, { native });
 }

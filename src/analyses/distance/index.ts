@@ -4,7 +4,7 @@
 // sqdist`, the squared Euclidean distance Σ(g_i − g_j)² of 0/1/2 dosages; both over the SNPs both individuals called.
 // The checksum and the records hold each pair's counts; a dense matrix holds the distance.
 import { UserError } from '../../core/errors.js';
-import type { Analysis, AnalysisRun, AnalysisSettings } from '../index.js';
+import type { Analysis, AnalysisRun, AnalysisSettings, NativePairCountKind } from '../index.js';
 import {
   alleleCountDistance, finalizeDistancePairs, IBS_MAX_FIELDS, IBS_TERM_GROUPS, ibsPlaneLayout, squaredDistance, type DistanceOfCounts,
 } from './ibsCounts.js';
@@ -13,9 +13,9 @@ export {
   alleleCountDistance, IBS_COUNT_SCALE, IBS_ENTRY, IBS_MAX_FIELDS, IBS_PLANE, IBS_TERM_GROUPS, ibsPlaneLayout, squaredDistance,
 } from './ibsCounts.js';
 
-/** A distance analysis named `name` whose value is `distanceOf` the pair's IBS counts. */
-function distanceAnalysis(name: string, summary: string, extension: string, distanceOf: DistanceOfCounts): Analysis {
-  const finalize = finalizeDistancePairs(distanceOf);
+/** A distance analysis named `name` whose value is `distanceOf` the pair's IBS counts (`native`: the same natively). */
+function distanceAnalysis(name: string, summary: string, extension: string, distanceOf: DistanceOfCounts, native: NativePairCountKind): Analysis {
+  const finalize = finalizeDistancePairs(distanceOf, native);
   return {
     name,
     summary,
@@ -43,9 +43,9 @@ function distanceAnalysis(name: string, summary: string, extension: string, dist
 /** `--metric distance`: Σ|g_i − g_j| over the SNPs both individuals called. */
 export const alleleDistanceAnalysis = distanceAnalysis('distance',
   'allele-count distance between individuals (PLINK 1.9 --distance before missing-call rescaling), 2-way; vectors are samples',
-  'dist', alleleCountDistance);
+  'dist', alleleCountDistance, 'allele-distance');
 
 /** `--metric sqdist`: Σ(g_i − g_j)² of 0/1/2 dosages over the SNPs both individuals called. */
 export const squaredDistanceAnalysis = distanceAnalysis('sqdist',
   'squared Euclidean distance of 0/1/2 dosages between individuals, 2-way; vectors are samples',
-  'sqdist', squaredDistance);
+  'sqdist', squaredDistance, 'squared-distance');

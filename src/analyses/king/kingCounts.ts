@@ -50,7 +50,7 @@ export function kingKinship(hethet: number, ibs0: number, hetHom: number, homHet
  * the kinship to a dense matrix). Returns the number of pairs.
  */
 export function finalizeKingPairs(ctx: FinalizeContext, block: PairBlock, tallies: readonly Uint32Array[]): number {
-  return finalizePairCountRows('KING', kingPairCounts, ctx, block, tallies);
+  return finalizePairCountRows('KING', kingPairCounts, ctx, block, tallies, { native: 'king' });
 }
 
 /** A row of pairs' counts (hethet, het–hom, hom–het, ibs0) from their tallies, and their kinship (kingKinship's operations). */

@@ -19,6 +19,7 @@ import { rescaleDistances, talliesOfMissingCalls, type MissingTallies } from './
 import { openChildGenotypes } from './frontEndGenotypes.js';
 import { missingCallsOfSnpRows } from './snpRowMissing.js';
 import { inputSidecarPathOf } from '../runCompanions.js';
+import { nextRunInputOpened } from '../runMilestones.js';
 
 /** A sample's PLINK IDs (FID null for a VCF sample). */
 interface SampleName { readonly fid: string | null; readonly iid: string }
@@ -112,13 +113,17 @@ export async function runDistance(flags: readonly string[]): Promise<void> {
   await runFrontEndCommand({ out: request.out, paths: distanceOutputPaths(request), force: request.force }, async (session) => {
     const { scratch, staged, run } = session;
     // One run computes the exact distances over the samples transposed in its memory (`run --individuals`), while
-    // the front end reads the same selection's SNP rows for PLINK's missing-call tallies.
+    // the front end reads the same selection's SNP rows for PLINK's missing-call tallies, once the run's input is open.
     const stub = join(scratch, 'counts');
     const counting = run(['run', '--metric', 'distance', request.input.flag, request.input.path, ...request.selectionArgs, '--individuals', '--autosome',
       ...request.resourceArgs, '--matrix', 'triangle', '--matrix-format', 'bin', '--out', stub, '--json']);
+    // The run opens its input first (it cannot before its first await, so the wait starts in time); a run that fails
+    // before ends the wait too.
+    const inputOpened = nextRunInputOpened(counting);
     let tallies: MissingTallies;
     let numSnp: number;
     try {
+      await inputOpened;
       const source = await openChildGenotypes(request.input, request.selectionArgs);
       const founder = request.flatMissing ? null : await foundersOf(request, source.samples.map(({ fid, iid }) => ({ fid, iid })));
       const calls = await missingCallsOfSnpRows(source, founder);

@@ -17,6 +17,16 @@ const CODE_COUNTS_OF_BYTE = Uint32Array.from({ length: 256 }, (_, byte) => {
 });
 
 /**
+ * SNPs read between yields to the event loop: the reader's rows come as microtasks, so that without yields the pass
+ * held the main thread from its start to its end while the run beside it waited to open its input.
+ */
+const SNPS_PER_YIELD = 1 << 10;
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * Reads `source`'s SNP rows (SPEC §1 codes over its samples): each SNP's missing samples, ascending, and — with
  * `founder` (1 for a founder sample) — the founders' counts of codes 00, 01 and 10 (distanceMissing.ts FounderCounts).
  * Founders are counted through a mask of their codes (others read as 00: their 00s are then taken out of the count).
@@ -37,6 +47,8 @@ export async function missingCallsOfSnpRows(source: GenotypeSource, founder: Uin
   const samples = new Uint32List(1 << 16);
   const founderMaskWords = new Uint32Array(founderMask.buffer, 0, numBytes >> 2);
   for await (const row of source.rows()) {
+    // The run beside this pass shares the main thread: its reads and worker replies come between SNP pieces.
+    if ((firstOfSnp.length & (SNPS_PER_YIELD - 1)) === 0) await yieldToEventLoop();
     const packed = row.packed;
     let het = 0, hom1 = 0, missing = 0;
     // 16 codes a word where the row is word-aligned (the readers' rows are): three popcounts instead of four look-ups.

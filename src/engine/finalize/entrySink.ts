@@ -2,7 +2,7 @@
 import { ChecksumAccumulator, checksumWeight, pairRowEntryWeights, pairRowWeights, tripleRowWeights, tupleValuePairWeights } from '../../core/checksum.js';
 import { addPairRowChecksum } from '../../core/pairRowChecksum.js';
 import type { RecordBar } from '../../mgemm/index.js';
-import type { PairCountRow, RecordSelectingSink, SelectionOptions, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
+import type { PairCountRow, PairValueRows, PairValueSink, RecordSelectingSink, SelectionOptions, TupleRecordSelection, TupleRow } from '../../analyses/index.js';
 import { markPassingEntries, type Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts, HistogramLayout } from '../../core/histogramLayout.js';
 import type { NumWay } from '../../core/types.js';
@@ -47,7 +47,7 @@ export interface EntrySinkOptions {
  * at a time (one vector i, or a pair i, j, against a run of consecutive vectors) so that the checksum's
  * weights and sums run as tight loops.
  */
-export class EntrySink implements RecordSelectingSink {
+export class EntrySink implements RecordSelectingSink, PairValueSink {
   private accumulated = new ChecksumAccumulator();
   /** Buffered records as the file lays them out: numWay coordinates and the value, `stride` words each. */
   private readonly recordWords: Uint32Array;
@@ -97,6 +97,12 @@ export class EntrySink implements RecordSelectingSink {
   /** Whether passing entries become output records. */
   get writesRecords(): boolean {
     return this.writer !== null;
+  }
+
+  /** Without records, window and histogram, pair-count rows may come as values alone (their checksum merged): dropped here. */
+  get pairValueRows(): PairValueRows | null {
+    if (this.writer !== null || this.window !== null || this.histogram !== null) return null;
+    return { numVector: this.numVector, addRow: () => undefined };
   }
 
   /** The layout values are counted in (device finalize counts in it too), or null without a histogram. */

@@ -163,25 +163,32 @@ export class MatrixSink {
   /** Writes the panel that host finalize put into its `panelTarget`. */
   writeHostPanel(block: PairBlock): void {
     const place = placeOf(block);
-    const words = this.panelWordsFor(place);
     const values = this.hostValues;
-    const floats = this.wordsPerValue === 1 ? new Float32Array(words.buffer, words.byteOffset, words.length) : null;
-    const doubles = this.wordsPerValue === 2 ? new Float64Array(words.buffer, words.byteOffset, words.length / 2) : null;
+    if (this.wordsPerValue === 2) {
+      // float64 elements are the values' own bytes (little-endian hosts): only NaNs take PLINK's bits, in place.
+      if (!LITTLE_ENDIAN_HOST) throw new Error('dense matrices are written on little-endian hosts only');
+      const words = new Uint32Array(values.buffer, values.byteOffset, 2 * values.length);
+      for (let r = 0; r < place.numRows; r++) {
+        const end = r * place.stride + place.numCols;
+        for (let at = r * place.stride + this.firstPairCol(place, r); at < end; at++) {
+          if (values[at] !== values[at]) {
+            words[2 * at] = 0;
+            words[2 * at + 1] = PLINK_NAN_FLOAT64_HIGH_BITS;
+          }
+        }
+      }
+      this.placePanel(place, words);
+      return;
+    }
+    // float32 (bin4): each value rounded, NaN as PLINK's bits.
+    const words = this.panelWordsFor(place);
+    const floats = new Float32Array(words.buffer, words.byteOffset, words.length);
     for (let r = 0; r < place.numRows; r++) {
       const end = r * place.stride + place.numCols;
       for (let at = r * place.stride + this.firstPairCol(place, r); at < end; at++) {
         const v = values[at];
-        if (floats !== null) {
-          if (Number.isNaN(v)) words[at] = PLINK_NAN_FLOAT32_BITS;
-          else floats[at] = v;
-        } else if (doubles !== null) {
-          if (Number.isNaN(v)) {
-            words[2 * at] = 0;
-            words[2 * at + 1] = PLINK_NAN_FLOAT64_HIGH_BITS;
-          } else {
-            doubles[at] = v;
-          }
-        }
+        if (Number.isNaN(v)) words[at] = PLINK_NAN_FLOAT32_BITS;
+        else floats[at] = v;
       }
     }
     this.placePanel(place, words);

@@ -5,7 +5,7 @@
 import type { ChecksumAccumulator } from '../../core/checksum.js';
 import type { Threshold } from '../../core/thresholds.js';
 import type { HistogramCounts } from '../../core/histogramLayout.js';
-import type { PairCountRow, ResultSink, TupleRow } from '../../analyses/index.js';
+import { pairValueRowsOf, type PairCountRow, type PairValueRows, type PairValueSink, type ResultSink, type TupleRow } from '../../analyses/index.js';
 
 /** Where a panel's values go: `values[(i − rowVector)·numCols + (j − colVector)]` is pair (i, j)'s (global indices). */
 export interface PanelValueTarget {
@@ -16,7 +16,7 @@ export interface PanelValueTarget {
 }
 
 /** The run's sink, plus every pair's value into a panel target (analyses with one value per pair). */
-export class PanelValueCapture implements ResultSink {
+export class PanelValueCapture implements ResultSink, PairValueSink {
   constructor(private readonly inner: ResultSink, private readonly target: PanelValueTarget) {}
 
   get threshold(): Threshold {
@@ -50,6 +50,19 @@ export class PanelValueCapture implements ResultSink {
     this.inner.addTupleValueRow(tuple, values);
     const { target } = this;
     target.values.set(values.subarray(0, tuple.count), (tuple.i - target.rowVector) * target.numCols + (tuple.first - target.colVector));
+  }
+
+  get pairValueRows(): PairValueRows | null {
+    const inner = pairValueRowsOf(this.inner);
+    if (inner === null) return null;
+    const { target } = this;
+    return {
+      numVector: inner.numVector,
+      addRow: (i, jFirst, numCols, values) => {
+        inner.addRow(i, jFirst, numCols, values);
+        target.values.set(values.subarray(0, numCols), (i - target.rowVector) * target.numCols + (jFirst - target.colVector));
+      },
+    };
   }
 
   addPairCountRow(row: PairCountRow): void {
