@@ -7,7 +7,7 @@ export { pairCountGroupsOf } from './analysis.js';
 export {
   nativeRecordSelectionOf, tupleRecordSelectionOf, type NativeRecordSelection, type RecordSelectingSink, type SelectionOptions, type TupleRecordSelection,
 } from './tupleRecordSelection.js';
-export { nativeAddonLoader, type NativeAddonStatus } from './nativeAddons.js';
+export { nativeAddonLoader, type NativeAddonStatus, type NativeBandBlocks } from './nativeAddons.js';
 export {
   ANALYSIS_NAMES, analysesWithResult, builtInFinalizesPairsOnDevice, builtInPlaneLayout, loadAnalysis, loadBuiltInAnalysis, type AnalysisRef,
 } from './registry.js';

@@ -33,3 +33,23 @@ function loadAddon<Addon>(name: string, what: string): NativeAddonStatus<Addon> 
     return { available: false, reason: `${what} unavailable: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
   }
 }
+
+/**
+ * The two blocks of a band as the analyses' native band kernels read them (r²'s window bands, epistasis's dense
+ * bands): each block's planes vector-major, `wordsPerPlane` 32-bit words a plane, 8-byte aligned.
+ */
+export interface NativeBandBlocks {
+  readonly rowWords: Uint32Array;
+  readonly rowNumVectors: number;
+  readonly rowVectorFirst: number;
+  readonly rowsReal: number;
+  readonly colWords: Uint32Array;
+  readonly colNumVectors: number;
+  readonly colVectorFirst: number;
+  readonly colsReal: number;
+  readonly wordsPerPlane: number;
+  /** rowFirst, numRows, colFirst, numCols, strictUpper (0 or 1) per panel. */
+  readonly panels: Int32Array;
+  /** Tallies by 64-bit popcounts even where AVX-512 runs (tests compare the two). */
+  readonly scalar?: boolean;
+}

@@ -1,5 +1,6 @@
 // Reading and checking the arguments of the analyses' N-API bindings (numbers, typed arrays, a record selection as
-// analyses/tupleRecordSelection.ts hands it out), shared by their bindings. Errors name the field. Header only.
+// analyses/tupleRecordSelection.ts hands it out), and the result object their finalizes share. Errors name the field.
+// Header only.
 #pragma once
 
 #include <napi.h>
@@ -59,6 +60,22 @@ inline RecordSelection selectionOf(const Napi::Object& s) {
   selection.topCount = integerOf(s, "topCount");
   selection.topLarger = s.Get("topLarger").ToBoolean().Value();
   return selection;
+}
+
+/**
+ * A native finalize's result object: its checksum part as normalized limbs, its entries, zeros and pairs (an outcome
+ * with `checksum`, `entries`, `zeros` and `numPairs`); the caller sets its own fields after these.
+ */
+template <typename Outcome>
+Napi::Object checksumResultOf(Napi::Env env, const Outcome& outcome) {
+  Napi::Object result = Napi::Object::New(env);
+  Napi::Float64Array limbs = Napi::Float64Array::New(env, decltype(outcome.checksum)::kLimbs);
+  outcome.checksum.normalizedLimbs(limbs.Data());
+  result.Set("checksumLimbs", limbs);
+  result.Set("entries", Napi::Number::New(env, static_cast<double>(outcome.entries)));
+  result.Set("zeros", Napi::Number::New(env, static_cast<double>(outcome.zeros)));
+  result.Set("numPairs", Napi::Number::New(env, static_cast<double>(outcome.numPairs)));
+  return result;
 }
 
 }  // namespace snptally::native

@@ -3,7 +3,7 @@
 // compiler, not x86-64, install scripts skipped; analyses/nativeAddons.ts). Its values, checksum and records are the JS
 // path's, bit for bit.
 import type { EpistasisScore } from '../../../core/types.js';
-import { nativeAddonLoader, type NativeRecordSelection } from '../../index.js';
+import { nativeAddonLoader, type NativeBandBlocks, type NativeRecordSelection } from '../../index.js';
 
 /** A dense panel of pairs as the addon reads it (epistasisPairs.ts builds it from a PairBlock). */
 export interface NativeDensePanel {
@@ -36,18 +36,9 @@ export interface NativeScoring {
 }
 
 /** A band of panels as the addon computes and scores it (nativeDensePairs.ts builds it from a PairDenseBand). */
-export interface NativeDenseBand {
-  /** The blocks' planes (epistasisPlanes.ts's 6, vector-major, `wordsPerPlane` 32-bit words each; 8-byte aligned). */
-  readonly rowWords: Uint32Array;
-  readonly rowNumVectors: number;
-  readonly rowVectorFirst: number;
-  readonly rowsReal: number;
-  readonly colWords: Uint32Array;
-  readonly colNumVectors: number;
-  readonly colVectorFirst: number;
-  readonly colsReal: number;
+export interface NativeDenseBand extends NativeBandBlocks {
+  /** Planes per vector (epistasisPlanes.ts's 6). */
   readonly numPlanes: number;
-  readonly wordsPerPlane: number;
   /** The planes of genotype 0 and 1 of controls, then of cases. */
   readonly genotypePlanes: Int32Array;
   /** Each class's 32-bit words [first, end) of a plane (controls, then cases), where its planes may have bits. */
@@ -55,10 +46,6 @@ export interface NativeDenseBand {
   readonly controls: number;
   readonly cases: number;
   readonly numVector: number;
-  /** rowFirst, numRows, colFirst, numCols, strictUpper (0 or 1) per panel. */
-  readonly panels: Int32Array;
-  /** Tallies by 64-bit popcounts even where AVX-512 runs (tests compare the two). */
-  readonly scalar?: boolean;
 }
 
 /** A panel's (or band's) exact checksum part and its records as the file lays them out (i, j, value bits). */

@@ -1,20 +1,10 @@
 // Loads r²'s native window bands (build/r2/snptally_r2.node, see src/r2WindowBand.h) once per thread, on first use, or
 // says why they cannot be used (analyses/nativeAddons.ts). Their values, checksum and records are the JS path's, bit for bit.
-import { nativeAddonLoader, type NativeAddonStatus, type NativeRecordSelection } from '../../index.js';
+import { nativeAddonLoader, type NativeAddonStatus, type NativeBandBlocks, type NativeRecordSelection } from '../../index.js';
 import type { NativeLdTextFunctions } from './nativeLdText.js';
 
-/** A band as the addon reads it (r2WindowBand.ts builds it from a PairWindowBand). */
-export interface NativeR2Band {
-  /** The blocks' planes (r2Planes.ts's 4, vector-major, `wordsPerPlane` 32-bit words each; 8-byte aligned). */
-  readonly rowWords: Uint32Array;
-  readonly rowNumVectors: number;
-  readonly rowVectorFirst: number;
-  readonly rowsReal: number;
-  readonly colWords: Uint32Array;
-  readonly colNumVectors: number;
-  readonly colVectorFirst: number;
-  readonly colsReal: number;
-  readonly wordsPerPlane: number;
+/** A band as the addon reads it (r2WindowBand.ts builds it from a PairWindowBand; r2Planes.ts's 4 planes a vector). */
+export interface NativeR2Band extends NativeBandBlocks {
   /** The run's vectors (the checksum's uids; the window arrays' length). */
   readonly numVector: number;
   readonly bandBegin: Uint32Array;
@@ -22,10 +12,6 @@ export interface NativeR2Band {
   readonly chrBegin: Uint32Array;
   readonly chrEnd: Uint32Array;
   readonly interChr: boolean;
-  /** rowFirst, numRows, colFirst, numCols, strictUpper (0 or 1) per panel. */
-  readonly panels: Int32Array;
-  /** Tallies by 64-bit popcounts even where AVX-512 runs (tests compare the two). */
-  readonly scalar?: boolean;
 }
 
 /** The band's checksum part (ChecksumAccumulator.merge's limbs), counts and records written. */

@@ -15,6 +15,7 @@ namespace {
 
 using snptally::native::ArgumentError;
 using snptally::native::arrayOf;
+using snptally::native::checksumResultOf;
 using snptally::native::doubleOf;
 using snptally::native::integerOf;
 using snptally::native::selectionOf;
@@ -131,13 +132,7 @@ ScoreTables scoreTablesOf(const Napi::Object& scoring, int64_t numField) {
 
 /** The outcome as JS reads it: checksum limbs, counts, records. */
 Napi::Object outcomeObject(Napi::Env env, const PanelOutcome& outcome) {
-  Napi::Object result = Napi::Object::New(env);
-  Napi::Float64Array limbs = Napi::Float64Array::New(env, snptally::epistasis::ExactSum::kLimbs);
-  outcome.checksum.normalizedLimbs(limbs.Data());
-  result.Set("checksumLimbs", limbs);
-  result.Set("entries", Napi::Number::New(env, static_cast<double>(outcome.entries)));
-  result.Set("zeros", Napi::Number::New(env, static_cast<double>(outcome.zeros)));
-  result.Set("numPairs", Napi::Number::New(env, static_cast<double>(outcome.numPairs)));
+  Napi::Object result = checksumResultOf(env, outcome);
   Napi::Uint32Array records = Napi::Uint32Array::New(env, outcome.recordWords.size());
   if (!outcome.recordWords.empty()) std::memcpy(records.Data(), outcome.recordWords.data(), outcome.recordWords.size() * sizeof(uint32_t));
   result.Set("recordWords", records);

@@ -12,6 +12,7 @@ namespace {
 
 using snptally::native::ArgumentError;
 using snptally::native::arrayOf;
+using snptally::native::checksumResultOf;
 using snptally::native::integerOf;
 using snptally::paircounts::PairCountBlock;
 using snptally::paircounts::PairCountKind;
@@ -66,13 +67,7 @@ Napi::Value PairCountRows(const Napi::CallbackInfo& info) {
     Napi::TypeError::New(env, "pairCountRows: " + error.message).ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  Napi::Object result = Napi::Object::New(env);
-  Napi::Float64Array limbs = Napi::Float64Array::New(env, snptally::native::ExactSum::kLimbs);
-  outcome.checksum.normalizedLimbs(limbs.Data());
-  result.Set("checksumLimbs", limbs);
-  result.Set("entries", Napi::Number::New(env, static_cast<double>(outcome.entries)));
-  result.Set("zeros", Napi::Number::New(env, static_cast<double>(outcome.zeros)));
-  result.Set("numPairs", Napi::Number::New(env, static_cast<double>(outcome.numPairs)));
+  Napi::Object result = checksumResultOf(env, outcome);
   return result;
 }
 

@@ -18,6 +18,7 @@ namespace {
 
 using snptally::native::ArgumentError;
 using snptally::native::arrayOf;
+using snptally::native::checksumResultOf;
 using snptally::native::integerOf;
 using snptally::native::selectionOf;
 using snptally::r2::Band;
@@ -95,13 +96,7 @@ Napi::Value R2WindowBand(const Napi::CallbackInfo& info) {
     Napi::TypeError::New(env, "r2WindowBand: " + error.message).ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  Napi::Object result = Napi::Object::New(env);
-  Napi::Float64Array limbs = Napi::Float64Array::New(env, snptally::native::ExactSum::kLimbs);
-  outcome.checksum.normalizedLimbs(limbs.Data());
-  result.Set("checksumLimbs", limbs);
-  result.Set("entries", Napi::Number::New(env, static_cast<double>(outcome.entries)));
-  result.Set("zeros", Napi::Number::New(env, static_cast<double>(outcome.zeros)));
-  result.Set("numPairs", Napi::Number::New(env, static_cast<double>(outcome.numPairs)));
+  Napi::Object result = checksumResultOf(env, outcome);
   result.Set("numRecords", Napi::Number::New(env, static_cast<double>(outcome.numRecords)));
   return result;
 }
