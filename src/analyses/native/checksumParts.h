@@ -66,4 +66,12 @@ class ExactSum {
   uint64_t limbs_[kLimbs] = {};
 };
 
+/** What every native finalize sums for its caller (napiArguments.h checksumResultOf): the checksum part and counts. */
+struct ChecksumPart {
+  ExactSum checksum;
+  uint64_t entries = 0;
+  uint64_t zeros = 0;
+  uint64_t numPairs = 0;
+};
+
 }  // namespace snptally::native

@@ -52,11 +52,7 @@ using native::RecordSelection;
 using native::WeightRun;
 
 /** The checksum part of the panel (ChecksumAccumulator.merge's limbs) and its records as the file lays them out. */
-struct PanelOutcome {
-  ExactSum checksum;
-  uint64_t entries = 0;
-  uint64_t zeros = 0;
-  uint64_t numPairs = 0;
+struct PanelOutcome : native::ChecksumPart {
   std::vector<uint32_t> recordWords;  // i, j, float32 bits of the value
   uint64_t numRecords = 0;
 };

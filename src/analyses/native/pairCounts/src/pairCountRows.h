@@ -31,12 +31,7 @@ struct PairCountBlock {
   int64_t numVector;
 };
 
-struct PairCountOutcome {
-  native::ExactSum checksum;
-  int64_t entries = 0;
-  int64_t zeros = 0;
-  int64_t numPairs = 0;
-};
+using PairCountOutcome = native::ChecksumPart;
 
 /**
  * Finalizes `block`: values[r · numCols + c] for every pair, the checksum into `out`. Returns an empty string, or why

@@ -48,11 +48,7 @@ struct Band {
 };
 
 /** Where a band's results go: the checksum part, counts, and records in the caller's buffer. */
-struct BandOutcome {
-  native::ExactSum checksum;
-  uint64_t entries = 0;
-  uint64_t zeros = 0;
-  uint64_t numPairs = 0;
+struct BandOutcome : native::ChecksumPart {
   uint32_t* recordWords = nullptr;  // 3 words a record: 2i + 1, 2j + 1, the float32 bits of r²
   uint64_t recordCapacity = 0;      // records that fit
   uint64_t numRecords = 0;
