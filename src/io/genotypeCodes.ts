@@ -25,11 +25,20 @@ const MISSING_CODES_IN_BYTE: Uint8Array = (() => {
   return table;
 })();
 
+/**
+ * The whole 32-bit words of `bytes` where its view starts word-aligned, else none (the callers then go byte by byte):
+ * a Uint32Array may not start at an unaligned offset, even an empty one.
+ */
+function alignedWordsOf(bytes: Uint8Array): Uint32Array {
+  if (bytes.byteOffset % 4 !== 0) return new Uint32Array(0);
+  return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+}
+
 /** Number of missing codes in a packed vector (pad bits must be zero, as they are in packed files). */
 export function countMissingCodes(packedVector: Uint8Array): number {
   // 16 codes per word where the bytes are word-aligned: code 10 is bit 2k + 1 set and bit 2k clear.
-  const numWords = packedVector.byteOffset % 4 === 0 ? packedVector.length >> 2 : 0;
-  const words = new Uint32Array(packedVector.buffer, packedVector.byteOffset, numWords);
+  const words = alignedWordsOf(packedVector);
+  const numWords = words.length;
   let count = 0;
   for (let w = 0; w < numWords; w++) {
     const codes = words[w];
@@ -48,8 +57,8 @@ export function convertBedRecord(bedRecord: Uint8Array, numSample: number, out: 
   const numBytes = packedBytesPerVector(numSample);
   // A copy, then the NOT of 4 bytes at a time where `out` is word-aligned (bedByteToPacked of each byte).
   out.set(bedRecord.subarray(0, numBytes));
-  const numWords = out.byteOffset % 4 === 0 ? numBytes >> 2 : 0;
-  const words = new Uint32Array(out.buffer, out.byteOffset, numWords);
+  const words = alignedWordsOf(out.subarray(0, numBytes));
+  const numWords = words.length;
   for (let w = 0; w < numWords; w++) words[w] = ~words[w];
   for (let b = 4 * numWords; b < numBytes; b++) out[b] = bedByteToPacked(out[b]);
   const samplesInLastByte = numSample - 4 * (numBytes - 1);
@@ -64,8 +73,8 @@ export function convertBedRecord(bedRecord: Uint8Array, numSample: number, out: 
 export function convertBedRecordsInPlace(records: Uint8Array, numSample: number): number {
   const numBytes = packedBytesPerVector(numSample);
   if (records.length % numBytes !== 0) throw new Error(`${records.length} bytes are not whole records of ${numBytes}`);
-  const numWords = records.byteOffset % 4 === 0 ? records.length >> 2 : 0;
-  const words = numWords === 0 ? new Uint32Array(0) : new Uint32Array(records.buffer, records.byteOffset, numWords);
+  const words = alignedWordsOf(records);
+  const numWords = words.length;
   let missing = 0;
   for (let w = 0; w < numWords; w++) {
     const codes = ~words[w];

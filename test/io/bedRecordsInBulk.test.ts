@@ -106,3 +106,27 @@ describe.each([
     rmSync(`${packedPath}.json`);
   });
 });
+
+describe('convertBedRecord and countMissingCodes on views at any offset', () => {
+  it.each([1, 3, 4, 5, 16, 17, 33, 101])('equal a call-by-call reference at offsets 0 to 3 (%i samples)', (numSample) => {
+    const random = mulberry32(1000 + numSample);
+    const numBytes = Math.ceil(numSample / 4);
+    const record = Uint8Array.from({ length: numBytes }, () => Math.floor(random() * 256));
+    // PLINK codes 00 hom A1, 01 missing, 10 het, 11 hom A2 → SPEC 11, 10, 01, 00; pad calls 00.
+    const expected = new Uint8Array(numBytes);
+    let expectedMissing = 0;
+    for (let s = 0; s < numSample; s++) {
+      const plinkCode = (record[s >> 2] >>> (2 * (s & 3))) & 3;
+      expected[s >> 2] |= (3 - plinkCode) << (2 * (s & 3));
+      if (plinkCode === 1) expectedMissing++;
+    }
+    for (const offset of [0, 1, 2, 3]) {
+      const input = new Uint8Array(numBytes + 8).subarray(offset, offset + numBytes);
+      input.set(record);
+      const out = new Uint8Array(numBytes + 8).subarray(offset, offset + numBytes);
+      convertBedRecord(input, numSample, out);
+      expect(out).toEqual(expected);
+      expect(countMissingCodes(out)).toBe(expectedMissing);
+    }
+  });
+});
