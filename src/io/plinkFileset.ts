@@ -43,7 +43,9 @@ export async function openPlinkFileset(paths: PlinkPaths): Promise<GenotypeSourc
   const snps = await readBim(paths.bim);
   checkBed(paths, sampleIds.length, snps.length);
   const rows = (): AsyncGenerator<GenotypeRow> => bedRows(paths.bed, snps, sampleIds.length);
-  describeBedRecords(rows, { bedPath: paths.bed, numSample: sampleIds.length, snpIndices: Uint32Array.from(snps, (_, s) => s) });
+  const snpIndices = new Uint32Array(snps.length);
+  for (let s = 0; s < snpIndices.length; s++) snpIndices[s] = s;
+  describeBedRecords(rows, { bedPath: paths.bed, numSample: sampleIds.length, snpIndices });
   return {
     kind: 'bed',
     path: paths.bed,
@@ -79,22 +81,58 @@ async function readBim(path: string): Promise<SnpInfo[]> {
   const snps: SnpInfo[] = [];
   // Column k of a line is text[bounds[2k], bounds[2k + 1]): a string only for the five columns kept.
   const bounds = new Int32Array(12);
+  // A .bim's chromosome repeats line after line, and most alleles are one letter: their strings are reused.
+  let chrom = '';
+  const oneLetterAlleles = new Map<number, string>();
+  const alleleOf = (text: string, first: number, end: number): string => {
+    if (end - first !== 1) return text.slice(first, end);
+    const code = text.charCodeAt(first);
+    let allele = oneLetterAlleles.get(code);
+    if (allele === undefined) oneLetterAlleles.set(code, allele = text.slice(first, end));
+    return allele;
+  };
   await forEachTextLineIn(path, (text, start, end, lineNumber) => {
     const numColumns = columnBoundsOf(text, start, end, bounds);
     if (numColumns === 0) return;
     if (numColumns !== 6) {
       throw new UserError(`${path} line ${lineNumber}: expected 6 columns (chrom id cM position A1 A2), found ${numColumns}`);
     }
-    const posText = text.slice(bounds[6], bounds[7]);
-    const pos = Number(posText);
-    if (!Number.isSafeInteger(pos)) throw new UserError(`${path} line ${lineNumber}: position "${posText}" is not an integer`);
+    if (!sameText(chrom, text, bounds[0], bounds[1])) chrom = text.slice(bounds[0], bounds[1]);
     snps.push({
-      chrom: text.slice(bounds[0], bounds[1]), id: text.slice(bounds[2], bounds[3]), pos,
-      allele1: text.slice(bounds[8], bounds[9]), allele2: text.slice(bounds[10], bounds[11]),
+      chrom, id: text.slice(bounds[2], bounds[3]), pos: positionOf(path, lineNumber, text, bounds[6], bounds[7]),
+      allele1: alleleOf(text, bounds[8], bounds[9]), allele2: alleleOf(text, bounds[10], bounds[11]),
     });
   });
   if (snps.length === 0) throw new UserError(`${path}: no SNPs`);
   return snps;
+}
+
+/** True when `text[first, end)` is `known`. */
+function sameText(known: string, text: string, first: number, end: number): boolean {
+  if (known.length !== end - first) return false;
+  for (let k = 0; k < known.length; k++) if (known.charCodeAt(k) !== text.charCodeAt(first + k)) return false;
+  return true;
+}
+
+/**
+ * The .bim position `text[first, end)`: digits are read in place (Number of the text gives the same); anything
+ * else goes through Number and must be a safe integer. @throws UserError naming the line.
+ */
+function positionOf(path: string, lineNumber: number, text: string, first: number, end: number): number {
+  if (end - first <= 15) {
+    let value = 0;
+    let k = first;
+    for (; k < end; k++) {
+      const digit = text.charCodeAt(k) - 48;
+      if (digit < 0 || digit > 9) break;
+      value = 10 * value + digit;
+    }
+    if (k === end) return value;
+  }
+  const posText = text.slice(first, end);
+  const pos = Number(posText);
+  if (!Number.isSafeInteger(pos)) throw new UserError(`${path} line ${lineNumber}: position "${posText}" is not an integer`);
+  return pos;
 }
 
 /**

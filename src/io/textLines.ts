@@ -57,12 +57,42 @@ export interface LineReadOptions {
   readonly maxLineBytes?: number;
 }
 
+/** Bytes `[start, end)` of `bytes`: whole lines, each ending with a newline but perhaps the file's last. */
+interface LineSpan {
+  readonly bytes: Buffer;
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
  * Yields the lines of `path` in batches (bounded memory: a batch, and a line longer than one, up to
  * `maxLineBytes`). The bytes are not decoded: readers of large files parse them as they are (vcfReader.ts). Read or
  * decompression failures and overlong lines become a UserError naming the file and the line.
  */
 export async function* readLineBatches(path: string, options: LineReadOptions = {}): AsyncGenerator<LineBatch> {
+  let lineNumber = 0;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for await (const { bytes, start: spanStart, end: spanEnd } of readLineSpans(path, options, () => lineNumber)) {
+    starts.length = 0;
+    ends.length = 0;
+    for (let start = spanStart; start < spanEnd;) {
+      const newline = bytes.indexOf(NEWLINE, start);
+      const next = newline < 0 || newline >= spanEnd ? spanEnd : newline;
+      starts.push(start);
+      ends.push(next > start && bytes[next - 1] === CARRIAGE_RETURN ? next - 1 : next);
+      start = next + 1;
+    }
+    yield { bytes, starts, ends, firstLineNumber: lineNumber + 1 };
+    lineNumber += starts.length;
+  }
+}
+
+/**
+ * The lines of `path` as spans of whole lines (readLineBatches without a start and end per line, for readers that
+ * scan a span's text themselves). `lineNumber` says how many lines the caller has seen, for the overlong-line error.
+ */
+async function* readLineSpans(path: string, options: LineReadOptions, lineNumber: () => number = () => 0): AsyncGenerator<LineSpan> {
   const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   const gzip = isGzipFile(path);
   const file = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
@@ -78,24 +108,6 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
   // Bytes [0, filled) of `held` are not handed on yet: the start of a line whose end has not been read.
   let held = Buffer.alloc(2 * READ_CHUNK_BYTES);
   let filled = 0;
-  let lineNumber = 0;
-  const starts: number[] = [];
-  const ends: number[] = [];
-  /** Lines of held[0, end) (each ending with a newline when `whole`), as one batch. */
-  function* batchOf(end: number, whole: boolean): Generator<LineBatch> {
-    starts.length = 0;
-    ends.length = 0;
-    for (let start = 0; start < end;) {
-      const newline = whole ? held.indexOf(NEWLINE, start) : -1;
-      const next = newline < 0 || newline >= end ? end : newline;
-      starts.push(start);
-      ends.push(next > start && held[next - 1] === CARRIAGE_RETURN ? next - 1 : next);
-      start = next + 1;
-    }
-    if (starts.length === 0) return;
-    yield { bytes: held, starts, ends, firstLineNumber: lineNumber + 1 };
-    lineNumber += starts.length;
-  }
   try {
     for await (const piece of stream as AsyncIterable<Buffer>) {
       if (filled + piece.length > held.length) {
@@ -108,13 +120,13 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
       filled += piece.length;
       const lastNewline = held.lastIndexOf(NEWLINE, filled - 1);
       if (lastNewline >= searchFrom) {
-        yield* batchOf(lastNewline + 1, true);
+        yield { bytes: held, start: 0, end: lastNewline + 1 };
         held.copy(held, 0, lastNewline + 1, filled);
         filled -= lastNewline + 1;
       }
       // What is held now is the start of one line.
       if (filled > maxLineBytes) {
-        throw new UserError(`${path} line ${lineNumber + 1} is longer than ${describeBytes(maxLineBytes)} (the most a line may have)`);
+        throw new UserError(`${path} line ${lineNumber() + 1} is longer than ${describeBytes(maxLineBytes)} (the most a line may have)`);
       }
       if (failure !== null) break;
     }
@@ -126,10 +138,10 @@ export async function* readLineBatches(path: string, options: LineReadOptions = 
   }
   if (failure !== null) {
     const what = gzip ? 'decompress' : 'read';
-    throw new UserError(`cannot ${what} ${path} after line ${lineNumber}: ${describeStreamError(failure)}`);
+    throw new UserError(`cannot ${what} ${path} after line ${lineNumber()}: ${describeStreamError(failure)}`);
   }
   // The last line, when the file does not end with a newline.
-  yield* batchOf(filled, false);
+  if (filled > 0) yield { bytes: held, start: 0, end: filled };
 }
 
 /**
@@ -162,16 +174,16 @@ export async function forEachTextLine(path: string, onLine: (text: string, lineN
 export async function forEachTextLineIn(
   path: string, onLine: (text: string, start: number, end: number, lineNumber: number) => void,
 ): Promise<void> {
-  for await (const batch of readLineBatches(path)) {
-    const numLines = batch.starts.length;
-    if (numLines === 0) continue;
-    const text = batch.bytes.toString('utf8', batch.starts[0], batch.ends[numLines - 1]);
-    // Lines end at each newline, a carriage return before it dropped, as readLineBatches cut them.
-    for (let k = 0, start = 0; k < numLines; k++) {
-      const newline = k + 1 < numLines ? text.indexOf('\n', start) : text.length;
-      const end = newline > start && text.charCodeAt(newline - 1) === 13 && k + 1 < numLines ? newline - 1 : newline;
-      onLine(text, start, end, batch.firstLineNumber + k);
-      start = newline + 1;
+  let lineNumber = 0;
+  for await (const span of readLineSpans(path, {}, () => lineNumber)) {
+    const text = span.bytes.toString('utf8', span.start, span.end);
+    // Lines end at each newline (the span's last perhaps at its end), a carriage return before it dropped.
+    for (let start = 0; start < text.length;) {
+      const newline = text.indexOf('\n', start);
+      const next = newline < 0 ? text.length : newline;
+      const end = next > start && text.charCodeAt(next - 1) === 13 ? next - 1 : next;
+      onLine(text, start, end, ++lineNumber);
+      start = next + 1;
     }
   }
 }

@@ -67,6 +67,25 @@ describe('PLINK fileset reader', () => {
     expect(source.founders).toEqual([true, true, false]);
   });
 
+  it('reads positions as Number would, and keeps each line\'s chromosome and alleles as written', async () => {
+    const prefix = join(workDir, 'loci');
+    writePlinkFileset(prefix, patternedDosages(6, 3, 0), 3);
+    writeFileSync(`${prefix}.bim`, [
+      '1 a 0 0011 A C', '1 b 0 999999999999999 C AT', '10 c 0 -5 AT T', '1 d 0 1e3 G G', 'X e 0 0x10 - .', '1 f 0 0 Tn N',
+    ].join('\n'));
+    const source = await openPlinkFileset(plinkPathsOf(prefix)!);
+    expect(source.snps?.map((snp) => [snp.chrom, snp.pos, snp.allele1, snp.allele2])).toEqual([
+      ['1', 11, 'A', 'C'], ['1', 999999999999999, 'C', 'AT'], ['10', -5, 'AT', 'T'], ['1', 1000, 'G', 'G'], ['X', 16, '-', '.'], ['1', 0, 'Tn', 'N'],
+    ]);
+  });
+
+  it.each([['1.5'], ['rs7'], ['9007199254740993'], ['']])('refuses the .bim position "%s", naming the line', async (position) => {
+    const prefix = join(workDir, 'bad-position');
+    writePlinkFileset(prefix, patternedDosages(2, 3, 0), 3);
+    writeFileSync(`${prefix}.bim`, `1\ta\t0\t7\tA\tC\n1\tb\t0\t${position === '' ? '""' : position}\tA\tC\n`);
+    await expectUserError(openPlinkFileset(plinkPathsOf(prefix)!), new RegExp(`bad-position\\.bim line 2: position "${position === '' ? '""' : position.replace('.', '\\.')}" is not an integer`));
+  });
+
   const badCases: ReadonlyArray<readonly [string, string, (prefix: string) => void, RegExp]> = [
     ['wrong magic', 'bad-magic', (prefix) => writeFileSync(`${prefix}.bed`, new Uint8Array([0x6c, 0x1b, 0x00, 0, 0, 0, 0, 0, 0])),
       /bad-magic\.bed byte 0: not a SNP-major PLINK 1 \.bed file \(magic 6c 1b 01 expected, found 6c 1b 00\)/],

@@ -60,6 +60,15 @@ describe('readLineBatches, readTextLines, forEachTextLine and forEachTextLineIn'
     }
   }
 
+  it('refuses a line held past maxLineBytes (one longer than a read chunk), naming it after the lines handed on', async () => {
+    const path = join(workDir, 'overlong.txt');
+    writeFileSync(path, `a\nb\n${'y'.repeat(3 << 20)}\nc\n`);
+    const read = async (): Promise<void> => {
+      for await (const batch of readLineBatches(path, { maxLineBytes: 1000 })) void batch;
+    };
+    await expect(read()).rejects.toThrow(/overlong\.txt line 3 is longer than 1000 bytes/);
+  });
+
   it('yields nothing for an empty file', async () => {
     const path = join(workDir, 'empty.txt');
     writeFileSync(path, '');
