@@ -2,11 +2,11 @@
 // --pheno-name picks a column), 1 = control, 2 = case, 0 / −9 / non-numeric = missing (the sample is left out); and the
 // genotype source reordered once as [controls | cases], so that a class is a range of fields.
 import { UserError } from '../core/errors.js';
-import type { GenotypeRow, GenotypeSource } from './genotypeSource.js';
+import { wholeBedRecordsOf, type BedRecords, type GenotypeRow, type GenotypeSource, type SnpInfo } from './genotypeSource.js';
 import { ClassOrder } from './classOrder.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import type { SampleName } from './selectionLists.js';
-import { readTextLines } from './textLines.js';
+import { forEachTextLine } from './textLines.js';
 
 /** A sample's class: control, case, or missing (left out). */
 export const CLASS_CONTROL = 0;
@@ -79,9 +79,9 @@ async function classesByName(path: string, samples: readonly SampleName[], spec:
   let column = spec.column;
   let columnName = `column ${column + 1}`;
   let first = true;
-  for await (const { text, lineNumber } of readTextLines(path)) {
+  await forEachTextLine(path, (text, lineNumber) => {
     const columns = text.trim().split(/\s+/);
-    if (columns.length === 1 && columns[0] === '') continue;
+    if (columns.length === 1 && columns[0] === '') return;
     const isHeader = first && spec.headerNames !== null && columns[0].toUpperCase() === 'FID' && columns[1]?.toUpperCase() === 'IID';
     const wantedName = spec.headerNames !== null && spec.headerNames !== 'optional' ? spec.headerNames : null;
     if (first && wantedName !== null && !isHeader) {
@@ -94,18 +94,32 @@ async function classesByName(path: string, samples: readonly SampleName[], spec:
         if (column < 0) throw new UserError(`${spec.label} line ${lineNumber}: no column named "${wantedName}" (--pheno-name)`);
         columnName = `column ${wantedName}`;
       }
-      continue;
+      return;
     }
     const where = `${spec.label} line ${lineNumber}`;
     if (columns.length <= column) throw new UserError(`${where}: ${columns.length} columns, the phenotype is column ${column + 1}`);
     const [fid, iid] = columns;
     const sampleIdx = indexOf.get(`${fid}\t${iid}`) ?? indexOf.get(`\u0000${iid}`);
-    if (sampleIdx === undefined) continue;
+    if (sampleIdx === undefined) return;
     if (seen[sampleIdx] === 1) throw new UserError(`${where}: sample ${fid} ${iid} appears a second time`);
     seen[sampleIdx] = 1;
     classes[sampleIdx] = classOrFail(columns[column], where, `${fid} ${iid}`);
-  }
+  });
   return { classes, description: `${path} ${columnName}` };
+}
+
+/** Whole .bed records (wholeBedRecordsOf) whose rows are class-ordered: what a bulk read needs to make the same rows. */
+export interface ClassOrderedRecords {
+  readonly records: BedRecords;
+  readonly snps: readonly SnpInfo[];
+  readonly classOrder: ClassOrder;
+}
+
+const CLASS_ORDERED_RECORDS = new WeakMap<GenotypeSource['rows'], ClassOrderedRecords>();
+
+/** The whole .bed records that `source`'s rows class-order (orderByClass), or null when its rows are not such. */
+export function classOrderedRecordsOf(source: GenotypeSource): ClassOrderedRecords | null {
+  return CLASS_ORDERED_RECORDS.get(source.rows) ?? null;
 }
 
 /**
@@ -131,6 +145,8 @@ export function orderByClass(source: GenotypeSource, classes: SampleClasses): { 
       yield { snp: row.snp, packed: ordered, numMissing };
     }
   }
+  const whole = wholeBedRecordsOf(source);
+  if (whole !== null) CLASS_ORDERED_RECORDS.set(rows, { ...whole, classOrder });
   return {
     source: {
       kind: source.kind, path: source.path, numSnpKnown: source.numSnpKnown, snps: source.snps ?? null, rows,

@@ -1,13 +1,16 @@
 // A genotype source prepared into memory instead of a file: the packed vectors (SPEC §1, as `prepare` writes them)
 // in one SharedArrayBuffer that the run's threads read in place, and the sidecar `prepare` would write beside them
-// (the same SHA-256 of the same bytes). For inputs whose rows the source counts beforehand (a .bed).
+// (the same SHA-256 of the same bytes). For inputs whose rows the source counts beforehand (a .bed); whole .bed records,
+// class-ordered or not, are read and converted in bulk.
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import { readBedRecordsAsPacked } from './bedRecordReads.js';
+import { countMissingCodes } from './genotypeCodes.js';
 import { wholeBedRecordsOf, type GenotypeSource } from './genotypeSource.js';
 import { packedBytesPerVector } from './packedVectorFile.js';
 import { SnpColumns, sidecarOf, type PrepareOptions } from './prepareGenotypes.js';
 import type { PreparedSidecar } from './preparedSidecar.js';
+import { classOrderedRecordsOf, type ClassOrderedRecords } from './phenotypes.js';
 
 /** Packed vectors in shared memory and their sidecar. */
 export interface PreparedInMemory {
@@ -56,12 +59,33 @@ export function prepareBedRecordsInMemory(
   source: GenotypeSource, options: Pick<PrepareOptions, 'skippedSites' | 'selection' | 'caseControl'>,
 ): PreparedInMemory | null {
   const whole = wholeBedRecordsOf(source);
-  if (whole === null) return null;
-  const { records, snps } = whole;
+  const classOrdered = whole === null ? classOrderedRecordsOf(source) : null;
+  if (whole === null && classOrdered === null) return null;
+  const snps = whole?.snps ?? classOrdered!.snps;
   const bytesPerVector = packedBytesPerVector(source.sampleIds.length);
   const packed = new Uint8Array(new SharedArrayBuffer(snps.length * bytesPerVector));
-  const numMissingCalls = readBedRecordsAsPacked(records, packed);
+  const numMissingCalls = whole !== null ? readBedRecordsAsPacked(whole.records, packed) : readClassOrderedRecords(classOrdered!, packed);
   const columns = SnpColumns.of(snps, numMissingCalls);
   const packedSha256 = createHash('sha256').update(packed).digest('hex');
   return { packed, sidecar: sidecarOf(source, columns, { ...options, vectors: 'snps', packedSha256, vectorOrder: null }) };
+}
+
+/** Class-ordered records read this many source bytes at a time (bounded scratch whatever the file size). */
+const CLASS_ORDER_CHUNK_BYTES = 4 << 20;
+
+/** `ordered`'s rows, one after another in `packed` (⌈kept samples / 4⌉ bytes each); returns their missing calls. */
+function readClassOrderedRecords(ordered: ClassOrderedRecords, packed: Uint8Array): number {
+  const { records, classOrder } = ordered;
+  const numSnp = records.snpIndices.length;
+  const bytesIn = packedBytesPerVector(records.numSample);
+  const bytesOut = packedBytesPerVector(classOrder.numKept);
+  const rowsPerChunk = Math.max(1, Math.floor(CLASS_ORDER_CHUNK_BYTES / bytesIn));
+  const scratch = new Uint8Array(Math.min(rowsPerChunk, numSnp) * bytesIn);
+  for (let first = 0; first < numSnp; first += rowsPerChunk) {
+    const count = Math.min(rowsPerChunk, numSnp - first);
+    readBedRecordsAsPacked(records, scratch, { first, count });
+    classOrder.reorderRows(scratch, count, packed.subarray(first * bytesOut, (first + count) * bytesOut));
+  }
+  // Pad codes are 00: the missing codes of all rows at once are the kept samples' missing calls.
+  return countMissingCodes(packed.subarray(0, numSnp * bytesOut));
 }

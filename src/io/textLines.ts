@@ -1,10 +1,10 @@
 // Streams the lines of a text file, plain or gzip/BGZF-compressed (detected by its magic bytes), with line numbers:
-// as bytes in batches (large files), or one string at a time.
+// as bytes in batches (large files), or one string at a time; a small plain file is read and decoded at once.
 //
 // BGZF (bgzip) is a series of concatenated gzip members; Node's gunzip decodes every member, not just the
 // first, so one createGunzip() reads plain gzip and BGZF alike (tested with hand-made BGZF blocks).
 import { openForReading } from './openForReading.js';
-import { closeSync, createReadStream, readSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, readSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { UserError } from '../core/errors.js';
@@ -55,6 +55,8 @@ const CARRIAGE_RETURN = 0x0d;
 export interface LineReadOptions {
   /** Longest line accepted, in bytes (default {@link MAX_LINE_BYTES}). */
   readonly maxLineBytes?: number;
+  /** forEachTextLine(In): plain files of at most this many bytes are read whole (default WHOLE_READ_MAX_BYTES). */
+  readonly wholeReadMaxBytes?: number;
 }
 
 /** Bytes `[start, end)` of `bytes`: whole lines, each ending with a newline but perhaps the file's last. */
@@ -157,11 +159,67 @@ export async function* readTextLines(path: string): AsyncGenerator<NumberedLine>
 }
 
 /**
+ * Plain files of at most this many bytes are read whole and synchronously by forEachTextLine(In): a .fam or .bim of a
+ * few hundred thousand lines. A stream's setup, its reads through the thread pool and a Buffer.indexOf call per line
+ * cost ~10–20 ms a file at a run's start, where the whole read takes well under one.
+ */
+const WHOLE_READ_MAX_BYTES = 16 << 20;
+
+/** The text of `path` when it is a plain (not gzip) file of at most `maxBytes`, else null. */
+function smallPlainText(path: string, maxBytes: number): string | null {
+  const fd = openForReading(path);
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return null;
+    // One byte more than the size: a file that grew since is read by the stream instead.
+    const bytes = Buffer.allocUnsafe(size + 1);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const got = readSync(fd, bytes, filled, bytes.length - filled, filled);
+      if (got === 0) break;
+      filled += got;
+    }
+    if (filled > size || (filled >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b)) return null;
+    return bytes.toString('utf8', 0, filled);
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(`cannot read ${path}: ${systemErrorText(error)}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Calls `onLine` with each line of `text` (cut as readLineBatches cuts a file: at each newline, a carriage return
+ * before it dropped, a last line without one kept) as `text.slice(start, end)`, numbered on from `linesBefore`;
+ * returns the number of the last line.
+ */
+function forEachLineOf(
+  text: string, linesBefore: number, onLine: (text: string, start: number, end: number, lineNumber: number) => void,
+): number {
+  let lineNumber = linesBefore;
+  for (let start = 0; start < text.length;) {
+    const newline = text.indexOf('\n', start);
+    const next = newline < 0 ? text.length : newline;
+    onLine(text, start, next > start && text.charCodeAt(next - 1) === 13 ? next - 1 : next, ++lineNumber);
+    start = next + 1;
+  }
+  return lineNumber;
+}
+
+/**
  * Calls `onLine` with each line of `path` as UTF-8 text, in order — readTextLines without an await per line, for files
  * of many short lines (.bim, .fam), whose lines it would otherwise spend most of its time handing on one by one.
  */
-export async function forEachTextLine(path: string, onLine: (text: string, lineNumber: number) => void): Promise<void> {
-  for await (const batch of readLineBatches(path)) {
+export async function forEachTextLine(
+  path: string, onLine: (text: string, lineNumber: number) => void, options: LineReadOptions = {},
+): Promise<void> {
+  const whole = smallPlainText(path, options.wholeReadMaxBytes ?? WHOLE_READ_MAX_BYTES);
+  if (whole !== null) {
+    forEachLineOf(whole, 0, (text, start, end, lineNumber) => onLine(text.slice(start, end), lineNumber));
+    return;
+  }
+  for await (const batch of readLineBatches(path, options)) {
     for (let k = 0; k < batch.starts.length; k++) onLine(batch.bytes.toString('utf8', batch.starts[k], batch.ends[k]), batch.firstLineNumber + k);
   }
 }
@@ -172,19 +230,16 @@ export async function forEachTextLine(path: string, onLine: (text: string, lineN
  * short lines (.bim) scans in place.
  */
 export async function forEachTextLineIn(
-  path: string, onLine: (text: string, start: number, end: number, lineNumber: number) => void,
+  path: string, onLine: (text: string, start: number, end: number, lineNumber: number) => void, options: LineReadOptions = {},
 ): Promise<void> {
+  const whole = smallPlainText(path, options.wholeReadMaxBytes ?? WHOLE_READ_MAX_BYTES);
+  if (whole !== null) {
+    forEachLineOf(whole, 0, onLine);
+    return;
+  }
   let lineNumber = 0;
-  for await (const span of readLineSpans(path, {}, () => lineNumber)) {
-    const text = span.bytes.toString('utf8', span.start, span.end);
-    // Lines end at each newline (the span's last perhaps at its end), a carriage return before it dropped.
-    for (let start = 0; start < text.length;) {
-      const newline = text.indexOf('\n', start);
-      const next = newline < 0 ? text.length : newline;
-      const end = next > start && text.charCodeAt(next - 1) === 13 ? next - 1 : next;
-      onLine(text, start, end, ++lineNumber);
-      start = next + 1;
-    }
+  for await (const span of readLineSpans(path, options, () => lineNumber)) {
+    lineNumber = forEachLineOf(span.bytes.toString('utf8', span.start, span.end), lineNumber, onLine);
   }
 }
 

@@ -1,7 +1,8 @@
 // Blocks of a layout with plane field ranges (epistasis's class planes) carry PlaneMatrix.planeWordRanges
 // (planePacking.ts slabPlaneWordRanges): per plane the slab's words of its field range — what a GPU kernel set then
 // uploads alone —, and every bit of the block lies inside them, on ragged slabs, built bit by bit or by block workers
-// (which pack each plane only within its range, planeWordSegments, and clear the rest).
+// (which pack each plane only within its range, planeWordSegments, and clear the rest) or on one thread (natively,
+// every word, then masked).
 import { describe, expect, it } from 'vitest';
 import { epistasisPlaneLayout } from '../../src/analyses/epistasis/epistasisPlanes.js';
 import { buildBlock } from '../../src/engine/blocks/blockBuild.js';
@@ -65,6 +66,32 @@ describe('slabPlaneWordRanges', () => {
         }
         // The random problem leaves few words empty: the ranges did not hold an empty block.
         expect(setWords).toBeGreaterThan(0);
+      }
+    });
+  }
+});
+
+describe('blocks of packed codes with plane field ranges', () => {
+  // Random 2-bit codes of 20 vectors in memory (SPEC §1, pad fields zero): one thread packs them natively where the
+  // addon is built (every word, then masked), block workers in JavaScript (within the ranges); both as bit by bit.
+  const numVector = 20;
+  const bytesPerVector = Math.ceil(NUM_FIELD / 4);
+  const codeOf = (v: number, f: number): number => ((v * 7919 + f * 104729) * 2654435761 >>> 28) & 3;
+  const packed = new Uint8Array(new SharedArrayBuffer(numVector * bytesPerVector));
+  for (let v = 0; v < numVector; v++) for (let f = 0; f < NUM_FIELD; f++) packed[v * bytesPerVector + (f >> 2)] |= codeOf(v, f) << (2 * (f & 3));
+  const state = new Int32Array(new SharedArrayBuffer(4));
+  state[0] = 1;
+  for (const slab of SLABS) {
+    it(`fields [${slab.fieldFirst}, +${slab.numFieldLocal}): on one thread and by block workers as bit by bit`, async () => {
+      const shape: SlabShape = { numVectorLocal: 12, vectorFirst: 4, numVectorReal: 9, ...slab };
+      const bitByBit = planesFromCodes(layout, shape, (v, fieldFirst, out) => {
+        for (let f = 0; f < out.length; f++) out[f] = codeOf(v, fieldFirst + f);
+      });
+      expect(bitByBit.words.some((w) => w !== 0)).toBe(true);
+      for (const numThreads of [1, 2]) {
+        const built = await buildBlock({ kind: 'memory', packed, state }, numVector, NUM_FIELD, layout, shape, { numThreads, minFieldsPerThread: 1 });
+        expect(built.words, `${numThreads} threads`).toEqual(bitByBit.words);
+        expect(built.planeWordRanges).toEqual(bitByBit.planeWordRanges);
       }
     });
   }

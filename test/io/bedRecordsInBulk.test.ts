@@ -1,7 +1,8 @@
 // .bed records converted in bulk into SNP vectors (io/genotypeCodes.ts convertBedRecordsInPlace, io/preparedInMemory.ts
 // prepareBedRecordsInMemory, prepare's bulk path): the same bytes, missing calls and sidecar as the row-at-a-time readers
 // (convertBedRecord per record; prepareGenotypesInMemory through the source's rows), for sample counts that are and are
-// not multiples of 4 and 16, garbage in the pad bits, missing calls, several chromosomes, and --chr / --extract / --keep.
+// not multiples of 4 and 16, garbage in the pad bits, missing calls, several chromosomes, and --chr / --extract / --keep;
+// and samples ordered [controls | cases] (phenotypes shuffled with missing ones, or already in order).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +105,30 @@ describe.each([
     expect(JSON.parse(readFileSync(`${packedPath}.json`, 'utf8'))).toEqual(expected.sidecar);
     rmSync(packedPath);
     rmSync(`${packedPath}.json`);
+  });
+
+  it.each(['shuffled', 'in order'])('case-control, classes %s: the same class-ordered vectors and sidecar in bulk as the rows one at a time', async (layout) => {
+    // .fam column 6: controls and cases (and, shuffled, missing phenotypes) in the file's order, or controls first.
+    const random = mulberry32(numSample);
+    const famLines = readFileSync(`${prefix}.fam`, 'utf8').trim().split('\n').map((line, i) => {
+      const phenotype = layout === 'in order' ? (i < numSample / 2 ? '1' : '2') : ['1', '2', '-9'][Math.floor(random() * 2.2)];
+      return [...line.split(/\s+/).slice(0, 5), phenotype].join(' ');
+    });
+    const casePrefix = `${prefix}-cc-${layout === 'in order' ? 'ordered' : 'shuffled'}`;
+    writeFileSync(`${casePrefix}.fam`, `${famLines.join('\n')}\n`);
+    writeFileSync(`${casePrefix}.bim`, readFileSync(`${prefix}.bim`));
+    writeFileSync(`${casePrefix}.bed`, readFileSync(`${prefix}.bed`));
+    for (const text of [{}, { chr: '1,3' }]) {
+      const options = { onBadSite: 'error', selection: await parseSelection(text), caseControl: { pheno: null, phenoName: null } } as const;
+      const viaRows = await openSelectedGenotypes(casePrefix, options);
+      const expected = await prepareGenotypesInMemory(viaRows.source, viaRows.records);
+      expect(expected.sidecar.numMissingCalls).toBeGreaterThan(0);
+      const inBulk = await openSelectedGenotypes(casePrefix, options);
+      const got = prepareBedRecordsInMemory(inBulk.source, inBulk.records);
+      expect(got).not.toBeNull();
+      expect(got?.packed).toEqual(expected.packed);
+      expect(got?.sidecar).toEqual(expected.sidecar);
+    }
   });
 });
 

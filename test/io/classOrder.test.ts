@@ -1,6 +1,6 @@
 // ClassOrder (io/classOrder.ts) against the plain reordering, code by code: random rows with random classes (controls,
 // cases, missing phenotypes) over sample counts of every remainder mod 4, arbitrary pad codes in the source's last
-// byte, and sources already in [controls | cases] order (the copy path).
+// byte, and sources already in [controls | cases] order (the copy path); reorderRows, many rows in one call, likewise.
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/core/seededRandom.js';
 import { ClassOrder } from '../../src/io/classOrder.js';
@@ -38,6 +38,25 @@ describe('ClassOrder', () => {
         expect(numMissing).toBe(want.numMissing);
         expect(out.subarray(0, want.row.length)).toEqual(want.row);
       }
+    }
+  });
+
+  it.each([1, 2, 3, 4, 5, 37, 130, 1001])('reorderRows: %i samples, rows one after another, as reorder row by row', (numSample) => {
+    for (const layout of ['random', 'in order']) {
+      const classes = Array.from({ length: numSample }, (_, s) => (layout === 'in order' ? (s < numSample / 3 ? CLASS_CONTROL : CLASS_CASE)
+        : random() < 0.15 ? CLASS_MISSING : random() < 0.5 ? CLASS_CONTROL : CLASS_CASE));
+      const order = new ClassOrder(classes);
+      const bytesIn = Math.ceil(numSample / 4);
+      const bytesOut = Math.ceil(order.numKept / 4);
+      const numRows = 23;
+      // Random bytes, the source rows' pad codes included; the output starts dirty.
+      const rows = Uint8Array.from({ length: numRows * bytesIn }, () => Math.floor(random() * 256));
+      const want = new Uint8Array(numRows * bytesOut);
+      for (let r = 0; r < numRows; r++) want.set(naiveReorder(rows.subarray(r * bytesIn, (r + 1) * bytesIn), classes).row, r * bytesOut);
+      const out = new Uint8Array(numRows * bytesOut + 3).fill(0xff);
+      order.reorderRows(rows, numRows, out);
+      expect(out.subarray(0, want.length)).toEqual(want);
+      expect([...out.subarray(want.length)]).toEqual([0xff, 0xff, 0xff]);
     }
   });
 

@@ -1,6 +1,6 @@
-// Lines of text files, plain and gzip-compressed: batches of byte ranges (readLineBatches) and strings
-// (readTextLines) agree with splitting the whole text, across read chunks, with CRLF endings, empty lines,
-// lines longer than a read chunk and a last line without a newline.
+// Lines of text files, plain and gzip-compressed: batches of byte ranges (readLineBatches) and strings (readTextLines,
+// forEachTextLine(In): a small plain file read whole, or streamed) agree with splitting the whole text, across read
+// chunks, with CRLF endings, empty lines, lines longer than a read chunk and a last line without a newline.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,12 +50,15 @@ describe('readLineBatches, readTextLines, forEachTextLine and forEachTextLineIn'
         const asText: Array<{ text: string; lineNumber: number }> = [];
         for await (const line of readTextLines(path)) asText.push({ text: line.text, lineNumber: line.lineNumber });
         expect(asText).toEqual(expected);
-        const eachLine: Array<{ text: string; lineNumber: number }> = [];
-        await forEachTextLine(path, (line, lineNumber) => eachLine.push({ text: line, lineNumber }));
-        expect(eachLine).toEqual(expected);
-        const inBatchText: Array<{ text: string; lineNumber: number }> = [];
-        await forEachTextLineIn(path, (batchText, start, end, lineNumber) => inBatchText.push({ text: batchText.slice(start, end), lineNumber }));
-        expect(inBatchText).toEqual(expected);
+        // A plain file read whole (the default) and streamed (wholeReadMaxBytes 0); gzip is always streamed.
+        for (const options of [{}, { wholeReadMaxBytes: 0 }]) {
+          const eachLine: Array<{ text: string; lineNumber: number }> = [];
+          await forEachTextLine(path, (line, lineNumber) => eachLine.push({ text: line, lineNumber }), options);
+          expect(eachLine).toEqual(expected);
+          const inBatchText: Array<{ text: string; lineNumber: number }> = [];
+          await forEachTextLineIn(path, (batchText, start, end, lineNumber) => inBatchText.push({ text: batchText.slice(start, end), lineNumber }), options);
+          expect(inBatchText).toEqual(expected);
+        }
       });
     }
   }
@@ -73,5 +76,9 @@ describe('readLineBatches, readTextLines, forEachTextLine and forEachTextLineIn'
     const path = join(workDir, 'empty.txt');
     writeFileSync(path, '');
     expect(await batchedLines(path)).toEqual([]);
+    const lines: string[] = [];
+    await forEachTextLine(path, (line) => lines.push(line));
+    await forEachTextLineIn(path, (text, start, end) => lines.push(text.slice(start, end)));
+    expect(lines).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
 import { UserError } from '../../core/errors.js';
+import { traceMark } from '../../core/trace.js';
 import { EPISTASIS_SCORES, type EpistasisScore } from '../../core/types.js';
 import { addInputAliasOptions, addSelectionOptions, caseControlOptionsOf, genotypeInputOf, parseSelection, readSelectionOptionText } from '../genotypeInputOptions.js';
 import { parseBadSitePolicy } from '../genotypePreparation.js';
@@ -54,9 +55,11 @@ export function addEpistasisCommand(program: Command): void {
         // modules load before the input is read (a dynamic import would wait for the reading's synchronous stretches).
         const kernels = startKernelsAhead(options);
         await kernels.catch(() => null);
+        traceMark('kernel threads starting');
         let job: EpistasisCommandJob;
         try {
           job = await epistasisJobOf(options, { underMpi: false, processesOnHost: 1 });
+          traceMark('input read');
         } catch (error) {
           await (await kernels.catch(() => null))?.cancel();
           throw error;

@@ -125,19 +125,21 @@ function codeRowFiller(fill: BlockFill, tables: SharedRowTables, nativePacking: 
   if (tables !== null) return randomPlaneRowFiller(fill, tables);
   const { shape, layout } = fill;
   const numField = shape.numFieldLocal;
-  const table = planePackingTable(layout);
   const numPlanes = layout.numPlanes;
   const bytesPerRow = Math.ceil(numField / 4);
   const packedRows = packedRowsSource(fill);
-  // Planes with field ranges are packed only within them (blockRowFiller masks the rest).
-  const ranges = slabPlaneWordRanges(layout, shape.fieldFirst, numField);
-  const segments = ranges === null ? undefined : planeWordSegments(ranges, numPlanes, fill.wordsPerPlane);
-  if (nativePacking !== null && segments === undefined) {
+  // Natively every word of every plane, planes with field ranges too (blockRowFiller masks outside them after): its
+  // bit operations cost less than the JavaScript path's skipping, and no table is built.
+  if (nativePacking !== null) {
     return (rowFirst, rowEnd) => nativePacking.packCodeRows(
       { packed: packedRows(rowFirst, rowEnd), src: 0, bytesPerRow, numRows: rowEnd - rowFirst, numField }, layout.bitsOfCode,
       { words: fill.words, rowBase: rowFirst * numPlanes * fill.wordsPerPlane, numPlanes, wordsPerPlane: fill.wordsPerPlane },
     );
   }
+  const table = planePackingTable(layout);
+  // Planes with field ranges are packed only within them (blockRowFiller masks the rest).
+  const ranges = slabPlaneWordRanges(layout, shape.fieldFirst, numField);
+  const segments = ranges === null ? undefined : planeWordSegments(ranges, numPlanes, fill.wordsPerPlane);
   return (rowFirst, rowEnd) => {
     const packed = packedRows(rowFirst, rowEnd);
     for (let r = rowFirst; r < rowEnd; r++) {

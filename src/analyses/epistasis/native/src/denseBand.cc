@@ -216,7 +216,10 @@ const char* scorePanel(const DenseBand& band, const BandPanel& p, const ScoreTab
         const bool transposed = i > colVectorFirst + c0[r];
         const scoring::RowMarginals marginals{rowMI[r], scratch.colMI.data() + chunk0};
         double* values = scratch.values.data() + r * colsReal + chunk0;
-        if (!scoring::rowScorerOf(score, transposed)(chunk, tables, marginals, r, begin - chunk0, chunkEnd - chunk0, values)) {
+        // K2 reads the chunk's groups at their fixed distance (scoreRowK2's GroupStride).
+        const scoring::RowScorer scoreRow = score != Score::kK2 ? scoring::rowScorerOf(score, transposed)
+            : transposed ? scoring::scoreRowK2<true, kChunkTallies> : scoring::scoreRowK2<false, kChunkTallies>;
+        if (!scoreRow(chunk, tables, marginals, r, begin - chunk0, chunkEnd - chunk0, values)) {
           return "a pair's tallies exceed its SNPs' genotype counts";
         }
       }

@@ -122,32 +122,38 @@ bool scoreRow(const DensePanel& panel, const ScoreTables& tables, const RowMargi
 /**
  * scoreRow for K2 (epistasisScores.ts k2Score: per cell lf[a + b + 1] − lf[a] − lf[b], summed cell by cell), the cells
  * of tableOf kept in registers and each term computed before the sum: the same integers and double operations in the
- * same order (a PairTable in memory and a loop over its terms spill more).
+ * same order (a PairTable in memory and a loop over its terms spill more). `GroupStride` > 0: the panel's groups lie
+ * that many tallies apart from tallies[0] (a band's chunk), read from one base register instead of eight pointers kept
+ * on the stack; the row's constant parts of the cells are taken out of the loop (exact integers, any order).
  */
-template <bool Transposed>
+template <bool Transposed, int64_t GroupStride = 0>
 bool scoreRowK2(const DensePanel& panel, const ScoreTables& tables, const RowMarginals&, int64_t r, int64_t c0, int64_t cEnd, double* values) {
   const int64_t a0 = panel.rowCounts[4 * r], a1 = panel.rowCounts[4 * r + 1], b0 = panel.rowCounts[4 * r + 2], b1 = panel.rowCounts[4 * r + 3];
+  const int64_t rowX8 = panel.controls - a0 - a1, rowY8 = panel.cases - b0 - b1;
   const double* lf = tables.logFactorial;
+  const double k2Scale = tables.k2Scale;
   const uint32_t* const* t = panel.tallies;
+  const uint32_t* t0 = panel.tallies[0];
+  const auto tally = [t, t0](int g, int64_t at) -> int64_t { return GroupStride > 0 ? t0[g * GroupStride + at] : t[g][at]; };
   const int64_t base = r * panel.numCols;
   for (int64_t c = c0; c < cEnd; c++) {
     const int64_t at = base + c;
     const int32_t* k = panel.colCounts + 4 * c;
-    const int64_t n00 = t[0][at], n01 = t[1][at], n10 = t[2][at], n11 = t[3][at];
-    const int64_t m00 = t[4][at], m01 = t[5][at], m10 = t[6][at], m11 = t[7][at];
+    const int64_t n00 = tally(0, at), n01 = tally(1, at), n10 = tally(2, at), n11 = tally(3, at);
+    const int64_t m00 = tally(4, at), m01 = tally(5, at), m10 = tally(6, at), m11 = tally(7, at);
     // Cells by tableOf's rule: 3·g_row + g_col, the off-diagonal pairs traded when Transposed.
     const int64_t xr0 = a0 - n00 - n01, xc0 = k[0] - n00 - n10, xr1 = a1 - n10 - n11, xc1 = k[1] - n01 - n11;
     const int64_t yr0 = b0 - m00 - m01, yc0 = k[2] - m00 - m10, yr1 = b1 - m10 - m11, yc1 = k[3] - m01 - m11;
-    const int64_t x8 = panel.controls - a0 - a1 - k[0] - k[1] + n00 + n01 + n10 + n11;
-    const int64_t y8 = panel.cases - b0 - b1 - k[2] - k[3] + m00 + m01 + m10 + m11;
+    const int64_t x8 = rowX8 - k[0] - k[1] + n00 + n01 + n10 + n11;
+    const int64_t y8 = rowY8 - k[2] - k[3] + m00 + m01 + m10 + m11;
     if ((xr0 | xc0 | xr1 | xc1 | x8 | yr0 | yc0 | yr1 | yc1 | y8) < 0) return false;
     const auto term = [lf](int64_t x, int64_t y) { return lf[x + y + 1] - lf[x] - lf[y]; };
-    const double t0 = term(n00, m00), t4 = term(n11, m11), t8 = term(x8, y8);
-    const double t1 = Transposed ? term(n10, m10) : term(n01, m01), t3 = Transposed ? term(n01, m01) : term(n10, m10);
-    const double t2 = Transposed ? term(xc0, yc0) : term(xr0, yr0), t6 = Transposed ? term(xr0, yr0) : term(xc0, yc0);
-    const double t5 = Transposed ? term(xc1, yc1) : term(xr1, yr1), t7 = Transposed ? term(xr1, yr1) : term(xc1, yc1);
-    const double sum = t0 + t1 + t2 + t3 + t4 + t5 + t6 + t7 + t8;
-    values[c] = clampEngineValue(15 - sum * tables.k2Scale);
+    const double s0 = term(n00, m00), s4 = term(n11, m11), s8 = term(x8, y8);
+    const double s1 = Transposed ? term(n10, m10) : term(n01, m01), s3 = Transposed ? term(n01, m01) : term(n10, m10);
+    const double s2 = Transposed ? term(xc0, yc0) : term(xr0, yr0), s6 = Transposed ? term(xr0, yr0) : term(xc0, yc0);
+    const double s5 = Transposed ? term(xc1, yc1) : term(xr1, yr1), s7 = Transposed ? term(xr1, yr1) : term(xc1, yc1);
+    const double sum = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8;
+    values[c] = clampEngineValue(15 - sum * k2Scale);
   }
   return true;
 }
