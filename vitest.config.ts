@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['dist/test/**/*.test.js'],
+    globalSetup: ['dist/test/globalSetup.js'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -11,12 +11,12 @@
 //   node dist/tools/bench-epistasis.js --backend webgpu --snps 8192 --samples 262144 --orders 2 --no-peer   (H200, peer size)
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 import { UserError } from '../src/core/errors.js';
 import { simulateEpistasis } from './lib/epistasisSimulation.js';
 import { timedProcess } from './lib/timedProcess.js';
+import { bundledCliMain } from './lib/bundledCli.js';
 
 interface BenchOptions {
   readonly snps: number;
@@ -95,7 +95,8 @@ interface EpistasisJson {
 
 const cpuText = (timing: ProcessTiming): string => (timing.cpuSeconds === null ? '' : `, ${timing.cpuSeconds.toFixed(2)} CPU s`);
 
-const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
+// The package's bin (the bundle), as a user runs it.
+const CLI_MAIN = bundledCliMain();
 
 const program = createToolProgram('bench-epistasis', 'snptally epistasis (2-/3-/4-way, K2 by default) and plink1.9 --fast-epistasis on the same .bed')
   .addOption(valueOption('--snps <n>', 'SNPs of the 2-way set', parsePositiveInteger, '5000'))

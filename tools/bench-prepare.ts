@@ -11,14 +11,14 @@
 import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 import { bestProcessSeconds } from './lib/timedProcess.js';
+import { bundledCliMain } from './lib/bundledCli.js';
 
 /** The command line, named as its long options. */
 interface BenchPrepareOptions {
@@ -37,7 +37,8 @@ const options = parseToolOptions<BenchPrepareOptions>(createToolProgram('bench-p
   .addOption(valueOption('--reps <n>', 'runs of each command (the best counts)', parsePositiveInteger, '3'))
   .option('--json', 'print one JSON object instead of text', false));
 
-const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
+// The package's bin (the bundle), as a user runs it.
+const CLI_MAIN = bundledCliMain();
 
 const dir = mkdtempSync(join(tmpdir(), 'snptally-bench-prepare-'));
 try {

@@ -24,13 +24,13 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   createToolProgram, parseFraction, parsePositiveInteger, parseToolOptions, valueOption,
 } from './lib/cliOptions.js';
 import { fastestOf, timedProcess } from './lib/timedProcess.js';
 import { benchWindowed, type WindowBenchSetup } from './lib/windowedR2Bench.js';
+import { bundledCliMain } from './lib/bundledCli.js';
 
 /** The command line, named as its long options (the window mode's set-up shares them). */
 type BenchR2Options = Omit<WindowBenchSetup, 'windowKb' | 'cliMain' | 'dir' | 'prefix' | 'loadBefore'> & {
@@ -61,7 +61,8 @@ interface RunReport {
   readonly deviceFinalizedPairs: number;
 }
 
-const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
+// The package's bin (the bundle), as a user runs it.
+const CLI_MAIN = bundledCliMain();
 
 function main(): void {
   const o = parseOptions(process.argv);

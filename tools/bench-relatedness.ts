@@ -22,11 +22,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { choiceOf, createToolProgram, listOf, parseFiniteNumber, parseFraction, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 import { fastestOf, timedProcess } from './lib/timedProcess.js';
 import { doubleBelow } from '../src/cli/index.js';
+import { bundledCliMain } from './lib/bundledCli.js';
 
 const ANALYSES = ['king', 'distance', 'grm'] as const;
 type RelatednessAnalysis = (typeof ANALYSES)[number];
@@ -67,7 +67,8 @@ function parseOptions(argv: readonly string[]): BenchRelatednessOptions {
   return parseToolOptions<BenchRelatednessOptions>(program, argv);
 }
 
-const CLI_MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.js');
+// The package's bin (the bundle), as a user runs it.
+const CLI_MAIN = bundledCliMain();
 
 /** How the two output files must agree: the same bytes, or float64 values within 1e−13. */
 type Agreement = 'bytes' | 'float64';

@@ -32,7 +32,7 @@ tarball="$work/$(tail -n 1 "$work/pack.out")"
 size=$(stat -c %s "$tarball")
 [ "$size" -le "$MAX_TARBALL_BYTES" ] || fail "the tarball is $size bytes, more than $MAX_TARBALL_BYTES"
 tar -tzf "$tarball" | sed 's|^package/||' | sort >"$work/contents"
-for needed in build/wasm/popcountGemm.wasm build/wasm/minPlusGemm.wasm dist/src/cli/main.js dist/src/api/index.js dist/src/api/index.d.ts \
+for needed in build/wasm/popcountGemm.wasm build/wasm/minPlusGemm.wasm dist/bundle/main.js dist/src/cli/main.js dist/src/api/index.js dist/src/api/index.d.ts \
   tools/install-addons.mjs src/mgemm/kernels/native/binding.gyp src/analyses/epistasis/native/binding.gyp src/analyses/r2/native/binding.gyp src/analyses/native/pairCounts/binding.gyp src/analyses/native/checksumParts.h docs/SPEC.md examples/run-from-javascript.mjs; do
   grep -qxF "$needed" "$work/contents" || fail "the tarball lacks $needed"
 done

@@ -22,10 +22,18 @@ export function bedSnpsPerTask(numSnp: number, bytesPerSnp: number, threads: num
   return Math.min(bySize, byBalance);
 }
 
+/** What transposeBedRecords returns. */
+export interface TransposedBed {
+  readonly missingCalls: MissingCallLists;
+  /** The rows' SHA-256 (hex), or null where no worker computed it. */
+  readonly rowsSha256: string | null;
+}
+
 /**
  * Fills `rows` (rows in memory) from the .bed records of `records` — on `threads` worker threads, or this one when
  * `threads` is 1 — and returns each sample's missing calls, listed after `onTransposed` is told that the rows are final
- * (a run uses them meanwhile). Once `stopped()` says so no further range is started, and the promise rejects.
+ * (a run uses them meanwhile), and the rows' SHA-256 where the workers computed it beside the lists (null on one
+ * thread). Once `stopped()` says so no further range is started, and the promise rejects.
  * @throws UserError naming the .bed when it cannot be read (or shrank since it was opened).
  */
 export async function transposeBedRecords(
@@ -35,7 +43,7 @@ export async function transposeBedRecords(
     /** Workers started ahead (ChunkWriterPool.start) of `threads` threads; absent or null: started here. */
     readonly startedWorkers?: ChunkWriterPoolStart | null;
   },
-): Promise<MissingCallLists> {
+): Promise<TransposedBed> {
   const { threads } = options;
   const onTransposed = options.onTransposed ?? ((): void => undefined);
   const stopped = options.stopped ?? ((): boolean => false);
@@ -55,7 +63,7 @@ export async function transposeBedRecords(
       transposeBedRange(rows, part);
     }
     onTransposed();
-    return missingCallsOfRange(rows, { byteFirst: 0, byteEnd: rows.bytesPerSnp });
+    return { missingCalls: missingCallsOfRange(rows, { byteFirst: 0, byteEnd: rows.bytesPerSnp }), rowsSha256: null };
   }
   const started = options.startedWorkers ?? ChunkWriterPool.start(threads);
   if (started.numThreads !== threads) throw new Error(`transpose workers of ${started.numThreads} threads for ${threads}`);
@@ -74,7 +82,10 @@ export async function transposeBedRecords(
     await Promise.all(shares.filter((share) => share.length > 0).map((share) => pool.run({ kind: 'bed', parts: share, stop })));
     checkStopped();
     onTransposed();
-    return await pool.missingCalls();
+    const hashing = pool.rowsSha256();
+    hashing.catch(() => undefined);
+    const missingCalls = await pool.missingCalls();
+    return { missingCalls, rowsSha256: await hashing };
   } finally {
     clearInterval(stopPoll);
     await pool.close();

@@ -1,21 +1,27 @@
 // Entry of a transposition worker thread (sampleMajorChunks.ts ChunkWriterPool): for each chunk it is given, transposes its
 // range of the chunk's samples into the sample-major file or rows in memory; for rows in memory, reads, decodes and
-// transposes a range of SNPs of a .bed (bedSampleRows.ts), and lists its samples' missing calls when asked.
+// transposes a range of SNPs of a .bed (bedSampleRows.ts), and lists its samples' missing calls or hashes the rows when
+// asked.
+import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { serveTasks } from '../core/taskWorkerPool.js';
 import { transposeBedRange } from './bedSampleRows.js';
-import { ChunkWriter, missingCallsOfRange, type ChunkTask, type MissingCallLists, type SampleMajorRows } from './sampleMajorChunks.js';
+import { ChunkWriter, missingCallsOfRange, type ChunkTask, type ChunkTaskOutcome, type SampleMajorRows } from './sampleMajorChunks.js';
 import { systemErrorText } from './systemErrorText.js';
 
 // The rows come as the pool's late setup: a pool may start before they are known (ChunkWriterPool.start).
-await serveTasks<ChunkTask, MissingCallLists | null>(async (_data, lateSetup) => {
+await serveTasks<ChunkTask, ChunkTaskOutcome>(async (_data, lateSetup) => {
   const rows = await lateSetup() as SampleMajorRows;
   const { target } = rows;
   return (task) => {
     if (task.kind === 'missing') {
       const lists = missingCallsOfRange(rows, task.part);
       return { outcome: lists, transfer: [lists.counts.buffer as ArrayBuffer, lists.snps.buffer as ArrayBuffer] };
+    }
+    if (task.kind === 'hash') {
+      if (target.kind !== 'memory') throw new Error('only rows in memory are hashed by a transposition worker');
+      return { outcome: createHash('sha256').update(target.rows).digest('hex') };
     }
     if (task.kind === 'bed') {
       for (const part of task.parts) {

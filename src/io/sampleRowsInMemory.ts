@@ -139,26 +139,27 @@ function startBedRowsInMemory(
   const layout = { target: { kind: 'memory' as const, rows }, bytesPerSample, numSample, bytesPerSnp: packedBytesPerVector(numSample) };
   const stopped = { now: false };
   const done = (async (): Promise<SampleRowsResult> => {
-    // The run starts on the rows while the workers list the missing calls and a worker hashes the rows.
+    // The run starts on the rows while the workers list the missing calls and hash the rows (a worker started for the
+    // hash where the main thread transposes alone).
+    const threads = bedTransposeThreads(rows.length, { inBackground: options.inBackground === true });
     const started: { hashing: ReturnType<typeof startBytesHash> | null } = { hashing: null };
     const onTransposed = (): void => {
       traceMark('input transposed in memory');
       setState(SAMPLE_ROWS_READY);
-      started.hashing = startBytesHash(rows);
+      if (threads <= 1) started.hashing = startBytesHash(rows);
     };
-    const threads = bedTransposeThreads(rows.length, { inBackground: options.inBackground === true });
     let startedWorkers = options.startedWorkers ?? null;
     if (startedWorkers !== null && startedWorkers.numThreads !== threads) {
       void startedWorkers.cancel();
       startedWorkers = null;
     }
-    const missingCalls = await transposeBedRecords(records.bed, layout, { threads, stopped: () => stopped.now, onTransposed, startedWorkers });
+    const { missingCalls, rowsSha256 } = await transposeBedRecords(records.bed, layout, { threads, stopped: () => stopped.now, onTransposed, startedWorkers });
     const { hashing } = started;
-    if (hashing === null) throw new Error('missing calls listed before the rows were final');
+    if (rowsSha256 === null && hashing === null) throw new Error('missing calls listed before the rows were final');
     traceMark('input missing calls listed');
     const columns = SnpColumns.of(records.snps, missingCalls.snps.length);
     const sidecar = sidecarOf(source, columns, {
-      vectors: 'samples', packedSha256: await hashing.digest, vectorOrder: null, skippedSites: options.skippedSites, selection: options.selection,
+      vectors: 'samples', packedSha256: rowsSha256 ?? await hashing!.digest, vectorOrder: null, skippedSites: options.skippedSites, selection: options.selection,
     });
     return { sidecar, missingCalls };
   })();

@@ -157,7 +157,7 @@ class VcfLineParser {
    */
   private packCalls(bytes: Buffer, p: number, end: number, gtIndex: number): { complete: boolean; numMissing: number; badCall: BadSiteError | null } {
     const packed = this.packed;
-    const diploidCodes = (diploidCodeTable ??= Int8Array.from({ length: 1 << 16 }, (_, pair) => diploidCode(pair >> 8, pair & 0xff)));
+    const codeOfPair = diploidCodeTable();
     packed.fill(0);
     let numMissing = 0;
     let badCall: BadSiteError | null = null;
@@ -169,7 +169,7 @@ class VcfLineParser {
         const separator = bytes[p + 1];
         const after = p + 3 === end ? TAB : bytes[p + 3];
         if ((separator === CHAR_SLASH || separator === CHAR_BAR) && (after === TAB || after === CHAR_COLON)) {
-          code = diploidCodes[(bytes[p] << 8) | bytes[p + 2]];
+          code = codeOfPair[(bytes[p] << 8) | bytes[p + 2]];
           next = after === TAB ? p + 4 : columnEnd(bytes, p + 3, end) + 1;
         }
       }
@@ -244,11 +244,19 @@ const CHAR_COLON = 58;
 const CHAR_HASH = 35;
 const TAB = 9;
 
+let diploidCodes: Int8Array | null = null;
+
 /**
- * diploidCode of every pair of bytes, `(first << 8) | second`: one lookup a call. Built when a VCF's calls are first
- * read, not when the module loads (every fileset run loads it).
+ * diploidCode of every pair of bytes, `(first << 8) | second`: one lookup a call. Built on the first VCF read, not
+ * when the module loads (every command that reads genotypes loads it, most of them for PLINK filesets).
  */
-let diploidCodeTable: Int8Array | null = null;
+function diploidCodeTable(): Int8Array {
+  if (diploidCodes === null) {
+    diploidCodes = new Int8Array(1 << 16);
+    for (let pair = 0; pair < diploidCodes.length; pair++) diploidCodes[pair] = diploidCode(pair >> 8, pair & 0xff);
+  }
+  return diploidCodes;
+}
 
 /** Code of a diploid call from its two allele characters; −1 when either is not 0, 1 or `.`. */
 function diploidCode(first: number, second: number): number {

@@ -1,8 +1,9 @@
 // `run --individuals` from a .bed read by the transpose workers (io/bedSampleRows.ts): the rows in memory, each sample's
 // missing calls and the sidecar equal a naive decode of the .bed's codes and the row-by-row path (the source without
 // its .bed records), on ragged sizes (samples not a multiple of 4, SNPs not of 4 nor of a task), with --chr/--extract
-// (records not consecutive) on 1 and 3 threads; a sample selection falls back to the row-by-row path; a .bed that
+// (records not consecutive) on 1 and 3 threads, and the rows' SHA-256 that the workers compute; a sample selection falls back to the row-by-row path; a .bed that
 // shrinks after it was opened fails with a one-line error naming it.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,10 +93,12 @@ describe('.bed records transposed by the workers', () => {
       const bytesPerSample = Math.ceil(keptSnps.length / 4);
       const rows = new Uint8Array(new SharedArrayBuffer(NUM_SAMPLE * bytesPerSample));
       const layout = { target: { kind: 'memory' as const, rows }, bytesPerSample, numSample: NUM_SAMPLE, bytesPerSnp: Math.ceil(NUM_SAMPLE / 4) };
-      const lists = await transposeBedRecords(records, layout, { threads });
+      const { missingCalls, rowsSha256 } = await transposeBedRecords(records, layout, { threads });
       const expected = naiveRows(codes, keptSnps, allSamples);
       expect(Buffer.from(rows).equals(Buffer.from(expected.rows))).toBe(true);
-      expect(listsOf(lists)).toEqual(expected.missing);
+      expect(listsOf(missingCalls)).toEqual(expected.missing);
+      // The workers hash the final rows beside the lists; one thread leaves the hash to its caller.
+      expect(rowsSha256).toBe(threads > 1 ? createHash('sha256').update(expected.rows).digest('hex') : null);
     });
   }
 

@@ -20,10 +20,19 @@ export function planePackingTable(layout: PlaneLayout): Uint8Array {
       for (let p = 0; p < numPlanes; p++) nibbleOf[p * 256 + byte] |= ((bits >> p) & 1) << k;
     }
   }
+  // A plane's 256 entries of one high byte are its low bytes' nibbles under the high byte's nibble: 16 such rows, each
+  // copied where its nibble occurs (a table is built on every thread that packs planes, on its critical path; 65,536
+  // stores a plane in cold code cost several ms).
   const table = new Uint8Array(numPlanes * PAIR_VALUES);
+  const rowOfHighNibble = new Uint8Array(16 * 256);
   for (let p = 0; p < numPlanes; p++) {
-    for (let pair = 0; pair < PAIR_VALUES; pair++) {
-      table[p * PAIR_VALUES + pair] = nibbleOf[p * 256 + (pair & 0xff)] | (nibbleOf[p * 256 + (pair >> 8)] << 4);
+    const lowNibbles = nibbleOf.subarray(p * 256, (p + 1) * 256);
+    for (let high = 0; high < 16; high++) {
+      for (let byte = 0; byte < 256; byte++) rowOfHighNibble[high * 256 + byte] = lowNibbles[byte] | (high << 4);
+    }
+    for (let highByte = 0; highByte < 256; highByte++) {
+      const row = lowNibbles[highByte] * 256;
+      table.set(rowOfHighNibble.subarray(row, row + 256), p * PAIR_VALUES + highByte * 256);
     }
   }
   return table;
