@@ -181,6 +181,23 @@ describe.runIf(nativeStatus.available)('native complement terms', () => {
     }
   });
 
+  it('keeps derived forms per operand id: two matrices written in turn into the same memory, each equal to the reference', async () => {
+    const [first, second] = [kingBits(random, 140, 4001, 0.01), kingBits(random, 140, 4001, 0.01)].map((bits) => caseOf({
+      name: 'one buffer', aBits: bits, bBits: null, numField: 4001, aFirst: 0, aCount: 140, bFirst: 0, bCount: 140, cuts: [70],
+    }).request);
+    // One matrix object over one buffer: only the ids tell its contents apart (forms keyed by address would go stale).
+    const live = { ...first.a, words: new Uint32Array(new SharedArrayBuffer(first.a.words.byteLength)) };
+    const request: PopcountGemmRequest = { ...first, a: live, b: live };
+    for (const k of [0, 1, 0, 1]) {
+      const written = [first, second][k];
+      live.words.set(written.a.words);
+      const id = nextOperandId++;
+      const outputs = sentinelOutputs(request, 0);
+      for (const panel of panelsOf(request, [70])) kernel?.runTask({ request, panel, outputs, operandIds: { a: id, b: id } }, { complement: 'always' });
+      expect(neededMismatches(request, await ref.run(written), outputs), `matrix ${k}`).toEqual([]);
+    }
+  });
+
   it('refuses an unknown complement choice', () => {
     const [{ request }] = CASES;
     const outputs = sentinelOutputs(request, 0);
