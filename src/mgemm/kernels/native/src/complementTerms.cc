@@ -164,6 +164,9 @@ struct SideForms {
 };
 
 constexpr size_t kKeptForms = 4;  // a and b, each as dense and as ones side
+// A matrix's forms are kept only up to about this many bytes (its transposed plane, one bit per field and row, as
+// large as the plane itself): a larger block is worked through 64 rows at a time, each block's forms dropped after use.
+constexpr double kKeptFormBytes = 256.0 * (1 << 20);
 
 SNPTALLY_AVX512BW SideForms& formsOf(uint64_t matrixId, bool onesRole, const Operand& whole, int plane, int termFirst,
                                     int termEnd, std::pair<int, int> bounds) {
@@ -179,6 +182,7 @@ SNPTALLY_AVX512BW SideForms& formsOf(uint64_t matrixId, bool onesRole, const Ope
            f.termEnd == termEnd && f.wordFirst == bounds.first && f.wordEnd == bounds.second;
   };
   SideForms* forms = &once[onesRole ? 1 : 0];
+  if (static_cast<double>(whole.numRows) * (32.0 * bounds.second - fieldBase) / 8 > kKeptFormBytes) matrixId = 0;
   if (matrixId != 0) {
     SideForms* const found = std::find_if(std::begin(kept), std::end(kept), matches);
     if (found != std::end(kept)) {
@@ -296,6 +300,8 @@ SNPTALLY_AVX512BW void runComplementGroup(const Operand& A, const Operand& B, co
         target[static_cast<size_t>(lane) * laneStride] = counts[k2] - corrections[k2];
       }
     }
+    // Forms kept for this call only: one block's words at a time.
+    if (denseForms.matrixId == 0) std::vector<uint64_t>().swap(denseForms.transposed[static_cast<size_t>(laneBlock)]);
   }
 }
 
