@@ -4,12 +4,12 @@
 //                                 = popcount(b_j) − Σ_{f : a_i[f] = 0} b_j[f]   (A's plane mostly ones)
 // over the term's words. Why: KING's het·present products cost as much as its het·het one, while the fields where
 // present is 0 are ~1 % of them. The rows of the other ("dense") side are transposed to field-major 64-row words in
-// blocks of 64, and each row of the mostly-ones side adds the words of its zero fields into 64 byte counters (one
-// masked byte add per zero field), so a 64-row block costs one op per zero field instead of a dense sweep per pair.
-// The choice is made per task from the operands' own bits (like the disjoint pairs of horizontal4x4.cc), so any
-// analysis benefits and the counts stay exact: the correction counts a subset of the dense row's bits.
+// blocks of 64, and each row of the mostly-ones side adds the words of its zero fields into 64 byte counters (two ops
+// per zero field), so a 64-row block costs a few ops per zero field instead of a dense sweep per pair. Those forms are
+// kept per thread across tasks where the caller names its operands (GemmTask.operandIds). The choice is made per task
+// from the operands' own bits (like the disjoint pairs of horizontal4x4.cc), so any analysis benefits and the counts
+// stay exact: the correction counts a subset of the dense row's bits.
 #include <algorithm>
-#include <cstring>
 
 #include "popcountKernel.h"
 
@@ -231,9 +231,9 @@ SNPTALLY_AVX512BW ComplementSide complementSideOf(const Operand& A, const Operan
   const double zerosB = zeroFraction(B, term.bPlane, p.colBegin, p.bCount, term.wordFirst, term.wordEnd);
   const ComplementSide side = zerosB <= zerosA ? ComplementSide::kOnesInB : ComplementSide::kOnesInA;
   if (choice == ComplementChoice::kAlways) return side;
-  // A dense pair costs ~3 ops per 16 words (AND, VPOPCNTQ, ADD); the correction ~2 per zero field and 64-row block (a
-  // masked byte add and its random load), plus the dense rows' transposition and the zero lists, built once per
-  // matrix where the caller names its operands. So it wins while a row's zero fields are under ~3/(2·16)·64 ≈ 6 per
+  // A dense pair costs ~3 ops per 16 words (AND, VPOPCNTQ, ADD); the correction ~3 per zero field and 64-row block (the
+  // random load of its word, VPMOVM2B, VPSUBB), plus the dense rows' transposition and the zero lists, built once per
+  // matrix where the caller names its operands. So it wins while a row has under ~(3/16)·64/3 = 4 zero fields per
   // word; require far fewer (1 in 32 fields) to leave a margin for those builds, and enough pairs to amortize them.
   const int denseRows = side == ComplementSide::kOnesInB ? p.rowEnd - p.rowBegin : p.bCount - p.colBegin;
   const int onesRows = side == ComplementSide::kOnesInB ? p.bCount - p.colBegin : p.rowEnd - p.rowBegin;
