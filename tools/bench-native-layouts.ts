@@ -2,13 +2,14 @@
 // of snptally's analyses: KING (four groups, a fused disjoint pair), dense CCC (one group of four terms) and 2-way
 // epistasis (eight one-term groups over class word ranges), all pairs of --vectors vectors cut into tasks of
 // --task-rows rows as the CPU kernel set cuts a panel (one thread runs them in turn). Prints ns per pair of each
-// layout; used to fit the cost model of src/mgemm/kernels/native/src/layoutChoice.cc.
+// layout (and with --complement, of each choice of src/complementTerms.cc's sparse correction; the operands named, as the
+// CPU kernel set names them); used to fit the cost model of src/mgemm/kernels/native/src/layoutChoice.cc.
 // Usage: node dist/tools/bench-native-layouts.js [--shape king,ccc,epistasis] [--vectors 512] [--fields 50000]
-//   [--task-rows 128] [--reps 3] [--layout horizontal,vertical,amx,auto]
+//   [--task-rows 128] [--reps 3] [--layout horizontal,vertical,amx,auto] [--complement auto,never,always]
 import { performance } from 'node:perf_hooks';
 import {
   allocatePlaneMatrix, loadNativePopcountKernel, type NativeKernelLayout, type PlaneMatrix, type PlaneWordRange,
-  type PopcountGemmRequest, type TermGroup,
+  type NativeComplementChoice, type PopcountGemmRequest, type TermGroup,
 } from '../src/mgemm/index.js';
 import { choiceOf, createToolProgram, listOf, parsePositiveInteger, parseToolOptions, valueOption } from './lib/cliOptions.js';
 
@@ -22,6 +23,7 @@ interface BenchLayoutsOptions {
   readonly taskRows: number;
   readonly reps: number;
   readonly layout: readonly NativeKernelLayout[];
+  readonly complement: readonly NativeComplementChoice[];
 }
 
 function parseOptions(): BenchLayoutsOptions {
@@ -32,7 +34,9 @@ function parseOptions(): BenchLayoutsOptions {
     .addOption(valueOption('--task-rows <n>', 'rows per task (the strict upper triangle cut into row panels)', parsePositiveInteger, '128'))
     .addOption(valueOption('--reps <n>', 'timed runs of each layout, the best kept', parsePositiveInteger, '3'))
     .addOption(valueOption('--layout <list>', 'layouts, comma-separated', listOf(choiceOf(['horizontal', 'vertical', 'amx', 'auto'] as const)),
-      'horizontal,vertical,amx,auto'));
+      'horizontal,vertical,amx,auto'))
+    .addOption(valueOption('--complement <list>', 'sparse corrections of mostly-ones planes, comma-separated', listOf(choiceOf(['auto', 'never', 'always'] as const)),
+      'auto'));
   return parseToolOptions<BenchLayoutsOptions>(program);
 }
 
@@ -90,17 +94,20 @@ function main(): void {
     const outputs = termGroups.map(() => new Uint32Array(new SharedArrayBuffer(4 * n * n)));
     const pairs = (n * (n - 1)) / 2;
     const line = [`${shape} ${n} vectors × ${options.fields} fields, tasks of ${options.taskRows} rows:`];
-    for (const layout of layouts) {
-      let best = Infinity;
-      for (let rep = 0; rep < options.reps; rep++) {
-        const start = performance.now();
-        for (let rowBegin = 0; rowBegin < n; rowBegin += options.taskRows) {
-          const panel = { rowBegin, rowEnd: Math.min(n, rowBegin + options.taskRows), colBegin: rowBegin + 1 };
-          status.kernel.runTask({ request, panel, outputs }, { layout });
+    for (const complement of options.complement) {
+      for (const layout of layouts) {
+        let best = Infinity;
+        for (let rep = 0; rep < options.reps; rep++) {
+          const start = performance.now();
+          for (let rowBegin = 0; rowBegin < n; rowBegin += options.taskRows) {
+            const panel = { rowBegin, rowEnd: Math.min(n, rowBegin + options.taskRows), colBegin: rowBegin + 1 };
+            status.kernel.runTask({ request, panel, outputs, operandIds: { a: 1, b: 1 } }, { layout, complement });
+          }
+          best = Math.min(best, performance.now() - start);
         }
-        best = Math.min(best, performance.now() - start);
+        const name = options.complement.length > 1 ? `${layout} (complement ${complement})` : layout;
+        line.push(`${name} ${((best * 1e6) / pairs).toFixed(1)} ns/pair`);
       }
-      line.push(`${layout} ${((best * 1e6) / pairs).toFixed(1)} ns/pair`);
     }
     console.log(line.join('  '));
   }

@@ -12,7 +12,7 @@ const build = addonBuild({
   sources: [
     'src/popcountAvx512.cc', 'src/popcountKernel.h', 'src/horizontal4x4.cc', 'src/verticalLoops.cc', 'src/verticalMicrokernel.h',
     'src/verticalPacking.cc', 'src/verticalPacking.h', 'src/layoutChoice.cc', 'src/amxSupport.cc', 'src/amxPacking.h',
-    'src/amxPacking.cc', 'src/amxMicrokernel.h', 'src/amxLoops.cc', 'src/openBlasSyrk.cc', 'src/codePlanes.cc',
+    'src/amxPacking.cc', 'src/amxMicrokernel.h', 'src/amxLoops.cc', 'src/complementTerms.cc', 'src/openBlasSyrk.cc', 'src/codePlanes.cc',
   ],
   outDirName: 'native',
   targetName: 'snptally_popcount',

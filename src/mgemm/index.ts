@@ -5,7 +5,7 @@ export * from './pairFinalize.js';
 export { BACKEND_NAMES, CPU_BACKEND_NAMES, createPopcountGemm, startPopcountGemm } from './registry.js';
 // Which CPU microkernel a run can use here, and why not the native one (run reports); the addon's code-row packing.
 export {
-  loadNativeCodePlanes, loadNativePopcountKernel, NATIVE_KERNEL_NAME, nativeKernelSetName, type NativeAmxStatus, type NativeCodePlanes, type NativeKernelLayout,
+  loadNativeCodePlanes, loadNativePopcountKernel, NATIVE_KERNEL_NAME, nativeKernelSetName, type NativeAmxStatus, type NativeCodePlanes, type NativeComplementChoice, type NativeKernelLayout,
   type NativeKernelStatus,
 } from './kernels/native/nativePopcount.js';
 // The GRM's float64 product (OpenBLAS dsyrk through the native addon).

@@ -4,7 +4,7 @@
 // rows go straight to planes (randomPlaneRows.ts) where the host is little-endian.
 //
 // The block worker threads load this file: it imports core, io (for the packed-file reader) and types only (the native
-// packing is handed in by a thread that has loaded it).
+// packing is handed in by the thread, which loads it from mgemm).
 import { AnalyticProblem, fillRandomProblemRowPacked } from '../../core/syntheticProblems.js';
 import { packedVectorSlabOf, readPackedVectorSlab } from '../../io/index.js';
 import type { ProblemSource } from '../run/jobSpec.js';

@@ -3,7 +3,7 @@
   "targets": [
     {
       "target_name": "snptally_popcount",
-      "sources": ["src/popcountAvx512.cc", "src/horizontal4x4.cc", "src/verticalLoops.cc", "src/verticalPacking.cc", "src/layoutChoice.cc", "src/amxSupport.cc", "src/amxPacking.cc", "src/amxLoops.cc", "src/openBlasSyrk.cc", "src/codePlanes.cc"],
+      "sources": ["src/popcountAvx512.cc", "src/horizontal4x4.cc", "src/verticalLoops.cc", "src/verticalPacking.cc", "src/layoutChoice.cc", "src/complementTerms.cc", "src/amxSupport.cc", "src/amxPacking.cc", "src/amxLoops.cc", "src/openBlasSyrk.cc", "src/codePlanes.cc"],
       "libraries": ["-ldl"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],

@@ -19,6 +19,13 @@ export const NATIVE_AMX_KERNEL_NAME = `${NATIVE_KERNEL_NAME}+amx`;
  */
 export type NativeKernelLayout = 'auto' | 'horizontal' | 'vertical' | 'amx';
 
+/**
+ * Whether a one-term group whose plane is mostly ones on one side (a presence plane) runs as the other side's popcount
+ * less a sparse correction over the zero fields (src/complementTerms.cc): `auto` (the default) where its cost model
+ * expects it to be faster, `never`, or `always` wherever it applies (tests).
+ */
+export type NativeComplementChoice = 'auto' | 'never' | 'always';
+
 /** Whether this process may use AMX-INT8 (CPUID and Linux's permission, asked once per process), or why not. */
 export type NativeAmxStatus = { readonly available: true } | { readonly available: false; readonly reason: string };
 
@@ -27,6 +34,7 @@ export interface NativeRunOptions {
   readonly layout?: NativeKernelLayout;
   /** false: `auto` never picks AMX (a kernel set of more than AMX_MAX_KERNEL_THREADS threads). */
   readonly amx?: boolean;
+  readonly complement?: NativeComplementChoice;
 }
 
 /**

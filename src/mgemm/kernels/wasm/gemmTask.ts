@@ -1,6 +1,6 @@
 // Splitting a popcount-GEMM request into row-panel tasks, one per thread, balanced by work.
 
-import type { PopcountGemmRequest } from '../../contract.js';
+import type { PlaneMatrix, PopcountGemmRequest } from '../../contract.js';
 
 /** Rows [rowBegin, rowEnd) against columns [colBegin, bCount) of a request (request-local indices). */
 export interface RowPanel {
@@ -15,6 +15,25 @@ export interface GemmTask {
   readonly panel: RowPanel;
   /** One aCount × bCount row-major array per term group; the task writes only its panel. */
   readonly outputs: readonly Uint32Array[];
+  /**
+   * The caller's names of the request's operands (operandIdOf): the same id, the same words — a matrix is not changed
+   * after it is first passed to a kernel set — so a kernel may keep forms derived from them across tasks. Absent or
+   * null: none (operands such as the 3-way pair products, rewritten between tasks).
+   */
+  readonly operandIds?: { readonly a: number; readonly b: number } | null;
+}
+
+const operandIds = new WeakMap<PlaneMatrix, number>();
+let lastOperandId = 0;
+
+/** A name of `matrix` unique in this thread (from 1), the same for every request that passes the same object. */
+export function operandIdOf(matrix: PlaneMatrix): number {
+  let id = operandIds.get(matrix);
+  if (id === undefined) {
+    id = ++lastOperandId;
+    operandIds.set(matrix, id);
+  }
+  return id;
 }
 
 /** How finely planRowPanels may cut a request. */

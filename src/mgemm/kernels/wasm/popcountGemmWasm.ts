@@ -10,7 +10,7 @@ import {
 import { toSharedPlaneMatrix } from '../../planeMatrix.js';
 import { checkPopcountGemm3Request, checkPopcountGemmRequest } from '../../requestChecks.js';
 import { MICROKERNEL_MR } from './blockSizes.js';
-import { planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
+import { operandIdOf, planRowPanels, type RowPanelPlanOptions } from './gemmTask.js';
 import { loadPopcountGemmModule } from './wasmModule.js';
 import { ProductScratch, runTally3Task, sliceShapeRequest, type Tally3Task } from './tally3Task.js';
 import { TallyBuffers } from './tallyBuffers.js';
@@ -135,7 +135,8 @@ class InlinePopcountGemm implements PopcountGemm {
     checkPopcountGemmRequest(request);
     const outputs = takeOutputs(request, this.tallyBuffers);
     const planOptions: RowPanelPlanOptions = { maxPanels: 1, rowAlign: MICROKERNEL_MR, minWordOpsPerPanel: 0 };
-    for (const panel of planRowPanels(request, planOptions)) this.runTask({ request, panel, outputs });
+    const operandIds = { a: operandIdOf(request.a), b: operandIdOf(request.b) };
+    for (const panel of planRowPanels(request, planOptions)) this.runTask({ request, panel, outputs, operandIds });
     return outputs;
   }
 
@@ -195,7 +196,9 @@ class PooledPopcountGemm implements PopcountGemm {
       rowAlign: MICROKERNEL_MR,
       minWordOpsPerPanel: this.minWordOpsPerThread,
     });
-    await Promise.all(panels.map((panel) => this.pool.run({ kind: 'gemm', task: { request: sharedRequest, panel, outputs } })));
+    // Named by the caller's objects, which stay the same across requests where the shared copies may not.
+    const operandIds = { a: operandIdOf(request.a), b: operandIdOf(request.b) };
+    await Promise.all(panels.map((panel) => this.pool.run({ kind: 'gemm', task: { request: sharedRequest, panel, outputs, operandIds } })));
     return outputs;
   }
 

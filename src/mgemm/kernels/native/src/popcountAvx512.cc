@@ -29,9 +29,14 @@ namespace {
 
 using snptally::native::amxSupport;
 using snptally::native::chooseLayout;
+using snptally::native::ComplementChoice;
+using snptally::native::ComplementSide;
+using snptally::native::complementSideOf;
+using snptally::native::runComplementGroup;
 using snptally::native::Group;
 using snptally::native::KernelLayout;
 using snptally::native::Operand;
+using snptally::native::OperandIds;
 using snptally::native::Panel;
 using snptally::native::Term;
 
@@ -47,7 +52,8 @@ bool cpuHasAvx512Popcount() {
 Operand operandOf(const Napi::Object& matrix, int first) {
   const Napi::Uint32Array words = matrix.Get("words").As<Napi::Uint32Array>();
   return Operand{words.Data(), matrix.Get("numPlanes").As<Napi::Number>().Int32Value(),
-                 matrix.Get("wordsPerPlane").As<Napi::Number>().Int32Value(), first};
+                 matrix.Get("wordsPerPlane").As<Napi::Number>().Int32Value(), first,
+                 matrix.Get("numVectors").As<Napi::Number>().Int32Value()};
 }
 
 // runTask({request, panel, outputs}, options?): the GemmTask of mgemm/kernels/wasm/gemmTask.ts, already checked;
@@ -83,6 +89,20 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
       return env.Undefined();
     }
   }
+  ComplementChoice complementChoice = ComplementChoice::kAuto;
+  if (info.Length() > 1 && info[1].IsObject()) {
+    const Napi::Value complementValue = info[1].As<Napi::Object>().Get("complement");
+    const std::string name = complementValue.IsString() ? complementValue.As<Napi::String>().Utf8Value() : "auto";
+    if (name == "never") {
+      complementChoice = ComplementChoice::kNever;
+    } else if (name == "always") {
+      complementChoice = ComplementChoice::kAlways;
+    } else if (name != "auto") {
+      Napi::TypeError::New(env, "runTask: options.complement must be 'auto', 'never' or 'always', not '" + name + "'")
+          .ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+  }
   const Napi::Object task = info[0].As<Napi::Object>();
   const Napi::Object request = task.Get("request").As<Napi::Object>();
   const Napi::Object panelObj = task.Get("panel").As<Napi::Object>();
@@ -95,6 +115,14 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
                     panelObj.Get("colBegin").As<Napi::Number>().Int32Value(),
                     request.Get("bCount").As<Napi::Number>().Int32Value(),
                     request.Get("strictUpper").As<Napi::Boolean>().Value()};
+  // operandIds (absent or null: none).
+  OperandIds operandIds{0, 0};
+  const Napi::Value idsValue = task.Get("operandIds");
+  if (idsValue.IsObject()) {
+    const Napi::Object ids = idsValue.As<Napi::Object>();
+    operandIds = {static_cast<uint64_t>(ids.Get("a").As<Napi::Number>().Int64Value()),
+                  static_cast<uint64_t>(ids.Get("b").As<Napi::Number>().Int64Value())};
+  }
   // planeWordRanges (absent or null: every word; a null entry: every word of that plane).
   const int wpp = A.wordsPerPlane;
   std::vector<std::pair<int, int>> planeWords(static_cast<size_t>(std::max(A.numPlanes, B.numPlanes)), {0, wpp});
@@ -120,8 +148,15 @@ Napi::Value RunTask(const Napi::CallbackInfo& info) {
       const auto [bFirst, bEnd] = planeWords[static_cast<size_t>(pb)];
       terms.push_back(Term{pa, pb, std::max(aFirst, bFirst), std::min(aEnd, bEnd)});
     }
-    plannedGroups.push_back(Group{plannedTerms(A, B, panel, std::move(terms)), outputs.Get(g).As<Napi::Uint32Array>().Data()});
+    Group planned{plannedTerms(A, B, panel, std::move(terms)), outputs.Get(g).As<Napi::Uint32Array>().Data()};
+    const ComplementSide side = complementSideOf(A, B, panel, planned, complementChoice);
+    if (side != ComplementSide::kNone) {
+      runComplementGroup(A, B, planned.terms[0], side, panel, planned.out, operandIds);
+    } else {
+      plannedGroups.push_back(std::move(planned));
+    }
   }
+  if (plannedGroups.empty()) return env.Undefined();
   const KernelLayout layout = requestedLayout.value_or(chooseLayout(plannedGroups, panel, {amxSupport().available && amxAllowed}));
 #if defined(SNPTALLY_AMX_BUILT)
   if (layout == KernelLayout::kAmx) {

@@ -15,6 +15,8 @@
 // Functions carry target attributes, so the files compile on any x86-64 compiler and the caller checks the CPU
 // before use (cpuHasAvx512Popcount).
 #define SNPTALLY_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
+// The complement terms' byte counters need AVX512BW too (complementSideOf checks the CPU).
+#define SNPTALLY_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vpopcntdq")))
 // The AMX kernel needs a compiler with the AMX intrinsics (GCC 11, clang 12); built without them, amxSupport() says so.
 #if (defined(__clang__) && __clang_major__ >= 12) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 11)
 #define SNPTALLY_AMX_BUILT 1
@@ -29,6 +31,7 @@ struct Operand {
   int numPlanes;
   int wordsPerPlane;
   int first;  // request's first row
+  int numRows = 0;  // rows of the whole matrix
   const uint32_t* row(int r, int plane) const {
     return words + (static_cast<size_t>(first + r) * numPlanes + plane) * wordsPerPlane;
   }
@@ -82,6 +85,28 @@ SNPTALLY_AVX512 void runGroupHorizontal(const Operand& A, const Operand& B, cons
 
 /** verticalLoops.cc: every group over the panel, packed operands, 12×32 tiles with one column per u32 lane. */
 SNPTALLY_AVX512 void runGroupsVertical(const Operand& A, const Operand& B, const std::vector<Group>& groups, const Panel& p);
+
+/** Which side of a one-term group has the mostly-ones plane computed as a sparse correction (complementTerms.cc). */
+enum class ComplementSide { kNone, kOnesInA, kOnesInB };
+
+/** Whether complementSideOf may pick a side: by its cost model, never, or wherever it applies (tests). */
+enum class ComplementChoice { kAuto, kNever, kAlways };
+
+/** complementTerms.cc: the side whose plane is mostly ones where the correction costs less than the dense product. */
+SNPTALLY_AVX512BW ComplementSide complementSideOf(const Operand& A, const Operand& B, const Panel& p, const Group& group,
+                                                ComplementChoice choice);
+
+/**
+ * The caller's names of a task's operands (GemmTask.operandIds): the same non-zero id means the same words, so forms
+ * derived from them may be kept across tasks; 0: none.
+ */
+struct OperandIds {
+  uint64_t a, b;
+};
+
+/** complementTerms.cc: one one-term group over the panel as the popcount of the dense side less the sparse correction. */
+SNPTALLY_AVX512BW void runComplementGroup(const Operand& A, const Operand& B, const Term& term, ComplementSide side,
+                                        const Panel& p, uint32_t* out, const OperandIds& ids);
 
 #if defined(SNPTALLY_AMX_BUILT)
 /** amxLoops.cc: every group over the panel, bits expanded to bytes, 32×32 tiles of TDPBUUD (needs amxSupport()). */
