@@ -4,15 +4,13 @@
 // for small shapes), on ragged rows, columns and fields (not multiples of 64 or 512), no missing calls, many missing
 // calls (byte counters widened several times), a vector with every call missing, plane word ranges, strictUpper
 // diagonal panels cut at odd rows, and outputs at several alignments. Cells a task must not touch keep their sentinel.
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PlaneWordRange, PopcountGemmRequest, TermGroup } from '../../src/mgemm/index.js';
-import { loadNativePopcountKernel, type NativeComplementChoice } from '../../src/mgemm/kernels/native/nativePopcount.js';
+import type { NativeComplementChoice } from '../../src/mgemm/kernels/native/nativePopcount.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
-import type { RowPanel } from '../../src/mgemm/kernels/wasm/gemmTask.js';
-import { naiveTallies, neededMismatches, planesFromFieldBits, seededRandom, type FieldBits } from './planeFixtures.js';
+import { kernelCaseOf, nativeStatus, panelsOf, panelMismatches, sentinelOutputs, type KernelCase, type KernelCaseShape } from './kernelCases.js';
+import { naiveTallies, neededMismatches, seededRandom, type FieldBits } from './planeFixtures.js';
 
-const SENTINEL = 0xdeadbeef;
 
 /** KING's planes (kingCounts.ts): HET, HOM1, HOM2, PRESENT; all 0 for a missing call. */
 const [HET, HOM1, HOM2, PRESENT] = [0, 1, 2, 3];
@@ -35,37 +33,9 @@ function kingBits(random: () => number, numVectors: number, numField: number, mi
   });
 }
 
-interface ComplementCase {
-  readonly name: string;
-  readonly request: PopcountGemmRequest;
-  readonly bits: { readonly a: FieldBits; readonly b: FieldBits } | null;
-  readonly cuts: readonly number[];
-}
-
-interface CaseShape {
-  readonly name: string;
-  readonly aBits: FieldBits;
-  readonly bBits: FieldBits | null; // null: strictUpper on a itself
-  readonly numField: number;
-  readonly aFirst: number;
-  readonly aCount: number;
-  readonly bFirst: number;
-  readonly bCount: number;
-  readonly termGroups?: readonly TermGroup[];
-  readonly planeWordRanges?: readonly (PlaneWordRange | null)[];
-  readonly cuts?: readonly number[];
-  readonly naive?: boolean;
-}
-
-function caseOf(shape: CaseShape): ComplementCase {
-  const a = planesFromFieldBits(shape.aBits, 4, shape.numField, true);
-  const b = shape.bBits === null ? a : planesFromFieldBits(shape.bBits, 4, shape.numField, true);
-  const request: PopcountGemmRequest = {
-    a, aFirst: shape.aFirst, aCount: shape.aCount, b, bFirst: shape.bFirst, bCount: shape.bCount,
-    termGroups: shape.termGroups ?? KING_GROUPS, strictUpper: shape.bBits === null, planeWordRanges: shape.planeWordRanges ?? null,
-  };
-  const bits = shape.naive === true ? { a: shape.aBits, b: shape.bBits ?? shape.aBits } : null;
-  return { name: shape.name, request, bits, cuts: shape.cuts ?? [] };
+/** A KING-planed case: 4 planes, KING's groups unless given. */
+function caseOf(shape: Omit<KernelCaseShape, 'numPlanes' | 'termGroups'> & { readonly termGroups?: readonly TermGroup[] }): KernelCase {
+  return kernelCaseOf({ ...shape, numPlanes: 4, termGroups: shape.termGroups ?? KING_GROUPS });
 }
 
 /** `bits` with every field of `plane` outside words [first, end) cleared (the data contract of planeWordRanges). */
@@ -75,7 +45,7 @@ function clearedOutside(bits: FieldBits, plane: number, [first, end]: PlaneWordR
 }
 
 const random = seededRandom(2626);
-const CASES: ComplementCase[] = [
+const CASES: KernelCase[] = [
   caseOf({
     name: '1 % missing, 150 × 130 of 5003 fields', aBits: kingBits(random, 160, 5003, 0.01), bBits: kingBits(random, 133, 5003, 0.01),
     numField: 5003, aFirst: 7, aCount: 150, bFirst: 3, bCount: 130, cuts: [37, 100],
@@ -121,23 +91,6 @@ const CASES: ComplementCase[] = [
   }),
 ];
 
-const cpuHasVpopcntdq = process.arch === 'x64' && existsSync('/proc/cpuinfo') && /\bavx512_vpopcntdq\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
-const nativeStatus = loadNativePopcountKernel();
-if (cpuHasVpopcntdq && !nativeStatus.available) throw new Error(`the CPU has AVX512_VPOPCNTDQ but ${nativeStatus.reason}`);
-
-/** The request's row panels, cut at `cuts` (strictUpper: each panel's columns start right of its first row). */
-function panelsOf(request: PopcountGemmRequest, cuts: readonly number[]): RowPanel[] {
-  const bounds = [0, ...cuts, request.aCount];
-  return bounds.slice(1).map((rowEnd, k) => ({ rowBegin: bounds[k], rowEnd, colBegin: request.strictUpper ? bounds[k] + 1 : 0 }));
-}
-
-/** One output per group on one shared buffer, starting `shiftWords` u32 past its start, every cell SENTINEL. */
-function sentinelOutputs(request: PopcountGemmRequest, shiftWords: number): Uint32Array[] {
-  const size = request.aCount * request.bCount;
-  const buffer = new SharedArrayBuffer(4 * (shiftWords + size * request.termGroups.length));
-  return request.termGroups.map((_, g) => new Uint32Array(buffer, 4 * (shiftWords + g * size), size).fill(SENTINEL));
-}
-
 const CHOICES: readonly NativeComplementChoice[] = ['always', 'never', 'auto'];
 /** Operand ids of the tests' tasks: distinct per matrix, as operandIdOf gives them. */
 let nextOperandId = 1;
@@ -161,20 +114,7 @@ describe.runIf(nativeStatus.available)('native complement terms', () => {
             const outputs = sentinelOutputs(request, shiftWords);
             kernel?.runTask({ request, panel, outputs, operandIds: named ? operandIds : null }, { layout, complement });
             const context = `${complement}, ${layout}, operands named ${named}, outputs shifted ${shiftWords}, rows [${panel.rowBegin}, ${panel.rowEnd})`;
-            const mismatches: string[] = [];
-            outputs.forEach((out, g) => {
-              for (let r = 0; r < request.aCount && mismatches.length < 5; r++) {
-                const inPanel = r >= panel.rowBegin && r < panel.rowEnd;
-                for (let c2 = 0; c2 < request.bCount && mismatches.length < 5; c2++) {
-                  const at = r * request.bCount + c2;
-                  const needed = inPanel && c2 >= panel.colBegin && (!request.strictUpper || c2 > r);
-                  const untouched = !inPanel || c2 < panel.colBegin;
-                  if (needed && out[at] !== expected[g][at]) mismatches.push(`group ${g} [${r}][${c2}]: ${out[at]}, expected ${expected[g][at]}`);
-                  if (untouched && out[at] !== SENTINEL) mismatches.push(`group ${g} [${r}][${c2}] outside the panel written: ${out[at]}`);
-                }
-              }
-            });
-            expect(mismatches, context).toEqual([]);
+            expect(panelMismatches(request, panel, outputs, expected), context).toEqual([]);
           }
         }
       }

@@ -4,15 +4,13 @@
 // odd words, planes long enough for several K blocks, multi-term and fused disjoint groups, strictUpper diagonal panels
 // cut at odd rows, and outputs at every alignment. Cells a task must not touch (other panels' rows, columns left of
 // colBegin) keep their sentinel.
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PlaneWordRange, PopcountGemmRequest, TermGroup } from '../../src/mgemm/index.js';
-import { loadNativePopcountKernel, type NativeKernelLayout } from '../../src/mgemm/kernels/native/nativePopcount.js';
+import type { NativeKernelLayout } from '../../src/mgemm/kernels/native/nativePopcount.js';
 import { PopcountGemmRef } from '../../src/mgemm/kernels/ref/popcountGemmRef.js';
-import type { RowPanel } from '../../src/mgemm/kernels/wasm/gemmTask.js';
-import { CCC_DENSE_TERMS, naiveTallies, neededMismatches, planesFromFieldBits, randomFieldBits, seededRandom, type FieldBits } from './planeFixtures.js';
+import { cpuHasFlag, kernelCaseOf, nativeStatus, panelsOf, panelMismatches, sentinelOutputs, type KernelCase } from './kernelCases.js';
+import { CCC_DENSE_TERMS, naiveTallies, neededMismatches, randomFieldBits, seededRandom, type FieldBits } from './planeFixtures.js';
 
-const SENTINEL = 0xdeadbeef;
 
 /** Epistasis's planes per class (epistasisPlanes.ts): g = 0, g = 1, called; classes are field ranges. */
 const EPI_PLANES = 6;
@@ -74,116 +72,63 @@ function withoutFields(bits: FieldBits, plane: number, first: number): FieldBits
   return bits;
 }
 
-interface LayoutCase {
-  readonly name: string;
-  readonly request: PopcountGemmRequest;
-  /** Field bits of a and b, for the naive definition (small cases), or null (the reference kernel only). */
-  readonly bits: { readonly a: FieldBits; readonly b: FieldBits } | null;
-  /** Rows at which the request is cut into panels (each a task), besides 0 and aCount. */
-  readonly cuts: readonly number[];
-}
-
-interface CaseShape {
-  readonly name: string;
-  readonly aBits: FieldBits;
-  readonly bBits: FieldBits | null; // null: strictUpper on a itself
-  readonly numPlanes: number;
-  readonly numField: number;
-  readonly aFirst: number;
-  readonly aCount: number;
-  readonly bFirst: number;
-  readonly bCount: number;
-  readonly termGroups: readonly TermGroup[];
-  readonly planeWordRanges?: readonly (PlaneWordRange | null)[];
-  readonly cuts?: readonly number[];
-  readonly naive?: boolean;
-}
-
-function caseOf(shape: CaseShape): LayoutCase {
-  const a = planesFromFieldBits(shape.aBits, shape.numPlanes, shape.numField, true);
-  const b = shape.bBits === null ? a : planesFromFieldBits(shape.bBits, shape.numPlanes, shape.numField, true);
-  const request: PopcountGemmRequest = {
-    a, aFirst: shape.aFirst, aCount: shape.aCount, b, bFirst: shape.bFirst, bCount: shape.bCount, termGroups: shape.termGroups,
-    strictUpper: shape.bBits === null, planeWordRanges: shape.planeWordRanges ?? null,
-  };
-  const bits = shape.naive === true ? { a: shape.aBits, b: shape.bBits ?? shape.aBits } : null;
-  return { name: shape.name, request, bits, cuts: shape.cuts ?? [] };
-}
-
 const SHORT_RANGES: readonly (PlaneWordRange | null)[] = [[3, 6], [1, 2], [5, 7], null];
 const random = seededRandom(2712);
-const CASES: LayoutCase[] = [
-  caseOf({
+const CASES: KernelCase[] = [
+  kernelCaseOf({
     name: 'epistasis 1000 + 1000 samples, 70 × 75', aBits: epistasisBits(random, 80, 1000, 1000), bBits: epistasisBits(random, 75, 1000, 1000),
     numPlanes: EPI_PLANES, numField: 2000, aFirst: 10, aCount: 70, bFirst: 0, bCount: 75, termGroups: EPI_GROUPS,
     planeWordRanges: classWordRanges(1000, 1000), cuts: [12, 37],
   }),
-  caseOf({
+  kernelCaseOf({
     name: 'epistasis 1000 + 1000 samples, strictUpper diagonal 100 × 100', aBits: epistasisBits(random, 101, 1000, 1000), bBits: null,
     numPlanes: EPI_PLANES, numField: 2000, aFirst: 1, aCount: 100, bFirst: 1, bCount: 100, termGroups: EPI_GROUPS,
     planeWordRanges: classWordRanges(1000, 1000), cuts: [13, 50, 61],
   }),
-  caseOf({
+  kernelCaseOf({
     name: 'epistasis 37 + 50 samples (planes of 2 words, cases from word 1), 13 × 33', aBits: epistasisBits(random, 16, 37, 50),
     bBits: epistasisBits(random, 40, 37, 50), numPlanes: EPI_PLANES, numField: 87, aFirst: 3, aCount: 13, bFirst: 7, bCount: 33,
     termGroups: EPI_GROUPS, planeWordRanges: classWordRanges(37, 50), naive: true,
   }),
-  caseOf({
+  kernelCaseOf({
     name: 'epistasis 999 + 1001 samples, strictUpper 45 × 45 cut at odd rows', aBits: epistasisBits(random, 45, 999, 1001), bBits: null,
     numPlanes: EPI_PLANES, numField: 2000, aFirst: 0, aCount: 45, bFirst: 0, bCount: 45, termGroups: EPI_GROUPS,
     planeWordRanges: classWordRanges(999, 1001), cuts: [1, 7, 30],
   }),
-  caseOf({
+  kernelCaseOf({
     name: 'epistasis 20 + 13 samples (1-word planes), 1 × 1', aBits: epistasisBits(random, 2, 20, 13), bBits: epistasisBits(random, 1, 20, 13),
     numPlanes: EPI_PLANES, numField: 33, aFirst: 1, aCount: 1, bFirst: 0, bCount: 1, termGroups: EPI_GROUPS,
     planeWordRanges: classWordRanges(20, 13), naive: true,
   }),
-  caseOf({
+  kernelCaseOf({
     name: 'ranges of 1–3 words with odd starts, multi-term groups, 25 × 70', aBits: maskedToRanges(randomFieldBits(random, 25, 4, 300), SHORT_RANGES),
     bBits: maskedToRanges(randomFieldBits(random, 71, 4, 300, 0.7), SHORT_RANGES), numPlanes: 4, numField: 300, aFirst: 0, aCount: 25,
     bFirst: 1, bCount: 70, termGroups: [[[0, 0]], [[0, 1], [2, 3]], [[1, 1], [3, 0], [2, 2]], [[3, 3]]], planeWordRanges: SHORT_RANGES,
     cuts: [5], naive: true,
   }),
-  caseOf({
+  kernelCaseOf({
     name: 'dense CCC group over several K blocks (20000 fields), 29 × 41', aBits: randomFieldBits(random, 29, 2, 20000),
     bBits: randomFieldBits(random, 41, 2, 20000), numPlanes: 2, numField: 20000, aFirst: 0, aCount: 29, bFirst: 0, bCount: 41,
     termGroups: [CCC_DENSE_TERMS, [[1, 0]]], cuts: [17],
   }),
-  caseOf({
+  kernelCaseOf({
     name: 'dense CCC, strictUpper over several K blocks, 50 × 50', aBits: randomFieldBits(random, 52, 2, 9000), bBits: null,
     numPlanes: 2, numField: 9000, aFirst: 2, aCount: 50, bFirst: 2, bCount: 50, termGroups: [CCC_DENSE_TERMS], cuts: [11, 29],
   }),
-  ...[false, true].map((strictUpper) => caseOf({
+  ...[false, true].map((strictUpper) => kernelCaseOf({
     name: `KING groups on one-hot planes (fused pairs), 40 × 40, strictUpper ${strictUpper}`, aBits: oneHotBits(random, 41, 1000),
     bBits: strictUpper ? null : oneHotBits(random, 41, 1000), numPlanes: 4, numField: 1000, aFirst: 1, aCount: 40,
     bFirst: strictUpper ? 1 : 0, bCount: 40, termGroups: KING_GROUPS, cuts: [9],
   })),
-  caseOf({
+  kernelCaseOf({
     name: 'KING groups, fused pairs over several K blocks with ranges, 9 × 36', aBits: withoutFields(oneHotBits(random, 9, 40000), 2, 96),
     bBits: withoutFields(oneHotBits(random, 36, 40000), 2, 96), numPlanes: 4, numField: 40000, aFirst: 0, aCount: 9, bFirst: 0, bCount: 36,
     termGroups: KING_GROUPS, planeWordRanges: [null, [0, 1250], [3, 1250], null],
   }),
 ];
 
-const cpuHasVpopcntdq = process.arch === 'x64' && existsSync('/proc/cpuinfo') && /\bavx512_vpopcntdq\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
-const nativeStatus = loadNativePopcountKernel();
-if (cpuHasVpopcntdq && !nativeStatus.available) throw new Error(`the CPU has AVX512_VPOPCNTDQ but ${nativeStatus.reason}`);
-
-/** The request's row panels, cut at `cuts` (strictUpper: each panel's columns start right of its first row). */
-function panelsOf(request: PopcountGemmRequest, cuts: readonly number[]): RowPanel[] {
-  const bounds = [0, ...cuts, request.aCount];
-  return bounds.slice(1).map((rowEnd, k) => ({ rowBegin: bounds[k], rowEnd, colBegin: request.strictUpper ? bounds[k] + 1 : 0 }));
-}
-
-/** One output per group on one shared buffer, starting `shiftWords` u32 past its start, every cell SENTINEL. */
-function sentinelOutputs(request: PopcountGemmRequest, shiftWords: number): Uint32Array[] {
-  const size = request.aCount * request.bCount;
-  const buffer = new SharedArrayBuffer(4 * (shiftWords + size * request.termGroups.length));
-  return request.termGroups.map((_, g) => new Uint32Array(buffer, 4 * (shiftWords + g * size), size).fill(SENTINEL));
-}
-
 const amxStatus = nativeStatus.available ? nativeStatus.kernel.amxStatus() : null;
-const cpuHasAmxInt8 = cpuHasVpopcntdq && /\bamx_int8\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+const cpuHasAmxInt8 = cpuHasFlag('amx_int8');
 if (cpuHasAmxInt8 && amxStatus?.available === false) throw new Error(`the CPU has AMX-INT8 but ${amxStatus.reason}`);
 /** The layouts this machine runs: amx only where the CPU has AMX-INT8 (and Linux allows it). */
 const LAYOUTS: readonly NativeKernelLayout[] = ['horizontal', 'vertical', 'auto', ...(amxStatus?.available === true ? ['amx' as const] : [])];
@@ -204,21 +149,7 @@ describe.runIf(nativeStatus.available)('native kernel layouts', () => {
           const outputs = sentinelOutputs(request, shiftWords);
           kernel?.runTask({ request, panel, outputs }, { layout });
           const context = `${layout}, outputs shifted ${shiftWords}, rows [${panel.rowBegin}, ${panel.rowEnd})`;
-          // The panel's needed cells: expected; cells of other rows and left of colBegin: untouched.
-          const mismatches: string[] = [];
-          outputs.forEach((out, g) => {
-            for (let r = 0; r < request.aCount && mismatches.length < 5; r++) {
-              const inPanel = r >= panel.rowBegin && r < panel.rowEnd;
-              for (let c2 = 0; c2 < request.bCount && mismatches.length < 5; c2++) {
-                const at = r * request.bCount + c2;
-                const needed = inPanel && c2 >= panel.colBegin && (!request.strictUpper || c2 > r);
-                const untouched = !inPanel || c2 < panel.colBegin;
-                if (needed && out[at] !== expected[g][at]) mismatches.push(`group ${g} [${r}][${c2}]: ${out[at]}, expected ${expected[g][at]}`);
-                if (untouched && out[at] !== SENTINEL) mismatches.push(`group ${g} [${r}][${c2}] outside the panel written: ${out[at]}`);
-              }
-            }
-          });
-          expect(mismatches, context).toEqual([]);
+          expect(panelMismatches(request, panel, outputs, expected), context).toEqual([]);
         }
       }
     }
