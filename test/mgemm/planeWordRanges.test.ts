@@ -49,9 +49,9 @@ const KERNEL_SETS: { name: string; honoursRanges: boolean; open: () => Promise<P
 ];
 
 /**
- * Groups the u8 kernels take (each a product of plane sums, kernelChoice.ts factorGroup; a request with another runs
- * bitwise): they sweep each group's words widened to whole K units (groupWordWindow), so only zero planes there give
- * the plain tallies.
+ * Groups the u8 kernels take as one GEMM each (a product of plane sums, kernelChoice.ts factorGroup; TERM_GROUPS' others
+ * are sums of a GEMM per term): they sweep each GEMM's words widened to whole K units (groupWordWindow), so only zero
+ * planes there give the plain tallies.
  */
 const FACTORED_GROUPS: readonly TermGroup[] = [[[0, 0]], [[0, 1]], [[1, 1]], [[2, 2]], [[3, 1]], [[2, 1]], [[0, 1], [2, 1]], [[3, 3]]];
 
@@ -91,6 +91,13 @@ describe.each(U8_KERNEL_SETS)('planeWordRanges on the $name kernel set (per grou
   it.each([false, true])('planes zero outside their ranges: the plain tallies (strictUpper %s)', async (strictUpper) => {
     const [a, b] = [maskedToRanges(aBits), maskedToRanges(bBits)];
     const request = requestOf(a, b, strictUpper, FACTORED_GROUPS);
+    const expected = naiveTallies(a, strictUpper ? a : b, request);
+    expect(neededMismatches(request, expected, await gemm.run(request))).toEqual([]);
+  });
+
+  it.each([false, true])('groups that do not factor, each a sum of GEMMs into its output: the plain tallies (strictUpper %s)', async (strictUpper) => {
+    const [a, b] = [maskedToRanges(aBits), maskedToRanges(bBits)];
+    const request = requestOf(a, b, strictUpper, TERM_GROUPS);
     const expected = naiveTallies(a, strictUpper ? a : b, request);
     expect(neededMismatches(request, expected, await gemm.run(request))).toEqual([]);
   });

@@ -132,7 +132,7 @@ export class PopcountGemmWebgpu implements PopcountGemm {
     let programs: WgslProgram[];
     try {
       programs = this.programs.previewPrograms(preview, {
-        familyOf: (termGroups, wordsPerPlane) => this.planner.familyFor(termGroups, wordsPerPlane).family,
+        familyOf: (termGroups, wordsPerPlane, disjoint) => this.planner.familyFor(termGroups, wordsPerPlane, disjoint).family,
         pairFinalizePrograms: (deviceFinalize) => this.pairFinalizePrograms(deviceFinalize),
       });
     } catch {

@@ -26,13 +26,28 @@ export function factorGroup(group: TermGroup): FactoredGroup | null {
 }
 
 /**
- * `auto`: tensor cores when the adapter has u8 subgroup matrices and every group factors (then one u8 multiply-add
- * replaces |aPlanes|·|bPlanes| AND+popcounts per 32 fields, and the tensor cores run ~20× more multiply-adds per
- * second than the chip has popcounts; with very many fields too, through K slabs: u8Slabs.ts); else bitwise. A named
- * family is used as asked when possible; `subgroup-matrix` without the feature is an error.
+ * A group as a sum of factored parts, each one u8 GEMM adding into the group's output: the group itself when it
+ * factors, else one part per term — unless its products are disjoint (`disjoint`: disjointGroups.ts), which the
+ * bitwise kernel counts in one popcount of their OR, cheaper than a GEMM per term (null then).
  */
-export function chooseKernelFamily(requested: KernelFamily | 'auto', groups: readonly TermGroup[], caps: GpuCapabilities): KernelFamily {
-  const factors = groups.every((g) => factorGroup(g) !== null);
+export function factoredParts(group: TermGroup, disjoint: boolean): FactoredGroup[] | null {
+  const whole = factorGroup(group);
+  if (whole !== null) return [whole];
+  if (disjoint || group.length === 0) return null;
+  return group.map(([p, q]) => ({ aPlanes: [p], bPlanes: [q] }));
+}
+
+/**
+ * `auto`: tensor cores when the adapter has u8 subgroup matrices and every group is a sum of factored parts
+ * (factoredParts; then one u8 multiply-add replaces |aPlanes|·|bPlanes| AND+popcounts per 32 fields of a part, and the
+ * tensor cores run ~20× more multiply-adds per second than the chip has popcounts; with very many fields too,
+ * through K slabs: u8Slabs.ts); else bitwise. A named family is used as asked when possible; `subgroup-matrix`
+ * without the feature is an error. `disjoint`: per group, whether its products are disjoint (none when not known).
+ */
+export function chooseKernelFamily(
+  requested: KernelFamily | 'auto', groups: readonly TermGroup[], caps: GpuCapabilities, disjoint: readonly boolean[] = [],
+): KernelFamily {
+  const factors = groups.every((g, k) => factoredParts(g, disjoint[k] === true) !== null);
   if (requested === 'subgroup-matrix' && !caps.hasSubgroupMatrix) {
     throw new Error(`${caps.description} has no u8 subgroup matrices (chromium-experimental-subgroup-matrix)`);
   }

@@ -13,7 +13,7 @@ import type { ExpandedOperands } from '../operands/expandedOperands.js';
 import type { PlaneChunk, ResidentPlanes } from '../operands/residentPlanes.js';
 import type { GrowingBuffers } from '../runtime/growingBuffers.js';
 import { foldWorkgroups, type BufferRange, type Dispatch, type WebgpuRunner } from '../runtime/webgpuRunner.js';
-import { chooseKernelFamily, factorGroup, type KernelFamily } from './kernelChoice.js';
+import { chooseKernelFamily, factoredParts, type KernelFamily } from './kernelChoice.js';
 import { disjointGroupsOfRequest } from './disjointGroups.js';
 import { OUTPUT_BYTES_PER_DISPATCH, type RequestPlan, type SubBlock } from './requestPlan.js';
 import { cutSubBlocks, type SubBlockLimits } from './subBlocks.js';
@@ -67,14 +67,17 @@ export class RequestPlanner {
   ): Promise<RequestPlan | null> {
     const { termGroups } = request;
     if (request.aCount === 0 || request.bCount === 0 || termGroups.every((g) => g.length === 0)) return null;
-    const choice = this.familyFor(termGroups, request.a.wordsPerPlane);
+    const choice = this.familyFor(termGroups, request.a.wordsPerPlane, disjointGroupsOfRequest(request));
     await Promise.all(this.parts.programs.gemmPrograms(choice.family, termGroups, request.a.numPlanes, request.b.numPlanes).map((p) => this.parts.runner.pipelineFor(p)));
     return choice.family === 'bitwise' ? this.planBitwise(request, aChunks, blockOutputBytes) : this.planU8(request, choice, aChunks, blockOutputBytes);
   }
 
-  /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words (see U8Choice). */
-  familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number): { readonly family: 'bitwise' } | U8Choice {
-    const family = chooseKernelFamily(this.parts.kernel, termGroups, this.parts.runner.capabilities);
+  /**
+   * The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words (see U8Choice);
+   * `disjoint`: per group, whether its products are disjoint by the operands' code tables (none when not known).
+   */
+  familyFor(termGroups: readonly TermGroup[], wordsPerPlane: number, disjoint: readonly boolean[] = []): { readonly family: 'bitwise' } | U8Choice {
+    const family = chooseKernelFamily(this.parts.kernel, termGroups, this.parts.runner.capabilities, disjoint);
     // No fields (a field rank that holds none of them): nothing to expand, and the bitwise kernel writes the zeros.
     if (family === 'bitwise' || wordsPerPlane === 0) return { family: 'bitwise' };
     const slabPlan = planU8Slabs(wordsPerPlane * 32, this.parts.expansionBytes);
@@ -131,9 +134,9 @@ export class RequestPlanner {
   }
 
   /**
-   * Per sub-block, K slab and group g: expand A's rows and B's columns of the slab into u8 counts (Σ of the group's
-   * planes), then one u8 GEMM into group g's padded output, adding to it after the first slab. Padded rows and
-   * columns are zero.
+   * Per sub-block, K slab and group g, per factored part of g (kernelChoice.ts factoredParts): expand A's rows and B's
+   * columns of the slab into u8 counts (Σ of the part's planes), then one u8 GEMM into group g's padded output, adding
+   * to it after the group's first slab and part. Padded rows and columns are zero.
    */
   private async planU8(
     request: PopcountGemmRequest, { family, slabPlan, expandRows }: U8Choice, aChunks: readonly PlaneChunk[] | undefined, blockOutputBytes: number,
@@ -141,17 +144,17 @@ export class RequestPlanner {
     const { termGroups, a, b } = request;
     const numGroups = termGroups.length;
     const gemm = this.parts.programs.u8Gemm(family);
-    const factors = termGroups.map((g) => {
-      const f = factorGroup(g);
-      if (f === null) throw new Error('u8 kernels need factored term groups');
-      return {
-        f, expandA: this.parts.programs.expand(a.numPlanes, f.aPlanes), expandB: this.parts.programs.expand(b.numPlanes, f.bPlanes),
-        window: groupWordWindow(request, g),
-      };
+    // The GEMMs of the request: per group, its factored parts (each its own expansions), in group order.
+    const factors = termGroups.flatMap((g, group) => {
+      const parts = factoredParts(g, false);
+      if (parts === null) throw new Error('u8 kernels need groups of factored parts');
+      return parts.map((f) => ({
+        group, expandA: this.parts.programs.expand(a.numPlanes, f.aPlanes), expandB: this.parts.programs.expand(b.numPlanes, f.bPlanes),
+        window: groupWordWindow(request, f.aPlanes.flatMap((p) => f.bPlanes.map((q): [number, number] => [p, q]))),
+      }));
     });
-    // Each group's part of each slab (its words where a plane of it may have bits), and the slab where it starts.
+    // Each GEMM's part of each slab (its words where a plane of it may have bits).
     const slabParts = factors.map(({ window }) => slabPlan.slabs.map((slab) => slabPart(slab, window)));
-    const firstSlabs = slabParts.map((parts) => parts.findIndex((part) => part !== null));
     const maxGroups = this.parts.runner.capabilities.maxComputeWorkgroupsPerDimension;
     const blocks = await this.subBlocks(request, aChunks, {
       maxRows: Math.min(expandRows, maxGroups * gemm.tileRows), maxCols: Math.min(expandRows, maxGroups * gemm.tileCols),
@@ -208,28 +211,34 @@ export class RequestPlanner {
     return {
       family, blocks,
       shapeOf: (blk) => ({ groupWords: padRows(blk.numRows) * padCols(blk.numCols), rowStride: padCols(blk.numCols) }),
-      dispatchesOf: (blk, output) => slabs.flatMap((_, s) => factors.flatMap(({ expandA }, g) => {
-        const slab = slabParts[g][s];
-        if (slab === null) return [];
-        const b = operandB(g, blk, slab);
-        // Consecutive groups with the same A planes and words (sparse T[..c] and T[..m]) share one expansion: the GEMM
-        // in between only reads it. This halves sparse 3-way's expansions.
-        const before = g > 0 ? slabParts[g - 1][s] : null;
-        const expandedBefore = before !== null && factors[g - 1].expandA === expandA && before.wordFirst === slab.wordFirst && before.numWords === slab.numWords;
-        return [
-          ...(expandedBefore ? [] : [expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), slab, expandedA)]),
-          ...b.dispatches,
-          {
-            program: gemm,
-            storage: [expandedA, b.bound, output],
-            uniforms: {
-              kBytes: slab.rowBytes, outStride: padCols(blk.numCols), outOffset: g * padRows(blk.numRows) * padCols(blk.numCols),
-              skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst, accumulate: s > firstSlabs[g] ? 1 : 0,
+      dispatchesOf: (blk, output) => {
+        // A group's first GEMM writes its output, the later ones (slabs, parts) add to it.
+        const written = new Set<number>();
+        return slabs.flatMap((_, s) => factors.flatMap(({ expandA, group }, g) => {
+          const slab = slabParts[g][s];
+          if (slab === null) return [];
+          const accumulate = written.has(group) ? 1 : 0;
+          written.add(group);
+          const b = operandB(g, blk, slab);
+          // Consecutive GEMMs with the same A planes and words (sparse T[..c] and T[..m]) share one expansion: the GEMM
+          // in between only reads it. This halves sparse 3-way's expansions.
+          const before = g > 0 ? slabParts[g - 1][s] : null;
+          const expandedBefore = before !== null && factors[g - 1].expandA === expandA && before.wordFirst === slab.wordFirst && before.numWords === slab.numWords;
+          return [
+            ...(expandedBefore ? [] : [expand(expandA, blk.aChunk, blk.rowFirst, blk.numRows, padRows(blk.numRows), slab, expandedA)]),
+            ...b.dispatches,
+            {
+              program: gemm,
+              storage: [expandedA, b.bound, output],
+              uniforms: {
+                kBytes: slab.rowBytes, outStride: padCols(blk.numCols), outOffset: group * padRows(blk.numRows) * padCols(blk.numCols),
+                skipBelowDiagonal: request.strictUpper ? 1 : 0, diagonalOffset: blk.rowFirst - blk.colFirst, accumulate,
+              },
+              workgroups: [padCols(blk.numCols) / gemm.tileCols, padRows(blk.numRows) / gemm.tileRows],
             },
-            workgroups: [padCols(blk.numCols) / gemm.tileCols, padRows(blk.numRows) / gemm.tileRows],
-          },
-        ];
-      })),
+          ];
+        }));
+      },
     };
   }
 

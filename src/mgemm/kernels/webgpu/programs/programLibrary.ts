@@ -14,15 +14,18 @@ import { createUnpackPlanesProgram, packedPlaneRowsOf } from './unpackPlanesProg
 import { createVectorSumsProgram } from './vectorSumsProgram.js';
 import type { WgslProgram } from './wgslProgram.js';
 import { createFinalize3Program, finalize3CacheKey, type Finalize3Program } from '../finalize/finalize3Program.js';
-import { factorGroup, type KernelFamily } from '../plan/kernelChoice.js';
+import { factoredParts, type KernelFamily } from '../plan/kernelChoice.js';
 import { disjointGroupsOf } from '../plan/disjointGroups.js';
 import { chooseTally2Geometry } from '../plan/tally2Geometry.js';
 import type { GpuCapabilities } from '../runtime/gpuAdapter.js';
 
 /** What previewPrograms asks of the kernel set besides the library. */
 export interface PreviewChoices {
-  /** The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words. */
-  familyOf(termGroups: readonly TermGroup[], wordsPerPlane: number): KernelFamily;
+  /**
+   * The kernel family of 2-way requests with these groups on planes of `wordsPerPlane` words (`disjoint`: per group,
+   * whether its products are disjoint by the operands' code tables; none when not known).
+   */
+  familyOf(termGroups: readonly TermGroup[], wordsPerPlane: number, disjoint?: readonly boolean[]): KernelFamily;
   /** The programs of 2-way device finalize (the kernel set's finalize2Program and record programs). */
   pairFinalizePrograms(deviceFinalize: Extract<NonNullable<RunPreview['deviceFinalize']>, { kind: 'pairs' }>): WgslProgram[];
 }
@@ -85,9 +88,9 @@ export class ProgramLibrary {
   gemmPrograms(family: KernelFamily, termGroups: readonly TermGroup[], numPlanesA: number, numPlanesB: number): WgslProgram[] {
     if (family === 'bitwise') return [this.tally2(termGroups, numPlanesA, numPlanesB)];
     return [this.u8Gemm(family), ...termGroups.flatMap((g) => {
-      const f = factorGroup(g);
-      if (f === null) throw new Error('u8 kernels need factored term groups');
-      return [this.expand(numPlanesA, f.aPlanes), this.expand(numPlanesB, f.bPlanes)];
+      const parts = factoredParts(g, false);
+      if (parts === null) throw new Error('u8 kernels need groups of factored parts');
+      return parts.flatMap((f) => [this.expand(numPlanesA, f.aPlanes), this.expand(numPlanesB, f.bPlanes)]);
     })];
   }
 
@@ -96,18 +99,18 @@ export class ProgramLibrary {
     const { numPlanes, wordsPerPlane, pairTermGroups, triples, deviceFinalize } = preview;
     const packedRows = packedPlaneRowsOf(preview);
     const programs: WgslProgram[] = [this.vectorSums(numPlanes, preview.vectorSums), ...(packedRows === null ? [] : [createUnpackPlanesProgram(packedRows)])];
-    const addGemm = (termGroups: readonly TermGroup[], numPlanesA: number): void => {
+    const addGemm = (termGroups: readonly TermGroup[], numPlanesA: number, disjoint: readonly boolean[] = []): void => {
       if (termGroups.every((g) => g.length === 0)) return;
-      programs.push(...this.gemmPrograms(choices.familyOf(termGroups, wordsPerPlane), termGroups, numPlanesA, numPlanes));
+      programs.push(...this.gemmPrograms(choices.familyOf(termGroups, wordsPerPlane, disjoint), termGroups, numPlanesA, numPlanes));
     };
     if (deviceFinalize?.kind === 'pairs') programs.push(...choices.pairFinalizePrograms(deviceFinalize));
     if (deviceFinalize?.kind === 'triples') programs.push(this.finalize3(deviceFinalize.values, deviceFinalize.histogram ?? null));
-    if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes);
     // Blocks held as codes of this table take the bitwise kernel with their disjoint groups fused.
     const codeTable = preview.codeTable ?? null;
-    if (pairTermGroups !== null && codeTable !== null && choices.familyOf(pairTermGroups, wordsPerPlane) === 'bitwise') {
-      const disjoint = disjointGroupsOf(pairTermGroups, codeTable, codeTable);
-      if (disjoint.some((d) => d)) programs.push(this.tally2(pairTermGroups, numPlanes, numPlanes, disjoint));
+    const disjoint = pairTermGroups !== null && codeTable !== null ? disjointGroupsOf(pairTermGroups, codeTable, codeTable) : [];
+    if (pairTermGroups !== null) addGemm(pairTermGroups, numPlanes, disjoint);
+    if (pairTermGroups !== null && disjoint.some((d) => d) && choices.familyOf(pairTermGroups, wordsPerPlane, disjoint) === 'bitwise') {
+      programs.push(this.tally2(pairTermGroups, numPlanes, numPlanes, disjoint));
     }
     if (triples !== null) {
       programs.push(this.pairProduct(numPlanes, numPlanes, triples.planePairs));
