@@ -35,33 +35,6 @@ const MISSING_IN_BYTE = Uint8Array.from({ length: 256 }, (_, value) => {
   return count;
 });
 
-/** One appending bit stream into a zeroed byte row (bytes it shares with another stream are OR-ed). */
-class CodeStream {
-  private bits = 0;
-  private numBits: number;
-  private at: number;
-
-  constructor(private readonly out: Uint8Array, firstSample: number) {
-    this.at = firstSample >> 2;
-    this.numBits = 2 * (firstSample & 3);
-  }
-
-  append(codes: number, numCodes: number): void {
-    this.bits |= codes << this.numBits;
-    this.numBits += 2 * numCodes;
-    // At most 8 bits are appended to fewer than 8: one byte at most is complete.
-    if (this.numBits >= 8) {
-      this.out[this.at++] |= this.bits & 0xff;
-      this.bits >>>= 8;
-      this.numBits -= 8;
-    }
-  }
-
-  flush(): void {
-    if (this.numBits > 0) this.out[this.at] |= this.bits;
-  }
-}
-
 /** Reorders rows of one source's samples into [controls | cases]; `classes[s]` is CLASS_CONTROL, CLASS_CASE or missing. */
 export class ClassOrder {
   readonly numControls: number;
@@ -98,31 +71,15 @@ export class ClassOrder {
    */
   reorder(packed: Uint8Array, out: Uint8Array): number {
     out.fill(0);
-    if (this.identity) {
-      const numFull = this.numKept >> 2;
-      out.set(packed.subarray(0, numFull));
-      // The last byte's codes past the samples may be anything in a source row: they are left out.
-      if ((this.numKept & 3) !== 0) out[numFull] = packed[numFull] & ((1 << (2 * (this.numKept & 3))) - 1);
-      return missingCalls(out, Math.ceil(this.numKept / 4));
-    }
-    const controls = new CodeStream(out, 0);
-    const cases = new CodeStream(out, this.numControls);
-    const offsets = this.patternOffsets;
-    const table = (keptCodes ??= buildKeptCodes());
-    for (let b = 0; b < offsets.length; b++) {
-      const kept = table[offsets[b] + packed[b]];
-      controls.append(kept & 0xff, (kept >> 8) & 7);
-      cases.append((kept >> 11) & 0xff, (kept >> 19) & 7);
-    }
-    controls.flush();
-    cases.flush();
+    this.reorderRows(packed, 1, out);
     return missingCalls(out, Math.ceil(this.numKept / 4));
   }
 
   /**
-   * reorder of `numRows` consecutive rows of `rows` (the source's ⌈numSample / 4⌉ bytes each) into consecutive rows of
-   * `out` (⌈numKept / 4⌉ bytes each, zeroed here): the same bytes, in one loop whose streams are local variables — a
-   * bulk read's rows (a .bed's records in memory) cost far less than a call per row while the code is cold.
+   * `numRows` consecutive rows of `rows` (the source's ⌈numSample / 4⌉ bytes each) reordered into consecutive rows of
+   * `out` (⌈numKept / 4⌉ bytes each, zeroed here), in one loop: each row's kept codes appended to two bit streams
+   * (controls from the row's first byte, cases from sample numControls), local variables rather than an object per
+   * stream, so that a bulk read's rows (a .bed's records in memory) cost no call per row.
    */
   reorderRows(rows: Uint8Array, numRows: number, out: Uint8Array): void {
     const bytesIn = this.patternOffsets.length;
@@ -140,7 +97,8 @@ export class ClassOrder {
     const casesFirstByte = this.numControls >> 2;
     const casesFirstBits = 2 * (this.numControls & 3);
     for (let r = 0, from = 0, to = 0; r < numRows; r++, from += bytesIn, to += bytesOut) {
-      // CodeStream's two streams: pending bits, their count, the next byte.
+      // The two streams: pending bits, their count, the next byte; at most 8 bits are appended to fewer than 8, so one
+      // byte at most is complete.
       let controlBits = 0, numControlBits = 0, controlAt = to;
       let caseBits = 0, numCaseBits = casesFirstBits, caseAt = to + casesFirstByte;
       for (let b = 0; b < bytesIn; b++) {
